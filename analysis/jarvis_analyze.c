@@ -1,0 +1,198 @@
+/* jarvis-analyze: reads a PyTorch profiler trace and writes the perf report
+ * sheets (CSV) to OUTDIR, or prints the call stack of one event. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_callstack.h"
+#include "jv_ops.h"
+#include "jv_progress.h"
+#include "jv_report.h"
+#include "jv_trace.h"
+#include "jv_tree.h"
+
+typedef struct {
+    const char *trace;
+    const char *outdir;
+    int quiet;
+    int include_unlinked;
+    double micro_idle_us;
+    long long call_stack_uid; /* -1: none */
+} cli;
+
+static void usage(FILE *f) {
+    fputs("usage: jarvis-analyze TRACE -o OUTDIR [options]\n"
+          "       jarvis-analyze TRACE --call-stack UID\n"
+          "\n"
+          "Reads a PyTorch profiler (Kineto) trace, plain or gzip'd JSON, and writes the perf report\n"
+          "sheets to OUTDIR/perf_report_csvs/ (TraceLens' sheet and column names).\n"
+          "\n"
+          "options:\n"
+          "  -o, --output DIR        output directory (created when missing)\n"
+          "  --micro-idle-us N       split GPU idle time into gaps under N us (micro) and the rest (macro)\n"
+          "  --include-unlinked      count GPU events whose launch is outside the trace in gpu_timeline\n"
+          "  --call-stack UID        print the parent chain and subtree of the event with index UID in\n"
+          "                          traceEvents (ops with Input Dims/type, kernels with durations)\n"
+          "  -q, --quiet             no progress and no summary (warnings and errors still print)\n"
+          "  -h, --help              this help\n"
+          "  -V, --version           version\n"
+          "\n"
+          "exit status: 0 success, 1 failure (bad or unreadable trace, write error), 2 bad usage\n",
+          f);
+}
+
+static int parse_cli(int argc, char **argv, cli *c) {
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {"micro-idle-us", required_argument, 0, 1},
+                                         {"include-unlinked", no_argument, 0, 2},
+                                         {"call-stack", required_argument, 0, 3},
+                                         {0, 0, 0, 0}};
+    memset(c, 0, sizeof *c);
+    c->call_stack_uid = -1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:qhV", opts, NULL)) != -1) {
+        char *end;
+        switch (ch) {
+        case 'o': c->outdir = optarg; break;
+        case 'q': c->quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("jarvis-analyze %s\n", JV_VERSION); return 0;
+        case 1:
+            errno = 0;
+            c->micro_idle_us = strtod(optarg, &end);
+            if (errno || *end || c->micro_idle_us <= 0 || c->micro_idle_us > 1e12) {
+                fprintf(stderr, "jarvis-analyze: --micro-idle-us needs a positive number of microseconds, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 2: c->include_unlinked = 1; break;
+        case 3:
+            errno = 0;
+            c->call_stack_uid = strtoll(optarg, &end, 10);
+            if (errno || *end || c->call_stack_uid < 0 || c->call_stack_uid > 0xFFFFFFFEll) {
+                fprintf(stderr, "jarvis-analyze: --call-stack needs an event index (UID), got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "jarvis-analyze: %s\n", optind >= argc ? "missing TRACE" : "more than one TRACE given");
+        usage(stderr);
+        return 2;
+    }
+    c->trace = argv[optind];
+    if (!c->outdir && c->call_stack_uid < 0) {
+        fprintf(stderr, "jarvis-analyze: missing -o OUTDIR\n");
+        usage(stderr);
+        return 2;
+    }
+    return -1; /* go on */
+}
+
+static void warnings(const cli *c, const jv_trace *tr, const jv_tree *t) {
+    const char *p = c->trace;
+    const jv_link_counts *k = &t->counts;
+    if (tr->counts.x_events == 0) fprintf(stderr, "jarvis-analyze: warning: %s: no complete (X) events\n", p);
+    if (k->gpu_events == 0)
+        fprintf(stderr, "jarvis-analyze: warning: %s: no kernel, memcpy or memset events: the GPU sheets are empty\n", p);
+    if (k->cpu_ops == 0 && k->gpu_events)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: no CPU ops (GPU-only trace): GPU work is attributed to its runtime "
+                "launch calls\n",
+                p);
+    else if (k->cpu_ops && k->cpu_ops_with_shapes == 0)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: none of %llu CPU ops carries Input Dims (recorded without "
+                "record_shapes=True): ops_unique_args has no shapes\n",
+                p, (unsigned long long)k->cpu_ops);
+    if (k->unlinked)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %llu of %llu GPU events are not linked to a launch (launched before "
+                "the trace window?)%s\n",
+                p, (unsigned long long)k->unlinked, (unsigned long long)k->gpu_events,
+                c->include_unlinked ? "" : "; left out of gpu_timeline (see --include-unlinked)");
+    if (!tr->device_props_key)
+        fprintf(stderr, "jarvis-analyze: warning: %s: no deviceProperties: the GPU model is unknown\n", p);
+    if (tr->counts.bad_time)
+        fprintf(stderr, "jarvis-analyze: warning: %s: %llu events without a usable ts/dur were skipped\n", p,
+                (unsigned long long)tr->counts.bad_time);
+    if (tr->counts.non_object)
+        fprintf(stderr, "jarvis-analyze: warning: %s: %llu traceEvents entries are not objects (skipped)\n", p,
+                (unsigned long long)tr->counts.non_object);
+    if (k->dropped_overlap)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %llu host events end after their enclosing event and were kept "
+                "as roots\n",
+                p, (unsigned long long)k->dropped_overlap);
+}
+
+static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, const jv_launchers *l) {
+    const jv_link_counts *k = &t->counts;
+    printf("%s: %llu events (%llu complete), %llu GPU events: %llu linked to a launch (%llu by correlation, %llu "
+           "by flow, %llu by external id), %llu unlinked",
+           c->trace, (unsigned long long)tr->counts.events_total, (unsigned long long)tr->counts.x_events,
+           (unsigned long long)k->gpu_events,
+           (unsigned long long)(k->by_correlation + k->by_flow + k->by_external_id),
+           (unsigned long long)k->by_correlation, (unsigned long long)k->by_flow,
+           (unsigned long long)k->by_external_id, (unsigned long long)k->unlinked);
+    if (k->graph_launches)
+        printf("; %llu graph launches own %llu GPU events", (unsigned long long)k->graph_launches,
+               (unsigned long long)k->graph_kernels);
+    printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/\n", c->trace, l->n, c->outdir);
+}
+
+int main(int argc, char **argv) {
+    cli c;
+    int rc = parse_cli(argc, argv, &c);
+    if (rc >= 0) return rc;
+
+    jv_err err;
+    jv_err_clear(&err);
+    jv_trace tr;
+    jv_tree t;
+    jv_launchers l = {0};
+    jv_load_opts lo = {.progress = !c.quiet && jv_progress_tty()};
+    jv_status s = jv_trace_load(c.trace, &lo, &tr, &err);
+    if (s != JV_OK) goto fail_nofree;
+    s = jv_tree_build(&tr, &t, &err);
+    if (s != JV_OK) goto fail_trace;
+    if (c.call_stack_uid >= 0) {
+        s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c.call_stack_uid, 5000, &err);
+        if (s != JV_OK) goto fail_tree;
+        jv_tree_free(&t);
+        jv_trace_free(&tr);
+        return 0;
+    }
+    warnings(&c, &tr, &t);
+    s = jv_launchers_build(&tr, &t, &l);
+    if (s != JV_OK) {
+        jv_err_set(&err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", c.trace);
+        goto fail_tree;
+    }
+    jv_report_opts ro = {c.outdir, {c.include_unlinked, (int64_t)(c.micro_idle_us * 1e3 + 0.5)}};
+    s = jv_report_write(&tr, &t, &l, &ro, &err);
+    if (s != JV_OK) goto fail_all;
+    if (!c.quiet) summary(&c, &tr, &t, &l);
+    jv_launchers_free(&l);
+    jv_tree_free(&t);
+    jv_trace_free(&tr);
+    return 0;
+fail_all:
+    jv_launchers_free(&l);
+fail_tree:
+    jv_tree_free(&t);
+fail_trace:
+    jv_trace_free(&tr);
+fail_nofree:
+    fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg[0] ? err.msg : jv_status_str(s));
+    if (getenv("JARVIS_DEBUG") && err.file) fprintf(stderr, "jarvis-analyze: (raised at %s:%d)\n", err.file, err.line);
+    return 1;
+}

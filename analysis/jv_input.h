@@ -1,0 +1,32 @@
+/* jv_input: a byte source over a plain or gzip'd file (detected by the magic
+ * bytes 1f 8b, never by the name), read in chunks; concatenated gzip members
+ * are read in sequence. Errors name the file. */
+#ifndef JV_INPUT_H
+#define JV_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jv_status.h"
+
+typedef struct jv_input jv_input;
+
+/* Opens path; *out receives the source. JV_ERR_IO when it cannot be opened. */
+jv_status jv_input_open(const char *path, jv_input **out, jv_err *err);
+
+/* Reads up to cap bytes of (decompressed) content into buf; *n = 0 means end of
+ * input. JV_ERR_TRUNCATED for a gzip stream that ends early, JV_ERR_FORMAT for a
+ * corrupt one, JV_ERR_IO for read errors. */
+jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err);
+
+/* 1 when the file is gzip-compressed. */
+int jv_input_is_gzip(const jv_input *in);
+
+/* Bytes of the file consumed so far and the file's size (for progress). */
+uint64_t jv_input_file_pos(const jv_input *in);
+uint64_t jv_input_file_size(const jv_input *in);
+
+/* Closes the file and frees the source (NULL is allowed). */
+void jv_input_close(jv_input *in);
+
+#endif

@@ -1,0 +1,415 @@
+/* jv_json: the cursor parser. No recursion (nesting uses a small explicit
+ * stack), no allocation; hostile input ends in JV_J_BAD with a message. */
+#include "jv_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jv_json_init(jv_jcur *c, const char *p, const char *end, int final) {
+    c->p = p;
+    c->end = end;
+    c->final = final;
+    c->err = NULL;
+    c->err_p = NULL;
+}
+
+static jv_jres bad(jv_jcur *c, const char *at, const char *msg) {
+    c->err = msg;
+    c->err_p = at;
+    return JV_J_BAD;
+}
+
+static jv_jres more(jv_jcur *c) {
+    if (c->final) return bad(c, c->end, "unexpected end of input (truncated file?)");
+    return JV_J_MORE;
+}
+
+static inline int is_ws(unsigned char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
+
+static inline jv_jres ws(jv_jcur *c) {
+    const char *p = c->p;
+    while (p < c->end && is_ws((unsigned char)*p)) p++;
+    c->p = p;
+    return p < c->end ? JV_J_OK : more(c);
+}
+
+jv_jres jv_json_peek(jv_jcur *c, char *ch) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    *ch = *c->p;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_expect(jv_jcur *c, char ch) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    if (*c->p != ch) {
+        static const char *const msgs[] = {"expected '{'", "expected '}'", "expected '['", "expected ']'",
+                                           "expected ':'", "expected ','", "unexpected character"};
+        int i = ch == '{' ? 0 : ch == '}' ? 1 : ch == '[' ? 2 : ch == ']' ? 3 : ch == ':' ? 4 : ch == ',' ? 5 : 6;
+        return bad(c, c->p, msgs[i]);
+    }
+    c->p++;
+    return JV_J_OK;
+}
+
+static inline int hexval(unsigned char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* c->p at the opening quote. */
+static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
+    const char *p = c->p + 1, *end = c->end;
+    int escaped = 0;
+    for (;;) {
+        /* fast path: plain bytes */
+        while (p < end) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch == '"' || ch == '\\' || ch < 0x20) break;
+            p++;
+        }
+        if (p >= end) return more(c);
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"') break;
+        if (ch < 0x20) return bad(c, p, ch == 0 ? "NUL byte inside a string" : "control character inside a string");
+        /* backslash */
+        escaped = 1;
+        if (p + 1 >= end) return more(c);
+        switch (p[1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            p += 2;
+            break;
+        case 'u':
+            if (end - p < 6) return more(c);
+            for (int i = 2; i < 6; i++)
+                if (hexval((unsigned char)p[i]) < 0) return bad(c, p, "bad \\u escape in a string");
+            p += 6;
+            break;
+        default:
+            return bad(c, p, "bad escape in a string");
+        }
+    }
+    if (out) {
+        out->s = c->p + 1;
+        out->n = (size_t)(p - (c->p + 1));
+        out->escaped = escaped;
+    }
+    c->p = p + 1;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_string(jv_jcur *c, jv_jstr *out) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    if (*c->p != '"') return bad(c, c->p, "expected a string");
+    return scan_string(c, out);
+}
+
+/* c->p at the first byte of a number. */
+static jv_jres scan_number(jv_jcur *c) {
+    const char *p = c->p, *end = c->end;
+#define NEED() \
+    do { if (p >= end) return more(c); } while (0)
+    if (*p == '-') {
+        p++;
+        NEED();
+    }
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    } else {
+        return bad(c, p, "invalid number");
+    }
+    if (p < end && *p == '.') {
+        p++;
+        NEED();
+        if (!(*p >= '0' && *p <= '9')) return bad(c, p, "invalid number: no digit after '.'");
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        NEED();
+        if (*p == '+' || *p == '-') {
+            p++;
+            NEED();
+        }
+        if (!(*p >= '0' && *p <= '9')) return bad(c, p, "invalid number: bad exponent");
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    /* a number is only complete when a delimiter follows (or the input ends) */
+    if (p >= end && !c->final) return JV_J_MORE;
+#undef NEED
+    c->p = p;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_number(jv_jcur *c, const char **s, size_t *n) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    const char *start = c->p;
+    r = scan_number(c);
+    if (r != JV_J_OK) return r;
+    *s = start;
+    *n = (size_t)(c->p - start);
+    return JV_J_OK;
+}
+
+static jv_jres scan_literal(jv_jcur *c, const char *lit, size_t n) {
+    size_t avail = (size_t)(c->end - c->p);
+    size_t k = avail < n ? avail : n;
+    if (memcmp(c->p, lit, k) != 0) return bad(c, c->p, "invalid literal");
+    if (k < n) return more(c);
+    c->p += n;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n) {
+    char stack[JV_JSON_MAX_DEPTH];
+    int depth = 0;
+    int need_value = 1; /* expecting a value (vs a ',' or closer) */
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    const char *start = c->p;
+    for (;;) {
+        r = ws(c);
+        if (r != JV_J_OK) return r;
+        char ch = *c->p;
+        if (need_value) {
+            switch (ch) {
+            case '{':
+            case '[':
+                if (depth >= JV_JSON_MAX_DEPTH) return bad(c, c->p, "nesting deeper than 512 levels");
+                stack[depth++] = ch;
+                c->p++;
+                r = ws(c);
+                if (r != JV_J_OK) return r;
+                if (*c->p == (ch == '{' ? '}' : ']')) {
+                    c->p++;
+                    depth--;
+                    need_value = 0;
+                    break;
+                }
+                if (ch == '{') {
+                    r = jv_json_string(c, NULL);
+                    if (r != JV_J_OK) return r;
+                    r = jv_json_expect(c, ':');
+                    if (r != JV_J_OK) return r;
+                }
+                continue;
+            case '"': r = scan_string(c, NULL); break;
+            case 't': r = scan_literal(c, "true", 4); break;
+            case 'f': r = scan_literal(c, "false", 5); break;
+            case 'n': r = scan_literal(c, "null", 4); break;
+            default:
+                if (ch == '-' || (ch >= '0' && ch <= '9')) r = scan_number(c);
+                else return bad(c, c->p, ch == 0 ? "NUL byte where a value was expected" : "expected a value");
+            }
+            if (r != JV_J_OK) return r;
+            need_value = 0;
+        } else {
+            if (depth == 0) break;
+            char open = stack[depth - 1];
+            if (ch == ',') {
+                c->p++;
+                if (open == '{') {
+                    r = jv_json_string(c, NULL);
+                    if (r != JV_J_OK) return r;
+                    r = jv_json_expect(c, ':');
+                    if (r != JV_J_OK) return r;
+                }
+                need_value = 1;
+            } else if (ch == (open == '{' ? '}' : ']')) {
+                c->p++;
+                depth--;
+            } else {
+                return bad(c, c->p, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+            }
+        }
+        if (depth == 0 && !need_value) break;
+    }
+    if (s) *s = start;
+    if (n) *n = (size_t)(c->p - start);
+    return JV_J_OK;
+}
+
+jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    if (*c->p == '}') {
+        c->p++;
+        return JV_J_END;
+    }
+    if (!*first) {
+        if (*c->p != ',') return bad(c, c->p, "expected ',' or '}'");
+        c->p++;
+    }
+    r = jv_json_string(c, key);
+    if (r != JV_J_OK) return r;
+    r = jv_json_expect(c, ':');
+    if (r != JV_J_OK) return r;
+    *first = 0;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_element(jv_jcur *c, int *first) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    if (*c->p == ']') {
+        c->p++;
+        return JV_J_END;
+    }
+    if (!*first) {
+        if (*c->p != ',') return bad(c, c->p, "expected ',' or ']'");
+        c->p++;
+    }
+    *first = 0;
+    return ws(c);
+}
+
+static size_t put_utf8(char *d, unsigned cp) {
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static unsigned hex4(const char *s) {
+    return (unsigned)(hexval((unsigned char)s[0]) << 12 | hexval((unsigned char)s[1]) << 8 |
+                      hexval((unsigned char)s[2]) << 4 | hexval((unsigned char)s[3]));
+}
+
+size_t jv_json_unescape(const char *s, size_t n, char *dst) {
+    size_t i = 0, o = 0;
+    while (i < n) {
+        if (s[i] != '\\') {
+            dst[o++] = s[i++];
+            continue;
+        }
+        char e = s[i + 1];
+        i += 2;
+        switch (e) {
+        case 'b': dst[o++] = '\b'; break;
+        case 'f': dst[o++] = '\f'; break;
+        case 'n': dst[o++] = '\n'; break;
+        case 'r': dst[o++] = '\r'; break;
+        case 't': dst[o++] = '\t'; break;
+        case 'u': {
+            unsigned cp = hex4(s + i);
+            i += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
+                unsigned lo = hex4(s + i + 2);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                } else {
+                    cp = 0xFFFD;
+                }
+            } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+                cp = 0xFFFD;
+            }
+            o += put_utf8(dst + o, cp);
+            break;
+        }
+        default: dst[o++] = e; break; /* '"', '\\', '/' */
+        }
+    }
+    return o;
+}
+
+int jv_jstr_eq(const jv_jstr *a, const char *lit) {
+    size_t n = strlen(lit);
+    return a->n == n && memcmp(a->s, lit, n) == 0;
+}
+
+int jv_json_us_to_ns(const char *s, size_t n, int64_t *out) {
+    /* fast exact path: [-]digits[.digits] */
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    uint64_t ip = 0;
+    size_t nd = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (++nd > 15) goto slow; /* >= 1e15 us: use the slow path's range check */
+        ip = ip * 10 + (uint64_t)(s[i++] - '0');
+    }
+    uint64_t frac = 0;
+    int fd = 0, round_up = 0;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            if (fd < 3) {
+                frac = frac * 10 + (uint64_t)(s[i] - '0');
+                fd++;
+            } else if (fd == 3) {
+                round_up = s[i] >= '5';
+                fd++;
+            }
+            i++;
+        }
+    }
+    if (i != n) goto slow;
+    if (fd > 3) fd = 3;
+    while (fd < 3) {
+        frac *= 10;
+        fd++;
+    }
+    int64_t v = (int64_t)(ip * 1000 + frac + (uint64_t)round_up);
+    *out = neg ? -v : v;
+    return 1;
+slow : {
+    char buf[64];
+    if (n >= sizeof buf) return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    double d = strtod(buf, NULL) * 1000.0;
+    if (!isfinite(d) || fabs(d) >= 9.2e18) return 0;
+    *out = (int64_t)llround(d);
+    return 1;
+}
+}
+
+int jv_json_int64(const char *s, size_t n, int64_t *out) {
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    if (i == n) return 0;
+    uint64_t v = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned dgt = (unsigned)(s[i] - '0');
+        if (v > (UINT64_C(9223372036854775807) - dgt) / 10) return 0;
+        v = v * 10 + dgt;
+    }
+    if (i < n && s[i] == '.') { /* accept 7.0 */
+        for (i++; i < n && s[i] == '0'; i++) {}
+    }
+    if (i != n) return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}

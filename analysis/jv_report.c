@@ -1,0 +1,573 @@
+/* jv_report: the CSV sheets. Numbers are printed in shortest round-trip form;
+ * times follow TraceLens' units (µs for _sum columns, ms for _ms columns). */
+#include "jv_report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_category.h"
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+
+#define US(ns) ((double)(ns) / 1e3)
+#define MS(ns) ((double)(ns) / 1e6)
+
+static jv_status open_sheet(jv_out *o, const jv_report_opts *ro, const char *name, jv_err *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/perf_report_csvs/%s.csv", ro->outdir, name);
+    return jv_out_open(o, path, err);
+}
+
+/* ---------- statistics ---------- */
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    double mean, median, std, min, max, sum;
+} stats;
+
+/* ddof: 1 for a sample std (NaN for one value), 0 for a population std */
+static stats stats_of(double *v, size_t n, int ddof) {
+    stats s = {NAN, NAN, NAN, NAN, NAN, 0};
+    if (n == 0) return s;
+    for (size_t i = 0; i < n; i++) s.sum += v[i];
+    s.mean = s.sum / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) ss += (v[i] - s.mean) * (v[i] - s.mean);
+    s.std = n > (size_t)ddof ? sqrt(ss / (double)(n - (size_t)ddof)) : NAN;
+    qsort(v, n, sizeof *v, cmp_dbl);
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return s;
+}
+
+/* ---------- gpu_timeline ---------- */
+
+static void timeline_rows(jv_out *o, const jv_gpu_timeline *g, const jv_timeline_opts *to, const char *dev) {
+    struct {
+        const char *name;
+        int64_t v;
+    } rows[] = {{"computation_time", g->computation}, {"exposed_comm_time", g->exposed_comm},
+                {"exposed_memcpy_time", g->exposed_memcpy}, {"busy_time", g->busy},
+                {"idle_time", g->idle}, {"micro_idle_time", g->micro_idle}, {"macro_idle_time", g->macro_idle},
+                {"total_time", g->total}, {"total_comm_time", g->total_comm}, {"total_memcpy_time", g->total_memcpy}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int split = to->micro_idle_ns > 0;
+        if (split && i == 4) continue;
+        if (!split && (i == 5 || i == 6)) continue;
+        if (dev) jv_csv_str(o, dev);
+        jv_csv_str(o, rows[i].name);
+        jv_csv_num(o, MS(rows[i].v));
+        jv_csv_num(o, g->total ? 100.0 * (double)rows[i].v / (double)g->total : 0.0);
+        jv_csv_end(o);
+    }
+}
+
+static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_report_opts *ro, jv_err *err) {
+    jv_gpu_timeline g;
+    if (jv_timeline_compute(tr, t, &ro->timeline, -1, &g) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+    jv_out o;
+    JV_CHECK(open_sheet(&o, ro, "gpu_timeline", err));
+    static const char *const hdr[] = {"type", "time ms", "percent", NULL};
+    jv_csv_header(&o, hdr);
+    timeline_rows(&o, &g, &ro->timeline, NULL);
+    JV_CHECK(jv_out_commit(&o, err));
+
+    int *devs;
+    size_t nd;
+    if (jv_timeline_devices(tr, &devs, &nd) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (devices)");
+    if (nd > 1) {
+        jv_status s = open_sheet(&o, ro, "gpu_timeline_by_device", err);
+        if (s != JV_OK) {
+            free(devs);
+            return s;
+        }
+        static const char *const hdr2[] = {"device", "type", "time ms", "percent", NULL};
+        jv_csv_header(&o, hdr2);
+        for (size_t i = 0; i < nd; i++) {
+            if (jv_timeline_compute(tr, t, &ro->timeline, devs[i], &g) != JV_OK) {
+                jv_out_abort(&o);
+                free(devs);
+                JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+            }
+            if (!g.events) continue;
+            char d[16];
+            snprintf(d, sizeof d, "%d", devs[i]);
+            timeline_rows(&o, &g, &ro->timeline, d);
+        }
+        free(devs);
+        return jv_out_commit(&o, err);
+    }
+    free(devs);
+    return JV_OK;
+}
+
+/* ---------- ops_summary and ops_summary_by_category ---------- */
+
+typedef struct {
+    const char *key;       /* op name or category */
+    const char *cats[4];   /* distinct categories (ops_summary) */
+    int ncats;
+    double direct_us, subtree_us;
+    size_t count;
+    uint32_t first;        /* order of first appearance */
+} group;
+
+static int cmp_group(const void *a, const void *b) {
+    const group *x = a, *y = b;
+    if (x->direct_us != y->direct_us) return x->direct_us > y->direct_us ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static jv_status group_rows(const jv_trace *tr, const jv_launchers *l, int by_category, group **out, size_t *nout) {
+    group *g = calloc(l->n ? l->n : 1, sizeof *g);
+    if (!g) return JV_ERR_NOMEM;
+    size_t n = 0;
+    jv_map idx;
+    jv_map_init(&idx);
+    jv_status s = JV_OK;
+    for (size_t r = 0; r < l->n && s == JV_OK; r++) {
+        const jv_launcher *row = &l->rows[r];
+        const char *key = by_category ? row->category : jv_trace_str(tr, tr->ev[row->ev].name);
+        int64_t k = by_category ? (int64_t)(intptr_t)row->category : (int64_t)tr->ev[row->ev].name;
+        uint32_t gi;
+        if (!jv_map_get(&idx, k, &gi)) {
+            gi = (uint32_t)n++;
+            g[gi].key = key;
+            g[gi].first = (uint32_t)r;
+            s = jv_map_put(&idx, k, gi);
+        }
+        g[gi].direct_us += US(row->direct_ns);
+        g[gi].subtree_us += US(row->subtree_ns);
+        g[gi].count++;
+        int c;
+        for (c = 0; c < g[gi].ncats && strcmp(g[gi].cats[c], row->category); c++) {}
+        if (c == g[gi].ncats && c < 4) g[gi].cats[g[gi].ncats++] = row->category;
+    }
+    jv_map_free(&idx);
+    if (s != JV_OK) {
+        free(g);
+        return s;
+    }
+    qsort(g, n, sizeof *g, cmp_group);
+    *out = g;
+    *nout = n;
+    return JV_OK;
+}
+
+static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *ro, jv_err *err) {
+    group *g;
+    size_t n;
+    if (group_rows(tr, l, 0, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary)");
+    double total = 0, cum = 0;
+    for (size_t i = 0; i < n; i++) total += g[i].direct_us;
+    jv_out o;
+    jv_status s = open_sheet(&o, ro, "ops_summary", err);
+    if (s == JV_OK) {
+        static const char *const hdr[] = {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+                                          "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
+                                          "Categories", "Percentage (%)", "Cumulative Percentage (%)", NULL};
+        jv_csv_header(&o, hdr);
+        for (size_t i = 0; i < n; i++) {
+            char cats[160] = "[";
+            for (int c = 0; c < g[i].ncats; c++) {
+                size_t len = strlen(cats);
+                snprintf(cats + len, sizeof cats - len, "%s'%s'", c ? ", " : "", g[i].cats[c]);
+            }
+            strncat(cats, "]", sizeof cats - strlen(cats) - 1);
+            double pct = total > 0 ? 100.0 * g[i].direct_us / total : 0;
+            cum += pct;
+            jv_csv_str(&o, g[i].key);
+            jv_csv_num(&o, g[i].direct_us);
+            jv_csv_num(&o, g[i].subtree_us);
+            jv_csv_num(&o, g[i].direct_us / 1e3);
+            jv_csv_num(&o, g[i].subtree_us / 1e3);
+            jv_csv_int(&o, (long long)g[i].count);
+            jv_csv_str(&o, cats);
+            jv_csv_num(&o, pct);
+            jv_csv_num(&o, cum);
+            jv_csv_end(&o);
+        }
+        s = jv_out_commit(&o, err);
+    }
+    free(g);
+    if (s != JV_OK) return s;
+
+    if (group_rows(tr, l, 1, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary_by_category)");
+    s = open_sheet(&o, ro, "ops_summary_by_category", err);
+    if (s == JV_OK) {
+        static const char *const hdr[] = {"op category", "Count", "total_direct_kernel_time_ms", "Percentage (%)",
+                                          "Cumulative Percentage (%)", NULL};
+        jv_csv_header(&o, hdr);
+        cum = 0;
+        for (size_t i = 0; i < n; i++) {
+            double pct = total > 0 ? 100.0 * g[i].direct_us / total : 0;
+            cum += pct;
+            jv_csv_str(&o, g[i].key);
+            jv_csv_int(&o, (long long)g[i].count);
+            jv_csv_num(&o, g[i].direct_us / 1e3);
+            jv_csv_num(&o, pct);
+            jv_csv_num(&o, cum);
+            jv_csv_end(&o);
+        }
+        s = jv_out_commit(&o, err);
+    }
+    free(g);
+    return s;
+}
+
+/* ---------- ops_unique_args ---------- */
+
+typedef struct {
+    const jv_trace *tr;
+    const jv_launchers *l;
+} ua_ctx;
+
+typedef struct {
+    uint32_t row;
+    uint32_t name, sig;
+    const char *cat, *proc, *label, *thread;
+} ua_key;
+
+static const char *or_unknown(const char *s) { return s && *s ? s : "Unknown"; }
+
+static int cmp_ua(const ua_key *x, const ua_key *y) {
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    int c;
+    if ((c = strcmp(x->cat, y->cat))) return c;
+    if ((c = strcmp(x->proc, y->proc))) return c;
+    if ((c = strcmp(x->label, y->label))) return c;
+    if ((c = strcmp(x->thread, y->thread))) return c;
+    if (x->sig != y->sig) return x->sig < y->sig ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row); /* rows are in ts order */
+}
+
+static int cmp_ua_q(const void *a, const void *b) { return cmp_ua(a, b); }
+
+typedef struct {
+    size_t begin, n;   /* range in the sorted key array */
+    double direct_sum;
+    uint32_t ex_uid;
+} ua_group;
+
+static int cmp_ua_group(const void *a, const void *b) {
+    const ua_group *x = a, *y = b;
+    if (x->direct_sum != y->direct_sum) return x->direct_sum > y->direct_sum ? -1 : 1;
+    return (x->ex_uid > y->ex_uid) - (x->ex_uid < y->ex_uid);
+}
+
+static void csv_pyrepr(jv_out *o, const jv_trace *tr, uint32_t raw) {
+    if (!raw) {
+        jv_csv_empty(o);
+        return;
+    }
+    char *s = NULL;
+    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) jv_csv_str(o, s);
+    else jv_csv_str(o, jv_trace_str(tr, raw));
+    free(s);
+}
+
+/* appends printf text to a growing string; returns 0 when out of memory */
+static int sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = *cap - *len;
+        int w = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0) return 0;
+        if (*buf && (size_t)w < room) {
+            *len += (size_t)w;
+            return 1;
+        }
+        size_t nc = *cap ? *cap : 256;
+        while (nc < *len + (size_t)w + 1) nc *= 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb) return 0;
+        *buf = nb;
+        *cap = nc;
+    }
+}
+
+/* kernel_details_summary and trunc_kernel_details of one group */
+static void kernel_details(jv_out *o, const jv_trace *tr, const jv_launchers *l, const ua_key *keys, size_t n) {
+    const jv_launcher *tmpl = &l->rows[keys[0].row];
+    size_t nk = tmpl->ndirect;
+    double *durs = malloc((n ? n : 1) * sizeof *durs);
+    char *full = NULL, *trunc = NULL;
+    size_t fl = 0, fc = 0, tl = 0, tc = 0;
+    int ok = durs != NULL;
+    ok = ok && sb_printf(&full, &fl, &fc, "[") && sb_printf(&trunc, &tl, &tc, "[");
+    for (size_t k = 0; ok && k < nk; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const jv_launcher *row = &l->rows[keys[i].row];
+            if (row->ndirect != nk) continue;
+            durs[m++] = US(tr->ev[l->gpu_list[row->gpu_begin + k]].dur);
+        }
+        const jv_event *ke = &tr->ev[l->gpu_list[tmpl->gpu_begin + k]];
+        const char *kname = jv_trace_str(tr, ke->name);
+        int stream = tr->gpu[ke->aux].stream;
+        stats st = stats_of(durs, m, 0);
+        char *qn = jv_pyrepr_quote(kname);
+        char tn[80];
+        size_t kl = strlen(kname);
+        if (kl > 64) snprintf(tn, sizeof tn, "%.64s...", kname);
+        else snprintf(tn, sizeof tn, "%s", kname);
+        char *qt = jv_pyrepr_quote(tn);
+        char b[7][48];
+        ok = qn && qt &&
+             sb_printf(&full, &fl, &fc,
+                       "%s{'name': %s, 'stream': %d, 'count': %zu, 'total_duration_us': %s, 'mean_duration_us': %s, "
+                       "'median_duration_us': %s, 'std_dev_duration_us': %s, 'min_duration_us': %s, "
+                       "'max_duration_us': %s}",
+                       k ? ", " : "", qn, stream, m, jv_fmt_pyfloat(b[0], 48, st.sum), jv_fmt_pyfloat(b[1], 48, st.mean),
+                       jv_fmt_pyfloat(b[2], 48, st.median), jv_fmt_pyfloat(b[3], 48, st.std),
+                       jv_fmt_pyfloat(b[4], 48, st.min), jv_fmt_pyfloat(b[5], 48, st.max)) &&
+             sb_printf(&trunc, &tl, &tc, "%s{'name': %s, 'stream': %d, 'mean_duration_us': %s}", k ? ", " : "", qt,
+                       stream, jv_fmt_pyfloat(b[6], 48, round(st.mean * 100) / 100));
+        free(qn);
+        free(qt);
+    }
+    ok = ok && sb_printf(&full, &fl, &fc, "]") && sb_printf(&trunc, &tl, &tc, "]");
+    jv_csv_str(o, ok ? full : "");
+    jv_csv_str(o, ok ? trunc : "");
+    free(full);
+    free(trunc);
+    free(durs);
+}
+
+static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *ro, jv_err *err) {
+    ua_key *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
+    ua_group *groups = malloc((l->n ? l->n : 1) * sizeof *groups);
+    double *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    if (!keys || !groups || !v) {
+        free(keys);
+        free(groups);
+        free(v);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_unique_args)");
+    }
+    for (size_t r = 0; r < l->n; r++) {
+        const jv_event *e = &tr->ev[l->rows[r].ev];
+        const jv_thread *th = &tr->threads[e->thread];
+        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
+        keys[r] = (ua_key){(uint32_t)r, e->name, sig, l->rows[r].category,
+                           or_unknown(jv_trace_process_name(tr, th->pid)),
+                           or_unknown(jv_trace_process_labels(tr, th->pid)),
+                           or_unknown(jv_trace_str(tr, th->name))};
+    }
+    qsort(keys, l->n, sizeof *keys, cmp_ua_q);
+    size_t ng = 0;
+    for (size_t i = 0; i < l->n;) {
+        size_t j = i + 1;
+        while (j < l->n && keys[j].name == keys[i].name && keys[j].sig == keys[i].sig && !strcmp(keys[j].cat, keys[i].cat) &&
+               !strcmp(keys[j].proc, keys[i].proc) && !strcmp(keys[j].label, keys[i].label) &&
+               !strcmp(keys[j].thread, keys[i].thread))
+            j++;
+        ua_group *g = &groups[ng++];
+        g->begin = i;
+        g->n = j - i;
+        g->direct_sum = 0;
+        for (size_t k = i; k < j; k++) g->direct_sum += US(l->rows[keys[k].row].direct_ns);
+        g->ex_uid = tr->ev[l->rows[keys[i].row].ev].uid;
+        i = j;
+    }
+    qsort(groups, ng, sizeof *groups, cmp_ua_group);
+    double total = 0, cum = 0;
+    for (size_t i = 0; i < ng; i++) total += groups[i].direct_sum;
+    jv_out o;
+    jv_status s = open_sheet(&o, ro, "ops_unique_args", err);
+    if (s == JV_OK) {
+        static const char *const hdr[] = {
+            "name", "op category", "process_name", "process_label", "thread_name", "Input Dims", "Input type",
+            "Input Strides", "Concrete Inputs", "operation_count", "total_direct_kernel_time_mean",
+            "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+            "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
+            "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+            "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
+            "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)", NULL};
+        jv_csv_header(&o, hdr);
+        for (size_t gi = 0; gi < ng; gi++) {
+            const ua_group *g = &groups[gi];
+            const ua_key *k0 = &keys[g->begin];
+            const jv_sig *sg = &tr->sigs[k0->sig];
+            jv_csv_str(&o, jv_trace_str(tr, k0->name));
+            jv_csv_str(&o, k0->cat);
+            jv_csv_str(&o, k0->proc);
+            jv_csv_str(&o, k0->label);
+            jv_csv_str(&o, k0->thread);
+            csv_pyrepr(&o, tr, sg->dims);
+            csv_pyrepr(&o, tr, sg->types);
+            csv_pyrepr(&o, tr, sg->strides);
+            csv_pyrepr(&o, tr, sg->concrete);
+            jv_csv_int(&o, (long long)g->n);
+            stats sd, ss;
+            for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
+            sd = stats_of(v, g->n, 1);
+            for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].subtree_ns);
+            ss = stats_of(v, g->n, 1);
+            double pairs[6][2] = {{sd.mean, ss.mean}, {sd.median, ss.median}, {sd.std, ss.std},
+                                  {sd.min, ss.min},   {sd.max, ss.max},       {sd.sum, ss.sum}};
+            for (int p = 0; p < 6; p++) {
+                jv_csv_num(&o, pairs[p][0]);
+                jv_csv_num(&o, pairs[p][1]);
+            }
+            jv_csv_int(&o, g->ex_uid);
+            kernel_details(&o, tr, l, keys + g->begin, g->n);
+            double pct = total > 0 ? 100.0 * g->direct_sum / total : 0;
+            cum += pct;
+            jv_csv_num(&o, pct);
+            jv_csv_num(&o, cum);
+            jv_csv_end(&o);
+        }
+        s = jv_out_commit(&o, err);
+    }
+    free(keys);
+    free(groups);
+    free(v);
+    return s;
+}
+
+/* ---------- kernel_summary ---------- */
+
+typedef struct {
+    const char *cat, *parent, *kname;
+    int stream;
+    uint32_t ev;
+} ks_key;
+
+static int cmp_ks(const void *a, const void *b) {
+    const ks_key *x = a, *y = b;
+    int c;
+    if ((c = strcmp(x->cat, y->cat))) return c;
+    if ((c = strcmp(x->parent, y->parent))) return c;
+    if ((c = strcmp(x->kname, y->kname))) return c;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+typedef struct {
+    size_t begin, n;
+    double sum;
+} ks_group;
+
+static int cmp_ks_group(const void *a, const void *b) {
+    const ks_group *x = a, *y = b;
+    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
+    return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
+                                      const jv_report_opts *ro, jv_err *err) {
+    size_t nk = 0;
+    for (size_t i = 0; i < tr->nev; i++) nk += tr->ev[i].kind == JV_K_KERNEL;
+    ks_key *keys = malloc((nk ? nk : 1) * sizeof *keys);
+    ks_group *groups = malloc((nk ? nk : 1) * sizeof *groups);
+    double *v = malloc((nk ? nk : 1) * sizeof *v);
+    if (!keys || !groups || !v) {
+        free(keys);
+        free(groups);
+        free(v);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (kernel_summary)");
+    }
+    int any_op = 0;
+    nk = 0;
+    double all = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind != JV_K_KERNEL) continue;
+        ks_key *k = &keys[nk++];
+        k->kname = jv_trace_str(tr, e->name);
+        k->stream = tr->gpu[e->aux].stream;
+        k->ev = (uint32_t)i;
+        all += US(e->dur);
+        uint32_t op = t->op_of_gpu[e->aux];
+        if (op != JV_NONE32) {
+            any_op = 1;
+            const jv_launcher *row = jv_launchers_find(l, op);
+            k->parent = jv_trace_str(tr, tr->ev[op].name);
+            k->cat = row ? row->category : jv_op_category(k->parent, NULL);
+        } else if (t->parent[i] != JV_NONE32) {
+            k->parent = jv_trace_str(tr, tr->ev[t->parent[i]].name);
+            k->cat = jv_contains_nocase(k->parent, "cudagraph") || jv_contains_nocase(k->parent, "graphlaunch")
+                         ? "graph"
+                         : "runtime";
+        } else {
+            k->parent = "";
+            k->cat = "";
+        }
+    }
+    qsort(keys, nk, sizeof *keys, cmp_ks);
+    size_t ng = 0;
+    for (size_t i = 0; i < nk;) {
+        size_t j = i + 1;
+        while (j < nk && keys[j].stream == keys[i].stream && !strcmp(keys[j].kname, keys[i].kname) &&
+               !strcmp(keys[j].parent, keys[i].parent) && !strcmp(keys[j].cat, keys[i].cat))
+            j++;
+        ks_group *g = &groups[ng++];
+        g->begin = i;
+        g->n = j - i;
+        g->sum = 0;
+        for (size_t k = i; k < j; k++) g->sum += US(tr->ev[keys[k].ev].dur);
+        i = j;
+    }
+    qsort(groups, ng, sizeof *groups, cmp_ks_group);
+    jv_gpu_timeline tl;
+    jv_status s = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
+    jv_out o;
+    if (s == JV_OK) s = open_sheet(&o, ro, "kernel_summary", err);
+    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (timeline)");
+    if (s == JV_OK) {
+        static const char *const hdr[] = {"Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
+                                          "Kernel duration (µs)_sum", "Kernel duration (µs)_count",
+                                          "Kernel duration (µs)_mean", "Kernel duration (µs)_min",
+                                          "Kernel duration (µs)_max", "Percent of kernels time (%)",
+                                          "Percent of total time (%)", NULL};
+        for (const char *const *h = hdr; *h; h++)
+            if (any_op || h != &hdr[1]) jv_csv_str(&o, *h);
+        jv_csv_end(&o);
+        for (size_t gi = 0; gi < ng; gi++) {
+            const ks_group *g = &groups[gi];
+            const ks_key *k0 = &keys[g->begin];
+            for (size_t k = 0; k < g->n; k++) v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
+            stats st = stats_of(v, g->n, 0);
+            jv_csv_str(&o, k0->cat);
+            if (any_op) jv_csv_str(&o, k0->parent);
+            jv_csv_str(&o, k0->kname);
+            jv_csv_int(&o, k0->stream);
+            jv_csv_num(&o, st.sum);
+            jv_csv_int(&o, (long long)g->n);
+            jv_csv_num(&o, st.mean);
+            jv_csv_num(&o, st.min);
+            jv_csv_num(&o, st.max);
+            jv_csv_num(&o, all > 0 ? 100.0 * st.sum / all : 0);
+            jv_csv_num(&o, tl.total > 0 ? 100.0 * st.sum / US(tl.total) : 0);
+            jv_csv_end(&o);
+        }
+        s = jv_out_commit(&o, err);
+    }
+    free(keys);
+    free(groups);
+    free(v);
+    return s;
+}
+
+jv_status jv_report_write(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
+                          jv_err *err) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/perf_report_csvs", o->outdir);
+    JV_CHECK(jv_mkdir_p(dir, err));
+    JV_CHECK(write_timeline(tr, t, o, err));
+    JV_CHECK(write_ops_summary(tr, l, o, err));
+    JV_CHECK(write_unique_args(tr, l, o, err));
+    JV_CHECK(write_kernel_summary(tr, t, l, o, err));
+    return JV_OK;
+}

@@ -1,0 +1,127 @@
+/* jv_timeline: union/intersection of interval sets. */
+#include "jv_timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_iv(const void *a, const void *b) {
+    const jv_iv *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+size_t jv_iv_merge(jv_iv *iv, size_t n) {
+    if (n == 0) return 0;
+    qsort(iv, n, sizeof *iv, cmp_iv);
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (iv[i].start <= iv[m].end) {
+            if (iv[i].end > iv[m].end) iv[m].end = iv[i].end;
+        } else {
+            iv[++m] = iv[i];
+        }
+    }
+    return m + 1;
+}
+
+int64_t jv_iv_len(const jv_iv *iv, size_t n) {
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += iv[i].end - iv[i].start;
+    return s;
+}
+
+int64_t jv_iv_union_len(jv_iv *iv, size_t n) { return jv_iv_len(iv, jv_iv_merge(iv, n)); }
+
+int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
+    int64_t s = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (hi > lo) s += hi - lo;
+        if (a[i].end < b[j].end) i++;
+        else j++;
+    }
+    return s;
+}
+
+/* merged union of two merged lists into dst (capacity na + nb) */
+static size_t union2(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, jv_iv *dst) {
+    memcpy(dst, a, na * sizeof *a);
+    memcpy(dst + na, b, nb * sizeof *b);
+    return jv_iv_merge(dst, na + nb);
+}
+
+jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *o, int dev,
+                              jv_gpu_timeline *out) {
+    memset(out, 0, sizeof *out);
+    out->device = dev;
+    size_t n = 0;
+    for (size_t i = 0; i < tr->nev; i++) n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
+    jv_iv *buf = malloc((4 * n + 1) * sizeof *buf);
+    if (!buf) return JV_ERR_NOMEM;
+    jv_iv *comp = buf, *comm = buf + n, *mem = buf + 2 * n, *tmp = buf + 3 * n;
+    size_t nc = 0, nk = 0, nm = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        jv_kind k = (jv_kind)e->kind;
+        if (!jv_kind_is_gpu(k)) continue;
+        if (dev >= 0 && tr->gpu[e->aux].device != dev) continue;
+        if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
+        jv_iv iv = {e->ts, e->ts + e->dur};
+        const char *name = jv_trace_str(tr, e->name);
+        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) mem[nm++] = iv;
+        else if (k == JV_K_KERNEL && jv_is_comm_kernel(name)) comm[nk++] = iv;
+        else comp[nc++] = iv;
+        out->events++;
+    }
+    if (out->events == 0) {
+        free(buf);
+        return JV_OK;
+    }
+    nc = jv_iv_merge(comp, nc);
+    nk = jv_iv_merge(comm, nk);
+    nm = jv_iv_merge(mem, nm);
+    out->computation = jv_iv_len(comp, nc);
+    out->total_comm = jv_iv_len(comm, nk);
+    out->total_memcpy = jv_iv_len(mem, nm);
+    out->exposed_comm = out->total_comm - jv_iv_overlap(comm, nk, comp, nc);
+    size_t nck = union2(comp, nc, comm, nk, tmp);
+    out->exposed_memcpy = out->total_memcpy - jv_iv_overlap(mem, nm, tmp, nck);
+    /* all = (comp U comm) U mem; reuse comp+comm storage which is free now */
+    size_t na = union2(tmp, nck, mem, nm, comp);
+    out->busy = jv_iv_len(comp, na);
+    out->first_start = comp[0].start;
+    out->total = comp[na - 1].end - comp[0].start;
+    out->idle = out->total - out->busy;
+    if (o->micro_idle_ns > 0) {
+        for (size_t i = 1; i < na; i++) {
+            int64_t gap = comp[i].start - comp[i - 1].end;
+            if (gap < o->micro_idle_ns) out->micro_idle += gap;
+            else out->macro_idle += gap;
+        }
+    }
+    free(buf);
+    return JV_OK;
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+jv_status jv_timeline_devices(const jv_trace *tr, int **devs, size_t *n) {
+    *devs = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (size_t g = 0; g < tr->ngpu; g++) {
+        int d = tr->gpu[g].device;
+        size_t k;
+        for (k = 0; k < *n && (*devs)[k] != d; k++) {}
+        if (k < *n) continue;
+        JV_CHECK(JV_RESERVE(*devs, cap, *n + 1));
+        (*devs)[(*n)++] = d;
+    }
+    if (*n) qsort(*devs, *n, sizeof **devs, cmp_int);
+    return JV_OK;
+}

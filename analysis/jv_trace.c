@@ -1,0 +1,830 @@
+/* jv_trace: the streaming trace reader. The file is decompressed into a
+ * growing window; each traceEvents entry is parsed in place by the jv_json
+ * cursor and reduced to compact records. When an entry straddles the end of
+ * the window, the window is refilled and the entry parsed again from its start. */
+#include "jv_trace.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_input.h"
+#include "jv_json.h"
+#include "jv_map.h"
+#include "jv_progress.h"
+
+enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = 1 << 30 };
+
+const char *jv_kind_name(jv_kind k) {
+    static const char *const names[JV_K_COUNT] = {"other",  "cpu_op",      "user_annotation", "python_function",
+                                                   "cuda_runtime", "cuda_driver", "cuda_sync", "kernel",
+                                                   "gpu_memcpy",   "gpu_memset",  "gpu_user_annotation"};
+    return (unsigned)k < JV_K_COUNT ? names[k] : "other";
+}
+
+typedef struct {
+    jv_map sig_of_text;  /* interned combined text -> sig index */
+    jv_map proc_of_pid;  /* pid key -> process index (for non-huge keys: hashed) */
+    size_t last_thread;  /* cache for thread lookups */
+} trace_priv;
+
+typedef struct {
+    jv_input *in;
+    const char *path;
+    char *buf;
+    size_t cap, len, pos;  /* window capacity, bytes held, parse position */
+    uint64_t base;         /* absolute offset of buf[0] in the decompressed stream */
+    int eof;
+    char *scratch;         /* unescape buffer */
+    size_t scratch_cap;
+    jv_progress prog;
+    jv_trace *tr;
+    trace_priv *pv;
+    jv_err *err;
+} reader;
+
+/* ---------- window management ---------- */
+
+static jv_status refill(reader *r) {
+    if (r->eof) return JV_OK;
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->base += r->pos;
+        r->pos = 0;
+    }
+    if (r->len == r->cap) {
+        if (r->cap >= WINDOW_MAX)
+            JV_FAIL(r->err, JV_ERR_LIMIT, "%s: a single JSON value near byte %llu is larger than 1 GiB", r->path,
+                    (unsigned long long)r->base);
+        char *nb = realloc(r->buf, r->cap * 2);
+        if (!nb) JV_FAIL(r->err, JV_ERR_NOMEM, "%s: out of memory growing the read window", r->path);
+        r->buf = nb;
+        r->cap *= 2;
+    }
+    size_t got;
+    JV_CHECK(jv_input_read(r->in, r->buf + r->len, r->cap - r->len, &got, r->err));
+    if (got == 0) r->eof = 1;
+    r->len += got;
+    jv_progress_update(&r->prog, jv_input_file_pos(r->in));
+    return JV_OK;
+}
+
+typedef jv_jres (*unit_fn)(reader *r, jv_jcur *c, void *ctx);
+
+/* Runs fn on the window from r->pos, refilling and retrying on JV_J_MORE.
+ * On success r->pos advances past what fn consumed and *res gets OK or END. */
+static jv_status run_unit(reader *r, unit_fn fn, void *ctx, jv_jres *res) {
+    for (;;) {
+        jv_jcur c;
+        jv_json_init(&c, r->buf + r->pos, r->buf + r->len, r->eof);
+        jv_jres x = fn(r, &c, ctx);
+        if (x == JV_J_OK || x == JV_J_END) {
+            r->pos = (size_t)(c.p - r->buf);
+            if (res) *res = x;
+            return JV_OK;
+        }
+        if (x == JV_J_MORE) {
+            JV_CHECK(refill(r));
+            continue;
+        }
+        if (r->err && r->err->code != JV_OK) return r->err->code; /* fn raised its own error */
+        uint64_t at = r->base + (uint64_t)((c.err_p ? c.err_p : c.p) - r->buf);
+        jv_status code = c.err && strstr(c.err, "unexpected end") ? JV_ERR_TRUNCATED : JV_ERR_FORMAT;
+        if (code == JV_ERR_TRUNCATED)
+            JV_FAIL(r->err, code, "%s: not valid JSON: %s at byte %llu", r->path, c.err, (unsigned long long)at);
+        JV_FAIL(r->err, code, "%s: not valid JSON: %s at byte %llu", r->path, c.err ? c.err : "parse error",
+                (unsigned long long)at);
+    }
+}
+
+/* ---------- helpers ---------- */
+
+static jv_jres intern_str(reader *r, jv_jcur *c, const jv_jstr *s, uint32_t *id) {
+    const char *p = s->s;
+    size_t n = s->n;
+    if (s->escaped) {
+        if (JV_RESERVE(r->scratch, r->scratch_cap, n + 1) != JV_OK) {
+            c->err = "out of memory";
+            return JV_J_BAD;
+        }
+        n = jv_json_unescape(s->s, s->n, r->scratch);
+        p = r->scratch;
+    }
+    if (jv_intern_add(&r->tr->strings, p, n, id) != JV_OK) {
+        c->err = "out of memory (string table)";
+        c->err_p = s->s;
+        return JV_J_BAD;
+    }
+    return JV_J_OK;
+}
+
+static int all_digits(const char *s, size_t n) {
+    if (n == 0 || n > 18) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+/* Reads a pid/tid/id value: a number, or a string (numeric strings read as numbers). */
+static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
+    char ch;
+    jv_jres x = jv_json_peek(c, &ch);
+    if (x != JV_J_OK) return x;
+    if (ch == '"') {
+        jv_jstr s;
+        x = jv_json_string(c, &s);
+        if (x != JV_J_OK) return x;
+        if (!s.escaped && all_digits(s.s, s.n)) {
+            jv_json_int64(s.s, s.n, key);
+            return JV_J_OK;
+        }
+        uint32_t id;
+        x = intern_str(r, c, &s, &id);
+        if (x != JV_J_OK) return x;
+        *key = JV_STRKEY_BASE + id;
+        return JV_J_OK;
+    }
+    if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        const char *s;
+        size_t n;
+        x = jv_json_number(c, &s, &n);
+        if (x != JV_J_OK) return x;
+        if (!jv_json_int64(s, n, key)) *key = JV_NONE64;
+        return JV_J_OK;
+    }
+    *key = JV_NONE64;
+    return jv_json_skip(c, NULL, NULL);
+}
+
+static jv_jres read_int(jv_jcur *c, int64_t *v) {
+    char ch;
+    jv_jres x = jv_json_peek(c, &ch);
+    if (x != JV_J_OK) return x;
+    if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        const char *s;
+        size_t n;
+        x = jv_json_number(c, &s, &n);
+        if (x != JV_J_OK) return x;
+        if (!jv_json_int64(s, n, v)) *v = JV_NONE64;
+        return JV_J_OK;
+    }
+    if (ch == '"') { /* some exporters quote ids */
+        jv_jstr s;
+        x = jv_json_string(c, &s);
+        if (x != JV_J_OK) return x;
+        if (!jv_json_int64(s.s, s.n, v)) *v = JV_NONE64;
+        return JV_J_OK;
+    }
+    *v = JV_NONE64;
+    return jv_json_skip(c, NULL, NULL);
+}
+
+static jv_jres read_raw(reader *r, jv_jcur *c, uint32_t *id) {
+    const char *s;
+    size_t n;
+    jv_jres x = jv_json_skip(c, &s, &n);
+    if (x != JV_J_OK) return x;
+    if (jv_intern_add(&r->tr->strings, s, n, id) != JV_OK) {
+        c->err = "out of memory (string table)";
+        return JV_J_BAD;
+    }
+    return JV_J_OK;
+}
+
+static jv_kind kind_of_cat(const jv_jstr *cat) {
+    const char *s = cat->s;
+    switch (cat->n) {
+    case 6:
+        if (!memcmp(s, "cpu_op", 6)) return JV_K_CPU_OP;
+        if (!memcmp(s, "kernel", 6) || !memcmp(s, "Kernel", 6)) return JV_K_KERNEL;
+        if (!memcmp(s, "Memcpy", 6) || !memcmp(s, "Memset", 6)) return s[4] == 'p' ? JV_K_MEMCPY : JV_K_MEMSET;
+        break;
+    case 7:
+        if (!memcmp(s, "Runtime", 7)) return JV_K_RUNTIME;
+        break;
+    case 8:
+        if (!memcmp(s, "Operator", 8)) return JV_K_CPU_OP;
+        break;
+    case 9:
+        if (!memcmp(s, "cuda_sync", 9)) return JV_K_SYNC;
+        break;
+    case 10:
+        if (!memcmp(s, "gpu_memcpy", 10)) return JV_K_MEMCPY;
+        if (!memcmp(s, "gpu_memset", 10)) return JV_K_MEMSET;
+        break;
+    case 11:
+        if (!memcmp(s, "cuda_driver", 11)) return JV_K_DRIVER;
+        break;
+    case 12:
+        if (!memcmp(s, "cuda_runtime", 12)) return JV_K_RUNTIME;
+        break;
+    case 15:
+        if (!memcmp(s, "python_function", 15)) return JV_K_PYTHON;
+        if (!memcmp(s, "user_annotation", 15)) return JV_K_USER_ANNOT;
+        break;
+    case 19:
+        if (!memcmp(s, "gpu_user_annotation", 19)) return JV_K_GPU_ANNOT;
+        break;
+    }
+    return JV_K_OTHER;
+}
+
+/* ---------- one traceEvents entry ---------- */
+
+typedef struct {
+    char ph;
+    jv_kind kind;
+    int launch_flow;   /* cat is ac2g / async / async_cpu_to_gpu */
+    int fwdbwd_flow;
+    uint32_t name;
+    int64_t pid, tid, id;
+    int has_ts, has_dur, bad_time;
+    int64_t ts, dur;
+    int64_t corr, ext, seq, stream, device;
+    uint32_t dims, types, strides, concrete;
+    uint32_t arg_name, arg_labels; /* 'M' events */
+    int is_object;
+} ev_tmp;
+
+static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
+    jv_jres x = jv_json_expect(c, '{');
+    if (x != JV_J_OK) {
+        if (x == JV_J_BAD) { /* args that is not an object: skip it */
+            c->err = NULL;
+            return jv_json_skip(c, NULL, NULL);
+        }
+        return x;
+    }
+    int first = 1;
+    jv_jstr k;
+    while ((x = jv_json_member(c, &first, &k)) == JV_J_OK) {
+        const char *s = k.s;
+        size_t n = k.n;
+        int handled = 1;
+        if (n == 11 && !memcmp(s, "correlation", 11)) x = read_int(c, &e->corr);
+        else if ((n == 11 && (!memcmp(s, "External id", 11) || !memcmp(s, "external id", 11))))
+            x = read_int(c, &e->ext);
+        else if (n == 15 && !memcmp(s, "Sequence number", 15)) x = read_int(c, &e->seq);
+        else if (n == 6 && !memcmp(s, "stream", 6)) x = read_int(c, &e->stream);
+        else if (n == 6 && !memcmp(s, "device", 6)) x = read_int(c, &e->device);
+        else if (n == 10 && (!memcmp(s, "Input Dims", 10) || !memcmp(s, "Input dims", 10))) x = read_raw(r, c, &e->dims);
+        else if (n == 10 && !memcmp(s, "Input type", 10)) x = read_raw(r, c, &e->types);
+        else if (n == 13 && !memcmp(s, "Input Strides", 13)) x = read_raw(r, c, &e->strides);
+        else if (n == 15 && !memcmp(s, "Concrete Inputs", 15)) x = read_raw(r, c, &e->concrete);
+        else if (e->ph == 'M' && n == 4 && !memcmp(s, "name", 4)) {
+            jv_jstr v;
+            char ch;
+            x = jv_json_peek(c, &ch);
+            if (x == JV_J_OK && ch == '"') {
+                x = jv_json_string(c, &v);
+                if (x == JV_J_OK) x = intern_str(r, c, &v, &e->arg_name);
+            } else if (x == JV_J_OK) {
+                x = jv_json_skip(c, NULL, NULL);
+            }
+        } else if (e->ph == 'M' && n == 6 && !memcmp(s, "labels", 6)) {
+            jv_jstr v;
+            char ch;
+            x = jv_json_peek(c, &ch);
+            if (x == JV_J_OK && ch == '"') {
+                x = jv_json_string(c, &v);
+                if (x == JV_J_OK) x = intern_str(r, c, &v, &e->arg_labels);
+            } else if (x == JV_J_OK) {
+                x = jv_json_skip(c, NULL, NULL);
+            }
+        } else handled = 0;
+        if (!handled) x = jv_json_skip(c, NULL, NULL);
+        if (x != JV_J_OK) return x;
+    }
+    return x == JV_J_END ? JV_J_OK : x;
+}
+
+static jv_jres parse_time(jv_jcur *c, int64_t *out, int *has, int *bad) {
+    char ch;
+    jv_jres x = jv_json_peek(c, &ch);
+    if (x != JV_J_OK) return x;
+    const char *s;
+    size_t n;
+    if (ch == '"') { /* tolerate quoted numbers */
+        jv_jstr str;
+        x = jv_json_string(c, &str);
+        if (x != JV_J_OK) return x;
+        s = str.s;
+        n = str.n;
+    } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        x = jv_json_number(c, &s, &n);
+        if (x != JV_J_OK) return x;
+    } else {
+        *bad = 1;
+        return jv_json_skip(c, NULL, NULL);
+    }
+    if (jv_json_us_to_ns(s, n, out)) *has = 1;
+    else *bad = 1;
+    return JV_J_OK;
+}
+
+static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
+    ev_tmp *e = ctx;
+    memset(e, 0, sizeof *e);
+    e->pid = e->tid = e->id = JV_NONE64;
+    e->corr = e->ext = e->seq = e->stream = e->device = JV_NONE64;
+    char ch;
+    jv_jres x = jv_json_peek(c, &ch);
+    if (x != JV_J_OK) return x;
+    if (ch != '{') return jv_json_skip(c, NULL, NULL);
+    c->p++;
+    e->is_object = 1;
+    int first = 1;
+    jv_jstr k;
+    /* args may come before ph; parse_args only needs ph for 'M' names, so
+       remember where args was and parse it after the loop when ph was late */
+    const char *args_at = NULL;
+    while ((x = jv_json_member(c, &first, &k)) == JV_J_OK) {
+        const char *s = k.s;
+        size_t n = k.n;
+        if (n == 2 && s[0] == 'p' && s[1] == 'h') {
+            jv_jstr v;
+            x = jv_json_string(c, &v);
+            if (x == JV_J_OK) e->ph = v.n ? v.s[0] : '?';
+        } else if (n == 3 && !memcmp(s, "cat", 3)) {
+            jv_jstr v;
+            x = jv_json_peek(c, &ch);
+            if (x == JV_J_OK && ch == '"') {
+                x = jv_json_string(c, &v);
+                if (x == JV_J_OK) {
+                    e->kind = kind_of_cat(&v);
+                    e->launch_flow = jv_jstr_eq(&v, "ac2g") || jv_jstr_eq(&v, "async") ||
+                                     jv_jstr_eq(&v, "async_cpu_to_gpu");
+                    e->fwdbwd_flow = jv_jstr_eq(&v, "fwdbwd");
+                }
+            } else if (x == JV_J_OK) {
+                x = jv_json_skip(c, NULL, NULL);
+            }
+        } else if (n == 4 && !memcmp(s, "name", 4)) {
+            jv_jstr v;
+            x = jv_json_peek(c, &ch);
+            if (x == JV_J_OK && ch == '"') {
+                x = jv_json_string(c, &v);
+                if (x == JV_J_OK) x = intern_str(r, c, &v, &e->name);
+            } else if (x == JV_J_OK) {
+                const char *raw;
+                size_t rn;
+                x = jv_json_skip(c, &raw, &rn);
+                if (x == JV_J_OK && jv_intern_add(&r->tr->strings, raw, rn, &e->name) != JV_OK) x = JV_J_BAD;
+            }
+        } else if (n == 3 && !memcmp(s, "pid", 3)) {
+            x = read_key(r, c, &e->pid);
+        } else if (n == 3 && !memcmp(s, "tid", 3)) {
+            x = read_key(r, c, &e->tid);
+        } else if (n == 2 && s[0] == 't' && s[1] == 's') {
+            x = parse_time(c, &e->ts, &e->has_ts, &e->bad_time);
+        } else if (n == 3 && !memcmp(s, "dur", 3)) {
+            x = parse_time(c, &e->dur, &e->has_dur, &e->bad_time);
+        } else if (n == 2 && s[0] == 'i' && s[1] == 'd') {
+            x = read_key(r, c, &e->id);
+        } else if (n == 4 && !memcmp(s, "args", 4)) {
+            if (e->ph == 0) {
+                x = jv_json_peek(c, &ch);
+                if (x == JV_J_OK) {
+                    args_at = c->p;
+                    x = jv_json_skip(c, NULL, NULL);
+                }
+            } else {
+                x = parse_args(r, c, e);
+            }
+        } else {
+            x = jv_json_skip(c, NULL, NULL);
+        }
+        if (x != JV_J_OK) return x;
+    }
+    if (x != JV_J_END) return x;
+    if (args_at) {
+        jv_jcur a = *c;
+        a.p = args_at;
+        x = parse_args(r, &a, e);
+        if (x != JV_J_OK) return x == JV_J_MORE ? JV_J_BAD : x; /* already validated */
+    }
+    return JV_J_OK;
+}
+
+/* ---------- committing records ---------- */
+
+static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    size_t i = r->pv->last_thread;
+    if (i < tr->nthreads && tr->threads[i].pid == pid && tr->threads[i].tid == tid) {
+        *out = (uint32_t)i;
+        return JV_OK;
+    }
+    for (i = 0; i < tr->nthreads; i++) {
+        if (tr->threads[i].pid == pid && tr->threads[i].tid == tid) {
+            r->pv->last_thread = i;
+            *out = (uint32_t)i;
+            return JV_OK;
+        }
+    }
+    if (tr->nthreads >= (1u << 24)) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 16M distinct threads", r->path);
+    JV_CHECK(JV_RESERVE(tr->threads, tr->cap_threads, tr->nthreads + 1));
+    tr->threads[tr->nthreads] = (jv_thread){pid, tid, 0};
+    r->pv->last_thread = tr->nthreads;
+    *out = (uint32_t)tr->nthreads++;
+    return JV_OK;
+}
+
+static jv_status process_index(reader *r, int64_t pid, size_t *out) {
+    jv_trace *tr = r->tr;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].pid == pid) {
+            *out = i;
+            return JV_OK;
+        }
+    JV_CHECK(JV_RESERVE(tr->procs, tr->cap_procs, tr->nprocs + 1));
+    tr->procs[tr->nprocs] = (jv_process){pid, 0, 0};
+    *out = tr->nprocs++;
+    return JV_OK;
+}
+
+static jv_status sig_index(reader *r, const ev_tmp *e, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    if (!e->dims && !e->types && !e->strides && !e->concrete) {
+        *out = 0; /* sig 0: no shape arguments */
+        return JV_OK;
+    }
+    /* combine the four ids into one key; collisions are resolved by comparing */
+    uint32_t key4[4] = {e->dims, e->types, e->strides, e->concrete};
+    uint32_t h;
+    JV_CHECK(jv_intern_add(&tr->strings, (const char *)key4, sizeof key4, &h));
+    uint32_t idx;
+    if (jv_map_get(&r->pv->sig_of_text, h, &idx)) {
+        *out = idx;
+        return JV_OK;
+    }
+    JV_CHECK(JV_RESERVE(tr->sigs, tr->cap_sigs, tr->nsigs + 1));
+    tr->sigs[tr->nsigs] = (jv_sig){e->dims, e->types, e->strides, e->concrete};
+    idx = (uint32_t)tr->nsigs++;
+    JV_CHECK(jv_map_put(&r->pv->sig_of_text, h, idx));
+    *out = idx;
+    return JV_OK;
+}
+
+static int32_t stream_of(const jv_trace *tr, const ev_tmp *e) {
+    if (e->stream != JV_NONE64) return (int32_t)e->stream;
+    if (e->tid != JV_NONE64 && e->tid < JV_STRKEY_BASE) return (int32_t)e->tid;
+    if (e->tid >= JV_STRKEY_BASE) { /* "stream 7" */
+        const char *t = jv_trace_str(tr, (uint32_t)(e->tid - JV_STRKEY_BASE));
+        const char *d = strpbrk(t, "0123456789");
+        if (d) return (int32_t)strtol(d, NULL, 10);
+    }
+    return -1;
+}
+
+static jv_status commit_event(reader *r, const ev_tmp *e) {
+    jv_trace *tr = r->tr;
+    jv_trace_counts *n = &tr->counts;
+    n->events_total++;
+    if (!e->is_object) {
+        n->non_object++;
+        return JV_OK;
+    }
+    switch (e->ph) {
+    case 'X': break;
+    case 'i':
+    case 'I': n->instant_events++; return JV_OK;
+    case 's':
+    case 'f': {
+        n->flow_events++;
+        if (!(e->launch_flow || e->fwdbwd_flow) || e->id == JV_NONE64 || !e->has_ts) return JV_OK;
+        uint32_t th;
+        JV_CHECK(thread_index(r, e->pid, e->tid, &th));
+        JV_CHECK(JV_RESERVE(tr->flows, tr->cap_flows, tr->nflows + 1));
+        tr->flows[tr->nflows++] = (jv_flow){e->id, e->ts, th, (uint8_t)e->ph, (uint8_t)e->fwdbwd_flow, {0, 0}};
+        return JV_OK;
+    }
+    case 'M': {
+        n->meta_events++;
+        const char *nm = jv_trace_str(tr, e->name);
+        if (!strcmp(nm, "process_name") || !strcmp(nm, "process_labels")) {
+            size_t pi;
+            JV_CHECK(process_index(r, e->pid, &pi));
+            if (nm[8] == 'n') tr->procs[pi].name = e->arg_name;
+            else tr->procs[pi].labels = e->arg_labels;
+        } else if (!strcmp(nm, "thread_name")) {
+            uint32_t th;
+            JV_CHECK(thread_index(r, e->pid, e->tid, &th));
+            tr->threads[th].name = e->arg_name;
+        }
+        return JV_OK;
+    }
+    default: n->other_phase++; return JV_OK;
+    }
+    if (!e->has_ts || e->bad_time) {
+        n->bad_time++;
+        return JV_OK;
+    }
+    if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
+    jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name, (uint32_t)(n->events_total - 1), 0, (uint8_t)e->kind,
+                   {0, 0, 0}, JV_NONE32};
+    if (ev.dur < 0) {
+        n->negative_dur++;
+        ev.dur = 0;
+    }
+    JV_CHECK(thread_index(r, e->pid, e->tid, &ev.thread));
+    switch (e->kind) {
+    case JV_K_CPU_OP:
+    case JV_K_USER_ANNOT: {
+        uint32_t sig;
+        JV_CHECK(sig_index(r, e, &sig));
+        JV_CHECK(JV_RESERVE(tr->ops, tr->cap_ops, tr->nops + 1));
+        tr->ops[tr->nops] = (jv_opargs){sig, 0, e->ext, e->seq};
+        ev.aux = (uint32_t)tr->nops++;
+        break;
+    }
+    case JV_K_KERNEL:
+    case JV_K_MEMCPY:
+    case JV_K_MEMSET: {
+        JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpu + 1));
+        int32_t dev = e->device != JV_NONE64 ? (int32_t)e->device
+                      : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
+                                                                          : 0;
+        tr->gpu[tr->ngpu] = (jv_gpuargs){e->corr, e->ext, stream_of(tr, e), dev};
+        ev.aux = (uint32_t)tr->ngpu++;
+        break;
+    }
+    case JV_K_RUNTIME:
+    case JV_K_DRIVER: {
+        JV_CHECK(JV_RESERVE(tr->launch_corr, tr->cap_launch, tr->nlaunch + 1));
+        tr->launch_corr[tr->nlaunch] = e->corr;
+        ev.aux = (uint32_t)tr->nlaunch++;
+        if (!tr->is_amd) {
+            const char *nm = jv_trace_str(tr, e->name);
+            if (nm[0] == 'h' && nm[1] == 'i' && nm[2] == 'p') tr->is_amd = 1;
+        }
+        break;
+    }
+    default: break;
+    }
+    JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    tr->ev[tr->nev++] = ev;
+    n->x_events++;
+    return JV_OK;
+}
+
+/* ---------- top level ---------- */
+
+static jv_jres unit_peek(reader *r, jv_jcur *c, void *ctx) {
+    (void)r;
+    return jv_json_peek(c, (char *)ctx);
+}
+
+static jv_jres unit_open(reader *r, jv_jcur *c, void *ctx) {
+    (void)r;
+    return jv_json_expect(c, *(char *)ctx);
+}
+
+static jv_jres unit_element(reader *r, jv_jcur *c, void *ctx) {
+    (void)r;
+    return jv_json_element(c, (int *)ctx);
+}
+
+typedef struct {
+    int *first;
+    jv_jstr key;
+    char keybuf[64];
+} member_ctx;
+
+static jv_jres unit_member(reader *r, jv_jcur *c, void *ctx) {
+    (void)r;
+    member_ctx *m = ctx;
+    int first = *m->first;
+    jv_jres x = jv_json_member(c, &first, &m->key);
+    if (x == JV_J_OK) {
+        size_t n = m->key.n < sizeof m->keybuf - 1 ? m->key.n : sizeof m->keybuf - 1;
+        memcpy(m->keybuf, m->key.s, n);
+        m->keybuf[n] = '\0';
+        *m->first = 0;
+    }
+    return x;
+}
+
+typedef struct {
+    const char *s;
+    size_t n;
+} span_ctx;
+
+static jv_jres unit_skip(reader *r, jv_jcur *c, void *ctx) {
+    (void)r;
+    span_ctx *sp = ctx;
+    return jv_json_skip(c, &sp->s, &sp->n);
+}
+
+static jv_status read_events_array(reader *r) {
+    int first = 1;
+    for (;;) {
+        jv_jres res = JV_J_END;
+        JV_CHECK(run_unit(r, unit_element, &first, &res));
+        if (res == JV_J_END) return JV_OK;
+        ev_tmp e;
+        JV_CHECK(run_unit(r, parse_event, &e, NULL));
+        JV_CHECK(commit_event(r, &e));
+    }
+}
+
+static jv_status parse_devices(reader *r, const char *s, size_t n) {
+    jv_trace *tr = r->tr;
+    cJSON *root = cJSON_ParseWithLength(s, n);
+    if (!root) return JV_OK; /* validated JSON; cJSON may still refuse odd numbers: ignore */
+    if (cJSON_IsArray(root)) {
+        int cnt = cJSON_GetArraySize(root);
+        tr->devices = calloc(cnt > 0 ? (size_t)cnt : 1, sizeof *tr->devices);
+        if (!tr->devices) {
+            cJSON_Delete(root);
+            JV_FAIL(r->err, JV_ERR_NOMEM, "%s: out of memory", r->path);
+        }
+        cJSON *d;
+        cJSON_ArrayForEach(d, root) {
+            if (!cJSON_IsObject(d)) continue;
+            jv_device *dv = &tr->devices[tr->ndevices++];
+            cJSON *v;
+            dv->id = (v = cJSON_GetObjectItemCaseSensitive(d, "id")) && cJSON_IsNumber(v) ? v->valueint : (int)tr->ndevices - 1;
+            if ((v = cJSON_GetObjectItemCaseSensitive(d, "name")) && cJSON_IsString(v))
+                snprintf(dv->name, sizeof dv->name, "%s", v->valuestring);
+            if ((v = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem")) && cJSON_IsNumber(v))
+                dv->total_mem_bytes = v->valuedouble;
+            if (((v = cJSON_GetObjectItemCaseSensitive(d, "computeMajor")) ||
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "major"))) && cJSON_IsNumber(v))
+                dv->cc_major = v->valueint;
+            if (((v = cJSON_GetObjectItemCaseSensitive(d, "computeMinor")) ||
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "minor"))) && cJSON_IsNumber(v))
+                dv->cc_minor = v->valueint;
+            if (((v = cJSON_GetObjectItemCaseSensitive(d, "numSms")) ||
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "multiProcessorCount"))) && cJSON_IsNumber(v))
+                dv->num_sms = v->valueint;
+            if ((v = cJSON_GetObjectItemCaseSensitive(d, "warpSize")) && cJSON_IsNumber(v)) dv->warp_size = v->valueint;
+        }
+    }
+    cJSON_Delete(root);
+    return JV_OK;
+}
+
+static jv_status keep_text(reader *r, char **dst, const char *s, size_t n) {
+    free(*dst);
+    *dst = malloc(n + 1);
+    if (!*dst) JV_FAIL(r->err, JV_ERR_NOMEM, "%s: out of memory", r->path);
+    memcpy(*dst, s, n);
+    (*dst)[n] = '\0';
+    return JV_OK;
+}
+
+static jv_status read_top_object(reader *r) {
+    int first = 1, saw_events = 0;
+    for (;;) {
+        member_ctx m = {&first, {0}, {0}};
+        jv_jres res = JV_J_END;
+        JV_CHECK(run_unit(r, unit_member, &m, &res));
+        if (res == JV_J_END) break;
+        const char *k = m.keybuf;
+        if (!strcmp(k, "traceEvents")) {
+            char ch = '[', pk;
+            JV_CHECK(run_unit(r, unit_peek, &pk, NULL));
+            if (pk != '[') JV_FAIL(r->err, JV_ERR_FORMAT, "%s: \"traceEvents\" is not an array", r->path);
+            JV_CHECK(run_unit(r, unit_open, &ch, NULL));
+            JV_CHECK(read_events_array(r));
+            saw_events = 1;
+            continue;
+        }
+        span_ctx sp;
+        JV_CHECK(run_unit(r, unit_skip, &sp, NULL));
+        if (!strcmp(k, "deviceProperties") || !strcmp(k, "computeProperties")) {
+            r->tr->device_props_key = k[0] == 'd' ? 1 : 2;
+            JV_CHECK(parse_devices(r, sp.s, sp.n));
+        } else if (!strcmp(k, "distributedInfo")) {
+            JV_CHECK(keep_text(r, &r->tr->distributed_info, sp.s, sp.n));
+        } else if (!strcmp(k, "baseTimeNanoseconds")) {
+            r->tr->has_base_time = 1;
+        } else if (!strcmp(k, "cuda_runtime_version") || !strcmp(k, "hip_runtime_version")) {
+            char tmp[96];
+            snprintf(tmp, sizeof tmp, "%s %.*s", k[0] == 'c' ? "cuda" : "hip", (int)(sp.n < 40 ? sp.n : 40), sp.s);
+            JV_CHECK(keep_text(r, &r->tr->runtime_version, tmp, strlen(tmp)));
+            if (k[0] == 'h') r->tr->is_amd = 1;
+        } else if (!strcmp(k, "roctracer_version") || !strcmp(k, "rocprofiler-sdk_version") ||
+                   !strcmp(k, "hip_driver_version")) {
+            r->tr->is_amd = 1;
+        }
+    }
+    if (!saw_events) JV_FAIL(r->err, JV_ERR_FORMAT, "%s: no \"traceEvents\" array: not a PyTorch profiler trace", r->path);
+    return JV_OK;
+}
+
+jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr, jv_err *err) {
+    memset(tr, 0, sizeof *tr);
+    reader r = {0};
+    r.path = path;
+    r.tr = tr;
+    r.err = err;
+    jv_status s = jv_intern_init(&tr->strings);
+    trace_priv *pv = calloc(1, sizeof *pv);
+    tr->priv_ = pv;
+    r.pv = pv;
+    if (s != JV_OK || !pv) {
+        jv_trace_free(tr);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    }
+    jv_map_init(&pv->sig_of_text);
+    /* sig 0 = no shape arguments */
+    if (JV_RESERVE(tr->sigs, tr->cap_sigs, 1) != JV_OK) {
+        jv_trace_free(tr);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    }
+    tr->sigs[tr->nsigs++] = (jv_sig){0, 0, 0, 0};
+    JV_CHECK_GOTO(jv_input_open(path, &r.in, err), s, done);
+    r.cap = WINDOW_INIT;
+    r.buf = malloc(r.cap);
+    if (!r.buf) {
+        s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", path);
+        goto done;
+    }
+    jv_progress_start(&r.prog, opts && opts->progress, "jarvis-analyze: reading", jv_input_file_size(r.in));
+    JV_CHECK_GOTO(refill(&r), s, done);
+    if (r.len == 0) {
+        s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: empty file: not a trace", path);
+        goto done;
+    }
+    char ch;
+    JV_CHECK_GOTO(run_unit(&r, unit_peek, &ch, NULL), s, done);
+    if (ch == '[') {
+        tr->bare_array = 1;
+        char open = '[';
+        JV_CHECK_GOTO(run_unit(&r, unit_open, &open, NULL), s, done);
+        JV_CHECK_GOTO(read_events_array(&r), s, done);
+    } else if (ch == '{') {
+        char open = '{';
+        JV_CHECK_GOTO(run_unit(&r, unit_open, &open, NULL), s, done);
+        JV_CHECK_GOTO(read_top_object(&r), s, done);
+    } else {
+        s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                       "%s: not a JSON trace (first byte 0x%02x is neither '{' nor '[')", path, (unsigned char)ch);
+        goto done;
+    }
+    /* only whitespace may follow */
+    for (;;) {
+        while (r.pos < r.len && (r.buf[r.pos] == ' ' || r.buf[r.pos] == '\n' || r.buf[r.pos] == '\r' || r.buf[r.pos] == '\t'))
+            r.pos++;
+        if (r.pos < r.len) {
+            s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: not valid JSON: extra data after the trace at byte %llu",
+                           path, (unsigned long long)(r.base + r.pos));
+            goto done;
+        }
+        if (r.eof) break;
+        JV_CHECK_GOTO(refill(&r), s, done);
+    }
+    tr->counts.uncompressed_bytes = r.base + r.len;
+    tr->counts.file_bytes = jv_input_file_size(r.in);
+done:
+    jv_progress_finish(&r.prog);
+    jv_input_close(r.in);
+    free(r.buf);
+    free(r.scratch);
+    if (s != JV_OK) jv_trace_free(tr);
+    return s;
+}
+
+void jv_trace_free(jv_trace *tr) {
+    trace_priv *pv = tr->priv_;
+    if (pv) {
+        jv_map_free(&pv->sig_of_text);
+        free(pv);
+    }
+    jv_intern_free(&tr->strings);
+    free(tr->ev);
+    free(tr->ops);
+    free(tr->gpu);
+    free(tr->launch_corr);
+    free(tr->flows);
+    free(tr->sigs);
+    free(tr->threads);
+    free(tr->procs);
+    free(tr->devices);
+    free(tr->distributed_info);
+    free(tr->runtime_version);
+    memset(tr, 0, sizeof *tr);
+}
+
+const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap) {
+    if (key == JV_NONE64) snprintf(buf, cap, "%s", "");
+    else if (key >= JV_STRKEY_BASE) snprintf(buf, cap, "%s", jv_trace_str(tr, (uint32_t)(key - JV_STRKEY_BASE)));
+    else snprintf(buf, cap, "%lld", (long long)key);
+    return buf;
+}
+
+const char *jv_trace_process_name(const jv_trace *tr, int64_t pid) {
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].pid == pid) return jv_trace_str(tr, tr->procs[i].name);
+    return "";
+}
+
+const char *jv_trace_process_labels(const jv_trace *tr, int64_t pid) {
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].pid == pid) return jv_trace_str(tr, tr->procs[i].labels);
+    return "";
+}

@@ -1,0 +1,172 @@
+/* jv_trace: the in-memory form of a profiler trace: compact event records
+ * with interned strings, read by one streaming pass over the file
+ * (jv_trace_load). Only what the analyses need is kept; the raw text of a
+ * cpu op's shape arguments is kept verbatim (interned) for lazy parsing. */
+#ifndef JV_TRACE_H
+#define JV_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jv_intern.h"
+#include "jv_status.h"
+
+/* What an event is, from its category (all eras' names map here). */
+typedef enum {
+    JV_K_OTHER = 0,   /* anything else kept (Trace spans, overhead, ...) */
+    JV_K_CPU_OP,      /* cpu_op, Operator */
+    JV_K_USER_ANNOT,  /* user_annotation */
+    JV_K_PYTHON,      /* python_function */
+    JV_K_RUNTIME,     /* cuda_runtime, Runtime (also HIP launches) */
+    JV_K_DRIVER,      /* cuda_driver */
+    JV_K_SYNC,        /* cuda_sync */
+    JV_K_KERNEL,      /* kernel, Kernel */
+    JV_K_MEMCPY,      /* gpu_memcpy, Memcpy */
+    JV_K_MEMSET,      /* gpu_memset, Memset */
+    JV_K_GPU_ANNOT,   /* gpu_user_annotation */
+    JV_K_COUNT
+} jv_kind;
+
+/* 1 for kernel, memcpy and memset events: the GPU work that is timed. */
+static inline int jv_kind_is_gpu(jv_kind k) { return k == JV_K_KERNEL || k == JV_K_MEMCPY || k == JV_K_MEMSET; }
+/* 1 for host events that enter the call tree. */
+static inline int jv_kind_is_host(jv_kind k) {
+    return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT || k == JV_K_PYTHON || k == JV_K_RUNTIME || k == JV_K_DRIVER ||
+           k == JV_K_SYNC;
+}
+/* Short lower-case name of a kind, as the current Kineto category spells it. */
+const char *jv_kind_name(jv_kind k);
+
+enum { JV_NONE32 = 0xFFFFFFFFu };
+#define JV_NONE64 INT64_MIN
+
+/* A complete ('X') event. 32 bytes. */
+typedef struct {
+    int64_t ts;       /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
+    int64_t dur;      /* duration, ns (>= 0) */
+    uint32_t name;    /* interned name */
+    uint32_t uid;     /* index of the event in traceEvents (TraceLens' UID) */
+    uint32_t thread;  /* index into jv_trace.threads */
+    uint8_t kind;     /* jv_kind */
+    uint8_t pad_[3];
+    uint32_t aux;     /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
+} jv_event;
+
+/* Arguments of a cpu op (or user annotation). */
+typedef struct {
+    uint32_t sig;      /* index into jv_trace.sigs: the op's shape arguments */
+    uint32_t pad_;
+    int64_t ext;       /* External id (or 2021's "external id"), JV_NONE64 when absent */
+    int64_t seq;       /* Sequence number, JV_NONE64 when absent */
+} jv_opargs;
+
+/* The four shape arguments of an op as raw JSON text (interned ids; 0 = absent). */
+typedef struct {
+    uint32_t dims, types, strides, concrete;
+} jv_sig;
+
+/* GPU-side arguments of a kernel, memcpy or memset. */
+typedef struct {
+    int64_t corr;    /* correlation, JV_NONE64 when absent */
+    int64_t ext;     /* External id / external id, JV_NONE64 when absent */
+    int32_t stream;  /* args.stream, else the number in tid, else -1 */
+    int32_t device;  /* args.device, else pid */
+} jv_gpuargs;
+
+/* A flow endpoint ('s' or 'f'). */
+typedef struct {
+    int64_t id;
+    int64_t ts;
+    uint32_t thread;
+    uint8_t phase;   /* 's' or 'f' */
+    uint8_t fwdbwd;  /* 1 for autograd fwdbwd flows, 0 for launch (ac2g/async) flows */
+    uint8_t pad_[2];
+} jv_flow;
+
+/* A (pid, tid) pair. Keys: the number when numeric (also "123"), otherwise
+ * JV_STRKEY_BASE + the interned id of the text. */
+#define JV_STRKEY_BASE (INT64_C(1) << 62)
+typedef struct {
+    int64_t pid, tid;
+    uint32_t name;   /* thread_name from 'M' events, 0 when none */
+} jv_thread;
+
+typedef struct {
+    int64_t pid;
+    uint32_t name;   /* process_name */
+    uint32_t labels; /* process_labels */
+} jv_process;
+
+/* One GPU from deviceProperties / computeProperties. */
+typedef struct {
+    int id;
+    char name[128];
+    double total_mem_bytes;
+    int cc_major, cc_minor;
+    int num_sms;
+    int warp_size;
+} jv_device;
+
+/* What the reader saw and skipped (for warnings and reports). */
+typedef struct {
+    uint64_t events_total;      /* entries in traceEvents */
+    uint64_t x_events;          /* complete events kept */
+    uint64_t instant_events;    /* 'i' / 'I' events (not kept) */
+    uint64_t meta_events;       /* 'M' events */
+    uint64_t flow_events;       /* 's' / 'f' */
+    uint64_t other_phase;       /* other phases (counters, async b/e, ...) */
+    uint64_t bad_time;          /* X events without a usable ts/dur (skipped) */
+    uint64_t negative_dur;      /* X events with dur < 0 (kept with dur 0) */
+    uint64_t non_object;        /* traceEvents entries that are not objects */
+    uint64_t uncompressed_bytes;
+    uint64_t file_bytes;
+} jv_trace_counts;
+
+typedef struct {
+    jv_intern strings;
+    jv_event *ev;      size_t nev, cap_ev;
+    jv_opargs *ops;    size_t nops, cap_ops;
+    jv_gpuargs *gpu;   size_t ngpu, cap_gpu;
+    int64_t *launch_corr; size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events */
+    jv_flow *flows;    size_t nflows, cap_flows;
+    jv_sig *sigs;      size_t nsigs, cap_sigs;
+    jv_thread *threads; size_t nthreads, cap_threads;
+    jv_process *procs; size_t nprocs, cap_procs;
+    jv_device *devices; size_t ndevices;
+    int has_base_time;       /* baseTimeNanoseconds present */
+    int bare_array;          /* the file was a bare array of events */
+    int device_props_key;    /* 0 none, 1 deviceProperties, 2 computeProperties */
+    char *distributed_info;  /* raw JSON text of distributedInfo, or NULL */
+    char *runtime_version;   /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
+    int is_amd;              /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
+    jv_trace_counts counts;
+    void *priv_;             /* reader-internal lookup tables */
+} jv_trace;
+
+typedef struct {
+    int progress;            /* show progress on stderr (caller decides: tty and not --quiet) */
+} jv_load_opts;
+
+/* Reads the trace at path into *tr (which is initialised here). Plain or
+ * gzip'd JSON, an object with traceEvents or a bare array. Streams the file;
+ * never builds a document tree. On error *tr is freed and err names the file
+ * and the problem (with the byte offset for malformed JSON). */
+jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr, jv_err *err);
+
+/* Frees everything held by tr. */
+void jv_trace_free(jv_trace *tr);
+
+/* Text of an interned id. */
+static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) { return jv_intern_str(&tr->strings, id); }
+
+/* Event kind. */
+static inline jv_kind jv_ev_kind(const jv_event *e) { return (jv_kind)e->kind; }
+
+/* Writes a pid or tid key as text (number, or the original string) into buf. */
+const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap);
+
+/* Process and thread names (empty string when unknown). */
+const char *jv_trace_process_name(const jv_trace *tr, int64_t pid);
+const char *jv_trace_process_labels(const jv_trace *tr, int64_t pid);
+
+#endif

@@ -1,0 +1,306 @@
+/* jv_tree: sort host events per thread, nest them with a stack, link GPU work. */
+#include "jv_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int jv_contains_nocase(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20)) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+int jv_is_comm_kernel(const char *name) {
+    return jv_contains_nocase(name, "nccl") || jv_contains_nocase(name, "rccl") ||
+           jv_contains_nocase(name, "cross_device_reduce");
+}
+
+/* host events sorted by (thread, ts, longer first, uid) */
+static int cmp_host(const void *a, const void *b, void *ctx) {
+    const jv_event *ev = ctx;
+    const jv_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;
+    return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* qsort_r is not C11; a small merge sort with a context keeps us portable */
+static void msort(uint32_t *a, uint32_t *tmp, size_t n, int (*cmp)(const void *, const void *, void *), void *ctx) {
+    if (n < 2) return;
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t v = a[i];
+            size_t j = i;
+            while (j > 0 && cmp(&a[j - 1], &v, ctx) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    msort(a, tmp, h, cmp, ctx);
+    msort(a + h, tmp, n - h, cmp, ctx);
+    if (cmp(&a[h - 1], &a[h], ctx) <= 0) return;
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = cmp(&a[j], &a[i], ctx) < 0 ? a[j++] : a[i++];
+    while (i < h) tmp[k++] = a[i++];
+    while (j < n) tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof *a);
+}
+
+static int in_tree(jv_kind k) {
+    return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT || k == JV_K_PYTHON || k == JV_K_RUNTIME || k == JV_K_DRIVER;
+}
+
+static jv_status build_host(const jv_trace *tr, jv_tree *t) {
+    size_t n = 0;
+    for (size_t i = 0; i < tr->nev; i++) n += in_tree((jv_kind)tr->ev[i].kind);
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *stack = NULL;
+    size_t cap_stack = 0;
+    if (!idx || !tmp) {
+        free(idx);
+        free(tmp);
+        return JV_ERR_NOMEM;
+    }
+    n = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (in_tree((jv_kind)tr->ev[i].kind)) idx[n++] = (uint32_t)i;
+    msort(idx, tmp, n, cmp_host, (void *)tr->ev);
+    free(tmp);
+    size_t depth = 0;
+    uint32_t cur_thread = JV_NONE32;
+    jv_status s = JV_OK;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = idx[k];
+        const jv_event *e = &tr->ev[i];
+        if (e->thread != cur_thread) {
+            depth = 0;
+            cur_thread = e->thread;
+        }
+        int64_t end = e->ts + e->dur;
+        while (depth && e->ts >= tr->ev[stack[depth - 1]].ts + tr->ev[stack[depth - 1]].dur) depth--;
+        if (depth) {
+            const jv_event *top = &tr->ev[stack[depth - 1]];
+            int64_t top_end = top->ts + top->dur;
+            if (end > top_end) {
+                /* ends after its parent: under 1 us of overlap it is a sibling of the top;
+                   otherwise the nesting is broken and the event stays a root */
+                if (top_end - e->ts < 1000 && depth >= 2) {
+                    depth--;
+                } else {
+                    t->counts.dropped_overlap++;
+                    continue;
+                }
+            }
+        }
+        t->parent[i] = depth ? stack[depth - 1] : JV_NONE32;
+        if ((s = JV_RESERVE(stack, cap_stack, depth + 1)) != JV_OK) break;
+        stack[depth++] = i;
+    }
+    free(stack);
+    free(idx);
+    return s;
+}
+
+static uint64_t thread_ts_key(uint32_t thread, int64_t ts) {
+    return ((uint64_t)thread * 0x9e3779b97f4a7c15ull) ^ (uint64_t)ts;
+}
+
+/* Links GPU events without a correlation id through flow pairs: the 'f' end
+ * sits on the GPU event (same thread and ts), the 's' start on the launch. */
+static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
+    jv_map gpu_at, launch_at, start_of;
+    jv_map_init(&gpu_at);
+    jv_map_init(&launch_at);
+    jv_map_init(&start_of);
+    jv_status s = JV_OK;
+    size_t want = 0;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        jv_kind k = (jv_kind)e->kind;
+        if (jv_kind_is_gpu(k) && t->parent[i] == JV_NONE32) {
+            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
+            want++;
+        } else if (k == JV_K_RUNTIME || k == JV_K_DRIVER) {
+            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
+        }
+    }
+    for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++)
+        if (tr->flows[f].phase == 's' && !tr->flows[f].fwdbwd) s = jv_map_put_first(&start_of, tr->flows[f].id, (uint32_t)f);
+    for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++) {
+        const jv_flow *fl = &tr->flows[f];
+        uint32_t g, st, l;
+        if (fl->phase != 'f' || fl->fwdbwd) continue;
+        if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl->thread, fl->ts), &g)) continue;
+        if (t->parent[g] != JV_NONE32 || !jv_map_get(&start_of, fl->id, &st)) continue;
+        const jv_flow *sf = &tr->flows[st];
+        if (!jv_map_get(&launch_at, (int64_t)thread_ts_key(sf->thread, sf->ts), &l)) continue;
+        if (tr->ev[g].thread != fl->thread || tr->ev[g].ts != fl->ts) continue; /* hash collision */
+        t->parent[g] = l;
+        t->counts.by_flow++;
+    }
+    jv_map_free(&gpu_at);
+    jv_map_free(&launch_at);
+    jv_map_free(&start_of);
+    return s;
+}
+
+static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
+    jv_map by_corr, by_ext;
+    jv_map_init(&by_corr);
+    jv_map_init(&by_ext);
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        if ((e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64)
+            s = jv_map_put_first(&by_corr, tr->launch_corr[e->aux], (uint32_t)i);
+    }
+    size_t missing = 0;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        t->counts.gpu_events++;
+        uint32_t l;
+        int64_t corr = tr->gpu[e->aux].corr;
+        if (corr != JV_NONE64 && jv_map_get(&by_corr, corr, &l)) {
+            t->parent[i] = l;
+            t->counts.by_correlation++;
+        } else {
+            missing++;
+        }
+    }
+    if (s == JV_OK && missing && tr->nflows) s = link_by_flows(tr, t);
+    /* 2021 traces: the GPU event's "external id" names the op */
+    if (s == JV_OK && missing) {
+        for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+            const jv_event *e = &tr->ev[i];
+            if ((e->kind == JV_K_CPU_OP) && tr->ops[e->aux].ext != JV_NONE64)
+                s = jv_map_put_first(&by_ext, tr->ops[e->aux].ext, (uint32_t)i);
+        }
+        for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+            const jv_event *e = &tr->ev[i];
+            uint32_t op;
+            if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
+            if (tr->gpu[e->aux].ext != JV_NONE64 && jv_map_get(&by_ext, tr->gpu[e->aux].ext, &op)) {
+                t->parent[i] = op;
+                t->counts.by_external_id++;
+            }
+        }
+    }
+    jv_map_free(&by_corr);
+    jv_map_free(&by_ext);
+    return s;
+}
+
+static int is_execute(const jv_trace *tr, const jv_event *e) {
+    return e->kind == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, e->name), "execute");
+}
+
+/* The op a GPU event is attributed to: nearest cpu_op above its launch
+ * (python functions, annotations and "execute" wrappers are looked through);
+ * the launch itself when no op is above it. */
+static void find_launchers(const jv_trace *tr, jv_tree *t) {
+    uint32_t *cnt = NULL; /* launch -> GPU events, for graph-launch counts */
+    cnt = calloc(tr->nev ? tr->nev : 1, sizeof *cnt);
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        uint32_t g = e->aux, p = t->parent[i];
+        t->launcher[g] = JV_NONE32;
+        t->op_of_gpu[g] = JV_NONE32;
+        if (p == JV_NONE32) {
+            t->counts.unlinked++;
+            continue;
+        }
+        if (cnt) cnt[p]++;
+        if (tr->ev[p].kind == JV_K_CPU_OP) {
+            t->launcher[g] = p;
+            t->op_of_gpu[g] = p;
+            t->counts.with_cpu_op++;
+            continue;
+        }
+        uint32_t launcher = p;
+        for (uint32_t a = t->parent[p]; a != JV_NONE32; a = t->parent[a]) {
+            const jv_event *ae = &tr->ev[a];
+            if (ae->kind == JV_K_CPU_OP) {
+                if (t->op_of_gpu[g] == JV_NONE32) t->op_of_gpu[g] = a;
+                if (is_execute(tr, ae)) continue;
+                launcher = a;
+                break;
+            }
+            if (ae->kind == JV_K_PYTHON || ae->kind == JV_K_USER_ANNOT) continue;
+            break;
+        }
+        t->launcher[g] = launcher;
+        if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
+    }
+    if (cnt) {
+        for (size_t i = 0; i < tr->nev; i++)
+            if (cnt[i] > 1 && (tr->ev[i].kind == JV_K_RUNTIME || tr->ev[i].kind == JV_K_DRIVER)) {
+                const char *nm = jv_trace_str(tr, tr->ev[i].name);
+                if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
+                    t->counts.graph_launches++;
+                    t->counts.graph_kernels += cnt[i];
+                }
+            }
+        free(cnt);
+    }
+}
+
+static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind != JV_K_CPU_OP) continue;
+        t->counts.cpu_ops++;
+        if (tr->sigs[tr->ops[e->aux].sig].dims) t->counts.cpu_ops_with_shapes++;
+        int64_t seq = tr->ops[e->aux].seq;
+        if (seq == JV_NONE64) continue;
+        if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
+        /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
+        uint32_t prev;
+        if (jv_map_get(&t->fwd_of_seq, seq, &prev) && tr->ev[prev].ts <= e->ts) continue;
+        s = jv_map_put(&t->fwd_of_seq, seq, (uint32_t)i);
+    }
+    return s;
+}
+
+jv_status jv_tree_build(const jv_trace *tr, jv_tree *t, jv_err *err) {
+    memset(t, 0, sizeof *t);
+    jv_map_init(&t->fwd_of_seq);
+    size_t n = tr->nev ? tr->nev : 1, ng = tr->ngpu ? tr->ngpu : 1;
+    t->parent = malloc(n * sizeof *t->parent);
+    t->launcher = malloc(ng * sizeof *t->launcher);
+    t->op_of_gpu = malloc(ng * sizeof *t->op_of_gpu);
+    jv_status s = JV_ERR_NOMEM;
+    if (t->parent && t->launcher && t->op_of_gpu) {
+        memset(t->parent, 0xFF, n * sizeof *t->parent);
+        s = build_host(tr, t);
+        if (s == JV_OK) s = link_gpu(tr, t);
+        if (s == JV_OK) {
+            find_launchers(tr, t);
+            s = link_fwd_bwd(tr, t);
+        }
+    }
+    if (s != JV_OK) {
+        jv_tree_free(t);
+        JV_FAIL(err, s, "out of memory while building the call tree (%zu events)", tr->nev);
+    }
+    return JV_OK;
+}
+
+void jv_tree_free(jv_tree *t) {
+    free(t->parent);
+    free(t->launcher);
+    free(t->op_of_gpu);
+    jv_map_free(&t->fwd_of_seq);
+    memset(t, 0, sizeof *t);
+}

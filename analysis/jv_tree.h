@@ -1,0 +1,50 @@
+/* jv_tree: the host call tree and GPU linking. Host events of each (pid, tid)
+ * nest by time; each kernel, memcpy and memset is linked to its launch event
+ * (by correlation id, else by an ac2g/async flow pair, else by the 2021
+ * "external id" of its op), and through the launch to the CPU op that issued it. */
+#ifndef JV_TREE_H
+#define JV_TREE_H
+
+#include "jv_map.h"
+#include "jv_trace.h"
+
+typedef struct {
+    uint64_t gpu_events;      /* kernel + memcpy + memset events */
+    uint64_t by_correlation;  /* linked to a launch by correlation id */
+    uint64_t by_flow;         /* linked by a flow pair (no correlation in args) */
+    uint64_t by_external_id;  /* linked straight to a cpu op by external id (2021 traces) */
+    uint64_t unlinked;        /* launch not in the trace window */
+    uint64_t with_cpu_op;     /* linked GPU events whose launch has a cpu op above it */
+    uint64_t graph_launches;  /* launch events that own more than one GPU event */
+    uint64_t graph_kernels;   /* GPU events owned by such launches */
+    uint64_t dropped_overlap; /* host events that overlap their parent's end (kept as roots) */
+    uint64_t cpu_ops;         /* cpu_op events */
+    uint64_t cpu_ops_with_shapes; /* cpu ops that carry Input Dims */
+} jv_link_counts;
+
+typedef struct {
+    uint32_t *parent;    /* per event: host parent, or for GPU events the launch (or op) event; JV_NONE32 = none */
+    uint32_t *launcher;  /* per GPU event (index jv_event.aux): the op it is attributed to, JV_NONE32 when unlinked */
+    uint32_t *op_of_gpu; /* per GPU event: nearest cpu_op ancestor (plain walk), JV_NONE32 when none */
+    jv_map fwd_of_seq;   /* Sequence number -> forward op event index */
+    jv_link_counts counts;
+} jv_tree;
+
+/* Builds the tree and links GPU events for tr. JV_ERR_NOMEM on failure (tree freed). */
+jv_status jv_tree_build(const jv_trace *tr, jv_tree *t, jv_err *err);
+
+/* Frees the tree. */
+void jv_tree_free(jv_tree *t);
+
+/* 1 when GPU event i (an index into tr->ev) is linked to a launch or op. */
+static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint32_t i) {
+    return t->parent[i] != JV_NONE32 && jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
+}
+
+/* 1 for a communication kernel (name contains nccl, rccl or cross_device_reduce, any case). */
+int jv_is_comm_kernel(const char *name);
+
+/* 1 when an event name contains needle, ignoring ASCII case. */
+int jv_contains_nocase(const char *hay, const char *needle);
+
+#endif
