@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
     jv_load_opts lo = {.progress = !c.quiet && jv_progress_tty()};
     jv_status s = jv_trace_load(c.trace, &lo, &tr, &err);
     if (s != JV_OK) goto fail_nofree;
-    s = jv_tree_build(&tr, &t, &err);
+    s = jv_tree_build(&tr, c.call_stack_uid >= 0, &t, &err);
     if (s != JV_OK) goto fail_trace;
     if (c.call_stack_uid >= 0) {
         s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c.call_stack_uid, 5000, &err);

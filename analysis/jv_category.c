@@ -77,6 +77,8 @@ const char *jv_op_category(const char *name, const char *first_kernel) {
     if (starts_with(name, "_C_cache_ops::")) return "InferenceAttention";
     if (starts_with(name, "record_param_comms")) return "record_param_comms";
     if (in_list(name, UNARY)) return "elementwise";
+    /* resampling reads and writes each element once: TraceLens files it with elementwise */
+    if (starts_with(name, "aten::upsample_")) return "elementwise";
     if (first_kernel && starts_with(first_kernel, "void at::native")) {
         if (strstr(first_kernel, "elementwise")) return "elementwise";
         if (strstr(first_kernel, "reduce")) return "reduce";

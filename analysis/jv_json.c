@@ -353,7 +353,7 @@ int jv_json_us_to_ns(const char *s, size_t n, int64_t *out) {
     uint64_t ip = 0;
     size_t nd = 0;
     while (i < n && s[i] >= '0' && s[i] <= '9') {
-        if (++nd > 15) goto slow; /* >= 1e15 us: use the slow path's range check */
+        if (++nd > 16) goto slow; /* 1e16 us and more: out of range below */
         ip = ip * 10 + (uint64_t)(s[i++] - '0');
     }
     uint64_t frac = 0;
@@ -372,6 +372,7 @@ int jv_json_us_to_ns(const char *s, size_t n, int64_t *out) {
         }
     }
     if (i != n) goto slow;
+    if (ip > UINT64_C(9223372036854774)) return 0; /* ns would overflow int64 */
     if (fd > 3) fd = 3;
     while (fd < 3) {
         frac *= 10;

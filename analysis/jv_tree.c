@@ -1,6 +1,7 @@
 /* jv_tree: sort host events per thread, nest them with a stack, link GPU work. */
 #include "jv_tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,13 +56,17 @@ static void msort(uint32_t *a, uint32_t *tmp, size_t n, int (*cmp)(const void *,
     memcpy(a, tmp, n * sizeof *a);
 }
 
-static int in_tree(jv_kind k) {
-    return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT || k == JV_K_PYTHON || k == JV_K_RUNTIME || k == JV_K_DRIVER;
+/* Ops and launch calls always; python functions and user annotations only on
+ * request: their times are recorded by other clocks and often end a few us
+ * after the ops inside them, which would break the nesting of those ops. */
+static int in_tree(jv_kind k, int with_python) {
+    return k == JV_K_CPU_OP || k == JV_K_RUNTIME || k == JV_K_DRIVER ||
+           (with_python && (k == JV_K_USER_ANNOT || k == JV_K_PYTHON));
 }
 
-static jv_status build_host(const jv_trace *tr, jv_tree *t) {
+static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
     size_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++) n += in_tree((jv_kind)tr->ev[i].kind);
+    for (size_t i = 0; i < tr->nev; i++) n += in_tree((jv_kind)tr->ev[i].kind, with_python);
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     uint32_t *stack = NULL;
     size_t cap_stack = 0;
@@ -72,7 +77,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t) {
     }
     n = 0;
     for (size_t i = 0; i < tr->nev; i++)
-        if (in_tree((jv_kind)tr->ev[i].kind)) idx[n++] = (uint32_t)i;
+        if (in_tree((jv_kind)tr->ev[i].kind, with_python)) idx[n++] = (uint32_t)i;
     msort(idx, tmp, n, cmp_host, (void *)tr->ev);
     free(tmp);
     size_t depth = 0;
@@ -97,6 +102,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t) {
                     depth--;
                 } else {
                     t->counts.dropped_overlap++;
+                    if (getenv("JV_DBG")) fprintf(stderr, "drop uid %u ts %lld end %lld top uid %u end %lld\n", e->uid, (long long)e->ts, (long long)end, top->uid, (long long)top_end);
                     continue;
                 }
             }
@@ -273,7 +279,7 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
     return s;
 }
 
-jv_status jv_tree_build(const jv_trace *tr, jv_tree *t, jv_err *err) {
+jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err *err) {
     memset(t, 0, sizeof *t);
     jv_map_init(&t->fwd_of_seq);
     size_t n = tr->nev ? tr->nev : 1, ng = tr->ngpu ? tr->ngpu : 1;
@@ -283,7 +289,7 @@ jv_status jv_tree_build(const jv_trace *tr, jv_tree *t, jv_err *err) {
     jv_status s = JV_ERR_NOMEM;
     if (t->parent && t->launcher && t->op_of_gpu) {
         memset(t->parent, 0xFF, n * sizeof *t->parent);
-        s = build_host(tr, t);
+        s = build_host(tr, t, with_python);
         if (s == JV_OK) s = link_gpu(tr, t);
         if (s == JV_OK) {
             find_launchers(tr, t);

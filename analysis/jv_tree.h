@@ -30,8 +30,11 @@ typedef struct {
     jv_link_counts counts;
 } jv_tree;
 
-/* Builds the tree and links GPU events for tr. JV_ERR_NOMEM on failure (tree freed). */
-jv_status jv_tree_build(const jv_trace *tr, jv_tree *t, jv_err *err);
+/* Builds the tree and links GPU events for tr. The analysis tree holds cpu ops
+ * and runtime/driver calls (as TraceLens'); with_python adds python_function
+ * and user_annotation events (for call-stack queries). JV_ERR_NOMEM on failure
+ * (tree freed). */
+jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err *err);
 
 /* Frees the tree. */
 void jv_tree_free(jv_tree *t);
