@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Ingestion benchmark: jarvis-analyze on a ~1M-event trace against `gzip -dc`.
+#
+# usage: bench_ingest.sh JARVIS_ANALYZE [SHARED_DIR [N [RESULTS_FILE]]]
+#
+#   JARVIS_ANALYZE  path of the jarvis-analyze binary
+#   SHARED_DIR      directory holding traces/ (default ../shared); exit 77 (skip) when traces/ is absent
+#   N               minimum number of events in the generated trace (default 1000000)
+#   RESULTS_FILE    markdown file to append the results to (default: $JV_BENCH_RESULTS; none when unset)
+#
+# The big trace is made once by gen_big_trace.py from the fixture
+# traces/nv_rtx2080ti_resnet_train.json.gz and cached in $BENCH_DIR (default:
+# the current directory, the build's bench/ under ctest). Each measurement
+# runs JV_BENCH_REPS times (default 3); the median is reported.
+#
+# Targets: jarvis wall time <= 3.0 x `gzip -dc FILE > /dev/null` wall time, and
+# jarvis peak RSS <= 25 % of the uncompressed JSON size.
+# Exit status: 0 both targets met, 1 a target missed, 2 bad usage or a failed run, 77 skipped.
+set -euo pipefail
+
+die() { echo "bench_ingest: $*" >&2; exit 2; }
+
+[ $# -ge 1 ] && [ $# -le 4 ] || die "usage: bench_ingest.sh JARVIS_ANALYZE [SHARED_DIR [N [RESULTS_FILE]]]"
+JARVIS=$1
+SHARED_DIR=${2:-../shared}
+N=${3:-1000000}
+RESULTS=${4:-${JV_BENCH_RESULTS:-}}
+REPS=${JV_BENCH_REPS:-3}
+BENCH_DIR=${BENCH_DIR:-$PWD}
+SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GEN="$SRC_DIR/bench/gen_big_trace.py"
+FIXTURE_NAME=nv_rtx2080ti_resnet_train.json.gz
+FIXTURE="$SHARED_DIR/traces/$FIXTURE_NAME"
+TARGET_RATIO=3.0
+TARGET_RSS_PCT=25
+
+if [ ! -d "$SHARED_DIR/traces" ]; then
+    echo "bench_ingest: $SHARED_DIR/traces is absent: skipped"
+    exit 77
+fi
+[ -f "$FIXTURE" ] || { echo "bench_ingest: fixture $FIXTURE is absent: skipped"; exit 77; }
+[ -x "$JARVIS" ] || die "$JARVIS: not an executable"
+[[ "$N" =~ ^[0-9]+$ ]] && [ "$N" -gt 0 ] || die "N must be a positive integer, got '$N'"
+[[ "$REPS" =~ ^[0-9]+$ ]] && [ "$REPS" -gt 0 ] || die "JV_BENCH_REPS must be a positive integer"
+command -v python3 >/dev/null || die "python3 is needed (trace generator, timing)"
+mkdir -p "$BENCH_DIR"
+
+# --- the big trace (cached; remade when the fixture or the generator is newer) ---
+BIG="$BENCH_DIR/big_trace_${N}.json.gz"
+META="$BIG.meta"
+if [ ! -s "$BIG" ] || [ ! -s "$META" ] || [ "$FIXTURE" -nt "$BIG" ] || [ "$GEN" -nt "$BIG" ]; then
+    echo "bench_ingest: generating $BIG (>= $N events from $FIXTURE_NAME) ..."
+    rm -f "$BIG" "$META"
+    python3 "$GEN" "$FIXTURE" "$BIG" -n "$N" >"$META.tmp" || die "trace generation failed"
+    mv "$META.tmp" "$META"
+fi
+EVENTS=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' "$META")
+[ -n "$EVENTS" ] || die "$META: no event count"
+
+# --- measuring ---
+# run_timed OUTFILE CMD...: runs CMD (stdout to /dev/null) and writes "WALL_S PEAK_RSS_KIB" to OUTFILE.
+# Wall time from a monotonic clock; peak RSS from getrusage(RUSAGE_CHILDREN) of a fresh
+# python process whose only child is CMD (the same figure as /usr/bin/time's %M).
+run_timed() {
+    local out=$1; shift
+    python3 - "$out" "$@" <<'PY'
+import resource, subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t0 = time.monotonic()
+rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
+wall = time.monotonic() - t0
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+with open(out, "w") as f:
+    f.write("%.3f %d\n" % (wall, rss))
+sys.exit(rc)
+PY
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+TMP=$(mktemp -d "$BENCH_DIR/bench_ingest.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+OUTDIR="$TMP/out"
+
+COMPRESSED=$(stat -c %s "$BIG")
+UNCOMPRESSED=$(gzip -dc "$BIG" | wc -c)
+
+# warm the page cache so the first timed run is not a cold read
+cat "$BIG" >/dev/null
+
+: >"$TMP/gzip.txt"
+: >"$TMP/jarvis.txt"
+for i in $(seq "$REPS"); do
+    run_timed "$TMP/r" gzip -dc "$BIG" || die "gzip -dc $BIG failed"
+    cat "$TMP/r" >>"$TMP/gzip.txt"
+    rm -rf "$OUTDIR"
+    run_timed "$TMP/r" "$JARVIS" -q "$BIG" -o "$OUTDIR" || die "jarvis-analyze failed on $BIG (run $i)"
+    cat "$TMP/r" >>"$TMP/jarvis.txt"
+    echo "bench_ingest: run $i/$REPS: gzip -dc $(cut -d' ' -f1 <"$TMP/r" | sed 's/.*//')$(awk 'END{print $1}' "$TMP/gzip.txt") s, jarvis-analyze $(cut -d' ' -f1 "$TMP/r") s, $(( $(cut -d' ' -f2 "$TMP/r") / 1024 )) MiB"
+done
+[ -s "$OUTDIR/perf_report_csvs/ops_summary.csv" ] || die "jarvis-analyze wrote no ops_summary.csv"
+
+GZIP_S=$(cut -d' ' -f1 "$TMP/gzip.txt" | median)
+JV_S=$(cut -d' ' -f1 "$TMP/jarvis.txt" | median)
+JV_RSS_KIB=$(cut -d' ' -f2 "$TMP/jarvis.txt" | median)
+
+# --- report ---
+read -r COMP_MIB UNCOMP_MIB RSS_MIB RATIO RSS_PCT RATIO_OK RSS_OK < <(awk \
+    -v c="$COMPRESSED" -v u="$UNCOMPRESSED" -v g="$GZIP_S" -v j="$JV_S" -v r="$JV_RSS_KIB" \
+    -v tr="$TARGET_RATIO" -v tp="$TARGET_RSS_PCT" 'BEGIN {
+        ratio = (g > 0) ? j / g : 1e9; pct = 100 * r * 1024 / u
+        printf "%.1f %.1f %.1f %.2f %.1f %s %s\n", c / 1048576, u / 1048576, r / 1024, ratio, pct,
+               (ratio <= tr) ? "PASS" : "FAIL", (pct <= tp) ? "PASS" : "FAIL" }')
+
+TABLE=$(cat <<EOF
+| metric | value | target | result |
+|---|---:|---:|---|
+| events | $EVENTS | | |
+| compressed (MiB) | $COMP_MIB | | |
+| uncompressed (MiB) | $UNCOMP_MIB | | |
+| gzip -dc (s, median of $REPS) | $GZIP_S | | |
+| jarvis-analyze (s, median of $REPS) | $JV_S | | |
+| ratio jarvis / gzip | $RATIO | <= $TARGET_RATIO | $RATIO_OK |
+| jarvis peak RSS (MiB) | $RSS_MIB | | |
+| RSS / uncompressed (%) | $RSS_PCT | <= $TARGET_RSS_PCT | $RSS_OK |
+EOF
+)
+echo
+echo "ingest benchmark: $(basename "$BIG")"
+echo "$TABLE"
+echo "gzip -dc runs (s):        $(cut -d' ' -f1 "$TMP/gzip.txt" | tr '\n' ' ')"
+echo "jarvis-analyze runs (s):  $(cut -d' ' -f1 "$TMP/jarvis.txt" | tr '\n' ' ')"
+echo "jarvis peak RSS (KiB):    $(cut -d' ' -f2 "$TMP/jarvis.txt" | tr '\n' ' ')"
+
+if [ -n "$RESULTS" ]; then
+    CPU=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+    MEM=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576; exit }' /proc/meminfo 2>/dev/null || true)
+    COMMIT=$(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    if [ "$COMMIT" != unknown ] && [ -n "$(git -C "$SRC_DIR" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+        COMMIT="$COMMIT (+ uncommitted changes)"
+    fi
+    mkdir -p "$(dirname "$RESULTS")"
+    {
+        echo
+        echo "## Ingest benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo
+        echo "- machine: $(nproc) cores, ${CPU:-unknown CPU}, ${MEM:-unknown memory}"
+        echo "- commit: $COMMIT"
+        echo "- trace: $EVENTS events, $FIXTURE_NAME tiled by bench/gen_big_trace.py"
+        echo "- command: \`jarvis-analyze -q TRACE -o OUTDIR\` vs \`gzip -dc TRACE > /dev/null\`, median of $REPS runs"
+        echo
+        echo "$TABLE"
+        echo
+        echo "Runs: gzip -dc $(cut -d' ' -f1 "$TMP/gzip.txt" | tr '\n' ' ')s;" \
+             "jarvis-analyze $(cut -d' ' -f1 "$TMP/jarvis.txt" | tr '\n' ' ')s;" \
+             "peak RSS $(cut -d' ' -f2 "$TMP/jarvis.txt" | tr '\n' ' ')KiB."
+    } >>"$RESULTS"
+    echo "bench_ingest: results appended to $RESULTS"
+fi
+
+[ "$RATIO_OK" = PASS ] && [ "$RSS_OK" = PASS ]

@@ -1,0 +1,167 @@
+/* Unit tests for core/ (interning, maps, number and Python-repr formatting)
+ * and the interval arithmetic and op categories of analysis/. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_category.h"
+#include "jv_intern.h"
+#include "jv_map.h"
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+#include "jv_timeline.h"
+
+static int passed, failed;
+
+#define EXPECT(cond)                                                                                               \
+    do {                                                                                                           \
+        if (cond) passed++;                                                                                        \
+        else {                                                                                                     \
+            failed++;                                                                                              \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                     \
+        }                                                                                                          \
+    } while (0)
+
+static void expect_str(const char *got, const char *want, int line) {
+    if (!strcmp(got, want)) passed++;
+    else {
+        failed++;
+        fprintf(stderr, "%s:%d: FAILED: got '%s', want '%s'\n", __FILE__, line, got, want);
+    }
+}
+#define EXPECT_STR(g, w) expect_str((g), (w), __LINE__)
+
+static void test_intern(void) {
+    jv_intern t;
+    EXPECT(jv_intern_init(&t) == JV_OK);
+    uint32_t a, b, c, d;
+    EXPECT(jv_intern_add(&t, "aten::mm", 8, &a) == JV_OK);
+    EXPECT(jv_intern_add(&t, "aten::mm", 8, &b) == JV_OK);
+    EXPECT(a == b && a != 0);
+    EXPECT(jv_intern_add(&t, "aten::m", 7, &c) == JV_OK && c != a);
+    EXPECT(jv_intern_find(&t, "", 0, &d) && d == 0);
+    /* many strings force rehashing; ids stay stable */
+    char buf[32];
+    uint32_t first = 0;
+    for (int i = 0; i < 50000; i++) {
+        snprintf(buf, sizeof buf, "k%d", i);
+        uint32_t id;
+        EXPECT(jv_intern_add(&t, buf, strlen(buf), &id) == JV_OK || 1);
+        if (i == 0) first = id;
+    }
+    EXPECT(jv_intern_find(&t, "k0", 2, &d) && d == first);
+    EXPECT(!strcmp(jv_intern_str(&t, a), "aten::mm") && jv_intern_len(&t, a) == 8);
+    /* embedded NUL bytes are part of the key */
+    EXPECT(jv_intern_add(&t, "a\0b", 3, &a) == JV_OK && jv_intern_add(&t, "a\0c", 3, &b) == JV_OK && a != b);
+    jv_intern_free(&t);
+}
+
+static void test_map(void) {
+    jv_map m;
+    jv_map_init(&m);
+    uint32_t v;
+    EXPECT(!jv_map_get(&m, 5, &v));
+    for (int64_t k = -1000; k < 100000; k += 3) EXPECT(jv_map_put(&m, k * 7919, (uint32_t)(k + 1000)) == JV_OK || 1);
+    EXPECT(jv_map_get(&m, -1000 * 7919, &v) && v == 0);
+    EXPECT(jv_map_get(&m, 2 * 7919, &v) && v == 1002);
+    EXPECT(!jv_map_get(&m, 3 * 7919, &v));
+    EXPECT(jv_map_put_first(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 1002);
+    EXPECT(jv_map_put(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 9);
+    EXPECT(jv_map_put(&m, INT64_MIN, 1) == JV_OK && jv_map_get(&m, INT64_MIN, &v) && v == 1);
+    jv_map_free(&m);
+}
+
+static void test_pyfloat(void) {
+    char b[48];
+    /* the spellings Python's repr(float) uses */
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 1.0), "1.0");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 0.1), "0.1");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 1e-05), "1e-05");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 0.0001), "0.0001");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 123456789012345678.0), "1.2345678901234568e+17");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 1e16), "1e+16");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 9999999999999998.0), "9999999999999998.0");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, -2.5), "-2.5");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 5.8069411764705885), "5.8069411764705885");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 0.30719775390625), "0.30719775390625");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 0.0), "0.0");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, NAN), "nan");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, -INFINITY), "-inf");
+    EXPECT_STR(jv_fmt_pyfloat(b, sizeof b, 3.0e-310), "3e-310");
+}
+
+static void repr_case(const char *json, const char *want, int line) {
+    char *s = NULL;
+    if (jv_pyrepr(json, strlen(json), &s) != JV_OK) {
+        failed++;
+        fprintf(stderr, "%s:%d: FAILED: jv_pyrepr rejected %s\n", __FILE__, line, json);
+        return;
+    }
+    expect_str(s, want, line);
+    free(s);
+}
+#define REPR(j, w) repr_case((j), (w), __LINE__)
+
+static void test_pyrepr(void) {
+    /* exactly as TraceLens' CSVs spell trace arguments */
+    REPR("[[512], [141, 512], [512, 512], [], []]", "((512,), (141, 512), (512, 512), (), ())");
+    REPR("[\"c10::BFloat16\", \"Scalar\", \"\"]", "('c10::BFloat16', 'Scalar', '')");
+    REPR("[\"\", \"1\", \"1e-05\", \"True\"]", "('', '1', '1e-05', 'True')");
+    REPR("[]", "()");
+    REPR("[[[1, 2], [3]], 4]", "(((1, 2), (3,)), 4)");
+    REPR("[1.5, 1e-05, 2.0, true, false, null]", "(1.5, 1e-05, 2.0, True, False, None)");
+    REPR("[\"it's\"]", "(\"it's\",)");
+    REPR("[\"a\\\"b'c\"]", "('a\"b\\'c',)");
+    REPR("[\"tab\\there\"]", "('tab\\there',)");
+    char *s = NULL;
+    EXPECT(jv_pyrepr("[1,", 3, &s) == JV_ERR_FORMAT && s == NULL);
+    EXPECT(jv_pyrepr("[1] x", 5, &s) == JV_ERR_FORMAT);
+    char *q = jv_pyrepr_quote("void k<float>(int)");
+    EXPECT_STR(q, "'void k<float>(int)'");
+    free(q);
+}
+
+static void test_intervals(void) {
+    /* hand-computed: [0,10) [5,15) [20,30) [30,35) [40,41) -> [0,15) [20,35) [40,41): 15 + 15 + 1 */
+    jv_iv a[] = {{20, 30}, {0, 10}, {40, 41}, {5, 15}, {30, 35}};
+    size_t n = jv_iv_merge(a, 5);
+    EXPECT(n == 3);
+    EXPECT(a[0].start == 0 && a[0].end == 15 && a[1].start == 20 && a[1].end == 35);
+    EXPECT(jv_iv_len(a, n) == 31);
+    jv_iv b[] = {{12, 22}, {34, 50}};
+    /* overlap of [0,15)[20,35)[40,41) with [12,22)[34,50): 3 + 2 + 1 + 1 = 7 */
+    EXPECT(jv_iv_overlap(a, n, b, 2) == 7);
+    jv_iv c[] = {{0, 5}, {0, 5}, {1, 2}};
+    EXPECT(jv_iv_union_len(c, 3) == 5);
+    EXPECT(jv_iv_union_len(c, 0) == 0);
+}
+
+static void test_category(void) {
+    EXPECT_STR(jv_op_category("aten::addmm", NULL), "GEMM");
+    EXPECT_STR(jv_op_category("aten::cudnn_convolution", NULL), "CONV_fwd");
+    EXPECT_STR(jv_op_category("aten::convolution_backward", NULL), "CONV_bwd");
+    EXPECT_STR(jv_op_category("aten::native_batch_norm", NULL), "NORM_fwd");
+    EXPECT_STR(jv_op_category("aten::cudnn_batch_norm_backward", NULL), "NORM_bwd");
+    EXPECT_STR(jv_op_category("aten::native_layer_norm_backward", NULL), "NORM_bwd");
+    EXPECT_STR(jv_op_category("aten::_scaled_dot_product_flash_attention", NULL), "SDPA_fwd");
+    EXPECT_STR(jv_op_category("aten::_scaled_dot_product_flash_attention_backward", NULL), "SDPA_bwd");
+    EXPECT_STR(jv_op_category("aten::add_", NULL), "elementwise");
+    EXPECT_STR(jv_op_category("aten::sum", NULL), "reduce");
+    EXPECT_STR(jv_op_category("aten::fill_", "void at::native::vectorized_elementwise_kernel<4, F>(int)"),
+               "elementwise");
+    EXPECT_STR(jv_op_category("aten::argmax", "void at::native::reduce_kernel<512, 1>(R)"), "reduce");
+    EXPECT_STR(jv_op_category("aten::index", "void indexing_kernel(int)"), "other");
+    EXPECT_STR(jv_op_category("triton_poi_fused_add_0", NULL), "triton");
+}
+
+int main(void) {
+    test_intern();
+    test_map();
+    test_pyfloat();
+    test_pyrepr();
+    test_intervals();
+    test_category();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
