@@ -20,7 +20,9 @@ set -euo pipefail
 
 die() { echo "bench_ingest: $*" >&2; exit 2; }
 
-[ $# -ge 1 ] && [ $# -le 4 ] || die "usage: bench_ingest.sh JARVIS_ANALYZE [SHARED_DIR [N [RESULTS_FILE]]]"
+if [ $# -lt 1 ] || [ $# -gt 4 ]; then
+    die "usage: bench_ingest.sh JARVIS_ANALYZE [SHARED_DIR [N [RESULTS_FILE]]]"
+fi
 JARVIS=$1
 SHARED_DIR=${2:-../shared}
 N=${3:-1000000}
@@ -40,8 +42,8 @@ if [ ! -d "$SHARED_DIR/traces" ]; then
 fi
 [ -f "$FIXTURE" ] || { echo "bench_ingest: fixture $FIXTURE is absent: skipped"; exit 77; }
 [ -x "$JARVIS" ] || die "$JARVIS: not an executable"
-[[ "$N" =~ ^[0-9]+$ ]] && [ "$N" -gt 0 ] || die "N must be a positive integer, got '$N'"
-[[ "$REPS" =~ ^[0-9]+$ ]] && [ "$REPS" -gt 0 ] || die "JV_BENCH_REPS must be a positive integer"
+if ! [[ "$N" =~ ^[1-9][0-9]*$ ]]; then die "N must be a positive integer, got '$N'"; fi
+if ! [[ "$REPS" =~ ^[1-9][0-9]*$ ]]; then die "JV_BENCH_REPS must be a positive integer"; fi
 command -v python3 >/dev/null || die "python3 is needed (trace generator, timing)"
 mkdir -p "$BENCH_DIR"
 
@@ -59,11 +61,17 @@ EVENTS=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' "$META")
 
 # --- measuring ---
 # run_timed OUTFILE CMD...: runs CMD (stdout to /dev/null) and writes "WALL_S PEAK_RSS_KIB" to OUTFILE.
-# Wall time from a monotonic clock; peak RSS from getrusage(RUSAGE_CHILDREN) of a fresh
-# python process whose only child is CMD (the same figure as /usr/bin/time's %M).
-run_timed() {
-    local out=$1; shift
-    python3 - "$out" "$@" <<'PY'
+# With /usr/bin/time -f '%e %M' when present; else a small python wrapper (monotonic clock,
+# getrusage(RUSAGE_CHILDREN).ru_maxrss of a fresh process whose only child is CMD: the same figure).
+if [ -x /usr/bin/time ] && /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
+    run_timed() {
+        local out=$1; shift
+        /usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null
+    }
+else
+    run_timed() {
+        local out=$1; shift
+        python3 - "$out" "$@" <<'PY'
 import resource, subprocess, sys, time
 out, cmd = sys.argv[1], sys.argv[2:]
 t0 = time.monotonic()
@@ -74,7 +82,8 @@ with open(out, "w") as f:
     f.write("%.3f %d\n" % (wall, rss))
 sys.exit(rc)
 PY
-}
+    }
+fi
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -93,11 +102,13 @@ cat "$BIG" >/dev/null
 : >"$TMP/jarvis.txt"
 for i in $(seq "$REPS"); do
     run_timed "$TMP/r" gzip -dc "$BIG" || die "gzip -dc $BIG failed"
-    cat "$TMP/r" >>"$TMP/gzip.txt"
+    read -r g_s _ <"$TMP/r"
+    echo "$g_s" >>"$TMP/gzip.txt"
     rm -rf "$OUTDIR"
     run_timed "$TMP/r" "$JARVIS" -q "$BIG" -o "$OUTDIR" || die "jarvis-analyze failed on $BIG (run $i)"
-    cat "$TMP/r" >>"$TMP/jarvis.txt"
-    echo "bench_ingest: run $i/$REPS: gzip -dc $(cut -d' ' -f1 <"$TMP/r" | sed 's/.*//')$(awk 'END{print $1}' "$TMP/gzip.txt") s, jarvis-analyze $(cut -d' ' -f1 "$TMP/r") s, $(( $(cut -d' ' -f2 "$TMP/r") / 1024 )) MiB"
+    read -r j_s j_kib <"$TMP/r"
+    echo "$j_s $j_kib" >>"$TMP/jarvis.txt"
+    echo "bench_ingest: run $i/$REPS: gzip -dc ${g_s} s; jarvis-analyze ${j_s} s, peak RSS $((j_kib / 1024)) MiB"
 done
 [ -s "$OUTDIR/perf_report_csvs/ops_summary.csv" ] || die "jarvis-analyze wrote no ops_summary.csv"
 

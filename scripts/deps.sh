@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages jarvis needs to build and test, when missing.
+# Sourced by example.sh and test.sh; safe to run again (installs nothing twice).
+jv_deps() {
+  local pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcjson-dev python3 gzip)
+  [ "${1:-}" = test ] && pkgs+=(clang libclang-rt-14-dev)
+  local missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "jarvis: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
