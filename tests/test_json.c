@@ -1,0 +1,840 @@
+/* test_json: unit tests for the jv_json cursor (analysis/jv_json.h).
+ * Plain C11, no framework. Every input is copied into a heap buffer of its
+ * exact length, so a read past the end of the range is caught by ASan.
+ * Prints "N passed, N failed" as the last line; exits 1 on any failure. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_json.h"
+
+static int g_pass, g_fail;
+
+static void check_(int ok, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void check_(int ok, const char *file, int line, const char *fmt, ...) {
+    if (ok) {
+        g_pass++;
+        return;
+    }
+    g_fail++;
+    fprintf(stderr, "FAIL %s:%d: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+#define CHECK(cond, ...) check_(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+static const char *res_name(jv_jres r) {
+    switch (r) {
+    case JV_J_OK: return "OK";
+    case JV_J_END: return "END";
+    case JV_J_MORE: return "MORE";
+    case JV_J_BAD: return "BAD";
+    }
+    return "?";
+}
+
+/* An exact-length heap copy of n bytes of s (so over-reads are detectable). */
+static char *dup_n(const char *s, size_t n) {
+    char *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    if (n) memcpy(p, s, n);
+    return p;
+}
+
+/* Runs jv_json_skip over the first n bytes of s. */
+static jv_jres skip_n(const char *s, size_t n, int final, const char **err, size_t *consumed) {
+    char *b = dup_n(s, n);
+    jv_jcur c;
+    jv_json_init(&c, b, b + n, final);
+    const char *vs = NULL;
+    size_t vn = 0;
+    jv_jres r = jv_json_skip(&c, &vs, &vn);
+    if (err) *err = c.err;
+    if (consumed) *consumed = (size_t)(c.p - b);
+    if (r == JV_J_BAD && !c.err) {
+        g_fail++;
+        fprintf(stderr, "FAIL: JV_J_BAD without a message for input of %zu bytes\n", n);
+    }
+    if (r == JV_J_BAD && (c.err_p < b || c.err_p > b + n)) {
+        g_fail++;
+        fprintf(stderr, "FAIL: err_p outside the input for input of %zu bytes\n", n);
+    }
+    free(b);
+    return r;
+}
+
+static jv_jres skip_s(const char *s, int final, const char **err) { return skip_n(s, strlen(s), final, err, NULL); }
+
+/* ---------- valid values ---------- */
+
+static void test_valid_values(void) {
+    static const char *const vals[] = {
+        "null", "true", "false", "0", "-0", "7", "-12", "3.25", "1e10", "1E+10", "-2.5e-3", "0.0e0",
+        "\"\"", "\"abc\"", "\"caf\xc3\xa9\"", "[]", "{}", "[ ]", "{ }", "[1,2,3]", "[null,true,false]",
+        "{\"a\":1}", "{\"a\":[1,{\"b\":\"c\"}],\"d\":{}}", "[[[[]]]]", "[{\"\":[]}]",
+        " \t\r\n[ 1 , \"x\" , { \"k\" : null } ]",
+    };
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        const char *v = vals[i];
+        size_t n = strlen(v), used = 0;
+        const char *err = NULL;
+        jv_jres r = skip_n(v, n, 1, &err, &used);
+        CHECK(r == JV_J_OK, "skip(%s) final=1 -> %s (%s)", v, res_name(r), err ? err : "");
+        CHECK(used == n, "skip(%s) consumed %zu of %zu", v, used, n);
+    }
+    /* the raw text of the value is returned without leading whitespace */
+    {
+        const char *doc = "  [1, \"a\"]  ,";
+        char *b = dup_n(doc, strlen(doc));
+        jv_jcur c;
+        jv_json_init(&c, b, b + strlen(doc), 0);
+        const char *s = NULL;
+        size_t n = 0;
+        jv_jres r = jv_json_skip(&c, &s, &n);
+        CHECK(r == JV_J_OK, "skip with trailing comma after value -> %s", res_name(r));
+        CHECK(s == b + 2 && n == 8, "skip raw span: offset %td length %zu", s ? s - b : -1, n);
+        CHECK(c.p == b + 10, "skip stops right after the value (at %td)", c.p - b);
+        free(b);
+    }
+    /* a number only ends at a delimiter: with more input possible it needs more */
+    CHECK(skip_s("123", 0, NULL) == JV_J_MORE, "skip(123) final=0 needs more");
+    CHECK(skip_s("123 ", 0, NULL) == JV_J_OK, "skip(123 ) final=0 is OK");
+    CHECK(skip_s("123", 1, NULL) == JV_J_OK, "skip(123) final=1 is OK");
+    CHECK(skip_s("true", 0, NULL) == JV_J_OK, "skip(true) final=0 is OK");
+    CHECK(skip_s("tru", 0, NULL) == JV_J_MORE, "skip(tru) final=0 needs more");
+    CHECK(skip_s("nul", 1, NULL) == JV_J_BAD, "skip(nul) final=1 is BAD");
+    CHECK(skip_s("nulx", 0, NULL) == JV_J_BAD, "skip(nulx) is BAD");
+    CHECK(skip_s("nan", 1, NULL) == JV_J_BAD, "skip(nan) is BAD");
+    CHECK(skip_s("NaN", 1, NULL) == JV_J_BAD, "skip(NaN) is BAD");
+    CHECK(skip_s("Infinity", 1, NULL) == JV_J_BAD, "skip(Infinity) is BAD");
+    CHECK(skip_s("[truex]", 1, NULL) == JV_J_BAD, "skip([truex]) is BAD");
+    CHECK(skip_s("'a'", 1, NULL) == JV_J_BAD, "skip('a') is BAD");
+    CHECK(skip_s("", 0, NULL) == JV_J_MORE, "skip(empty) final=0 needs more");
+    CHECK(skip_s("", 1, NULL) == JV_J_BAD, "skip(empty) final=1 is BAD");
+    CHECK(skip_s("   ", 1, NULL) == JV_J_BAD, "skip(spaces) final=1 is BAD");
+    CHECK(skip_s("]", 1, NULL) == JV_J_BAD, "skip(]) is BAD");
+    CHECK(skip_s("}", 1, NULL) == JV_J_BAD, "skip(}) is BAD");
+    CHECK(skip_s("[1}", 1, NULL) == JV_J_BAD, "skip([1}) is BAD");
+    CHECK(skip_s("{\"a\":1]", 1, NULL) == JV_J_BAD, "skip({\"a\":1]) is BAD");
+    CHECK(skip_n("[\0]", 3, 1, NULL, NULL) == JV_J_BAD, "NUL byte where a value is expected is BAD");
+
+    /* peek / expect / string / number directly */
+    {
+        const char *doc = " \n x";
+        char *b = dup_n(doc, 4);
+        jv_jcur c;
+        jv_json_init(&c, b, b + 4, 1);
+        char ch = 0;
+        CHECK(jv_json_peek(&c, &ch) == JV_J_OK && ch == 'x', "peek skips whitespace");
+        CHECK(c.p == b + 3, "peek does not consume the byte");
+        CHECK(jv_json_expect(&c, 'y') == JV_J_BAD && c.err, "expect mismatch is BAD with a message");
+        jv_json_init(&c, b, b + 4, 1);
+        CHECK(jv_json_expect(&c, 'x') == JV_J_OK && c.p == b + 4, "expect consumes the byte");
+        CHECK(jv_json_peek(&c, &ch) == JV_J_BAD && c.err, "peek at the end with final=1 is BAD");
+        jv_json_init(&c, b, b + 3, 0);
+        CHECK(jv_json_peek(&c, &ch) == JV_J_MORE, "peek over whitespace only with final=0 needs more");
+        free(b);
+    }
+    {
+        const char *doc = "  \"hello\" -12.5e+3,";
+        size_t n = strlen(doc);
+        char *b = dup_n(doc, n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 0);
+        jv_jstr s;
+        CHECK(jv_json_string(&c, &s) == JV_J_OK, "string reads");
+        CHECK(s.n == 5 && !memcmp(s.s, "hello", 5) && !s.escaped, "string token is the raw bytes");
+        CHECK(jv_jstr_eq(&s, "hello"), "jv_jstr_eq equal");
+        CHECK(!jv_jstr_eq(&s, "hell"), "jv_jstr_eq prefix is not equal");
+        CHECK(!jv_jstr_eq(&s, "hello!"), "jv_jstr_eq longer is not equal");
+        const char *ns = NULL;
+        size_t nn = 0;
+        CHECK(jv_json_number(&c, &ns, &nn) == JV_J_OK && nn == 8 && !memcmp(ns, "-12.5e+3", 8), "number reads");
+        CHECK(jv_json_string(&c, &s) == JV_J_BAD && c.err, "string at ',' is BAD");
+        free(b);
+    }
+}
+
+/* ---------- strings ---------- */
+
+typedef struct {
+    const char *json; /* a JSON string token including quotes */
+    const char *out;  /* expected decoded bytes */
+    size_t out_n;
+} esc_case;
+
+static void test_string_escapes(void) {
+    static const esc_case cases[] = {
+        {"\"plain\"", "plain", 5},
+        {"\"\\\"\"", "\"", 1},
+        {"\"\\\\\"", "\\", 1},
+        {"\"\\/\"", "/", 1},
+        {"\"\\b\\f\\n\\r\\t\"", "\b\f\n\r\t", 5},
+        {"\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\"", "a\"b\\c/d\be\ff\ng\rh\ti", 17},
+        {"\"\\u0041\"", "A", 1},
+        {"\"\\u0000\"", "\0", 1},
+        {"\"\\u007f\"", "\x7f", 1},
+        {"\"\\u0080\"", "\xc2\x80", 2},
+        {"\"\\u00e9\"", "\xc3\xa9", 2},
+        {"\"\\u00E9\"", "\xc3\xa9", 2},
+        {"\"\\u07FF\"", "\xdf\xbf", 2},
+        {"\"\\u0800\"", "\xe0\xa0\x80", 3},
+        {"\"\\u20AC\"", "\xe2\x82\xac", 3},
+        {"\"\\uFFFF\"", "\xef\xbf\xbf", 3},
+        {"\"\\uD83D\\uDE00\"", "\xf0\x9f\x98\x80", 4},             /* U+1F600 */
+        {"\"\\ud834\\udd1e\"", "\xf0\x9d\x84\x9e", 4},             /* U+1D11E */
+        {"\"\\uD800\\uDC00\"", "\xf0\x90\x80\x80", 4},             /* U+10000 */
+        {"\"\\uDBFF\\uDFFF\"", "\xf4\x8f\xbf\xbf", 4},             /* U+10FFFF */
+        {"\"\\uD800x\"", "\xef\xbf\xbdx", 4},                      /* lone high surrogate */
+        {"\"\\uD800\"", "\xef\xbf\xbd", 3},                        /* lone high at the end */
+        {"\"\\uDC00\"", "\xef\xbf\xbd", 3},                        /* lone low surrogate */
+        {"\"\\uD800\\u0041\"", "\xef\xbf\xbd" "A", 4},             /* high + non-low */
+        {"\"\\uD800\\uD800\\uDC00\"", "\xef\xbf\xbd\xf0\x90\x80\x80", 7},
+        {"\"x\\u00e9y\\n\"", "x\xc3\xa9y\n", 5},
+        {"\"caf\xc3\xa9\"", "caf\xc3\xa9", 5},                     /* raw UTF-8 passes through */
+        {"\"\x7f\"", "\x7f", 1},                                   /* DEL is not a control char in JSON */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const esc_case *k = &cases[i];
+        size_t n = strlen(k->json);
+        char *b = dup_n(k->json, n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        jv_jstr s = {0};
+        jv_jres r = jv_json_string(&c, &s);
+        CHECK(r == JV_J_OK, "string case %zu (%s) -> %s (%s)", i, k->json, res_name(r), c.err ? c.err : "");
+        if (r != JV_J_OK) {
+            free(b);
+            continue;
+        }
+        CHECK(c.p == b + n, "string case %zu consumed %td of %zu", i, c.p - b, n);
+        CHECK(s.s == b + 1 && s.n == n - 2, "string case %zu token span", i);
+        int want_esc = memchr(k->json, '\\', n) != NULL;
+        CHECK(s.escaped == want_esc, "string case %zu escaped=%d, want %d", i, s.escaped, want_esc);
+        /* decode: dst of capacity n bytes suffices */
+        char *dst = malloc(s.n ? s.n : 1);
+        size_t o = s.escaped ? jv_json_unescape(s.s, s.n, dst) : (memcpy(dst, s.s, s.n), s.n);
+        CHECK(o <= s.n, "string case %zu decoded %zu > raw %zu", i, o, s.n);
+        int same = o == k->out_n && memcmp(dst, k->out, o) == 0;
+        if (!same) {
+            fprintf(stderr, "  case %zu decoded %zu bytes:", i, o);
+            for (size_t j = 0; j < o; j++) fprintf(stderr, " %02x", (unsigned char)dst[j]);
+            fputc('\n', stderr);
+        }
+        CHECK(same, "string case %zu (%s) decodes to the expected bytes", i, k->json);
+        /* the same token is also accepted by skip */
+        CHECK(skip_n(k->json, n, 1, NULL, NULL) == JV_J_OK, "skip accepts string case %zu", i);
+        free(dst);
+        free(b);
+    }
+}
+
+typedef struct {
+    const char *json;
+    size_t n; /* 0: strlen */
+    size_t bad_at; /* expected err_p offset, (size_t)-1: any */
+} bad_case;
+
+static void test_bad_strings(void) {
+    static const bad_case cases[] = {
+        {"\"\\x\"", 0, 1},
+        {"\"\\u12G4\"", 0, 1},
+        {"\"\\u12g4\"", 0, 1},
+        {"\"\\uZZZZ\"", 0, 1},
+        {"\"\\U0041\"", 0, 1},
+        {"\"\\'\"", 0, 1},
+        {"\"\\a\"", 0, 1},
+        {"\"\\0\"", 0, 1},
+        {"\"\\ \"", 0, 1},
+        {"\"ab\\x\"", 0, 3},
+        {"\"a\x01" "b\"", 0, 2},
+        {"\"a\nb\"", 0, 2},
+        {"\"a\tb\"", 0, 2},
+        {"\"a\rb\"", 0, 2},
+        {"\"\x1f\"", 0, 1},
+        {"\"a\0b\"", 5, 2},
+        {"\"\0\"", 3, 1},
+        {"\"\\\0\"", 4, 1},
+        {"\"\\u00\0\"", 7, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const bad_case *k = &cases[i];
+        size_t n = k->n ? k->n : strlen(k->json);
+        char *b = dup_n(k->json, n);
+        for (int final = 0; final <= 1; final++) {
+            jv_jcur c;
+            jv_json_init(&c, b, b + n, final);
+            jv_jstr s;
+            jv_jres r = jv_json_string(&c, &s);
+            CHECK(r == JV_J_BAD, "bad string %zu final=%d -> %s", i, final, res_name(r));
+            CHECK(c.err != NULL && c.err[0], "bad string %zu has a message", i);
+            if (k->bad_at != (size_t)-1)
+                CHECK(c.err_p == b + k->bad_at, "bad string %zu: err_p at %td, want %zu", i,
+                      c.err_p ? c.err_p - b : -1, k->bad_at);
+            const char *err = NULL;
+            CHECK(skip_n(k->json, n, final, &err, NULL) == JV_J_BAD && err, "skip rejects bad string %zu", i);
+        }
+        free(b);
+    }
+    /* the messages say what is wrong */
+    const char *err = NULL;
+    skip_n("\"a\0b\"", 5, 1, &err, NULL);
+    CHECK(err && strstr(err, "NUL"), "NUL in a string: message '%s'", err ? err : "(null)");
+    skip_s("\"a\x01\"", 1, &err);
+    CHECK(err && strstr(err, "control"), "control char in a string: message '%s'", err ? err : "(null)");
+    skip_s("\"\\x\"", 1, &err);
+    CHECK(err && strstr(err, "escape"), "bad escape: message '%s'", err ? err : "(null)");
+    skip_s("\"\\u12G4\"", 1, &err);
+    CHECK(err && strstr(err, "\\u"), "bad \\u escape: message '%s'", err ? err : "(null)");
+    /* unterminated */
+    CHECK(skip_s("\"abc", 0, NULL) == JV_J_MORE, "unterminated string final=0 needs more");
+    CHECK(skip_s("\"abc", 1, &err) == JV_J_BAD && err, "unterminated string final=1 is BAD");
+    CHECK(skip_s("\"abc\\", 0, NULL) == JV_J_MORE, "string ending in a backslash final=0 needs more");
+    CHECK(skip_s("\"\\u00", 0, NULL) == JV_J_MORE, "string ending in a partial \\u final=0 needs more");
+    CHECK(skip_s("\"\\u00", 1, &err) == JV_J_BAD, "string ending in a partial \\u final=1 is BAD");
+    /* bad strings as object keys */
+    CHECK(skip_s("{\"a\\x\":1}", 1, &err) == JV_J_BAD && err, "bad escape in a key is BAD");
+    CHECK(skip_n("{\"a\0\":1}", 8, 1, &err, NULL) == JV_J_BAD && err, "NUL in a key is BAD");
+}
+
+/* ---------- numbers ---------- */
+
+static void test_numbers(void) {
+    static const char *const good[] = {"0", "-0", "1", "-1", "123", "-123", "0.5", "1.5", "-0.0", "1e5",
+                                       "1E5", "1e+5", "1e-5", "1.5E-05", "-2.25e+10", "0e0", "10.01",
+                                       "1695835585762907", "4458676522690.655"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        size_t n = strlen(good[i]);
+        char *b = dup_n(good[i], n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        const char *s = NULL;
+        size_t sn = 0;
+        jv_jres r = jv_json_number(&c, &s, &sn);
+        CHECK(r == JV_J_OK && s == b && sn == n, "number(%s) -> %s n=%zu", good[i], res_name(r), sn);
+        jv_json_init(&c, b, b + n, 0);
+        r = jv_json_number(&c, &s, &sn);
+        CHECK(r == JV_J_MORE, "number(%s) final=0 without a delimiter needs more, got %s", good[i], res_name(r));
+        free(b);
+        char arr[64];
+        snprintf(arr, sizeof arr, "[%s]", good[i]);
+        CHECK(skip_s(arr, 1, NULL) == JV_J_OK, "skip(%s) OK", arr);
+    }
+    /* invalid forms, inside an array so that a partial number cannot pass */
+    static const char *const bad[] = {"01", "00", "-01", "1.", "-", "1e", "1e+", "1E-", "+1", ".5", "-.5",
+                                      "1.e5", "--1", "-a", "1.5.3", "0x10", "1e5.5", "- 1", "1,", "012"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char arr[64];
+        snprintf(arr, sizeof arr, "[%s]", bad[i]);
+        const char *err = NULL;
+        jv_jres r = skip_s(arr, 1, &err);
+        CHECK(r == JV_J_BAD && err, "skip(%s) -> %s, want BAD", arr, res_name(r));
+        snprintf(arr, sizeof arr, "{\"ts\":%s}", bad[i]);
+        r = skip_s(arr, 0, &err);
+        CHECK(r == JV_J_BAD && err, "skip(%s) final=0 -> %s, want BAD", arr, res_name(r));
+    }
+    /* bare invalid numbers with final=1 */
+    static const char *const bare_bad[] = {"1.", "-", "1e", "1e+", "+1", ".5", "-x"};
+    for (size_t i = 0; i < sizeof bare_bad / sizeof *bare_bad; i++) {
+        size_t n = strlen(bare_bad[i]);
+        char *b = dup_n(bare_bad[i], n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        const char *s;
+        size_t sn;
+        jv_jres r = jv_json_number(&c, &s, &sn);
+        CHECK(r == JV_J_BAD && c.err, "number(%s) final=1 -> %s, want BAD", bare_bad[i], res_name(r));
+        free(b);
+    }
+    /* "01": the number is "0"; what follows is not part of it */
+    {
+        char *b = dup_n("01", 2);
+        jv_jcur c;
+        jv_json_init(&c, b, b + 2, 1);
+        const char *s;
+        size_t sn = 99;
+        jv_jres r = jv_json_number(&c, &s, &sn);
+        CHECK(r == JV_J_OK && sn == 1, "number(01) reads only the 0 (got %s n=%zu)", res_name(r), sn);
+        free(b);
+    }
+    /* huge numbers are valid JSON */
+    char big[512];
+    memset(big, '9', 400);
+    big[0] = '1';
+    big[400] = '\0';
+    const char *huge[] = {"1e999999", "-1e999999", "1e-999999", "1.5e308", "1e309", big};
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+        char arr[600];
+        snprintf(arr, sizeof arr, "[%s]", huge[i]);
+        const char *err = NULL;
+        CHECK(skip_s(arr, 1, &err) == JV_J_OK, "skip of huge number %zu OK (%s)", i, err ? err : "");
+        CHECK(skip_s(huge[i], 1, &err) == JV_J_OK, "skip of bare huge number %zu OK", i);
+    }
+}
+
+typedef struct {
+    const char *s;
+    int ok;
+    int64_t ns;
+} ns_case;
+
+static void test_us_to_ns(void) {
+    char big[512];
+    memset(big, '9', 400);
+    big[0] = '1';
+    big[400] = '\0';
+    char bigfrac[512]; /* 1.000...0005 with a long fraction: exact path */
+    memset(bigfrac, '0', 300);
+    bigfrac[0] = '1';
+    bigfrac[1] = '.';
+    bigfrac[300] = '7';
+    bigfrac[301] = '\0';
+    const ns_case cases[] = {
+        {"0", 1, 0},
+        {"-0", 1, 0},
+        {"1", 1, 1000},
+        {"-1", 1, -1000},
+        {"1695835585762907", 1, INT64_C(1695835585762907000)},
+        {"1695835585762907.5", 1, INT64_C(1695835585762907500)},
+        {"4458676522690.655", 1, INT64_C(4458676522690655)},
+        {"-4458676522690.655", 1, INT64_C(-4458676522690655)},
+        {"0.001", 1, 1},
+        {"0.0004", 1, 0},
+        {"0.0005", 1, 1},
+        {"1.0005", 1, 1001},
+        {"1.00049999", 1, 1000},
+        {"1.0004", 1, 1000},
+        {"1.0006", 1, 1001},
+        {"-1.0005", 1, -1001},
+        {"-1.0004", 1, -1000},
+        {"1.9995", 1, 2000},
+        {"0.9995", 1, 1000},
+        {"12.5", 1, 12500},
+        {"50.5", 1, 50500},
+        {"8.25", 1, 8250},
+        {"1.5", 1, 1500},
+        {"2.000", 1, 2000},
+        {"7.0", 1, 7000},
+        {"1e3", 1, 1000000},
+        {"1E3", 1, 1000000},
+        {"1.25e2", 1, 125000},
+        {"-1.25e2", 1, -125000},
+        {"1e-3", 1, 1},
+        {"1e-999", 1, 0},
+        {"9223372036854774", 1, INT64_C(9223372036854774000)},
+        {"9223372036854774.999", 1, INT64_C(9223372036854774999)},
+        {"-9223372036854774", 1, INT64_C(-9223372036854774000)},
+        {"9223372036854775", 0, 0},
+        {"9999999999999999", 0, 0},
+        {"12345678901234567", 0, 0},
+        {"-12345678901234567", 0, 0},
+        {"1e16", 0, 0},
+        {"9.2e15", 0, 0},
+        {"1e999999", 0, 0},
+        {"-1e999999", 0, 0},
+        {"1e309", 0, 0},
+        {big, 0, 0},
+        {bigfrac, 1, 1000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const ns_case *k = &cases[i];
+        size_t n = strlen(k->s);
+        char *b = dup_n(k->s, n);
+        int64_t v = INT64_C(0x5a5a5a5a);
+        int ok = jv_json_us_to_ns(b, n, &v);
+        if (k->ok)
+            CHECK(ok && v == k->ns, "us_to_ns(%.40s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v,
+                  (long long)k->ns);
+        else
+            CHECK(!ok, "us_to_ns(%.40s) -> ok=%d %lld, want out of range", k->s, ok, (long long)v);
+        free(b);
+    }
+    /* a value inside a larger buffer: only n bytes are read */
+    {
+        const char *s = "12.5,99";
+        int64_t v = 0;
+        CHECK(jv_json_us_to_ns(s, 4, &v) && v == 12500, "us_to_ns reads only n bytes");
+    }
+}
+
+typedef struct {
+    const char *s;
+    int ok;
+    int64_t v;
+} i64_case;
+
+static void test_int64(void) {
+    const i64_case cases[] = {
+        {"0", 1, 0},
+        {"-0", 1, 0},
+        {"7", 1, 7},
+        {"-7", 1, -7},
+        {"7.0", 1, 7},
+        {"7.000", 1, 7},
+        {"-7.0", 1, -7},
+        {"123456789012", 1, INT64_C(123456789012)},
+        {"9223372036854775807", 1, INT64_MAX},
+        {"-9223372036854775807", 1, -INT64_MAX},
+        {"9223372036854775808", 0, 0},
+        {"18446744073709551615", 0, 0},
+        {"18446744073709551616", 0, 0},
+        {"99999999999999999999", 0, 0},
+        {"7.5", 0, 0},
+        {"7.01", 0, 0},
+        {"1e3", 0, 0},
+        {"1E0", 0, 0},
+        {"", 0, 0},
+        {"-", 0, 0},
+        {"abc", 0, 0},
+        {"12a", 0, 0},
+        {" 1", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const i64_case *k = &cases[i];
+        size_t n = strlen(k->s);
+        char *b = dup_n(k->s, n);
+        int64_t v = 42;
+        int ok = jv_json_int64(b, n, &v);
+        if (k->ok)
+            CHECK(ok && v == k->v, "int64(%s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v, (long long)k->v);
+        else
+            CHECK(!ok, "int64(%s) -> ok=%d %lld, want rejection", k->s, ok, (long long)v);
+        free(b);
+    }
+    char big[401];
+    memset(big, '9', 400);
+    big[400] = '\0';
+    int64_t v = 0;
+    CHECK(!jv_json_int64(big, 400, &v), "int64 of a 400-digit number is rejected");
+    CHECK(jv_json_int64("77,", 2, &v) && v == 77, "int64 reads only n bytes");
+}
+
+/* ---------- nesting ---------- */
+
+static char *nested(int depth, int obj, size_t *n) {
+    /* obj: {"a":{"a":...1...}} else [[...1...]] */
+    size_t cap = (size_t)depth * 6 + 8;
+    char *s = malloc(cap);
+    size_t o = 0;
+    for (int i = 0; i < depth; i++) {
+        if (obj) {
+            memcpy(s + o, "{\"a\":", 5);
+            o += 5;
+        } else {
+            s[o++] = '[';
+        }
+    }
+    s[o++] = '1';
+    for (int i = 0; i < depth; i++) s[o++] = obj ? '}' : ']';
+    *n = o;
+    return s;
+}
+
+static void test_nesting(void) {
+    static const int depths[] = {1, 100, 500, 511, 512, 513, 600, 1000, 100000};
+    for (int obj = 0; obj <= 1; obj++) {
+        for (size_t i = 0; i < sizeof depths / sizeof *depths; i++) {
+            int d = depths[i];
+            size_t n;
+            char *s = nested(d, obj, &n);
+            const char *err = NULL;
+            size_t used = 0;
+            jv_jres r = skip_n(s, n, 1, &err, &used);
+            if (d <= JV_JSON_MAX_DEPTH) {
+                CHECK(r == JV_J_OK && used == n, "%s nesting %d -> %s (%s)", obj ? "object" : "array", d,
+                      res_name(r), err ? err : "");
+            } else {
+                CHECK(r == JV_J_BAD, "%s nesting %d -> %s, want BAD", obj ? "object" : "array", d, res_name(r));
+                CHECK(err && strstr(err, "nesting"), "nesting %d message '%s'", d, err ? err : "(null)");
+            }
+            /* only the opening part: deep input is rejected before its end */
+            if (d > JV_JSON_MAX_DEPTH) {
+                size_t open_n = obj ? (size_t)d * 5 : (size_t)d;
+                r = skip_n(s, open_n, 0, &err, NULL);
+                CHECK(r == JV_J_BAD && err && strstr(err, "nesting"), "open-only nesting %d final=0 -> %s", d,
+                      res_name(r));
+            }
+            free(s);
+        }
+    }
+    /* mixed: [{"a":[{"a":... 600 levels */
+    {
+        size_t cap = 600 * 6 + 8, o = 0;
+        char *s = malloc(cap);
+        for (int i = 0; i < 600; i++) {
+            if (i % 2) {
+                memcpy(s + o, "{\"a\":", 5);
+                o += 5;
+            } else {
+                s[o++] = '[';
+            }
+        }
+        s[o++] = '0';
+        for (int i = 599; i >= 0; i--) s[o++] = i % 2 ? '}' : ']';
+        const char *err = NULL;
+        CHECK(skip_n(s, o, 1, &err, NULL) == JV_J_BAD && err && strstr(err, "nesting"), "mixed nesting 600 is BAD");
+        free(s);
+    }
+    /* many siblings at shallow depth are fine */
+    {
+        size_t n = 3 + 2 * 100000, o = 0;
+        char *s = malloc(n);
+        s[o++] = '[';
+        for (int i = 0; i < 100000; i++) {
+            s[o++] = '[';
+            s[o++] = ']';
+            if (i + 1 < 100000) s[o++] = ',';
+        }
+        s[o++] = ']';
+        CHECK(skip_n(s, o, 1, NULL, NULL) == JV_J_OK, "100000 empty arrays in an array are OK");
+        free(s);
+    }
+}
+
+/* ---------- truncation ---------- */
+
+/* A walker built from the cursor primitives, as a streaming reader would use them. */
+static jv_jres walk(jv_jcur *c, int depth) {
+    char ch;
+    jv_jres r = jv_json_peek(c, &ch);
+    if (r != JV_J_OK) return r;
+    if (depth > 64) return jv_json_skip(c, NULL, NULL);
+    if (ch == '{') {
+        r = jv_json_expect(c, '{');
+        if (r != JV_J_OK) return r;
+        int first = 1;
+        jv_jstr k;
+        while ((r = jv_json_member(c, &first, &k)) == JV_J_OK) {
+            r = walk(c, depth + 1);
+            if (r != JV_J_OK) return r;
+        }
+        return r == JV_J_END ? JV_J_OK : r;
+    }
+    if (ch == '[') {
+        r = jv_json_expect(c, '[');
+        if (r != JV_J_OK) return r;
+        int first = 1;
+        while ((r = jv_json_element(c, &first)) == JV_J_OK) {
+            r = walk(c, depth + 1);
+            if (r != JV_J_OK) return r;
+        }
+        return r == JV_J_END ? JV_J_OK : r;
+    }
+    if (ch == '"') {
+        jv_jstr s;
+        return jv_json_string(c, &s);
+    }
+    if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        const char *s;
+        size_t n;
+        return jv_json_number(c, &s, &n);
+    }
+    return jv_json_skip(c, NULL, NULL);
+}
+
+static void test_truncation_doc(const char *doc, size_t len) {
+    int bad_more = 0, bad_final = 0;
+    for (size_t k = 0; k <= len; k++) {
+        char *b = dup_n(doc, k);
+        for (int use_walk = 0; use_walk <= 1; use_walk++) {
+            for (int final = 0; final <= 1; final++) {
+                jv_jcur c;
+                jv_json_init(&c, b, b + k, final);
+                jv_jres r = use_walk ? walk(&c, 0) : jv_json_skip(&c, NULL, NULL);
+                if (k == len) {
+                    CHECK(r == JV_J_OK && c.p == b + len, "%s of the whole document (final=%d) -> %s (%s)",
+                          use_walk ? "walk" : "skip", final, res_name(r), c.err ? c.err : "");
+                } else if (!final) {
+                    if (r != JV_J_MORE && bad_more++ < 5)
+                        fprintf(stderr, "  prefix %zu/%zu (%s) final=0 -> %s (%s)\n", k, len,
+                                use_walk ? "walk" : "skip", res_name(r), c.err ? c.err : "");
+                    CHECK(r == JV_J_MORE, "prefix %zu final=0 needs more", k);
+                } else {
+                    int ok = r == JV_J_BAD && c.err && strstr(c.err, "unexpected end") && c.err_p == b + k;
+                    if (!ok && bad_final++ < 5)
+                        fprintf(stderr, "  prefix %zu/%zu (%s) final=1 -> %s (%s)\n", k, len,
+                                use_walk ? "walk" : "skip", res_name(r), c.err ? c.err : "");
+                    CHECK(ok, "prefix %zu final=1 is BAD 'unexpected end' at the end", k);
+                }
+            }
+        }
+        free(b);
+    }
+}
+
+static void test_truncation(void) {
+    static const char *const docs[] = {
+        "{\"traceEvents\": [\n"
+        "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1234, \"tid\": 1234,\n"
+        "   \"ts\": 1695835585762907, \"dur\": 50.5, \"args\": {\"Input Dims\": [[64, 128], [128, 256]],\n"
+        "   \"Input type\": [\"float\", \"float\"], \"External id\": 10}},\n"
+        "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\u00e9\\\"\\n\\uD83D\\uDE00\", \"pid\": 0,\n"
+        "   \"tid\": \"stream 7\", \"ts\": 4458676522690.655, \"dur\": -1.5e-3, \"args\": {\"a\": true,\n"
+        "   \"b\": false, \"c\": null, \"d\": [], \"e\": {}, \"f\": -0, \"g\": 1E+2}}\n"
+        "], \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}], \"x\": \"\\\\\\/\"}",
+        "[1,-2.5e-3,true,false,null,\"\",[],{},{\"a\":[\"\\u0041\"]}]",
+        "{}",
+        "[]",
+        "\"abc\\u00e9\"",
+        "[0]",
+        "{\"a\":{\"b\":{\"c\":[[[1e5]]]}}}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) test_truncation_doc(docs[i], strlen(docs[i]));
+}
+
+/* ---------- iteration ---------- */
+
+static void test_iteration(void) {
+    /* a full object walk */
+    {
+        const char *doc = " { \"a\" : 1 , \"b\" : [ 2 , \"x\" , [ ] ] , \"c\":{} } ";
+        size_t n = strlen(doc);
+        char *b = dup_n(doc, n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        CHECK(jv_json_expect(&c, '{') == JV_J_OK, "iter: open object");
+        int first = 1;
+        jv_jstr k;
+        jv_jres r = jv_json_member(&c, &first, &k);
+        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "a") && !first, "iter: member a");
+        const char *s;
+        size_t sn;
+        CHECK(jv_json_number(&c, &s, &sn) == JV_J_OK && sn == 1 && *s == '1', "iter: value of a");
+        r = jv_json_member(&c, &first, &k);
+        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "b"), "iter: member b");
+        CHECK(jv_json_expect(&c, '[') == JV_J_OK, "iter: open array");
+        int af = 1, count = 0;
+        while ((r = jv_json_element(&c, &af)) == JV_J_OK) {
+            count++;
+            CHECK(jv_json_skip(&c, NULL, NULL) == JV_J_OK, "iter: element %d", count);
+        }
+        CHECK(r == JV_J_END && count == 3, "iter: array has 3 elements (%d, %s)", count, res_name(r));
+        r = jv_json_member(&c, &first, &k);
+        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "c"), "iter: member c");
+        CHECK(jv_json_expect(&c, '{') == JV_J_OK, "iter: open c");
+        int cf = 1;
+        CHECK(jv_json_member(&c, &cf, &k) == JV_J_END && cf == 1, "iter: empty object ends at once");
+        r = jv_json_member(&c, &first, &k);
+        CHECK(r == JV_J_END, "iter: object ends (%s)", res_name(r));
+        char ch;
+        CHECK(jv_json_peek(&c, &ch) == JV_J_BAD, "iter: nothing after the object (final)");
+        free(b);
+    }
+    /* empty containers */
+    {
+        char *b = dup_n("[ ]", 3);
+        jv_jcur c;
+        jv_json_init(&c, b, b + 3, 1);
+        int f = 1;
+        CHECK(jv_json_expect(&c, '[') == JV_J_OK && jv_json_element(&c, &f) == JV_J_END && c.p == b + 3,
+              "iter: empty array");
+        free(b);
+    }
+
+    /* errors: each document is walked with member/element and must end BAD with a message */
+    typedef struct {
+        const char *doc;
+        const char *msg; /* substring of the message, or NULL */
+    } err_case;
+    static const err_case errs[] = {
+        {"{\"a\":1,}", "string"},           /* trailing comma in an object */
+        {"[1,]", "value"},                  /* trailing comma in an array */
+        {"[1,,2]", "value"},
+        {"{\"a\" 1}", "':'"},               /* missing colon */
+        {"{\"a\"}", "':'"},
+        {"{\"a\":1 \"b\":2}", "','"},      /* missing comma */
+        {"[1 2]", "','"},
+        {"{1:2}", "string"},                /* non-string key */
+        {"{a:1}", "string"},
+        {"{,}", "string"},
+        {"{,\"a\":1}", "string"},
+        {"[,1]", "value"},
+        {"{\"a\":}", "value"},
+        {"{\"a\":1;\"b\":2}", "','"},
+        {"[1;2]", "','"},
+        {"{\"a\":1]", "','"},
+        {"[1}", "','"},
+        {"{\"a\"::1}", "value"},
+    };
+    for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) {
+        const char *doc = errs[i].doc;
+        size_t n = strlen(doc);
+        char *b = dup_n(doc, n);
+        for (int final = 0; final <= 1; final++) {
+            jv_jcur c;
+            jv_json_init(&c, b, b + n, final);
+            jv_jres r = walk(&c, 0);
+            CHECK(r == JV_J_BAD && c.err, "walk(%s) final=%d -> %s, want BAD", doc, final, res_name(r));
+            if (r == JV_J_BAD && c.err && errs[i].msg)
+                CHECK(strstr(c.err, errs[i].msg) != NULL, "walk(%s) message '%s' should mention %s", doc, c.err,
+                      errs[i].msg);
+            if (r == JV_J_BAD) CHECK(c.err_p >= b && c.err_p <= b + n, "walk(%s) err_p inside the input", doc);
+            const char *err = NULL;
+            CHECK(skip_n(doc, n, final, &err, NULL) == JV_J_BAD && err, "skip(%s) final=%d is BAD", doc, final);
+        }
+        free(b);
+    }
+    /* element(): a trailing comma is only caught by the value read after it */
+    {
+        const char *doc = "[1,]";
+        char *b = dup_n(doc, 4);
+        jv_jcur c;
+        jv_json_init(&c, b, b + 4, 1);
+        int f = 1;
+        jv_json_expect(&c, '[');
+        CHECK(jv_json_element(&c, &f) == JV_J_OK, "element 1");
+        jv_json_skip(&c, NULL, NULL);
+        CHECK(jv_json_element(&c, &f) == JV_J_OK, "element after the trailing comma reports a value follows");
+        CHECK(jv_json_skip(&c, NULL, NULL) == JV_J_BAD && c.err_p == b + 3, "the value after ',' is BAD at ']'");
+        free(b);
+    }
+    /* member(): the error position of a missing colon */
+    {
+        const char *doc = "{\"key\" 1}";
+        size_t n = strlen(doc);
+        char *b = dup_n(doc, n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        int f = 1;
+        jv_jstr k;
+        jv_json_expect(&c, '{');
+        CHECK(jv_json_member(&c, &f, &k) == JV_J_BAD && c.err_p == b + 7, "missing colon reported at the value");
+        free(b);
+    }
+    /* member()/element() truncated right after the opener */
+    {
+        char *b = dup_n("{ ", 2);
+        jv_jcur c;
+        jv_json_init(&c, b, b + 2, 0);
+        int f = 1;
+        jv_jstr k;
+        jv_json_expect(&c, '{');
+        CHECK(jv_json_member(&c, &f, &k) == JV_J_MORE, "member at the end, final=0 needs more");
+        jv_json_init(&c, b + 1, b + 2, 1);
+        f = 1;
+        CHECK(jv_json_member(&c, &f, &k) == JV_J_BAD, "member at the end, final=1 is BAD");
+        free(b);
+    }
+}
+
+int main(void) {
+    test_valid_values();
+    test_string_escapes();
+    test_bad_strings();
+    test_numbers();
+    test_us_to_ns();
+    test_int64();
+    test_nesting();
+    test_truncation();
+    test_iteration();
+    printf("%d passed, %d failed\n", g_pass, g_fail);
+    return g_fail ? 1 : 0;
+}
