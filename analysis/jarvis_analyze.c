@@ -171,6 +171,7 @@ int main(int argc, char **argv) {
         jv_trace_free(&tr);
         return 0;
     }
+    jv_trace_drop_flows(&tr);
     warnings(&c, &tr, &t);
     s = jv_launchers_build(&tr, &t, &l);
     if (s != JV_OK) {

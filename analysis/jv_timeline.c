@@ -58,10 +58,19 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     out->device = dev;
     size_t n = 0;
     for (size_t i = 0; i < tr->nev; i++) n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
-    jv_iv *buf = malloc((4 * n + 1) * sizeof *buf);
+    /* one buffer of 2n: computation grows from the front, communication from the
+       back of the first half, memcpy from the back of the second; the free second
+       half serves the unions */
+    jv_iv *buf = malloc((2 * n + 2) * sizeof *buf);
     if (!buf) return JV_ERR_NOMEM;
-    jv_iv *comp = buf, *comm = buf + n, *mem = buf + 2 * n, *tmp = buf + 3 * n;
+    jv_iv *comp = buf, *tmp = buf + n + 1;
+    jv_iv *comm_end = buf + n + 1, *mem_end = buf + 2 * n + 2;
     size_t nc = 0, nk = 0, nm = 0;
+    /* classify each distinct kernel name once (direct-mapped cache on the interned id) */
+    enum { CACHE = 1024 };
+    uint32_t cache_id[CACHE];
+    uint8_t cache_comm[CACHE];
+    memset(cache_id, 0xFF, sizeof cache_id);
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
@@ -70,8 +79,13 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
         jv_iv iv = {e->ts, e->ts + e->dur};
         const char *name = jv_trace_str(tr, e->name);
-        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) mem[nm++] = iv;
-        else if (k == JV_K_KERNEL && jv_is_comm_kernel(name)) comm[nk++] = iv;
+        uint32_t slot = e->name & (CACHE - 1);
+        if (cache_id[slot] != e->name) {
+            cache_id[slot] = e->name;
+            cache_comm[slot] = (uint8_t)jv_is_comm_kernel(name);
+        }
+        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) *(mem_end - ++nm) = iv;
+        else if (k == JV_K_KERNEL && cache_comm[slot]) *(comm_end - ++nk) = iv;
         else comp[nc++] = iv;
         out->events++;
     }
@@ -79,9 +93,20 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         free(buf);
         return JV_OK;
     }
+    /* move communication and memcpy intervals to their own spots: comm right after
+       comp in the first half, mem at the start of the second half */
+    jv_iv *comm = comp + nc, *mem = tmp;
+    memmove(comm, comm_end - nk, nk * sizeof *comm);
+    memmove(mem, mem_end - nm, nm * sizeof *mem);
     nc = jv_iv_merge(comp, nc);
+    memmove(comp + nc, comm, nk * sizeof *comm); /* keep comm adjacent to the merged comp */
+    comm = comp + nc;
     nk = jv_iv_merge(comm, nk);
     nm = jv_iv_merge(mem, nm);
+    /* mem lives at tmp; move it to the end of the second half so tmp is free for unions */
+    jv_iv *mem2 = mem_end - nm;
+    memmove(mem2, mem, nm * sizeof *mem);
+    mem = mem2;
     out->computation = jv_iv_len(comp, nc);
     out->total_comm = jv_iv_len(comm, nk);
     out->total_memcpy = jv_iv_len(mem, nm);

@@ -494,7 +494,8 @@ static jv_status commit_event(reader *r, const ev_tmp *e) {
     case 's':
     case 'f': {
         n->flow_events++;
-        if (!(e->launch_flow || e->fwdbwd_flow) || e->id == JV_NONE64 || !e->has_ts) return JV_OK;
+        /* autograd fwdbwd flows are not kept: forward and backward ops are paired by Sequence number */
+        if (!e->launch_flow || e->id == JV_NONE64 || !e->has_ts) return JV_OK;
         uint32_t th;
         JV_CHECK(thread_index(r, e->pid, e->tid, &th));
         JV_CHECK(JV_RESERVE(tr->flows, tr->cap_flows, tr->nflows + 1));
@@ -536,7 +537,7 @@ static jv_status commit_event(reader *r, const ev_tmp *e) {
         uint32_t sig;
         JV_CHECK(sig_index(r, e, &sig));
         JV_CHECK(JV_RESERVE(tr->ops, tr->cap_ops, tr->nops + 1));
-        tr->ops[tr->nops] = (jv_opargs){sig, 0, e->ext, e->seq};
+        tr->ops[tr->nops] = (jv_opargs){sig, jv_id32(e->ext), jv_id32(e->seq)};
         ev.aux = (uint32_t)tr->nops++;
         break;
     }
@@ -808,6 +809,12 @@ void jv_trace_free(jv_trace *tr) {
     free(tr->distributed_info);
     free(tr->runtime_version);
     memset(tr, 0, sizeof *tr);
+}
+
+void jv_trace_drop_flows(jv_trace *tr) {
+    free(tr->flows);
+    tr->flows = NULL;
+    tr->nflows = tr->cap_flows = 0;
 }
 
 const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap) {

@@ -52,13 +52,16 @@ typedef struct {
     uint32_t aux;     /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
 } jv_event;
 
-/* Arguments of a cpu op (or user annotation). */
+/* Arguments of a cpu op (or user annotation). 12 bytes: there is one per op. */
 typedef struct {
     uint32_t sig;      /* index into jv_trace.sigs: the op's shape arguments */
-    uint32_t pad_;
-    int64_t ext;       /* External id (or 2021's "external id"), JV_NONE64 when absent */
-    int64_t seq;       /* Sequence number, JV_NONE64 when absent */
+    int32_t ext;       /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
+    int32_t seq;       /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
 } jv_opargs;
+
+#define JV_NONE32I INT32_MIN
+/* Narrows an id read as int64 (JV_NONE64 when absent) to the 32-bit form of jv_opargs. */
+static inline int32_t jv_id32(int64_t v) { return v > INT32_MIN && v <= INT32_MAX ? (int32_t)v : JV_NONE32I; }
 
 /* The four shape arguments of an op as raw JSON text (interned ids; 0 = absent). */
 typedef struct {
@@ -155,6 +158,10 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
 
 /* Frees everything held by tr. */
 void jv_trace_free(jv_trace *tr);
+
+/* Frees the flow endpoints once linking (jv_tree_build) no longer needs them,
+ * lowering peak memory for the reports. */
+void jv_trace_drop_flows(jv_trace *tr);
 
 /* Text of an interned id. */
 static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) { return jv_intern_str(&tr->strings, id); }

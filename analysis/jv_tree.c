@@ -188,14 +188,14 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     if (s == JV_OK && missing) {
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if ((e->kind == JV_K_CPU_OP) && tr->ops[e->aux].ext != JV_NONE64)
+            if ((e->kind == JV_K_CPU_OP) && tr->ops[e->aux].ext != JV_NONE32I)
                 s = jv_map_put_first(&by_ext, tr->ops[e->aux].ext, (uint32_t)i);
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             uint32_t op;
             if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
-            if (tr->gpu[e->aux].ext != JV_NONE64 && jv_map_get(&by_ext, tr->gpu[e->aux].ext, &op)) {
+            if (jv_id32(tr->gpu[e->aux].ext) != JV_NONE32I && jv_map_get(&by_ext, jv_id32(tr->gpu[e->aux].ext), &op)) {
                 t->parent[i] = op;
                 t->counts.by_external_id++;
             }
@@ -268,8 +268,8 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         if (e->kind != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
         if (tr->sigs[tr->ops[e->aux].sig].dims) t->counts.cpu_ops_with_shapes++;
-        int64_t seq = tr->ops[e->aux].seq;
-        if (seq == JV_NONE64) continue;
+        int32_t seq = tr->ops[e->aux].seq;
+        if (seq == JV_NONE32I) continue;
         if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
         uint32_t prev;

@@ -15,6 +15,9 @@ k * (time span of the fixture + gap), and every id that links events
 fields so that ids which are equal across fields in the fixture (a launch's
 correlation and its ac2g flow id, for instance) stay equal in every copy.
 The other top-level keys (deviceProperties, schemaVersion, ...) are kept.
+Events are laid out as Kineto writes them (indented, a few keys a line), so
+that the uncompressed size per event is that of a real trace; --compact
+writes them on one line each without spaces instead.
 
 Output is deterministic (same fixture and arguments, same bytes: the gzip
 header carries no name and mtime 0). Events are written one at a time; only
@@ -108,11 +111,34 @@ def shifted(e, dt, did):
     return e
 
 
+def kineto_layout(dumps):
+    """Formats an event about as Kineto's ChromeTraceLogger does (indented, a few keys a line,
+    one argument a line), so that the uncompressed size per event is that of a real trace."""
+    def fmt(e):
+        if not isinstance(e, dict):
+            return "  " + dumps(e)
+        keys = [k for k in e if k != "args"]
+        lines = []
+        for part in (keys[:5], keys[5:]):
+            if part:
+                lines.append(", ".join(dumps(k) + ": " + dumps(e[k]) for k in part))
+        args = e.get("args")
+        if isinstance(args, dict) and args:
+            lines.append('"args": {\n      ' +
+                         ",\n      ".join(dumps(k) + ": " + dumps(v) for k, v in args.items()) + "\n    }")
+        elif "args" in e:
+            lines.append('"args": ' + dumps(args))
+        return "  {\n    " + ",\n    ".join(lines) + "\n  }"
+    return fmt
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("fixture")
     ap.add_argument("output", help="output path; gzip'd (level 6) when it ends in .gz")
     ap.add_argument("-n", "--events", type=int, default=1000000, help="minimum number of events (default 1000000)")
+    ap.add_argument("--compact", action="store_true",
+                    help="write compact JSON (no spaces or newlines) instead of Kineto's indented layout")
     a = ap.parse_args(argv)
 
     doc = load_fixture(a.fixture)
@@ -140,13 +166,18 @@ def main(argv):
         written[0] += len(b)
         out.write(b)
 
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+    if a.compact:
+        dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+        fmt = dumps
+    else:
+        dumps = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False).encode
+        fmt = kineto_layout(dumps)
     nev = 0
     try:
         w("{")
         first_key = True
         for key, val in doc.items():
-            w(("" if first_key else ",\n") + dumps(key) + ":")
+            w(("\n" if first_key else ",\n") + dumps(key) + (":" if a.compact else ": "))
             first_key = False
             if key != "traceEvents":
                 w(dumps(val))
@@ -156,7 +187,7 @@ def main(argv):
             for k in range(copies):
                 src = events if k == 0 else body
                 for e in src:
-                    buf.append(dumps(e if k == 0 else shifted(e, k * step, k * did)))
+                    buf.append(fmt(e if k == 0 else shifted(e, k * step, k * did)))
                     nev += 1
                     if len(buf) >= 4096:
                         w((",\n" if nev > len(buf) else "") + ",\n".join(buf))

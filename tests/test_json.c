@@ -585,7 +585,7 @@ static void test_nesting(void) {
     }
     /* many siblings at shallow depth are fine */
     {
-        size_t n = 3 + 2 * 100000, o = 0;
+        size_t n = 3 * 100000 + 2, o = 0;
         char *s = malloc(n);
         s[o++] = '[';
         for (int i = 0; i < 100000; i++) {
