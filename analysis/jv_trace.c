@@ -136,10 +136,8 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
         jv_jstr s;
         x = jv_json_string(c, &s);
         if (x != JV_J_OK) return x;
-        if (!s.escaped && all_digits(s.s, s.n)) {
-            jv_json_int64(s.s, s.n, key);
+        if (!s.escaped && all_digits(s.s, s.n) && jv_json_int64(s.s, s.n, key) && *key < JV_STRKEY_BASE)
             return JV_J_OK;
-        }
         uint32_t id;
         x = intern_str(r, c, &s, &id);
         if (x != JV_J_OK) return x;
@@ -151,7 +149,13 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
         size_t n;
         x = jv_json_number(c, &s, &n);
         if (x != JV_J_OK) return x;
-        if (!jv_json_int64(s, n, key)) *key = JV_NONE64;
+        if (jv_json_int64(s, n, key) && *key < JV_STRKEY_BASE) return JV_J_OK;
+        /* numbers beyond the numeric key range (or not integers) are keyed by their text */
+        jv_jstr text = {s, n, 0};
+        uint32_t id;
+        x = intern_str(r, c, &text, &id);
+        if (x != JV_J_OK) return x;
+        *key = JV_STRKEY_BASE + id;
         return JV_J_OK;
     }
     *key = JV_NONE64;
