@@ -120,7 +120,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     size_t maxn = ndirect > npairs ? ndirect : npairs;
     if (s == JV_OK && !(scratch = malloc((maxn ? maxn : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
     if (s == JV_OK) {
-        qsort(pairs, npairs, sizeof *pairs, cmp_pair);
+        if (npairs) qsort(pairs, npairs, sizeof *pairs, cmp_pair);
         uint32_t *g = malloc((npairs ? npairs : 1) * sizeof *g);
         if (!g) s = JV_ERR_NOMEM;
         for (size_t k = 0; s == JV_OK && k < npairs;) {

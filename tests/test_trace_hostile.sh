@@ -471,6 +471,12 @@ EOF
 # top-level oddities
 printf '{"traceEvents": [], "traceEvents": []}' >dupev.json
 expect_no_crash duplicate_trace_events dupev.json
+# device properties given twice (and under both names): must not overrun the
+# device table (caught by ASan builds; a release build may survive silently)
+DEVS='[{"id": 0, "name": "A"}, {"id": 1, "name": "B"}, {"id": 2, "name": "C"}]'
+printf '{"deviceProperties": %s, "computeProperties": %s, "deviceProperties": %s, "traceEvents": []}' \
+    "$DEVS" "$DEVS" "$DEVS" >dupdev.json
+expect_no_crash duplicate_device_properties dupdev.json
 printf '{"traceEvents": [], "deviceProperties": {"id": 0}}' >devobj.json
 expect_no_crash device_props_object devobj.json
 printf '{"traceEvents": [], "deviceProperties": [1, "x", {"id": 1e300, "name": 5, "numSms": -1e300, "warpSize": "32"}]}' >devodd.json
