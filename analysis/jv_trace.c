@@ -640,6 +640,10 @@ static jv_status parse_devices(reader *r, const char *s, size_t n) {
     cJSON *root = cJSON_ParseWithLength(s, n);
     if (!root) return JV_OK; /* validated JSON; cJSON may still refuse odd numbers: ignore */
     if (cJSON_IsArray(root)) {
+        /* a repeated key replaces the earlier list */
+        free(tr->devices);
+        tr->devices = NULL;
+        tr->ndevices = 0;
         int cnt = cJSON_GetArraySize(root);
         tr->devices = calloc(cnt > 0 ? (size_t)cnt : 1, sizeof *tr->devices);
         if (!tr->devices) {
