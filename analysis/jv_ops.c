@@ -6,6 +6,7 @@
 
 #include "jv_category.h"
 #include "jv_map.h"
+#include "jv_sort.h"
 #include "jv_timeline.h"
 
 typedef struct {
@@ -18,36 +19,12 @@ static int cmp_pair(const void *a, const void *b) {
     return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
-static int cmp_rows_ts(const void *a, const void *b, const jv_event *ev) {
+static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
+    const jv_event *ev = ctx;
     const jv_launcher *x = a, *y = b;
     const jv_event *ex = &ev[x->ev], *ey = &ev[y->ev];
     if (ex->ts != ey->ts) return ex->ts < ey->ts ? -1 : 1;
     return (ex->uid > ey->uid) - (ex->uid < ey->uid);
-}
-
-/* insertion + merge sort of rows by ts (no qsort_r in C11) */
-static void sort_rows(jv_launcher *r, jv_launcher *tmp, size_t n, const jv_event *ev) {
-    if (n < 2) return;
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            jv_launcher v = r[i];
-            size_t j = i;
-            while (j > 0 && cmp_rows_ts(&r[j - 1], &v, ev) > 0) {
-                r[j] = r[j - 1];
-                j--;
-            }
-            r[j] = v;
-        }
-        return;
-    }
-    size_t h = n / 2;
-    sort_rows(r, tmp, h, ev);
-    sort_rows(r + h, tmp, n - h, ev);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) tmp[k++] = cmp_rows_ts(&r[j], &r[i], ev) < 0 ? r[j++] : r[i++];
-    while (i < h) tmp[k++] = r[i++];
-    while (j < n) tmp[k++] = r[j++];
-    memcpy(r, tmp, n * sizeof *r);
 }
 
 static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv *scratch) {
@@ -67,7 +44,6 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     size_t cap_rows = 0, cap_pairs = 0, npairs = 0, ndirect = 0;
     pair *pairs = NULL;
     jv_iv *scratch = NULL;
-    jv_launcher *tmp = NULL;
 
     /* 1. rows in order of first direct GPU event */
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
@@ -141,13 +117,8 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         }
     }
     /* 4. rows by ts */
-    if (s == JV_OK && out->n > 1) {
-        tmp = malloc(out->n * sizeof *tmp);
-        if (!tmp) s = JV_ERR_NOMEM;
-        else sort_rows(out->rows, tmp, out->n, tr->ev);
-    }
+    if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr->ev);
     for (size_t r = 0; s == JV_OK && r < out->n; r++) s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
-    free(tmp);
     free(scratch);
     free(pairs);
     jv_map_free(&row_of);

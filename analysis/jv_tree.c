@@ -1,7 +1,8 @@
 /* jv_tree: sort host events per thread, nest them with a stack, link GPU work. */
 #include "jv_tree.h"
 
-#include <stdio.h>
+#include "jv_sort.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,32 +31,6 @@ static int cmp_host(const void *a, const void *b, void *ctx) {
     return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* qsort_r is not C11; a small merge sort with a context keeps us portable */
-static void msort(uint32_t *a, uint32_t *tmp, size_t n, int (*cmp)(const void *, const void *, void *), void *ctx) {
-    if (n < 2) return;
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            uint32_t v = a[i];
-            size_t j = i;
-            while (j > 0 && cmp(&a[j - 1], &v, ctx) > 0) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = v;
-        }
-        return;
-    }
-    size_t h = n / 2;
-    msort(a, tmp, h, cmp, ctx);
-    msort(a + h, tmp, n - h, cmp, ctx);
-    if (cmp(&a[h - 1], &a[h], ctx) <= 0) return;
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) tmp[k++] = cmp(&a[j], &a[i], ctx) < 0 ? a[j++] : a[i++];
-    while (i < h) tmp[k++] = a[i++];
-    while (j < n) tmp[k++] = a[j++];
-    memcpy(a, tmp, n * sizeof *a);
-}
-
 /* Ops and launch calls always; python functions and user annotations only on
  * request: their times are recorded by other clocks and often end a few us
  * after the ops inside them, which would break the nesting of those ops. */
@@ -67,23 +42,17 @@ static int in_tree(jv_kind k, int with_python) {
 static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
     size_t n = 0;
     for (size_t i = 0; i < tr->nev; i++) n += in_tree((jv_kind)tr->ev[i].kind, with_python);
-    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
     uint32_t *stack = NULL;
     size_t cap_stack = 0;
-    if (!idx || !tmp) {
-        free(idx);
-        free(tmp);
-        return JV_ERR_NOMEM;
-    }
+    if (!idx) return JV_ERR_NOMEM;
     n = 0;
     for (size_t i = 0; i < tr->nev; i++)
         if (in_tree((jv_kind)tr->ev[i].kind, with_python)) idx[n++] = (uint32_t)i;
-    msort(idx, tmp, n, cmp_host, (void *)tr->ev);
-    free(tmp);
+    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr->ev);
     size_t depth = 0;
     uint32_t cur_thread = JV_NONE32;
-    jv_status s = JV_OK;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; s == JV_OK && k < n; k++) {
         uint32_t i = idx[k];
         const jv_event *e = &tr->ev[i];
         if (e->thread != cur_thread) {
@@ -102,7 +71,6 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
                     depth--;
                 } else {
                     t->counts.dropped_overlap++;
-                    if (getenv("JV_DBG")) fprintf(stderr, "drop uid %u ts %lld end %lld top uid %u end %lld\n", e->uid, (long long)e->ts, (long long)end, top->uid, (long long)top_end);
                     continue;
                 }
             }
@@ -213,9 +181,9 @@ static int is_execute(const jv_trace *tr, const jv_event *e) {
 /* The op a GPU event is attributed to: nearest cpu_op above its launch
  * (python functions, annotations and "execute" wrappers are looked through);
  * the launch itself when no op is above it. */
-static void find_launchers(const jv_trace *tr, jv_tree *t) {
-    uint32_t *cnt = NULL; /* launch -> GPU events, for graph-launch counts */
-    cnt = calloc(tr->nev ? tr->nev : 1, sizeof *cnt);
+static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
+    uint32_t *cnt = calloc(tr->nev ? tr->nev : 1, sizeof *cnt); /* launch -> GPU events, for graph launches */
+    if (!cnt) return JV_ERR_NOMEM;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
@@ -226,7 +194,7 @@ static void find_launchers(const jv_trace *tr, jv_tree *t) {
             t->counts.unlinked++;
             continue;
         }
-        if (cnt) cnt[p]++;
+        cnt[p]++;
         if (tr->ev[p].kind == JV_K_CPU_OP) {
             t->launcher[g] = p;
             t->op_of_gpu[g] = p;
@@ -248,17 +216,16 @@ static void find_launchers(const jv_trace *tr, jv_tree *t) {
         t->launcher[g] = launcher;
         if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
     }
-    if (cnt) {
-        for (size_t i = 0; i < tr->nev; i++)
-            if (cnt[i] > 1 && (tr->ev[i].kind == JV_K_RUNTIME || tr->ev[i].kind == JV_K_DRIVER)) {
-                const char *nm = jv_trace_str(tr, tr->ev[i].name);
-                if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
-                    t->counts.graph_launches++;
-                    t->counts.graph_kernels += cnt[i];
-                }
+    for (size_t i = 0; i < tr->nev; i++)
+        if (cnt[i] > 1 && (tr->ev[i].kind == JV_K_RUNTIME || tr->ev[i].kind == JV_K_DRIVER)) {
+            const char *nm = jv_trace_str(tr, tr->ev[i].name);
+            if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
+                t->counts.graph_launches++;
+                t->counts.graph_kernels += cnt[i];
             }
-        free(cnt);
-    }
+        }
+    free(cnt);
+    return JV_OK;
 }
 
 static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
@@ -291,10 +258,8 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err 
         memset(t->parent, 0xFF, n * sizeof *t->parent);
         s = build_host(tr, t, with_python);
         if (s == JV_OK) s = link_gpu(tr, t);
-        if (s == JV_OK) {
-            find_launchers(tr, t);
-            s = link_fwd_bwd(tr, t);
-        }
+        if (s == JV_OK) s = find_launchers(tr, t);
+        if (s == JV_OK) s = link_fwd_bwd(tr, t);
     }
     if (s != JV_OK) {
         jv_tree_free(t);
