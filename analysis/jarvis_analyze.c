@@ -149,6 +149,23 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, const jv
     printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/\n", c->trace, l->n, c->outdir);
 }
 
+/* Writes every sheet into OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx. */
+static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
+                               jv_err *err) {
+    char csvdir[4096], xlsx[4096];
+    snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
+    snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
+    jv_book *book;
+    JV_CHECK(jv_book_open(&book, csvdir, xlsx, err));
+    jv_report_opts ro = {book, {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)}};
+    jv_status s = jv_report_write(tr, t, l, &ro, err);
+    if (s != JV_OK) {
+        jv_book_abort(book);
+        return s;
+    }
+    return jv_book_commit(book, err);
+}
+
 int main(int argc, char **argv) {
     cli c;
     int rc = parse_cli(argc, argv, &c);
@@ -178,8 +195,7 @@ int main(int argc, char **argv) {
         jv_err_set(&err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", c.trace);
         goto fail_tree;
     }
-    jv_report_opts ro = {c.outdir, {c.include_unlinked, (int64_t)(c.micro_idle_us * 1e3 + 0.5)}};
-    s = jv_report_write(&tr, &t, &l, &ro, &err);
+    s = write_reports(&c, &tr, &t, &l, &err);
     if (s != JV_OK) goto fail_all;
     if (!c.quiet) summary(&c, &tr, &t, &l);
     jv_launchers_free(&l);

@@ -10,16 +10,11 @@
 
 #include "jv_category.h"
 #include "jv_output.h"
+#include "jv_sheet.h"
 #include "jv_pyrepr.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 #define MS(ns) ((double)(ns) / 1e6)
-
-static jv_status open_sheet(jv_out *o, const jv_report_opts *ro, const char *name, jv_err *err) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/perf_report_csvs/%s.csv", ro->outdir, name);
-    return jv_out_open(o, path, err);
-}
 
 /* ---------- statistics ---------- */
 
@@ -50,7 +45,7 @@ static stats stats_of(double *v, size_t n, int ddof) {
 
 /* ---------- gpu_timeline ---------- */
 
-static void timeline_rows(jv_out *o, const jv_gpu_timeline *g, const jv_timeline_opts *to, const char *dev) {
+static void timeline_rows(jv_sheet *o, const jv_gpu_timeline *g, const jv_timeline_opts *to, const char *dev) {
     struct {
         const char *name;
         int64_t v;
@@ -62,38 +57,38 @@ static void timeline_rows(jv_out *o, const jv_gpu_timeline *g, const jv_timeline
         int split = to->micro_idle_ns > 0;
         if (split && i == 4) continue;
         if (!split && (i == 5 || i == 6)) continue;
-        if (dev) jv_csv_str(o, dev);
-        jv_csv_str(o, rows[i].name);
-        jv_csv_num(o, MS(rows[i].v));
-        jv_csv_num(o, g->total ? 100.0 * (double)rows[i].v / (double)g->total : 0.0);
-        jv_csv_end(o);
+        if (dev) jv_sheet_str(o, dev);
+        jv_sheet_str(o, rows[i].name);
+        jv_sheet_num(o, MS(rows[i].v));
+        jv_sheet_num(o, g->total ? 100.0 * (double)rows[i].v / (double)g->total : 0.0);
+        jv_sheet_end(o);
     }
 }
 
 static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_report_opts *ro, jv_err *err) {
     jv_gpu_timeline g;
     if (jv_timeline_compute(tr, t, &ro->timeline, -1, &g) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
-    jv_out o;
-    JV_CHECK(open_sheet(&o, ro, "gpu_timeline", err));
+    jv_sheet o;
+    JV_CHECK(jv_sheet_open(&o, ro->book, "gpu_timeline", err));
     static const char *const hdr[] = {"type", "time ms", "percent", NULL};
-    jv_csv_header(&o, hdr);
+    jv_sheet_header(&o, hdr);
     timeline_rows(&o, &g, &ro->timeline, NULL);
-    JV_CHECK(jv_out_commit(&o, err));
+    JV_CHECK(jv_sheet_commit(&o, err));
 
     int *devs;
     size_t nd;
     if (jv_timeline_devices(tr, &devs, &nd) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (devices)");
     if (nd > 1) {
-        jv_status s = open_sheet(&o, ro, "gpu_timeline_by_device", err);
+        jv_status s = jv_sheet_open(&o, ro->book, "gpu_timeline_by_device", err);
         if (s != JV_OK) {
             free(devs);
             return s;
         }
         static const char *const hdr2[] = {"device", "type", "time ms", "percent", NULL};
-        jv_csv_header(&o, hdr2);
+        jv_sheet_header(&o, hdr2);
         for (size_t i = 0; i < nd; i++) {
             if (jv_timeline_compute(tr, t, &ro->timeline, devs[i], &g) != JV_OK) {
-                jv_out_abort(&o);
+                jv_sheet_abort(&o);
                 free(devs);
                 JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
             }
@@ -103,7 +98,7 @@ static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_r
             timeline_rows(&o, &g, &ro->timeline, d);
         }
         free(devs);
-        return jv_out_commit(&o, err);
+        return jv_sheet_commit(&o, err);
     }
     free(devs);
     return JV_OK;
@@ -168,13 +163,13 @@ static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, co
     if (group_rows(tr, l, 0, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary)");
     double total = 0, cum = 0;
     for (size_t i = 0; i < n; i++) total += g[i].direct_us;
-    jv_out o;
-    jv_status s = open_sheet(&o, ro, "ops_summary", err);
+    jv_sheet o;
+    jv_status s = jv_sheet_open(&o, ro->book, "ops_summary", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
                                           "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
                                           "Categories", "Percentage (%)", "Cumulative Percentage (%)", NULL};
-        jv_csv_header(&o, hdr);
+        jv_sheet_header(&o, hdr);
         for (size_t i = 0; i < n; i++) {
             char cats[160] = "[";
             for (int c = 0; c < g[i].ncats; c++) {
@@ -184,40 +179,40 @@ static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, co
             strncat(cats, "]", sizeof cats - strlen(cats) - 1);
             double pct = total > 0 ? 100.0 * g[i].direct_us / total : 0;
             cum += pct;
-            jv_csv_str(&o, g[i].key);
-            jv_csv_num(&o, g[i].direct_us);
-            jv_csv_num(&o, g[i].subtree_us);
-            jv_csv_num(&o, g[i].direct_us / 1e3);
-            jv_csv_num(&o, g[i].subtree_us / 1e3);
-            jv_csv_int(&o, (long long)g[i].count);
-            jv_csv_str(&o, cats);
-            jv_csv_num(&o, pct);
-            jv_csv_num(&o, cum);
-            jv_csv_end(&o);
+            jv_sheet_str(&o, g[i].key);
+            jv_sheet_num(&o, g[i].direct_us);
+            jv_sheet_num(&o, g[i].subtree_us);
+            jv_sheet_num(&o, g[i].direct_us / 1e3);
+            jv_sheet_num(&o, g[i].subtree_us / 1e3);
+            jv_sheet_int(&o, (long long)g[i].count);
+            jv_sheet_str(&o, cats);
+            jv_sheet_num(&o, pct);
+            jv_sheet_num(&o, cum);
+            jv_sheet_end(&o);
         }
-        s = jv_out_commit(&o, err);
+        s = jv_sheet_commit(&o, err);
     }
     free(g);
     if (s != JV_OK) return s;
 
     if (group_rows(tr, l, 1, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary_by_category)");
-    s = open_sheet(&o, ro, "ops_summary_by_category", err);
+    s = jv_sheet_open(&o, ro->book, "ops_summary_by_category", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {"op category", "Count", "total_direct_kernel_time_ms", "Percentage (%)",
                                           "Cumulative Percentage (%)", NULL};
-        jv_csv_header(&o, hdr);
+        jv_sheet_header(&o, hdr);
         cum = 0;
         for (size_t i = 0; i < n; i++) {
             double pct = total > 0 ? 100.0 * g[i].direct_us / total : 0;
             cum += pct;
-            jv_csv_str(&o, g[i].key);
-            jv_csv_int(&o, (long long)g[i].count);
-            jv_csv_num(&o, g[i].direct_us / 1e3);
-            jv_csv_num(&o, pct);
-            jv_csv_num(&o, cum);
-            jv_csv_end(&o);
+            jv_sheet_str(&o, g[i].key);
+            jv_sheet_int(&o, (long long)g[i].count);
+            jv_sheet_num(&o, g[i].direct_us / 1e3);
+            jv_sheet_num(&o, pct);
+            jv_sheet_num(&o, cum);
+            jv_sheet_end(&o);
         }
-        s = jv_out_commit(&o, err);
+        s = jv_sheet_commit(&o, err);
     }
     free(g);
     return s;
@@ -263,14 +258,14 @@ static int cmp_ua_group(const void *a, const void *b) {
     return (x->ex_uid > y->ex_uid) - (x->ex_uid < y->ex_uid);
 }
 
-static void csv_pyrepr(jv_out *o, const jv_trace *tr, uint32_t raw) {
+static void csv_pyrepr(jv_sheet *o, const jv_trace *tr, uint32_t raw) {
     if (!raw) {
-        jv_csv_empty(o);
+        jv_sheet_empty(o);
         return;
     }
     char *s = NULL;
-    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) jv_csv_str(o, s);
-    else jv_csv_str(o, jv_trace_str(tr, raw));
+    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) jv_sheet_str(o, s);
+    else jv_sheet_str(o, jv_trace_str(tr, raw));
     free(s);
 }
 
@@ -298,7 +293,7 @@ static int sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 }
 
 /* kernel_details_summary and trunc_kernel_details of one group */
-static void kernel_details(jv_out *o, const jv_trace *tr, const jv_launchers *l, const ua_key *keys, size_t n) {
+static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *l, const ua_key *keys, size_t n) {
     const jv_launcher *tmpl = &l->rows[keys[0].row];
     size_t nk = tmpl->ndirect;
     double *durs = malloc((n ? n : 1) * sizeof *durs);
@@ -338,8 +333,8 @@ static void kernel_details(jv_out *o, const jv_trace *tr, const jv_launchers *l,
         free(qt);
     }
     ok = ok && sb_printf(&full, &fl, &fc, "]") && sb_printf(&trunc, &tl, &tc, "]");
-    jv_csv_str(o, ok ? full : "");
-    jv_csv_str(o, ok ? trunc : "");
+    jv_sheet_str(o, ok ? full : "");
+    jv_sheet_str(o, ok ? trunc : "");
     free(full);
     free(trunc);
     free(durs);
@@ -383,8 +378,8 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     qsort(groups, ng, sizeof *groups, cmp_ua_group);
     double total = 0, cum = 0;
     for (size_t i = 0; i < ng; i++) total += groups[i].direct_sum;
-    jv_out o;
-    jv_status s = open_sheet(&o, ro, "ops_unique_args", err);
+    jv_sheet o;
+    jv_status s = jv_sheet_open(&o, ro->book, "ops_unique_args", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {
             "name", "op category", "process_name", "process_label", "thread_name", "Input Dims", "Input type",
@@ -394,21 +389,21 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
             "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
             "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)", NULL};
-        jv_csv_header(&o, hdr);
+        jv_sheet_header(&o, hdr);
         for (size_t gi = 0; gi < ng; gi++) {
             const ua_group *g = &groups[gi];
             const ua_key *k0 = &keys[g->begin];
             const jv_sig *sg = &tr->sigs[k0->sig];
-            jv_csv_str(&o, jv_trace_str(tr, k0->name));
-            jv_csv_str(&o, k0->cat);
-            jv_csv_str(&o, k0->proc);
-            jv_csv_str(&o, k0->label);
-            jv_csv_str(&o, k0->thread);
+            jv_sheet_str(&o, jv_trace_str(tr, k0->name));
+            jv_sheet_str(&o, k0->cat);
+            jv_sheet_str(&o, k0->proc);
+            jv_sheet_str(&o, k0->label);
+            jv_sheet_str(&o, k0->thread);
             csv_pyrepr(&o, tr, sg->dims);
             csv_pyrepr(&o, tr, sg->types);
             csv_pyrepr(&o, tr, sg->strides);
             csv_pyrepr(&o, tr, sg->concrete);
-            jv_csv_int(&o, (long long)g->n);
+            jv_sheet_int(&o, (long long)g->n);
             stats sd, ss;
             for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
             sd = stats_of(v, g->n, 1);
@@ -417,18 +412,18 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             double pairs[6][2] = {{sd.mean, ss.mean}, {sd.median, ss.median}, {sd.std, ss.std},
                                   {sd.min, ss.min},   {sd.max, ss.max},       {sd.sum, ss.sum}};
             for (int p = 0; p < 6; p++) {
-                jv_csv_num(&o, pairs[p][0]);
-                jv_csv_num(&o, pairs[p][1]);
+                jv_sheet_num(&o, pairs[p][0]);
+                jv_sheet_num(&o, pairs[p][1]);
             }
-            jv_csv_int(&o, g->ex_uid);
+            jv_sheet_int(&o, g->ex_uid);
             kernel_details(&o, tr, l, keys + g->begin, g->n);
             double pct = total > 0 ? 100.0 * g->direct_sum / total : 0;
             cum += pct;
-            jv_csv_num(&o, pct);
-            jv_csv_num(&o, cum);
-            jv_csv_end(&o);
+            jv_sheet_num(&o, pct);
+            jv_sheet_num(&o, cum);
+            jv_sheet_end(&o);
         }
-        s = jv_out_commit(&o, err);
+        s = jv_sheet_commit(&o, err);
     }
     free(keys);
     free(groups);
@@ -522,8 +517,8 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     qsort(groups, ng, sizeof *groups, cmp_ks_group);
     jv_gpu_timeline tl;
     jv_status s = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
-    jv_out o;
-    if (s == JV_OK) s = open_sheet(&o, ro, "kernel_summary", err);
+    jv_sheet o;
+    if (s == JV_OK) s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
     else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (timeline)");
     if (s == JV_OK) {
         static const char *const hdr[] = {"Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
@@ -532,27 +527,27 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
                                           "Kernel duration (µs)_max", "Percent of kernels time (%)",
                                           "Percent of total time (%)", NULL};
         for (const char *const *h = hdr; *h; h++)
-            if (any_op || h != &hdr[1]) jv_csv_str(&o, *h);
-        jv_csv_end(&o);
+            if (any_op || h != &hdr[1]) jv_sheet_str(&o, *h);
+        jv_sheet_end(&o);
         for (size_t gi = 0; gi < ng; gi++) {
             const ks_group *g = &groups[gi];
             const ks_key *k0 = &keys[g->begin];
             for (size_t k = 0; k < g->n; k++) v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
             stats st = stats_of(v, g->n, 0);
-            jv_csv_str(&o, k0->cat);
-            if (any_op) jv_csv_str(&o, k0->parent);
-            jv_csv_str(&o, k0->kname);
-            jv_csv_int(&o, k0->stream);
-            jv_csv_num(&o, st.sum);
-            jv_csv_int(&o, (long long)g->n);
-            jv_csv_num(&o, st.mean);
-            jv_csv_num(&o, st.min);
-            jv_csv_num(&o, st.max);
-            jv_csv_num(&o, all > 0 ? 100.0 * st.sum / all : 0);
-            jv_csv_num(&o, tl.total > 0 ? 100.0 * st.sum / US(tl.total) : 0);
-            jv_csv_end(&o);
+            jv_sheet_str(&o, k0->cat);
+            if (any_op) jv_sheet_str(&o, k0->parent);
+            jv_sheet_str(&o, k0->kname);
+            jv_sheet_int(&o, k0->stream);
+            jv_sheet_num(&o, st.sum);
+            jv_sheet_int(&o, (long long)g->n);
+            jv_sheet_num(&o, st.mean);
+            jv_sheet_num(&o, st.min);
+            jv_sheet_num(&o, st.max);
+            jv_sheet_num(&o, all > 0 ? 100.0 * st.sum / all : 0);
+            jv_sheet_num(&o, tl.total > 0 ? 100.0 * st.sum / US(tl.total) : 0);
+            jv_sheet_end(&o);
         }
-        s = jv_out_commit(&o, err);
+        s = jv_sheet_commit(&o, err);
     }
     free(keys);
     free(groups);
@@ -562,9 +557,6 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
 
 jv_status jv_report_write(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
                           jv_err *err) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/perf_report_csvs", o->outdir);
-    JV_CHECK(jv_mkdir_p(dir, err));
     JV_CHECK(write_timeline(tr, t, o, err));
     JV_CHECK(write_ops_summary(tr, l, o, err));
     JV_CHECK(write_unique_args(tr, l, o, err));

@@ -1,0 +1,170 @@
+/* jv_sheet: CSV + xlsx twin writer. */
+#include "jv_sheet.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xlsxwriter.h>
+
+struct jv_book {
+    char *csv_dir;
+    char *xlsx_path, *xlsx_tmp;
+    lxw_workbook *wb;
+    int failed;      /* a cell could not be written */
+};
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path, jv_err *err) {
+    *out = NULL;
+    jv_book *b = calloc(1, sizeof *b);
+    if (!b || !(b->csv_dir = dup_str(csv_dir))) {
+        free(b);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
+    }
+    jv_status s = jv_mkdir_p(csv_dir, err);
+    if (s != JV_OK) {
+        jv_book_abort(b);
+        return s;
+    }
+    if (xlsx_path) {
+        size_t n = strlen(xlsx_path) + 32;
+        b->xlsx_path = dup_str(xlsx_path);
+        b->xlsx_tmp = malloc(n);
+        if (!b->xlsx_path || !b->xlsx_tmp) {
+            jv_book_abort(b);
+            JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
+        }
+        snprintf(b->xlsx_tmp, n, "%s.tmp.%ld", xlsx_path, (long)getpid());
+        lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
+        b->wb = workbook_new_opt(b->xlsx_tmp, &opt);
+        if (!b->wb) {
+            jv_book_abort(b);
+            JV_FAIL(err, JV_ERR_IO, "%s: cannot create the workbook", xlsx_path);
+        }
+    }
+    *out = b;
+    return JV_OK;
+}
+
+static void book_free(jv_book *b) {
+    free(b->csv_dir);
+    free(b->xlsx_path);
+    free(b->xlsx_tmp);
+    free(b);
+}
+
+jv_status jv_book_commit(jv_book *b, jv_err *err) {
+    jv_status s = JV_OK;
+    if (b->wb) {
+        lxw_error e = workbook_close(b->wb);
+        b->wb = NULL;
+        if (e != LXW_NO_ERROR || b->failed) {
+            unlink(b->xlsx_tmp);
+            s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot write the workbook: %s", b->xlsx_path,
+                           b->failed ? "a cell was refused" : lxw_strerror(e));
+        } else if (rename(b->xlsx_tmp, b->xlsx_path) != 0) {
+            unlink(b->xlsx_tmp);
+            s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot rename the workbook into place",
+                           b->xlsx_path);
+        }
+    }
+    book_free(b);
+    return s;
+}
+
+void jv_book_abort(jv_book *b) {
+    if (!b) return;
+    if (b->wb) {
+        workbook_close(b->wb); /* libxlsxwriter has no discard: close, then remove */
+        unlink(b->xlsx_tmp);
+    }
+    book_free(b);
+}
+
+jv_status jv_sheet_open(jv_sheet *s, jv_book *b, const char *name, jv_err *err) {
+    memset(s, 0, sizeof *s);
+    s->book = b;
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/%s.csv", b->csv_dir, name);
+    if (n < 0 || (size_t)n >= sizeof path) JV_FAIL(err, JV_ERR_IO, "%s/%s.csv: path too long", b->csv_dir, name);
+    JV_CHECK(jv_out_open(&s->csv, path, err));
+    if (b->wb) {
+        s->ws = workbook_add_worksheet(b->wb, name);
+        if (!s->ws) {
+            jv_out_abort(&s->csv);
+            JV_FAIL(err, JV_ERR_INTERNAL, "%s: cannot add worksheet %s", b->xlsx_path, name);
+        }
+    }
+    return JV_OK;
+}
+
+jv_status jv_sheet_commit(jv_sheet *s, jv_err *err) { return jv_out_commit(&s->csv, err); }
+
+void jv_sheet_abort(jv_sheet *s) { jv_out_abort(&s->csv); }
+
+/* Excel refuses strings over 32767 characters: keep a prefix, cut at a UTF-8 boundary */
+#define XLSX_STR_MAX 32767
+
+void jv_sheet_str(jv_sheet *s, const char *v) {
+    jv_csv_str(&s->csv, v);
+    if (s->ws && *v) {
+        lxw_error e;
+        size_t len = strlen(v);
+        if (len > XLSX_STR_MAX) {
+            size_t cut = XLSX_STR_MAX;
+            while (cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80) cut--;
+            char *t = malloc(cut + 1);
+            if (!t) {
+                s->book->failed = 1;
+                s->col++;
+                return;
+            }
+            memcpy(t, v, cut);
+            t[cut] = 0;
+            e = worksheet_write_string(s->ws, s->row, s->col, t, NULL);
+            free(t);
+        } else {
+            e = worksheet_write_string(s->ws, s->row, s->col, v, NULL);
+        }
+        if (e != LXW_NO_ERROR) s->book->failed = 1;
+    }
+    s->col++;
+}
+
+void jv_sheet_num(jv_sheet *s, double v) {
+    jv_csv_num(&s->csv, v);
+    if (s->ws && !isnan(v)) {
+        if (worksheet_write_number(s->ws, s->row, s->col, v, NULL) != LXW_NO_ERROR) s->book->failed = 1;
+    }
+    s->col++;
+}
+
+void jv_sheet_int(jv_sheet *s, long long v) {
+    jv_csv_int(&s->csv, v);
+    if (s->ws && worksheet_write_number(s->ws, s->row, s->col, (double)v, NULL) != LXW_NO_ERROR) s->book->failed = 1;
+    s->col++;
+}
+
+void jv_sheet_empty(jv_sheet *s) {
+    jv_csv_empty(&s->csv);
+    s->col++;
+}
+
+void jv_sheet_end(jv_sheet *s) {
+    jv_csv_end(&s->csv);
+    s->row++;
+    s->col = 0;
+}
+
+void jv_sheet_header(jv_sheet *s, const char *const *names) {
+    for (; *names; names++) jv_sheet_str(s, *names);
+    jv_sheet_end(s);
+}

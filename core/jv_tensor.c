@@ -1,0 +1,102 @@
+/* jv_tensor: shape arithmetic with overflow checks. */
+#include "jv_tensor.h"
+
+#include <string.h>
+
+int64_t jv_tensor_numel(const jv_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t d = t->shape[i];
+        if (d < 0) return -1;
+        if (d && n > INT64_MAX / d) return -1;
+        n *= d;
+    }
+    return n;
+}
+
+void jv_tensor_set_contiguous(jv_tensor *t) {
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        t->strides[i] = s;
+        if (t->shape[i] > 1 && s <= INT64_MAX / t->shape[i]) s *= t->shape[i];
+    }
+    t->has_strides = 1;
+}
+
+int64_t jv_tensor_extent(const jv_tensor *t) {
+    int64_t n = jv_tensor_numel(t);
+    if (n <= 0 || !t->has_strides) return n;
+    int64_t e = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t s = t->strides[i] < 0 ? -t->strides[i] : t->strides[i];
+        int64_t d = t->shape[i] - 1;
+        if (d && s > (INT64_MAX - e) / d) return -1;
+        e += d * s;
+    }
+    return e;
+}
+
+/* 1 when, visiting dims in the given order from innermost to outermost, each
+ * stride equals the product of the inner sizes (dims of size 1 are free) */
+static int dense_in_order(const jv_tensor *t, const int *order) {
+    int64_t expect = 1;
+    for (int k = 0; k < t->ndim; k++) {
+        int i = order[k];
+        if (t->shape[i] == 1) continue;
+        if (t->strides[i] != expect) return 0;
+        expect *= t->shape[i];
+    }
+    return 1;
+}
+
+jv_layout jv_tensor_layout(const jv_tensor *t) {
+    if (!t->has_strides || t->ndim == 0) return JV_LAYOUT_CONTIGUOUS;
+    int order[JV_MAX_DIMS];
+    for (int k = 0; k < t->ndim; k++) order[k] = t->ndim - 1 - k;
+    if (dense_in_order(t, order)) return JV_LAYOUT_CONTIGUOUS;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->shape[i] > 1 && t->strides[i] == 0) return JV_LAYOUT_BROADCAST;
+    }
+    if (t->ndim == 4 || t->ndim == 5) {
+        /* channels innermost, then the spatial dims innermost-first, then N */
+        int k = 0;
+        order[k++] = 1;
+        for (int i = t->ndim - 1; i >= 2; i--) order[k++] = i;
+        order[k++] = 0;
+        if (dense_in_order(t, order)) return JV_LAYOUT_CHANNELS_LAST;
+    }
+    if (t->ndim >= 2) {
+        for (int k = 0; k < t->ndim; k++) order[k] = t->ndim - 1 - k;
+        order[0] = t->ndim - 2;
+        order[1] = t->ndim - 1;
+        if (dense_in_order(t, order)) return JV_LAYOUT_TRANSPOSED;
+    }
+    return JV_LAYOUT_STRIDED;
+}
+
+const char *jv_layout_name(jv_layout l) {
+    switch (l) {
+    case JV_LAYOUT_CONTIGUOUS: return "contiguous";
+    case JV_LAYOUT_CHANNELS_LAST: return "channels_last";
+    case JV_LAYOUT_TRANSPOSED: return "transposed";
+    case JV_LAYOUT_BROADCAST: return "broadcast";
+    case JV_LAYOUT_STRIDED: return "strided";
+    }
+    return "strided";
+}
+
+int jv_tensor_broadcast(const jv_tensor *a, const jv_tensor *b, jv_tensor *out) {
+    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    jv_tensor r;
+    memset(&r, 0, sizeof r);
+    r.ndim = n;
+    for (int i = 0; i < n; i++) {
+        int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) return 0;
+        r.shape[i] = da == 1 ? db : da;
+    }
+    jv_tensor_set_contiguous(&r);
+    *out = r;
+    return 1;
+}

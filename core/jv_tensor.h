@@ -1,0 +1,50 @@
+/* jv_tensor: a tensor descriptor (shape, strides, dtype) and what can be told
+ * from it without data: element counts, storage extent, memory layout
+ * (contiguous, channels_last, transposed), broadcasting. */
+#ifndef JV_TENSOR_H
+#define JV_TENSOR_H
+
+#include <stdint.h>
+
+#include "jv_dtype.h"
+
+#define JV_MAX_DIMS 8
+
+typedef struct {
+    int ndim;                       /* 0 for a scalar tensor */
+    int64_t shape[JV_MAX_DIMS];
+    int64_t strides[JV_MAX_DIMS];   /* in elements; valid when has_strides */
+    int has_strides;                /* 0: strides unknown (treated as contiguous) */
+    jv_dtype dtype;
+} jv_tensor;
+
+typedef enum {
+    JV_LAYOUT_CONTIGUOUS = 0, /* row-major dense (or strides unknown) */
+    JV_LAYOUT_CHANNELS_LAST,  /* 4-d NHWC or 5-d NDHWC in memory, not also contiguous */
+    JV_LAYOUT_TRANSPOSED,     /* the last two dims swapped (a column-major matrix) */
+    JV_LAYOUT_BROADCAST,      /* a zero stride on a dim of size > 1 (expanded view) */
+    JV_LAYOUT_STRIDED         /* any other strides */
+} jv_layout;
+
+/* Number of elements, or -1 when a dim is negative or the product overflows int64. */
+int64_t jv_tensor_numel(const jv_tensor *t);
+
+/* Fills contiguous (row-major) strides for t's shape. */
+void jv_tensor_set_contiguous(jv_tensor *t);
+
+/* Elements spanned in memory: 1 + sum((shape-1)*|stride|) (0 when numel is 0,
+ * -1 on overflow). Equals numel for dense layouts. */
+int64_t jv_tensor_extent(const jv_tensor *t);
+
+/* The layout of t's strides (dims of size 1 are ignored). */
+jv_layout jv_tensor_layout(const jv_tensor *t);
+
+/* A short name for a layout ("contiguous", "channels_last", ...). */
+const char *jv_layout_name(jv_layout l);
+
+/* Broadcasts the shapes of a and b (numpy rules) into out (ndim and shape;
+ * strides left contiguous, dtype left unset). Returns 0 when the shapes do not
+ * broadcast. */
+int jv_tensor_broadcast(const jv_tensor *a, const jv_tensor *b, jv_tensor *out);
+
+#endif
