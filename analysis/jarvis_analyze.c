@@ -1,5 +1,6 @@
 /* jarvis-analyze: reads a PyTorch profiler trace and writes the perf report
- * sheets (CSV) to OUTDIR, or prints the call stack of one event. */
+ * (CSV sheets and one xlsx workbook) to OUTDIR, or prints the call stack of
+ * one event. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,7 +8,9 @@
 #include <string.h>
 
 #include "jv_callstack.h"
+#include "jv_hw.h"
 #include "jv_ops.h"
+#include "jv_perf.h"
 #include "jv_progress.h"
 #include "jv_report.h"
 #include "jv_trace.h"
@@ -20,6 +23,8 @@ typedef struct {
     int include_unlinked;
     double micro_idle_us;
     long long call_stack_uid; /* -1: none */
+    const char *gpu_arch;     /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
+    int no_roofline;          /* --gpu-arch none */
 } cli;
 
 static void usage(FILE *f) {
@@ -27,11 +32,18 @@ static void usage(FILE *f) {
           "       jarvis-analyze TRACE --call-stack UID\n"
           "\n"
           "Reads a PyTorch profiler (Kineto) trace, plain or gzip'd JSON, and writes the perf report\n"
-          "sheets to OUTDIR/perf_report_csvs/ (TraceLens' sheet and column names).\n"
+          "sheets to OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx (TraceLens' sheet and column\n"
+          "names): GPU timeline, op summaries, unified_perf_summary with FLOPs/bytes models and rooflines,\n"
+          "per-family sheets (GEMM, CONV_fwd/bwd, SDPA_fwd/bwd, Normalization, Unary/BinaryElementwise,\n"
+          "Reduce_fwd/bwd, Softmax_fwd/bwd), kernel_summary.\n"
           "\n"
           "options:\n"
           "  -o, --output DIR        output directory (created when missing)\n"
           "  --micro-idle-us N       split GPU idle time into gaps under N us (micro) and the rest (macro)\n"
+          "  --gpu-arch NAME|FILE    GPU for the roofline: a built-in name (MI300X, MI325X, MI355X, MI210,\n"
+          "                          H100 SXM, H100 PCIe, H200, B200, A100 80GB, A100 40GB, V100 SXM2 32GB),\n"
+          "                          a JSON file with the same keys, or 'none'; default: chosen from the\n"
+          "                          trace's deviceProperties\n"
           "  --include-unlinked      count GPU events whose launch is outside the trace in gpu_timeline\n"
           "  --call-stack UID        print the parent chain and subtree of the event with index UID in\n"
           "                          traceEvents (ops with Input Dims/type, kernels with durations)\n"
@@ -51,6 +63,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"micro-idle-us", required_argument, 0, 1},
                                          {"include-unlinked", no_argument, 0, 2},
                                          {"call-stack", required_argument, 0, 3},
+                                         {"gpu-arch", required_argument, 0, 4},
                                          {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->call_stack_uid = -1;
@@ -79,6 +92,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
                 fprintf(stderr, "jarvis-analyze: --call-stack needs an event index (UID), got '%s'\n", optarg);
                 return 2;
             }
+            break;
+        case 4:
+            if (!strcmp(optarg, "none")) c->no_roofline = 1;
+            else c->gpu_arch = optarg;
             break;
         default: usage(stderr); return 2;
         }
@@ -146,19 +163,56 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, const jv
     if (k->graph_launches)
         printf("; %llu graph launches own %llu GPU events", (unsigned long long)k->graph_launches,
                (unsigned long long)k->graph_kernels);
-    printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/\n", c->trace, l->n, c->outdir);
+    printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/ and %s/perf_report.xlsx\n", c->trace, l->n,
+           c->outdir, c->outdir);
+}
+
+/* Picks the GPU of the roofline: --gpu-arch, else from deviceProperties. *hw_out is NULL without one. */
+static jv_status choose_hw(const cli *c, const jv_trace *tr, jv_hw *hw, const jv_hw **hw_out, jv_err *err) {
+    *hw_out = NULL;
+    if (c->no_roofline) return JV_OK;
+    if (c->gpu_arch) {
+        JV_CHECK(jv_hw_resolve(c->gpu_arch, hw, err));
+        if (!c->quiet) printf("%s: roofline GPU %s (--gpu-arch)\n", c->trace, hw->name);
+        *hw_out = hw;
+        return JV_OK;
+    }
+    char why[256];
+    if (jv_hw_auto(tr->devices, tr->ndevices, hw, why, sizeof why)) {
+        if (!c->quiet) printf("%s: roofline GPU %s (%s)\n", c->trace, hw->name, why);
+        *hw_out = hw;
+    } else if (!c->quiet) {
+        printf("%s: no roofline columns: %s; pass --gpu-arch NAME\n", c->trace, why);
+    }
+    return JV_OK;
 }
 
 /* Writes every sheet into OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx. */
 static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
                                jv_err *err) {
+    jv_hw hwbuf;
+    const jv_hw *hw;
+    JV_CHECK(choose_hw(c, tr, &hwbuf, &hw, err));
+    jv_perf_table pt;
+    JV_CHECK(jv_perf_build(tr, t, &pt, err));
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
     jv_book *book;
-    JV_CHECK(jv_book_open(&book, csvdir, xlsx, err));
+    jv_status s = jv_book_open(&book, csvdir, xlsx, err);
+    if (s != JV_OK) {
+        jv_perf_free(&pt);
+        return s;
+    }
     jv_report_opts ro = {book, {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)}};
-    jv_status s = jv_report_write(tr, t, l, &ro, err);
+    s = jv_report_write_ops(tr, t, l, &ro, err);
+    if (s == JV_OK) s = jv_perf_write(tr, t, &pt, hw, book, err);
+    if (s == JV_OK) s = jv_report_write_kernels(tr, t, l, &ro, err);
+    if (s == JV_OK && pt.model_errors && !c->quiet)
+        fprintf(stderr, "jarvis-analyze: warning: %s: %llu op instances have a perf model but args it cannot read "
+                        "(no shapes recorded?): their FLOPs/bytes are empty\n",
+                c->trace, (unsigned long long)pt.model_errors);
+    jv_perf_free(&pt);
     if (s != JV_OK) {
         jv_book_abort(book);
         return s;

@@ -11,37 +11,11 @@
 #include "jv_category.h"
 #include "jv_output.h"
 #include "jv_sheet.h"
+#include "jv_stats.h"
 #include "jv_pyrepr.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 #define MS(ns) ((double)(ns) / 1e6)
-
-/* ---------- statistics ---------- */
-
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct {
-    double mean, median, std, min, max, sum;
-} stats;
-
-/* ddof: 1 for a sample std (NaN for one value), 0 for a population std */
-static stats stats_of(double *v, size_t n, int ddof) {
-    stats s = {NAN, NAN, NAN, NAN, NAN, 0};
-    if (n == 0) return s;
-    for (size_t i = 0; i < n; i++) s.sum += v[i];
-    s.mean = s.sum / (double)n;
-    double ss = 0;
-    for (size_t i = 0; i < n; i++) ss += (v[i] - s.mean) * (v[i] - s.mean);
-    s.std = n > (size_t)ddof ? sqrt(ss / (double)(n - (size_t)ddof)) : NAN;
-    qsort(v, n, sizeof *v, cmp_dbl);
-    s.min = v[0];
-    s.max = v[n - 1];
-    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return s;
-}
 
 /* ---------- gpu_timeline ---------- */
 
@@ -269,75 +243,23 @@ static void csv_pyrepr(jv_sheet *o, const jv_trace *tr, uint32_t raw) {
     free(s);
 }
 
-/* appends printf text to a growing string; returns 0 when out of memory */
-static int sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = *cap - *len;
-        int w = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
-        va_end(ap);
-        if (w < 0) return 0;
-        if (*buf && (size_t)w < room) {
-            *len += (size_t)w;
-            return 1;
-        }
-        size_t nc = *cap ? *cap : 256;
-        while (nc < *len + (size_t)w + 1) nc *= 2;
-        char *nb = realloc(*buf, nc);
-        if (!nb) return 0;
-        *buf = nb;
-        *cap = nc;
-    }
-}
-
-/* kernel_details_summary and trunc_kernel_details of one group */
+/* kernel_details_summary and trunc_kernel_details of one group (unsorted, as TraceLens' ops_unique_args) */
 static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *l, const ua_key *keys, size_t n) {
-    const jv_launcher *tmpl = &l->rows[keys[0].row];
-    size_t nk = tmpl->ndirect;
-    double *durs = malloc((n ? n : 1) * sizeof *durs);
+    jv_klist *rows = malloc((n ? n : 1) * sizeof *rows);
     char *full = NULL, *trunc = NULL;
-    size_t fl = 0, fc = 0, tl = 0, tc = 0;
-    int ok = durs != NULL;
-    ok = ok && sb_printf(&full, &fl, &fc, "[") && sb_printf(&trunc, &tl, &tc, "[");
-    for (size_t k = 0; ok && k < nk; k++) {
-        size_t m = 0;
+    if (rows) {
         for (size_t i = 0; i < n; i++) {
             const jv_launcher *row = &l->rows[keys[i].row];
-            if (row->ndirect != nk) continue;
-            durs[m++] = US(tr->ev[l->gpu_list[row->gpu_begin + k]].dur);
+            rows[i].ev = l->gpu_list + row->gpu_begin;
+            rows[i].n = row->ndirect;
         }
-        const jv_event *ke = &tr->ev[l->gpu_list[tmpl->gpu_begin + k]];
-        const char *kname = jv_trace_str(tr, ke->name);
-        int stream = tr->gpu[ke->aux].stream;
-        stats st = stats_of(durs, m, 0);
-        char *qn = jv_pyrepr_quote(kname);
-        char tn[80];
-        size_t kl = strlen(kname);
-        if (kl > 64) snprintf(tn, sizeof tn, "%.64s...", kname);
-        else snprintf(tn, sizeof tn, "%s", kname);
-        char *qt = jv_pyrepr_quote(tn);
-        char b[7][48];
-        ok = qn && qt &&
-             sb_printf(&full, &fl, &fc,
-                       "%s{'name': %s, 'stream': %d, 'count': %zu, 'total_duration_us': %s, 'mean_duration_us': %s, "
-                       "'median_duration_us': %s, 'std_dev_duration_us': %s, 'min_duration_us': %s, "
-                       "'max_duration_us': %s}",
-                       k ? ", " : "", qn, stream, m, jv_fmt_pyfloat(b[0], 48, st.sum), jv_fmt_pyfloat(b[1], 48, st.mean),
-                       jv_fmt_pyfloat(b[2], 48, st.median), jv_fmt_pyfloat(b[3], 48, st.std),
-                       jv_fmt_pyfloat(b[4], 48, st.min), jv_fmt_pyfloat(b[5], 48, st.max)) &&
-             sb_printf(&trunc, &tl, &tc, "%s{'name': %s, 'stream': %d, 'mean_duration_us': %s}", k ? ", " : "", qt,
-                       stream, jv_fmt_pyfloat(b[6], 48, round(st.mean * 100) / 100));
-        free(qn);
-        free(qt);
+        jv_kernel_details(tr, rows, n, 0, &full, &trunc);
     }
-    ok = ok && sb_printf(&full, &fl, &fc, "]") && sb_printf(&trunc, &tl, &tc, "]");
-    jv_sheet_str(o, ok ? full : "");
-    jv_sheet_str(o, ok ? trunc : "");
+    jv_sheet_str(o, full ? full : "");
+    jv_sheet_str(o, trunc ? trunc : "");
     free(full);
     free(trunc);
-    free(durs);
+    free(rows);
 }
 
 static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *ro, jv_err *err) {
@@ -404,11 +326,11 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             csv_pyrepr(&o, tr, sg->strides);
             csv_pyrepr(&o, tr, sg->concrete);
             jv_sheet_int(&o, (long long)g->n);
-            stats sd, ss;
+            jv_stats sd, ss;
             for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
-            sd = stats_of(v, g->n, 1);
+            sd = jv_stats_of(v, g->n, 1);
             for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].subtree_ns);
-            ss = stats_of(v, g->n, 1);
+            ss = jv_stats_of(v, g->n, 1);
             double pairs[6][2] = {{sd.mean, ss.mean}, {sd.median, ss.median}, {sd.std, ss.std},
                                   {sd.min, ss.min},   {sd.max, ss.max},       {sd.sum, ss.sum}};
             for (int p = 0; p < 6; p++) {
@@ -533,7 +455,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             const ks_group *g = &groups[gi];
             const ks_key *k0 = &keys[g->begin];
             for (size_t k = 0; k < g->n; k++) v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
-            stats st = stats_of(v, g->n, 0);
+            jv_stats st = jv_stats_of(v, g->n, 0);
             jv_sheet_str(&o, k0->cat);
             if (any_op) jv_sheet_str(&o, k0->parent);
             jv_sheet_str(&o, k0->kname);
@@ -555,11 +477,14 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     return s;
 }
 
-jv_status jv_report_write(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
-                          jv_err *err) {
+jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
+                              jv_err *err) {
     JV_CHECK(write_timeline(tr, t, o, err));
     JV_CHECK(write_ops_summary(tr, l, o, err));
-    JV_CHECK(write_unique_args(tr, l, o, err));
-    JV_CHECK(write_kernel_summary(tr, t, l, o, err));
-    return JV_OK;
+    return write_unique_args(tr, l, o, err);
+}
+
+jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
+                                  const jv_report_opts *o, jv_err *err) {
+    return write_kernel_summary(tr, t, l, o, err);
 }

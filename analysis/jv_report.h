@@ -14,9 +14,14 @@ typedef struct {
     jv_timeline_opts timeline;
 } jv_report_opts;
 
-/* Writes every sheet. Each CSV file is written under a temporary name and
- * renamed, so a failure leaves no half-written sheet. */
-jv_status jv_report_write(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
-                          jv_err *err);
+/* Writes gpu_timeline (+ gpu_timeline_by_device), ops_summary,
+ * ops_summary_by_category and ops_unique_args. Each CSV file is written under
+ * a temporary name and renamed, so a failure leaves no half-written sheet. */
+jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
+                              jv_err *err);
+
+/* Writes kernel_summary (after the perf sheets, as TraceLens orders them). */
+jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
+                                  const jv_report_opts *o, jv_err *err);
 
 #endif

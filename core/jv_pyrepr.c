@@ -13,6 +13,7 @@ typedef struct {
     char *buf;
     size_t len, cap;
     int bad;
+    int lists;  /* 1: JSON arrays print as Python lists, not tuples */
 } pr;
 
 static void put(pr *r, const char *s, size_t n) {
@@ -140,12 +141,12 @@ static void value(pr *r, int depth) {
     char c = *r->p;
     if (c == '[') {
         r->p++;
-        puts_(r, "(");
+        puts_(r, r->lists ? "[" : "(");
         int count = 0;
         ws(r);
         if (r->p < r->end && *r->p == ']') {
             r->p++;
-            puts_(r, ")");
+            puts_(r, r->lists ? "]" : ")");
             return;
         }
         for (;;) {
@@ -168,7 +169,7 @@ static void value(pr *r, int depth) {
             r->bad = 1;
             return;
         }
-        puts_(r, count == 1 ? ",)" : ")");
+        puts_(r, r->lists ? "]" : count == 1 ? ",)" : ")");
     } else if (c == '{') { /* dicts are rare in args; print as Python dict */
         r->p++;
         puts_(r, "{");
@@ -230,8 +231,8 @@ static void value(pr *r, int depth) {
     }
 }
 
-jv_status jv_pyrepr(const char *json, size_t n, char **out) {
-    pr r = {json, json + n, NULL, 0, 0, 0};
+static jv_status pyrepr(const char *json, size_t n, int lists, char **out) {
+    pr r = {json, json + n, NULL, 0, 0, 0, lists};
     *out = NULL;
     value(&r, 0);
     ws(&r);
@@ -246,8 +247,12 @@ jv_status jv_pyrepr(const char *json, size_t n, char **out) {
     return JV_OK;
 }
 
+jv_status jv_pyrepr(const char *json, size_t n, char **out) { return pyrepr(json, n, 0, out); }
+
+jv_status jv_pyrepr_list(const char *json, size_t n, char **out) { return pyrepr(json, n, 1, out); }
+
 char *jv_pyrepr_quote(const char *s) {
-    pr r = {NULL, NULL, NULL, 0, 0, 0};
+    pr r = {NULL, NULL, NULL, 0, 0, 0, 0};
     quote(&r, s, strlen(s));
     if (r.bad) {
         free(r.buf);

@@ -13,6 +13,10 @@
  * NUL-terminated string (*out). JV_ERR_FORMAT when the text is not valid JSON. */
 jv_status jv_pyrepr(const char *json, size_t n, char **out);
 
+/* Like jv_pyrepr, but JSON arrays stay Python lists ("[[512], [141, 512]]"),
+ * as TraceLens prints args in its per-family sheets. */
+jv_status jv_pyrepr_list(const char *json, size_t n, char **out);
+
 /* Returns Python's repr() of the UTF-8 string s (quotes included) in a malloc'd
  * string, or NULL when out of memory. */
 char *jv_pyrepr_quote(const char *s);

@@ -1,0 +1,235 @@
+/* jv_hw: hardware table parsing (cJSON) and device matching. */
+#include "jv_hw.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* generated from data/hardware.json by CMake */
+extern const unsigned char jv_hw_data[];
+extern const unsigned long jv_hw_data_len;
+
+static int ieq(const char *a, const char *b) {
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+/* case-insensitive substring */
+static int icontains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    if (!n) return 0;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+/* name without spaces, dashes, underscores, lower case ("H100 SXM" -> "h100sxm") */
+static void squash(const char *s, char *out, size_t cap) {
+    size_t k = 0;
+    for (; *s && k + 1 < cap; s++)
+        if (isalnum((unsigned char)*s)) out[k++] = (char)tolower((unsigned char)*s);
+    out[k] = 0;
+}
+
+static double num_of(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int read_specs(const cJSON *o, jv_hw_spec *out) {
+    int n = 0;
+    const cJSON *e;
+    if (!cJSON_IsObject(o)) return 0;
+    cJSON_ArrayForEach(e, o) {
+        if (!cJSON_IsNumber(e) || !e->string || n >= JV_HW_MAX_SPECS) continue;
+        snprintf(out[n].key, sizeof out[n].key, "%s", e->string);
+        out[n].tflops = e->valuedouble;
+        n++;
+    }
+    return n;
+}
+
+/* Fills h from one entry. Returns 0 when the entry lacks a name or bandwidth. */
+static int entry_to_hw(const cJSON *o, jv_hw *h) {
+    memset(h, 0, sizeof *h);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
+    if (!cJSON_IsString(name) || !name->valuestring[0]) return 0;
+    snprintf(h->name, sizeof h->name, "%s", name->valuestring);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "vendor");
+    if (cJSON_IsString(v)) snprintf(h->vendor, sizeof h->vendor, "%s", v->valuestring);
+    h->mem_bw_gbps = num_of(o, "mem_bw_gbps");
+    if (!(h->mem_bw_gbps > 0)) return 0;
+    h->memory_gb = num_of(o, "memory_gb");
+    h->llc_mb = num_of(o, "llc_mb");
+    double u = num_of(o, "units");
+    h->units = u > 0 && u < 1e6 ? (int)u : 0;
+    h->ndatasheet = read_specs(cJSON_GetObjectItemCaseSensitive(o, "peak_tflops"), h->datasheet);
+    int nmax = read_specs(cJSON_GetObjectItemCaseSensitive(o, "max_achievable_tflops"), h->roof);
+    if (nmax > 0) {
+        h->nroof = nmax;
+        h->roof_is_max_achievable = 1;
+    } else {
+        h->nroof = h->ndatasheet;
+        memcpy(h->roof, h->datasheet, sizeof h->roof);
+    }
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+    if (cJSON_IsString(src)) snprintf(h->source, sizeof h->source, "%s", src->valuestring);
+    return h->nroof > 0;
+}
+
+static cJSON *builtin_list(void) {
+    cJSON *doc = cJSON_ParseWithLength((const char *)jv_hw_data, jv_hw_data_len);
+    return doc;
+}
+
+size_t jv_hw_builtin_names(const char **names, size_t max) {
+    static const char *const NAMES[] = {"MI300X", "MI325X", "MI355X", "MI210", "H100 SXM", "H100 PCIe",
+                                        "H200", "B200", "A100 80GB", "A100 40GB", "V100 SXM2 32GB"};
+    size_t n = sizeof NAMES / sizeof NAMES[0];
+    for (size_t i = 0; i < n && i < max; i++) names[i] = NAMES[i];
+    return n;
+}
+
+/* Finds a built-in entry whose name, squashed, equals or starts with arg squashed. */
+static int find_builtin(const char *arg, jv_hw *out) {
+    cJSON *doc = builtin_list();
+    if (!doc) return 0;
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(doc, "gpus"), *g;
+    char want[96], have[96];
+    squash(arg, want, sizeof want);
+    int found = 0;
+    /* exact squashed name first, then prefix ("h100" -> "H100 SXM") */
+    for (int pass = 0; pass < 2 && !found; pass++) {
+        cJSON_ArrayForEach(g, gpus) {
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(g, "name");
+            if (!cJSON_IsString(nm)) continue;
+            squash(nm->valuestring, have, sizeof have);
+            int hit = pass == 0 ? !strcmp(have, want) : (want[0] && !strncmp(have, want, strlen(want)));
+            if (hit && entry_to_hw(g, out)) {
+                found = 1;
+                break;
+            }
+        }
+    }
+    cJSON_Delete(doc);
+    return found;
+}
+
+jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err) {
+    if (find_builtin(arg, out)) return JV_OK;
+    FILE *f = fopen(arg, "rb");
+    if (!f) {
+        const char *names[32];
+        size_t n = jv_hw_builtin_names(names, 32);
+        char list[512] = "";
+        for (size_t i = 0; i < n; i++) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
+        }
+        JV_FAIL(err, JV_ERR_NOTFOUND, "--gpu-arch %s: not a built-in GPU (%s) and no such file", arg, list);
+    }
+    char *buf = malloc(1 << 20);
+    if (!buf) {
+        fclose(f);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", arg);
+    }
+    size_t len = fread(buf, 1, (1 << 20) - 1, f);
+    int too_big = !feof(f);
+    fclose(f);
+    buf[len] = 0;
+    if (too_big) {
+        free(buf);
+        JV_FAIL(err, JV_ERR_LIMIT, "%s: GPU description larger than 1 MiB", arg);
+    }
+    cJSON *doc = cJSON_Parse(buf);
+    free(buf);
+    if (!doc) JV_FAIL(err, JV_ERR_FORMAT, "%s: not valid JSON", arg);
+    const cJSON *entry = doc;
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
+    if (cJSON_IsArray(gpus)) entry = cJSON_GetArrayItem(gpus, 0);
+    int ok = entry && entry_to_hw(entry, out);
+    cJSON_Delete(doc);
+    if (!ok)
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "%s: a GPU description needs \"name\", \"mem_bw_gbps\" > 0 and \"peak_tflops\" or "
+                "\"max_achievable_tflops\" with compute-spec keys (\"matrix_bf16\": 989.4, ...)",
+                arg);
+    if (!out->source[0]) snprintf(out->source, sizeof out->source, "%s", arg);
+    return JV_OK;
+}
+
+int jv_hw_auto(const jv_device *devs, size_t n, jv_hw *out, char *why, size_t whycap) {
+    if (!n) {
+        snprintf(why, whycap, "the trace has no deviceProperties");
+        return 0;
+    }
+    const jv_device *d = &devs[0];
+    cJSON *doc = builtin_list();
+    if (!doc) {
+        snprintf(why, whycap, "built-in GPU table unreadable");
+        return 0;
+    }
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(doc, "gpus"), *g;
+    int found = 0;
+    /* 1: a name the table lists appears in the device name */
+    if (d->name[0]) {
+        cJSON_ArrayForEach(g, gpus) {
+            const cJSON *mn = cJSON_GetObjectItemCaseSensitive(g, "match_names"), *m;
+            cJSON_ArrayForEach(m, mn) {
+                if (cJSON_IsString(m) && icontains(d->name, m->valuestring) && entry_to_hw(g, out)) {
+                    snprintf(why, whycap, "device name \"%s\" matches %s", d->name, out->name);
+                    found = 1;
+                    break;
+                }
+            }
+            if (found) break;
+        }
+    }
+    /* 2: compute capability + SM/CU count, then the closest memory size */
+    if (!found && d->cc_major > 0) {
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+        double mem_gb = d->total_mem_bytes / 1e9, best = 1e30;
+        cJSON_ArrayForEach(g, gpus) {
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(g, "cc");
+            double units = num_of(g, "units"), memgb = num_of(g, "memory_gb");
+            if (!cJSON_IsString(c) || strcmp(c->valuestring, cc) || (int)units != d->num_sms) continue;
+            double dist = mem_gb > 0 && memgb > 0 ? fabs(mem_gb - memgb) / memgb : 0;
+            if (dist < 0.25 && dist < best) {
+                jv_hw h;
+                if (entry_to_hw(g, &h)) {
+                    *out = h;
+                    best = dist;
+                    found = 1;
+                }
+            }
+        }
+        if (found)
+            snprintf(why, whycap, "compute capability %s, %d SMs/CUs and %.0f GB match %s", cc, d->num_sms, mem_gb,
+                     out->name);
+    }
+    cJSON_Delete(doc);
+    if (!found)
+        snprintf(why, whycap, "no built-in entry matches device \"%s\" (cc %d.%d, %d SMs/CUs, %.0f GB)", d->name,
+                 d->cc_major, d->cc_minor, d->num_sms, d->total_mem_bytes / 1e9);
+    return found;
+}
+
+static double lookup(const jv_hw_spec *s, int n, const char *spec) {
+    for (int i = 0; i < n; i++)
+        if (ieq(s[i].key, spec)) return s[i].tflops;
+    return NAN;
+}
+
+double jv_hw_peak(const jv_hw *hw, const char *spec) { return lookup(hw->roof, hw->nroof, spec); }
+
+double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec) {
+    return lookup(hw->datasheet, hw->ndatasheet, spec);
+}

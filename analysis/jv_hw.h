@@ -1,0 +1,54 @@
+/* jv_hw: GPU hardware numbers for rooflines: the built-in table
+ * (data/hardware.json, compiled in), a user file in the same format (or
+ * TraceLens' arch JSON), and automatic selection from a trace's
+ * deviceProperties. */
+#ifndef JV_HW_H
+#define JV_HW_H
+
+#include <stddef.h>
+
+#include "jv_status.h"
+#include "jv_trace.h"
+
+#define JV_HW_MAX_SPECS 24
+
+typedef struct {
+    char key[24];        /* compute spec: "matrix_bf16", "vector_fp32", ... */
+    double tflops;
+} jv_hw_spec;
+
+typedef struct {
+    char name[64];
+    char vendor[16];
+    double mem_bw_gbps;  /* GB/s, 1e9 bytes/s */
+    double memory_gb;
+    double llc_mb;       /* last-level cache (Infinity Cache on AMD, L2 on NVIDIA) */
+    int units;           /* SMs or CUs; 0 when unknown */
+    int nroof;
+    jv_hw_spec roof[JV_HW_MAX_SPECS];  /* peaks the roofline uses: max achievable when given, else datasheet */
+    int ndatasheet;
+    jv_hw_spec datasheet[JV_HW_MAX_SPECS];
+    int roof_is_max_achievable;        /* 1 when roof holds max-achievable numbers */
+    char source[320];
+} jv_hw;
+
+/* Number of built-in entries; *names gets their names (static storage). */
+size_t jv_hw_builtin_names(const char **names, size_t max);
+
+/* Resolves --gpu-arch ARG: a built-in name (case-insensitive; "H100", "h100 sxm",
+ * "mi300x" ...) or a path to a JSON file holding one entry. JV_ERR_NOTFOUND
+ * names the valid choices; JV_ERR_FORMAT/IO for a bad file. */
+jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err);
+
+/* Chooses a built-in entry for the trace's devices: by name first, then by
+ * compute capability, SM/CU count and memory size. Returns 1 and fills out
+ * and why (how it was chosen) when one fits; 0 with the reason in why. */
+int jv_hw_auto(const jv_device *devs, size_t n, jv_hw *out, char *why, size_t whycap);
+
+/* The roofline peak (TFLOPS) for a compute spec, or NAN when the table has none. */
+double jv_hw_peak(const jv_hw *hw, const char *spec);
+
+/* The datasheet peak (TFLOPS) for a compute spec, or NAN. */
+double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec);
+
+#endif

@@ -1,0 +1,879 @@
+/* jv_perf: op instances, their models, and the perf sheets. */
+#include "jv_perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_category.h"
+#include "jv_opcall.h"
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+#include "jv_sort.h"
+#include "jv_stats.h"
+
+#define US(ns) ((double)(ns) / 1e3)
+
+/* ---------- building instances ---------- */
+
+typedef struct {
+    const jv_trace *tr;
+    jv_map fam;   /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm;  /* name id -> 1 + is_comm */
+} build_ctx;
+
+static jv_status family_of(build_ctx *b, uint32_t name, int *fam, jv_match *how) {
+    uint32_t v;
+    if (!jv_map_get(&b->fam, name, &v)) {
+        jv_match m;
+        int f = jv_family_find(jv_trace_str(b->tr, name), &m);
+        v = f < 0 ? 1u : 1u + (uint32_t)f * 4u + (uint32_t)m;
+        JV_CHECK(jv_map_put(&b->fam, name, v));
+    }
+    v -= 1;
+    if (v == 0) {
+        *fam = -1;
+        *how = JV_MATCH_NONE;
+    } else {
+        *fam = (int)(v / 4);
+        *how = (jv_match)(v % 4);
+    }
+    return JV_OK;
+}
+
+static jv_status is_comm(build_ctx *b, uint32_t name, int *out) {
+    uint32_t v;
+    if (!jv_map_get(&b->comm, name, &v)) {
+        v = 1u + (uint32_t)(jv_is_comm_kernel(jv_trace_str(b->tr, name)) != 0);
+        JV_CHECK(jv_map_put(&b->comm, name, v));
+    }
+    *out = v == 2;
+    return JV_OK;
+}
+
+static int cmp_kernel_ts(const void *a, const void *b, void *ctx) {
+    const jv_trace *tr = ctx;
+    int64_t x = tr->ev[*(const uint32_t *)a].ts, y = tr->ev[*(const uint32_t *)b].ts;
+    return (x > y) - (x < y);
+}
+
+static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
+    int64_t total = 0, cs = 0, ce = 0;
+    int open = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const jv_event *e = &tr->ev[k[i]];
+        int64_t s = e->ts, en = e->ts + e->dur;
+        if (open && s <= ce) {
+            if (en > ce) ce = en;
+        } else {
+            if (open) total += ce - cs;
+            cs = s, ce = en, open = 1;
+        }
+    }
+    if (open) total += ce - cs;
+    return total;
+}
+
+/* the model of (name, sig): parsed once per distinct pair */
+static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *cap, uint32_t ev, int fam,
+                          int32_t *out) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[ev];
+    uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[e->aux].sig : 0;
+    int64_t key = ((int64_t)e->name << 32) | sig;
+    uint32_t mi;
+    if (jv_map_get(idx, key, &mi)) {
+        *out = (int32_t)mi;
+        return JV_OK;
+    }
+    if (pt->nmodels == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        jv_perf_model *nm = realloc(pt->models, nc * sizeof *nm);
+        if (!nm) return JV_ERR_NOMEM;
+        pt->models = nm;
+        *cap = nc;
+    }
+    jv_perf_model *m = &pt->models[pt->nmodels];
+    memset(m, 0, sizeof *m);
+    m->name = e->name;
+    m->sig = sig;
+    m->family = fam;
+    const jv_sig *sg = &tr->sigs[sig];
+    jv_opcall call;
+    jv_err perr;
+    jv_err_clear(&perr);
+    jv_status s = jv_opcall_from_trace(&call, jv_trace_str(tr, e->name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
+                                       sg->types ? jv_trace_str(tr, sg->types) : NULL,
+                                       sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
+                                       sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, &perr);
+    if (s == JV_ERR_NOMEM) return s;
+    if (s == JV_OK) {
+        jv_desc d;
+        s = jv_desc_parse(&call, &d, &perr);
+        if (s == JV_OK) {
+            jv_desc_model(&d, &m->perf);
+            m->ok = 1;
+            m->bwd = d.bwd;
+        }
+    }
+    jv_opcall_free(&call);
+    mi = (uint32_t)pt->nmodels++;
+    JV_CHECK(jv_map_put(idx, key, mi));
+    *out = (int32_t)mi;
+    return JV_OK;
+}
+
+static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_t *kl) {
+    const jv_trace *tr = b->tr;
+    size_t nev = tr->nev;
+    /* pass 1: cpu ops that contain a kernel-launching cpu op */
+    size_t ngpu = 0;
+    for (size_t i = 0; i < nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, (uint32_t)i)) continue;
+        int c;
+        JV_CHECK(is_comm(b, e->name, &c));
+        if (c) continue;
+        ngpu++;
+        uint32_t L = t->op_of_gpu[e->aux];
+        if (L == JV_NONE32) continue;
+        for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
+            if (tr->ev[p].kind != JV_K_CPU_OP) continue;
+            if (kl[p]) break;
+            kl[p] = 1;
+        }
+    }
+    /* pass 2: the instance of each GPU event */
+    uint32_t *pair_inst = malloc((ngpu ? ngpu : 1) * sizeof *pair_inst);
+    uint32_t *pair_ev = malloc((ngpu ? ngpu : 1) * sizeof *pair_ev);
+    size_t icap = 256;
+    pt->inst = malloc(icap * sizeof *pt->inst);
+    if (!pair_inst || !pair_ev || !pt->inst) {
+        free(pair_inst);
+        free(pair_ev);
+        return JV_ERR_NOMEM;
+    }
+    jv_map inst_of, model_idx;
+    jv_map_init(&inst_of);
+    jv_map_init(&model_idx);
+    size_t mcap = 0, np = 0;
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, (uint32_t)i)) continue;
+        int c;
+        if ((s = is_comm(b, e->name, &c)) != JV_OK) break;
+        if (c) continue;
+        uint32_t L = t->op_of_gpu[e->aux], claim = JV_NONE32;
+        int claim_fam = -1;
+        for (uint32_t o = L; o != JV_NONE32 && s == JV_OK; o = t->parent[o]) {
+            if (tr->ev[o].kind != JV_K_CPU_OP) continue;
+            int f;
+            jv_match how;
+            s = family_of(b, tr->ev[o].name, &f, &how);
+            if (how == JV_MATCH_STRONG || (how == JV_MATCH_WEAK && claim == JV_NONE32 && o == L && !kl[o])) {
+                claim = o;
+                claim_fam = f;
+            }
+        }
+        if (s != JV_OK) break;
+        uint32_t target, synth_kernel = JV_NONE32;
+        if (claim != JV_NONE32) target = claim;
+        else if (L == JV_NONE32) target = t->parent[i], synth_kernel = (uint32_t)i;
+        else if (kl[L]) target = L, synth_kernel = (uint32_t)i;
+        else target = L;
+        uint32_t ii;
+        if (synth_kernel != JV_NONE32 || !jv_map_get(&inst_of, target, &ii)) {
+            if (pt->ninst == icap) {
+                jv_perf_inst *ni = realloc(pt->inst, icap * 2 * sizeof *ni);
+                if (!ni) {
+                    s = JV_ERR_NOMEM;
+                    break;
+                }
+                pt->inst = ni;
+                icap *= 2;
+            }
+            ii = (uint32_t)pt->ninst++;
+            jv_perf_inst *in = &pt->inst[ii];
+            memset(in, 0, sizeof *in);
+            in->ev = target;
+            in->kernel = synth_kernel;
+            in->model = -1;
+            if (synth_kernel == JV_NONE32) {
+                if ((s = jv_map_put(&inst_of, target, ii)) != JV_OK) break;
+                int f = claim_fam;
+                if (claim == JV_NONE32) {
+                    jv_match how;
+                    if ((s = family_of(b, tr->ev[target].name, &f, &how)) != JV_OK) break;
+                    if (how == JV_MATCH_WEAK) f = -1; /* a weak op that launches beside modelled children */
+                }
+                if (f >= 0 && (s = model_of(b, pt, &model_idx, &mcap, target, f, &in->model)) != JV_OK) break;
+            }
+        }
+        pair_inst[np] = ii;
+        pair_ev[np] = (uint32_t)i;
+        np++;
+    }
+    jv_map_free(&inst_of);
+    jv_map_free(&model_idx);
+    if (s == JV_OK) {
+        /* counting sort of the pairs by instance */
+        pt->kernels = malloc((np ? np : 1) * sizeof *pt->kernels);
+        if (!pt->kernels) s = JV_ERR_NOMEM;
+    }
+    if (s == JV_OK) {
+        for (size_t p = 0; p < np; p++) pt->inst[pair_inst[p]].kn++;
+        uint32_t off = 0;
+        for (size_t k = 0; k < pt->ninst; k++) {
+            pt->inst[k].kbegin = off;
+            off += pt->inst[k].kn;
+            pt->inst[k].kn = 0;
+        }
+        for (size_t p = 0; p < np; p++) {
+            jv_perf_inst *in = &pt->inst[pair_inst[p]];
+            pt->kernels[in->kbegin + in->kn++] = pair_ev[p];
+        }
+        pt->nkernels = np;
+        for (size_t k = 0; k < pt->ninst && s == JV_OK; k++) {
+            jv_perf_inst *in = &pt->inst[k];
+            if (in->kn > 1) s = jv_sort_stable(pt->kernels + in->kbegin, in->kn, sizeof(uint32_t), cmp_kernel_ts,
+                                               (void *)tr);
+            in->busy_ns = busy_of(tr, pt->kernels + in->kbegin, in->kn);
+            if (in->model >= 0 && !pt->models[in->model].ok) pt->model_errors++;
+        }
+    }
+    free(pair_inst);
+    free(pair_ev);
+    return s;
+}
+
+jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt, jv_err *err) {
+    memset(pt, 0, sizeof *pt);
+    uint8_t *kl = calloc(tr->nev ? tr->nev : 1, 1);
+    if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
+    build_ctx b = {tr, {0}, {0}};
+    jv_map_init(&b.fam);
+    jv_map_init(&b.comm);
+    jv_status s = build(&b, t, pt, kl);
+    jv_map_free(&b.fam);
+    jv_map_free(&b.comm);
+    free(kl);
+    if (s != JV_OK) {
+        jv_perf_free(pt);
+        JV_FAIL(err, s, "out of memory (perf instances)");
+    }
+    return JV_OK;
+}
+
+void jv_perf_free(jv_perf_table *pt) {
+    free(pt->inst);
+    free(pt->kernels);
+    free(pt->models);
+    memset(pt, 0, sizeof *pt);
+}
+
+const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap) {
+    jv_dtype d = p->dtype;
+    const char *prec = NULL;
+    if (jv_dtype_is_float(d) && d != JV_DT_C64 && d != JV_DT_C128) prec = jv_dtype_short(d);
+    else if (p->matrix && (d == JV_DT_I8 || d == JV_DT_U8)) prec = "int8";
+    if (!prec) {
+        buf[0] = 0;
+        return buf;
+    }
+    snprintf(buf, cap, "%s_%s", p->matrix ? "matrix" : "vector", prec);
+    return buf;
+}
+
+/* ---------- per-instance metrics ---------- */
+
+typedef struct {
+    double gflops, mb, fpb;         /* NaN when unknown */
+    double tbs, tflops;             /* per instance */
+    double roof_us, pct;            /* NaN without a roofline */
+    const char *bound;              /* NULL without a roofline */
+    char spec[32];
+} inst_metrics;
+
+static void metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw, inst_metrics *m) {
+    m->gflops = m->mb = m->fpb = m->tbs = m->tflops = m->roof_us = m->pct = NAN;
+    m->bound = NULL;
+    m->spec[0] = 0;
+    if (in->model < 0 || !pt->models[in->model].ok) return;
+    const jv_perf *p = &pt->models[in->model].perf;
+    double t_us = US(in->busy_ns);
+    m->gflops = p->flops / 1e9;
+    if (t_us > 0) m->tflops = (m->gflops / 1e3) / (t_us / 1e6);
+    if (!isnan(p->bytes)) {
+        m->mb = p->bytes / (1024.0 * 1024.0);
+        if (p->bytes > 0) m->fpb = p->flops / p->bytes;
+        if (t_us > 0) m->tbs = (p->bytes / 1e12) / (t_us / 1e6);
+    }
+    jv_perf_compute_spec(p, m->spec, sizeof m->spec);
+    if (!hw || !m->spec[0]) return;
+    double peak = jv_hw_peak(hw, m->spec);
+    if (isnan(peak) || isnan(p->bytes) || !(p->flops > 0)) return;
+    double cu = p->flops / (peak * 1e12) * 1e6, mu = p->bytes / (hw->mem_bw_gbps * 1e9) * 1e6;
+    m->roof_us = cu > mu ? cu : mu;
+    m->bound = cu >= mu ? "COMPUTE_BOUND" : "MEMORY_BOUND";
+    if (t_us > 0) m->pct = m->roof_us / t_us * 100;
+}
+
+/* REFERENCE.md section 8 efficiency bands */
+static const char *band_of(double pct) {
+    if (isnan(pct)) return "";
+    if (pct > 80) return "excellent";
+    if (pct >= 60) return "good";
+    if (pct >= 40) return "acceptable";
+    return "investigate";
+}
+
+/* ---------- grouping helpers ---------- */
+
+typedef struct {
+    const jv_trace *tr;
+    const jv_perf_table *pt;
+    const char **cat;     /* per instance */
+    char **ptext;         /* per model: params text (family sheets) */
+} gctx;
+
+static uint32_t inst_uid(const jv_trace *tr, const jv_perf_inst *in) {
+    return tr->ev[in->kernel != JV_NONE32 ? in->kernel : in->ev].uid;
+}
+
+static uint32_t inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
+    const jv_event *e = &tr->ev[in->ev];
+    return e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
+}
+
+static const char *or_unknown(const char *s) { return s && *s ? s : "Unknown"; }
+
+static int cmp_unified(const void *a, const void *b, void *ctx) {
+    const gctx *g = ctx;
+    const jv_trace *tr = g->tr;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const jv_perf_inst *ix = &g->pt->inst[x], *iy = &g->pt->inst[y];
+    const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
+    if (ex->name != ey->name) return ex->name < ey->name ? -1 : 1;
+    uint32_t kx = ix->kernel == JV_NONE32 ? 0 : tr->ev[ix->kernel].name + 1;
+    uint32_t ky = iy->kernel == JV_NONE32 ? 0 : tr->ev[iy->kernel].name + 1;
+    if (kx != ky) return kx < ky ? -1 : 1;
+    int c = strcmp(g->cat[x], g->cat[y]);
+    if (c) return c;
+    if (ex->thread != ey->thread) {
+        const jv_thread *tx = &tr->threads[ex->thread], *ty = &tr->threads[ey->thread];
+        if ((c = strcmp(or_unknown(jv_trace_process_name(tr, tx->pid)), or_unknown(jv_trace_process_name(tr, ty->pid)))))
+            return c;
+        if ((c = strcmp(or_unknown(jv_trace_process_labels(tr, tx->pid)),
+                        or_unknown(jv_trace_process_labels(tr, ty->pid)))))
+            return c;
+        if ((c = strcmp(or_unknown(jv_trace_str(tr, tx->name)), or_unknown(jv_trace_str(tr, ty->name))))) return c;
+    }
+    uint32_t sx = inst_sig(tr, ix), sy = inst_sig(tr, iy);
+    if (sx != sy) return sx < sy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int same_unified(const gctx *g, uint32_t x, uint32_t y) {
+    const jv_trace *tr = g->tr;
+    const jv_perf_inst *ix = &g->pt->inst[x], *iy = &g->pt->inst[y];
+    const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
+    if (ex->name != ey->name || inst_sig(tr, ix) != inst_sig(tr, iy) || strcmp(g->cat[x], g->cat[y])) return 0;
+    uint32_t kx = ix->kernel == JV_NONE32 ? 0 : tr->ev[ix->kernel].name + 1;
+    uint32_t ky = iy->kernel == JV_NONE32 ? 0 : tr->ev[iy->kernel].name + 1;
+    if (kx != ky) return 0;
+    if (ex->thread == ey->thread) return 1;
+    const jv_thread *tx = &tr->threads[ex->thread], *ty = &tr->threads[ey->thread];
+    return !strcmp(or_unknown(jv_trace_process_name(tr, tx->pid)), or_unknown(jv_trace_process_name(tr, ty->pid))) &&
+           !strcmp(or_unknown(jv_trace_process_labels(tr, tx->pid)), or_unknown(jv_trace_process_labels(tr, ty->pid))) &&
+           !strcmp(or_unknown(jv_trace_str(tr, tx->name)), or_unknown(jv_trace_str(tr, ty->name)));
+}
+
+typedef struct {
+    size_t begin, n;      /* range in the sorted instance index array */
+    double ksum;          /* Kernel Time (µs)_sum */
+    uint32_t uid_first;
+    uint32_t first;       /* instance with the smallest uid */
+} group;
+
+static int cmp_group(const void *a, const void *b) {
+    const group *x = a, *y = b;
+    if (x->ksum != y->ksum) return x->ksum > y->ksum ? -1 : 1;
+    return (x->uid_first > y->uid_first) - (x->uid_first < y->uid_first);
+}
+
+static void finish_group(const gctx *g, const uint32_t *idx, group *gr) {
+    gr->ksum = 0;
+    gr->uid_first = UINT32_MAX;
+    for (size_t k = gr->begin; k < gr->begin + gr->n; k++) {
+        const jv_perf_inst *in = &g->pt->inst[idx[k]];
+        gr->ksum += US(in->busy_ns);
+        uint32_t u = inst_uid(g->tr, in);
+        if (u < gr->uid_first) gr->uid_first = u, gr->first = idx[k];
+    }
+}
+
+/* a raw JSON args text in Python form (tuples or lists) */
+static void sheet_pyargs(jv_sheet *o, const jv_trace *tr, uint32_t raw, int lists) {
+    if (!raw) {
+        jv_sheet_empty(o);
+        return;
+    }
+    char *s = NULL;
+    const char *txt = jv_trace_str(tr, raw);
+    size_t n = jv_intern_len(&tr->strings, raw);
+    jv_status st = lists ? jv_pyrepr_list(txt, n, &s) : jv_pyrepr(txt, n, &s);
+    jv_sheet_str(o, st == JV_OK ? s : txt);
+    free(s);
+}
+
+/* statistics columns "mean, median, std, min, max" (order as given by which) */
+static void put_stats(jv_sheet *o, const jv_stats *s, const char *which) {
+    for (const char *w = which; *w; w++) {
+        switch (*w) {
+        case 'a': jv_sheet_num(o, s->mean); break;
+        case 'm': jv_sheet_num(o, s->median); break;
+        case 's': jv_sheet_num(o, s->std); break;
+        case 'l': jv_sheet_num(o, s->min); break;
+        case 'h': jv_sheet_num(o, s->max); break;
+        case 'S': jv_sheet_num(o, s->sum); break;
+        }
+    }
+}
+
+/* collect per-instance values of a group; kind: 0 kernel µs, 1 cpu µs, 2 TB/s, 3 TFLOPS/s, 4 pct roofline */
+static jv_stats group_stats(const gctx *g, const uint32_t *idx, const group *gr, const jv_hw *hw, int kind, int ddof,
+                            double *buf) {
+    for (size_t k = 0; k < gr->n; k++) {
+        const jv_perf_inst *in = &g->pt->inst[idx[gr->begin + k]];
+        inst_metrics m;
+        switch (kind) {
+        case 0: buf[k] = US(in->busy_ns); break;
+        case 1: buf[k] = US(g->tr->ev[in->ev].dur); break;
+        default:
+            metrics_of(g->pt, in, hw, &m);
+            buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
+        }
+    }
+    return jv_stats_of(buf, gr->n, ddof);
+}
+
+static int kernel_summary_of(const gctx *g, const uint32_t *idx, const group *gr, char **full, char **trunc) {
+    jv_klist *rows = malloc((gr->n ? gr->n : 1) * sizeof *rows);
+    if (!rows) return 0;
+    for (size_t k = 0; k < gr->n; k++) {
+        const jv_perf_inst *in = &g->pt->inst[idx[gr->begin + k]];
+        rows[k].ev = g->pt->kernels + in->kbegin;
+        rows[k].n = in->kn;
+    }
+    int ok = jv_kernel_details(g->tr, rows, gr->n, 1, full, trunc);
+    free(rows);
+    return ok;
+}
+
+/* params of model mi (parsed again: cheap, once per output group) */
+static int params_of(const jv_trace *tr, const jv_perf_model *m, jv_params *ps) {
+    const jv_sig *sg = &tr->sigs[m->sig];
+    jv_opcall call;
+    jv_err e;
+    jv_err_clear(&e);
+    ps->n = 0;
+    if (jv_opcall_from_trace(&call, jv_trace_str(tr, m->name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
+                             sg->types ? jv_trace_str(tr, sg->types) : NULL,
+                             sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
+                             sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, &e) != JV_OK)
+        return 0;
+    jv_desc d;
+    int ok = jv_desc_parse(&call, &d, &e) == JV_OK;
+    if (ok) jv_desc_params(&d, ps);
+    jv_opcall_free(&call);
+    return ok;
+}
+
+/* a param value inside a Python dict: strings quoted, the rest as printed */
+static int param_is_literal(const jv_param *p) {
+    const char *t = p->text;
+    return p->is_num || t[0] == '(' || t[0] == '[' || t[0] == '{' || !strcmp(t, "True") || !strcmp(t, "False") ||
+           !strcmp(t, "None");
+}
+
+/* ---------- unified_perf_summary ---------- */
+
+static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv_err *err) {
+    const jv_trace *tr = g->tr;
+    const jv_perf_table *pt = g->pt;
+    size_t n = pt->ninst;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    group *groups = malloc((n ? n : 1) * sizeof *groups);
+    double *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!idx || !groups || !buf) {
+        free(idx);
+        free(groups);
+        free(buf);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (unified_perf_summary)");
+    }
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_unified, (void *)g);
+    size_t ng = 0;
+    for (size_t i = 0; i < n && s == JV_OK;) {
+        size_t j = i + 1;
+        while (j < n && same_unified(g, idx[i], idx[j])) j++;
+        groups[ng].begin = i;
+        groups[ng].n = j - i;
+        finish_group(g, idx, &groups[ng]);
+        ng++;
+        i = j;
+    }
+    qsort(groups, ng, sizeof *groups, cmp_group);
+    double total = 0, cum = 0;
+    for (size_t i = 0; i < ng; i++) total += groups[i].ksum;
+    jv_sheet o;
+    if (s == JV_OK) s = jv_sheet_open(&o, book, "unified_perf_summary", err);
+    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
+    if (s == JV_OK) {
+        static const char *const h1[] = {"name", "op category", "process_name", "process_label", "thread_name",
+                                         "Input Dims", "Input type", "Input Strides", "Concrete Inputs", "ex_UID",
+                                         "operation_count", "total_duration_us", "mean_duration_us",
+                                         "std_duration_us", "GFLOPS", "Data Moved (MB)", "FLOPS/Byte",
+                                         "Compute Spec", NULL};
+        for (const char *const *h = h1; *h; h++) jv_sheet_str(&o, *h);
+        if (hw) jv_sheet_str(&o, "Roofline Bound");
+        static const char *const h2[] = {"TB/s_mean", "TB/s_std", "TFLOPS/s_mean", "TFLOPS/s_std",
+                                         "Kernel Time (µs)_mean", "Kernel Time (µs)_std", "Kernel Time (µs)_sum",
+                                         "duration_us_median", "duration_us_min", "duration_us_max", "TB/s_median",
+                                         "TB/s_min", "TB/s_max", "TFLOPS/s_median", "TFLOPS/s_min", "TFLOPS/s_max",
+                                         NULL};
+        for (const char *const *h = h2; *h; h++) jv_sheet_str(&o, *h);
+        if (hw) {
+            static const char *const h3[] = {"Roofline Time (µs)_first", "Pct Roofline_mean", "Pct Roofline_median",
+                                             "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max", NULL};
+            for (const char *const *h = h3; *h; h++) jv_sheet_str(&o, *h);
+        }
+        static const char *const h4[] = {"Kernel Time (µs)_median", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
+                                         "kernel_details_summary", "trunc_kernel_details", "perf_params",
+                                         "has_perf_model", "Percentage (%)", "Cumulative Percentage (%)", NULL};
+        for (const char *const *h = h4; *h; h++) jv_sheet_str(&o, *h);
+        if (hw) jv_sheet_str(&o, "Efficiency Band");
+        jv_sheet_end(&o);
+        for (size_t gi = 0; gi < ng; gi++) {
+            const group *gr = &groups[gi];
+            const jv_perf_inst *in = &pt->inst[gr->first];
+            const jv_event *e = &tr->ev[in->ev];
+            const jv_thread *th = &tr->threads[e->thread];
+            if (in->kernel != JV_NONE32) {
+                char *nm = NULL;
+                size_t l = 0, c = 0;
+                if (!jv_sb_printf(&nm, &l, &c, "%s->%s (Synthetic Op)", jv_trace_str(tr, e->name),
+                                  jv_trace_str(tr, tr->ev[in->kernel].name))) {
+                    s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
+                    break;
+                }
+                jv_sheet_str(&o, nm);
+                free(nm);
+            } else {
+                jv_sheet_str(&o, jv_trace_str(tr, e->name));
+            }
+            jv_sheet_str(&o, g->cat[gr->first]);
+            jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
+            jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
+            jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
+            const jv_sig *sg = &tr->sigs[inst_sig(tr, in)];
+            sheet_pyargs(&o, tr, sg->dims, 0);
+            sheet_pyargs(&o, tr, sg->types, 0);
+            sheet_pyargs(&o, tr, sg->strides, 0);
+            sheet_pyargs(&o, tr, sg->concrete, 0);
+            jv_sheet_int(&o, gr->uid_first);
+            jv_sheet_int(&o, (long long)gr->n);
+            jv_stats cpu = group_stats(g, idx, gr, hw, 1, 1, buf);
+            jv_sheet_num(&o, cpu.sum);
+            jv_sheet_num(&o, cpu.mean);
+            jv_sheet_num(&o, cpu.std);
+            inst_metrics m;
+            metrics_of(pt, in, hw, &m);
+            jv_sheet_num(&o, m.gflops);
+            jv_sheet_num(&o, m.mb);
+            jv_sheet_num(&o, m.fpb);
+            jv_sheet_str(&o, m.spec);
+            if (hw) jv_sheet_str(&o, m.bound ? m.bound : "");
+            jv_stats tbs = group_stats(g, idx, gr, hw, 2, 1, buf);
+            jv_stats tfl = group_stats(g, idx, gr, hw, 3, 1, buf);
+            jv_stats kt = group_stats(g, idx, gr, hw, 0, 1, buf);
+            jv_sheet_num(&o, tbs.mean);
+            jv_sheet_num(&o, tbs.std);
+            jv_sheet_num(&o, tfl.mean);
+            jv_sheet_num(&o, tfl.std);
+            put_stats(&o, &kt, "asS");
+            put_stats(&o, &cpu, "mlh");
+            put_stats(&o, &tbs, "mlh");
+            put_stats(&o, &tfl, "mlh");
+            jv_stats pct = {NAN, NAN, NAN, NAN, NAN, 0, 0};
+            if (hw) {
+                jv_sheet_num(&o, m.roof_us);
+                pct = group_stats(g, idx, gr, hw, 4, 1, buf);
+                put_stats(&o, &pct, "amslh");
+            }
+            put_stats(&o, &kt, "mlh");
+            char *full = NULL, *trunc = NULL;
+            kernel_summary_of(g, idx, gr, &full, &trunc);
+            jv_sheet_str(&o, full ? full : "");
+            jv_sheet_str(&o, trunc ? trunc : "");
+            free(full);
+            free(trunc);
+            /* perf_params as a Python dict */
+            jv_params ps;
+            ps.n = 0;
+            if (in->model >= 0 && pt->models[in->model].ok) params_of(tr, &pt->models[in->model], &ps);
+            if (ps.n) {
+                char *d = NULL;
+                size_t l = 0, c = 0;
+                int ok = jv_sb_printf(&d, &l, &c, "{");
+                for (int k = 0; ok && k < ps.n; k++) {
+                    char *q = param_is_literal(&ps.p[k]) ? NULL : jv_pyrepr_quote(ps.p[k].text);
+                    ok = jv_sb_printf(&d, &l, &c, "%s'%s': %s", k ? ", " : "", ps.p[k].name, q ? q : ps.p[k].text);
+                    free(q);
+                }
+                ok = ok && jv_sb_printf(&d, &l, &c, "}");
+                jv_sheet_str(&o, ok ? d : "");
+                free(d);
+            } else {
+                jv_sheet_empty(&o);
+            }
+            jv_sheet_str(&o, in->model >= 0 ? "True" : "False");
+            double p = total > 0 ? 100.0 * gr->ksum / total : 0;
+            cum += p;
+            jv_sheet_num(&o, p);
+            jv_sheet_num(&o, cum);
+            if (hw) jv_sheet_str(&o, band_of(pct.mean));
+            jv_sheet_end(&o);
+        }
+        if (s == JV_OK) s = jv_sheet_commit(&o, err);
+        else jv_sheet_abort(&o);
+    }
+    free(idx);
+    free(groups);
+    free(buf);
+    return s;
+}
+
+/* ---------- family sheets ---------- */
+
+typedef struct {
+    const gctx *g;
+    const jv_params *ps;  /* per model index, params */
+} fctx;
+
+static int cmp_family(const void *a, const void *b, void *ctx) {
+    const fctx *f = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const jv_perf_inst *ix = &f->g->pt->inst[x], *iy = &f->g->pt->inst[y];
+    const jv_perf_model *mx = &f->g->pt->models[ix->model], *my = &f->g->pt->models[iy->model];
+    if (mx->name != my->name) return mx->name < my->name ? -1 : 1;
+    if (ix->model != iy->model) {
+        const jv_params *px = &f->ps[ix->model], *py = &f->ps[iy->model];
+        if (px->n != py->n) return px->n < py->n ? -1 : 1;
+        for (int k = 0; k < px->n; k++) {
+            int c = strcmp(px->p[k].text, py->p[k].text);
+            if (c) return c;
+        }
+    }
+    return (x > y) - (x < y);
+}
+
+static int same_family(const fctx *f, uint32_t x, uint32_t y) {
+    const jv_perf_inst *ix = &f->g->pt->inst[x], *iy = &f->g->pt->inst[y];
+    if (ix->model == iy->model) return 1;
+    const jv_perf_model *mx = &f->g->pt->models[ix->model], *my = &f->g->pt->models[iy->model];
+    if (mx->name != my->name) return 0;
+    const jv_params *px = &f->ps[ix->model], *py = &f->ps[iy->model];
+    if (px->n != py->n) return 0;
+    for (int k = 0; k < px->n; k++)
+        if (strcmp(px->p[k].text, py->p[k].text)) return 0;
+    return 1;
+}
+
+/* one family sheet: instances whose model's family writes sheet `base` (bwd: -1 any, 0 fwd, 1 bwd) */
+static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *book, const char *base,
+                                    const char *sheet, int bwd, const jv_params *ps, jv_err *err) {
+    const jv_trace *tr = g->tr;
+    const jv_perf_table *pt = g->pt;
+    size_t n = 0;
+    for (size_t i = 0; i < pt->ninst; i++) {
+        const jv_perf_inst *in = &pt->inst[i];
+        if (in->model < 0 || !pt->models[in->model].ok) continue;
+        const jv_perf_model *m = &pt->models[in->model];
+        if (strcmp(jv_family_get(m->family)->sheet, base) || (bwd >= 0 && m->bwd != bwd)) continue;
+        n++;
+    }
+    if (!n) return JV_OK;
+    uint32_t *idx = malloc(n * sizeof *idx);
+    group *groups = malloc(n * sizeof *groups);
+    double *buf = malloc(n * sizeof *buf);
+    if (!idx || !groups || !buf) {
+        free(idx);
+        free(groups);
+        free(buf);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (%s)", sheet);
+    }
+    n = 0;
+    for (size_t i = 0; i < pt->ninst; i++) {
+        const jv_perf_inst *in = &pt->inst[i];
+        if (in->model < 0 || !pt->models[in->model].ok) continue;
+        const jv_perf_model *m = &pt->models[in->model];
+        if (strcmp(jv_family_get(m->family)->sheet, base) || (bwd >= 0 && m->bwd != bwd)) continue;
+        idx[n++] = (uint32_t)i;
+    }
+    fctx f = {g, ps};
+    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_family, &f);
+    size_t ng = 0;
+    for (size_t i = 0; i < n && s == JV_OK;) {
+        size_t j = i + 1;
+        while (j < n && same_family(&f, idx[i], idx[j])) j++;
+        groups[ng].begin = i;
+        groups[ng].n = j - i;
+        finish_group(g, idx, &groups[ng]);
+        ng++;
+        i = j;
+    }
+    qsort(groups, ng, sizeof *groups, cmp_group);
+    jv_sheet o;
+    if (s == JV_OK) s = jv_sheet_open(&o, book, sheet, err);
+    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (%s)", sheet);
+    if (s != JV_OK) {
+        free(idx);
+        free(groups);
+        free(buf);
+        return s;
+    }
+    /* header: param names of the first row */
+    const jv_params *p0 = &ps[pt->inst[idx[0]].model];
+    jv_sheet_str(&o, "name");
+    char col[64];
+    for (int k = 0; k < p0->n; k++) {
+        snprintf(col, sizeof col, "param: %s", p0->p[k].name);
+        jv_sheet_str(&o, col);
+    }
+    static const char *const h1[] = {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", "TB/s_mean",
+                                     "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max", "TFLOPS/s_mean",
+                                     "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
+                                     "process_name_first", "process_label_first", "thread_name_first",
+                                     "Compute Spec", NULL};
+    for (const char *const *h = h1; *h; h++) jv_sheet_str(&o, *h);
+    if (hw) {
+        static const char *const h2[] = {"Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
+                                         "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min",
+                                         "Pct Roofline_max", NULL};
+        for (const char *const *h = h2; *h; h++) jv_sheet_str(&o, *h);
+    }
+    static const char *const h3[] = {"kernel_details__summarize_kernel_stats", "trunc_kernel_details",
+                                     "Input Dims_first", "Input type_first", "Input Strides_first",
+                                     "Concrete Inputs_first", "Kernel Time (µs)_mean", "Kernel Time (µs)_median",
+                                     "Kernel Time (µs)_std", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
+                                     "Kernel Time (µs)_sum", "name_count", "UID_first", NULL};
+    for (const char *const *h = h3; *h; h++) jv_sheet_str(&o, *h);
+    if (hw) jv_sheet_str(&o, "Efficiency Band");
+    jv_sheet_end(&o);
+    for (size_t gi = 0; gi < ng; gi++) {
+        const group *gr = &groups[gi];
+        const jv_perf_inst *in = &pt->inst[gr->first];
+        const jv_event *e = &tr->ev[in->ev];
+        const jv_thread *th = &tr->threads[e->thread];
+        const jv_params *pp = &ps[in->model];
+        jv_sheet_str(&o, jv_trace_str(tr, e->name));
+        for (int k = 0; k < p0->n; k++) {
+            const jv_param *hit = NULL;
+            for (int q = 0; q < pp->n && !hit; q++)
+                if (!strcmp(pp->p[q].name, p0->p[k].name)) hit = &pp->p[q];
+            if (!hit) jv_sheet_empty(&o);
+            else if (hit->is_num && hit->num == floor(hit->num) && fabs(hit->num) < 9e15 && !strchr(hit->text, '.'))
+                jv_sheet_int(&o, (long long)hit->num);
+            else if (hit->is_num) jv_sheet_num(&o, hit->num);
+            else jv_sheet_str(&o, hit->text);
+        }
+        inst_metrics m;
+        metrics_of(pt, in, hw, &m);
+        jv_sheet_num(&o, m.gflops);
+        jv_sheet_num(&o, m.mb);
+        jv_sheet_num(&o, m.fpb);
+        jv_stats tbs = group_stats(g, idx, gr, hw, 2, 1, buf);
+        put_stats(&o, &tbs, "amslh");
+        jv_stats tfl = group_stats(g, idx, gr, hw, 3, 1, buf);
+        put_stats(&o, &tfl, "amslh");
+        jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
+        jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
+        jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
+        jv_sheet_str(&o, m.spec);
+        jv_stats pct = {NAN, NAN, NAN, NAN, NAN, 0, 0};
+        if (hw) {
+            jv_sheet_num(&o, m.roof_us);
+            jv_sheet_str(&o, m.bound ? m.bound : "");
+            pct = group_stats(g, idx, gr, hw, 4, 1, buf);
+            put_stats(&o, &pct, "amslh");
+        }
+        char *full = NULL, *trunc = NULL;
+        kernel_summary_of(g, idx, gr, &full, &trunc);
+        jv_sheet_str(&o, full ? full : "");
+        jv_sheet_str(&o, trunc ? trunc : "");
+        free(full);
+        free(trunc);
+        const jv_sig *sg = &tr->sigs[inst_sig(tr, in)];
+        sheet_pyargs(&o, tr, sg->dims, 1);
+        sheet_pyargs(&o, tr, sg->types, 1);
+        sheet_pyargs(&o, tr, sg->strides, 1);
+        sheet_pyargs(&o, tr, sg->concrete, 1);
+        jv_stats kt = group_stats(g, idx, gr, hw, 0, 1, buf);
+        put_stats(&o, &kt, "amslhS");
+        jv_sheet_int(&o, (long long)gr->n);
+        jv_sheet_int(&o, gr->uid_first);
+        if (hw) jv_sheet_str(&o, band_of(pct.mean));
+        jv_sheet_end(&o);
+    }
+    s = jv_sheet_commit(&o, err);
+    free(idx);
+    free(groups);
+    free(buf);
+    return s;
+}
+
+jv_status jv_perf_write(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, const jv_hw *hw,
+                        jv_book *book, jv_err *err) {
+    (void)t;
+    const char **cat = malloc((pt->ninst ? pt->ninst : 1) * sizeof *cat);
+    jv_params *ps = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *ps);
+    if (!cat || !ps) {
+        free(cat);
+        free(ps);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf sheets)");
+    }
+    for (size_t i = 0; i < pt->ninst; i++) {
+        const jv_perf_inst *in = &pt->inst[i];
+        const char *first = in->kn ? jv_trace_str(tr, tr->ev[pt->kernels[in->kbegin]].name) : NULL;
+        cat[i] = jv_op_category(jv_trace_str(tr, tr->ev[in->ev].name), first);
+    }
+    for (size_t m = 0; m < pt->nmodels; m++) {
+        ps[m].n = 0;
+        if (pt->models[m].ok) params_of(tr, &pt->models[m], &ps[m]);
+    }
+    gctx g = {tr, pt, cat, NULL};
+    jv_status s = write_unified(&g, hw, book, err);
+    /* family sheets in registry order; families sharing a sheet write it once */
+    for (int f = 0; f < jv_family_count() && s == JV_OK; f++) {
+        const jv_family *fam = jv_family_get(f);
+        int seen = 0;
+        for (int e = 0; e < f; e++)
+            if (!strcmp(jv_family_get(e)->sheet, fam->sheet)) seen = 1;
+        if (seen) continue;
+        if (fam->split) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_fwd", fam->sheet);
+            s = write_family_sheet(&g, hw, book, fam->sheet, name, 0, ps, err);
+            snprintf(name, sizeof name, "%s_bwd", fam->sheet);
+            if (s == JV_OK) s = write_family_sheet(&g, hw, book, fam->sheet, name, 1, ps, err);
+        } else {
+            s = write_family_sheet(&g, hw, book, fam->sheet, fam->sheet, -1, ps, err);
+        }
+    }
+    free(cat);
+    free(ps);
+    return s;
+}

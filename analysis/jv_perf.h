@@ -1,0 +1,60 @@
+/* jv_perf: per-op performance metrics. Every GPU event is counted once: it
+ * belongs to the outermost op on its call chain that has a perf model (a weak
+ * model, e.g. aten::linear, only when the op launched the kernel itself and
+ * no op below it launches kernels); else to the op that launched it; a kernel
+ * launched by an op that also contains kernel-launching ops, or by no op at
+ * all, is a "<parent>-><kernel> (Synthetic Op)" instance. From these
+ * instances come TraceLens' unified_perf_summary and the per-family sheets
+ * (GEMM, CONV_fwd, ...), with roofline columns when a GPU is known. */
+#ifndef JV_PERF_H
+#define JV_PERF_H
+
+#include "jv_family.h"
+#include "jv_hw.h"
+#include "jv_sheet.h"
+#include "jv_trace.h"
+#include "jv_tree.h"
+
+/* The model numbers of one distinct (op name, args). */
+typedef struct {
+    uint32_t name, sig;   /* interned name; index into tr->sigs */
+    int family;           /* registry index */
+    int ok;               /* 1: parsed and modelled; 0: the call could not be modelled */
+    int bwd;
+    jv_perf perf;
+} jv_perf_model;
+
+/* One op instance: an op event with the GPU events it owns. */
+typedef struct {
+    uint32_t ev;          /* the op (or, for a synthetic instance, its parent: an op or a launch call) */
+    uint32_t kernel;      /* synthetic instance: its one GPU event; else JV_NONE32 */
+    uint32_t kbegin, kn;  /* range in jv_perf_table.kernels (ts order) */
+    int64_t busy_ns;      /* union of the kernels' intervals */
+    int32_t model;        /* index into models; -1 when the op's name has no perf model */
+} jv_perf_inst;
+
+typedef struct {
+    jv_perf_inst *inst;
+    size_t ninst;
+    uint32_t *kernels;
+    size_t nkernels;
+    jv_perf_model *models;
+    size_t nmodels;
+    uint64_t model_errors;  /* instances whose op has a model name but args that could not be modelled */
+} jv_perf_table;
+
+/* Builds the instance table. JV_ERR_NOMEM on failure (table freed). */
+jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt, jv_err *err);
+
+/* Frees the table. */
+void jv_perf_free(jv_perf_table *pt);
+
+/* Compute spec of a model ("matrix_bf16"), or "" when it has none. buf >= 32 bytes. */
+const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap);
+
+/* Writes unified_perf_summary and the family sheets into book; hw NULL: no
+ * roofline columns. */
+jv_status jv_perf_write(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, const jv_hw *hw,
+                        jv_book *book, jv_err *err);
+
+#endif

@@ -1,0 +1,127 @@
+/* jv_stats: column statistics and kernel summaries. */
+#include "jv_stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+jv_stats jv_stats_of(double *v, size_t n, int ddof) {
+    jv_stats s = {NAN, NAN, NAN, NAN, NAN, 0, 0};
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) v[m++] = v[i];
+    s.n = m;
+    if (m == 0) return s;
+    for (size_t i = 0; i < m; i++) s.sum += v[i];
+    s.mean = s.sum / (double)m;
+    double ss = 0;
+    for (size_t i = 0; i < m; i++) ss += (v[i] - s.mean) * (v[i] - s.mean);
+    s.std = m > (size_t)ddof ? sqrt(ss / (double)(m - (size_t)ddof)) : NAN;
+    qsort(v, m, sizeof *v, cmp_dbl);
+    s.min = v[0];
+    s.max = v[m - 1];
+    s.median = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+    return s;
+}
+
+int jv_sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = *cap - *len;
+        int w = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0) return 0;
+        if (*buf && (size_t)w < room) {
+            *len += (size_t)w;
+            return 1;
+        }
+        size_t nc = *cap ? *cap : 256;
+        while (nc < *len + (size_t)w + 1) nc *= 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb) return 0;
+        *buf = nb;
+        *cap = nc;
+    }
+}
+
+typedef struct {
+    const char *name;
+    int stream;
+    jv_stats st;
+    size_t pos;
+} kentry;
+
+static int cmp_kentry(const void *a, const void *b) {
+    const kentry *x = a, *y = b;
+    if (x->st.sum != y->st.sum) return x->st.sum < y->st.sum ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int sorted, char **full, char **trunc) {
+    *full = *trunc = NULL;
+    const jv_klist *tmpl = NULL;
+    for (size_t i = 0; i < n && !tmpl; i++)
+        if (rows[i].n) tmpl = &rows[i];
+    size_t fl = 0, fc = 0, tl = 0, tc = 0;
+    if (!tmpl) return jv_sb_printf(full, &fl, &fc, "[]");
+    size_t nk = tmpl->n;
+    double *durs = malloc((n ? n : 1) * sizeof *durs);
+    kentry *ke = malloc(nk * sizeof *ke);
+    int ok = durs && ke;
+    for (size_t k = 0; ok && k < nk; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].n == nk) durs[m++] = (double)tr->ev[rows[i].ev[k]].dur / 1e3;
+        const jv_event *e = &tr->ev[tmpl->ev[k]];
+        ke[k].name = jv_trace_str(tr, e->name);
+        ke[k].stream = tr->gpu[e->aux].stream;
+        ke[k].st = jv_stats_of(durs, m, 0);
+        ke[k].pos = k;
+    }
+    if (ok && sorted) qsort(ke, nk, sizeof *ke, cmp_kentry);
+    ok = ok && jv_sb_printf(full, &fl, &fc, "[") && jv_sb_printf(trunc, &tl, &tc, "[");
+    for (size_t k = 0; ok && k < nk; k++) {
+        const jv_stats *st = &ke[k].st;
+        char *qn = jv_pyrepr_quote(ke[k].name);
+        char tn[80];
+        if (strlen(ke[k].name) > 64) snprintf(tn, sizeof tn, "%.64s...", ke[k].name);
+        else snprintf(tn, sizeof tn, "%s", ke[k].name);
+        char *qt = jv_pyrepr_quote(tn);
+        char b[7][48];
+        ok = qn && qt &&
+             jv_sb_printf(full, &fl, &fc,
+                          "%s{'name': %s, 'stream': %d, 'count': %zu, 'total_duration_us': %s, "
+                          "'mean_duration_us': %s, 'median_duration_us': %s, 'std_dev_duration_us': %s, "
+                          "'min_duration_us': %s, 'max_duration_us': %s}",
+                          k ? ", " : "", qn, ke[k].stream, st->n, jv_fmt_pyfloat(b[0], 48, st->sum),
+                          jv_fmt_pyfloat(b[1], 48, st->mean), jv_fmt_pyfloat(b[2], 48, st->median),
+                          jv_fmt_pyfloat(b[3], 48, st->std), jv_fmt_pyfloat(b[4], 48, st->min),
+                          jv_fmt_pyfloat(b[5], 48, st->max)) &&
+             jv_sb_printf(trunc, &tl, &tc, "%s{'name': %s, 'stream': %d, 'mean_duration_us': %s}", k ? ", " : "",
+                          qt, ke[k].stream, jv_fmt_pyfloat(b[6], 48, nearbyint(st->mean * 100) / 100));
+        free(qn);
+        free(qt);
+    }
+    ok = ok && jv_sb_printf(full, &fl, &fc, "]") && jv_sb_printf(trunc, &tl, &tc, "]");
+    free(durs);
+    free(ke);
+    if (!ok) {
+        free(*full);
+        free(*trunc);
+        *full = *trunc = NULL;
+    }
+    return ok;
+}

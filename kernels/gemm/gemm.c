@@ -1,0 +1,175 @@
+/* gemm: descriptor parsing and the FLOPs/bytes model.
+ * flops = batch * 2*M*N*K (+ batch*M*N with a bias);
+ * bytes = |A|*bpe_A + |B|*bpe_B + batch*M*N*bpe_out + |bias|*bpe_bias. */
+#include "gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+_Static_assert(sizeof(jv_gemm_desc) <= JV_DESC_BYTES, "gemm descriptor too large");
+
+static const struct {
+    const char *name;
+    jv_gemm_op op;
+    jv_match how;
+} OPS[] = {
+    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG},         {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG},
+    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG},       {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG},
+    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG}, {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK},
+    {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK},
+    /* vLLM's ROCm GEMM: linear(x, W[N,K], bias) that launches hipBLASLt itself */
+    {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG},
+};
+
+static int find_op(const char *name) {
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(name, OPS[i].name)) return (int)i;
+    return -1;
+}
+
+static jv_match gemm_match(const char *op) {
+    int i = find_op(op);
+    return i < 0 ? JV_MATCH_NONE : OPS[i].how;
+}
+
+/* 1 when the last two dims of t are stored column-major */
+static int is_transposed(const jv_tensor *t) {
+    if (!t->has_strides || t->ndim < 2) return 0;
+    int r = t->ndim - 2, c = t->ndim - 1;
+    if (t->shape[r] <= 1 || t->shape[c] <= 1) return 0;
+    return t->strides[r] == 1 && t->strides[c] != 1;
+}
+
+/* PyTorch ScalarType codes that can be an out_dtype of _scaled_mm */
+static jv_dtype scalar_type_code(const char *s) {
+    long long v;
+    if (!s || jv_parse_ints(s, &v, 1) != 1) return JV_DT_UNKNOWN;
+    switch (v) {
+    case 5: return JV_DT_F16;
+    case 6: return JV_DT_F32;
+    case 15: return JV_DT_BF16;
+    case 23: return JV_DT_F8E5M2;
+    case 24: return JV_DT_F8E4M3;
+    case 25: return JV_DT_F8E5M2FNUZ;
+    case 26: return JV_DT_F8E4M3FNUZ;
+    default: return JV_DT_UNKNOWN;
+    }
+}
+
+static int64_t prod_dims(const jv_tensor *t, int from, int to) {
+    int64_t p = 1;
+    for (int i = from; i < to; i++) p *= t->shape[i];
+    return p;
+}
+
+static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
+    jv_gemm_desc *g = (jv_gemm_desc *)(void *)d->data;
+    memset(g, 0, sizeof *g);
+    int oi = find_op(c->name);
+    if (oi < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not a GEMM", c->name);
+    g->op = OPS[oi].op;
+    g->alpha = 1;
+    g->beta = 1;
+    int ia = 0, ib = 1, ibias = -1;
+    switch (g->op) {
+    case JV_GEMM_ADDMM:
+    case JV_GEMM_BADDBMM: ia = 1, ib = 2, ibias = 0; break;
+    case JV_GEMM_SCALED_MM: ibias = 4; break;
+    case JV_GEMM_LINEAR: ibias = 2; break;
+    default: break;
+    }
+    const jv_tensor *a = jv_opcall_tensor(c, ia), *b = jv_opcall_tensor(c, ib);
+    if (!a || !b) JV_FAIL(err, JV_ERR_FORMAT, "%s: operand shapes missing", c->name);
+    g->a = *a;
+    g->b = *b;
+    const jv_tensor *bias = ibias >= 0 ? jv_opcall_tensor(c, ibias) : NULL;
+    if (bias && bias->ndim > 0) {
+        g->has_bias = 1;
+        g->bias = *bias;
+    }
+    int na = a->ndim, nb = b->ndim;
+    switch (g->op) {
+    case JV_GEMM_MM:
+    case JV_GEMM_ADDMM:
+    case JV_GEMM_SCALED_MM:
+        if (na != 2 || nb != 2 || a->shape[1] != b->shape[0])
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: operands are not [M,K] x [K,N]", c->name);
+        g->batch = 1, g->m = a->shape[0], g->k = a->shape[1], g->n = b->shape[1];
+        break;
+    case JV_GEMM_BMM:
+    case JV_GEMM_BADDBMM:
+        if (na != 3 || nb != 3 || a->shape[2] != b->shape[1] || a->shape[0] != b->shape[0])
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: operands are not [B,M,K] x [B,K,N]", c->name);
+        g->batch = a->shape[0], g->m = a->shape[1], g->k = a->shape[2], g->n = b->shape[2];
+        break;
+    case JV_GEMM_LINEAR:
+        if (na < 1 || nb != 2 || a->shape[na - 1] != b->shape[1])
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: operands are not [...,K] x [N,K]", c->name);
+        g->batch = 1, g->m = prod_dims(a, 0, na - 1), g->k = a->shape[na - 1], g->n = b->shape[0];
+        break;
+    case JV_GEMM_MATMUL:
+        if (na < 1 || nb < 1) JV_FAIL(err, JV_ERR_FORMAT, "%s: operand shapes missing", c->name);
+        g->k = a->shape[na - 1];
+        if ((nb == 1 ? b->shape[0] : b->shape[nb - 2]) != g->k)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: inner dimensions differ", c->name);
+        g->n = nb == 1 ? 1 : b->shape[nb - 1];
+        if (nb <= 2) {
+            g->batch = 1, g->m = na == 1 ? 1 : prod_dims(a, 0, na - 1);
+        } else {
+            g->m = na == 1 ? 1 : a->shape[na - 2];
+            /* batch dims broadcast */
+            jv_tensor ba = {0}, bb = {0}, bo;
+            ba.ndim = na > 2 ? na - 2 : 0;
+            for (int i = 0; i < ba.ndim; i++) ba.shape[i] = a->shape[i];
+            bb.ndim = nb - 2;
+            for (int i = 0; i < bb.ndim; i++) bb.shape[i] = b->shape[i];
+            if (!jv_tensor_broadcast(&ba, &bb, &bo))
+                JV_FAIL(err, JV_ERR_FORMAT, "%s: batch dimensions do not broadcast", c->name);
+            g->batch = prod_dims(&bo, 0, bo.ndim);
+        }
+        break;
+    }
+    if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative dimension", c->name);
+    g->trans_a = is_transposed(a);
+    /* linear's weight [N,K] row-major is B = W^T stored column-major */
+    g->trans_b = g->op == JV_GEMM_LINEAR ? !is_transposed(b) : is_transposed(b);
+    g->out_dtype = a->dtype;
+    if (g->op == JV_GEMM_SCALED_MM) {
+        jv_dtype od = scalar_type_code(jv_opcall_value(c, 6));
+        if (od == JV_DT_UNKNOWN) od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
+        g->out_dtype = od;
+    }
+    if (g->op == JV_GEMM_ADDMM || g->op == JV_GEMM_BADDBMM) {
+        double v;
+        if (jv_parse_double(jv_opcall_value(c, 3), &v)) g->beta = v;
+        if (jv_parse_double(jv_opcall_value(c, 4), &v)) g->alpha = v;
+    }
+    d->bwd = 0;
+    return JV_OK;
+}
+
+static void gemm_model(const jv_desc *d, jv_perf *p) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    double mn = (double)g->batch * (double)g->m * (double)g->n;
+    p->flops = 2.0 * mn * (double)g->k + (g->has_bias ? mn : 0);
+    p->bytes = jv_numel_d(&g->a) * jv_bpe(g->a.dtype) + jv_numel_d(&g->b) * jv_bpe(g->b.dtype) +
+               mn * jv_bpe(g->out_dtype) + (g->has_bias ? jv_numel_d(&g->bias) * jv_bpe(g->bias.dtype) : 0);
+    p->dtype = g->a.dtype;
+    p->matrix = 1;
+}
+
+static void gemm_params(const jv_desc *d, jv_params *ps) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    jv_param_int(ps, "M", g->m);
+    jv_param_int(ps, "N", g->n);
+    jv_param_int(ps, "K", g->k);
+    jv_param_bool(ps, "bias", g->has_bias);
+    jv_param_tuple(ps, "stride_A", g->a.has_strides ? g->a.strides : NULL, g->a.ndim);
+    jv_param_tuple(ps, "stride_B", g->b.has_strides ? g->b.strides : NULL, g->b.ndim);
+    const char *dt[2] = {jv_dtype_trace_name(g->a.dtype), jv_dtype_trace_name(g->b.dtype)};
+    jv_param_dtypes(ps, "dtype_A_B", dt, 2);
+    jv_param_int(ps, "B", g->batch);
+    jv_param_text(ps, "transpose", "(%s, %s)", g->trans_a ? "True" : "False", g->trans_b ? "True" : "False");
+}
+
+const jv_family jv_gemm_family = {"gemm", "GEMM", 0, "GEMM", gemm_match, gemm_parse, gemm_model, gemm_params};

@@ -1,0 +1,113 @@
+/* jv_family: the interface every op family implements, and the registry that
+ * lists them (jv_registry.c). A family recognises op names, parses a call
+ * (jv_opcall: from trace args or replay IR) into its descriptor, and owns the
+ * one FLOPs/bytes model of the op that analysis reports and replay measures
+ * against. Adding a family = one folder in kernels/ plus one registry line. */
+#ifndef JV_FAMILY_H
+#define JV_FAMILY_H
+
+#include <stddef.h>
+
+#include "jv_opcall.h"
+#include "jv_status.h"
+#include "jv_tensor.h"
+
+/* How strongly an op name belongs to a family. A kernel is attributed to the
+ * outermost op with a model on its call chain, except that a weak op (a
+ * composite such as aten::linear or aten::softmax) is used only when no op
+ * with a model lies between it and the kernel. */
+typedef enum { JV_MATCH_NONE = 0, JV_MATCH_STRONG, JV_MATCH_WEAK } jv_match;
+
+/* The model's numbers for one call. */
+typedef struct {
+    double flops;       /* floating-point (or integer) operations */
+    double bytes;       /* minimal bytes moved to and from memory; NAN when a dtype size is unknown */
+    jv_dtype dtype;     /* the dtype that sets the compute peak */
+    int matrix;         /* 1: matrix units (tensor cores / MFMA); 0: vector units */
+} jv_perf;
+
+/* One "param: X" column of a family sheet. Text is Python's str() of the
+ * value, as TraceLens prints it; numeric params also carry num. */
+typedef struct {
+    const char *name;   /* column name without the "param: " prefix */
+    int is_num;
+    double num;
+    char text[200];
+} jv_param;
+
+#define JV_MAX_PARAMS 16
+typedef struct {
+    int n;
+    jv_param p[JV_MAX_PARAMS];
+} jv_params;
+
+/* A parsed call of some family: the family's own struct lives in data. */
+#define JV_DESC_BYTES 1024
+typedef struct {
+    int family;          /* index in the registry */
+    int bwd;             /* 1 for a backward op: its rows go to <sheet>_bwd when the sheet splits */
+    _Alignas(16) unsigned char data[JV_DESC_BYTES];
+} jv_desc;
+
+typedef struct {
+    const char *name;    /* "gemm" */
+    const char *sheet;   /* family sheet name ("GEMM"); with split, "<sheet>_fwd" and "<sheet>_bwd" */
+    int split;           /* 1: forward and backward sheets */
+    const char *category;/* the op category of its rows ("GEMM", "CONV", "NORM", "elementwise", ...) */
+    /* How op name belongs to the family. */
+    jv_match (*match)(const char *op);
+    /* Parses call c into d->data (d->bwd set). JV_ERR_FORMAT, with the reason
+     * in err, when the call cannot be modelled (missing shapes, unknown layout). */
+    jv_status (*parse)(const jv_opcall *c, jv_desc *d, jv_err *err);
+    /* The FLOPs/bytes model of a parsed call. */
+    void (*model)(const jv_desc *d, jv_perf *p);
+    /* The sheet's param columns for a parsed call (always the same names, in the same order). */
+    void (*params)(const jv_desc *d, jv_params *out);
+} jv_family;
+
+/* Number of registered families, and family i (0 <= i < count). */
+int jv_family_count(void);
+const jv_family *jv_family_get(int i);
+
+/* The family of op name, or -1; *how says strong or weak. */
+int jv_family_find(const char *op, jv_match *how);
+
+/* Parses c with the family of its name. JV_ERR_NOTFOUND when no family models
+ * the name; JV_ERR_FORMAT (reason in err) when the call cannot be modelled. */
+jv_status jv_desc_parse(const jv_opcall *c, jv_desc *d, jv_err *err);
+
+/* Model numbers and params of a parsed descriptor. */
+void jv_desc_model(const jv_desc *d, jv_perf *p);
+void jv_desc_params(const jv_desc *d, jv_params *out);
+
+/* ---- helpers shared by the families ---- */
+
+/* Elements of t, as a double (exact below 2^53); 0 for a negative shape. */
+double jv_numel_d(const jv_tensor *t);
+
+/* Bytes per element of t's dtype as a double; NAN when unknown. */
+double jv_bpe(jv_dtype d);
+
+/* Appends a param with Python-str text (printf format). */
+void jv_param_text(jv_params *ps, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends an integer param (text and number). */
+void jv_param_int(jv_params *ps, const char *name, long long v);
+/* Appends a float param printed as Python's repr. */
+void jv_param_float(jv_params *ps, const char *name, double v);
+/* Appends a bool param ("True"/"False"). */
+void jv_param_bool(jv_params *ps, const char *name, int v);
+/* Appends a shape or stride tuple "(a, b)" ("(a,)" for one, "()" for none);
+ * NULL v prints None. */
+void jv_param_tuple(jv_params *ps, const char *name, const int64_t *v, int n);
+/* Appends a dtype tuple "('c10::BFloat16', None)"; NULL entries print None. */
+void jv_param_dtypes(jv_params *ps, const char *name, const char *const *names, int n);
+
+/* Formats a tuple like jv_param_tuple into buf (cap bytes). */
+void jv_fmt_tuple(char *buf, size_t cap, const int64_t *v, int n);
+
+/* Parses a Concrete Inputs int list of a conv-like param (stride, padding,
+ * dilation): "[2, 2]" or "2" or "" (default def), a single value repeated to
+ * nd dims. Returns 0 on a malformed text. */
+int jv_parse_spatial(const char *s, int nd, long long def, long long *out);
+
+#endif

@@ -1,0 +1,145 @@
+/* jv_registry: the list of op families (jv_families.def) and the helpers
+ * they share for params and sizes. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jv_family.h"
+#include "jv_output.h"
+
+#define JV_FAMILY(x) extern const jv_family jv_##x##_family;
+#include "jv_families.def"
+#undef JV_FAMILY
+
+static const jv_family *const FAMILIES[] = {
+#define JV_FAMILY(x) &jv_##x##_family,
+#include "jv_families.def"
+#undef JV_FAMILY
+};
+
+int jv_family_count(void) { return (int)(sizeof FAMILIES / sizeof FAMILIES[0]); }
+
+const jv_family *jv_family_get(int i) { return i >= 0 && i < jv_family_count() ? FAMILIES[i] : NULL; }
+
+int jv_family_find(const char *op, jv_match *how) {
+    for (int i = 0; i < jv_family_count(); i++) {
+        jv_match m = FAMILIES[i]->match(op);
+        if (m != JV_MATCH_NONE) {
+            if (how) *how = m;
+            return i;
+        }
+    }
+    if (how) *how = JV_MATCH_NONE;
+    return -1;
+}
+
+jv_status jv_desc_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
+    int f = jv_family_find(c->name, NULL);
+    memset(d, 0, sizeof *d);
+    d->family = f;
+    if (f < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: no perf model", c->name);
+    return FAMILIES[f]->parse(c, d, err);
+}
+
+void jv_desc_model(const jv_desc *d, jv_perf *p) {
+    memset(p, 0, sizeof *p);
+    p->bytes = NAN;
+    FAMILIES[d->family]->model(d, p);
+}
+
+void jv_desc_params(const jv_desc *d, jv_params *out) {
+    out->n = 0;
+    FAMILIES[d->family]->params(d, out);
+}
+
+double jv_numel_d(const jv_tensor *t) {
+    double n = 1;
+    for (int i = 0; i < t->ndim; i++) n *= t->shape[i] > 0 ? (double)t->shape[i] : 0;
+    return n;
+}
+
+double jv_bpe(jv_dtype d) {
+    size_t s = jv_dtype_size(d);
+    return s ? (double)s : NAN;
+}
+
+static jv_param *next_param(jv_params *ps, const char *name) {
+    if (ps->n >= JV_MAX_PARAMS) return NULL;
+    jv_param *p = &ps->p[ps->n++];
+    memset(p, 0, sizeof *p);
+    p->name = name;
+    return p;
+}
+
+void jv_param_text(jv_params *ps, const char *name, const char *fmt, ...) {
+    jv_param *p = next_param(ps, name);
+    if (!p) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->text, sizeof p->text, fmt, ap);
+    va_end(ap);
+}
+
+void jv_param_int(jv_params *ps, const char *name, long long v) {
+    jv_param *p = next_param(ps, name);
+    if (!p) return;
+    p->is_num = 1;
+    p->num = (double)v;
+    snprintf(p->text, sizeof p->text, "%lld", v);
+}
+
+void jv_param_float(jv_params *ps, const char *name, double v) {
+    jv_param *p = next_param(ps, name);
+    if (!p) return;
+    p->is_num = 1;
+    p->num = v;
+    jv_fmt_pyfloat(p->text, sizeof p->text, v);
+}
+
+void jv_param_bool(jv_params *ps, const char *name, int v) { jv_param_text(ps, name, "%s", v ? "True" : "False"); }
+
+void jv_fmt_tuple(char *buf, size_t cap, const int64_t *v, int n) {
+    if (!v) {
+        snprintf(buf, cap, "None");
+        return;
+    }
+    size_t len = 0;
+    buf[0] = 0;
+    len += (size_t)snprintf(buf, cap, "(");
+    for (int i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (len < cap) snprintf(buf + len, cap - len, n == 1 ? ",)" : ")");
+}
+
+void jv_param_tuple(jv_params *ps, const char *name, const int64_t *v, int n) {
+    jv_param *p = next_param(ps, name);
+    if (p) jv_fmt_tuple(p->text, sizeof p->text, v, n);
+}
+
+void jv_param_dtypes(jv_params *ps, const char *name, const char *const *names, int n) {
+    jv_param *p = next_param(ps, name);
+    if (!p) return;
+    size_t len = (size_t)snprintf(p->text, sizeof p->text, "(");
+    for (int i = 0; i < n && len < sizeof p->text; i++) {
+        if (names[i]) len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%s'%s'", i ? ", " : "", names[i]);
+        else len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%sNone", i ? ", " : "");
+    }
+    if (len < sizeof p->text) snprintf(p->text + len, sizeof p->text - len, n == 1 ? ",)" : ")");
+}
+
+int jv_parse_spatial(const char *s, int nd, long long def, long long *out) {
+    for (int i = 0; i < nd; i++) out[i] = def;
+    if (!s || !*s) return 1;
+    long long v[JV_MAX_DIMS];
+    int n = jv_parse_ints(s, v, JV_MAX_DIMS);
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (n == 1) {
+        for (int i = 0; i < nd; i++) out[i] = v[0];
+        return 1;
+    }
+    if (n != nd) return 0;
+    for (int i = 0; i < nd; i++) out[i] = v[i];
+    return 1;
+}
