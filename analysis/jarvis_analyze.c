@@ -151,7 +151,7 @@ static void warnings(const cli *c, const jv_trace *tr, const jv_tree *t) {
                 p, (unsigned long long)k->dropped_overlap);
 }
 
-static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, const jv_launchers *l) {
+static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t nlaunchers) {
     const jv_link_counts *k = &t->counts;
     printf("%s: %llu events (%llu complete), %llu GPU events: %llu linked to a launch (%llu by correlation, %llu "
            "by flow, %llu by external id), %llu unlinked",
@@ -163,7 +163,7 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, const jv
     if (k->graph_launches)
         printf("; %llu graph launches own %llu GPU events", (unsigned long long)k->graph_launches,
                (unsigned long long)k->graph_kernels);
-    printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/ and %s/perf_report.xlsx\n", c->trace, l->n,
+    printf("\n%s: %zu launcher ops; wrote %s/perf_report_csvs/ and %s/perf_report.xlsx\n", c->trace, nlaunchers,
            c->outdir, c->outdir);
 }
 
@@ -187,27 +187,25 @@ static jv_status choose_hw(const cli *c, const jv_trace *tr, jv_hw *hw, const jv
     return JV_OK;
 }
 
-/* Writes every sheet into OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx. */
-static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
-                               jv_err *err) {
+/* Writes every sheet into OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx.
+ * Frees the launcher table once its sheets are written (before the perf
+ * tables are built: peak memory). */
+static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *t, jv_launchers *l, jv_err *err) {
     jv_hw hwbuf;
     const jv_hw *hw;
     JV_CHECK(choose_hw(c, tr, &hwbuf, &hw, err));
-    jv_perf_table pt;
-    JV_CHECK(jv_perf_build(tr, t, &pt, err));
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
     jv_book *book;
-    jv_status s = jv_book_open(&book, csvdir, xlsx, err);
-    if (s != JV_OK) {
-        jv_perf_free(&pt);
-        return s;
-    }
+    JV_CHECK(jv_book_open(&book, csvdir, xlsx, err));
     jv_report_opts ro = {book, {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)}};
-    s = jv_report_write_ops(tr, t, l, &ro, err);
-    if (s == JV_OK) s = jv_perf_write(tr, t, &pt, hw, book, err);
+    jv_status s = jv_report_write_ops(tr, t, l, &ro, err);
     if (s == JV_OK) s = jv_report_write_kernels(tr, t, l, &ro, err);
+    jv_launchers_free(l);
+    jv_perf_table pt = {0};
+    if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
+    if (s == JV_OK) s = jv_perf_write(tr, t, &pt, hw, book, err);
     if (s == JV_OK && pt.model_errors && !c->quiet)
         fprintf(stderr, "jarvis-analyze: warning: %s: %llu op instances have a perf model but args it cannot read "
                         "(no shapes recorded?): their FLOPs/bytes are empty\n",
@@ -249,10 +247,10 @@ int main(int argc, char **argv) {
         jv_err_set(&err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", c.trace);
         goto fail_tree;
     }
+    size_t nlaunchers = l.n;
     s = write_reports(&c, &tr, &t, &l, &err);
     if (s != JV_OK) goto fail_all;
-    if (!c.quiet) summary(&c, &tr, &t, &l);
-    jv_launchers_free(&l);
+    if (!c.quiet) summary(&c, &tr, &t, nlaunchers);
     jv_tree_free(&t);
     jv_trace_free(&tr);
     return 0;

@@ -124,67 +124,87 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     return JV_OK;
 }
 
+#define KL_GET(kl, i) (((kl)[(i) >> 3] >> ((i) & 7)) & 1)
+#define KL_SET(kl, i) ((kl)[(i) >> 3] |= (uint8_t)(1u << ((i) & 7)))
+
+/* The instance key of GPU event i: *op = the op event (claimed or launcher),
+ * or *synth = the parent of a synthetic instance (an op or a launch call). */
+static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, uint32_t i, uint32_t *target,
+                           int *synthetic, int *fam) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[i];
+    uint32_t L = t->op_of_gpu[e->aux], claim = JV_NONE32;
+    int claim_fam = -1;
+    for (uint32_t o = L; o != JV_NONE32; o = t->parent[o]) {
+        if (tr->ev[o].kind != JV_K_CPU_OP) continue;
+        int f;
+        jv_match how;
+        JV_CHECK(family_of(b, tr->ev[o].name, &f, &how));
+        if (how == JV_MATCH_STRONG || (how == JV_MATCH_WEAK && claim == JV_NONE32 && o == L && !KL_GET(kl, o))) {
+            claim = o;
+            claim_fam = f;
+        }
+    }
+    *synthetic = 0;
+    *fam = claim_fam;
+    if (claim != JV_NONE32) *target = claim;
+    else if (L == JV_NONE32) *target = t->parent[i], *synthetic = 1;
+    else if (KL_GET(kl, L)) *target = L, *synthetic = 1;
+    else *target = L;
+    if (claim == JV_NONE32 && !*synthetic) {
+        jv_match how;
+        JV_CHECK(family_of(b, tr->ev[L].name, fam, &how));
+        if (how == JV_MATCH_WEAK) *fam = -1; /* a weak op that launches beside kernel-launching children */
+    }
+    return JV_OK;
+}
+
+/* 1 when GPU event i enters the perf tables (linked, not communication) */
+static jv_status counted(build_ctx *b, const jv_tree *t, uint32_t i, int *yes) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[i];
+    *yes = 0;
+    if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, i)) return JV_OK;
+    int c;
+    JV_CHECK(is_comm(b, e->name, &c));
+    *yes = !c;
+    return JV_OK;
+}
+
 static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_t *kl) {
     const jv_trace *tr = b->tr;
     size_t nev = tr->nev;
+    int yes;
     /* pass 1: cpu ops that contain a kernel-launching cpu op */
     size_t ngpu = 0;
     for (size_t i = 0; i < nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, (uint32_t)i)) continue;
-        int c;
-        JV_CHECK(is_comm(b, e->name, &c));
-        if (c) continue;
+        JV_CHECK(counted(b, t, (uint32_t)i, &yes));
+        if (!yes) continue;
         ngpu++;
-        uint32_t L = t->op_of_gpu[e->aux];
+        uint32_t L = t->op_of_gpu[tr->ev[i].aux];
         if (L == JV_NONE32) continue;
         for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
             if (tr->ev[p].kind != JV_K_CPU_OP) continue;
-            if (kl[p]) break;
-            kl[p] = 1;
+            if (KL_GET(kl, p)) break;
+            KL_SET(kl, p);
         }
     }
-    /* pass 2: the instance of each GPU event */
-    uint32_t *pair_inst = malloc((ngpu ? ngpu : 1) * sizeof *pair_inst);
-    uint32_t *pair_ev = malloc((ngpu ? ngpu : 1) * sizeof *pair_ev);
+    /* pass 2: instances (with their models) and kernel counts */
     size_t icap = 256;
     pt->inst = malloc(icap * sizeof *pt->inst);
-    if (!pair_inst || !pair_ev || !pt->inst) {
-        free(pair_inst);
-        free(pair_ev);
-        return JV_ERR_NOMEM;
-    }
+    pt->kernels = malloc((ngpu ? ngpu : 1) * sizeof *pt->kernels);
+    if (!pt->inst || !pt->kernels) return JV_ERR_NOMEM;
     jv_map inst_of, model_idx;
     jv_map_init(&inst_of);
     jv_map_init(&model_idx);
-    size_t mcap = 0, np = 0;
+    size_t mcap = 0;
     jv_status s = JV_OK;
     for (size_t i = 0; i < nev && s == JV_OK; i++) {
-        const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, (uint32_t)i)) continue;
-        int c;
-        if ((s = is_comm(b, e->name, &c)) != JV_OK) break;
-        if (c) continue;
-        uint32_t L = t->op_of_gpu[e->aux], claim = JV_NONE32;
-        int claim_fam = -1;
-        for (uint32_t o = L; o != JV_NONE32 && s == JV_OK; o = t->parent[o]) {
-            if (tr->ev[o].kind != JV_K_CPU_OP) continue;
-            int f;
-            jv_match how;
-            s = family_of(b, tr->ev[o].name, &f, &how);
-            if (how == JV_MATCH_STRONG || (how == JV_MATCH_WEAK && claim == JV_NONE32 && o == L && !kl[o])) {
-                claim = o;
-                claim_fam = f;
-            }
-        }
-        if (s != JV_OK) break;
-        uint32_t target, synth_kernel = JV_NONE32;
-        if (claim != JV_NONE32) target = claim;
-        else if (L == JV_NONE32) target = t->parent[i], synth_kernel = (uint32_t)i;
-        else if (kl[L]) target = L, synth_kernel = (uint32_t)i;
-        else target = L;
-        uint32_t ii;
-        if (synth_kernel != JV_NONE32 || !jv_map_get(&inst_of, target, &ii)) {
+        if ((s = counted(b, t, (uint32_t)i, &yes)) != JV_OK || !yes) continue;
+        uint32_t target, ii;
+        int synth, fam;
+        if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
+        if (synth || !jv_map_get(&inst_of, target, &ii)) {
             if (pt->ninst == icap) {
                 jv_perf_inst *ni = realloc(pt->inst, icap * 2 * sizeof *ni);
                 if (!ni) {
@@ -198,59 +218,60 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
             jv_perf_inst *in = &pt->inst[ii];
             memset(in, 0, sizeof *in);
             in->ev = target;
-            in->kernel = synth_kernel;
+            in->kernel = synth ? (uint32_t)i : JV_NONE32;
             in->model = -1;
-            if (synth_kernel == JV_NONE32) {
+            if (!synth) {
                 if ((s = jv_map_put(&inst_of, target, ii)) != JV_OK) break;
-                int f = claim_fam;
-                if (claim == JV_NONE32) {
-                    jv_match how;
-                    if ((s = family_of(b, tr->ev[target].name, &f, &how)) != JV_OK) break;
-                    if (how == JV_MATCH_WEAK) f = -1; /* a weak op that launches beside modelled children */
-                }
-                if (f >= 0 && (s = model_of(b, pt, &model_idx, &mcap, target, f, &in->model)) != JV_OK) break;
+                if (fam >= 0 && (s = model_of(b, pt, &model_idx, &mcap, target, fam, &in->model)) != JV_OK) break;
             }
         }
-        pair_inst[np] = ii;
-        pair_ev[np] = (uint32_t)i;
-        np++;
+        pt->inst[ii].kn++;
     }
-    jv_map_free(&inst_of);
     jv_map_free(&model_idx);
+    /* pass 3: the kernels of each instance, in file order, then by ts */
     if (s == JV_OK) {
-        /* counting sort of the pairs by instance */
-        pt->kernels = malloc((np ? np : 1) * sizeof *pt->kernels);
-        if (!pt->kernels) s = JV_ERR_NOMEM;
-    }
-    if (s == JV_OK) {
-        for (size_t p = 0; p < np; p++) pt->inst[pair_inst[p]].kn++;
         uint32_t off = 0;
         for (size_t k = 0; k < pt->ninst; k++) {
             pt->inst[k].kbegin = off;
             off += pt->inst[k].kn;
             pt->inst[k].kn = 0;
         }
-        for (size_t p = 0; p < np; p++) {
-            jv_perf_inst *in = &pt->inst[pair_inst[p]];
-            pt->kernels[in->kbegin + in->kn++] = pair_ev[p];
+        size_t syn = 0; /* synthetic instances come back in creation order */
+        for (size_t i = 0; i < nev && s == JV_OK; i++) {
+            if ((s = counted(b, t, (uint32_t)i, &yes)) != JV_OK || !yes) continue;
+            uint32_t target, ii = 0;
+            int synth, fam;
+            if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
+            if (synth) {
+                while (syn < pt->ninst && pt->inst[syn].kernel != (uint32_t)i) syn++;
+                if (syn == pt->ninst) {
+                    s = JV_ERR_INTERNAL;
+                    break;
+                }
+                ii = (uint32_t)syn;
+            } else if (!jv_map_get(&inst_of, target, &ii)) {
+                s = JV_ERR_INTERNAL;
+                break;
+            }
+            jv_perf_inst *in = &pt->inst[ii];
+            pt->kernels[in->kbegin + in->kn++] = (uint32_t)i;
         }
-        pt->nkernels = np;
-        for (size_t k = 0; k < pt->ninst && s == JV_OK; k++) {
-            jv_perf_inst *in = &pt->inst[k];
-            if (in->kn > 1) s = jv_sort_stable(pt->kernels + in->kbegin, in->kn, sizeof(uint32_t), cmp_kernel_ts,
-                                               (void *)tr);
-            in->busy_ns = busy_of(tr, pt->kernels + in->kbegin, in->kn);
-            if (in->model >= 0 && !pt->models[in->model].ok) pt->model_errors++;
-        }
+        pt->nkernels = ngpu;
     }
-    free(pair_inst);
-    free(pair_ev);
+    jv_map_free(&inst_of);
+    for (size_t k = 0; k < pt->ninst && s == JV_OK; k++) {
+        jv_perf_inst *in = &pt->inst[k];
+        if (in->kn > 1)
+            s = jv_sort_stable(pt->kernels + in->kbegin, in->kn, sizeof(uint32_t), cmp_kernel_ts, (void *)tr);
+        in->busy_ns = busy_of(tr, pt->kernels + in->kbegin, in->kn);
+        if (in->model >= 0 && !pt->models[in->model].ok) pt->model_errors++;
+    }
     return s;
 }
 
 jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt, jv_err *err) {
     memset(pt, 0, sizeof *pt);
-    uint8_t *kl = calloc(tr->nev ? tr->nev : 1, 1);
+    uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
     if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
     build_ctx b = {tr, {0}, {0}};
     jv_map_init(&b.fam);

@@ -97,6 +97,11 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
     jv_map_init(&start_of);
     jv_status s = JV_OK;
     size_t want = 0;
+    /* nothing to do (and no maps to build) when every GPU event is linked already */
+    for (size_t i = 0; i < tr->nev && !want; i++)
+        want = jv_kind_is_gpu((jv_kind)tr->ev[i].kind) && t->parent[i] == JV_NONE32;
+    if (!want || !tr->nflows) return JV_OK;
+    want = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
@@ -131,7 +136,12 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     jv_map by_corr, by_ext;
     jv_map_init(&by_corr);
     jv_map_init(&by_ext);
-    jv_status s = JV_OK;
+    size_t nlaunch = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        nlaunch += (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
+    }
+    jv_status s = jv_map_reserve(&by_corr, nlaunch);
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         if ((e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64)

@@ -19,8 +19,7 @@ static size_t slot_of(int64_t key, size_t nslots) {
     return (size_t)h & (nslots - 1);
 }
 
-static jv_status grow(jv_map *m) {
-    size_t n = m->nslots ? m->nslots * 2 : 256;
+static jv_status grow_to(jv_map *m, size_t n) {
     jv_map nm = {calloc(n, sizeof(int64_t)), calloc(n, sizeof(uint32_t)), calloc(n, 1), 0, n};
     if (!nm.keys || !nm.vals || !nm.used) {
         jv_map_free(&nm);
@@ -38,6 +37,17 @@ static jv_status grow(jv_map *m) {
     jv_map_free(m);
     *m = nm;
     return JV_OK;
+}
+
+static jv_status grow(jv_map *m) { return grow_to(m, m->nslots ? m->nslots * 2 : 256); }
+
+jv_status jv_map_reserve(jv_map *m, size_t n) {
+    size_t want = 256;
+    while (want < 2 * (n + 1)) {
+        if (want > SIZE_MAX / 4) return JV_ERR_NOMEM;
+        want *= 2;
+    }
+    return want > m->nslots ? grow_to(m, want) : JV_OK;
 }
 
 static jv_status put(jv_map *m, int64_t key, uint32_t val, int replace) {

@@ -21,6 +21,10 @@ void jv_map_init(jv_map *m);
 /* Frees the map's memory; it is empty and reusable afterwards. */
 void jv_map_free(jv_map *m);
 
+/* Sizes the table for n entries at once (no rehash while they are added; the
+ * transient old+new tables of a rehash are the memory peak of big maps). */
+jv_status jv_map_reserve(jv_map *m, size_t n);
+
 /* Sets key -> val, replacing an existing value. JV_ERR_NOMEM on failure (map unchanged). */
 jv_status jv_map_put(jv_map *m, int64_t key, uint32_t val);
 

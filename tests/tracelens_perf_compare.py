@@ -8,11 +8,19 @@ For every fixture trace with TraceLens perf sheets:
   output_mask (ignored by TraceLens), SDPA with 4-byte elements (TraceLens assumes 2 bytes).
 - the same rows: operation count and kernel time sum (0.5 % or 1 us: TraceLens sums doubles of absolute
   timestamps).
-- unified_perf_summary: every kernel is counted once in both, so the total kernel time agrees (0.1 %).
+- unified_perf_summary: every kernel is counted once in both, so the total kernel time agrees (0.1 %), after
+  adding the AMD memsets TraceLens drops (tracelens_compare.py, deliberate difference 1).
+- Deliberate: a modelled op nested in another modelled op (aten::mm inside vllm::rocm_unquantized_gemm,
+  aten::native_batch_norm inside aten::batch_norm) is one row, the outer op's: each kernel counted once.
+  TraceLens lists both; a reference row is allowed to be missing here when another reference row of the
+  family sheets has the same count and kernel time and is present in ours.
 - the roofline columns of MI300X traces (Roofline Time, Roofline Bound) equal TraceLens' for the rows above.
 Exit 77 when the reference directory is absent.
 """
 import ast, csv, math, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tracelens_compare import flowless_extras, load_events  # noqa: E402
 
 csv.field_size_limit(1 << 30)
 
@@ -100,7 +108,24 @@ def sdpa_expected(name, dims, types):
     return None if bpe == 2 else ('bytes', (prod(q) + prod(k) + prod(v) + prod(q[:-1]) * v[-1]) * bpe)
 
 
-def compare(name, ours_dir, ref_dir, c):
+FAMILY_SHEETS = ('GEMM', 'CONV_fwd', 'CONV_bwd', 'SDPA_fwd', 'SDPA_bwd', 'Normalization', 'UnaryElementwise',
+                 'BinaryElementwise', 'Reduce_fwd', 'Reduce_bwd')
+
+
+def nested_duplicate(r, ref_dir, ours_dir):
+    """r (a reference row) duplicates an outer modelled op's row that we do list"""
+    ours_names = set()
+    for sh in FAMILY_SHEETS:
+        ours_names |= {x['name'] for x in rows(os.path.join(ours_dir, sh + '.csv'))}
+    for sh in FAMILY_SHEETS:
+        for x in rows(os.path.join(ref_dir, sh + '.csv')):
+            if x['name'] != r['name'] and x['name'] in ours_names and x['name_count'] == r['name_count'] and \
+                    close(num(x['Kernel Time (µs)_sum']), num(r['Kernel Time (µs)_sum']), 1e-9):
+                return x['name']
+    return None
+
+
+def compare(name, ours_dir, ref_dir, c, trace_path):
     for sheet in ('GEMM', 'CONV_fwd', 'CONV_bwd', 'SDPA_fwd'):
         ref = rows(os.path.join(ref_dir, sheet + '.csv'))
         if not ref:
@@ -112,8 +137,9 @@ def compare(name, ours_dir, ref_dir, c):
         for r in ref:
             key = (r['name'], r['Input Dims_first'], r['Input type_first'], r['Concrete Inputs_first'])
             got = index.get(key)
-            c.check(got is not None, f'{name}/{sheet}: no row for {key[0]} {key[1]}')
             if not got:
+                outer = nested_duplicate(r, ref_dir, ours_dir)
+                c.check(outer is not None, f'{name}/{sheet}: no row for {key[0]} {key[1]}')
                 continue
             o = got[0]
             dims = ast.literal_eval(r['Input Dims_first']) if r['Input Dims_first'] else []
@@ -145,6 +171,8 @@ def compare(name, ours_dir, ref_dir, c):
         ours = rows(os.path.join(ours_dir, 'unified_perf_summary.csv'))
         a = sum(num(x['Kernel Time (µs)_sum']) for x in ours)
         b = sum(num(x['Kernel Time (µs)_sum']) for x in ref)
+        if name.startswith('amd_'):
+            b += flowless_extras(load_events(trace_path))[2]
         c.check(close(a, b, 1e-3, 1.0), f'{name}/unified_perf_summary: total kernel time {a} vs {b}')
         c.check(abs(sum(num(x['Percentage (%)']) for x in ours) - 100) < 1e-6 if ours else True,
                 f'{name}/unified_perf_summary: percentages sum to 100')
@@ -172,7 +200,7 @@ def main():
             c.check(p.returncode == 0, f'{name}: exit {p.returncode}: {p.stderr[-500:]}')
             if p.returncode:
                 continue
-            compare(name, os.path.join(out, 'perf_report_csvs'), ref_dir, c)
+            compare(name, os.path.join(out, 'perf_report_csvs'), ref_dir, c, os.path.join(traces, fn))
     print(f'{c.passed} passed, {c.failed} failed')
     return 1 if c.failed else 0
 

@@ -1,0 +1,73 @@
+/* conv: the convolution family (aten::convolution and aten::convolution_backward,
+ * and the composites and backend ops around them: aten::_convolution,
+ * aten::conv1d/2d/3d, aten::conv_transpose1d/2d/3d, aten::_convolution_mode,
+ * aten::cudnn_convolution(_transpose), aten::miopen_convolution(_transpose),
+ * aten::miopen_depthwise_convolution): its descriptor, parsed from a call,
+ * and its FLOPs/bytes model.
+ * Convention (PyTorch's): x [N, C_in, s...]; weight [C_out, C_in/groups, k...]
+ * for a normal conv, [C_in, C_out/groups, k...] for a transposed one;
+ * out [N, C_out, o...] with, per spatial dim,
+ *   normal:     o = floor((s + 2p - d*(k-1) - 1) / stride) + 1
+ *   transposed: o = (s-1)*stride - 2p + d*(k-1) + output_padding + 1.
+ * A backward call (convolution_backward) describes the forward conv it
+ * differentiates plus grad_out and the output_mask of the grads it computes. */
+#ifndef JV_CONV_H
+#define JV_CONV_H
+
+#include "jv_family.h"
+
+typedef enum {
+    JV_CONV_CONVOLUTION,      /* aten::convolution */
+    JV_CONV__CONVOLUTION,     /* aten::_convolution */
+    JV_CONV_CONVND,           /* aten::conv1d / conv2d / conv3d */
+    JV_CONV_CONV_TRANSPOSEND, /* aten::conv_transpose1d / 2d / 3d */
+    JV_CONV_CONVOLUTION_MODE, /* aten::_convolution_mode (string padding) */
+    JV_CONV_CUDNN,            /* aten::cudnn_convolution */
+    JV_CONV_CUDNN_TRANSPOSE,  /* aten::cudnn_convolution_transpose */
+    JV_CONV_MIOPEN,           /* aten::miopen_convolution, aten::miopen_depthwise_convolution */
+    JV_CONV_MIOPEN_TRANSPOSE, /* aten::miopen_convolution_transpose */
+    JV_CONV_BACKWARD          /* aten::convolution_backward */
+} jv_conv_op;
+
+/* How the padding was given: explicit numbers, or PyTorch's "valid" / "same"
+ * strings (conv1d/2d/3d.padding and _convolution_mode). With "same", padding[]
+ * holds the left padding d*(k-1)/2 and out = in (PyTorch pads one more on the
+ * right when d*(k-1) is odd). */
+typedef enum { JV_CONV_PAD_EXPLICIT = 0, JV_CONV_PAD_VALID, JV_CONV_PAD_SAME } jv_conv_pad_mode;
+
+#define JV_CONV_MAX_SPATIAL 3
+
+typedef struct {
+    jv_conv_op op;
+    int nd;                   /* spatial dims, 1..3 */
+    int transposed;           /* 1: transposed (fractionally strided) convolution */
+    int unbatched;            /* 1: the call's input had no batch dim; x (and out) carry N = 1 here */
+    jv_tensor x;              /* input [N, C_in, s...] as traced (strides say the layout) */
+    jv_tensor w;              /* weight as traced */
+    int has_bias;             /* forward: a bias tensor was passed; backward: grad_bias computed (output_mask[2]) */
+    jv_tensor bias;           /* forward bias [C_out] (ndim 0 when none or backward) */
+    int has_grad_out;         /* backward: grad_out was traced */
+    jv_tensor grad_out;       /* backward: grad of the output [N, C_out, o...] */
+    int64_t n, c_in, c_out;   /* batch, input and output channels */
+    int64_t out[JV_MAX_DIMS]; /* output shape [N, C_out, o...] (nd + 2 dims) */
+    int64_t stride[JV_CONV_MAX_SPATIAL];
+    int64_t padding[JV_CONV_MAX_SPATIAL];
+    int64_t dilation[JV_CONV_MAX_SPATIAL];
+    int64_t output_padding[JV_CONV_MAX_SPATIAL]; /* traced value (used only when transposed) */
+    jv_conv_pad_mode pad_mode;
+    int64_t groups;
+    int output_mask[3];                       /* backward: grad_input, grad_weight, grad_bias; forward: all 0 */
+    jv_layout layout;                         /* layout of x: JV_LAYOUT_CHANNELS_LAST for NHWC / NDHWC */
+    jv_layout w_layout;                       /* layout of the weight */
+    jv_dtype dtype;                           /* x's dtype: the compute dtype, and the output's */
+    int benchmark, deterministic, allow_tf32; /* backend flags when traced (_convolution, cudnn, miopen); -1 unknown */
+} jv_conv_desc;
+
+extern const jv_family jv_conv_family;
+
+/* The descriptor inside a parsed jv_desc of this family. */
+static inline const jv_conv_desc *jv_conv_of(const jv_desc *d) {
+    return (const jv_conv_desc *)(const void *)d->data;
+}
+
+#endif
