@@ -766,11 +766,21 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
         free(buf);
         return s;
     }
-    /* header: param names of the first row */
+    /* header: param names of the first row, less columns that are nan in every row */
     const jv_params *p0 = &ps[pt->inst[idx[0]].model];
+    int keep[JV_MAX_PARAMS];
+    for (int k = 0; k < p0->n; k++) {
+        keep[k] = 0;
+        for (size_t gi = 0; gi < ng && !keep[k]; gi++) {
+            const jv_params *pp = &ps[pt->inst[groups[gi].first].model];
+            for (int q = 0; q < pp->n; q++)
+                if (!strcmp(pp->p[q].name, p0->p[k].name) && strcmp(pp->p[q].text, "nan")) keep[k] = 1;
+        }
+    }
     jv_sheet_str(&o, "name");
     char col[64];
     for (int k = 0; k < p0->n; k++) {
+        if (!keep[k]) continue;
         snprintf(col, sizeof col, "param: %s", p0->p[k].name);
         jv_sheet_str(&o, col);
     }
@@ -802,6 +812,7 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
         const jv_params *pp = &ps[in->model];
         jv_sheet_str(&o, jv_trace_str(tr, e->name));
         for (int k = 0; k < p0->n; k++) {
+            if (!keep[k]) continue;
             const jv_param *hit = NULL;
             for (int q = 0; q < pp->n && !hit; q++)
                 if (!strcmp(pp->p[q].name, p0->p[k].name)) hit = &pp->p[q];

@@ -1,0 +1,63 @@
+/* batchnorm: the batch-normalization family (aten::batch_norm,
+ * _batch_norm_impl_index, native_batch_norm, cudnn_batch_norm,
+ * miopen_batch_norm, _native_batch_norm_legit(_no_training),
+ * _batch_norm_with_update / _no_update and the backward ops): its descriptor, parsed from a call, and its FLOPs/bytes
+ * model (the minimal bytes of REFERENCE.md section 2).
+ * Convention: x is [N, C, *] (C = x.shape[1]); statistics are per channel
+ * over the other dims; y = (x - mean) * invstd * weight + bias. */
+#ifndef JV_BATCHNORM_H
+#define JV_BATCHNORM_H
+
+#include "jv_family.h"
+
+/* The op a call names. */
+typedef enum {
+    JV_BN_BATCH_NORM,        /* aten::batch_norm (composite; owns the kernels as the outermost op) */
+    JV_BN_IMPL_INDEX,        /* aten::_batch_norm_impl_index */
+    JV_BN_NATIVE,            /* aten::native_batch_norm */
+    JV_BN_CUDNN,             /* aten::cudnn_batch_norm */
+    JV_BN_MIOPEN,            /* aten::miopen_batch_norm */
+    JV_BN_LEGIT,             /* aten::_native_batch_norm_legit (with or without running stats) */
+    JV_BN_LEGIT_NO_TRAINING, /* aten::_native_batch_norm_legit_no_training (eval) */
+    JV_BN_WITH_UPDATE,       /* aten::_batch_norm_with_update (training, running stats updated) */
+    JV_BN_NO_UPDATE,         /* aten::_batch_norm_no_update (eval) */
+    JV_BN_NATIVE_BWD,        /* aten::native_batch_norm_backward */
+    JV_BN_BWD,               /* aten::batch_norm_backward */
+    JV_BN_CUDNN_BWD,         /* aten::cudnn_batch_norm_backward (training) */
+    JV_BN_MIOPEN_BWD         /* aten::miopen_batch_norm_backward (training) */
+} jv_batchnorm_op;
+
+/* The implementation the op name commits to; ANY when the dispatcher still chooses. */
+typedef enum { JV_BN_IMPL_ANY, JV_BN_IMPL_NATIVE, JV_BN_IMPL_CUDNN, JV_BN_IMPL_MIOPEN } jv_batchnorm_impl;
+
+/* A parsed batch-norm call: everything the model, a CPU reference and a replay need. */
+typedef struct {
+    jv_batchnorm_op op;
+    jv_batchnorm_impl impl;
+    int bwd;              /* 1 for the backward ops */
+    jv_tensor x;          /* the input (backward: the saved forward input) */
+    jv_tensor dy;         /* backward: grad_output (forward: zeroed) */
+    int64_t c;            /* channels, x.shape[1] */
+    int64_t n;            /* elements of x */
+    jv_layout layout;     /* memory layout of x (contiguous, channels_last, ...) */
+    int has_weight;       /* weight given (affine) */
+    int has_bias;         /* forward: bias given; backward: grad_bias requested (output_mask[2]) */
+    int has_running;      /* running_mean and running_var given */
+    int has_saved;        /* backward: save_mean / save_invstd given */
+    jv_dtype param_dtype; /* weight's dtype (else bias', else running_mean's, else x's): weight/bias grads */
+    jv_dtype weight_dtype, bias_dtype;
+    jv_dtype running_dtype; /* running_mean / running_var */
+    jv_dtype stat_dtype;    /* save_mean / save_invstd: fp32 (fp64 for double x) unless the call shows it */
+    int training;           /* batch statistics ("True"); 0: running statistics (eval) */
+    double momentum, eps;   /* momentum 0.1 and eps 1e-5 when the call does not say */
+    int output_mask[3];     /* backward: grad_input, grad_weight, grad_bias (all 1 when absent) */
+} jv_batchnorm_desc;
+
+extern const jv_family jv_batchnorm_family;
+
+/* The descriptor inside a parsed jv_desc of this family. */
+static inline const jv_batchnorm_desc *jv_batchnorm_of(const jv_desc *d) {
+    return (const jv_batchnorm_desc *)(const void *)d->data;
+}
+
+#endif
