@@ -27,6 +27,10 @@ static jv_status parse_list(const char *text, const char *what, const char *op, 
         if (strlen(text) > 0 && !cJSON_GetErrorPtr()) return JV_ERR_NOMEM;
         JV_FAIL(err, JV_ERR_FORMAT, "%s: %s is not valid JSON", op, what);
     }
+    if (cJSON_IsNull(d)) { /* recorded as null: absent */
+        cJSON_Delete(d);
+        return JV_OK;
+    }
     if (!cJSON_IsArray(d)) {
         cJSON_Delete(d);
         JV_FAIL(err, JV_ERR_FORMAT, "%s: %s is not a list", op, what);

@@ -13,3 +13,14 @@ cat out/example/perf_report_csvs/gpu_timeline.csv
 echo
 echo "== top ops (out/example/perf_report_csvs/ops_summary.csv)"
 cut -d, -f1,4,6,7 out/example/perf_report_csvs/ops_summary.csv | head -8
+echo
+echo "== top ops against the H100 roofline (out/example/perf_report_csvs/unified_perf_summary.csv; all sheets: out/example/perf_report.xlsx)"
+python3 - out/example/perf_report_csvs/unified_perf_summary.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))
+f = lambda r, k: f"{float(r[k]):.3g}" if r.get(k) else "-"
+print(f"{'op':48} {'time us':>9} {'TFLOP/s':>8} {'TB/s':>6} {'% roof':>7}  band")
+for r in rows[:8]:
+    print(f"{r['name'][:48]:48} {f(r, 'Kernel Time (µs)_sum'):>9} {f(r, 'TFLOPS/s_mean'):>8} {f(r, 'TB/s_mean'):>6} "
+          f"{f(r, 'Pct Roofline_mean'):>7}  {r.get('Efficiency Band', '')}")
+PY

@@ -14,6 +14,8 @@ for s in gpu_timeline ops_summary ops_summary_by_category ops_unique_args kernel
   [ -s "$out/o/perf_report_csvs/$s.csv" ]; ok $? "$s.csv written"
 done
 [ -z "$(ls "$out/o/perf_report_csvs" | grep '\.tmp\.')" ]; ok $? "no temporary files left"
+[ -s "$out/o/perf_report.xlsx" ] && [ -s "$out/o/perf_report_csvs/unified_perf_summary.csv" ]; ok $? "workbook and unified_perf_summary written"
+[ -z "$(ls "$out/o" | grep '\.tmp\.')" ]; ok $? "no temporary workbook left"
 
 python3 - "$trace" "$out/o/perf_report_csvs" <<'PY'
 import csv, gzip, json, sys

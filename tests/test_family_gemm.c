@@ -82,6 +82,9 @@ int main(void) {
     /* unknown dtype: bytes NaN, flops known */
     EXPECT(run("aten::mm", "[[4, 4], [4, 4]]", "[\"c10::Weird\", \"c10::Weird\"]", NULL, NULL, &d, &p) == JV_OK);
     EXPECT(isnan(p.bytes) && p.flops == 128);
+    /* "Concrete Inputs": null (some exporters) reads as absent */
+    EXPECT(run("aten::mm", "[[4, 4], [4, 4]]", "[\"float\", \"float\"]", "null", "null", &d, &p) == JV_OK);
+    EXPECT(p.flops == 128 && p.bytes == 192);
     /* hostile */
     EXPECT(run("aten::mm", "[[4, 5], [4, 4]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
     EXPECT(run("aten::mm", "[[4, 4]]", "[\"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
