@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "jv_category.h"
+#include "jv_dtype.h"
+#include "jv_tensor.h"
 #include "jv_intern.h"
 #include "jv_map.h"
 #include "jv_output.h"
@@ -155,7 +157,46 @@ static void test_category(void) {
     EXPECT_STR(jv_op_category("triton_poi_fused_add_0", NULL), "triton");
 }
 
+static void test_dtype(void) {
+    EXPECT(jv_dtype_parse("c10::BFloat16") == JV_DT_BF16 && jv_dtype_size(JV_DT_BF16) == 2);
+    EXPECT(jv_dtype_parse("long int") == JV_DT_I64 && jv_dtype_parse("bool") == JV_DT_BOOL);
+    EXPECT(jv_dtype_size(JV_DT_BOOL) == 1 && jv_dtype_parse("Scalar") == JV_DT_UNKNOWN);
+    EXPECT(jv_dtype_parse("c10::Float8_e4m3fn") == JV_DT_F8E4M3 && jv_dtype_size(JV_DT_F8E4M3) == 1);
+    EXPECT(!strcmp(jv_dtype_short(JV_DT_F32), "fp32") && !strcmp(jv_dtype_trace_name(JV_DT_F16), "c10::Half"));
+    /* bf16: 1.0 = 0x3f80; round to nearest even: 1 + 2^-8 ties to 1.0, 1 + 3*2^-8 rounds up */
+    EXPECT(jv_f32_to_bf16(1.0f) == 0x3f80 && jv_bf16_to_f32(0x3f80) == 1.0f);
+    EXPECT(jv_f32_to_bf16(1.0f + 0x1p-8f) == 0x3f80 && jv_f32_to_bf16(1.0f + 3 * 0x1p-8f) == 0x3f82);
+    EXPECT(isnan(jv_bf16_to_f32(jv_f32_to_bf16(NAN))));
+    /* fp16: 1.0 = 0x3c00, 65504 max, 2^-24 smallest subnormal, overflow -> inf */
+    EXPECT(jv_f32_to_f16(1.0f) == 0x3c00 && jv_f16_to_f32(0x3c00) == 1.0f);
+    EXPECT(jv_f32_to_f16(65504.0f) == 0x7bff && jv_f32_to_f16(1e6f) == 0x7c00);
+    EXPECT(jv_f16_to_f32(0x0001) == 0x1p-24f && jv_f32_to_f16(0x1p-24f) == 0x0001);
+    EXPECT(jv_f16_to_f32(jv_f32_to_f16(-2.5f)) == -2.5f);
+    int exact = 1;
+    for (uint32_t h = 0; h < 0x7c00; h++) exact &= jv_f32_to_f16(jv_f16_to_f32((uint16_t)h)) == h;
+    EXPECT(exact);
+}
+
+static void test_tensor(void) {
+    jv_tensor t = {4, {32, 64, 56, 56}, {200704, 3136, 56, 1}, 1, JV_DT_BF16};
+    EXPECT(jv_tensor_layout(&t) == JV_LAYOUT_CONTIGUOUS && jv_tensor_numel(&t) == 6422528);
+    jv_tensor cl = {4, {32, 64, 56, 56}, {200704, 1, 3584, 64}, 1, JV_DT_BF16};
+    EXPECT(jv_tensor_layout(&cl) == JV_LAYOUT_CHANNELS_LAST && jv_tensor_extent(&cl) == 6422528);
+    jv_tensor tr = {2, {1000, 512}, {1, 1000}, 1, JV_DT_F32};
+    EXPECT(jv_tensor_layout(&tr) == JV_LAYOUT_TRANSPOSED);
+    jv_tensor bc = {2, {8, 16}, {0, 1}, 1, JV_DT_F32};
+    EXPECT(jv_tensor_layout(&bc) == JV_LAYOUT_BROADCAST && jv_tensor_extent(&bc) == 16);
+    jv_tensor a = {3, {8, 1, 16}, {0}, 0, JV_DT_F32}, b = {2, {4, 1}, {0}, 0, JV_DT_F32}, o;
+    EXPECT(jv_tensor_broadcast(&a, &b, &o) && o.ndim == 3 && o.shape[0] == 8 && o.shape[1] == 4 && o.shape[2] == 16);
+    jv_tensor c = {1, {3}, {1}, 1, JV_DT_F32};
+    EXPECT(!jv_tensor_broadcast(&a, &c, &o));
+    jv_tensor big = {3, {INT64_MAX / 2, 4, 1}, {0}, 0, JV_DT_F32};
+    EXPECT(jv_tensor_numel(&big) == -1);
+}
+
 int main(void) {
+    test_dtype();
+    test_tensor();
     test_intern();
     test_map();
     test_pyfloat();
