@@ -205,7 +205,7 @@ static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *
     jv_launchers_free(l);
     jv_perf_table pt = {0};
     if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
-    if (s == JV_OK) s = jv_perf_write(tr, t, &pt, hw, book, err);
+    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, err);
     if (s == JV_OK && pt.model_errors && !c->quiet)
         fprintf(stderr, "jarvis-analyze: warning: %s: %llu op instances have a perf model but args it cannot read "
                         "(no shapes recorded?): their FLOPs/bytes are empty\n",

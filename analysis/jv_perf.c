@@ -75,6 +75,15 @@ static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
     return total;
 }
 
+/* The call of op `name` with the args of signature sig (raw trace JSON). */
+static jv_status opcall_of_sig(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err) {
+    const jv_sig *sg = &tr->sigs[sig];
+    return jv_opcall_from_trace(call, jv_trace_str(tr, name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
+                                sg->types ? jv_trace_str(tr, sg->types) : NULL,
+                                sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
+                                sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, err);
+}
+
 /* the model of (name, sig): parsed once per distinct pair */
 static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *cap, uint32_t ev, int fam,
                           int32_t *out) {
@@ -99,14 +108,10 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     m->name = e->name;
     m->sig = sig;
     m->family = fam;
-    const jv_sig *sg = &tr->sigs[sig];
     jv_opcall call;
     jv_err perr;
     jv_err_clear(&perr);
-    jv_status s = jv_opcall_from_trace(&call, jv_trace_str(tr, e->name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
-                                       sg->types ? jv_trace_str(tr, sg->types) : NULL,
-                                       sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
-                                       sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, &perr);
+    jv_status s = opcall_of_sig(tr, e->name, sig, &call, &perr);
     if (s == JV_ERR_NOMEM) return s;
     if (s == JV_OK) {
         jv_desc d;
@@ -370,10 +375,10 @@ static uint32_t inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
 
 static const char *or_unknown(const char *s) { return s && *s ? s : "Unknown"; }
 
-static int cmp_unified(const void *a, const void *b, void *ctx) {
-    const gctx *g = ctx;
+/* orders instances by the unified grouping key (name, synthetic kernel,
+ * category, process, label, thread, args); 0 = same group */
+static int unified_key_cmp(const gctx *g, uint32_t x, uint32_t y) {
     const jv_trace *tr = g->tr;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     const jv_perf_inst *ix = &g->pt->inst[x], *iy = &g->pt->inst[y];
     const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
     if (ex->name != ey->name) return ex->name < ey->name ? -1 : 1;
@@ -392,23 +397,13 @@ static int cmp_unified(const void *a, const void *b, void *ctx) {
         if ((c = strcmp(or_unknown(jv_trace_str(tr, tx->name)), or_unknown(jv_trace_str(tr, ty->name))))) return c;
     }
     uint32_t sx = inst_sig(tr, ix), sy = inst_sig(tr, iy);
-    if (sx != sy) return sx < sy ? -1 : 1;
-    return (x > y) - (x < y);
+    return (sx > sy) - (sx < sy);
 }
 
-static int same_unified(const gctx *g, uint32_t x, uint32_t y) {
-    const jv_trace *tr = g->tr;
-    const jv_perf_inst *ix = &g->pt->inst[x], *iy = &g->pt->inst[y];
-    const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
-    if (ex->name != ey->name || inst_sig(tr, ix) != inst_sig(tr, iy) || strcmp(g->cat[x], g->cat[y])) return 0;
-    uint32_t kx = ix->kernel == JV_NONE32 ? 0 : tr->ev[ix->kernel].name + 1;
-    uint32_t ky = iy->kernel == JV_NONE32 ? 0 : tr->ev[iy->kernel].name + 1;
-    if (kx != ky) return 0;
-    if (ex->thread == ey->thread) return 1;
-    const jv_thread *tx = &tr->threads[ex->thread], *ty = &tr->threads[ey->thread];
-    return !strcmp(or_unknown(jv_trace_process_name(tr, tx->pid)), or_unknown(jv_trace_process_name(tr, ty->pid))) &&
-           !strcmp(or_unknown(jv_trace_process_labels(tr, tx->pid)), or_unknown(jv_trace_process_labels(tr, ty->pid))) &&
-           !strcmp(or_unknown(jv_trace_str(tr, tx->name)), or_unknown(jv_trace_str(tr, ty->name)));
+static int cmp_unified(const void *a, const void *b, void *ctx) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = unified_key_cmp(ctx, x, y);
+    return c ? c : (x > y) - (x < y);
 }
 
 typedef struct {
@@ -495,16 +490,11 @@ static int kernel_summary_of(const gctx *g, const uint32_t *idx, const group *gr
 
 /* params of model mi (parsed again: cheap, once per output group) */
 static int params_of(const jv_trace *tr, const jv_perf_model *m, jv_params *ps) {
-    const jv_sig *sg = &tr->sigs[m->sig];
     jv_opcall call;
     jv_err e;
     jv_err_clear(&e);
     ps->n = 0;
-    if (jv_opcall_from_trace(&call, jv_trace_str(tr, m->name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
-                             sg->types ? jv_trace_str(tr, sg->types) : NULL,
-                             sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
-                             sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, &e) != JV_OK)
-        return 0;
+    if (opcall_of_sig(tr, m->name, m->sig, &call, &e) != JV_OK) return 0;
     jv_desc d;
     int ok = jv_desc_parse(&call, &d, &e) == JV_OK;
     if (ok) jv_desc_params(&d, ps);
@@ -539,7 +529,7 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;
-        while (j < n && same_unified(g, idx[i], idx[j])) j++;
+        while (j < n && !unified_key_cmp(g, idx[i], idx[j])) j++;
         groups[ng].begin = i;
         groups[ng].n = j - i;
         finish_group(g, idx, &groups[ng]);
@@ -684,33 +674,32 @@ typedef struct {
     const jv_params *ps;  /* per model index, params */
 } fctx;
 
-static int cmp_family(const void *a, const void *b, void *ctx) {
-    const fctx *f = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+/* orders instances by the family-sheet grouping key (name, param texts); 0 = same group */
+static int family_key_cmp(const fctx *f, uint32_t x, uint32_t y) {
     const jv_perf_inst *ix = &f->g->pt->inst[x], *iy = &f->g->pt->inst[y];
+    if (ix->model == iy->model) return 0;
     const jv_perf_model *mx = &f->g->pt->models[ix->model], *my = &f->g->pt->models[iy->model];
     if (mx->name != my->name) return mx->name < my->name ? -1 : 1;
-    if (ix->model != iy->model) {
-        const jv_params *px = &f->ps[ix->model], *py = &f->ps[iy->model];
-        if (px->n != py->n) return px->n < py->n ? -1 : 1;
-        for (int k = 0; k < px->n; k++) {
-            int c = strcmp(px->p[k].text, py->p[k].text);
-            if (c) return c;
-        }
+    const jv_params *px = &f->ps[ix->model], *py = &f->ps[iy->model];
+    if (px->n != py->n) return px->n < py->n ? -1 : 1;
+    for (int k = 0; k < px->n; k++) {
+        int c = strcmp(px->p[k].text, py->p[k].text);
+        if (c) return c;
     }
-    return (x > y) - (x < y);
+    return 0;
 }
 
-static int same_family(const fctx *f, uint32_t x, uint32_t y) {
-    const jv_perf_inst *ix = &f->g->pt->inst[x], *iy = &f->g->pt->inst[y];
-    if (ix->model == iy->model) return 1;
-    const jv_perf_model *mx = &f->g->pt->models[ix->model], *my = &f->g->pt->models[iy->model];
-    if (mx->name != my->name) return 0;
-    const jv_params *px = &f->ps[ix->model], *py = &f->ps[iy->model];
-    if (px->n != py->n) return 0;
-    for (int k = 0; k < px->n; k++)
-        if (strcmp(px->p[k].text, py->p[k].text)) return 0;
-    return 1;
+static int cmp_family(const void *a, const void *b, void *ctx) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = family_key_cmp(ctx, x, y);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* 1 when instance in has a model whose family writes sheet `base` (bwd: -1 any, 0 fwd, 1 bwd) */
+static int in_sheet(const jv_perf_table *pt, const jv_perf_inst *in, const char *base, int bwd) {
+    if (in->model < 0 || !pt->models[in->model].ok) return 0;
+    const jv_perf_model *m = &pt->models[in->model];
+    return !strcmp(jv_family_get(m->family)->sheet, base) && (bwd < 0 || m->bwd == bwd);
 }
 
 /* one family sheet: instances whose model's family writes sheet `base` (bwd: -1 any, 0 fwd, 1 bwd) */
@@ -719,13 +708,7 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     size_t n = 0;
-    for (size_t i = 0; i < pt->ninst; i++) {
-        const jv_perf_inst *in = &pt->inst[i];
-        if (in->model < 0 || !pt->models[in->model].ok) continue;
-        const jv_perf_model *m = &pt->models[in->model];
-        if (strcmp(jv_family_get(m->family)->sheet, base) || (bwd >= 0 && m->bwd != bwd)) continue;
-        n++;
-    }
+    for (size_t i = 0; i < pt->ninst; i++) n += in_sheet(pt, &pt->inst[i], base, bwd);
     if (!n) return JV_OK;
     uint32_t *idx = malloc(n * sizeof *idx);
     group *groups = malloc(n * sizeof *groups);
@@ -737,19 +720,14 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (%s)", sheet);
     }
     n = 0;
-    for (size_t i = 0; i < pt->ninst; i++) {
-        const jv_perf_inst *in = &pt->inst[i];
-        if (in->model < 0 || !pt->models[in->model].ok) continue;
-        const jv_perf_model *m = &pt->models[in->model];
-        if (strcmp(jv_family_get(m->family)->sheet, base) || (bwd >= 0 && m->bwd != bwd)) continue;
-        idx[n++] = (uint32_t)i;
-    }
+    for (size_t i = 0; i < pt->ninst; i++)
+        if (in_sheet(pt, &pt->inst[i], base, bwd)) idx[n++] = (uint32_t)i;
     fctx f = {g, ps};
     jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_family, &f);
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;
-        while (j < n && same_family(&f, idx[i], idx[j])) j++;
+        while (j < n && !family_key_cmp(&f, idx[i], idx[j])) j++;
         groups[ng].begin = i;
         groups[ng].n = j - i;
         finish_group(g, idx, &groups[ng]);
@@ -867,9 +845,7 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
     return s;
 }
 
-jv_status jv_perf_write(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, const jv_hw *hw,
-                        jv_book *book, jv_err *err) {
-    (void)t;
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_err *err) {
     const char **cat = malloc((pt->ninst ? pt->ninst : 1) * sizeof *cat);
     jv_params *ps = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *ps);
     if (!cat || !ps) {

@@ -54,7 +54,6 @@ const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap);
 
 /* Writes unified_perf_summary and the family sheets into book; hw NULL: no
  * roofline columns. */
-jv_status jv_perf_write(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, const jv_hw *hw,
-                        jv_book *book, jv_err *err);
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_err *err);
 
 #endif

@@ -61,6 +61,28 @@ jv_dtype jv_dtype_parse(const char *s) {
     return JV_DT_UNKNOWN;
 }
 
+jv_dtype jv_dtype_of_scalar_type(long long code) {
+    switch (code) {
+    case 0: return JV_DT_U8;
+    case 1: return JV_DT_I8;
+    case 2: return JV_DT_I16;
+    case 3: return JV_DT_I32;
+    case 4: return JV_DT_I64;
+    case 5: return JV_DT_F16;
+    case 6: return JV_DT_F32;
+    case 7: return JV_DT_F64;
+    case 9: return JV_DT_C64;
+    case 10: return JV_DT_C128;
+    case 11: return JV_DT_BOOL;
+    case 15: return JV_DT_BF16;
+    case 23: return JV_DT_F8E5M2;
+    case 24: return JV_DT_F8E4M3;
+    case 25: return JV_DT_F8E5M2FNUZ;
+    case 26: return JV_DT_F8E4M3FNUZ;
+    default: return JV_DT_UNKNOWN;
+    }
+}
+
 size_t jv_dtype_size(jv_dtype d) { return (unsigned)d < JV_DT_COUNT ? INFO[d].size : 0; }
 
 const char *jv_dtype_trace_name(jv_dtype d) { return (unsigned)d < JV_DT_COUNT ? INFO[d].trace : ""; }

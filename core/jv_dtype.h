@@ -32,6 +32,11 @@ typedef enum {
  * Returns JV_DT_UNKNOWN for anything else, including "Scalar" and "". */
 jv_dtype jv_dtype_parse(const char *s);
 
+/* The dtype of a PyTorch ScalarType code (c10/core/ScalarType.h: 5 half,
+ * 6 float, 15 bfloat16, ...), as traces record dtype arguments; JV_DT_UNKNOWN
+ * for codes without a jv_dtype. */
+jv_dtype jv_dtype_of_scalar_type(long long code);
+
 /* Bytes per element; 0 for JV_DT_UNKNOWN. bool is 1 byte. */
 size_t jv_dtype_size(jv_dtype d);
 

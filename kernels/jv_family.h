@@ -102,6 +102,13 @@ void jv_param_tuple(jv_params *ps, const char *name, const int64_t *v, int n);
 /* Appends a dtype tuple "('c10::BFloat16', None)"; NULL entries print None. */
 void jv_param_dtypes(jv_params *ps, const char *name, const char *const *names, int n);
 
+/* Appends the Normalization sheet's params (the batchnorm and norm families
+ * share that sheet): op_shape, dtype_in_out, stride_input, stride_output,
+ * num_channels, has_bias, is_affine, is_training, output_mask (the first
+ * mask_len entries of mask; NULL mask prints None: a forward op). */
+void jv_params_normalization(jv_params *ps, const jv_tensor *x, long long channels, int has_bias, int affine,
+                             int training, const int *mask, int mask_len);
+
 /* Formats a tuple like jv_param_tuple into buf (cap bytes). */
 void jv_fmt_tuple(char *buf, size_t cap, const int64_t *v, int n);
 

@@ -125,6 +125,11 @@ const jv_tensor *jv_opcall_tensor(const jv_opcall *c, int i) {
     return &c->args[i].t;
 }
 
+const jv_tensor *jv_opcall_opt_tensor(const jv_opcall *c, int i) {
+    const jv_tensor *t = jv_opcall_tensor(c, i);
+    return t && t->ndim > 0 ? t : NULL;
+}
+
 const char *jv_opcall_value(const jv_opcall *c, int i) {
     if (i < 0 || i >= c->nargs || !*c->args[i].value) return NULL;
     return c->args[i].value;
@@ -165,6 +170,12 @@ int jv_parse_ints(const char *s, long long *out, int max) {
     }
     if (*s) return -1;
     return n > max ? -1 : n;
+}
+
+jv_dtype jv_parse_scalar_type(const char *s) {
+    long long v;
+    if (!s || jv_parse_ints(s, &v, 1) != 1) return JV_DT_UNKNOWN;
+    return jv_dtype_of_scalar_type(v);
 }
 
 int jv_parse_bool(const char *s, int *v) {

@@ -47,12 +47,20 @@ void jv_opcall_free(jv_opcall *c);
 /* Argument i as a tensor, or NULL when it is missing or not a tensor. */
 const jv_tensor *jv_opcall_tensor(const jv_opcall *c, int i);
 
+/* Argument i as a tensor with at least one dim, or NULL (an absent optional,
+ * a 0-d placeholder, or i < 0). */
+const jv_tensor *jv_opcall_opt_tensor(const jv_opcall *c, int i);
+
 /* Argument i's concrete value text, or NULL when it has none. */
 const char *jv_opcall_value(const jv_opcall *c, int i);
 
 /* Parses an int list value ("[1, 1]", "(2, 2)", "[]") or a single int ("3")
  * into out (at most max). Returns the count, or -1 when the text is not that. */
 int jv_parse_ints(const char *s, long long *out, int max);
+
+/* Parses a dtype argument recorded as a ScalarType code ("15"); JV_DT_UNKNOWN
+ * when s is NULL, not one integer, or a code without a jv_dtype. */
+jv_dtype jv_parse_scalar_type(const char *s);
 
 /* Parses "True"/"False" (also "true"/"false"/"1"/"0"). Returns 1 and sets *v,
  * or 0 when the text is not a bool. */

@@ -128,6 +128,29 @@ void jv_param_dtypes(jv_params *ps, const char *name, const char *const *names, 
     if (len < sizeof p->text) snprintf(p->text + len, sizeof p->text - len, n == 1 ? ",)" : ")");
 }
 
+void jv_params_normalization(jv_params *ps, const jv_tensor *x, long long channels, int has_bias, int affine,
+                             int training, const int *mask, int mask_len) {
+    jv_param_tuple(ps, "op_shape", x->shape, x->ndim);
+    const char *dt[2] = {jv_dtype_trace_name(x->dtype), NULL};
+    jv_param_dtypes(ps, "dtype_in_out", dt, 2);
+    jv_param_tuple(ps, "stride_input", x->has_strides ? x->strides : NULL, x->ndim);
+    jv_param_text(ps, "stride_output", "None");
+    jv_param_int(ps, "num_channels", channels);
+    jv_param_bool(ps, "has_bias", has_bias);
+    jv_param_bool(ps, "is_affine", affine);
+    jv_param_bool(ps, "is_training", training);
+    if (!mask) {
+        jv_param_text(ps, "output_mask", "None");
+        return;
+    }
+    char buf[64];
+    size_t len = (size_t)snprintf(buf, sizeof buf, "[");
+    for (int i = 0; i < mask_len && i < 3; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "", mask[i] ? "True" : "False");
+    snprintf(buf + len, sizeof buf - len, "]");
+    jv_param_text(ps, "output_mask", "%s", buf);
+}
+
 int jv_parse_spatial(const char *s, int nd, long long def, long long *out) {
     for (int i = 0; i < nd; i++) out[i] = def;
     if (!s || !*s) return 1;

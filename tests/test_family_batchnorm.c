@@ -8,60 +8,9 @@
 
 #include "batchnorm/batchnorm.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (cond)                                                                                                      \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
-
-static int near(double a, double b) {
-    return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
-}
-
-#define CHECK_NEAR(a, b)                                                                                               \
-    do {                                                                                                               \
-        double a_ = (a), b_ = (b);                                                                                     \
-        if (near(a_, b_))                                                                                              \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s = %.17g, expected %.17g\n", __FILE__, __LINE__, #a, a_, b_);            \
-        }                                                                                                              \
-    } while (0)
-
-/* Parses one call through the family object; returns the status. */
-static jv_status parse(const char *name, const char *dims, const char *types, const char *strides, const char *concrete,
-                       jv_desc *d) {
-    jv_opcall c;
-    jv_err err = {0};
-    memset(d, 0, sizeof *d);
-    jv_status s = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
-    if (s == JV_OK) s = jv_batchnorm_family.parse(&c, d, &err);
-    jv_opcall_free(&c);
-    return s;
-}
-
-static jv_perf model(const jv_desc *d) {
-    jv_perf p;
-    memset(&p, 0, sizeof p);
-    jv_batchnorm_family.model(d, &p);
-    return p;
-}
-
-static const char *param(const jv_desc *d, const char *name) {
-    static jv_params ps;
-    ps.n = 0;
-    jv_batchnorm_family.params(d, &ps);
-    for (int i = 0; i < ps.n; i++)
-        if (!strcmp(ps.p[i].name, name)) return ps.p[i].text;
-    return "<missing>";
-}
+#define JV_TEST_FAMILY jv_batchnorm_family
+#define JV_TEST_NEAR_FLOOR 1.0
+#include "jv_test_family.h"
 
 /* resnet18 (512, 64, 56, 56) bf16, NCHW */
 #define R18_FWD_DIMS "[[512, 64, 56, 56], [64], [64], [64], [64], [], [], []]"

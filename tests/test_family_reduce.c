@@ -6,74 +6,24 @@
 
 #include "reduce/reduce.h"
 
-static int g_pass, g_fail;
-
-static void check(int ok, const char *what, int line) {
-    if (ok)
-        g_pass++;
-    else {
-        g_fail++;
-        printf("FAIL line %d: %s\n", line, what);
-    }
-}
-#define CHECK(x) check((x), #x, __LINE__)
-
-/* |a - b| <= 1e-9 * |b| */
-static int near(double a, double b) {
-    return fabs(a - b) <= 1e-9 * fabs(b);
-}
-#define CHECK_NEAR(a, b)                                                                                               \
-    do {                                                                                                               \
-        double a_ = (a), b_ = (b);                                                                                     \
-        if (!near(a_, b_)) printf("  got %.17g want %.17g\n", a_, b_);                                                 \
-        check(near(a_, b_), #a " == " #b, __LINE__);                                                                   \
-    } while (0)
-
-/* Parses a call built from trace texts; returns the parse status. */
-static jv_status parse(const char *name, const char *dims, const char *types, const char *strides, const char *concrete,
-                       jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    jv_status st = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
-    if (st == JV_OK) st = jv_reduce_family.parse(&c, d, &err);
-    jv_opcall_free(&c);
-    return st;
-}
-
-static jv_perf model(const jv_desc *d) {
-    jv_perf p;
-    memset(&p, 0, sizeof p);
-    p.bytes = NAN;
-    jv_reduce_family.model(d, &p);
-    return p;
-}
-
-static const char *param(const jv_desc *d, const char *name) {
-    static jv_params ps;
-    ps.n = 0;
-    jv_reduce_family.params(d, &ps);
-    for (int i = 0; i < ps.n; i++)
-        if (!strcmp(ps.p[i].name, name)) return ps.p[i].text;
-    return "<missing>";
-}
+#define JV_TEST_FAMILY jv_reduce_family
+#include "jv_test_family.h"
 
 /* parses and checks num_output_elems, flops and bytes */
 static void expect(const char *name, const char *dims, const char *types, const char *concrete, long long n_out,
                    double flops, double bytes, int line) {
     jv_desc d;
     jv_status st = parse(name, dims, types, NULL, concrete, &d);
-    check(st == JV_OK, "parse ok", line);
+    check_at(st == JV_OK, "parse ok", __FILE__, line);
     if (st != JV_OK) return;
     const jv_reduce_desc *r = jv_reduce_of(&d);
     if (r->n_out != n_out) printf("  n_out %lld want %lld\n", (long long)r->n_out, n_out);
-    check(r->n_out == n_out, "num_output_elems", line);
+    check_at(r->n_out == n_out, "num_output_elems", __FILE__, line);
     jv_perf p = model(&d);
     if (!near(p.flops, flops) || !near(p.bytes, bytes))
         printf("  flops %.17g want %.17g, bytes %.17g want %.17g\n", p.flops, flops, p.bytes, bytes);
-    check(near(p.flops, flops), "flops", line);
-    check(near(p.bytes, bytes), "bytes", line);
+    check_at(near(p.flops, flops), "flops", __FILE__, line);
+    check_at(near(p.bytes, bytes), "bytes", __FILE__, line);
 }
 #define EXPECT(name, dims, types, concrete, n_out, flops, bytes)                                                       \
     expect(name, dims, types, concrete, n_out, flops, bytes, __LINE__)
@@ -332,6 +282,6 @@ int main(void) {
     test_dims();
     test_ops();
     test_hostile();
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

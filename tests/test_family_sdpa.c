@@ -6,58 +6,8 @@
 
 #include "sdpa/sdpa.h"
 
-static int g_pass, g_fail;
-
-static void check(int ok, const char *what, int line) {
-    if (ok)
-        g_pass++;
-    else {
-        g_fail++;
-        printf("FAIL line %d: %s\n", line, what);
-    }
-}
-#define CHECK(x) check((x), #x, __LINE__)
-
-/* |a - b| <= 1e-9 * |b| */
-static int near(double a, double b) {
-    return fabs(a - b) <= 1e-9 * fabs(b);
-}
-#define CHECK_NEAR(a, b)                                                                                               \
-    do {                                                                                                               \
-        double a_ = (a), b_ = (b);                                                                                     \
-        if (!near(a_, b_)) printf("  got %.17g want %.17g\n", a_, b_);                                                 \
-        check(near(a_, b_), #a " == " #b, __LINE__);                                                                   \
-    } while (0)
-
-/* Parses a call built from trace texts; returns the parse status. */
-static jv_status parse(const char *name, const char *dims, const char *types, const char *strides, const char *concrete,
-                       jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    jv_status st = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
-    if (st == JV_OK) st = jv_sdpa_family.parse(&c, d, &err);
-    jv_opcall_free(&c);
-    return st;
-}
-
-static jv_perf model(const jv_desc *d) {
-    jv_perf p;
-    memset(&p, 0, sizeof p);
-    p.bytes = NAN;
-    jv_sdpa_family.model(d, &p);
-    return p;
-}
-
-static const char *param(const jv_desc *d, const char *name) {
-    static jv_params ps;
-    ps.n = 0;
-    jv_sdpa_family.params(d, &ps);
-    for (int i = 0; i < ps.n; i++)
-        if (!strcmp(ps.p[i].name, name)) return ps.p[i].text;
-    return "<missing>";
-}
+#define JV_TEST_FAMILY jv_sdpa_family
+#include "jv_test_family.h"
 
 #define BF3 "\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\""
 
@@ -432,6 +382,6 @@ int main(void) {
     test_causal_counts();
     test_backward();
     test_hostile();
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

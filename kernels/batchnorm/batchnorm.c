@@ -107,22 +107,9 @@ static jv_match bn_match(const char *op) {
     return i < 0 ? JV_MATCH_NONE : OPS[i].how;
 }
 
-/* argument i as a tensor with at least one dim, or NULL (absent optional) */
-static const jv_tensor *opt_tensor(const jv_opcall *c, int i) {
-    const jv_tensor *t = i >= 0 ? jv_opcall_tensor(c, i) : NULL;
-    return t && t->ndim > 0 ? t : NULL;
-}
-
-/* 1 when t has a negative dim or too many elements */
-static int bad_shape(const jv_tensor *t) {
-    for (int i = 0; i < t->ndim; i++)
-        if (t->shape[i] < 0) return 1;
-    return jv_tensor_numel(t) < 0;
-}
-
 /* A per-channel tensor must hold C elements. */
 static int bad_param(const jv_tensor *t, int64_t c) {
-    return t && (bad_shape(t) || jv_tensor_numel(t) != c);
+    return t && jv_tensor_numel(t) != c; /* also refuses negative or overflowing shapes (-1) */
 }
 
 /* bool argument i: def when absent; 0 on a text that is not a bool */
@@ -157,7 +144,7 @@ static jv_status bn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     const jv_tensor *x = jv_opcall_tensor(c, at.x);
     if (!x) JV_FAIL(err, JV_ERR_FORMAT, "%s: input shape missing", c->name);
     if (x->ndim < 2) JV_FAIL(err, JV_ERR_FORMAT, "%s: input has no channel dimension", c->name);
-    if (bad_shape(x)) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative or overflowing input shape", c->name);
+    if (jv_tensor_numel(x) < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative or overflowing input shape", c->name);
     g->x = *x;
     g->c = x->shape[1];
     g->n = jv_tensor_numel(x);
@@ -165,17 +152,17 @@ static jv_status bn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     if (at.dy >= 0) {
         const jv_tensor *dy = jv_opcall_tensor(c, at.dy);
         if (!dy) JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_output shape missing", c->name);
-        if (bad_shape(dy) || jv_tensor_numel(dy) != g->n)
+        if (jv_tensor_numel(dy) != g->n)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_output does not match the input", c->name);
         g->dy = *dy;
     }
 
-    const jv_tensor *w = opt_tensor(c, at.w), *b = opt_tensor(c, at.b);
-    const jv_tensor *rm = opt_tensor(c, at.rm), *rv = opt_tensor(c, at.rv);
-    const jv_tensor *sm = opt_tensor(c, at.sm), *sv = opt_tensor(c, at.sv);
+    const jv_tensor *w = jv_opcall_opt_tensor(c, at.w), *b = jv_opcall_opt_tensor(c, at.b);
+    const jv_tensor *rm = jv_opcall_opt_tensor(c, at.rm), *rv = jv_opcall_opt_tensor(c, at.rv);
+    const jv_tensor *sm = jv_opcall_opt_tensor(c, at.sm), *sv = jv_opcall_opt_tensor(c, at.sv);
     if (bad_param(w, g->c) || bad_param(b, g->c) || bad_param(rm, g->c) || bad_param(rv, g->c))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: a parameter does not hold C = %lld elements", c->name, (long long)g->c);
-    if ((sm && bad_shape(sm)) || (sv && bad_shape(sv)))
+    if ((sm && jv_tensor_numel(sm) < 0) || (sv && jv_tensor_numel(sv) < 0))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: negative saved-statistics shape", c->name);
     g->has_weight = w != NULL;
     g->weight_dtype = w ? w->dtype : JV_DT_UNKNOWN;
@@ -256,20 +243,8 @@ static void bn_model(const jv_desc *d, jv_perf *p) {
 
 static void bn_params(const jv_desc *d, jv_params *ps) {
     const jv_batchnorm_desc *g = jv_batchnorm_of(d);
-    jv_param_tuple(ps, "op_shape", g->x.shape, g->x.ndim);
-    const char *dt[2] = {jv_dtype_trace_name(g->x.dtype), NULL};
-    jv_param_dtypes(ps, "dtype_in_out", dt, 2);
-    jv_param_tuple(ps, "stride_input", g->x.has_strides ? g->x.strides : NULL, g->x.ndim);
-    jv_param_text(ps, "stride_output", "None");
-    jv_param_int(ps, "num_channels", g->c);
-    jv_param_bool(ps, "has_bias", g->has_bias);
-    jv_param_bool(ps, "is_affine", g->has_weight);
-    jv_param_bool(ps, "is_training", g->training);
-    if (g->bwd)
-        jv_param_text(ps, "output_mask", "[%s, %s, %s]", g->output_mask[0] ? "True" : "False",
-                      g->output_mask[1] ? "True" : "False", g->output_mask[2] ? "True" : "False");
-    else
-        jv_param_text(ps, "output_mask", "None");
+    jv_params_normalization(ps, &g->x, g->c, g->has_bias, g->has_weight, g->training, g->bwd ? g->output_mask : NULL,
+                            3);
 }
 
 const jv_family jv_batchnorm_family = {"batchnorm", "Normalization", 0,        "NORM",

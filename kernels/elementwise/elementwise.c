@@ -340,29 +340,6 @@ static jv_dtype promo_result(const promo *s) {
 
 /* ---- argument helpers ---- */
 
-/* PyTorch ScalarType codes (the dtype argument of aten::to / _to_copy) */
-static jv_dtype scalar_type_code(long long v) {
-    switch (v) {
-    case 0: return JV_DT_U8;
-    case 1: return JV_DT_I8;
-    case 2: return JV_DT_I16;
-    case 3: return JV_DT_I32;
-    case 4: return JV_DT_I64;
-    case 5: return JV_DT_F16;
-    case 6: return JV_DT_F32;
-    case 7: return JV_DT_F64;
-    case 9: return JV_DT_C64;
-    case 10: return JV_DT_C128;
-    case 11: return JV_DT_BOOL;
-    case 15: return JV_DT_BF16;
-    case 23: return JV_DT_F8E5M2;
-    case 24: return JV_DT_F8E4M3;
-    case 25: return JV_DT_F8E5M2FNUZ;
-    case 26: return JV_DT_F8E4M3FNUZ;
-    default: return JV_DT_UNKNOWN;
-    }
-}
-
 /* 1 when s is a single integer literal ("3", "-1") */
 static int parse_int1(const char *s, long long *v) {
     if (!s) return 0;
@@ -556,7 +533,7 @@ static int cast_dtype(const jv_opcall *c, const jv_tensor *self, jv_dtype *dt) {
     }
     const char *v = jv_opcall_value(c, i);
     long long code;
-    if (parse_int1(v, &code)) *dt = scalar_type_code(code);
+    if (parse_int1(v, &code)) *dt = jv_dtype_of_scalar_type(code);
     else *dt = jv_dtype_parse(v);
     return *dt != JV_DT_UNKNOWN;
 }

@@ -40,22 +40,6 @@ static int is_transposed(const jv_tensor *t) {
     return t->strides[r] == 1 && t->strides[c] != 1;
 }
 
-/* PyTorch ScalarType codes that can be an out_dtype of _scaled_mm */
-static jv_dtype scalar_type_code(const char *s) {
-    long long v;
-    if (!s || jv_parse_ints(s, &v, 1) != 1) return JV_DT_UNKNOWN;
-    switch (v) {
-    case 5: return JV_DT_F16;
-    case 6: return JV_DT_F32;
-    case 15: return JV_DT_BF16;
-    case 23: return JV_DT_F8E5M2;
-    case 24: return JV_DT_F8E4M3;
-    case 25: return JV_DT_F8E5M2FNUZ;
-    case 26: return JV_DT_F8E4M3FNUZ;
-    default: return JV_DT_UNKNOWN;
-    }
-}
-
 static int64_t prod_dims(const jv_tensor *t, int from, int to) {
     int64_t p = 1;
     for (int i = from; i < to; i++) p *= t->shape[i];
@@ -135,8 +119,8 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     g->trans_b = g->op == JV_GEMM_LINEAR ? !is_transposed(b) : is_transposed(b);
     g->out_dtype = a->dtype;
     if (g->op == JV_GEMM_SCALED_MM) {
-        jv_dtype od = scalar_type_code(jv_opcall_value(c, 6));
-        if (od == JV_DT_UNKNOWN) od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
+        jv_dtype od = jv_parse_scalar_type(jv_opcall_value(c, 6));
+        if (!jv_dtype_is_float(od) || od == JV_DT_C64 || od == JV_DT_C128) od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
         g->out_dtype = od;
     }
     if (g->op == JV_GEMM_ADDMM || g->op == JV_GEMM_BADDBMM) {

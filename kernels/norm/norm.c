@@ -111,19 +111,6 @@ static jv_match norm_match(const char *op) {
     return i < 0 ? JV_MATCH_NONE : OPS[i].how;
 }
 
-/* argument i as a tensor with at least one dim, or NULL (absent optional) */
-static const jv_tensor *opt_tensor(const jv_opcall *c, int i) {
-    const jv_tensor *t = i >= 0 ? jv_opcall_tensor(c, i) : NULL;
-    return t && t->ndim > 0 ? t : NULL;
-}
-
-/* 1 when t has a negative dim or too many elements */
-static int bad_shape(const jv_tensor *t) {
-    for (int i = 0; i < t->ndim; i++)
-        if (t->shape[i] < 0) return 1;
-    return jv_tensor_numel(t) < 0;
-}
-
 /* product of t's dims [from, to) (dims already checked non-negative), or -1 when it overflows int64
  * (a zero dim elsewhere keeps the element count small) */
 static int64_t prod_dims(const jv_tensor *t, int from, int to) {
@@ -220,19 +207,19 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     const jv_tensor *x = jv_opcall_tensor(c, at.x);
     if (!x) JV_FAIL(err, JV_ERR_FORMAT, "%s: input shape missing", c->name);
     if (x->ndim < 1) JV_FAIL(err, JV_ERR_FORMAT, "%s: input is a scalar", c->name);
-    if (bad_shape(x)) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative or overflowing input shape", c->name);
+    if (jv_tensor_numel(x) < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative or overflowing input shape", c->name);
     g->x = *x;
     g->n = jv_tensor_numel(x);
     g->layout = jv_tensor_layout(x);
     if (at.dy >= 0) {
         const jv_tensor *dy = jv_opcall_tensor(c, at.dy);
         if (!dy) JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_output shape missing", c->name);
-        if (bad_shape(dy) || jv_tensor_numel(dy) != g->n)
+        if (jv_tensor_numel(dy) != g->n)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_output does not match the input", c->name);
         g->dy = *dy;
     }
-    const jv_tensor *w = opt_tensor(c, at.w), *b = opt_tensor(c, at.b);
-    if ((w && bad_shape(w)) || (b && bad_shape(b)))
+    const jv_tensor *w = jv_opcall_opt_tensor(c, at.w), *b = jv_opcall_opt_tensor(c, at.b);
+    if ((w && jv_tensor_numel(w) < 0) || (b && jv_tensor_numel(b) < 0))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: negative weight or bias shape", c->name);
 
     if (g->kind == JV_NORM_KIND_LAYER || g->kind == JV_NORM_KIND_RMS) {
@@ -248,7 +235,7 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
             if (r < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: groups is not an int", c->name);
             if (r == 0) {
                 /* backward without the value: the groups from mean's [N, group] shape */
-                const jv_tensor *m = opt_tensor(c, at.mean);
+                const jv_tensor *m = jv_opcall_opt_tensor(c, at.mean);
                 if (!m || m->ndim != 2) JV_FAIL(err, JV_ERR_FORMAT, "%s: groups missing", c->name);
                 grp = m->shape[1];
             }
@@ -277,14 +264,13 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     g->has_bias = b != NULL;
     g->bias_dtype = b ? b->dtype : JV_DT_UNKNOWN;
     g->param_dtype = w ? w->dtype : b ? b->dtype : x->dtype;
-    const jv_tensor *st = opt_tensor(c, at.mean >= 0 ? at.mean : at.rstd);
-    if (st && bad_shape(st)) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative mean/rstd shape", c->name);
+    const jv_tensor *st = jv_opcall_opt_tensor(c, at.mean >= 0 ? at.mean : at.rstd);
+    if (st && jv_tensor_numel(st) < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative mean/rstd shape", c->name);
     g->stat_dtype = st ? st->dtype : x->dtype == JV_DT_F64 ? JV_DT_F64 : JV_DT_F32;
 
     if (g->kind == JV_NORM_KIND_INSTANCE) {
-        const jv_tensor *rm = opt_tensor(c, at.rm), *rv = opt_tensor(c, at.rv);
-        if ((rm && (bad_shape(rm) || jv_tensor_numel(rm) != g->channels)) ||
-            (rv && (bad_shape(rv) || jv_tensor_numel(rv) != g->channels)))
+        const jv_tensor *rm = jv_opcall_opt_tensor(c, at.rm), *rv = jv_opcall_opt_tensor(c, at.rv);
+        if ((rm && jv_tensor_numel(rm) != g->channels) || (rv && jv_tensor_numel(rv) != g->channels))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: running stats do not hold C elements", c->name);
         g->has_running = rm && rv;
         g->running_dtype = rm ? rm->dtype : rv ? rv->dtype : JV_DT_UNKNOWN;
@@ -358,26 +344,8 @@ static void norm_model(const jv_desc *d, jv_perf *p) {
 
 static void norm_params(const jv_desc *d, jv_params *ps) {
     const jv_norm_desc *g = jv_norm_of(d);
-    jv_param_tuple(ps, "op_shape", g->x.shape, g->x.ndim);
-    const char *dt[2] = {jv_dtype_trace_name(g->x.dtype), NULL};
-    jv_param_dtypes(ps, "dtype_in_out", dt, 2);
-    jv_param_tuple(ps, "stride_input", g->x.has_strides ? g->x.strides : NULL, g->x.ndim);
-    jv_param_text(ps, "stride_output", "None");
-    jv_param_int(ps, "num_channels", g->channels);
-    jv_param_bool(ps, "has_bias", g->has_bias);
-    jv_param_bool(ps, "is_affine", g->has_weight);
-    jv_param_bool(ps, "is_training", g->training);
-    if (g->bwd) {
-        char buf[64];
-        size_t len = (size_t)snprintf(buf, sizeof buf, "[");
-        for (int i = 0; i < g->mask_len && i < 3; i++)
-            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "",
-                                    g->output_mask[i] ? "True" : "False");
-        snprintf(buf + len, sizeof buf - len, "]");
-        jv_param_text(ps, "output_mask", "%s", buf);
-    } else {
-        jv_param_text(ps, "output_mask", "None");
-    }
+    jv_params_normalization(ps, &g->x, g->channels, g->has_bias, g->has_weight, g->training,
+                            g->bwd ? g->output_mask : NULL, g->mask_len);
 }
 
 const jv_family jv_norm_family = {"norm", "Normalization", 0, "NORM", norm_match, norm_parse, norm_model, norm_params};

@@ -80,31 +80,6 @@ static jv_match reduce_match(const char *op) {
     return i < 0 ? JV_MATCH_NONE : OPS[i].how;
 }
 
-/* PyTorch ScalarType codes (c10/core/ScalarType.h) */
-static jv_dtype scalar_type_code(const char *s) {
-    long long v;
-    if (!s || jv_parse_ints(s, &v, 1) != 1) return JV_DT_UNKNOWN;
-    switch (v) {
-    case 0: return JV_DT_U8;
-    case 1: return JV_DT_I8;
-    case 2: return JV_DT_I16;
-    case 3: return JV_DT_I32;
-    case 4: return JV_DT_I64;
-    case 5: return JV_DT_F16;
-    case 6: return JV_DT_F32;
-    case 7: return JV_DT_F64;
-    case 9: return JV_DT_C64;
-    case 10: return JV_DT_C128;
-    case 11: return JV_DT_BOOL;
-    case 15: return JV_DT_BF16;
-    case 23: return JV_DT_F8E5M2;
-    case 24: return JV_DT_F8E4M3;
-    case 25: return JV_DT_F8E5M2FNUZ;
-    case 26: return JV_DT_F8E4M3FNUZ;
-    default: return JV_DT_UNKNOWN;
-    }
-}
-
 static int is_integral(jv_dtype t) {
     return t == JV_DT_I64 || t == JV_DT_I32 || t == JV_DT_I16 || t == JV_DT_I8 || t == JV_DT_U8 || t == JV_DT_BOOL;
 }
@@ -221,7 +196,7 @@ static jv_status reduce_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         r->n_out = jv_tensor_numel(&o);
     }
     /* the output dtype */
-    jv_dtype od = scalar_type_code(jv_opcall_value(c, idtype));
+    jv_dtype od = jv_parse_scalar_type(jv_opcall_value(c, idtype));
     if (od == JV_DT_UNKNOWN) {
         od = in->dtype;
         switch (r->op) {

@@ -39,19 +39,6 @@ static jv_match softmax_match(const char *op) {
     return i < 0 ? JV_MATCH_NONE : OPS[i].how;
 }
 
-/* PyTorch ScalarType codes of floating types (c10/core/ScalarType.h) */
-static jv_dtype scalar_type_code(const char *s) {
-    long long v;
-    if (!s || jv_parse_ints(s, &v, 1) != 1) return JV_DT_UNKNOWN;
-    switch (v) {
-    case 5: return JV_DT_F16;
-    case 6: return JV_DT_F32;
-    case 7: return JV_DT_F64;
-    case 15: return JV_DT_BF16;
-    default: return JV_DT_UNKNOWN;
-    }
-}
-
 static jv_status softmax_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_softmax_desc *s = (jv_softmax_desc *)(void *)d->data;
     memset(s, 0, sizeof *s);
@@ -94,8 +81,8 @@ static jv_status softmax_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         if (h) s->out_dtype = JV_DT_F32;
     } else {
         /* softmax(self, dim, dtype); _softmax_backward_data(..., input_dtype) */
-        jv_dtype t = scalar_type_code(x);
-        if (t != JV_DT_UNKNOWN) s->out_dtype = t;
+        jv_dtype t = jv_parse_scalar_type(x); /* a floating dtype only */
+        if (t == JV_DT_F16 || t == JV_DT_F32 || t == JV_DT_F64 || t == JV_DT_BF16) s->out_dtype = t;
     }
     d->bwd = s->bwd;
     return JV_OK;
