@@ -1,6 +1,8 @@
 /* jv_dtype: the table of element types and the half-precision conversions. */
 #include "jv_dtype.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -145,4 +147,53 @@ uint16_t jv_f32_to_bf16(float f) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
+}
+
+int jv_dtype_is_numeric(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F64: case JV_DT_F32: case JV_DT_F16: case JV_DT_BF16: case JV_DT_I64: case JV_DT_I32:
+    case JV_DT_I16: case JV_DT_I8: case JV_DT_U8: case JV_DT_BOOL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+double jv_dtype_load(jv_dtype d, const void *base, int64_t off) {
+    switch (d) {
+    case JV_DT_F64: return ((const double *)base)[off];
+    case JV_DT_F32: return ((const float *)base)[off];
+    case JV_DT_F16: return jv_f16_to_f32(((const uint16_t *)base)[off]);
+    case JV_DT_BF16: return jv_bf16_to_f32(((const uint16_t *)base)[off]);
+    case JV_DT_I64: return (double)((const int64_t *)base)[off];
+    case JV_DT_I32: return ((const int32_t *)base)[off];
+    case JV_DT_I16: return ((const int16_t *)base)[off];
+    case JV_DT_I8: return ((const int8_t *)base)[off];
+    case JV_DT_U8: return ((const uint8_t *)base)[off];
+    case JV_DT_BOOL: return ((const uint8_t *)base)[off] != 0;
+    default: return NAN;
+    }
+}
+
+/* v truncated toward zero and clamped to [lo, hi]; NaN gives 0. */
+static double sat(double v, double lo, double hi) {
+    if (v != v) return 0;
+    v = trunc(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void jv_dtype_store(jv_dtype d, void *base, int64_t off, double v) {
+    switch (d) {
+    case JV_DT_F64: ((double *)base)[off] = v; break;
+    case JV_DT_F32: ((float *)base)[off] = (float)v; break;
+    case JV_DT_F16: ((uint16_t *)base)[off] = jv_f32_to_f16((float)v); break;
+    case JV_DT_BF16: ((uint16_t *)base)[off] = jv_f32_to_bf16((float)v); break;
+    case JV_DT_I64: ((int64_t *)base)[off] = (int64_t)sat(v, -9223372036854775808.0, 9223372036854774784.0); break;
+    case JV_DT_I32: ((int32_t *)base)[off] = (int32_t)sat(v, INT32_MIN, INT32_MAX); break;
+    case JV_DT_I16: ((int16_t *)base)[off] = (int16_t)sat(v, INT16_MIN, INT16_MAX); break;
+    case JV_DT_I8: ((int8_t *)base)[off] = (int8_t)sat(v, INT8_MIN, INT8_MAX); break;
+    case JV_DT_U8: ((uint8_t *)base)[off] = (uint8_t)sat(v, 0, UINT8_MAX); break;
+    case JV_DT_BOOL: ((uint8_t *)base)[off] = v != 0; break;
+    default: break;
+    }
 }

@@ -57,4 +57,18 @@ uint16_t jv_f32_to_f16(float f);
 float jv_bf16_to_f32(uint16_t b);
 uint16_t jv_f32_to_bf16(float f);
 
+/* 1 when elements of d can be read and written as numbers by jv_dtype_load /
+ * jv_dtype_store: fp64, fp32, fp16, bf16, the integer types and bool (not fp8
+ * or complex). */
+int jv_dtype_is_numeric(jv_dtype d);
+
+/* Element off (in elements) of a buffer of dtype d, as a double. NAN for a
+ * dtype that is not numeric. */
+double jv_dtype_load(jv_dtype d, const void *base, int64_t off);
+
+/* Stores v into element off of a buffer of dtype d, rounded to nearest even
+ * for the float types; integers take v truncated toward zero and saturated
+ * (NaN stores 0); bool stores v != 0. Nothing for a dtype that is not numeric. */
+void jv_dtype_store(jv_dtype d, void *base, int64_t off, double v);
+
 #endif

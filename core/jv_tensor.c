@@ -100,3 +100,35 @@ int jv_tensor_broadcast(const jv_tensor *a, const jv_tensor *b, jv_tensor *out) 
     *out = r;
     return 1;
 }
+
+/* Stride of dim i: the traced one, or the row-major one when t has none. */
+static int64_t stride_of(const jv_tensor *t, int i) {
+    if (t->has_strides) return t->strides[i];
+    int64_t s = 1;
+    for (int j = t->ndim - 1; j > i; j--) s *= t->shape[j];
+    return s;
+}
+
+int64_t jv_tensor_offset(const jv_tensor *t, const int64_t *idx) {
+    int64_t off = 0;
+    for (int i = 0; i < t->ndim; i++) off += idx[i] * stride_of(t, i);
+    return off;
+}
+
+void jv_tensor_unravel(const jv_tensor *t, int64_t i, int64_t *idx) {
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t n = t->shape[d] > 0 ? t->shape[d] : 1;
+        idx[d] = i % n;
+        i /= n;
+    }
+}
+
+int64_t jv_tensor_offset_at(const jv_tensor *t, int64_t i) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t n = t->shape[d] > 0 ? t->shape[d] : 1;
+        off += (i % n) * stride_of(t, d);
+        i /= n;
+    }
+    return off;
+}

@@ -47,4 +47,15 @@ const char *jv_layout_name(jv_layout l);
  * broadcast. */
 int jv_tensor_broadcast(const jv_tensor *a, const jv_tensor *b, jv_tensor *out);
 
+/* Storage offset (in elements) of the element at multi-index idx[0..ndim-1]:
+ * sum(idx[i] * stride[i]), row-major strides when t has none. */
+int64_t jv_tensor_offset(const jv_tensor *t, const int64_t *idx);
+
+/* Storage offset of the element at row-major logical index i (0 <= i < numel):
+ * the i-th element when t is walked in shape order whatever its strides. */
+int64_t jv_tensor_offset_at(const jv_tensor *t, int64_t i);
+
+/* Splits row-major logical index i into a multi-index idx[0..ndim-1]. */
+void jv_tensor_unravel(const jv_tensor *t, int64_t i, int64_t *idx);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "jv_category.h"
 #include "jv_dtype.h"
+#include "jv_sha256.h"
 #include "jv_tensor.h"
 #include "jv_intern.h"
 #include "jv_map.h"
@@ -194,7 +195,59 @@ static void test_tensor(void) {
     EXPECT(jv_tensor_numel(&big) == -1);
 }
 
+/* element access through strides, and load/store rounding per dtype */
+static void test_elements(void) {
+    jv_tensor cl = {4, {2, 3, 2, 2}, {12, 1, 6, 3}, 1, JV_DT_F32};
+    int64_t idx[4] = {1, 2, 1, 0};
+    EXPECT(jv_tensor_offset(&cl, idx) == 12 + 2 + 6);
+    EXPECT(jv_tensor_offset_at(&cl, 1 * 12 + 2 * 4 + 1 * 2 + 0) == 20); /* same element by logical index */
+    int64_t back[4];
+    jv_tensor_unravel(&cl, 22, back);
+    EXPECT(back[0] == 1 && back[1] == 2 && back[2] == 1 && back[3] == 0);
+    jv_tensor nos = {2, {3, 5}, {0}, 0, JV_DT_F32};
+    EXPECT(jv_tensor_offset_at(&nos, 7) == 7);
+    unsigned char buf[16];
+    jv_dtype_store(JV_DT_BF16, buf, 1, 1.00390625); /* 1 + 2^-8: a tie, rounds to even 1.0 */
+    EXPECT(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.0);
+    jv_dtype_store(JV_DT_BF16, buf, 1, 1.01171875); /* 1 + 3*2^-8: a tie, rounds up to 1 + 2^-6 */
+    EXPECT(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.015625);
+    jv_dtype_store(JV_DT_F16, buf, 0, 65520.0); /* overflows half: inf */
+    EXPECT(isinf(jv_dtype_load(JV_DT_F16, buf, 0)));
+    jv_dtype_store(JV_DT_I8, buf, 2, -300.7);
+    EXPECT(jv_dtype_load(JV_DT_I8, buf, 2) == -128);
+    jv_dtype_store(JV_DT_I32, buf, 1, -2.9);
+    EXPECT(jv_dtype_load(JV_DT_I32, buf, 1) == -2);
+    jv_dtype_store(JV_DT_BOOL, buf, 5, 0.25);
+    EXPECT(jv_dtype_load(JV_DT_BOOL, buf, 5) == 1);
+    EXPECT(!jv_dtype_is_numeric(JV_DT_F8E4M3) && !jv_dtype_is_numeric(JV_DT_C64) && jv_dtype_is_numeric(JV_DT_U8));
+    EXPECT(isnan(jv_dtype_load(JV_DT_C64, buf, 0)));
+}
+
+/* FIPS 180-4 test vectors */
+static void test_sha256(void) {
+    char hex[65];
+    jv_sha256 s;
+    jv_sha256_init(&s);
+    jv_sha256_update(&s, "abc", 3);
+    jv_sha256_final(&s, hex);
+    EXPECT(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    jv_sha256_init(&s);
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    for (size_t i = 0; i < strlen(two); i++) jv_sha256_update(&s, two + i, 1); /* byte by byte */
+    jv_sha256_final(&s, hex);
+    EXPECT(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+    jv_sha256_init(&s);
+    jv_sha256_final(&s, hex);
+    EXPECT(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    jv_err err = {0};
+    uint64_t size;
+    EXPECT(jv_sha256_file("/nonexistent/trace.json", hex, &size, &err) == JV_ERR_IO &&
+           strstr(err.msg, "/nonexistent/trace.json"));
+}
+
 int main(void) {
+    test_elements();
+    test_sha256();
     test_dtype();
     test_tensor();
     test_intern();
