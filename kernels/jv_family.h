@@ -41,6 +41,47 @@ typedef struct {
     jv_param p[JV_MAX_PARAMS];
 } jv_params;
 
+/* ---- replay operands ---- */
+
+/* How a replay uses a tensor. */
+typedef enum {
+    JV_ROLE_IN = 0,  /* read only */
+    JV_ROLE_OUT,     /* written only: poisoned before a run, every element checked */
+    JV_ROLE_INOUT    /* read then written (in-place ops, running statistics) */
+} jv_role;
+
+/* How a replay fills a tensor before the run. */
+typedef enum {
+    JV_INIT_NORMAL = 0, /* seeded random normal N(0, 1) */
+    JV_INIT_POSITIVE,   /* seeded random uniform in [0.5, 1.5] (variances, inverse stds) */
+    JV_INIT_MASK,       /* seeded random 0 or 1 (bool masks, conditions) */
+    JV_INIT_NONE        /* not read: an OUT tensor (poisoned) */
+} jv_init;
+
+/* One tensor of a replay. t always has strides (has_strides = 1), all >= 0;
+ * its storage spans jv_tensor_extent(&t) elements. An OUT or INOUT tensor
+ * has no zero stride on a dim of size > 1 (no element written twice). */
+typedef struct {
+    char name[24];  /* ATen argument name ("self", "weight", "out", "grad_input") */
+    jv_tensor t;
+    jv_role role;
+    jv_init init;
+} jv_operand;
+
+#define JV_MAX_OPERANDS 12
+typedef struct {
+    int n;
+    jv_operand o[JV_MAX_OPERANDS];
+} jv_operands;
+
+/* A subset of one operand's elements, by row-major logical index (see
+ * jv_tensor_offset_at), for sampled verification of big ops. */
+typedef struct {
+    int operand;        /* index in jv_operands */
+    int64_t n;
+    const int64_t *idx; /* n logical indices, each in [0, numel) */
+} jv_sample;
+
 /* A parsed call of some family: the family's own struct lives in data. */
 #define JV_DESC_BYTES 1024
 typedef struct {
@@ -63,6 +104,20 @@ typedef struct {
     void (*model)(const jv_desc *d, jv_perf *p);
     /* The sheet's param columns for a parsed call (always the same names, in the same order). */
     void (*params)(const jv_desc *d, jv_params *out);
+    /* Replay (NULL for a family that is not replayed). The tensors a replay of
+     * a parsed call allocates, in a fixed order (jv_operands). JV_ERR_FORMAT,
+     * with the reason in err, when this call cannot be replayed (an
+     * unsupported dtype or variant). */
+    jv_status (*operands)(const jv_desc *d, jv_operands *out, jv_err *err);
+    /* The CPU reference: computes the OUT and INOUT operands from the IN and
+     * INOUT ones, accumulating in double, for any strides and for fp32, fp16,
+     * bf16 (and fp64) storage. bufs[i] is the storage base of ops->o[i]: its
+     * element at multi-index idx is at offset jv_tensor_offset(&t, idx).
+     * s NULL: every output element; else at least the elements s->idx of
+     * operand s->operand (others may be left unwritten). JV_ERR_FORMAT when
+     * the call is not supported. */
+    jv_status (*reference)(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                           jv_err *err);
 } jv_family;
 
 /* Number of registered families, and family i (0 <= i < count). */
@@ -75,6 +130,21 @@ int jv_family_find(const char *op, jv_match *how);
 /* Parses c with the family of its name. JV_ERR_NOTFOUND when no family models
  * the name; JV_ERR_FORMAT (reason in err) when the call cannot be modelled. */
 jv_status jv_desc_parse(const jv_opcall *c, jv_desc *d, jv_err *err);
+
+/* The replay operands of a parsed descriptor. JV_ERR_NOTFOUND when its
+ * family is not replayed; JV_ERR_FORMAT (reason in err) when the call is not. */
+jv_status jv_desc_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* Runs the CPU reference of a parsed descriptor (see jv_family.reference). */
+jv_status jv_desc_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                            jv_err *err);
+
+/* Appends an operand (name truncated to fit; strides filled row-major when t
+ * has none). JV_ERR_LIMIT past JV_MAX_OPERANDS; JV_ERR_FORMAT when t has a
+ * negative dim or stride, a dtype that is not numeric (jv_dtype_is_numeric),
+ * or (OUT/INOUT) a zero stride on a dim of size > 1. */
+jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t, jv_role role, jv_init init,
+                          jv_err *err);
 
 /* Model numbers and params of a parsed descriptor. */
 void jv_desc_model(const jv_desc *d, jv_perf *p);

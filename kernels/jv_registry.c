@@ -48,6 +48,50 @@ void jv_desc_model(const jv_desc *d, jv_perf *p) {
     FAMILIES[d->family]->model(d, p);
 }
 
+jv_status jv_desc_operands(const jv_desc *d, jv_operands *out, jv_err *err) {
+    const jv_family *f = jv_family_get(d->family);
+    out->n = 0;
+    if (!f || !f->operands || !f->reference)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "the %s family has no replay", f ? f->name : "unknown");
+    return f->operands(d, out, err);
+}
+
+jv_status jv_desc_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                            jv_err *err) {
+    const jv_family *f = jv_family_get(d->family);
+    if (!f || !f->reference) JV_FAIL(err, JV_ERR_NOTFOUND, "the %s family has no replay", f ? f->name : "unknown");
+    return f->reference(d, ops, bufs, s, err);
+}
+
+jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t, jv_role role, jv_init init,
+                          jv_err *err) {
+    if (ops->n >= JV_MAX_OPERANDS) JV_FAIL(err, JV_ERR_LIMIT, "more than %d operands", JV_MAX_OPERANDS);
+    if (!jv_dtype_is_numeric(t->dtype))
+        JV_FAIL(err, JV_ERR_FORMAT, "operand '%s' has dtype '%s', which replay does not support", name,
+                t->dtype == JV_DT_UNKNOWN ? "unknown" : jv_dtype_trace_name(t->dtype));
+    if (t->ndim < 0 || t->ndim > JV_MAX_DIMS) JV_FAIL(err, JV_ERR_FORMAT, "operand '%s' has %d dims", name, t->ndim);
+    jv_operand *o = &ops->o[ops->n];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", name);
+    o->t = *t;
+    if (!o->t.has_strides) {
+        jv_tensor_set_contiguous(&o->t);
+        o->t.has_strides = 1;
+    }
+    for (int i = 0; i < o->t.ndim; i++) {
+        if (o->t.shape[i] < 0 || o->t.strides[i] < 0)
+            JV_FAIL(err, JV_ERR_FORMAT, "operand '%s' has a negative dim or stride", name);
+        if (role != JV_ROLE_IN && o->t.shape[i] > 1 && o->t.strides[i] == 0)
+            JV_FAIL(err, JV_ERR_FORMAT, "output '%s' is an expanded view (stride 0 on dim %d)", name, i);
+    }
+    if (jv_tensor_numel(&o->t) < 0 || jv_tensor_extent(&o->t) < 0)
+        JV_FAIL(err, JV_ERR_FORMAT, "operand '%s' has more elements than int64 holds", name);
+    o->role = role;
+    o->init = init;
+    ops->n++;
+    return JV_OK;
+}
+
 void jv_desc_params(const jv_desc *d, jv_params *out) {
     out->n = 0;
     FAMILIES[d->family]->params(d, out);

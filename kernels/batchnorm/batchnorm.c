@@ -248,4 +248,5 @@ static void bn_params(const jv_desc *d, jv_params *ps) {
 }
 
 const jv_family jv_batchnorm_family = {"batchnorm", "Normalization", 0,        "NORM",
-                                       bn_match,    bn_parse,        bn_model, bn_params};
+                                       bn_match,    bn_parse,        bn_model, bn_params, jv_batchnorm_operands,
+                                       jv_batchnorm_reference};

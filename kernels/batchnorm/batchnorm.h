@@ -55,6 +55,49 @@ typedef struct {
 
 extern const jv_family jv_batchnorm_family;
 
+/* ---- replay (batchnorm_ref.c) ---- */
+
+/* The replay operands of a parsed batch-norm call, in this order.
+ * Forward: "input" IN; "weight", "bias" IN when given; "running_mean"
+ * (NORMAL) and "running_var" (POSITIVE) when given: INOUT in training (updated
+ * in place), IN in eval; "out" OUT with the input's shape, dtype and strides
+ * (channels_last stays channels_last; a layout that is not dense gets
+ * contiguous strides); in training, for the ops that return them (every
+ * forward op but aten::batch_norm), "save_mean" and "save_invstd" OUT, [C] of
+ * desc->stat_dtype.
+ * Backward: "grad_out" IN, "input" IN, "weight" IN when given,
+ * "running_mean" / "running_var" IN when given, "save_mean" IN and
+ * "save_invstd" IN (POSITIVE) when given; then per output_mask "grad_input"
+ * (the input's strides and dtype), "grad_weight", "grad_bias" ([C] of
+ * desc->param_dtype).
+ * Inputs are filled NORMAL unless said otherwise. JV_ERR_FORMAT, with the
+ * reason in err, for a dtype other than fp64, fp32, fp16, bf16; eval (forward
+ * or backward) without running statistics; a training backward without
+ * save_mean / save_invstd; a training forward over an empty batch, or with
+ * running statistics and one value per channel (no unbiased variance); a
+ * grad_out whose shape is not the input's. */
+jv_status jv_batchnorm_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* The CPU reference, in double over any strides and fp64/fp32/fp16/bf16
+ * storage (each operand at its own dtype), operands found by name as
+ * jv_batchnorm_operands lays them out. Per channel c over the n = N*spatial
+ * values of x:
+ *   training forward: mean, biased var (two passes), invstd = 1/sqrt(var + eps),
+ *     out = (x - mean) * invstd * w + b (w = 1, b = 0 when absent),
+ *     save_mean = mean, save_invstd = invstd,
+ *     running_mean = (1 - m) * running_mean + m * mean,
+ *     running_var = (1 - m) * running_var + m * var * n / (n - 1);
+ *   eval forward: the same out with mean = running_mean, invstd = 1/sqrt(running_var + eps);
+ *   training backward (mean, invstd = save_mean, save_invstd as given):
+ *     grad_input = w * invstd * (dy - sum(dy)/n - (x - mean) * invstd^2 * sum(dy*(x - mean))/n),
+ *     grad_weight = sum(dy * (x - mean)) * invstd, grad_bias = sum(dy);
+ *   eval backward (mean, invstd from the running statistics): grad_input = dy * w * invstd,
+ *     grad_weight and grad_bias as above.
+ * s is ignored: every output element is computed (batch norm reads all of x
+ * for any one output anyway). JV_ERR_FORMAT when ops do not fit the call. */
+jv_status jv_batchnorm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                                 jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_batchnorm_desc *jv_batchnorm_of(const jv_desc *d) {
     return (const jv_batchnorm_desc *)(const void *)d->data;

@@ -352,4 +352,5 @@ static void conv_params(const jv_desc *d, jv_params *ps) {
     jv_param_int(ps, "groups", g->groups);
 }
 
-const jv_family jv_conv_family = {"conv", "CONV", 1, "CONV", conv_match, conv_parse, conv_model, conv_params};
+const jv_family jv_conv_family = {"conv",     "CONV",     1,           "CONV",           conv_match,
+                                  conv_parse, conv_model, conv_params, jv_conv_operands, jv_conv_reference};

@@ -65,6 +65,32 @@ typedef struct {
 
 extern const jv_family jv_conv_family;
 
+/* The replay operands of a parsed conv call (conv_ref.c), in this order.
+ * Forward (normal and transposed): "input" IN (x as traced; an unbatched call
+ * gets its N = 1 batch dim), "weight" IN, "bias" IN when one was passed, "out"
+ * OUT [N, C_out, o...] in x's dtype, channels_last (NHWC / NDHWC) when x is,
+ * else contiguous. Backward (convolution_backward): "grad_output" IN (as traced;
+ * else dense [N, C_out, o...] in x's layout and dtype), "input" IN, "weight" IN,
+ * then per output_mask "grad_input" OUT (x's shape, dense in x's layout),
+ * "grad_weight" OUT (w's shape, dense in w's layout), "grad_bias" OUT [C_out].
+ * JV_ERR_FORMAT (reason in err) for a dtype other than fp32/fp16/bf16/fp64,
+ * input/weight/bias/grad_output dtypes that differ, or an empty output_mask. */
+jv_status jv_conv_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* The CPU reference of a parsed conv call (jv_family.reference): PyTorch's
+ * semantics (groups, stride, padding incl. "same" with its extra right pad,
+ * dilation, output_padding, bias, 1d to 3d, normal and transposed, each grad of
+ * the backward only when its output_mask bit is set) accumulated in double,
+ * for any operand strides and fp32/fp16/bf16/fp64 storage. ops must be the
+ * list jv_conv_operands gives for d (strides and dtypes may differ; names,
+ * roles and shapes may not: JV_ERR_FORMAT). s non-NULL naming an OUT operand:
+ * only its elements s->idx are computed (and no other output), each equal bit
+ * for bit to the full run's; otherwise every output element is written.
+ * JV_ERR_NOMEM when its double buffers (one batch entry of each activation and
+ * the weight) cannot be allocated. */
+jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                            jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_conv_desc *jv_conv_of(const jv_desc *d) {
     return (const jv_conv_desc *)(const void *)d->data;

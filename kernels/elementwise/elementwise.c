@@ -856,6 +856,6 @@ static void binary_params(const jv_desc *d, jv_params *ps) {
 }
 
 const jv_family jv_unary_family = {"unary", "UnaryElementwise", 0, "elementwise", unary_match, unary_parse, ew_model,
-                                   unary_params};
+                                   unary_params, jv_elementwise_operands, jv_elementwise_reference};
 const jv_family jv_binary_family = {"binary", "BinaryElementwise", 0, "elementwise", binary_match, binary_parse, ew_model,
-                                    binary_params};
+                                    binary_params, jv_elementwise_operands, jv_elementwise_reference};

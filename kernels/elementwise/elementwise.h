@@ -91,6 +91,37 @@ typedef struct {
 extern const jv_family jv_unary_family;
 extern const jv_family jv_binary_family;
 
+/* Replay operands of a parsed elementwise call (either family; elementwise_ref.c),
+ * in argument order: every tensor operand in[k] as an IN operand named after
+ * its ATen argument ("self", "other", "condition", "mask", "src", "grad_output",
+ * "tensor1", "end", "weight", "min", "max", "exponent", ...), initialised
+ * JV_INIT_MASK for bool tensors, where's condition and masked_fill's mask,
+ * JV_INIT_POSITIVE for the inputs of sqrt, rsqrt, log and a pow base (so that
+ * random data gives no NaN), else JV_INIT_NORMAL. Scalars are not operands.
+ * The output: in-place ops write "self" (INOUT); copy_ / fill_ / zero_ write
+ * "self" without reading it (OUT, JV_INIT_NONE); every other call (out=
+ * included) writes an "out" OUT operand last, with desc->out's shape, dtype
+ * and strides. aten::copy (functional) lists "self" (IN), "src", "out".
+ * JV_ERR_FORMAT with the reason in err when the call cannot be replayed: a
+ * Scalar whose value the trace does not record, a dtype that is unknown or
+ * not numeric (fp8, complex), an output of unknown dtype. */
+jv_status jv_elementwise_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* The CPU reference of a parsed elementwise call over operands laid out as
+ * jv_elementwise_operands lists them (their strides and dtypes may differ
+ * from the descriptor's; their shapes may not): reads the inputs with
+ * jv_dtype_load semantics, computes in double with PyTorch's semantics for
+ * every jv_ew_op (numpy broadcasting, 0-d tensors and Scalars broadcast),
+ * and stores the output rounded to its dtype. An in-place self is read
+ * before it is written, element by element. s naming the output operand:
+ * only its listed logical indices are computed (others left untouched);
+ * s NULL or naming another operand: every output element. JV_ERR_FORMAT when
+ * the operands do not match the call or the call cannot be replayed;
+ * JV_ERR_INTERNAL for a NULL buffer of a non-empty operand or a sample index
+ * out of range. */
+jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                                   jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of either family. */
 static inline const jv_elementwise_desc *jv_elementwise_of(const jv_desc *d) {
     return (const jv_elementwise_desc *)(const void *)d->data;

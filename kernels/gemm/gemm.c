@@ -156,4 +156,5 @@ static void gemm_params(const jv_desc *d, jv_params *ps) {
     jv_param_text(ps, "transpose", "(%s, %s)", g->trans_a ? "True" : "False", g->trans_b ? "True" : "False");
 }
 
-const jv_family jv_gemm_family = {"gemm", "GEMM", 0, "GEMM", gemm_match, gemm_parse, gemm_model, gemm_params};
+const jv_family jv_gemm_family = {"gemm", "GEMM", 0, "GEMM", gemm_match, gemm_parse, gemm_model, gemm_params,
+                                  jv_gemm_operands, jv_gemm_reference};

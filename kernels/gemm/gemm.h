@@ -26,6 +26,42 @@ typedef struct {
 
 extern const jv_family jv_gemm_family;
 
+/* ---- replay (gemm_ref.c) ---- */
+
+/* The replay operands of a parsed GEMM call, in this order:
+ *   aten::mm       "self" [M,K], "mat2" [K,N], "out" [M,N]
+ *   aten::addmm    "self" (the bias as traced, broadcastable to [M,N]), "mat1", "mat2", "out"
+ *   aten::bmm      "self" [B,M,K], "mat2" [B,K,N], "out" [B,M,N]
+ *   aten::baddbmm  "self" (broadcastable to [B,M,N]), "batch1", "batch2", "out"
+ *   aten::linear   "input" [...,K], "weight" [N,K], "bias" (when given), "out" [...,N]
+ *                  (also vllm::rocm_unquantized_gemm)
+ *   aten::matmul   "self", "other", "out" with PyTorch's shape rules: 1-D @ 1-D gives a 0-d out,
+ *                  [..,M,K] @ [K] gives [..,M], [K] @ [..,K,N] gives [..,N], and the batch dims of
+ *                  two operands of 2 or more dims broadcast.
+ * Inputs keep their traced shape, strides (transposed views) and dtype and are
+ * filled JV_INIT_NORMAL; "out" is contiguous with desc->out_dtype. An addmm /
+ * baddbmm whose self was traced 0-d (not kept by the descriptor) gets a 0-d
+ * "self" of A's dtype. JV_ERR_FORMAT, with the reason in err, for
+ * aten::_scaled_mm (fp8 storage and scales are not replayed), for a dtype
+ * other than fp64, fp32, fp16 and bf16, and for shapes that do not multiply
+ * or broadcast. */
+jv_status jv_gemm_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* The CPU reference: out = beta * bias (broadcast) + alpha * (A @ B), each
+ * dot product accumulated in double in order k = 0..K-1 and rounded once
+ * into out's dtype; any strides (operands are found by name in ops, as
+ * jv_gemm_operands lays them out); beta == 0 ignores the bias (NaN in it is
+ * not propagated), as PyTorch does. bufs[i] is the storage base of ops->o[i].
+ * s NULL (or naming another operand than "out"): every output element,
+ * computed from row blocks of A and column blocks of B gathered into
+ * contiguous doubles. s naming "out": exactly the logical elements s->idx,
+ * read straight from A and B in k blocks (no full gather), others untouched;
+ * a sampled element equals the full computation's bit for bit.
+ * JV_ERR_FORMAT when ops do not fit the call (missing names, shapes, dtypes)
+ * or a sample index is out of range; JV_ERR_NOMEM when scratch memory fails. */
+jv_status jv_gemm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                            jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) { return (const jv_gemm_desc *)(const void *)d->data; }
 

@@ -257,4 +257,4 @@ static void reduce_params(const jv_desc *d, jv_params *ps) {
 }
 
 const jv_family jv_reduce_family = {"reduce",     "Reduce",     1, "reduce", reduce_match, reduce_parse,
-                                    reduce_model, reduce_params};
+                                    reduce_model, reduce_params, NULL, NULL};

@@ -304,4 +304,4 @@ static void sdpa_params(const jv_desc *d, jv_params *ps) {
     jv_param_dtypes(ps, "dtype_A_B", dt, 2);
 }
 
-const jv_family jv_sdpa_family = {"sdpa", "SDPA", 1, "SDPA", sdpa_match, sdpa_parse, sdpa_model, sdpa_params};
+const jv_family jv_sdpa_family = {"sdpa", "SDPA", 1, "SDPA", sdpa_match, sdpa_parse, sdpa_model, sdpa_params, NULL, NULL};

@@ -120,4 +120,4 @@ static void softmax_params(const jv_desc *d, jv_params *ps) {
 }
 
 const jv_family jv_softmax_family = {"softmax",     "Softmax",     1, "softmax", softmax_match, softmax_parse,
-                                     softmax_model, softmax_params};
+                                     softmax_model, softmax_params, NULL, NULL};
