@@ -1,0 +1,344 @@
+/* jv_package: the replay package zip, written through a temporary name and
+ * read member by member into memory (never onto disk), after the whole
+ * archive has been checked: a hostile archive is refused as a whole. */
+#include "jv_package.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#define MIB ((uint64_t)1 << 20)
+#define RATIO_MAX 1000.0        /* compression ratio of a member over RATIO_FLOOR bytes */
+#define RATIO_FLOOR MIB
+#define TOTAL_FACTOR 64         /* all members together: at most 64 * max_bytes */
+#define MAX_MEMBERS 10000
+#define READ_CHUNK ((size_t)1 << 16)
+#define IR_LIMIT ((size_t)256 << 20)
+#define MANIFEST_LIMIT ((size_t)1 << 20)
+
+/* Why member name s is refused, or NULL when it is a plain relative name. */
+static const char *name_problem(const char *s) {
+    if (!s[0]) return "empty";
+    if (s[0] == '/') return "an absolute path";
+    if (isalpha((unsigned char)s[0]) && s[1] == ':') return "an absolute path (a drive letter)";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) return "a name with a control character";
+        if (*p == '\\') return "a name with a backslash";
+    }
+    for (const char *c = s; *c;) { /* each '/'-separated component */
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 2 && c[0] == '.' && c[1] == '.') return "a path that climbs out (\"..\")";
+        if (!e) break;
+        c = e + 1;
+    }
+    return NULL;
+}
+
+/* s made printable for a message (control bytes as '?'), at most cap-1 bytes */
+static const char *printable(char *buf, size_t cap, const char *s) {
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++) buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+    buf[i] = 0;
+    return buf;
+}
+
+jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv_err *err) {
+    if (n <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: a package needs at least one member", path);
+    char pn[128];
+    for (int i = 0; i < n; i++) {
+        const char *nm = files[i].name ? files[i].name : "";
+        const char *why = name_problem(nm);
+        if (!why && nm[strlen(nm) - 1] == '/') why = "a directory name";
+        if (why) JV_FAIL(err, JV_ERR_FORMAT, "%s: member name '%s' is %s", path, printable(pn, sizeof pn, nm), why);
+        if (!files[i].data && files[i].len) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' has no data", path, nm);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(files[j].name, nm)) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' given twice", path, nm);
+    }
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    int ze = 0;
+    zip_t *za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    if (!za) {
+        zip_error_t e;
+        zip_error_init_with_code(&e, ze);
+        jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot create the package: %s", path,
+                   zip_error_strerror(&e));
+        zip_error_fini(&e);
+        unlink(tmp);
+        free(tmp);
+        return JV_ERR_IO;
+    }
+    static const char empty[1] = {0};
+    for (int i = 0; i < n; i++) {
+        zip_source_t *src = zip_source_buffer(za, files[i].data ? files[i].data : empty, files[i].len, 0);
+        zip_int64_t idx = src ? zip_file_add(za, files[i].name, src, ZIP_FL_ENC_UTF_8) : -1;
+        if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) < 0) {
+            if (src && idx < 0) zip_source_free(src);
+            jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path, files[i].name,
+                       zip_strerror(za));
+            zip_discard(za);
+            unlink(tmp);
+            free(tmp);
+            return JV_ERR_IO;
+        }
+    }
+    if (zip_close(za) < 0) {
+        jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot write the package: %s", path, zip_strerror(za));
+        zip_discard(za);
+        unlink(tmp);
+        free(tmp);
+        return JV_ERR_IO;
+    }
+    /* the data reaches the disk before the name does */
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        unlink(tmp);
+        free(tmp);
+        JV_FAIL(err, JV_ERR_IO, "%s: cannot write the package: %s", path, strerror(e));
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        JV_FAIL(err, JV_ERR_IO, "%s: cannot rename the temporary package into place: %s", path, strerror(e));
+    }
+    free(tmp);
+    return JV_OK;
+}
+
+/* Opens path read-only with consistency checks. */
+static jv_status open_zip(const char *path, zip_t **za, jv_err *err) {
+    int ze = 0;
+    *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+    if (*za) return JV_OK;
+    zip_error_t e;
+    zip_error_init_with_code(&e, ze);
+    jv_status code = JV_ERR_FORMAT;
+    const char *what = "not a readable zip archive";
+    if (ze == ZIP_ER_NOENT || ze == ZIP_ER_OPEN || ze == ZIP_ER_READ) code = JV_ERR_IO, what = "cannot read it";
+    else if (ze == ZIP_ER_MEMORY) code = JV_ERR_NOMEM, what = "out of memory";
+    jv_err_set(err, code, __FILE__, __LINE__, "%s: %s: %s", path, what, zip_error_strerror(&e));
+    zip_error_fini(&e);
+    return code;
+}
+
+/* Checks every member of the archive; *index / *size of `member`, or -1. */
+static jv_status check_archive(const char *path, zip_t *za, const char *member, size_t max_bytes,
+                               zip_int64_t *index, uint64_t *size, jv_err *err) {
+    *index = -1;
+    *size = 0;
+    char pn[128];
+    zip_int64_t n = zip_get_num_entries(za, 0);
+    if (n < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: unreadable zip directory", path);
+    if (n > MAX_MEMBERS) JV_FAIL(err, JV_ERR_FORMAT, "%s: %lld members (at most %d): refused", path, (long long)n,
+                                 MAX_MEMBERS);
+    uint64_t total = 0;
+    uint64_t total_max = (uint64_t)max_bytes > UINT64_MAX / TOTAL_FACTOR ? UINT64_MAX : (uint64_t)max_bytes * TOTAL_FACTOR;
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(za, (zip_uint64_t)i, ZIP_FL_ENC_RAW, &st) < 0)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: member %lld: %s", path, (long long)i, zip_strerror(za));
+        zip_uint64_t need = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE;
+        if ((st.valid & need) != need)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: member %lld has no name or size: refused", path, (long long)i);
+        const char *nm = printable(pn, sizeof pn, st.name);
+        const char *why = name_problem(st.name);
+        if (why) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' is %s: archive refused", path, nm, why);
+        if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' is encrypted: archive refused", path, nm);
+        if ((st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' uses compression method %d (only stored and deflated): "
+                    "archive refused", path, nm, (int)st.comp_method);
+        if (st.size > RATIO_FLOOR && (st.comp_size == 0 || (double)st.size / (double)st.comp_size > RATIO_MAX))
+            JV_FAIL(err, JV_ERR_FORMAT,
+                    "%s: member '%s' declares %llu bytes from %llu compressed (a ratio over %.0f:1, a zip bomb): "
+                    "archive refused", path, nm, (unsigned long long)st.size, (unsigned long long)st.comp_size,
+                    RATIO_MAX);
+        total = st.size > UINT64_MAX - total ? UINT64_MAX : total + st.size;
+        if (!strcmp(st.name, member)) {
+            if (*index >= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' appears twice: archive refused", path, nm);
+            *index = i;
+            *size = st.size;
+        }
+    }
+    if (*index >= 0 && *size > max_bytes)
+        JV_FAIL(err, JV_ERR_LIMIT, "%s: member '%s' is %llu bytes (limit %zu)", path, member,
+                (unsigned long long)*size, max_bytes);
+    if (total > total_max)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: members declare %llu bytes in all (more than %llu): archive refused", path,
+                (unsigned long long)total, (unsigned long long)total_max);
+    return JV_OK;
+}
+
+jv_status jv_package_read(const char *path, const char *member, size_t max_bytes, char **data, size_t *len,
+                          jv_err *err) {
+    *data = NULL;
+    *len = 0;
+    zip_t *za;
+    JV_CHECK(open_zip(path, &za, err));
+    zip_int64_t idx;
+    uint64_t size;
+    jv_status st = check_archive(path, za, member, max_bytes, &idx, &size, err);
+    if (st != JV_OK) {
+        zip_discard(za);
+        return st;
+    }
+    if (idx < 0) {
+        zip_discard(za);
+        JV_FAIL(err, JV_ERR_NOTFOUND, "%s: no member '%s' in the package", path, member);
+    }
+    /* one byte more than declared: a header that lies about the size shows up there */
+    size_t cap = (size_t)size + 1;
+    char *buf = malloc(cap);
+    if (!buf) {
+        zip_discard(za);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory reading member '%s'", path, member);
+    }
+    zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)idx, 0);
+    if (!zf) {
+        jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: cannot open member '%s': %s", path, member,
+                   zip_strerror(za));
+        free(buf);
+        zip_discard(za);
+        return JV_ERR_FORMAT;
+    }
+    size_t got = 0;
+    for (;;) {
+        size_t want = cap - got < READ_CHUNK ? cap - got : READ_CHUNK;
+        if (want == 0) break;
+        zip_int64_t r = zip_fread(zf, buf + got, want);
+        if (r < 0) {
+            jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: member '%s' is corrupt: %s", path, member,
+                       zip_file_strerror(zf));
+            st = JV_ERR_FORMAT;
+            break;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    int ce = zip_fclose(zf);
+    if (st == JV_OK && got > size)
+        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                        "%s: member '%s' inflates past its declared %llu bytes: archive refused", path, member,
+                        (unsigned long long)size);
+    else if (st == JV_OK && got < size)
+        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: member '%s' ends after %zu of %llu bytes",
+                        path, member, got, (unsigned long long)size);
+    else if (st == JV_OK && ce != 0) {
+        zip_error_t e;
+        zip_error_init_with_code(&e, ce);
+        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: member '%s' is corrupt: %s", path, member,
+                        zip_error_strerror(&e));
+        zip_error_fini(&e);
+    }
+    zip_discard(za);
+    if (st != JV_OK) {
+        free(buf);
+        return st;
+    }
+    buf[got] = 0;
+    *data = buf;
+    *len = got;
+    return JV_OK;
+}
+
+/* Reads all of f (at most limit bytes) after the prefix already read. */
+static jv_status read_rest(FILE *f, const char *path, const char *pre, size_t npre, size_t limit, char **out,
+                           size_t *outlen, jv_err *err) {
+    size_t cap = READ_CHUNK > npre + 1 ? READ_CHUNK : npre + 1, n = npre;
+    char *buf = malloc(cap);
+    if (!buf) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    memcpy(buf, pre, npre);
+    for (;;) {
+        if (cap - n < 2) {
+            size_t ncap = cap * 2;
+            if (ncap > limit + 2) ncap = limit + 2;
+            if (ncap <= cap) {
+                free(buf);
+                JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes of replay IR", path, limit);
+            }
+            char *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + n, 1, cap - 1 - n, f);
+        n += r;
+        if (n > limit) {
+            free(buf);
+            JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes of replay IR", path, limit);
+        }
+        if (r == 0) {
+            if (ferror(f)) {
+                free(buf);
+                JV_FAIL(err, JV_ERR_IO, "%s: read error", path);
+            }
+            break;
+        }
+    }
+    buf[n] = 0;
+    *out = buf;
+    *outlen = n;
+    return JV_OK;
+}
+
+jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err) {
+    *ir_text = NULL;
+    *ir_len = 0;
+    if (manifest) *manifest = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) JV_FAIL(err, JV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char head[2];
+    size_t nh = fread(head, 1, sizeof head, f);
+    if (nh == 2 && head[0] == 'P' && head[1] == 'K') {
+        fclose(f);
+        JV_CHECK(jv_package_read(path, "replay_ir.json", IR_LIMIT, ir_text, ir_len, err));
+        if (!manifest) return JV_OK;
+        size_t mlen;
+        jv_err e2;
+        jv_err_clear(&e2);
+        jv_status st = jv_package_read(path, "manifest.json", MANIFEST_LIMIT, manifest, &mlen, &e2);
+        if (st == JV_ERR_NOTFOUND) return JV_OK;
+        if (st != JV_OK) {
+            free(*ir_text);
+            *ir_text = NULL;
+            *ir_len = 0;
+            if (err && err->code == JV_OK) *err = e2;
+            return st;
+        }
+        return JV_OK;
+    }
+    char *text = NULL;
+    size_t n = 0;
+    jv_status st = read_rest(f, path, head, nh, IR_LIMIT, &text, &n, err);
+    fclose(f);
+    JV_CHECK(st);
+    size_t i = 0;
+    if (n >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+        i = 3; /* a UTF-8 byte order mark */
+    while (i < n && isspace((unsigned char)text[i])) i++;
+    if (i >= n || (text[i] != '[' && text[i] != '{')) {
+        free(text);
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: neither a replay package (zip) nor a replay IR (JSON)", path);
+    }
+    *ir_text = text;
+    *ir_len = n;
+    return JV_OK;
+}

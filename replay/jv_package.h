@@ -1,0 +1,52 @@
+/* jv_package: the replay package, a flat zip (libzip) holding replay_ir.json,
+ * manifest.json and a README. Reading never extracts to disk and refuses a
+ * hostile archive as a whole: member names that are absolute or climb out
+ * ("../"), a member larger than the caller's limit, a compression ratio of a
+ * zip bomb, an inconsistent archive. */
+#ifndef JV_PACKAGE_H
+#define JV_PACKAGE_H
+
+#include <stddef.h>
+
+#include "jv_status.h"
+
+typedef struct {
+    const char *name;  /* member name: relative, no "..", no backslash */
+    const void *data;
+    size_t len;
+} jv_pkg_file;
+
+/* Writes a zip holding files (n >= 1, deflated) at path, through a temporary
+ * name in the same directory (path.tmp.<pid>, synced, then renamed into
+ * place): path is never half-written and a failed write leaves nothing.
+ * JV_ERR_IO (naming path) on failure; JV_ERR_FORMAT (naming path) for no
+ * members, a bad member name (empty, absolute, "..", backslash, control
+ * character, a directory) or one given twice. */
+jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv_err *err);
+
+/* Reads member `member` of the zip at path into a malloc'ed buffer (*data,
+ * NUL-terminated, *len bytes without the NUL), after checking every member
+ * of the archive (at most 10000): names (no absolute path or drive letter, no
+ * ".." component, no backslash, no control characters), no encryption,
+ * stored or deflated only, declared sizes (at most max_bytes for the member
+ * read; the total at most 64 * max_bytes), a compression ratio of at most
+ * 1000:1 for members over 1 MiB, and the bytes actually inflated (never more
+ * than max_bytes + 1 are read; more than declared, fewer, or a bad CRC is
+ * corrupt). Nothing is extracted to disk. JV_ERR_NOTFOUND when the member is
+ * missing; JV_ERR_FORMAT (naming path and the member) for a hostile or
+ * corrupt archive, or a file that is no zip; JV_ERR_LIMIT for a member over
+ * max_bytes; JV_ERR_IO when path cannot be read. On failure *data is NULL. */
+jv_status jv_package_read(const char *path, const char *member, size_t max_bytes, char **data, size_t *len,
+                          jv_err *err);
+
+/* Loads a replay input: a package zip (detected by its "PK" signature) or a
+ * bare IR JSON file (ours or TraceLens': its first non-blank byte, after an
+ * optional UTF-8 BOM, is '[' or '{'). *ir_text / *ir_len receive
+ * replay_ir.json or the whole bare file (malloc'ed, NUL-terminated);
+ * *manifest receives manifest.json, or NULL for a bare file or a package
+ * without one (manifest may be NULL when not wanted). Limits: 256 MiB of IR,
+ * 1 MiB of manifest. Errors as jv_package_read, naming path; JV_ERR_FORMAT
+ * for a file that is neither; JV_ERR_LIMIT for a bare file over 256 MiB. */
+jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err);
+
+#endif
