@@ -12,6 +12,7 @@
 #include "jv_ops.h"
 #include "jv_perf.h"
 #include "jv_progress.h"
+#include "jv_replay_pkg.h"
 #include "jv_report.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
@@ -25,6 +26,8 @@ typedef struct {
     long long call_stack_uid; /* -1: none */
     const char *gpu_arch;     /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
     int no_roofline;          /* --gpu-arch none */
+    int replay_top;           /* --replay-top N (0: no limit) */
+    double replay_min_percent;/* --replay-min-percent P */
 } cli;
 
 static void usage(FILE *f) {
@@ -35,7 +38,8 @@ static void usage(FILE *f) {
           "sheets to OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx (TraceLens' sheet and column\n"
           "names): GPU timeline, op summaries, unified_perf_summary with FLOPs/bytes models and rooflines,\n"
           "per-family sheets (GEMM, CONV_fwd/bwd, SDPA_fwd/bwd, Normalization, Unary/BinaryElementwise,\n"
-          "Reduce_fwd/bwd, Softmax_fwd/bwd), kernel_summary.\n"
+          "Reduce_fwd/bwd, Softmax_fwd/bwd), kernel_summary; and OUTDIR/replay_package.zip (replay IR of\n"
+          "the GEMM, convolution, batch-norm and elementwise ops, for jarvis-replay).\n"
           "\n"
           "options:\n"
           "  -o, --output DIR        output directory (created when missing)\n"
@@ -44,6 +48,9 @@ static void usage(FILE *f) {
           "                          H100 SXM, H100 PCIe, H200, B200, A100 80GB, A100 40GB, V100 SXM2 32GB),\n"
           "                          a JSON file with the same keys, or 'none'; default: chosen from the\n"
           "                          trace's deviceProperties\n"
+          "  --replay-top N          replay package: the N distinct ops with the most GPU time (default 50;\n"
+          "                          0: all)\n"
+          "  --replay-min-percent P  replay package: only ops with at least P %% of GPU kernel time\n"
           "  --include-unlinked      count GPU events whose launch is outside the trace in gpu_timeline\n"
           "  --call-stack UID        print the parent chain and subtree of the event with index UID in\n"
           "                          traceEvents (ops with Input Dims/type, kernels with durations)\n"
@@ -64,9 +71,12 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"include-unlinked", no_argument, 0, 2},
                                          {"call-stack", required_argument, 0, 3},
                                          {"gpu-arch", required_argument, 0, 4},
+                                         {"replay-top", required_argument, 0, 5},
+                                         {"replay-min-percent", required_argument, 0, 6},
                                          {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->call_stack_uid = -1;
+    c->replay_top = 50;
     int ch;
     while ((ch = getopt_long(argc, argv, "o:qhV", opts, NULL)) != -1) {
         char *end;
@@ -96,6 +106,24 @@ static int parse_cli(int argc, char **argv, cli *c) {
         case 4:
             if (!strcmp(optarg, "none")) c->no_roofline = 1;
             else c->gpu_arch = optarg;
+            break;
+        case 5: {
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || end == optarg || *end || v < 0 || v > 1000000) {
+                fprintf(stderr, "jarvis-analyze: --replay-top wants a count >= 0, got '%s'\n", optarg);
+                return 2;
+            }
+            c->replay_top = (int)v;
+            break;
+        }
+        case 6:
+            errno = 0;
+            c->replay_min_percent = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(c->replay_min_percent >= 0) || c->replay_min_percent > 100) {
+                fprintf(stderr, "jarvis-analyze: --replay-min-percent wants 0..100, got '%s'\n", optarg);
+                return 2;
+            }
             break;
         default: usage(stderr); return 2;
         }
@@ -206,6 +234,14 @@ static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *
     jv_perf_table pt = {0};
     if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
     if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, err);
+    jv_replay_pkg_summary rs;
+    jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, c->trace};
+    if (s == JV_OK) s = jv_replay_pkg_write(tr, &pt, &rpo, c->outdir, &rs, err);
+    if (s == JV_OK && !c->quiet)
+        printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
+               "manifest.json)\n",
+               c->trace, rs.ops, rs.total_us > 0 ? 100 * rs.replayed_us / rs.total_us : 0.0, rs.total_us,
+               rs.not_replayed);
     if (s == JV_OK && pt.model_errors && !c->quiet)
         fprintf(stderr, "jarvis-analyze: warning: %s: %llu op instances have a perf model but args it cannot read "
                         "(no shapes recorded?): their FLOPs/bytes are empty\n",

@@ -75,8 +75,8 @@ static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
     return total;
 }
 
-/* The call of op `name` with the args of signature sig (raw trace JSON). */
-static jv_status opcall_of_sig(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err) {
+/* (contract in jv_perf.h) */
+jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err) {
     const jv_sig *sg = &tr->sigs[sig];
     return jv_opcall_from_trace(call, jv_trace_str(tr, name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
                                 sg->types ? jv_trace_str(tr, sg->types) : NULL,
@@ -111,7 +111,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     jv_opcall call;
     jv_err perr;
     jv_err_clear(&perr);
-    jv_status s = opcall_of_sig(tr, e->name, sig, &call, &perr);
+    jv_status s = jv_perf_call_of(tr, e->name, sig, &call, &perr);
     if (s == JV_ERR_NOMEM) return s;
     if (s == JV_OK) {
         jv_desc d;
@@ -494,7 +494,7 @@ static int params_of(const jv_trace *tr, const jv_perf_model *m, jv_params *ps) 
     jv_err e;
     jv_err_clear(&e);
     ps->n = 0;
-    if (opcall_of_sig(tr, m->name, m->sig, &call, &e) != JV_OK) return 0;
+    if (jv_perf_call_of(tr, m->name, m->sig, &call, &e) != JV_OK) return 0;
     jv_desc d;
     int ok = jv_desc_parse(&call, &d, &e) == JV_OK;
     if (ok) jv_desc_params(&d, ps);

@@ -46,6 +46,11 @@ typedef struct {
 /* Builds the instance table. JV_ERR_NOMEM on failure (table freed). */
 jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt, jv_err *err);
 
+/* The call of op `name` (interned) with the args of signature sig (an index
+ * into tr->sigs; 0 = none) as jv_opcall, from the raw trace JSON. Release
+ * with jv_opcall_free. JV_ERR_FORMAT when the args are not valid JSON lists. */
+jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err);
+
 /* Frees the table. */
 void jv_perf_free(jv_perf_table *pt);
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Set-up command 1: install what is missing, build, and analyse the bundled example trace into out/example.
+# Set-up command 1: install what is missing, build, analyse the bundled example trace into out/example, and
+# replay its package (the CPU backend where no GPU backend is built; ops over 25 MiB are skipped there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 jv_deps
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build --target jarvis-analyze
+cmake --build build --target jarvis-analyze jarvis-replay
 ./build/jarvis-analyze examples/resnet_block_train.json.gz -o out/example
 echo
 echo "== out/example/perf_report_csvs/gpu_timeline.csv"
@@ -24,3 +25,9 @@ for r in rows[:8]:
     print(f"{r['name'][:48]:48} {f(r, 'Kernel Time (µs)_sum'):>9} {f(r, 'TFLOPS/s_mean'):>8} {f(r, 'TB/s_mean'):>6} "
           f"{f(r, 'Pct Roofline_mean'):>7}  {r.get('Efficiency Band', '')}")
 PY
+echo
+echo "== replay of out/example/replay_package.zip (report: out/example/replay_report.md)"
+# the CPU backend runs the references as its device: cap the size so the example takes seconds
+cap=(--max-bytes 25M)
+./build/jarvis-replay out/example/replay_package.zip --device 0 "${cap[@]}" \
+    --benchmark_out out/example/replay.json --report out/example/replay_report.md

@@ -1,0 +1,86 @@
+/* backend.h: the interface every replay backend implements (DESIGN.md,
+ * "Replay"): a table of function pointers over one device. cpu/ is always
+ * built; cuda/ and hip/ plug in the same way. Backends hold no op math: the
+ * CPU backend runs the families' CPU references, the GPU backends call vendor
+ * libraries and the kernels in kernels/<family>/<family>.cu. Every function
+ * returns a jv_status and records a message naming the device and the failing
+ * call in err. A backend context is not thread-safe. */
+#ifndef JV_BACKEND_H
+#define JV_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jv_family.h"
+#include "jv_status.h"
+
+/* What a device is. Sizes in bytes; 0 where unknown. */
+typedef struct {
+    char name[128];         /* "NVIDIA H100 80GB HBM3", "CPU: AMD EPYC 7B13" */
+    char backend[16];       /* "cpu", "cuda", "hip" */
+    char driver[64];        /* driver and runtime versions */
+    char arch[32];          /* "sm_90", "gfx942", "x86_64" */
+    int is_gpu;
+    int64_t memory_bytes;   /* device memory (CPU: physical memory) */
+    int64_t free_bytes;     /* free at open time */
+    int64_t llc_bytes;      /* last-level cache: L2 (+ Infinity Cache on AMD), L3 on a CPU */
+    int compute_units;      /* SMs, CUs, or CPU cores used */
+    int cc_major, cc_minor; /* CUDA compute capability (0 elsewhere) */
+    double clock_mhz;       /* core clock at open time (0 unknown) */
+    double launch_us;       /* overhead of one launch: ops near it are launch-bound */
+} jv_device_props;
+
+/* The elementwise baseline kernels, over fp32 arrays of n elements:
+ * copy c = a; scale c = s * a; add c = a + b; triad c = a + s * b;
+ * dot c[0] = sum(a * b) (a read-only reduction). */
+typedef enum { JV_BASE_COPY = 0, JV_BASE_SCALE, JV_BASE_ADD, JV_BASE_TRIAD, JV_BASE_DOT, JV_BASE_COUNT } jv_base_kernel;
+
+typedef struct jv_backend {
+    const char *name; /* "cpu", "cuda", "hip" */
+    /* Opens device index `device` into *ctx. JV_ERR_NOTFOUND when there is no
+     * such device or no driver (the message says which). */
+    jv_status (*open)(int device, void **ctx, jv_err *err);
+    /* Releases everything the context holds. Safe on NULL. */
+    void (*close)(void *ctx);
+    /* Properties of the open device. */
+    jv_status (*props)(void *ctx, jv_device_props *p, jv_err *err);
+    /* Device memory: JV_ERR_NOMEM when the device is out of memory. */
+    jv_status (*alloc)(void *ctx, size_t bytes, void **dptr, jv_err *err);
+    void (*free)(void *ctx, void *dptr);
+    /* Host <-> device copies of bytes (synchronous). */
+    jv_status (*upload)(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err);
+    jv_status (*download)(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err);
+    /* Sets bytes of device memory to byte (poisoning outputs). */
+    jv_status (*fill)(void *ctx, void *dptr, int byte, size_t bytes, jv_err *err);
+    /* Waits for all work queued on the device. */
+    jv_status (*sync)(void *ctx, jv_err *err);
+    /* Device-side timing: timer_stop returns the seconds of device work
+     * between the matching timer_start and now (it synchronizes). */
+    jv_status (*timer_start)(void *ctx, jv_err *err);
+    jv_status (*timer_stop)(void *ctx, double *seconds, jv_err *err);
+    /* Prepares implementation `variant` (0, 1, ...) of a parsed op over its
+     * operands: handles, plans, algorithm choice, workspace, all outside the
+     * timed region. impl receives its name ("cpu reference", "cuBLASLt",
+     * "cuDNN", "jarvis kernel"). JV_ERR_NOTFOUND when the backend has no
+     * such variant for this op (variant 0: the op is not supported; the
+     * message says why). *plan is released with release. */
+    jv_status (*prepare)(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
+                         size_t impl_cap, jv_err *err);
+    /* Queues one run of a prepared op on device buffers bufs[i] (storage
+     * bases of ops->o[i], laid out as jv_family.reference reads them). */
+    jv_status (*launch)(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
+                        jv_err *err);
+    void (*release)(void *ctx, void *plan);
+    /* Queues one baseline kernel over device fp32 arrays of n elements. */
+    jv_status (*baseline)(void *ctx, jv_base_kernel k, const float *a, const float *b, float *c, int64_t n,
+                          float s, jv_err *err);
+    /* Opens / closes a profiler range named after an op (NVTX, roctx); NULL
+     * when the backend has none. */
+    void (*range_push)(void *ctx, const char *name);
+    void (*range_pop)(void *ctx);
+} jv_backend;
+
+/* The CPU backend (always built). */
+extern const jv_backend jv_cpu_backend;
+
+#endif

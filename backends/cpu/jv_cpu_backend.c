@@ -1,0 +1,219 @@
+/* jv_cpu_backend: the CPU backend. "Device" memory is host memory, the timer
+ * is the monotonic clock, and an op runs the family's CPU reference (one
+ * thread). It exists so that the whole replay flow runs, and is tested, on
+ * machines without a GPU; its numbers describe this CPU, not a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+typedef struct {
+    struct timespec t0;
+    int timing;
+} cpu_ctx;
+
+static jv_status cpu_open(int device, void **ctx, jv_err *err) {
+    *ctx = NULL;
+    if (device != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: device %d does not exist (the CPU is device 0)", device);
+    cpu_ctx *c = calloc(1, sizeof *c);
+    if (!c) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
+    *ctx = c;
+    return JV_OK;
+}
+
+static void cpu_close(void *ctx) { free(ctx); }
+
+/* First "model name" line of /proc/cpuinfo, or "" */
+static void cpu_model(char *buf, size_t cap) {
+    buf[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            const char *p = strchr(line, ':');
+            if (p) {
+                p++;
+                while (*p == ' ' || *p == '\t') p++;
+                snprintf(buf, cap, "%s", p);
+                buf[strcspn(buf, "\n")] = 0;
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Size of the largest cache level sysfs lists for cpu0 (bytes), or 0. */
+static int64_t cpu_llc(void) {
+    int64_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(buf, sizeof buf, f)) {
+            char *end;
+            long long v = strtoll(buf, &end, 10);
+            if (*end == 'K') v *= 1024;
+            else if (*end == 'M') v *= 1024 * 1024;
+            if (v > best) best = v;
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+static jv_status cpu_props(void *ctx, jv_device_props *p, jv_err *err) {
+    (void)ctx;
+    (void)err;
+    memset(p, 0, sizeof *p);
+    char model[100];
+    cpu_model(model, sizeof model);
+    snprintf(p->name, sizeof p->name, "CPU: %s", model[0] ? model : "unknown model");
+    snprintf(p->backend, sizeof p->backend, "cpu");
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(p->driver, sizeof p->driver, "%.20s %.40s", u.sysname, u.release);
+        snprintf(p->arch, sizeof p->arch, "%.31s", u.machine);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0) p->memory_bytes = (int64_t)pages * psz;
+    if (avail > 0 && psz > 0) p->free_bytes = (int64_t)avail * psz;
+    p->llc_bytes = cpu_llc();
+    p->compute_units = 1; /* the references run on one thread */
+    p->launch_us = 0.05;  /* a function call */
+    return JV_OK;
+}
+
+static jv_status cpu_alloc(void *ctx, size_t bytes, void **dptr, jv_err *err) {
+    (void)ctx;
+    size_t n = (bytes + 63) / 64 * 64;
+    *dptr = n ? aligned_alloc(64, n) : NULL;
+    if (n && !*dptr) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: cannot allocate %zu bytes", bytes);
+    return JV_OK;
+}
+
+static void cpu_free(void *ctx, void *dptr) {
+    (void)ctx;
+    free(dptr);
+}
+
+static jv_status cpu_copy(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err) {
+    (void)ctx;
+    (void)err;
+    if (bytes) memcpy(dst, src, bytes);
+    return JV_OK;
+}
+
+static jv_status cpu_fill(void *ctx, void *dptr, int byte, size_t bytes, jv_err *err) {
+    (void)ctx;
+    (void)err;
+    if (bytes) memset(dptr, byte, bytes);
+    return JV_OK;
+}
+
+static jv_status cpu_sync(void *ctx, jv_err *err) {
+    (void)ctx;
+    (void)err;
+    return JV_OK;
+}
+
+static jv_status cpu_timer_start(void *ctx, jv_err *err) {
+    cpu_ctx *c = ctx;
+    if (clock_gettime(CLOCK_MONOTONIC, &c->t0)) JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: clock_gettime failed");
+    c->timing = 1;
+    return JV_OK;
+}
+
+static jv_status cpu_timer_stop(void *ctx, double *seconds, jv_err *err) {
+    cpu_ctx *c = ctx;
+    struct timespec t1;
+    if (!c->timing) JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: timer stopped without a start");
+    if (clock_gettime(CLOCK_MONOTONIC, &t1)) JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: clock_gettime failed");
+    c->timing = 0;
+    *seconds = (double)(t1.tv_sec - c->t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - c->t0.tv_nsec);
+    return JV_OK;
+}
+
+static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
+                             size_t impl_cap, jv_err *err) {
+    (void)ctx;
+    (void)d;
+    (void)ops;
+    *plan = NULL;
+    if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: one implementation per op");
+    snprintf(impl, impl_cap, "cpu reference");
+    return JV_OK;
+}
+
+static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
+                            jv_err *err) {
+    (void)ctx;
+    (void)plan;
+    return jv_desc_reference(d, ops, bufs, NULL, err);
+}
+
+static void cpu_release(void *ctx, void *plan) {
+    (void)ctx;
+    (void)plan;
+}
+
+static jv_status cpu_baseline(void *ctx, jv_base_kernel k, const float *a, const float *b, float *c, int64_t n, float s,
+                              jv_err *err) {
+    (void)ctx;
+    switch (k) {
+    case JV_BASE_COPY:
+        for (int64_t i = 0; i < n; i++) c[i] = a[i];
+        break;
+    case JV_BASE_SCALE:
+        for (int64_t i = 0; i < n; i++) c[i] = s * a[i];
+        break;
+    case JV_BASE_ADD:
+        for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+        break;
+    case JV_BASE_TRIAD:
+        for (int64_t i = 0; i < n; i++) c[i] = a[i] + s * b[i];
+        break;
+    case JV_BASE_DOT: {
+        /* eight partial sums: a vectorizable reduction, as a GPU's block reduction is */
+        float acc[8] = {0};
+        int64_t i = 0;
+        for (; i + 8 <= n; i += 8)
+            for (int j = 0; j < 8; j++) acc[j] += a[i + j] * b[i + j];
+        for (; i < n; i++) acc[0] += a[i] * b[i];
+        float t = 0;
+        for (int j = 0; j < 8; j++) t += acc[j];
+        c[0] = t;
+        break;
+    }
+    default:
+        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: unknown baseline kernel %d", (int)k);
+    }
+    return JV_OK;
+}
+
+const jv_backend jv_cpu_backend = {
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .props = cpu_props,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .fill = cpu_fill,
+    .sync = cpu_sync,
+    .timer_start = cpu_timer_start,
+    .timer_stop = cpu_timer_stop,
+    .prepare = cpu_prepare,
+    .launch = cpu_launch,
+    .release = cpu_release,
+    .baseline = cpu_baseline,
+    .range_push = NULL,
+    .range_pop = NULL,
+};

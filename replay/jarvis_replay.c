@@ -1,0 +1,414 @@
+/* jarvis-replay: replays the ops of a replay package (or a bare replay IR
+ * file) on a device, verifies them against the CPU references, measures them
+ * against the device's own measured ceilings, and prints / writes the
+ * results. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "jv_baseline.h"
+#include "jv_hw.h"
+#include "jv_ir.h"
+#include "jv_package.h"
+#include "jv_replay_out.h"
+#include "jv_runner.h"
+#include "jv_verdict.h"
+
+typedef struct {
+    const char *package;
+    int device;
+    const char *backend;   /* "auto", "cpu", "cuda", "hip" */
+    int list, peak, no_baseline, quiet;
+    int op;                /* -1: all */
+    int iterations;
+    const char *cache;     /* hot, cold, both */
+    int64_t baseline_bytes, max_bytes;
+    long long peak_gemm;   /* -1: default for the device */
+    double time_limit;     /* <= 0: default */
+    unsigned long long seed;
+    int has_seed;
+    const char *bench_out, *bench_fmt, *report, *gpu_arch;
+} cli;
+
+static void usage(FILE *f) {
+    fputs("usage: jarvis-replay PACKAGE [--device N] [options]\n"
+          "\n"
+          "Replays the ops of PACKAGE (replay_package.zip from jarvis-analyze, or a bare replay_ir.json,\n"
+          "ours or TraceLens') standalone on a device: each tensor with its traced shape, strides and\n"
+          "dtype and seeded random data; each result verified against the CPU reference; timed with the\n"
+          "device's timer (warm-up, samples until the spread is small, hot and cold cache); judged against\n"
+          "the elementwise baseline and GEMM measured first on the same device.\n"
+          "\n"
+          "options:\n"
+          "  --device N               device index (default 0)\n"
+          "  --backend auto|cpu|cuda|hip\n"
+          "                           default auto: a GPU backend when one is built in and finds a device,\n"
+          "                           else the CPU backend (it says so)\n"
+          "  --list                   print the package's ops and exit\n"
+          "  --op N                   replay only op N (its id in --list)\n"
+          "  --iterations K           exactly K launches per op, no warm-up, hot cache (for a profiler:\n"
+          "                           --op N --iterations 1 runs one op once)\n"
+          "  --cache hot|cold|both    cache modes to time (default both)\n"
+          "  --peak                   run only the baseline (copy, scale, add, triad, dot) and the GEMM\n"
+          "                           ceiling, next to the device's datasheet (hardware validation)\n"
+          "  --no-baseline            skip the baseline and GEMM ceiling (no efficiencies)\n"
+          "  --baseline-bytes SIZE    bytes per baseline array (default 1 GiB on a GPU, else 4x the LLC)\n"
+          "  --peak-gemm N            N of the N^3 GEMM ceiling (default 8192 bf16 on a GPU, 256 fp32 on\n"
+          "                           the CPU; 0: none)\n"
+          "  --max-bytes SIZE         skip ops whose tensors need more than SIZE (e.g. 64M, 2G)\n"
+          "  --time-limit S           seconds of sampling per op and cache mode\n"
+          "  --seed N                 seed of the random data (default 20261121)\n"
+          "  --gpu-arch NAME|FILE     datasheet to compare with (default: chosen from the device)\n"
+          "  --benchmark_out FILE     Google Benchmark results (compare.py reads two of them)\n"
+          "  --benchmark_out_format json|csv   (default json)\n"
+          "  --report FILE.md         markdown report of the verdicts and the numbers behind them\n"
+          "  -q, --quiet              no console table\n"
+          "  -h, --help, -V, --version\n"
+          "\n"
+          "exit status: 0 every op verified (or skipped by --max-bytes), 1 a wrong result, an op that could\n"
+          "not run, or bad input, 2 bad usage\n",
+          f);
+}
+
+/* "64M", "2G", "1048576" -> bytes; -1 when malformed */
+static int64_t parse_size(const char *s) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || v < 0) return -1;
+    double m = 1;
+    if (*end == 'K' || *end == 'k') m = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm') m = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g') m = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'i') end++;
+    if (*end == 'B') end++;
+    if (*end || v * m > 9e18) return -1;
+    return (int64_t)(v * m);
+}
+
+static int parse_long(const char *s, long long lo, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < lo) return 0;
+    *out = v;
+    return 1;
+}
+
+/* 0: run; 1: exit 0 (help, version); 2: usage error */
+static int parse_cli(int argc, char **argv, cli *c) {
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 1},         {"backend", required_argument, 0, 2},
+        {"list", no_argument, 0, 3},                 {"op", required_argument, 0, 4},
+        {"iterations", required_argument, 0, 5},     {"cache", required_argument, 0, 6},
+        {"peak", no_argument, 0, 7},                 {"no-baseline", no_argument, 0, 8},
+        {"baseline-bytes", required_argument, 0, 9}, {"peak-gemm", required_argument, 0, 10},
+        {"max-bytes", required_argument, 0, 11},     {"time-limit", required_argument, 0, 12},
+        {"seed", required_argument, 0, 13},          {"benchmark_out", required_argument, 0, 14},
+        {"benchmark_out_format", required_argument, 0, 15}, {"report", required_argument, 0, 16},
+        {"gpu-arch", required_argument, 0, 17},      {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    memset(c, 0, sizeof *c);
+    c->backend = "auto";
+    c->op = -1;
+    c->cache = "both";
+    c->peak_gemm = -1;
+    c->bench_fmt = "json";
+    int ch;
+    long long v;
+    while ((ch = getopt_long(argc, argv, "qhV", opts, NULL)) != -1) {
+        switch (ch) {
+        case 1:
+            if (!parse_long(optarg, 0, &v) || v > 1024) goto bad;
+            c->device = (int)v;
+            break;
+        case 2:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "hip"))
+                goto bad;
+            c->backend = optarg;
+            break;
+        case 3: c->list = 1; break;
+        case 4:
+            if (!parse_long(optarg, 0, &v) || v > 100000000) goto bad;
+            c->op = (int)v;
+            break;
+        case 5:
+            if (!parse_long(optarg, 1, &v) || v > 100000000) goto bad;
+            c->iterations = (int)v;
+            break;
+        case 6:
+            if (strcmp(optarg, "hot") && strcmp(optarg, "cold") && strcmp(optarg, "both")) goto bad;
+            c->cache = optarg;
+            break;
+        case 7: c->peak = 1; break;
+        case 8: c->no_baseline = 1; break;
+        case 9:
+            if ((c->baseline_bytes = parse_size(optarg)) <= 0) goto bad;
+            break;
+        case 10:
+            if (!parse_long(optarg, 0, &v) || v > 65536) goto bad;
+            c->peak_gemm = v;
+            break;
+        case 11:
+            if ((c->max_bytes = parse_size(optarg)) <= 0) goto bad;
+            break;
+        case 12: {
+            char *end;
+            errno = 0;
+            c->time_limit = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(c->time_limit > 0) || c->time_limit > 3600) goto bad;
+            break;
+        }
+        case 13:
+            if (!parse_long(optarg, 0, &v)) goto bad;
+            c->seed = (unsigned long long)v;
+            c->has_seed = 1;
+            break;
+        case 14: c->bench_out = optarg; break;
+        case 15:
+            if (strcmp(optarg, "json") && strcmp(optarg, "csv")) goto bad;
+            c->bench_fmt = optarg;
+            break;
+        case 16: c->report = optarg; break;
+        case 17: c->gpu_arch = optarg; break;
+        case 'q': c->quiet = 1; break;
+        case 'h': usage(stdout); return 1;
+        case 'V': printf("jarvis-replay %s\n", JV_VERSION); return 1;
+        default: usage(stderr); return 2;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "jarvis-replay: bad value '%s' for --%s (see --help)\n", optarg, opts[ch - 1].name);
+        return 2;
+    }
+    if (optind + 1 == argc) c->package = argv[optind];
+    if (!c->package && !c->peak) {
+        fprintf(stderr, "jarvis-replay: %s (see --help)\n",
+                optind < argc ? "one package at a time" : "missing PACKAGE (or --peak)");
+        return 2;
+    }
+    if (optind + 1 < argc) {
+        fprintf(stderr, "jarvis-replay: one package at a time (see --help)\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* the backends built into this binary, by name */
+static const jv_backend *backend_named(const char *name) {
+    if (!strcmp(name, "cpu")) return &jv_cpu_backend;
+    return NULL;
+}
+
+static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
+    jv_err err = {0};
+    if (strcmp(c->backend, "auto")) {
+        *be = backend_named(c->backend);
+        if (!*be) {
+            fprintf(stderr, "jarvis-replay: this build has no %s backend (built with: cpu); rebuild where the %s "
+                            "toolkit is installed\n", c->backend, !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
+            return 0;
+        }
+        if ((*be)->open(c->device, ctx, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+            return 0;
+        }
+        return 1;
+    }
+    /* auto: the GPU backends built in, then the CPU */
+    *be = &jv_cpu_backend;
+    if (!c->quiet) fprintf(stderr, "jarvis-replay: no GPU backend in this build: using the CPU backend\n");
+    if ((*be)->open(c->device, ctx, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+        return 0;
+    }
+    return 1;
+}
+
+/* the traced device and file from the manifest (copied into buffers) */
+static void read_manifest(const char *text, char *dev, size_t devcap, char *file, size_t filecap) {
+    dev[0] = file[0] = 0;
+    cJSON *m = text ? cJSON_Parse(text) : NULL;
+    if (!m) return;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "trace");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(t, "file");
+    if (cJSON_IsString(f)) snprintf(file, filecap, "%s", f->valuestring);
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(m, "devices");
+    const cJSON *d0 = cJSON_GetArrayItem(devs, 0);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(d0, "name");
+    if (cJSON_IsString(n)) snprintf(dev, devcap, "%s", n->valuestring);
+    cJSON_Delete(m);
+}
+
+static void list_ops(const jv_ir *ir) {
+    printf("# %4s %-10s %8s %12s %12s %10s  %s\n", "id", "family", "count", "traced_us", "total_us", "MiB", "op");
+    for (int i = 0; i < ir->n; i++) {
+        jv_op_result r;
+        jv_desc d;
+        jv_operands ops;
+        int ok = jv_describe_op(&ir->ops[i], &r, &d, &ops);
+        printf("  %4d %-10s %8lld %12.2f %12.2f %10.1f  %s%s%s%s\n", r.index, r.family_name[0] ? r.family_name : "-",
+               (long long)r.traced_count, r.traced_median_us, r.traced_total_us, (double)r.alloc_bytes / 1048576.0,
+               r.label, ok ? "" : "  [not replayable: ", ok ? "" : r.reason, ok ? "" : "]");
+    }
+}
+
+int main(int argc, char **argv) {
+    cli c;
+    int pc = parse_cli(argc, argv, &c);
+    if (pc == 1) return 0;
+    if (pc == 2) return 2;
+
+    jv_err err = {0};
+    jv_ir ir = {0};
+    char *ir_text = NULL, *manifest = NULL;
+    size_t ir_len = 0;
+    char trace_dev[128] = "", trace_file[256] = "";
+    if (c.package) {
+        if (jv_package_load(c.package, &ir_text, &ir_len, &manifest, &err) != JV_OK ||
+            jv_ir_parse(ir_text, ir_len, c.package, &ir, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+            free(ir_text);
+            free(manifest);
+            jv_ir_free(&ir);
+            return 1;
+        }
+        free(ir_text);
+        read_manifest(manifest, trace_dev, sizeof trace_dev, trace_file, sizeof trace_file);
+        free(manifest);
+        if (c.op >= ir.n) {
+            fprintf(stderr, "jarvis-replay: %s: no op %d (the package has %d: see --list)\n", c.package, c.op, ir.n);
+            jv_ir_free(&ir);
+            return 2;
+        }
+    }
+    if (c.list) {
+        list_ops(&ir);
+        jv_ir_free(&ir);
+        return 0;
+    }
+
+    const jv_backend *be = NULL;
+    void *ctx = NULL;
+    if (!open_backend(&c, &be, &ctx)) {
+        jv_ir_free(&ir);
+        return 1;
+    }
+    jv_replay_run run;
+    memset(&run, 0, sizeof run);
+    run.package = c.package ? c.package : "(none: --peak)";
+    run.executable = argv[0];
+    run.device = c.device;
+    int rc = 0;
+    jv_op_result *res = NULL;
+    jv_verdict *ver = NULL;
+    jv_baseline *base = calloc(1, sizeof *base);
+    if (!base || be->props(ctx, &run.props, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s\n", base ? err.msg : "out of memory");
+        rc = 1;
+        goto out;
+    }
+    jv_run_opts o;
+    jv_run_opts_default(&o, &run.props);
+    if (c.has_seed) o.seed = c.seed;
+    o.max_bytes = c.max_bytes;
+    o.cache_hot = strcmp(c.cache, "cold") != 0;
+    o.cache_cold = strcmp(c.cache, "hot") != 0 && c.iterations == 0;
+    o.timing.iterations = c.iterations;
+    if (c.time_limit > 0) o.timing.max_time_s = c.time_limit;
+    o.quiet = c.quiet;
+    run.opts = &o;
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (localtime_r(&now, &tmv)) strftime(run.date, sizeof run.date, "%Y-%m-%dT%H:%M:%S%z", &tmv);
+
+    jv_hw ds;
+    char why[256] = "";
+    if (c.gpu_arch) {
+        if (jv_hw_resolve(c.gpu_arch, &ds, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+            rc = 1;
+            goto out;
+        }
+        run.ds = &ds;
+    } else if (run.props.is_gpu) {
+        jv_device dev;
+        memset(&dev, 0, sizeof dev);
+        snprintf(dev.name, sizeof dev.name, "%s", run.props.name);
+        dev.total_mem_bytes = (double)run.props.memory_bytes;
+        dev.cc_major = run.props.cc_major;
+        dev.cc_minor = run.props.cc_minor;
+        dev.num_sms = run.props.compute_units;
+        if (jv_hw_auto(&dev, 1, &ds, why, sizeof why)) run.ds = &ds;
+    }
+    run.trace_device = trace_dev[0] ? trace_dev : NULL;
+    run.trace_file = trace_file[0] ? trace_file : NULL;
+    run.base = base;
+
+    /* the measured ceilings first */
+    if (!c.no_baseline && c.iterations == 0) {
+        long long gn = c.peak_gemm >= 0 ? c.peak_gemm : run.props.is_gpu ? 8192 : 256;
+        if (!c.quiet) fprintf(stderr, "jarvis-replay: measuring the baseline on %s\n", run.props.name);
+        if (jv_baseline_run(be, ctx, &run.props, &o, c.baseline_bytes, gn, run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32,
+                            base, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: baseline on %s: %s\n", run.props.name, err.msg);
+            rc = 1;
+            goto out;
+        }
+        for (int k = 0; k < JV_BASE_COUNT; k++)
+            if (base->done && !base->verified[k]) rc = 1;
+        if (gn > 0 && base->gemm.status == JV_RES_WRONG) rc = 1;
+    }
+    if (!c.peak && c.package) {
+        res = calloc((size_t)(ir.n ? ir.n : 1), sizeof *res);
+        ver = calloc((size_t)(ir.n ? ir.n : 1), sizeof *ver);
+        if (!res || !ver) {
+            fprintf(stderr, "jarvis-replay: out of memory\n");
+            rc = 1;
+            goto out;
+        }
+        int m = 0;
+        for (int i = 0; i < ir.n; i++) {
+            if (c.op >= 0 && i != c.op) continue;
+            if (!c.quiet) fprintf(stderr, "jarvis-replay: op %d/%d %s\n", i, ir.n, ir.ops[i].op_name);
+            if (jv_run_op(be, ctx, &run.props, &o, &ir.ops[i], &res[m], &err) != JV_OK) {
+                fprintf(stderr, "jarvis-replay: op %d (%s) on %s: %s\n", i, ir.ops[i].op_name, run.props.name, err.msg);
+                jv_err_clear(&err);
+            }
+            jv_verdict_of(&res[m], base, run.ds, &run.props, &ver[m]);
+            if (res[m].status == JV_RES_WRONG || res[m].status == JV_RES_REFUSED || res[m].status == JV_RES_ERROR)
+                rc = 1;
+            if (res[m].status != JV_RES_OK && res[m].status != JV_RES_SKIPPED)
+                fprintf(stderr, "jarvis-replay: op %d (%s): %s: %s\n", i, res[m].label,
+                        jv_res_status_str(res[m].status), res[m].reason);
+            m++;
+        }
+        run.res = res;
+        run.ver = ver;
+        run.n = m;
+    }
+    if (!c.quiet) jv_out_console(stdout, &run);
+    if (c.bench_out && jv_out_gbench(c.bench_out, !strcmp(c.bench_fmt, "csv"), &run, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+        rc = 1;
+    }
+    jv_err_clear(&err);
+    if (c.report && jv_out_markdown(c.report, &run, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+        rc = 1;
+    }
+out:
+    be->close(ctx);
+    free(res);
+    free(ver);
+    free(base);
+    jv_ir_free(&ir);
+    return rc;
+}

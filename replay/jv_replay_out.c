@@ -1,0 +1,471 @@
+/* jv_replay_out: console table, Google Benchmark JSON/CSV, markdown (see jv_replay_out.h). */
+#include "jv_replay_out.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jv_output.h"
+#include "jv_perf.h"
+
+/* the cache modes an op was timed in */
+static const jv_timing *timing_of(const jv_op_result *r, int cold) { return cold ? &r->cold : &r->hot; }
+
+static const char *check_str(const jv_op_result *r) {
+    if (r->status == JV_RES_WRONG) return "WRONG";
+    if (r->status != JV_RES_OK) return jv_res_status_str(r->status);
+    return r->verify.sampled ? "ok(s)" : "ok";
+}
+
+/* a number right-aligned in width w with dec decimals, or "-" in that width for NaN */
+static void fmt_opt(char *buf, size_t cap, int w, int dec, double v) {
+    if (isnan(v)) snprintf(buf, cap, "%*s", w, "-");
+    else snprintf(buf, cap, "%*.*f", w, dec, v);
+}
+
+void jv_out_console(FILE *f, const jv_replay_run *run) {
+    const jv_device_props *p = &run->props;
+    fprintf(f, "# jarvis-replay %s  %s\n", JV_VERSION, run->package);
+    fprintf(f, "# device %d: %s  backend %s  driver %s  arch %s\n", run->device, p->name, p->backend, p->driver,
+            p->arch);
+    if (run->trace_device) fprintf(f, "# traced on: %s%s%s\n", run->trace_device, run->trace_file ? "  file " : "",
+                                   run->trace_file ? run->trace_file : "");
+    const jv_baseline *b = run->base;
+    if (b && b->done) {
+        fprintf(f, "# baseline (fp32 arrays of %.1f MiB):", (double)b->n * 4 / (1024.0 * 1024));
+        for (int k = 0; k < JV_BASE_COUNT; k++)
+            fprintf(f, " %s %.1f GB/s%s", jv_base_name((jv_base_kernel)k), b->bw[k] / 1e9, b->verified[k] ? "" : " (WRONG)");
+        fprintf(f, "\n# measured bandwidth ceiling %.1f GB/s", b->bw_ceiling / 1e9);
+        if (run->ds) fprintf(f, " (datasheet %.0f GB/s: %.0f %%)", run->ds->mem_bw_gbps,
+                             100 * b->bw_ceiling / 1e9 / run->ds->mem_bw_gbps);
+        fprintf(f, "\n");
+    } else {
+        fprintf(f, "# baseline: not run\n");
+    }
+    if (b && b->gemm_done)
+        fprintf(f, "# measured compute ceiling %.4g TFLOP/s (%s %lld^3 mm, %s)\n", b->flops_ceiling / 1e12,
+                jv_dtype_short(b->gemm.perf.dtype), (long long)b->gemm_n, b->gemm.impl);
+    if (!run->res) return; /* --peak: no ops */
+    fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %s\n", "id", "cache", "median_us",
+            "min_us", "max_us", "rsd%", "GB/s", "TFLOP/s", "eff%", "ds%", "traced_us", "check", "verdict", "op");
+    int ok = 0, wrong = 0, skipped = 0, refused = 0;
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        const jv_verdict *v = &run->ver[i];
+        ok += r->status == JV_RES_OK;
+        wrong += r->status == JV_RES_WRONG;
+        skipped += r->status == JV_RES_SKIPPED;
+        refused += r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR;
+        int printed = 0;
+        for (int cold = 0; cold < 2; cold++) {
+            const jv_timing *t = timing_of(r, cold);
+            if (t->samples == 0) continue;
+            printed = 1;
+            double tm = t->median_s;
+            int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
+            char eff[16], ds[16], traced[24], bw[24];
+            fmt_opt(eff, sizeof eff, 6, 1, judged && !isnan(v->eff) ? 100 * v->eff : NAN);
+            fmt_opt(ds, sizeof ds, 6, 1, judged && !isnan(v->eff_datasheet) ? 100 * v->eff_datasheet : NAN);
+            fmt_opt(traced, sizeof traced, 10, 2, r->traced_median_us > 0 ? r->traced_median_us : NAN);
+            fmt_opt(bw, sizeof bw, 9, 1, isnan(r->perf.bytes) ? NAN : r->perf.bytes / tm / 1e9);
+            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6.2f %9s %9.3f %6s %6s %10s %-6s %-15s %s\n", r->index,
+                    cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, 100 * t->rsd, bw,
+                    r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_verdict_str(v->kind) : "",
+                    r->label);
+        }
+        if (!printed)
+            fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %s: %s\n", r->index, "-", "-",
+                    "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", r->label, r->reason);
+    }
+    fprintf(f, "#\n# %d ops: %d verified, %d WRONG, %d skipped, %d not run\n", run->n, ok, wrong, skipped, refused);
+    if (wrong) fprintf(f, "# WRONG RESULTS: see the check column\n");
+    fprintf(f, "# timing: median of samples until rsd < %.1f %% or %.2f s; cold = operand sets rotated past the "
+               "last-level cache (%.0f MiB)\n",
+            100 * run->opts->timing.target_rsd, run->opts->timing.max_time_s, (double)p->llc_bytes / (1024.0 * 1024));
+}
+
+/* ---- Google Benchmark JSON / CSV ---- */
+
+typedef struct {
+    char name[300];
+    int64_t iterations;
+    double real_us, bytes_ps, items_ps;
+    const char *error;   /* non-NULL: error entry */
+    const char *label;
+    int nc;
+    const char *cname[12];
+    double cval[12];
+} gb_entry;
+
+static void add_counter(gb_entry *e, const char *n, double v) {
+    if (e->nc < 12 && !isnan(v)) {
+        e->cname[e->nc] = n;
+        e->cval[e->nc++] = v;
+    }
+}
+
+/* the entries of a run, in order; returns the count (entries has room for 5 + 2n) */
+static int build_entries(const jv_replay_run *run, gb_entry *es) {
+    int m = 0;
+    const jv_baseline *b = run->base;
+    if (b && b->done) {
+        for (int k = 0; k < JV_BASE_COUNT; k++) {
+            gb_entry *e = &es[m++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "baseline/%s/fp32/%lld", jv_base_name((jv_base_kernel)k), (long long)b->n);
+            e->iterations = b->t[k].runs;
+            e->real_us = b->t[k].median_s * 1e6;
+            e->bytes_ps = b->bw[k];
+            e->items_ps = b->t[k].median_s > 0 ? (double)b->n / b->t[k].median_s : 0;
+            if (!b->verified[k]) e->error = "baseline result does not match the host computation";
+            add_counter(e, "min_us", b->t[k].min_s * 1e6);
+            add_counter(e, "max_us", b->t[k].max_s * 1e6);
+            add_counter(e, "rsd", b->t[k].rsd);
+            add_counter(e, "verified", b->verified[k]);
+            if (run->ds) add_counter(e, "datasheet_fraction", b->bw[k] / 1e9 / run->ds->mem_bw_gbps);
+        }
+    }
+    if (b && b->gemm.hot.samples > 0) { /* the compute ceiling */
+        const jv_timing *t = &b->gemm.hot;
+        gb_entry *e = &es[m++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "baseline/gemm/%s/%lld", jv_dtype_short(b->gemm.perf.dtype),
+                 (long long)b->gemm_n);
+        e->iterations = t->runs;
+        e->real_us = t->median_s * 1e6;
+        e->bytes_ps = b->gemm.perf.bytes / t->median_s;
+        e->items_ps = b->gemm.perf.flops / t->median_s;
+        if (b->gemm.status != JV_RES_OK) e->error = b->gemm.reason;
+        add_counter(e, "min_us", t->min_s * 1e6);
+        add_counter(e, "max_us", t->max_s * 1e6);
+        add_counter(e, "rsd", t->rsd);
+        add_counter(e, "verified", b->gemm.status == JV_RES_OK);
+        add_counter(e, "sampled_verification", b->gemm.verify.sampled);
+        add_counter(e, "rel_l2", b->gemm.verify.rel_l2);
+        if (run->ds) {
+            char spec[32];
+            double pk = jv_hw_datasheet_peak(run->ds, jv_perf_compute_spec(&b->gemm.perf, spec, sizeof spec));
+            if (pk > 0) add_counter(e, "datasheet_fraction", e->items_ps / (pk * 1e12));
+        }
+    }
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        const jv_verdict *v = &run->ver[i];
+        int any = 0;
+        for (int cold = 0; cold < 2; cold++) {
+            const jv_timing *t = timing_of(r, cold);
+            if (t->samples == 0) continue;
+            any = 1;
+            gb_entry *e = &es[m++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "op%d/%s/%s", r->index, r->label, cold ? "cold" : "hot");
+            e->iterations = t->runs;
+            e->real_us = t->median_s * 1e6;
+            e->bytes_ps = isnan(r->perf.bytes) ? NAN : r->perf.bytes / t->median_s;
+            e->items_ps = r->perf.flops / t->median_s;
+            e->label = jv_verdict_str(v->kind);
+            if (r->status == JV_RES_WRONG) e->error = r->reason;
+            int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
+            add_counter(e, "traced_us", r->traced_median_us > 0 ? r->traced_median_us : NAN);
+            add_counter(e, "bound_us", v->bound_s > 0 ? v->bound_s * 1e6 : NAN);
+            add_counter(e, "efficiency", v->bound_s > 0 ? v->bound_s / t->median_s : NAN);
+            add_counter(e, "efficiency_datasheet", judged ? v->eff_datasheet : NAN);
+            add_counter(e, "verified", r->status == JV_RES_OK);
+            add_counter(e, "sampled_verification", r->verify.sampled);
+            add_counter(e, "rel_l2", r->verify.rel_l2);
+            add_counter(e, "min_us", t->min_s * 1e6);
+            add_counter(e, "max_us", t->max_s * 1e6);
+            add_counter(e, "rsd", t->rsd);
+            add_counter(e, "flops", r->perf.flops);
+            add_counter(e, "bytes", r->perf.bytes);
+        }
+        if (!any) {
+            gb_entry *e = &es[m++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "op%d/%s", r->index, r->label);
+            e->error = r->reason[0] ? r->reason : jv_res_status_str(r->status);
+        }
+    }
+    return m;
+}
+
+static char *host_name(char *buf, size_t cap) {
+    if (gethostname(buf, cap) != 0) snprintf(buf, cap, "unknown");
+    buf[cap - 1] = 0;
+    return buf;
+}
+
+static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
+    cJSON *root = cJSON_CreateObject(), *ctx = cJSON_AddObjectToObject(root, "context");
+    char host[256];
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    cJSON_AddStringToObject(ctx, "date", run->date);
+    cJSON_AddStringToObject(ctx, "host_name", host_name(host, sizeof host));
+    cJSON_AddStringToObject(ctx, "executable", run->executable);
+    cJSON_AddNumberToObject(ctx, "num_cpus", (double)(ncpu > 0 ? ncpu : 1));
+    cJSON_AddNumberToObject(ctx, "mhz_per_cpu", 0);
+    cJSON_AddBoolToObject(ctx, "cpu_scaling_enabled", 0);
+    cJSON_AddArrayToObject(ctx, "caches");
+    double la[3] = {0, 0, 0};
+    cJSON *lav = cJSON_AddArrayToObject(ctx, "load_avg");
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fscanf(lf, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3)
+            for (int i = 0; i < 3; i++) cJSON_AddItemToArray(lav, cJSON_CreateNumber(la[i]));
+        fclose(lf);
+    }
+    cJSON_AddStringToObject(ctx, "library_build_type", "release");
+    cJSON_AddStringToObject(ctx, "jarvis_version", JV_VERSION);
+    cJSON_AddStringToObject(ctx, "device_name", run->props.name);
+    cJSON_AddNumberToObject(ctx, "device_index", run->device);
+    cJSON_AddStringToObject(ctx, "backend", run->props.backend);
+    cJSON_AddStringToObject(ctx, "driver", run->props.driver);
+    cJSON_AddStringToObject(ctx, "arch", run->props.arch);
+    cJSON_AddNumberToObject(ctx, "device_memory_bytes", (double)run->props.memory_bytes);
+    cJSON_AddNumberToObject(ctx, "last_level_cache_bytes", (double)run->props.llc_bytes);
+    cJSON_AddNumberToObject(ctx, "clock_mhz", run->props.clock_mhz);
+    cJSON_AddStringToObject(ctx, "package", run->package);
+    if (run->trace_device) cJSON_AddStringToObject(ctx, "traced_device", run->trace_device);
+    if (run->ds) cJSON_AddStringToObject(ctx, "datasheet", run->ds->name);
+    if (run->base && run->base->done)
+        cJSON_AddNumberToObject(ctx, "measured_bandwidth_bytes_per_second", run->base->bw_ceiling);
+    if (run->base && run->base->gemm_done) cJSON_AddNumberToObject(ctx, "measured_flops_per_second", run->base->flops_ceiling);
+    cJSON *arr = cJSON_AddArrayToObject(root, "benchmarks");
+    for (int i = 0; i < m; i++) {
+        const gb_entry *e = &es[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", e->name);
+        cJSON_AddNumberToObject(o, "family_index", i);
+        cJSON_AddNumberToObject(o, "per_family_instance_index", 0);
+        cJSON_AddStringToObject(o, "run_name", e->name);
+        cJSON_AddStringToObject(o, "run_type", "iteration");
+        cJSON_AddNumberToObject(o, "repetitions", 1);
+        cJSON_AddNumberToObject(o, "repetition_index", 0);
+        cJSON_AddNumberToObject(o, "threads", 1);
+        if (e->error && e->iterations == 0) {
+            cJSON_AddBoolToObject(o, "error_occurred", 1);
+            cJSON_AddStringToObject(o, "error_message", e->error);
+            cJSON_AddNumberToObject(o, "iterations", 0);
+            cJSON_AddNumberToObject(o, "real_time", 0); /* as Google Benchmark writes a failed run */
+            cJSON_AddNumberToObject(o, "cpu_time", 0);
+            cJSON_AddStringToObject(o, "time_unit", "us");
+            cJSON_AddItemToArray(arr, o);
+            continue;
+        }
+        if (e->error) {
+            cJSON_AddBoolToObject(o, "error_occurred", 1);
+            cJSON_AddStringToObject(o, "error_message", e->error);
+        }
+        cJSON_AddNumberToObject(o, "iterations", (double)e->iterations);
+        cJSON_AddNumberToObject(o, "real_time", e->real_us);
+        cJSON_AddNumberToObject(o, "cpu_time", e->real_us); /* device time: the host only queues work */
+        cJSON_AddStringToObject(o, "time_unit", "us");
+        if (!isnan(e->bytes_ps)) cJSON_AddNumberToObject(o, "bytes_per_second", e->bytes_ps);
+        cJSON_AddNumberToObject(o, "items_per_second", e->items_ps);
+        if (e->label) cJSON_AddStringToObject(o, "label", e->label);
+        for (int c = 0; c < e->nc; c++) cJSON_AddNumberToObject(o, e->cname[c], e->cval[c]);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return root;
+}
+
+static void gbench_csv(jv_out *o, const gb_entry *es, int m) {
+    static const char *const H[] = {"name", "iterations", "real_time", "cpu_time", "time_unit", "bytes_per_second",
+                                    "items_per_second", "label", "error_occurred", "error_message", "traced_us",
+                                    "bound_us", "efficiency", "efficiency_datasheet", "verified", NULL};
+    jv_csv_header(o, H);
+    for (int i = 0; i < m; i++) {
+        const gb_entry *e = &es[i];
+        int ran = !(e->error && e->iterations == 0);
+        jv_csv_str(o, e->name);
+        jv_csv_int(o, (long long)e->iterations);
+        if (ran) {
+            jv_csv_num(o, e->real_us);
+            jv_csv_num(o, e->real_us);
+            jv_csv_str(o, "us");
+            jv_csv_num(o, e->bytes_ps);
+            jv_csv_num(o, e->items_ps);
+        } else {
+            for (int k = 0; k < 5; k++) jv_csv_empty(o);
+        }
+        jv_csv_str(o, e->label ? e->label : "");
+        jv_csv_str(o, e->error ? "true" : "false");
+        jv_csv_str(o, e->error ? e->error : "");
+        static const char *const C[] = {"traced_us", "bound_us", "efficiency", "efficiency_datasheet", "verified"};
+        for (int k = 0; k < 5; k++) {
+            int found = 0;
+            for (int c = 0; c < e->nc; c++)
+                if (!strcmp(e->cname[c], C[k])) {
+                    jv_csv_num(o, e->cval[c]);
+                    found = 1;
+                }
+            if (!found) jv_csv_empty(o);
+        }
+        jv_csv_end(o);
+    }
+}
+
+jv_status jv_out_gbench(const char *path, int csv, const jv_replay_run *run, jv_err *err) {
+    gb_entry *es = calloc((size_t)(JV_BASE_COUNT + 2 * run->n + 2), sizeof *es);
+    if (!es) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    int m = build_entries(run, es);
+    jv_out o;
+    jv_status st = jv_out_open(&o, path, err);
+    if (st != JV_OK) {
+        free(es);
+        return st;
+    }
+    if (csv) {
+        gbench_csv(&o, es, m);
+    } else {
+        cJSON *root = gbench_json(run, es, m);
+        char *text = root ? cJSON_Print(root) : NULL;
+        cJSON_Delete(root);
+        if (!text) {
+            free(es);
+            jv_out_abort(&o);
+            JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+        }
+        fputs(text, o.f);
+        fputc('\n', o.f);
+        free(text);
+    }
+    free(es);
+    return jv_out_commit(&o, err);
+}
+
+/* ---- markdown ---- */
+
+/* a table cell: '|' escaped, newlines dropped */
+static void md_cell(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
+/* a number with dec decimals and a suffix, "-" for NaN */
+static void md_num(FILE *f, int dec, const char *suffix, double v) {
+    if (isnan(v)) fputs("-", f);
+    else fprintf(f, "%.*f%s", dec, v, suffix);
+}
+
+jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *err) {
+    jv_out o;
+    JV_CHECK(jv_out_open(&o, path, err));
+    FILE *f = o.f;
+    const jv_device_props *p = &run->props;
+    const jv_baseline *b = run->base;
+    fprintf(f, "# Replay report\n\n");
+    fprintf(f, "- Package: `%s`\n- Device %d: %s (backend %s, driver %s, arch %s)\n", run->package, run->device,
+            p->name, p->backend, p->driver, p->arch);
+    if (run->trace_device) fprintf(f, "- Traced on: %s\n", run->trace_device);
+    fprintf(f, "- Date: %s, jarvis %s\n", run->date, JV_VERSION);
+    if (!p->is_gpu)
+        fprintf(f, "- The CPU backend runs the CPU references as the device: its times describe this CPU, not a "
+                   "GPU, and its verification checks the replay path (allocation, strides, poison, transfers), "
+                   "not an independent implementation.\n");
+    int ok = 0, wrong = 0, other = 0;
+    for (int i = 0; i < run->n; i++) {
+        ok += run->res[i].status == JV_RES_OK;
+        wrong += run->res[i].status == JV_RES_WRONG;
+        other += run->res[i].status != JV_RES_OK && run->res[i].status != JV_RES_WRONG;
+    }
+    fprintf(f, "- Ops: %d replayed and verified, %d WRONG, %d not run\n\n", ok, wrong, other);
+    fprintf(f, "## Measured ceilings\n\n");
+    if (b && b->done) {
+        fprintf(f, "| kernel | bytes per run | median us | GB/s | of datasheet | verified |\n|---|---|---|---|---|---|\n");
+        for (int k = 0; k < JV_BASE_COUNT; k++) {
+            fprintf(f, "| %s | %.0f | %.2f | %.1f | ", jv_base_name((jv_base_kernel)k), b->bytes[k],
+                    b->t[k].median_s * 1e6, b->bw[k] / 1e9);
+            md_num(f, 0, " %", run->ds ? 100 * b->bw[k] / 1e9 / run->ds->mem_bw_gbps : NAN);
+            fprintf(f, " | %s |\n", b->verified[k] ? "yes" : "NO");
+        }
+        fprintf(f, "\nBandwidth ceiling (best of copy, scale, add, triad): **%.1f GB/s**", b->bw_ceiling / 1e9);
+        if (run->ds) fprintf(f, "; datasheet %s: %.0f GB/s", run->ds->name, run->ds->mem_bw_gbps);
+        fprintf(f, ".\n");
+    } else {
+        fprintf(f, "The baseline was not run: efficiencies below have no measured ceiling.\n");
+    }
+    if (b && b->gemm_done)
+        fprintf(f, "\nCompute ceiling: **%.2f TFLOP/s** (%s %lld^3 matrix multiply, %s, verified).\n",
+                b->flops_ceiling / 1e12, jv_dtype_short(b->gemm.perf.dtype), (long long)b->gemm_n, b->gemm.impl);
+    fprintf(f, "\n## Verdicts\n\n");
+    fprintf(f, "| id | op | impl | cache | replay us | traced us | GB/s | TFLOP/s | of measured roofline | of datasheet "
+               "| verified | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        const jv_verdict *v = &run->ver[i];
+        if (!v->cache) continue;
+        fprintf(f, "| %d | ", r->index);
+        md_cell(f, r->label);
+        fprintf(f, " | %s | %s | %.2f | ", r->impl, v->cache, v->time_s * 1e6);
+        md_num(f, 2, "", r->traced_median_us > 0 ? r->traced_median_us : NAN);
+        fputs(" | ", f);
+        md_num(f, 1, "", v->achieved_bw / 1e9);
+        fputs(" | ", f);
+        md_num(f, 3, "", v->achieved_flops / 1e12);
+        fputs(" | ", f);
+        md_num(f, 0, " %", 100 * v->eff);
+        fputs(" | ", f);
+        md_num(f, 0, " %", 100 * v->eff_datasheet);
+        fprintf(f, " | %s | %s |\n", r->status == JV_RES_OK ? (r->verify.sampled ? "yes (sampled)" : "yes") : "**WRONG**",
+                jv_verdict_str(v->kind));
+    }
+    fprintf(f, "\n## Why\n\n");
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        const jv_verdict *v = &run->ver[i];
+        if (!v->cache) continue;
+        fprintf(f, "- op %d `", r->index);
+        md_cell(f, r->label);
+        fprintf(f, "`: **%s**: %s.", jv_verdict_str(v->kind), v->why);
+        if (!isnan(v->traced_over_replay))
+            fprintf(f, " Traced %.2f us per call vs replayed %.2f us (%.2fx).", r->traced_median_us, v->time_s * 1e6,
+                    v->traced_over_replay);
+        if (r->traced_kernels[0]) {
+            fputs(" Traced kernels: ", f);
+            md_cell(f, r->traced_kernels);
+            fputs(".", f);
+        }
+        fputs("\n", f);
+    }
+    int header = 0;
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        if (r->status == JV_RES_OK) continue;
+        if (!header) {
+            fprintf(f, "\n## Not verified or not run\n\n| id | op | status | reason |\n|---|---|---|---|\n");
+            header = 1;
+        }
+        fprintf(f, "| %d | ", r->index);
+        md_cell(f, r->label);
+        fprintf(f, " | %s | ", jv_res_status_str(r->status));
+        md_cell(f, r->reason);
+        fputs(" |\n", f);
+    }
+    fprintf(f, "\n## How this was measured\n\n");
+    fprintf(f, "- Tensors: traced shapes, strides and dtypes; seeded random normal data (seed %llu); outputs "
+               "poisoned (0xFF bytes) before the verified run.\n",
+            (unsigned long long)run->opts->seed);
+    fprintf(f, "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
+               "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
+               "where the reference has none; sum(|x|) checksums. Ops over %.0e FLOP check %lld random elements "
+               "per output (marked sampled).\n",
+            jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16), run->opts->verify_max_flops,
+            (long long)run->opts->verify_samples);
+    fprintf(f, "- Timing: the backend's device timer around batches of back-to-back runs after a warm-up; samples "
+               "until the relative standard deviation is under %.1f %% (at least %d samples) or %.2f s; the "
+               "median is quoted. Hot: the same operands every run. Cold: operand sets rotated so that their "
+               "total exceeds twice the last-level cache (%.0f MiB). The verdict uses cold times when measured.\n",
+            100 * run->opts->timing.target_rsd, run->opts->timing.min_samples, run->opts->timing.max_time_s,
+            (double)p->llc_bytes / (1024.0 * 1024));
+    fprintf(f, "- Verdicts: *near limit* at %.0f %% or more of the roofline of the measured ceilings; "
+               "*launch-bound* when the roofline time is under one launch (%.2f us); *layout overhead* when the "
+               "trace shows layout-conversion kernels with the op; else *kernel issue*.\n",
+            100 * JV_VERDICT_NEAR, p->launch_us);
+    return jv_out_commit(&o, err);
+}

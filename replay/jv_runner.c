@@ -1,0 +1,461 @@
+/* jv_runner: one op from IR entry to verified, timed result (see jv_runner.h). */
+#include "jv_runner.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *jv_res_status_str(jv_res_status s) {
+    switch (s) {
+    case JV_RES_OK: return "ok";
+    case JV_RES_WRONG: return "WRONG";
+    case JV_RES_SKIPPED: return "skipped";
+    case JV_RES_REFUSED: return "refused";
+    case JV_RES_ERROR: return "error";
+    }
+    return "?";
+}
+
+void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
+    memset(o, 0, sizeof *o);
+    o->cache_hot = 1;
+    o->cache_cold = 1;
+    o->seed = 20261121;
+    o->verify_samples = 4096;
+    o->timing.target_rsd = 0.005; /* nvbench's 0.5 % */
+    o->timing.min_samples = 10;
+    o->timing.max_samples = 1000;
+    if (p->is_gpu) {
+        o->timing.warmup_s = 0.02;
+        o->timing.min_sample_s = 100e-6;
+        o->timing.max_time_s = 1.0;
+        o->verify_max_flops = 2e9; /* a full reference on the host above this would take seconds */
+    } else {
+        o->timing.warmup_s = 0.002;
+        o->timing.min_sample_s = 1e-3;
+        o->timing.max_time_s = 0.25;
+        o->timing.min_samples = 5;
+        o->verify_max_flops = 1e15; /* the CPU "device" is the reference: check everything */
+    }
+}
+
+/* ---- seeded random data ---- */
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* uniform in (0, 1) */
+static double unif(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed) {
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        double v;
+        if (init == JV_INIT_POSITIVE) v = 0.5 + unif(&s);
+        else if (init == JV_INIT_MASK) v = (double)(splitmix(&s) >> 63);
+        else if (init == JV_INIT_NONE) v = 0;
+        else {
+            /* Box-Muller, both values used */
+            double u1 = unif(&s), u2 = unif(&s), r = sqrt(-2.0 * log(u1));
+            v = r * cos(6.283185307179586 * u2);
+            jv_dtype_store(dt, buf, i, v);
+            if (++i >= n) break;
+            v = r * sin(6.283185307179586 * u2);
+        }
+        jv_dtype_store(dt, buf, i, v);
+    }
+}
+
+/* ---- verification ---- */
+
+double jv_verify_tol(jv_dtype dt) {
+    switch (dt) {
+    case JV_DT_F64: return 1e-9;
+    case JV_DT_F32: return 1e-3; /* cuDNN and PyTorch run fp32 convolutions in TF32 by default */
+    case JV_DT_F16: return 2e-3;
+    case JV_DT_BF16: return 1.6e-2;
+    default: return 0; /* integers and bool: exact */
+    }
+}
+
+/* 1 when every byte of the element is the 0xFF poison */
+static int poisoned(const void *base, int64_t off, size_t es) {
+    const unsigned char *p = (const unsigned char *)base + (size_t)off * es;
+    for (size_t i = 0; i < es; i++)
+        if (p[i] != 0xFF) return 0;
+    return 1;
+}
+
+int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
+                     jv_verify *v) {
+    const jv_tensor *t = &o->t;
+    size_t es = jv_dtype_size(t->dtype);
+    int64_t total = idx ? n : jv_tensor_numel(t);
+    double num = 0, den = 0, maxabs = 0;
+    int64_t unwritten = 0, nans = 0, mism = 0;
+    for (int64_t k = 0; k < total; k++) {
+        int64_t off = jv_tensor_offset_at(t, idx ? idx[k] : k);
+        /* the poison pattern is a NaN for floats; an integer result may equal it (-1) */
+        if (poisoned(dev, off, es) && (jv_dtype_is_float(t->dtype) || !poisoned(ref, off, es))) {
+            unwritten++;
+            continue;
+        }
+        double d = jv_dtype_load(t->dtype, dev, off), r = jv_dtype_load(t->dtype, ref, off);
+        if (isnan(r) || isinf(r)) { /* the reference is not finite: the device must match exactly */
+            if (!(isnan(r) && isnan(d)) && d != r) mism++;
+            continue;
+        }
+        if (isnan(d)) {
+            nans++;
+            continue;
+        }
+        double e = fabs(d - r);
+        if (isinf(d)) mism++;
+        else {
+            num += e * e;
+            if (e > maxabs) maxabs = e;
+        }
+        den += r * r;
+        v->sum_abs_dev += fabs(d);
+        v->sum_abs_ref += fabs(r);
+    }
+    double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+    double tol = jv_verify_tol(t->dtype);
+    v->checked += total;
+    v->unwritten += unwritten;
+    v->nan += nans + mism;
+    int ok = unwritten == 0 && nans == 0 && mism == 0 && rel <= tol;
+    if (!v->done || rel > v->rel_l2 || !ok) {
+        if (!v->done || rel >= v->rel_l2) {
+            v->rel_l2 = rel;
+            v->tol = tol;
+            snprintf(v->worst, sizeof v->worst, "%s", o->name);
+        }
+    }
+    if (maxabs > v->max_abs) v->max_abs = maxabs;
+    v->done = 1;
+    return ok;
+}
+
+/* ---- one op ---- */
+
+typedef struct {
+    const jv_backend *be;
+    void *ctx;
+    void *plan;
+    const jv_desc *d;
+    const jv_operands *ops;
+    void ***sets; /* sets[k][i]: device storage of operand i in set k */
+} launch_arg;
+
+static jv_status launch_set(void *arg, int set, jv_err *err) {
+    launch_arg *a = arg;
+    return a->be->launch(a->ctx, a->plan, a->d, a->ops, a->sets[set], err);
+}
+
+static void fmt_bytes(char *buf, size_t cap, double b) {
+    if (b >= 1024.0 * 1024 * 1024) snprintf(buf, cap, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+    else if (b >= 1024.0 * 1024) snprintf(buf, cap, "%.1f MiB", b / (1024.0 * 1024));
+    else snprintf(buf, cap, "%.1f KiB", b / 1024.0);
+}
+
+/* "aten::mm bf16[64,128] bf16[128,256]T" from the read operands */
+static void make_label(jv_op_result *r, const jv_operands *ops) {
+    size_t cap = sizeof r->label, l = (size_t)snprintf(r->label, cap, "%s", r->op);
+    for (int i = 0; i < ops->n && l < cap; i++) {
+        const jv_operand *o = &ops->o[i];
+        if (o->role == JV_ROLE_OUT) continue;
+        l += (size_t)snprintf(r->label + l, cap - l, " %s[", jv_dtype_short(o->t.dtype));
+        for (int k = 0; k < o->t.ndim && l < cap; k++)
+            l += (size_t)snprintf(r->label + l, cap - l, "%s%lld", k ? "," : "", (long long)o->t.shape[k]);
+        if (l < cap) l += (size_t)snprintf(r->label + l, cap - l, "]");
+        jv_layout lay = jv_tensor_layout(&o->t);
+        const char *suf = lay == JV_LAYOUT_CHANNELS_LAST ? "cl" : lay == JV_LAYOUT_TRANSPOSED ? "T"
+                        : lay == JV_LAYOUT_STRIDED ? "s" : lay == JV_LAYOUT_BROADCAST ? "b" : "";
+        if (*suf && l < cap) l += (size_t)snprintf(r->label + l, cap - l, "%s", suf);
+    }
+}
+
+/* bytes of operand storage, or -1 on overflow */
+static int64_t operand_bytes(const jv_operand *o) {
+    int64_t e = jv_tensor_extent(&o->t);
+    int64_t es = (int64_t)jv_dtype_size(o->t.dtype);
+    if (e < 0 || es <= 0 || e > INT64_MAX / es) return -1;
+    return e * es;
+}
+
+/* our "jarvis" keys of the entry, when present */
+static void read_extra(const jv_ir_op *op, jv_op_result *r) {
+    r->ex_uid = -1;
+    const cJSON *x = op->extra;
+    if (!cJSON_IsObject(x)) return;
+    const cJSON *v;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "count"))) r->traced_count = (int64_t)v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_median_us")))
+        r->traced_median_us = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_total_us")))
+        r->traced_total_us = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "ex_uid"))) r->ex_uid = (int64_t)v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(x, "category")))
+        snprintf(r->category, sizeof r->category, "%s", v->valuestring);
+    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(x, "kernels");
+    size_t l = 0;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, ks) {
+        if (!cJSON_IsString(k) || l + 4 >= sizeof r->traced_kernels) continue;
+        l += (size_t)snprintf(r->traced_kernels + l, sizeof r->traced_kernels - l, "%s%s", l ? "; " : "",
+                              k->valuestring);
+    }
+}
+
+static void set_reason(jv_op_result *r, jv_res_status st, const char *prefix, const char *detail) {
+    r->status = st;
+    snprintf(r->reason, sizeof r->reason, "%s%s", prefix, detail);
+}
+
+/* compares device outputs with the reference; sampled when the op is big */
+static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_operands *ops, void **host_init,
+                           void **host_dev, const int64_t *bytes, int reps, jv_op_result *r, jv_err *err) {
+    jv_status st = JV_OK;
+    void *ref[JV_MAX_OPERANDS] = {0};
+    int64_t *idx = NULL;
+    memset(&r->verify, 0, sizeof r->verify);
+    int sampled = r->perf.flops > o->verify_max_flops && reps == 1;
+    r->verify.sampled = sampled;
+    int nout = sampled ? ops->n : 1;
+    int all_ok = 1;
+    for (int pass = 0; pass < nout; pass++) {
+        if (sampled && ops->o[pass].role == JV_ROLE_IN) continue;
+        /* fresh reference buffers: inputs as uploaded, outputs poisoned */
+        for (int i = 0; i < ops->n; i++) {
+            if (!ref[i]) {
+                ref[i] = malloc((size_t)bytes[i] ? (size_t)bytes[i] : 1);
+                if (!ref[i]) {
+                    st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "host out of memory for the reference");
+                    goto done;
+                }
+            }
+            if (ops->o[i].role == JV_ROLE_OUT) memset(ref[i], 0xFF, (size_t)bytes[i]);
+            else memcpy(ref[i], host_init[i], (size_t)bytes[i]);
+        }
+        jv_sample smp, *sp = NULL;
+        int64_t ns = 0;
+        if (sampled) {
+            int64_t numel = jv_tensor_numel(&ops->o[pass].t);
+            ns = numel < o->verify_samples ? numel : o->verify_samples;
+            free(idx);
+            idx = malloc((size_t)(ns ? ns : 1) * sizeof *idx);
+            if (!idx) {
+                st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "host out of memory");
+                goto done;
+            }
+            uint64_t s = o->seed ^ (0x5bd1e995ull * (uint64_t)(pass + 1));
+            for (int64_t k = 0; k < ns; k++)
+                idx[k] = ns == numel ? k : (int64_t)(unif(&s) * (double)numel) % numel;
+            smp.operand = pass;
+            smp.n = ns;
+            smp.idx = idx;
+            sp = &smp;
+        }
+        jv_err rerr = {0};
+        for (int k = 0; k < reps; k++) {
+            if (jv_desc_reference(d, ops, ref, sp, &rerr) != JV_OK) {
+                set_reason(r, JV_RES_REFUSED, "the CPU reference cannot run this op: ", rerr.msg);
+                goto done;
+            }
+        }
+        for (int i = 0; i < ops->n; i++) {
+            if (ops->o[i].role == JV_ROLE_IN || (sampled && i != pass)) continue;
+            if (!jv_verify_output(&ops->o[i], host_dev[i], ref[i], sampled ? idx : NULL, ns, &r->verify)) all_ok = 0;
+        }
+    }
+    if (!all_ok) {
+        r->status = JV_RES_WRONG;
+        jv_verify *v = &r->verify;
+        snprintf(r->reason, sizeof r->reason,
+                 "verification failed: rel L2 %.3g (tolerance %.3g) on '%s', %lld unwritten, %lld NaN/mismatched "
+                 "non-finite of %lld checked",
+                 v->rel_l2, v->tol, v->worst, (long long)v->unwritten, (long long)v->nan, (long long)v->checked);
+    }
+done:
+    for (int i = 0; i < ops->n; i++) free(ref[i]);
+    free(idx);
+    return st;
+}
+
+int jv_describe_op(const jv_ir_op *op, jv_op_result *r, jv_desc *d, jv_operands *ops) {
+    memset(r, 0, sizeof *r);
+    r->index = op->index;
+    r->family = -1;
+    snprintf(r->op, sizeof r->op, "%s", op->op_name);
+    snprintf(r->label, sizeof r->label, "%s", op->op_name);
+    read_extra(op, r);
+    jv_err e = {0};
+    if (jv_desc_parse(&op->call, d, &e) != JV_OK) {
+        set_reason(r, JV_RES_REFUSED, "cannot parse the call: ", e.msg);
+        return 0;
+    }
+    r->family = d->family;
+    snprintf(r->family_name, sizeof r->family_name, "%s", jv_family_get(d->family)->name);
+    jv_desc_model(d, &r->perf);
+    if (jv_desc_operands(d, ops, &e) != JV_OK) {
+        set_reason(r, JV_RES_REFUSED, "not replayable: ", e.msg);
+        return 0;
+    }
+    make_label(r, ops);
+    for (int i = 0; i < ops->n; i++)
+        if (ops->o[i].role != JV_ROLE_OUT) {
+            r->layout = jv_tensor_layout(&ops->o[i].t);
+            break;
+        }
+    int64_t set_bytes = 0;
+    for (int i = 0; i < ops->n; i++) {
+        int64_t b = operand_bytes(&ops->o[i]);
+        if (b < 0 || set_bytes > INT64_MAX / 2 - b) {
+            set_reason(r, JV_RES_REFUSED, "needs more bytes than int64 holds: operand ", ops->o[i].name);
+            return 0;
+        }
+        set_bytes += (b + 255) / 256 * 256;
+    }
+    r->alloc_bytes = set_bytes;
+    return 1;
+}
+
+jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,
+                    const jv_ir_op *op, jv_op_result *r, jv_err *err) {
+    jv_desc d;
+    jv_operands ops;
+    if (!jv_describe_op(op, r, &d, &ops)) return JV_OK;
+
+    int64_t bytes[JV_MAX_OPERANDS], set_bytes = r->alloc_bytes;
+    for (int i = 0; i < ops.n; i++) bytes[i] = operand_bytes(&ops.o[i]);
+    char b1[32], b2[32];
+    fmt_bytes(b1, sizeof b1, (double)set_bytes);
+    if (o->max_bytes > 0 && set_bytes > o->max_bytes) {
+        fmt_bytes(b2, sizeof b2, (double)o->max_bytes);
+        r->status = JV_RES_SKIPPED;
+        snprintf(r->reason, sizeof r->reason, "needs %s of tensors, over --max-bytes %s", b1, b2);
+        return JV_OK;
+    }
+    int64_t avail = props->free_bytes > 0 ? props->free_bytes : props->memory_bytes;
+    if (avail > 0 && set_bytes > avail / 10 * 9) {
+        fmt_bytes(b2, sizeof b2, (double)avail);
+        r->status = JV_RES_REFUSED;
+        snprintf(r->reason, sizeof r->reason, "needs %s of tensors; %s has %s free", b1, props->name, b2);
+        return JV_OK;
+    }
+
+    /* operand sets: 1 for hot runs; enough to span cold_bytes for cold ones */
+    int nsets = 1;
+    if (o->cache_cold && o->timing.iterations <= 0) {
+        int64_t want = o->cold_bytes > 0 ? o->cold_bytes : 2 * props->llc_bytes;
+        if (want < (8 << 20)) want = 8 << 20;
+        int64_t k = set_bytes > 0 ? (want + set_bytes - 1) / set_bytes : 1;
+        if (k < 2) k = 2;
+        if (k > 256) k = 256;
+        while (k > 1 && avail > 0 && k * set_bytes > avail / 2) k--;
+        nsets = (int)k;
+    }
+
+    jv_status st = JV_OK;
+    void *host_init[JV_MAX_OPERANDS] = {0}, *host_dev[JV_MAX_OPERANDS] = {0};
+    void ***sets = calloc((size_t)nsets, sizeof *sets);
+    void *plan = NULL;
+    int prepared = 0, ranged = 0;
+    if (!sets) JV_FAIL(err, JV_ERR_NOMEM, "host out of memory");
+    for (int i = 0; i < ops.n; i++) {
+        host_init[i] = malloc((size_t)bytes[i] ? (size_t)bytes[i] : 1);
+        host_dev[i] = malloc((size_t)bytes[i] ? (size_t)bytes[i] : 1);
+        if (!host_init[i] || !host_dev[i]) {
+            set_reason(r, JV_RES_REFUSED, "host out of memory for the tensors: ", b1);
+            goto done;
+        }
+        jv_fill_host(host_init[i], ops.o[i].t.dtype, jv_tensor_extent(&ops.o[i].t), ops.o[i].init,
+                     o->seed ^ ((uint64_t)(op->index + 1) * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(i + 1) << 48));
+    }
+    for (int k = 0; k < nsets; k++) {
+        sets[k] = calloc((size_t)ops.n, sizeof **sets);
+        if (!sets[k]) {
+            set_reason(r, JV_RES_REFUSED, "host out of memory", "");
+            goto done;
+        }
+        for (int i = 0; i < ops.n; i++) {
+            jv_err ae = {0};
+            jv_status as = be->alloc(ctx, (size_t)bytes[i], &sets[k][i], &ae);
+            if (as == JV_ERR_NOMEM) {
+                if (k > 0) { /* fewer sets: cold runs rotate over what fits */
+                    for (int j = 0; j < i; j++) be->free(ctx, sets[k][j]);
+                    free(sets[k]);
+                    sets[k] = NULL;
+                    nsets = k;
+                    goto allocated;
+                }
+                set_reason(r, JV_RES_REFUSED, "out of device memory: ", ae.msg);
+                goto done;
+            }
+            if (as != JV_OK) {
+                st = as;
+                *err = ae;
+                goto done;
+            }
+            if (ops.o[i].role == JV_ROLE_OUT) st = be->fill(ctx, sets[k][i], 0xFF, (size_t)bytes[i], err);
+            else st = be->upload(ctx, sets[k][i], host_init[i], (size_t)bytes[i], err);
+            if (st != JV_OK) goto done;
+        }
+    }
+allocated:;
+    jv_err pe = {0};
+    if (be->prepare(ctx, &d, &ops, 0, &plan, r->impl, sizeof r->impl, &pe) != JV_OK) {
+        set_reason(r, JV_RES_REFUSED, "the backend cannot run this op: ", pe.msg);
+        goto done;
+    }
+    prepared = 1;
+    if (be->range_push) {
+        be->range_push(ctx, r->label);
+        ranged = 1;
+    }
+    launch_arg la = {be, ctx, plan, &d, &ops, sets};
+    int reps = 1;
+    if (o->timing.iterations > 0) { /* profiler mode: exactly K launches, then verify */
+        JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, &r->hot, err), st, done);
+        reps = o->timing.iterations;
+    } else {
+        JV_CHECK_GOTO(be->launch(ctx, plan, &d, &ops, sets[0], err), st, done);
+        JV_CHECK_GOTO(be->sync(ctx, err), st, done);
+    }
+    for (int i = 0; i < ops.n; i++)
+        if (ops.o[i].role != JV_ROLE_IN)
+            JV_CHECK_GOTO(be->download(ctx, host_dev[i], sets[0][i], (size_t)bytes[i], err), st, done);
+    JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, reps, r, err), st, done);
+    if (r->status != JV_RES_OK && r->status != JV_RES_WRONG) goto done;
+    if (o->timing.iterations <= 0) {
+        if (o->cache_hot) JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, &r->hot, err), st, done);
+        if (o->cache_cold && nsets > 0)
+            JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, nsets, &r->cold, err), st, done);
+    }
+done:
+    if (st != JV_OK) {
+        r->status = JV_RES_ERROR;
+        snprintf(r->reason, sizeof r->reason, "%s", err->msg);
+    }
+    if (ranged) be->range_pop(ctx);
+    if (prepared) be->release(ctx, plan);
+    for (int k = 0; k < nsets; k++) {
+        if (!sets[k]) continue;
+        for (int i = 0; i < ops.n; i++)
+            if (sets[k][i]) be->free(ctx, sets[k][i]);
+        free(sets[k]);
+    }
+    free(sets);
+    for (int i = 0; i < ops.n; i++) {
+        free(host_init[i]);
+        free(host_dev[i]);
+    }
+    return st;
+}

@@ -1,0 +1,107 @@
+/* jv_runner: replays one op of a replay IR on a backend: allocates each tensor
+ * with its traced shape, strides and dtype, fills it with seeded random data,
+ * runs the op once and verifies it against the CPU reference (relative L2
+ * error per dtype, max abs error, sum(|x|) checksums, poisoned outputs fully
+ * written, no NaN), then times it hot and/or cold (jv_timing). */
+#ifndef JV_RUNNER_H
+#define JV_RUNNER_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "jv_family.h"
+#include "jv_ir.h"
+#include "jv_timing.h"
+
+/* What became of an op. */
+typedef enum {
+    JV_RES_OK = 0,  /* ran, verified */
+    JV_RES_WRONG,   /* ran, verification failed */
+    JV_RES_SKIPPED, /* left out on request (--max-bytes) */
+    JV_RES_REFUSED, /* could not run: not replayable, too large for the device, out of memory */
+    JV_RES_ERROR    /* a backend call failed */
+} jv_res_status;
+
+/* Short name of a result status ("ok", "WRONG", "skipped", "refused", "error"). */
+const char *jv_res_status_str(jv_res_status s);
+
+/* Verification of one run. */
+typedef struct {
+    int done;             /* verification ran */
+    int sampled;          /* 1: a random sample of output elements was checked (big op) */
+    int64_t checked;      /* elements compared, over all outputs */
+    double rel_l2;        /* worst relative L2 error over the outputs */
+    double max_abs;       /* worst max |device - reference| */
+    double tol;           /* the tolerance rel_l2 was held to (of the worst output's dtype) */
+    double sum_abs_dev;   /* sum(|x|) of the device outputs (checked elements) */
+    double sum_abs_ref;   /* the same over the reference */
+    int64_t unwritten;    /* elements still holding the poison */
+    int64_t nan;          /* NaN in the device output where the reference has none */
+    char worst[24];       /* the output with the worst error */
+} jv_verify;
+
+/* Everything measured for one op. */
+typedef struct {
+    int index;              /* entry index in the IR */
+    char op[96];            /* op name */
+    char label[200];        /* op name with a shape summary, unique in a package */
+    jv_res_status status;
+    char reason[640];       /* why not OK */
+    char impl[48];          /* implementation that ran ("cpu reference", "cuBLASLt") */
+    int family;             /* registry index, -1 unknown */
+    char family_name[24];
+    jv_perf perf;           /* the model's FLOPs and bytes */
+    int64_t alloc_bytes;    /* bytes of one set of operands */
+    jv_verify verify;
+    jv_timing hot, cold;    /* valid when .samples > 0 */
+    /* from the package (our "jarvis" keys; zero / empty for a TraceLens file) */
+    int64_t traced_count;
+    double traced_median_us, traced_total_us;
+    char traced_kernels[512]; /* "; "-joined */
+    char category[32];
+    int64_t ex_uid;         /* -1 unknown */
+    jv_layout layout;       /* layout of the first tensor operand */
+} jv_op_result;
+
+/* Options of a replay run. */
+typedef struct {
+    int cache_hot, cache_cold; /* which cache modes to time */
+    jv_timing_opts timing;
+    uint64_t seed;
+    int64_t max_bytes;        /* 0: no cap; else ops whose operands need more are skipped */
+    double verify_max_flops;  /* above this the reference checks a sample of outputs */
+    int64_t verify_samples;   /* elements per output in a sampled verification */
+    int64_t cold_bytes;       /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
+    int quiet;
+} jv_run_opts;
+
+/* Defaults for a backend's device (time limits shorter on a CPU). */
+void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p);
+
+/* Parses op into d and its replay operands into ops, and fills r's
+ * identity (index, op, label, family, model numbers, traced numbers from the
+ * entry's "jarvis" keys). Returns 1 when the op can be replayed; 0 with
+ * r->status JV_RES_REFUSED and r->reason otherwise. */
+int jv_describe_op(const jv_ir_op *op, jv_op_result *r, jv_desc *d, jv_operands *ops);
+
+/* Replays op `op` on an open backend: fills r completely. Returns JV_OK when
+ * the op was handled (whatever r->status says); an error status only for a
+ * failure that makes the device unusable (the message in err). */
+jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,
+                    const jv_ir_op *op, jv_op_result *r, jv_err *err);
+
+/* Fills n elements of a host buffer of dtype dt with the init pattern, from
+ * a seeded generator (same seed: same values). */
+void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed);
+
+/* Compares the checked elements of one output: dev and ref are host copies
+ * of the operand's storage; idx NULL checks every logical element, else the
+ * n logical indices idx. Accumulates into v (call with a zeroed v first;
+ * rel_l2 / max_abs keep the worst output). Returns 1 when this output passes. */
+int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
+                     jv_verify *v);
+
+/* The relative L2 tolerance of an output dtype. */
+double jv_verify_tol(jv_dtype dt);
+
+#endif

@@ -1,0 +1,100 @@
+/* jv_verdict: the verdict of a replayed op (see jv_verdict.h). */
+#include "jv_verdict.h"
+
+#include "jv_perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *jv_verdict_str(jv_verdict_kind k) {
+    switch (k) {
+    case JV_VERDICT_NEAR_LIMIT: return "near limit";
+    case JV_VERDICT_KERNEL: return "kernel issue";
+    case JV_VERDICT_LAUNCH: return "launch-bound";
+    case JV_VERDICT_LAYOUT: return "layout overhead";
+    default: return "-";
+    }
+}
+
+int jv_is_layout_kernel(const char *name) {
+    static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_", "Transpose",
+                                    "nchw2nhwc", "nhwc2nchw", NULL};
+    for (int i = 0; P[i]; i++)
+        if (strstr(name, P[i])) return 1;
+    return 0;
+}
+
+/* the measured FLOP ceiling carried to the op's compute spec through the
+ * datasheet ratio (the GEMM measures one dtype) */
+static double flops_ceiling_for(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds) {
+    if (!b->gemm_done) return 0;
+    if (!ds) return b->flops_ceiling;
+    char want[32], have[32];
+    jv_perf_compute_spec(&r->perf, want, sizeof want);
+    jv_perf_compute_spec(&b->gemm.perf, have, sizeof have);
+    double pw = jv_hw_datasheet_peak(ds, want), ph = jv_hw_datasheet_peak(ds, have);
+    if (pw > 0 && ph > 0) return b->flops_ceiling * pw / ph;
+    return b->flops_ceiling;
+}
+
+void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds, const jv_device_props *p,
+                   jv_verdict *v) {
+    memset(v, 0, sizeof *v);
+    v->eff = v->eff_datasheet = v->traced_over_replay = v->achieved_bw = NAN;
+    const jv_timing *t = r->cold.samples > 0 ? &r->cold : &r->hot;
+    if (r->status != JV_RES_OK || t->samples == 0 || t->median_s <= 0) return;
+    v->cache = t == &r->cold ? "cold" : "hot";
+    v->time_s = t->median_s;
+    double bytes = r->perf.bytes, flops = r->perf.flops;
+    if (!isnan(bytes)) v->achieved_bw = bytes / v->time_s;
+    v->achieved_flops = flops / v->time_s;
+    if (r->traced_median_us > 0) v->traced_over_replay = r->traced_median_us * 1e-6 / v->time_s;
+    v->bw_ceiling = b && b->done ? b->bw_ceiling : 0;
+    v->flops_ceiling = b ? flops_ceiling_for(r, b, ds) : 0;
+    double tb = v->bw_ceiling > 0 && !isnan(bytes) ? bytes / v->bw_ceiling : 0;
+    double tf = v->flops_ceiling > 0 ? flops / v->flops_ceiling : 0;
+    v->bound_s = tb > tf ? tb : tf;
+    v->limiter = tf > tb ? "compute" : "memory";
+    if (v->bound_s > 0) v->eff = v->bound_s / v->time_s;
+    if (ds) {
+        char spec[32];
+        jv_perf_compute_spec(&r->perf, spec, sizeof spec);
+        double pf = spec[0] ? jv_hw_datasheet_peak(ds, spec) * 1e12 : 0, pb = ds->mem_bw_gbps * 1e9;
+        double db = pb > 0 && !isnan(bytes) ? bytes / pb : 0, df = pf > 0 ? flops / pf : 0;
+        double dt = db > df ? db : df;
+        if (dt > 0) v->eff_datasheet = dt / v->time_s;
+    }
+    int layout = 0;
+    if (r->traced_kernels[0]) {
+        char buf[sizeof r->traced_kernels];
+        snprintf(buf, sizeof buf, "%s", r->traced_kernels);
+        for (char *save = NULL, *k = strtok_r(buf, ";", &save); k; k = strtok_r(NULL, ";", &save))
+            if (jv_is_layout_kernel(k)) layout = 1;
+    }
+    double launch_s = p->launch_us * 1e-6;
+    if (v->bound_s > 0 && v->bound_s < launch_s && v->time_s < 4 * launch_s) {
+        v->kind = JV_VERDICT_LAUNCH;
+        snprintf(v->why, sizeof v->why,
+                 "its roofline time %.2f us is under one launch (%.2f us) and it ran in %.2f us: too small to fill "
+                 "the device", v->bound_s * 1e6, p->launch_us, v->time_s * 1e6);
+    } else if (!isnan(v->eff) && v->eff >= JV_VERDICT_NEAR) {
+        v->kind = JV_VERDICT_NEAR_LIMIT;
+        snprintf(v->why, sizeof v->why, "%.0f %% of the measured %s roofline (%.2f us of %.2f us)", 100 * v->eff,
+                 v->limiter, v->bound_s * 1e6, v->time_s * 1e6);
+    } else if (layout) {
+        v->kind = JV_VERDICT_LAYOUT;
+        snprintf(v->why, sizeof v->why,
+                 "layout-conversion kernels ran with it in the trace; %.0f %% of the measured %s roofline",
+                 isnan(v->eff) ? 0.0 : 100 * v->eff, v->limiter);
+    } else if (!isnan(v->eff)) {
+        v->kind = JV_VERDICT_KERNEL;
+        snprintf(v->why, sizeof v->why,
+                 "%.0f %% of the measured %s roofline: simple kernels reach %.2f TB/s%s%.1f TFLOP/s on this device",
+                 100 * v->eff, v->limiter, v->bw_ceiling / 1e12, v->flops_ceiling > 0 ? " and " : "",
+                 v->flops_ceiling / 1e12);
+    } else {
+        v->kind = JV_VERDICT_NONE;
+        snprintf(v->why, sizeof v->why, "no measured ceiling (baseline not run)");
+    }
+}

@@ -1,0 +1,51 @@
+/* jv_verdict: what a replayed op's numbers mean (DESIGN.md, "Replay"): its
+ * achieved bandwidth and FLOP rate, its roofline time on the ceilings this
+ * device measured (jv_baseline) and on the datasheet, and one of: near the
+ * hardware limit, kernel issue, launch-bound, layout overhead. Efficiency is
+ * a fraction of the measured ceiling, so a trace from one GPU can be judged
+ * on another. */
+#ifndef JV_VERDICT_H
+#define JV_VERDICT_H
+
+#include "jv_baseline.h"
+#include "jv_hw.h"
+#include "jv_runner.h"
+
+typedef enum {
+    JV_VERDICT_NONE = 0,   /* not measured */
+    JV_VERDICT_NEAR_LIMIT, /* at least 70 % of the measured roofline */
+    JV_VERDICT_KERNEL,     /* far below what simple kernels reach on this device */
+    JV_VERDICT_LAUNCH,     /* its ideal time is under one launch: too small to fill the device */
+    JV_VERDICT_LAYOUT      /* layout conversions (transposes) ran with it in the trace */
+} jv_verdict_kind;
+
+/* Threshold of "near the hardware limit": fraction of the measured roofline. */
+#define JV_VERDICT_NEAR 0.7
+
+typedef struct {
+    jv_verdict_kind kind;
+    const char *cache;       /* the timing judged: "cold" when measured, else "hot" */
+    double time_s;           /* its median per run */
+    double achieved_bw;      /* bytes/s (NAN when the model has no bytes) */
+    double achieved_flops;   /* FLOP/s */
+    double bw_ceiling;       /* measured, bytes/s (0 unknown) */
+    double flops_ceiling;    /* measured for the op's compute dtype, FLOP/s (0 unknown) */
+    double bound_s;          /* roofline time on the measured ceilings (0 unknown) */
+    double eff;              /* bound_s / time_s (NAN unknown) */
+    double eff_datasheet;    /* datasheet roofline time / time_s (NAN without a datasheet) */
+    const char *limiter;     /* "memory" or "compute" */
+    double traced_over_replay; /* traced median kernel time / replay time (NAN unknown) */
+    char why[320];           /* one sentence with the numbers behind the verdict */
+} jv_verdict;
+
+/* Short name of a verdict ("near limit", "kernel issue", "launch-bound", "layout overhead", "-"). */
+const char *jv_verdict_str(jv_verdict_kind k);
+
+/* Judges a measured op. ds: the device's datasheet entry, or NULL. */
+void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds, const jv_device_props *p,
+                   jv_verdict *v);
+
+/* 1 when a kernel name is a layout conversion (batched_transpose, nchwToNhwc, nhwcToNchw, transpose_). */
+int jv_is_layout_kernel(const char *name);
+
+#endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Hostile replay inputs given to jarvis-replay: each gets a clear error naming the file (and the problem),
+exit status 1, and nothing is written anywhere (the run's working directory stays empty; the package
+is never extracted).
+
+Cases: zip members with ../ and absolute paths, a zip bomb (high-ratio member), a member over the size
+limit, a package without replay_ir.json, a truncated zip, a non-zip non-JSON file, malformed IR JSON,
+IR that is not a list, an entry without op_name, negative and absurd dims, 9 dims, an unknown dtype,
+a missing file. Also a --max-bytes run: an op bigger than the cap is skipped, not failed.
+Usage: test_replay_hostile.py JARVIS_REPLAY
+"""
+import json, os, subprocess, sys, tempfile, zipfile
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print('FAIL:', what)
+
+
+MM = {"op_name": "aten::mm", "replay_ir": {"list_pos_args": [
+    {"arg_name": "self", "arg_type": "Tensor", "value": {"shape": [8, 4], "dtype": "float", "strides": [4, 1],
+                                                        "init": "normal"}},
+    {"arg_name": "mat2", "arg_type": "Tensor", "value": {"shape": [4, 2], "dtype": "float", "strides": [2, 1],
+                                                        "init": "normal"}}], "list_kwargs": []}}
+
+
+def with_shape(shape, dtype='float', strides=None):
+    e = json.loads(json.dumps(MM))
+    v = e['replay_ir']['list_pos_args'][0]['value']
+    v['shape'], v['dtype'] = shape, dtype
+    v['strides'] = strides if strides is not None else [1] * len(shape)
+    return json.dumps([e])
+
+
+def main():
+    rep = os.path.abspath(sys.argv[1])
+    tmp = tempfile.mkdtemp(prefix='jv_hostile_')
+    work = os.path.join(tmp, 'cwd')
+    os.mkdir(work)
+    good_ir = json.dumps([MM])
+
+    def zipped(name, members, compress=zipfile.ZIP_DEFLATED):
+        p = os.path.join(tmp, name)
+        with zipfile.ZipFile(p, 'w', compress) as z:
+            for n, data in members:
+                z.writestr(zipfile.ZipInfo(n), data, compress_type=compress)
+        return p
+
+    cases = []
+    cases.append(('dotdot', zipped('dotdot.zip', [('replay_ir.json', good_ir), ('../evil.json', 'x')]), '../evil'))
+    cases.append(('absolute', zipped('abs.zip', [('replay_ir.json', good_ir), ('/tmp/evil.json', 'x')]), '/tmp/evil'))
+    cases.append(('nested dotdot', zipped('nest.zip', [('a/../../b.json', 'x'), ('replay_ir.json', good_ir)]), 'a/../../b'))
+    cases.append(('zip bomb', zipped('bomb.zip', [('replay_ir.json', b'[' + b' ' * (64 << 20) + b']')]), 'ratio'))
+    cases.append(('no IR', zipped('noir.zip', [('manifest.json', '{}')]), 'replay_ir.json'))
+    full = zipped('full.zip', [('replay_ir.json', good_ir), ('manifest.json', '{}')])
+    data = open(full, 'rb').read()
+    trunc = os.path.join(tmp, 'trunc.zip')
+    open(trunc, 'wb').write(data[:len(data) // 2])
+    cases.append(('truncated zip', trunc, 'trunc.zip'))
+    junk = os.path.join(tmp, 'junk.bin')
+    open(junk, 'wb').write(b'\x00\x01binary junk')
+    cases.append(('not a zip nor JSON', junk, 'junk.bin'))
+
+    def ir_file(name, text):
+        p = os.path.join(tmp, name)
+        open(p, 'w').write(text)
+        return p
+    cases.append(('malformed JSON', ir_file('bad.json', '[{"op_name": "aten::mm", '), 'bad.json'))
+    cases.append(('not a list', ir_file('obj.json', '{"x": 1}'), 'obj.json'))
+    cases.append(('no op_name', ir_file('noname.json', '[{"replay_ir": {"list_pos_args": [], "list_kwargs": []}}]'),
+                  'op_name'))
+    cases.append(('negative dim', ir_file('neg.json', with_shape([-8, 4], strides=[4, 1])), 'neg.json'))
+    cases.append(('absurd dim', ir_file('absurd.json', with_shape([1 << 40, 1 << 40], strides=[1 << 40, 1])), 'absurd.json'))
+    cases.append(('float dim', ir_file('fdim.json', with_shape([1e30, 4], strides=[4, 1])), 'fdim.json'))
+    cases.append(('9 dims', ir_file('nine.json', with_shape([1] * 9)), 'nine.json'))
+    cases.append(('unknown dtype', ir_file('dtype.json', with_shape([8, 4], 'c10::Float7', [4, 1])), 'Float7'))
+    cases.append(('missing file', os.path.join(tmp, 'nope.zip'), 'nope.zip'))
+
+    for what, path, needle in cases:
+        before = set(os.listdir(tmp))
+        p = subprocess.run([rep, path, '--backend', 'cpu', '--no-baseline'], capture_output=True, text=True, cwd=work)
+        check(p.returncode == 1, f'{what}: exit {p.returncode} (want 1): {p.stderr.strip()[:300]}')
+        first = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''
+        check(os.path.basename(path) in p.stderr, f'{what}: message names the file: {first}')
+        check(needle in p.stderr, f'{what}: message says the problem ({needle}): {first}')
+        check(os.listdir(work) == [] and set(os.listdir(tmp)) == before, f'{what}: nothing written')
+    check(not os.path.exists('/tmp/evil.json'), 'no /tmp/evil.json')
+
+    # an op over --max-bytes is skipped (exit 0); a good package runs
+    ok = ir_file('ok.json', good_ir)
+    p = subprocess.run([rep, ok, '--backend', 'cpu', '--no-baseline', '--max-bytes', '64'], capture_output=True,
+                       text=True, cwd=work)
+    check(p.returncode == 0 and 'skipped' in p.stdout, f'--max-bytes skip: {p.returncode} {p.stdout[-300:]}')
+    p = subprocess.run([rep, full, '--backend', 'cpu', '--no-baseline', '--time-limit', '0.01'], capture_output=True,
+                       text=True, cwd=work)
+    check(p.returncode == 0 and '1 verified' in p.stdout, f'good package: {p.returncode} {p.stdout[-300:]} {p.stderr[-300:]}')
+    print(f'{passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
