@@ -234,24 +234,26 @@ static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *
     jv_perf_table pt = {0};
     if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
     if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, err);
-    jv_replay_pkg_summary rs;
+    jv_replay_pkg pkg = {0};
     jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, c->trace};
-    if (s == JV_OK) s = jv_replay_pkg_write(tr, &pt, &rpo, c->outdir, &rs, err);
-    if (s == JV_OK && !c->quiet)
-        printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
-               "manifest.json)\n",
-               c->trace, rs.ops, rs.total_us > 0 ? 100 * rs.replayed_us / rs.total_us : 0.0, rs.total_us,
-               rs.not_replayed);
-    if (s == JV_OK && pt.model_errors && !c->quiet)
-        fprintf(stderr, "jarvis-analyze: warning: %s: %llu op instances have a perf model but args it cannot read "
-                        "(no shapes recorded?): their FLOPs/bytes are empty\n",
-                c->trace, (unsigned long long)pt.model_errors);
+    if (s == JV_OK) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
     jv_perf_free(&pt);
     if (s != JV_OK) {
+        jv_replay_pkg_free(&pkg);
         jv_book_abort(book);
         return s;
     }
-    return jv_book_commit(book, err);
+    s = jv_book_commit(book, err);
+    if (s == JV_OK) s = jv_replay_pkg_commit(&pkg, c->outdir, err);
+    if (s == JV_OK && !c->quiet) {
+        const jv_replay_pkg_summary *rs = &pkg.sum;
+        printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
+               "manifest.json)\n",
+               c->trace, rs->ops, rs->total_us > 0 ? 100 * rs->replayed_us / rs->total_us : 0.0, rs->total_us,
+               rs->not_replayed);
+    }
+    jv_replay_pkg_free(&pkg);
+    return s;
 }
 
 int main(int argc, char **argv) {

@@ -112,9 +112,10 @@ static const char README[] =
     "\n"
     "    /usr/share/benchmark/compare.py benchmarks before.json after.json\n";
 
-jv_status jv_replay_pkg_write(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
-                              const char *outdir, jv_replay_pkg_summary *sum, jv_err *err) {
-    memset(sum, 0, sizeof *sum);
+jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
+                              jv_replay_pkg *pkg, jv_err *err) {
+    memset(pkg, 0, sizeof *pkg);
+    jv_replay_pkg_summary *sum = &pkg->sum;
     jv_status st = JV_OK;
     agg *g = NULL;
     cJSON *ir = NULL, *man = NULL;
@@ -301,14 +302,9 @@ jv_status jv_replay_pkg_write(const jv_trace *tr, const jv_perf_table *pt, const
         st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
         goto done;
     }
-    {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/replay_package.zip", outdir);
-        jv_pkg_file files[3] = {{"replay_ir.json", ir_text, strlen(ir_text)},
-                                {"manifest.json", man_text, strlen(man_text)},
-                                {"README.md", README, sizeof README - 1}};
-        st = jv_package_write(path, files, 3, err);
-    }
+    pkg->ir_text = ir_text;
+    pkg->manifest_text = man_text;
+    ir_text = man_text = NULL;
 done:
     if (map_ok) jv_map_free(&byname);
     free(g);
@@ -317,4 +313,19 @@ done:
     free(ir_text);
     free(man_text);
     return st;
+}
+
+jv_status jv_replay_pkg_commit(const jv_replay_pkg *pkg, const char *outdir, jv_err *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/replay_package.zip", outdir);
+    jv_pkg_file files[3] = {{"replay_ir.json", pkg->ir_text, strlen(pkg->ir_text)},
+                            {"manifest.json", pkg->manifest_text, strlen(pkg->manifest_text)},
+                            {"README.md", README, sizeof README - 1}};
+    return jv_package_write(path, files, 3, err);
+}
+
+void jv_replay_pkg_free(jv_replay_pkg *pkg) {
+    free(pkg->ir_text);
+    free(pkg->manifest_text);
+    pkg->ir_text = pkg->manifest_text = NULL;
 }

@@ -25,8 +25,25 @@ typedef struct {
     double total_us;     /* all GPU kernel time owned by op instances */
 } jv_replay_pkg_summary;
 
-/* Writes OUTDIR/replay_package.zip (temporary name, renamed when complete). */
-jv_status jv_replay_pkg_write(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
-                              const char *outdir, jv_replay_pkg_summary *sum, jv_err *err);
+/* The package's texts, built while the perf table exists and written after
+ * it is freed (libzip's buffers then reuse its memory: the peak stays). */
+typedef struct {
+    char *ir_text;        /* replay_ir.json */
+    char *manifest_text;  /* manifest.json */
+    jv_replay_pkg_summary sum;
+} jv_replay_pkg;
+
+/* Chooses the ops and builds replay_ir.json and manifest.json (the trace
+ * file is hashed here). JV_ERR_IO naming the trace when it cannot be read
+ * again; JV_ERR_NOMEM. On success release with jv_replay_pkg_free. */
+jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
+                              jv_replay_pkg *pkg, jv_err *err);
+
+/* Writes OUTDIR/replay_package.zip with the two texts and the README
+ * (temporary name, renamed when complete). */
+jv_status jv_replay_pkg_commit(const jv_replay_pkg *pkg, const char *outdir, jv_err *err);
+
+/* Releases the texts (safe on a zeroed pkg). */
+void jv_replay_pkg_free(jv_replay_pkg *pkg);
 
 #endif

@@ -3,6 +3,8 @@
  * archive has been checked: a hostile archive is refused as a whole. */
 #include "jv_package.h"
 
+#include "jv_output.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -62,21 +64,24 @@ jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv
         for (int j = 0; j < i; j++)
             if (!strcmp(files[j].name, nm)) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' given twice", path, nm);
     }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
-    if (!tmp) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    int ze = 0;
-    zip_t *za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    /* The archive is built in memory (libzip writing a file would pick a random
+     * temporary name through libcrypto, whose start-up costs megabytes of
+     * resident memory), then written through jv_out: a temporary name in the
+     * same directory, flushed, renamed into place. */
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *mem = zip_source_buffer_create(NULL, 0, 0, &ze);
+    zip_t *za = NULL;
+    char *bytes = NULL;
+    jv_status st = JV_OK;
+    if (mem) {
+        zip_source_keep(mem);
+        za = zip_open_from_source(mem, ZIP_TRUNCATE, &ze);
+    }
     if (!za) {
-        zip_error_t e;
-        zip_error_init_with_code(&e, ze);
-        jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot create the package: %s", path,
-                   zip_error_strerror(&e));
-        zip_error_fini(&e);
-        unlink(tmp);
-        free(tmp);
-        return JV_ERR_IO;
+        st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: cannot create the package: %s", path,
+                        zip_error_strerror(&ze));
+        goto out;
     }
     static const char empty[1] = {0};
     for (int i = 0; i < n; i++) {
@@ -84,39 +89,45 @@ jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv
         zip_int64_t idx = src ? zip_file_add(za, files[i].name, src, ZIP_FL_ENC_UTF_8) : -1;
         if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) < 0) {
             if (src && idx < 0) zip_source_free(src);
-            jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path, files[i].name,
-                       zip_strerror(za));
+            st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path,
+                            files[i].name, zip_strerror(za));
             zip_discard(za);
-            unlink(tmp);
-            free(tmp);
-            return JV_ERR_IO;
+            goto out;
         }
     }
     if (zip_close(za) < 0) {
-        jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot write the package: %s", path, zip_strerror(za));
+        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot build the package: %s", path,
+                        zip_strerror(za));
         zip_discard(za);
-        unlink(tmp);
-        free(tmp);
-        return JV_ERR_IO;
+        goto out;
     }
-    /* the data reaches the disk before the name does */
-    int fd = open(tmp, O_RDONLY);
-    if (fd < 0 || fsync(fd) != 0) {
-        int e = errno;
-        if (fd >= 0) close(fd);
-        unlink(tmp);
-        free(tmp);
-        JV_FAIL(err, JV_ERR_IO, "%s: cannot write the package: %s", path, strerror(e));
+    zip_stat_t zs;
+    zip_stat_init(&zs);
+    if (zip_source_stat(mem, &zs) < 0 || !(zs.valid & ZIP_STAT_SIZE) || zip_source_open(mem) < 0) {
+        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot read the built package back", path);
+        goto out;
     }
-    close(fd);
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        JV_FAIL(err, JV_ERR_IO, "%s: cannot rename the temporary package into place: %s", path, strerror(e));
+    bytes = malloc(zs.size ? (size_t)zs.size : 1);
+    zip_int64_t got = bytes ? zip_source_read(mem, bytes, zs.size) : -1;
+    zip_source_close(mem);
+    if (got < 0 || (zip_uint64_t)got != zs.size) {
+        st = jv_err_set(err, bytes ? JV_ERR_IO : JV_ERR_NOMEM, __FILE__, __LINE__,
+                        "%s: cannot read the built package back", path);
+        goto out;
     }
-    free(tmp);
-    return JV_OK;
+    jv_out o;
+    JV_CHECK_GOTO(jv_out_open(&o, path, err), st, out);
+    if (fwrite(bytes, 1, (size_t)got, o.f) != (size_t)got) {
+        jv_out_abort(&o);
+        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: write error: %s", path, strerror(errno));
+        goto out;
+    }
+    st = jv_out_commit(&o, err);
+out:
+    free(bytes);
+    if (mem) zip_source_free(mem);
+    zip_error_fini(&ze);
+    return st;
 }
 
 /* Opens path read-only with consistency checks. */
