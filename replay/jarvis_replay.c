@@ -59,7 +59,7 @@ static void usage(FILE *f) {
           "                           ceiling, next to the device's datasheet (hardware validation)\n"
           "  --no-baseline            skip the baseline and GEMM ceiling (no efficiencies)\n"
           "  --baseline-bytes SIZE    bytes per baseline array (default 1 GiB on a GPU, else 4x the LLC)\n"
-          "  --peak-gemm N            N of the N^3 GEMM ceiling (default 8192 bf16 on a GPU, 256 fp32 on\n"
+          "  --peak-gemm N            N of the N^3 GEMM ceiling (default 8192 bf16 on a GPU, 512 fp32 on\n"
           "                           the CPU; 0: none)\n"
           "  --max-bytes SIZE         skip ops whose tensors need more than SIZE (e.g. 64M, 2G)\n"
           "  --time-limit S           seconds of sampling per op and cache mode\n"
@@ -354,7 +354,7 @@ int main(int argc, char **argv) {
 
     /* the measured ceilings first */
     if (!c.no_baseline && c.iterations == 0) {
-        long long gn = c.peak_gemm >= 0 ? c.peak_gemm : run.props.is_gpu ? 8192 : 256;
+        long long gn = c.peak_gemm >= 0 ? c.peak_gemm : run.props.is_gpu ? 8192 : 512;
         if (!c.quiet) fprintf(stderr, "jarvis-replay: measuring the baseline on %s\n", run.props.name);
         if (jv_baseline_run(be, ctx, &run.props, &o, c.baseline_bytes, gn, run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32,
                             base, &err) != JV_OK) {

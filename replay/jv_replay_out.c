@@ -65,13 +65,14 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             printed = 1;
             double tm = t->median_s;
             int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
-            char eff[16], ds[16], traced[24], bw[24];
+            char eff[16], ds[16], traced[24], bw[24], rsd[16];
+            fmt_opt(rsd, sizeof rsd, 6, 2, 100 * t->rsd);
             fmt_opt(eff, sizeof eff, 6, 1, judged && !isnan(v->eff) ? 100 * v->eff : NAN);
             fmt_opt(ds, sizeof ds, 6, 1, judged && !isnan(v->eff_datasheet) ? 100 * v->eff_datasheet : NAN);
             fmt_opt(traced, sizeof traced, 10, 2, r->traced_median_us > 0 ? r->traced_median_us : NAN);
             fmt_opt(bw, sizeof bw, 9, 1, isnan(r->perf.bytes) ? NAN : r->perf.bytes / tm / 1e9);
-            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6.2f %9s %9.3f %6s %6s %10s %-6s %-15s %s\n", r->index,
-                    cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, 100 * t->rsd, bw,
+            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %s\n", r->index,
+                    cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, rsd, bw,
                     r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_verdict_str(v->kind) : "",
                     r->label);
         }
@@ -95,12 +96,12 @@ typedef struct {
     const char *error;   /* non-NULL: error entry */
     const char *label;
     int nc;
-    const char *cname[12];
-    double cval[12];
+    const char *cname[16];
+    double cval[16];
 } gb_entry;
 
 static void add_counter(gb_entry *e, const char *n, double v) {
-    if (e->nc < 12 && !isnan(v)) {
+    if (e->nc < 16 && !isnan(v)) {
         e->cname[e->nc] = n;
         e->cval[e->nc++] = v;
     }
@@ -178,6 +179,9 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             add_counter(e, "min_us", t->min_s * 1e6);
             add_counter(e, "max_us", t->max_s * 1e6);
             add_counter(e, "rsd", t->rsd);
+            add_counter(e, "samples", t->samples);
+            add_counter(e, "converged", t->converged);
+            add_counter(e, "operand_sets", t->sets);
             add_counter(e, "flops", r->perf.flops);
             add_counter(e, "bytes", r->perf.bytes);
         }

@@ -101,7 +101,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
         out->max_s = s[n - 1];
         out->median_s = med;
         out->mean_s = mean;
-        out->rsd = rsd;
+        out->rsd = n >= 2 ? rsd : NAN; /* one sample has no spread */
         if (o->iterations > 0) out->converged = 0;
     }
 done:

@@ -25,7 +25,7 @@ typedef struct {
     int samples;         /* 0: not measured */
     int64_t runs;        /* timed runs in all */
     double min_s, median_s, max_s, mean_s;
-    double rsd;          /* relative standard deviation of the samples */
+    double rsd;          /* relative standard deviation of the samples (NAN with one sample) */
     int converged;       /* rsd reached target_rsd */
     int sets;            /* operand sets rotated (1: hot) */
 } jv_timing;

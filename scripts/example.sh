@@ -27,7 +27,8 @@ for r in rows[:8]:
 PY
 echo
 echo "== replay of out/example/replay_package.zip (report: out/example/replay_report.md)"
-# the CPU backend runs the references as its device: cap the size so the example takes seconds
-cap=(--max-bytes 25M)
+# the CPU backend runs the references as its device: cap the op and baseline sizes so the example takes
+# seconds (on a GPU build, drop both options)
+cap=(--max-bytes 25M --baseline-bytes 64M)
 ./build/jarvis-replay out/example/replay_package.zip --device 0 "${cap[@]}" \
     --benchmark_out out/example/replay.json --report out/example/replay_report.md
