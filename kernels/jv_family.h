@@ -84,10 +84,15 @@ typedef struct {
 
 /* A parsed call of some family: the family's own struct lives in data. */
 #define JV_DESC_BYTES 1024
+#ifdef __cplusplus /* device sources (.cu) include the family headers as C++ */
+#define JV_ALIGNAS(n) alignas(n)
+#else
+#define JV_ALIGNAS(n) _Alignas(n)
+#endif
 typedef struct {
     int family;          /* index in the registry */
     int bwd;             /* 1 for a backward op: its rows go to <sheet>_bwd when the sheet splits */
-    _Alignas(16) unsigned char data[JV_DESC_BYTES];
+    JV_ALIGNAS(16) unsigned char data[JV_DESC_BYTES];
 } jv_desc;
 
 typedef struct {

@@ -204,7 +204,18 @@ static int parse_cli(int argc, char **argv, cli *c) {
 /* the backends built into this binary, by name */
 static const jv_backend *backend_named(const char *name) {
     if (!strcmp(name, "cpu")) return &jv_cpu_backend;
+#ifdef JV_HAVE_CUDA
+    if (!strcmp(name, "cuda")) return &jv_cuda_backend;
+#endif
     return NULL;
+}
+
+static const char *built_backends(void) {
+#ifdef JV_HAVE_CUDA
+    return "cuda, cpu";
+#else
+    return "cpu";
+#endif
 }
 
 static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
@@ -212,8 +223,9 @@ static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
     if (strcmp(c->backend, "auto")) {
         *be = backend_named(c->backend);
         if (!*be) {
-            fprintf(stderr, "jarvis-replay: this build has no %s backend (built with: cpu); rebuild where the %s "
-                            "toolkit is installed\n", c->backend, !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
+            fprintf(stderr, "jarvis-replay: this build has no %s backend (built with: %s); rebuild where the %s "
+                            "toolkit is installed\n", c->backend, built_backends(),
+                    !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
             return 0;
         }
         if ((*be)->open(c->device, ctx, &err) != JV_OK) {
@@ -223,8 +235,17 @@ static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
         return 1;
     }
     /* auto: the GPU backends built in, then the CPU */
+    static const char *const order[] = {"cuda", "hip", NULL};
+    for (int i = 0; order[i]; i++) {
+        *be = backend_named(order[i]);
+        if (!*be) continue;
+        jv_err e = {0};
+        if ((*be)->open(c->device, ctx, &e) == JV_OK) return 1;
+        if (!c->quiet) fprintf(stderr, "jarvis-replay: %s: falling back to the CPU backend\n", e.msg);
+    }
     *be = &jv_cpu_backend;
-    if (!c->quiet) fprintf(stderr, "jarvis-replay: no GPU backend in this build: using the CPU backend\n");
+    if (!c->quiet && !strcmp(built_backends(), "cpu"))
+        fprintf(stderr, "jarvis-replay: no GPU backend in this build: using the CPU backend\n");
     if ((*be)->open(c->device, ctx, &err) != JV_OK) {
         fprintf(stderr, "jarvis-replay: %s\n", err.msg);
         return 0;
