@@ -83,4 +83,7 @@ typedef struct jv_backend {
 /* The CPU backend (always built). */
 extern const jv_backend jv_cpu_backend;
 
+/* The CUDA backend (backends/cuda/, built when CUDA is found). */
+extern const jv_backend jv_cuda_backend;
+
 #endif

@@ -1,0 +1,391 @@
+/* jv_cuda_blas: GEMM on cuBLASLt (see jv_cuda_blas.h). Column-major
+ * formulation: out [M, N] row-major is the column-major N x M matrix out^T,
+ * so cuBLASLt computes out^T = op(B') op(A') with B' holding our B and A'
+ * our A, each in the layout its traced strides give. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm/gemm.h"
+#include "jv_cuda_blas.h"
+
+/* How the bias reaches out. */
+typedef enum { BIAS_NONE = 0, BIAS_EPILOGUE, BIAS_COPY } bias_mode;
+
+/* One operand as cuBLASLt sees it. */
+typedef struct {
+    int64_t rows, cols; /* the row-major matrix [rows, cols] of one batch entry */
+    int64_t sr, sc;     /* its strides (elements) */
+    int64_t sb;         /* batch stride (0: shared by every batch entry) */
+} mat_view;
+
+struct jv_cuda_gemm {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc; /* la: our B (cuBLASLt's A), lb: our A, lc: out (C and D) */
+    cublasLtMatmulAlgo_t algo;
+    size_t ws_need;
+    int ia, ib, io, ic;  /* operand indices (ic -1: no bias) */
+    int f64;             /* scale type double */
+    double alpha, beta;  /* beta as passed to cuBLASLt (0 with the epilogue bias) */
+    bias_mode bias;
+    int64_t batch, m, n;
+    size_t es;           /* bytes of one out element */
+    int64_t bias_st[3];  /* bias strides over out's [batch, M, N] (0: broadcast) */
+    const char *name;    /* op name for messages */
+};
+
+static const char *lt_str(cublasStatus_t s) {
+    const char *t = cublasLtGetStatusString(s);
+    return t ? t : "unknown cuBLAS status";
+}
+
+#define LT_CALL(err, name, call)                                                                          \
+    do {                                                                                                  \
+        cublasStatus_t lt_s_ = (call);                                                                    \
+        if (lt_s_ != CUBLAS_STATUS_SUCCESS)                                                               \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s (%d)", name, #call, lt_str(lt_s_), \
+                    (int)lt_s_);                                                                          \
+    } while (0)
+
+#define RT_CALL(err, name, call)                                                                          \
+    do {                                                                                                  \
+        cudaError_t rt_s_ = (call);                                                                       \
+        if (rt_s_ != cudaSuccess)                                                                         \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", name, #call,                 \
+                    cudaGetErrorString(rt_s_));                                                           \
+    } while (0)
+
+static int find_op(const jv_operands *ops, const char *name) {
+    for (int i = 0; i < ops->n; i++)
+        if (!strcmp(ops->o[i].name, name)) return i;
+    return -1;
+}
+
+static int lt_type(jv_dtype d, cudaDataType_t *t) {
+    switch (d) {
+    case JV_DT_F32: *t = CUDA_R_32F; return 1;
+    case JV_DT_F16: *t = CUDA_R_16F; return 1;
+    case JV_DT_BF16: *t = CUDA_R_16BF; return 1;
+    case JV_DT_F64: *t = CUDA_R_64F; return 1;
+    default: return 0;
+    }
+}
+
+/* Collapses dims [lo, hi] of t into one dim of *size with stride *stride
+ * (dims of size 1 ignored). Returns 0 when their strides do not nest. */
+static int collapse(const jv_tensor *t, int lo, int hi, int64_t *size, int64_t *stride) {
+    int64_t sz = 1, st = 0;
+    int have = 0;
+    for (int i = hi; i >= lo; i--) {
+        if (t->shape[i] == 1) continue;
+        if (!have) {
+            st = t->strides[i];
+            have = 1;
+        } else if (t->strides[i] != st * sz) {
+            return 0;
+        }
+        sz *= t->shape[i];
+    }
+    *size = sz;
+    *stride = have ? st : 0;
+    return 1;
+}
+
+/* The matrix view of t: its last two dims, leading dims as one batch
+ * (fold: leading dims folded into the rows instead). */
+static int view_of(const jv_tensor *t, int fold, mat_view *v) {
+    if (t->ndim < 2) return 0;
+    int nd = t->ndim;
+    v->cols = t->shape[nd - 1];
+    v->sc = t->strides[nd - 1];
+    if (fold) {
+        if (!collapse(t, 0, nd - 2, &v->rows, &v->sr)) return 0;
+        v->sb = 0;
+        return 1;
+    }
+    v->rows = t->shape[nd - 2];
+    v->sr = t->strides[nd - 2];
+    v->sb = 0;
+    if (nd > 2) {
+        int64_t bs;
+        if (!collapse(t, 0, nd - 3, &bs, &v->sb)) return 0;
+    }
+    return 1;
+}
+
+/* Column-major layout of X^T for the row-major matrix X of v: *op is the
+ * operation cuBLASLt applies to the stored matrix to get X^T. */
+static int layout_of(const mat_view *v, uint64_t *rows, uint64_t *cols, int64_t *ld, cublasOperation_t *op) {
+    int64_t r = v->rows, c = v->cols;
+    if (c == 1 || v->sc == 1) { /* row-major: stored as the c x r column-major X^T */
+        int64_t l = r == 1 ? (c > 0 ? c : 1) : v->sr;
+        if (l >= c && l > 0) {
+            *rows = (uint64_t)c, *cols = (uint64_t)r, *ld = l, *op = CUBLAS_OP_N;
+            return 1;
+        }
+    }
+    if (r == 1 || v->sr == 1) { /* column-major X: transpose it */
+        int64_t l = c == 1 ? (r > 0 ? r : 1) : v->sc;
+        if (l >= r && l > 0) {
+            *rows = (uint64_t)r, *cols = (uint64_t)c, *ld = l, *op = CUBLAS_OP_T;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static jv_status make_layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows, uint64_t cols, int64_t ld,
+                             int64_t batch, int64_t bstride, const char *name, jv_err *err) {
+    LT_CALL(err, name, cublasLtMatrixLayoutCreate(l, t, rows, cols, ld));
+    if (batch > 1) {
+        int32_t bc = (int32_t)batch;
+        LT_CALL(err, name, cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+        LT_CALL(err, name,
+                cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &bstride,
+                                                 sizeof bstride));
+    }
+    return JV_OK;
+}
+
+void jv_cuda_gemm_free(jv_cuda_gemm *p) {
+    if (!p) return;
+    if (p->la) cublasLtMatrixLayoutDestroy(p->la);
+    if (p->lb) cublasLtMatrixLayoutDestroy(p->lb);
+    if (p->lc) cublasLtMatrixLayoutDestroy(p->lc);
+    if (p->op) cublasLtMatmulDescDestroy(p->op);
+    free(p);
+}
+
+/* Decides how the bias operand reaches out; fills p->bias and p->bias_st. */
+static jv_status plan_bias(jv_cuda_gemm *p, const jv_operands *ops, jv_err *err) {
+    p->bias = BIAS_NONE;
+    if (p->ic < 0 || p->beta == 0) return JV_OK;
+    const jv_tensor *b = &ops->o[p->ic].t, *o = &ops->o[p->io].t;
+    if (b->dtype != o->dtype)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: bias dtype %s differs from the output's %s", p->name,
+                jv_dtype_short(b->dtype), jv_dtype_short(o->dtype));
+    if (b->ndim > 3)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a bias of %d dims is not supported", p->name, b->ndim);
+    /* strides over [batch, M, N], right-aligned; size-1 (broadcast) dims get 0 */
+    int64_t want[3] = {p->batch, p->m, p->n};
+    for (int k = 0; k < 3; k++) {
+        int i = b->ndim - 3 + k;
+        p->bias_st[k] = 0;
+        if (i < 0) continue;
+        if (b->shape[i] != 1 && b->shape[i] != want[k])
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: bias shape does not broadcast to the output", p->name);
+        if (b->shape[i] != 1) p->bias_st[k] = b->strides[i];
+    }
+    if (p->n > 1 && p->bias_st[2] != 1 && !(p->bias_st[2] == 0 && p->bias_st[1] == 0 && p->bias_st[0] == 0))
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "cuda backend: %s: a bias broadcast along N or strided in N is not supported (stride %lld)", p->name,
+                (long long)p->bias_st[2]);
+    if (p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 && p->batch == 1) {
+        p->bias = BIAS_EPILOGUE;
+        p->beta = 0;
+    } else {
+        p->bias = BIAS_COPY;
+    }
+    return JV_OK;
+}
+
+jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_operands *ops, size_t ws_bytes,
+                            jv_cuda_gemm **out, jv_err *err) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    *out = NULL;
+    const char *na, *nb, *nc = NULL, *name;
+    switch (g->op) {
+    case JV_GEMM_MM: na = "self", nb = "mat2", name = "aten::mm"; break;
+    case JV_GEMM_ADDMM: na = "mat1", nb = "mat2", nc = "self", name = "aten::addmm"; break;
+    case JV_GEMM_BMM: na = "self", nb = "mat2", name = "aten::bmm"; break;
+    case JV_GEMM_BADDBMM: na = "batch1", nb = "batch2", nc = "self", name = "aten::baddbmm"; break;
+    case JV_GEMM_LINEAR: na = "input", nb = "weight", nc = "bias", name = "aten::linear"; break;
+    case JV_GEMM_MATMUL: na = "self", nb = "other", name = "aten::matmul"; break;
+    default: JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: this GEMM op (fp8 _scaled_mm) is not replayed on cuBLASLt");
+    }
+    int ia = find_op(ops, na), ib = find_op(ops, nb), io = find_op(ops, "out"), ic = nc ? find_op(ops, nc) : -1;
+    if (ia < 0 || ib < 0 || io < 0)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operands '%s', '%s', 'out' not found", name, na, nb);
+    const jv_tensor *ta = &ops->o[ia].t, *tb = &ops->o[ib].t, *to = &ops->o[io].t;
+    cudaDataType_t da, db, dout;
+    if (!lt_type(ta->dtype, &da) || !lt_type(tb->dtype, &db) || !lt_type(to->dtype, &dout) || da != db)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuBLASLt GEMM for dtypes %s x %s -> %s", name,
+                jv_dtype_short(ta->dtype), jv_dtype_short(tb->dtype), jv_dtype_short(to->dtype));
+    int f64 = da == CUDA_R_64F;
+    if (f64 != (dout == CUDA_R_64F) || (da == CUDA_R_32F && dout != CUDA_R_32F))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuBLASLt GEMM for %s inputs with a %s output", name,
+                jv_dtype_short(ta->dtype), jv_dtype_short(to->dtype));
+
+    /* matrix views: a linear (or a matmul with a 2-D right operand) folds A's leading dims into M */
+    int fold = (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MATMUL) && tb->ndim == 2;
+    if (ta->ndim < 2 || tb->ndim < 2)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: 1-D operands are not run on cuBLASLt", name);
+    if (g->op == JV_GEMM_MATMUL && !fold && ta->ndim != tb->ndim)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: broadcast batch dims are not run on cuBLASLt", name);
+    if (g->op == JV_GEMM_MATMUL && !fold)
+        for (int i = 0; i < ta->ndim - 2; i++)
+            if (ta->shape[i] != tb->shape[i])
+                JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: broadcast batch dims are not run on cuBLASLt", name);
+    mat_view va, vb, vo;
+    jv_tensor wt; /* linear: B = weight^T */
+    const jv_tensor *tbv = tb;
+    if (g->op == JV_GEMM_LINEAR) {
+        wt = *tb;
+        wt.shape[0] = tb->shape[1], wt.shape[1] = tb->shape[0];
+        wt.strides[0] = tb->strides[1], wt.strides[1] = tb->strides[0];
+        tbv = &wt;
+    }
+    if (!view_of(ta, fold, &va) || !view_of(tbv, 0, &vb) || !view_of(to, fold, &vo))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operand strides do not collapse into a (batched) matrix", name);
+    int64_t m = va.rows, k = va.cols, n = vb.cols;
+    int64_t batch = fold ? 1 : (g->batch > 0 ? g->batch : 1);
+    if (vb.rows != k || vo.rows != m || vo.cols != n)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply",
+                name, (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows,
+                (long long)vo.cols);
+    if (vo.sc != 1 && n > 1)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the output is not row-major", name);
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a dim exceeds 2^31", name);
+    if (m == 0 || n == 0 || k == 0)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: an empty GEMM (M %lld N %lld K %lld)", name, (long long)m,
+                (long long)n, (long long)k);
+
+    uint64_t ra, ca, rb, cb, rc, cc;
+    int64_t lda, ldb, ldc;
+    cublasOperation_t opa, opb, opc;
+    /* cuBLASLt's A is our B (we need B^T: N x K), its B is our A (A^T: K x M), C/D is out^T (N x M) */
+    if (!layout_of(&vb, &ra, &ca, &lda, &opa) || !layout_of(&va, &rb, &cb, &ldb, &opb) ||
+        !layout_of(&vo, &rc, &cc, &ldc, &opc) || opc != CUBLAS_OP_N)
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "cuda backend: %s: operand strides (A %lld,%lld; B %lld,%lld) are neither row- nor column-major", name,
+                (long long)va.sr, (long long)va.sc, (long long)vb.sr, (long long)vb.sc);
+    if (batch > 1 && vo.sb < m * ldc)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: output batches overlap", name);
+
+    jv_cuda_gemm *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of memory", name);
+    p->ia = ia, p->ib = ib, p->io = io, p->ic = ic;
+    p->f64 = f64;
+    p->alpha = g->alpha, p->beta = g->beta;
+    if (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MM || g->op == JV_GEMM_BMM || g->op == JV_GEMM_MATMUL)
+        p->alpha = 1, p->beta = ic >= 0 ? 1 : 0;
+    p->batch = batch, p->m = m, p->n = n;
+    p->es = jv_dtype_size(to->dtype);
+    p->name = name;
+    jv_status st = plan_bias(p, ops, err);
+    if (st != JV_OK) goto fail;
+
+    cublasComputeType_t ct = f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    cudaDataType_t scale = f64 ? CUDA_R_64F : CUDA_R_32F;
+#define PLAN_LT(call)                                                                                     \
+    do {                                                                                                  \
+        cublasStatus_t s_ = (call);                                                                       \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                \
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s (%d)", \
+                            name, #call, lt_str(s_), (int)s_);                                            \
+            goto fail;                                                                                    \
+        }                                                                                                 \
+    } while (0)
+    PLAN_LT(cublasLtMatmulDescCreate(&p->op, ct, scale));
+    int32_t ta_op = (int32_t)opa, tb_op = (int32_t)opb;
+    PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta_op, sizeof ta_op));
+    PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb_op, sizeof tb_op));
+    if (p->bias == BIAS_EPILOGUE) {
+        uint32_t epi = (uint32_t)CUBLASLT_EPILOGUE_BIAS;
+        int32_t bt = (int32_t)dout;
+        PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+        PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt));
+    }
+    st = make_layout(&p->la, db, ra, ca, lda, batch, vb.sb, name, err);
+    if (st == JV_OK) st = make_layout(&p->lb, da, rb, cb, ldb, batch, va.sb, name, err);
+    if (st == JV_OK) st = make_layout(&p->lc, dout, rc, cc, ldc, batch, vo.sb, name, err);
+    if (st != JV_OK) goto fail;
+
+    cublasLtMatmulPreference_t pref = NULL;
+    PLAN_LT(cublasLtMatmulPreferenceCreate(&pref));
+    uint64_t wsb = (uint64_t)ws_bytes;
+    cublasStatus_t ps = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb,
+                                                             sizeof wsb);
+    cublasLtMatmulHeuristicResult_t res;
+    memset(&res, 0, sizeof res);
+    int returned = 0;
+    if (ps == CUBLAS_STATUS_SUCCESS)
+        ps = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &returned);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (ps == CUBLAS_STATUS_NOT_SUPPORTED || (ps == CUBLAS_STATUS_SUCCESS && returned == 0)) {
+        st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
+                        "cuda backend: %s: cuBLASLt has no algorithm for M %lld N %lld K %lld batch %lld (%s x %s)",
+                        name, (long long)m, (long long)n, (long long)k, (long long)batch, jv_dtype_short(ta->dtype),
+                        jv_dtype_short(tb->dtype));
+        goto fail;
+    }
+    PLAN_LT(ps);
+    if (res.state != CUBLAS_STATUS_SUCCESS) PLAN_LT(res.state);
+    p->algo = res.algo;
+    p->ws_need = res.workspaceSize;
+#undef PLAN_LT
+    *out = p;
+    return JV_OK;
+fail:
+    jv_cuda_gemm_free(p);
+    return st;
+}
+
+/* Repeats the first `have` bytes of dst until `total` bytes are filled. */
+static jv_status repeat(char *dst, size_t have, size_t total, cudaStream_t s, const char *name, jv_err *err) {
+    while (have < total) {
+        size_t n = have < total - have ? have : total - have;
+        RT_CALL(err, name, cudaMemcpyAsync(dst + have, dst, n, cudaMemcpyDeviceToDevice, s));
+        have += n;
+    }
+    return JV_OK;
+}
+
+/* Writes the bias, broadcast to [batch, M, N], into out (contiguous). */
+static jv_status copy_bias(const jv_cuda_gemm *p, const char *bias, char *out, cudaStream_t s, jv_err *err) {
+    size_t es = p->es, row = (size_t)p->n * es, mat = (size_t)p->m * row;
+    const int64_t *st = p->bias_st;
+    if (st[2] == 0 && st[1] == 0 && st[0] == 0) { /* one value */
+        RT_CALL(err, p->name, cudaMemcpyAsync(out, bias, es, cudaMemcpyDeviceToDevice, s));
+        return repeat(out, es, mat * (size_t)p->batch, s, p->name, err);
+    }
+    int64_t nb = st[0] ? p->batch : 1;
+    for (int64_t b = 0; b < nb; b++) {
+        char *ob = out + (size_t)b * mat;
+        const char *bb = bias + (size_t)(b * st[0]) * es;
+        if (st[1]) {
+            RT_CALL(err, p->name,
+                    cudaMemcpy2DAsync(ob, row, bb, (size_t)st[1] * es, row, (size_t)p->m, cudaMemcpyDeviceToDevice, s));
+        } else {
+            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, row, cudaMemcpyDeviceToDevice, s));
+            JV_CHECK(repeat(ob, row, mat, s, p->name, err));
+        }
+    }
+    if (nb == 1 && p->batch > 1) return repeat(out, mat, mat * (size_t)p->batch, s, p->name, err);
+    return JV_OK;
+}
+
+jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws,
+                           size_t ws_bytes, cudaStream_t stream, jv_err *err) {
+    void *out = bufs[p->io];
+    if (p->bias == BIAS_EPILOGUE) {
+        const void *bp = bufs[p->ic];
+        LT_CALL(err, p->name,
+                cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+    } else if (p->bias == BIAS_COPY) {
+        JV_CHECK(copy_bias(p, bufs[p->ic], out, stream, err));
+    }
+    if (p->ws_need > ws_bytes)
+        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: workspace of %zu bytes, the algorithm needs %zu", p->name,
+                ws_bytes, p->ws_need);
+    float af = (float)p->alpha, bf = (float)p->beta;
+    const void *alpha = &af, *beta = &bf;
+    if (p->f64) alpha = &p->alpha, beta = &p->beta;
+    /* cuBLASLt's A is our B and its B our A */
+    LT_CALL(err, p->name,
+            cublasLtMatmul(lt, p->op, alpha, bufs[p->ib], p->la, bufs[p->ia], p->lb, beta, out, p->lc, out, p->lc,
+                           &p->algo, ws, p->ws_need, stream));
+    return JV_OK;
+}

@@ -1,0 +1,515 @@
+/* jv_cuda_dnn: convolution and batch norm on cuDNN 9's legacy API (see
+ * jv_cuda_dnn.h). Descriptors come from the replay operands' dims and
+ * strides (3-d tensors get a trailing dim of 1: cuDNN wants 4 or more);
+ * a transposed conv runs as the data gradient of the normal conv its
+ * weight describes, as PyTorch does. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batchnorm/batchnorm.h"
+#include "conv/conv.h"
+#include "jv_cuda_dnn.h"
+
+#define DNN_FAIL_CALL(err, what, call, s)                                                                     \
+    jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s", what, #call,      \
+               cudnnGetErrorString(s))
+
+#define DNN_CALL(err, what, call)                                                                             \
+    do {                                                                                                      \
+        cudnnStatus_t dnn_s_ = (call);                                                                        \
+        if (dnn_s_ != CUDNN_STATUS_SUCCESS) return DNN_FAIL_CALL(err, what, call, dnn_s_);                    \
+    } while (0)
+
+static int find_op(const jv_operands *ops, const char *name) {
+    for (int i = 0; i < ops->n; i++)
+        if (!strcmp(ops->o[i].name, name)) return i;
+    return -1;
+}
+
+static int dnn_type(jv_dtype d, cudnnDataType_t *t) {
+    switch (d) {
+    case JV_DT_F32: *t = CUDNN_DATA_FLOAT; return 1;
+    case JV_DT_F16: *t = CUDNN_DATA_HALF; return 1;
+    case JV_DT_BF16: *t = CUDNN_DATA_BFLOAT16; return 1;
+    case JV_DT_F64: *t = CUDNN_DATA_DOUBLE; return 1;
+    default: return 0;
+    }
+}
+
+/* Dims and strides of t as int, padded to at least 4 dims. Returns the
+ * dim count, 0 when a value exceeds int. */
+static int dims_of(const jv_tensor *t, int *dims, int *strides) {
+    int nd = t->ndim;
+    if (nd < 1 || nd > JV_MAX_DIMS) return 0;
+    for (int i = 0; i < nd; i++) {
+        if (t->shape[i] > INT_MAX || t->strides[i] > INT_MAX) return 0;
+        dims[i] = (int)t->shape[i];
+        strides[i] = (int)(t->strides[i] > 0 ? t->strides[i] : 1);
+    }
+    while (nd < 4) {
+        dims[nd] = 1;
+        strides[nd] = 1;
+        nd++;
+    }
+    return nd;
+}
+
+static jv_status tensor_desc(cudnnTensorDescriptor_t *td, const jv_tensor *t, const char *what, jv_err *err) {
+    int dims[JV_MAX_DIMS + 3], strides[JV_MAX_DIMS + 3];
+    cudnnDataType_t dt;
+    int nd = dims_of(t, dims, strides);
+    if (!nd || !dnn_type(t->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a tensor cuDNN cannot describe (%d dims, %s)", what,
+                t->ndim, jv_dtype_short(t->dtype));
+    DNN_CALL(err, what, cudnnCreateTensorDescriptor(td));
+    DNN_CALL(err, what, cudnnSetTensorNdDescriptor(*td, dt, nd, dims, strides));
+    return JV_OK;
+}
+
+/* 1 when t is dense in row-major order (cl 0) or channels-last order (cl 1). */
+static int dense_in(const jv_tensor *t, int cl) {
+    int nd = t->ndim;
+    int order[JV_MAX_DIMS];
+    int k = 0;
+    order[k++] = 0;
+    if (cl) {
+        for (int i = 2; i < nd; i++) order[k++] = i;
+        order[k++] = 1;
+    } else {
+        for (int i = 1; i < nd; i++) order[k++] = i;
+    }
+    int64_t want = 1;
+    for (int j = nd - 1; j >= 0; j--) {
+        int i = order[j];
+        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return 1;
+}
+
+static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, const char *what, jv_err *err) {
+    int dims[JV_MAX_DIMS + 3], strides[JV_MAX_DIMS + 3];
+    cudnnDataType_t dt;
+    int nd = dims_of(t, dims, strides);
+    if (!nd || !dnn_type(t->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a filter cuDNN cannot describe", what);
+    cudnnTensorFormat_t f;
+    if (dense_in(t, 0))
+        f = CUDNN_TENSOR_NCHW;
+    else if (t->ndim >= 3 && dense_in(t, 1))
+        f = CUDNN_TENSOR_NHWC;
+    else
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the weight is neither dense NCHW nor dense channels_last",
+                what);
+    DNN_CALL(err, what, cudnnCreateFilterDescriptor(fd));
+    DNN_CALL(err, what, cudnnSetFilterNdDescriptor(*fd, dt, f, nd, dims));
+    return JV_OK;
+}
+
+/* ---- convolution ---- */
+
+/* Largest workspace an algorithm may ask for (the heuristic's next one is tried beyond it). */
+#define WS_CAP ((size_t)2 << 30)
+
+typedef enum { STEP_FWD, STEP_BWD_DATA, STEP_BWD_FILTER, STEP_BWD_BIAS, STEP_ADD_BIAS } step_kind;
+
+typedef struct {
+    step_kind kind;
+    int in0, in1, out; /* FWD: x, w -> y; BWD_DATA: w, dy -> dx; BWD_FILTER: x, dy -> dw; bias: src -> dst */
+    cudnnConvolutionFwdAlgo_t fwd;
+    cudnnConvolutionBwdDataAlgo_t bwd_data;
+    cudnnConvolutionBwdFilterAlgo_t bwd_filter;
+    size_t ws;
+} conv_step;
+
+struct jv_cuda_conv {
+    cudnnConvolutionDescriptor_t conv;
+    cudnnTensorDescriptor_t td[JV_MAX_OPERANDS]; /* per operand (NULL: a filter or unused) */
+    cudnnFilterDescriptor_t fd[JV_MAX_OPERANDS];
+    cudnnTensorDescriptor_t bias_td;             /* [1, C, 1, 1]: the bias or grad_bias */
+    conv_step steps[3];
+    int nsteps;
+    int f64;
+    const char *name;
+};
+
+void jv_cuda_conv_free(jv_cuda_conv *p) {
+    if (!p) return;
+    for (int i = 0; i < JV_MAX_OPERANDS; i++) {
+        if (p->td[i]) cudnnDestroyTensorDescriptor(p->td[i]);
+        if (p->fd[i]) cudnnDestroyFilterDescriptor(p->fd[i]);
+    }
+    if (p->bias_td) cudnnDestroyTensorDescriptor(p->bias_td);
+    if (p->conv) cudnnDestroyConvolutionDescriptor(p->conv);
+    free(p);
+}
+
+static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_err *err) {
+    const char *what = p->name;
+    int ret = 0;
+    if (s->kind == STEP_FWD) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionForwardAlgorithm_v7(h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out],
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret, perf));
+        int i = 0;
+        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no forward algorithm", what);
+        s->fwd = perf[i].algo;
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionForwardWorkspaceSize(h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out],
+                                                         s->fwd, &s->ws));
+    } else if (s->kind == STEP_BWD_DATA) {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out],
+                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &ret, perf));
+        int i = 0;
+        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-data algorithm", what);
+        s->bwd_data = perf[i].algo;
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->fd[s->in0], p->td[s->in1], p->conv,
+                                                              p->td[s->out], s->bwd_data, &s->ws));
+    } else if (s->kind == STEP_BWD_FILTER) {
+        cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->td[s->in0], p->td[s->in1], p->conv,
+                                                               p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                               &ret, perf));
+        int i = 0;
+        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-filter algorithm", what);
+        s->bwd_filter = perf[i].algo;
+        DNN_CALL(err, what,
+                 cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p->td[s->in0], p->td[s->in1], p->conv,
+                                                                p->fd[s->out], s->bwd_filter, &s->ws));
+    } else {
+        s->ws = 0;
+    }
+    return JV_OK;
+}
+
+static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv_operands *ops, jv_cuda_conv *p,
+                                jv_err *err) {
+    const char *what = p->name;
+    cudnnDataType_t dt;
+    if (!dnn_type(g->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuDNN convolution for %s", what, jv_dtype_short(g->dtype));
+    p->f64 = dt == CUDNN_DATA_DOUBLE;
+    if (g->pad_mode == JV_CONV_PAD_SAME)
+        for (int i = 0; i < g->nd; i++)
+            if ((g->dilation[i] * (g->w.shape[2 + i] - 1)) % 2)
+                JV_FAIL(err, JV_ERR_NOTFOUND,
+                        "cuda backend: %s: padding='same' with an even kernel pads asymmetrically (cuDNN cannot)", what);
+    if (g->groups < 1 || g->groups > INT_MAX)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: groups %lld", what, (long long)g->groups);
+    int sp = g->nd < 2 ? 2 : g->nd;
+    int pad[JV_CONV_MAX_SPATIAL], str[JV_CONV_MAX_SPATIAL], dil[JV_CONV_MAX_SPATIAL];
+    for (int i = 0; i < sp; i++) {
+        pad[i] = 0, str[i] = 1, dil[i] = 1;
+        if (i < g->nd) {
+            if (g->padding[i] > INT_MAX || g->stride[i] > INT_MAX || g->dilation[i] > INT_MAX)
+                JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: conv parameters exceed int", what);
+            pad[i] = (int)g->padding[i], str[i] = (int)g->stride[i], dil[i] = (int)g->dilation[i];
+        }
+    }
+    DNN_CALL(err, what, cudnnCreateConvolutionDescriptor(&p->conv));
+    DNN_CALL(err, what,
+             cudnnSetConvolutionNdDescriptor(p->conv, sp, pad, str, dil, CUDNN_CROSS_CORRELATION,
+                                             p->f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
+    DNN_CALL(err, what, cudnnSetConvolutionGroupCount(p->conv, (int)g->groups));
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+    if (dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16)
+        math = CUDNN_TENSOR_OP_MATH;
+    else if (dt == CUDNN_DATA_FLOAT && g->allow_tf32 == 0)
+        math = CUDNN_FMA_MATH; /* no TF32 */
+    DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, math));
+
+    /* descriptors: weights as filters, everything else as tensors */
+    for (int i = 0; i < ops->n; i++) {
+        const jv_operand *o = &ops->o[i];
+        if (!strcmp(o->name, "weight") || !strcmp(o->name, "grad_weight"))
+            JV_CHECK(filter_desc(&p->fd[i], &o->t, what, err));
+        else if (strcmp(o->name, "bias") && strcmp(o->name, "grad_bias"))
+            JV_CHECK(tensor_desc(&p->td[i], &o->t, what, err));
+    }
+    int ix = find_op(ops, "input"), iw = find_op(ops, "weight"), ib = find_op(ops, "bias"), io = find_op(ops, "out");
+    int igo = find_op(ops, "grad_output"), igi = find_op(ops, "grad_input"), igw = find_op(ops, "grad_weight");
+    int igb = find_op(ops, "grad_bias");
+    int bias_src = -1, bias_dst = -1;
+    if (g->op != JV_CONV_BACKWARD) {
+        if (ix < 0 || iw < 0 || io < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operands missing", what);
+        conv_step s = {0};
+        if (!g->transposed)
+            s.kind = STEP_FWD, s.in0 = ix, s.in1 = iw, s.out = io;
+        else
+            s.kind = STEP_BWD_DATA, s.in0 = iw, s.in1 = ix, s.out = io;
+        p->steps[p->nsteps++] = s;
+        if (ib >= 0) {
+            conv_step b = {0};
+            b.kind = STEP_ADD_BIAS, b.in0 = ib, b.out = io;
+            p->steps[p->nsteps++] = b;
+            bias_src = ib, bias_dst = io;
+        }
+    } else {
+        if (igo < 0 || ix < 0 || iw < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operands missing", what);
+        if (igi >= 0) {
+            conv_step s = {0};
+            if (!g->transposed)
+                s.kind = STEP_BWD_DATA, s.in0 = iw, s.in1 = igo, s.out = igi;
+            else
+                s.kind = STEP_FWD, s.in0 = igo, s.in1 = iw, s.out = igi;
+            p->steps[p->nsteps++] = s;
+        }
+        if (igw >= 0) {
+            conv_step s = {0};
+            s.kind = STEP_BWD_FILTER;
+            if (!g->transposed)
+                s.in0 = ix, s.in1 = igo;
+            else
+                s.in0 = igo, s.in1 = ix;
+            s.out = igw;
+            p->steps[p->nsteps++] = s;
+        }
+        if (igb >= 0) {
+            conv_step s = {0};
+            s.kind = STEP_BWD_BIAS, s.in0 = igo, s.out = igb;
+            p->steps[p->nsteps++] = s;
+            bias_src = igo, bias_dst = igb;
+        }
+    }
+    if (bias_src >= 0) {
+        int nd = g->nd + 2 < 4 ? 4 : g->nd + 2;
+        int dims[JV_MAX_DIMS], strides[JV_MAX_DIMS];
+        const jv_tensor *bt = &ops->o[bias_dst == igb ? igb : bias_src].t; /* [C] */
+        if (bt->ndim != 1 || bt->shape[0] > INT_MAX || bt->shape[0] < 1)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias is not a [C] vector", what);
+        for (int i = 0; i < nd; i++) dims[i] = 1;
+        dims[1] = (int)bt->shape[0];
+        for (int i = nd - 1, st = 1; i >= 0; i--) {
+            strides[i] = st;
+            st *= dims[i];
+        }
+        DNN_CALL(err, what, cudnnCreateTensorDescriptor(&p->bias_td));
+        DNN_CALL(err, what, cudnnSetTensorNdDescriptor(p->bias_td, dt, nd, dims, strides));
+    }
+    for (int i = 0; i < p->nsteps; i++) JV_CHECK(plan_step(h, p, &p->steps[i], err));
+    return JV_OK;
+}
+
+jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, jv_cuda_conv **out,
+                            size_t *ws_need, jv_err *err) {
+    const jv_conv_desc *g = jv_conv_of(d);
+    *out = NULL;
+    *ws_need = 0;
+    jv_cuda_conv *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: conv plan: out of memory");
+    p->name = g->op == JV_CONV_BACKWARD ? "aten::convolution_backward"
+              : g->transposed          ? "transposed convolution"
+                                       : "aten::convolution";
+    jv_status st = conv_plan_body(h, g, ops, p, err);
+    if (st != JV_OK) {
+        jv_cuda_conv_free(p);
+        return st;
+    }
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].ws > *ws_need) *ws_need = p->steps[i].ws;
+    *out = p;
+    return JV_OK;
+}
+
+jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *bufs, void *ws, size_t ws_bytes,
+                           jv_err *err) {
+    float one_f = 1.0f, zero_f = 0.0f;
+    double one_d = 1.0, zero_d = 0.0;
+    const void *one = p->f64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *zero = p->f64 ? (const void *)&zero_d : (const void *)&zero_f;
+    const char *what = p->name;
+    for (int i = 0; i < p->nsteps; i++) {
+        const conv_step *s = &p->steps[i];
+        if (s->ws > ws_bytes)
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: workspace %zu bytes, needs %zu", what, ws_bytes, s->ws);
+        switch (s->kind) {
+        case STEP_FWD:
+            DNN_CALL(err, what,
+                     cudnnConvolutionForward(h, one, p->td[s->in0], bufs[s->in0], p->fd[s->in1], bufs[s->in1],
+                                             p->conv, s->fwd, ws, s->ws, zero, p->td[s->out], bufs[s->out]));
+            break;
+        case STEP_BWD_DATA:
+            DNN_CALL(err, what,
+                     cudnnConvolutionBackwardData(h, one, p->fd[s->in0], bufs[s->in0], p->td[s->in1], bufs[s->in1],
+                                                  p->conv, s->bwd_data, ws, s->ws, zero, p->td[s->out],
+                                                  bufs[s->out]));
+            break;
+        case STEP_BWD_FILTER:
+            DNN_CALL(err, what,
+                     cudnnConvolutionBackwardFilter(h, one, p->td[s->in0], bufs[s->in0], p->td[s->in1], bufs[s->in1],
+                                                    p->conv, s->bwd_filter, ws, s->ws, zero, p->fd[s->out],
+                                                    bufs[s->out]));
+            break;
+        case STEP_BWD_BIAS:
+            DNN_CALL(err, what,
+                     cudnnConvolutionBackwardBias(h, one, p->td[s->in0], bufs[s->in0], zero, p->bias_td,
+                                                  bufs[s->out]));
+            break;
+        case STEP_ADD_BIAS:
+            DNN_CALL(err, what, cudnnAddTensor(h, one, p->bias_td, bufs[s->in0], one, p->td[s->out], bufs[s->out]));
+            break;
+        }
+    }
+    return JV_OK;
+}
+
+/* ---- batch norm ---- */
+
+struct jv_cuda_bn {
+    cudnnBatchNormMode_t mode;
+    cudnnTensorDescriptor_t xd, yd, bnd; /* yd: out (forward) or grad_out / grad_input (backward) */
+    int bwd, training, f64;
+    double momentum, eps;
+    int ix, iy, iw, ib, irm, irv, ism, isv, idy, idx, idw, idb;
+    size_t dx_bytes, p_bytes; /* scratch for grads output_mask leaves out */
+};
+
+void jv_cuda_bn_free(jv_cuda_bn *p) {
+    if (!p) return;
+    if (p->xd) cudnnDestroyTensorDescriptor(p->xd);
+    if (p->yd) cudnnDestroyTensorDescriptor(p->yd);
+    if (p->bnd) cudnnDestroyTensorDescriptor(p->bnd);
+    free(p);
+}
+
+int jv_cuda_bn_possible(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    int ix = find_op(ops, "input"), idy = find_op(ops, "grad_out");
+    jv_dtype x = g->x.dtype;
+    jv_dtype pdt = x == JV_DT_F64 ? JV_DT_F64 : JV_DT_F32;
+    const char *r = NULL;
+    if (x != JV_DT_F32 && x != JV_DT_F16 && x != JV_DT_F64)
+        r = "PyTorch runs bf16 (and non-float) batch norm natively";
+    else if (ix < 0 || (g->bwd && idy < 0))
+        r = "operands missing";
+    else if (!g->has_weight || g->weight_dtype != pdt)
+        r = "cuDNN batch norm needs a weight of the statistics dtype (fp32; fp64 for double)";
+    else if (!g->bwd && (!g->has_bias || g->bias_dtype != pdt))
+        r = "cuDNN batch norm needs a bias of the statistics dtype";
+    else if (g->has_running && g->running_dtype != pdt)
+        r = "cuDNN batch norm needs running statistics of the statistics dtype";
+    else if (g->x.ndim < 3 || g->x.ndim > 5)
+        r = "PyTorch uses cuDNN batch norm only for 3-d to 5-d inputs";
+    else if ((g->training && g->x.shape[0] > 880801) || (!g->training && g->x.shape[0] > 65535))
+        r = "the batch exceeds cuDNN's limit";
+    else if (g->n >= INT32_MAX)
+        r = "more than 2^31 elements";
+    else if (g->eps < CUDNN_BN_MIN_EPSILON)
+        r = "eps below cuDNN's minimum";
+    else if (g->bwd && !g->training)
+        r = "PyTorch runs the eval backward natively";
+    else if (g->bwd && (!g->has_saved || g->stat_dtype != pdt))
+        r = "cuDNN backward needs save_mean / save_invstd of the statistics dtype";
+    else if (!g->bwd && g->training && g->stat_dtype != pdt)
+        r = "cuDNN returns save_mean / save_invstd in the statistics dtype only";
+    else if (!(dense_in(&ops->o[ix].t, 0) || dense_in(&ops->o[ix].t, 1)))
+        r = "the input is neither dense NCHW nor dense channels_last";
+    else if (g->bwd && memcmp(ops->o[idy].t.strides, ops->o[ix].t.strides, sizeof(int64_t) * (size_t)g->x.ndim))
+        r = "grad_out's strides differ from the input's (PyTorch would copy it first)";
+    if (r) {
+        snprintf(why, cap, "%s", r);
+        return 0;
+    }
+    return 1;
+}
+
+int jv_cuda_bn_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    if (jv_batchnorm_of(d)->impl == JV_BN_IMPL_NATIVE) {
+        snprintf(why, cap, "traced on PyTorch's native kernels");
+        return 0;
+    }
+    return jv_cuda_bn_possible(d, ops, why, cap);
+}
+
+#define BN_ALIGN(v) (((v) + 255) / 256 * 256)
+
+jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, jv_cuda_bn **out, size_t *ws_need, jv_err *err) {
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    char why[160];
+    *out = NULL;
+    *ws_need = 0;
+    if (!jv_cuda_bn_possible(d, ops, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batch norm not on cuDNN: %s", why);
+    jv_cuda_bn *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: batch norm plan: out of memory");
+    p->bwd = g->bwd, p->training = g->training, p->f64 = g->x.dtype == JV_DT_F64;
+    p->momentum = g->momentum, p->eps = g->eps;
+    p->ix = find_op(ops, "input"), p->iy = find_op(ops, "out"), p->iw = find_op(ops, "weight");
+    p->ib = find_op(ops, "bias"), p->irm = find_op(ops, "running_mean"), p->irv = find_op(ops, "running_var");
+    p->ism = find_op(ops, "save_mean"), p->isv = find_op(ops, "save_invstd"), p->idy = find_op(ops, "grad_out");
+    p->idx = find_op(ops, "grad_input"), p->idw = find_op(ops, "grad_weight"), p->idb = find_op(ops, "grad_bias");
+    const char *what = g->bwd ? "batch norm backward (cuDNN)" : "batch norm (cuDNN)";
+    jv_status st = JV_OK;
+    int cl = ops->o[p->ix].t.ndim >= 4 && !dense_in(&ops->o[p->ix].t, 0);
+    p->mode = g->training && cl ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT : CUDNN_BATCHNORM_SPATIAL;
+    if (p->ix < 0 || p->iw < 0 || (!g->bwd && (p->iy < 0 || p->ib < 0)) ||
+        (g->bwd && (p->idy < 0 || p->ism < 0 || p->isv < 0)) || (!g->training && (p->irm < 0 || p->irv < 0))) {
+        st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__, "cuda backend: %s: operands missing", what);
+        goto fail;
+    }
+    JV_CHECK_GOTO(tensor_desc(&p->xd, &ops->o[p->ix].t, what, err), st, fail);
+    JV_CHECK_GOTO(tensor_desc(&p->yd, &ops->o[g->bwd ? p->idy : p->iy].t, what, err), st, fail);
+    cudnnStatus_t ds = cudnnCreateTensorDescriptor(&p->bnd);
+    if (ds == CUDNN_STATUS_SUCCESS) ds = cudnnDeriveBNTensorDescriptor(p->bnd, p->xd, p->mode);
+    if (ds != CUDNN_STATUS_SUCCESS) {
+        st = DNN_FAIL_CALL(err, what, cudnnDeriveBNTensorDescriptor, ds);
+        goto fail;
+    }
+    if (g->bwd) {
+        /* cuDNN writes all three grads: scratch for those output_mask leaves out (dx has x's layout) */
+        const jv_tensor *x = &ops->o[p->ix].t;
+        if (p->idx < 0) p->dx_bytes = BN_ALIGN((size_t)jv_tensor_extent(x) * jv_dtype_size(x->dtype));
+        p->p_bytes = BN_ALIGN((size_t)g->c * (p->f64 ? 8 : 4));
+        *ws_need = p->dx_bytes + 2 * p->p_bytes;
+    }
+    *out = p;
+    return JV_OK;
+fail:
+    jv_cuda_bn_free(p);
+    return st;
+}
+
+jv_status jv_cuda_bn_run(cudnnHandle_t h, const jv_cuda_bn *p, void *const *bufs, void *ws, size_t ws_bytes,
+                         jv_err *err) {
+    float one_f = 1.0f, zero_f = 0.0f;
+    double one_d = 1.0, zero_d = 0.0;
+    const void *one = p->f64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *zero = p->f64 ? (const void *)&zero_d : (const void *)&zero_f;
+#define BUF(i) ((i) >= 0 ? bufs[i] : NULL)
+    if (!p->bwd && p->training) {
+        DNN_CALL(err, "batch norm training forward (cuDNN)",
+                 cudnnBatchNormalizationForwardTraining(h, p->mode, one, zero, p->xd, bufs[p->ix], p->yd, bufs[p->iy],
+                                                        p->bnd, bufs[p->iw], bufs[p->ib], p->momentum, BUF(p->irm),
+                                                        BUF(p->irv), p->eps, BUF(p->ism), BUF(p->isv)));
+    } else if (!p->bwd) {
+        DNN_CALL(err, "batch norm eval forward (cuDNN)",
+                 cudnnBatchNormalizationForwardInference(h, p->mode, one, zero, p->xd, bufs[p->ix], p->yd,
+                                                         bufs[p->iy], p->bnd, bufs[p->iw], bufs[p->ib], bufs[p->irm],
+                                                         bufs[p->irv], p->eps));
+    } else {
+        if (p->dx_bytes + 2 * p->p_bytes > ws_bytes)
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: batch norm backward: workspace too small");
+        char *w = ws;
+        void *dx = p->idx >= 0 ? bufs[p->idx] : w;
+        void *dw = p->idw >= 0 ? bufs[p->idw] : w + p->dx_bytes;
+        void *db = p->idb >= 0 ? bufs[p->idb] : w + p->dx_bytes + p->p_bytes;
+        /* dx has the input's strides (jv_batchnorm_operands), so x's descriptor describes it */
+        DNN_CALL(err, "batch norm backward (cuDNN)",
+                 cudnnBatchNormalizationBackward(h, p->mode, one, zero, one, zero, p->xd, bufs[p->ix], p->yd,
+                                                 bufs[p->idy], p->xd, dx, p->bnd, bufs[p->iw], dw, db, p->eps,
+                                                 bufs[p->ism], bufs[p->isv]));
+    }
+#undef BUF
+    return JV_OK;
+}

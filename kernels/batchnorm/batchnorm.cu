@@ -1,0 +1,879 @@
+/* batchnorm.cu: our batch-norm device kernels (CUDA or HIP through jv_gpu.h)
+ * and the C entry points of batchnorm_gpu.h. Semantics are those of
+ * batchnorm_ref.c.
+ *
+ * x is viewed as [N, C, HW] (NCHW: dense row-major) or [R = N*HW, C]
+ * (channels_last: dense with stride 1 on C). Every big kernel walks x in
+ * V-element vectors (16 bytes when the contiguous run allows, 8 bytes for
+ * fp16 / bf16 when only that divides it, else scalars; scalars too when a
+ * buffer is not 16-byte aligned):
+ *  - NCHW: block (c, g) of a 1-D grid of C*G blocks owns channel c; its
+ *    threads take vector j = g*B + tid + k*G*B of the channel's N*HW/V
+ *    vectors, tracked as (n, s) with an odometer (no division in the loop);
+ *  - NHWC: a block is tx threads along channel vectors by ty = B/tx threads
+ *    along rows; block (cb, g) owns channel vectors cb*tx .. cb*tx+tx-1 and
+ *    rows g*ty + y + k*G*ty.
+ * G is sized from the multiprocessor count so the grid fills the device even
+ * for few channels. Reductions: per-thread partials (Welford mean / M2 per
+ * lane for the statistics, plain float sums for the backward), merged over
+ * the block's rows in shared memory, written per (channel, g) to the
+ * workspace, then merged per channel in double by a finalize kernel (Chan's
+ * formula) that also writes the per-channel outputs and the coefficients of
+ * the elementwise pass.
+ * Passes: training forward = stats + finalize + normalize (3N bytes); eval
+ * forward = prep + normalize (2N); backward = prep + reduce + finalize +
+ * grad_input (5N; 3N for eval with grad_input only). */
+extern "C" {
+#include "batchnorm.h"
+#include "batchnorm_gpu.h"
+#include "jv_family.h"
+}
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jv_gpu.h"
+
+/* The runtime's "invalid value" code, returned for a call that is not
+ * supported (jv_gpu.h has no alias for it; same #if as there). */
+#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#define BN_ERR_INVALID ((int)hipErrorInvalidValue)
+#else
+#define BN_ERR_INVALID ((int)cudaErrorInvalidValue)
+#endif
+
+namespace {
+
+/* ---- storage ---- */
+
+enum { DT_F32 = 0, DT_F16 = 1, DT_BF16 = 2 };
+
+template <int DT> struct stor {
+    typedef unsigned short type; /* fp16 / bf16 bits */
+};
+template <> struct stor<DT_F32> {
+    typedef float type;
+};
+
+__device__ __forceinline__ float bits_to_float(float v, int) { return v; }
+__device__ __forceinline__ float bits_to_float(unsigned short v, int dt) {
+    if (dt == DT_F16) return __half2float(__ushort_as_half(v));
+    return __uint_as_float(((unsigned int)v) << 16);
+}
+
+template <int DT> __device__ __forceinline__ float to_f(typename stor<DT>::type v) { return bits_to_float(v, DT); }
+
+/* float -> bf16 bits, round to nearest even, NaN kept quiet (as jv_dtype_store) */
+__device__ __forceinline__ unsigned short f_to_bf16_bits(float f) {
+    unsigned int u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+
+template <int DT> __device__ __forceinline__ typename stor<DT>::type from_f(float v);
+template <> __device__ __forceinline__ float from_f<DT_F32>(float v) { return v; }
+template <> __device__ __forceinline__ unsigned short from_f<DT_F16>(float v) {
+    return __half_as_ushort(__float2half(v));
+}
+template <> __device__ __forceinline__ unsigned short from_f<DT_BF16>(float v) { return f_to_bf16_bits(v); }
+
+/* V storage elements, aligned to their size (V * sizeof is 16 or a scalar) */
+template <typename S, int V> struct alignas(sizeof(S) * V) vec {
+    S v[V];
+};
+
+/* A per-channel operand: base, dtype (DT_*), stride in elements; p NULL when absent. */
+struct pvec {
+    void *p;
+    int dt;
+    long long stride;
+};
+
+__device__ __forceinline__ double pv_load(pvec a, long long c, double def) {
+    if (!a.p) return def;
+    long long off = c * a.stride;
+    if (a.dt == DT_F32) return (double)((const float *)a.p)[off];
+    return (double)bits_to_float(((const unsigned short *)a.p)[off], a.dt);
+}
+
+__device__ __forceinline__ void pv_store(pvec a, long long c, double v) {
+    if (!a.p) return;
+    long long off = c * a.stride;
+    float f = (float)v;
+    if (a.dt == DT_F32)
+        ((float *)a.p)[off] = f;
+    else if (a.dt == DT_F16)
+        ((unsigned short *)a.p)[off] = __half_as_ushort(__float2half(f));
+    else
+        ((unsigned short *)a.p)[off] = f_to_bf16_bits(f);
+}
+
+/* ---- geometry ---- */
+
+constexpr int BLOCK = 256;  /* threads of the big kernels */
+constexpr int PER_SM = 4;   /* resident blocks per multiprocessor the grid is sized for (one wave) */
+/* vectors in flight per thread and step for a kernel reading IN big arrays:
+ * 64 bytes of fp32 (16-byte vectors or scalars), 32 bytes of fp16 / bf16
+ * vectors (register room for 8 lanes); halved per array with two inputs so
+ * that the 64 registers of __launch_bounds__(BLOCK, PER_SM) hold them. */
+template <int V, int IN> struct unroll {
+    static constexpr int one = V == 1 ? 8 : V == 4 ? 4 : 2;
+    static constexpr int n = IN == 1 ? one : (one / 2 > 0 ? one / 2 : 1);
+};
+constexpr int FIN = 64;    /* threads of the per-channel finalize kernels */
+
+/* What a big kernel needs to walk x (all counts in vectors of V elements). */
+struct geo {
+    int nhwc;
+    long long N, C, HWv; /* NCHW: batch, channels, vectors per plane */
+    long long R, Cv;     /* NHWC: rows, channel vectors per row */
+    long long G;         /* blocks per channel (block) group */
+    int tx_log2, tx;     /* NHWC threads along channel vectors (NCHW: 0, 1) */
+    long long step_n, step_s; /* NCHW: G*BLOCK split into planes and vectors */
+};
+
+/* The channel-block and row-group of this block, and the thread's position. */
+struct walker {
+    long long n, s;   /* NCHW odometer */
+    long long base;   /* NCHW: c*HWv; NHWC: channel vector cv */
+    long long plane;  /* NCHW: C*HWv */
+    long long r, step; /* NHWC: row, row step */
+    bool live;        /* NHWC: cv < Cv */
+
+    __device__ __forceinline__ bool next(const geo &g, long long &off) {
+        if (!g.nhwc) {
+            if (n >= g.N) return false;
+            off = n * plane + base + s;
+            s += g.step_s;
+            n += g.step_n;
+            if (s >= g.HWv) {
+                s -= g.HWv;
+                ++n;
+            }
+            return true;
+        }
+        if (!live || r >= g.R) return false;
+        off = r * g.Cv + base;
+        r += step;
+        return true;
+    }
+};
+
+/* Sets up the walker of this thread; cblk: NCHW channel / NHWC channel-vector block. */
+__device__ __forceinline__ walker make_walker(const geo &g, long long &cblk, int &ty_id, int &tx_id) {
+    long long b = (long long)blockIdx.x;
+    cblk = b / g.G;
+    long long grp = b - cblk * g.G;
+    int tid = (int)threadIdx.x;
+    tx_id = tid & (g.tx - 1);
+    ty_id = tid >> g.tx_log2;
+    walker w;
+    w.n = w.s = w.r = w.step = w.plane = 0;
+    w.live = true;
+    if (!g.nhwc) {
+        long long j0 = grp * BLOCK + tid;
+        w.n = j0 / g.HWv;
+        w.s = j0 - w.n * g.HWv;
+        w.base = cblk * g.HWv;
+        w.plane = g.C * g.HWv;
+    } else {
+        int ty = BLOCK >> g.tx_log2;
+        long long cv = cblk * g.tx + tx_id;
+        w.live = cv < g.Cv;
+        w.base = cv;
+        w.r = grp * ty + ty_id;
+        w.step = g.G * ty;
+    }
+    return w;
+}
+
+/* Chan's merge of (ma, m2a, na) with (mb, m2b, nb) into the first. */
+template <typename F> __device__ __forceinline__ void chan(F &ma, F &m2a, F &na, F mb, F m2b, F nb) {
+    if (nb == F(0)) return;
+    if (na == F(0)) {
+        ma = mb, m2a = m2b, na = nb;
+        return;
+    }
+    F n = na + nb, d = mb - ma, f = nb / n;
+    ma += d * f;
+    m2a += m2b + d * d * na * f;
+    na = n;
+}
+
+/* ---- statistics (training forward) ---- */
+
+/* Welford partials per (channel, g): ws[c*G + g] of mean, then C*G of M2, then C*G of counts. */
+template <int DT, int V>
+__global__ void __launch_bounds__(BLOCK, PER_SM) k_stats(geo g, const typename stor<DT>::type *__restrict__ x,
+                                                  float *__restrict__ part) {
+    typedef typename stor<DT>::type S;
+    constexpr int UNROLL = unroll<V, 1>::n;
+    __shared__ float sh_m[BLOCK * V], sh_q[BLOCK * V], sh_n[BLOCK];
+    long long cblk;
+    int ty_id, tx_id;
+    walker w = make_walker(g, cblk, ty_id, tx_id);
+    float mean[V], m2[V], cnt = 0.f;
+#pragma unroll
+    for (int i = 0; i < V; i++)
+        mean[i] = m2[i] = 0.f;
+    const vec<S, V> *xv = reinterpret_cast<const vec<S, V> *>(x);
+    for (;;) {
+        long long off[UNROLL];
+        bool ok[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            ok[u] = w.next(g, off[u]);
+        if (!ok[0]) break;
+        vec<S, V> a[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            if (ok[u]) a[u] = xv[off[u]];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!ok[u]) continue;
+            cnt += 1.f;
+            float r = 1.f / cnt;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                float v = to_f<DT>(a[u].v[i]);
+                float d = v - mean[i];
+                mean[i] += d * r;
+                m2[i] += d * (v - mean[i]);
+            }
+        }
+    }
+    /* merge over the block's rows (ty), per (tx, lane) */
+    int tid = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        sh_m[tid * V + i] = mean[i];
+        sh_q[tid * V + i] = m2[i];
+    }
+    sh_n[tid] = cnt;
+    __syncthreads();
+    int ty = BLOCK >> g.tx_log2;
+    for (int half = ty >> 1; half > 0; half >>= 1) {
+        if (ty_id < half) {
+            int o = tid + (half << g.tx_log2);
+            float na = sh_n[tid], nb = sh_n[o];
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                float ma = sh_m[tid * V + i], qa = sh_q[tid * V + i], n2 = na;
+                chan(ma, qa, n2, sh_m[o * V + i], sh_q[o * V + i], nb);
+                sh_m[tid * V + i] = ma;
+                sh_q[tid * V + i] = qa;
+            }
+            sh_n[tid] = na + nb;
+        }
+        __syncthreads();
+    }
+    if (ty_id != 0) return;
+    long long grp = (long long)blockIdx.x - cblk * g.G, cg = g.C * g.G;
+    float n0 = sh_n[tid];
+    if (!g.nhwc) {
+        float ma = sh_m[0], qa = sh_q[0], na = n0; /* every lane saw n0 values of channel cblk */
+        for (int i = 1; i < V; i++)
+            chan(ma, qa, na, sh_m[i], sh_q[i], n0);
+        long long k = cblk * g.G + grp;
+        part[k] = ma;
+        part[cg + k] = qa;
+        part[2 * cg + k] = na;
+        return;
+    }
+    long long cv = cblk * g.tx + tx_id;
+    if (cv >= g.Cv) return;
+    for (int i = 0; i < V; i++) {
+        long long k = (cv * V + i) * g.G + grp;
+        part[k] = sh_m[tid * V + i];
+        part[cg + k] = sh_q[tid * V + i];
+        part[2 * cg + k] = n0;
+    }
+}
+
+/* Per-channel arguments of the finalize / prep kernels. */
+struct chan_args {
+    pvec w, b, rm, rv, sm, sv; /* weight, bias, running_mean/var, save_mean/invstd */
+    pvec gw, gb;               /* grad_weight, grad_bias */
+    long long C, G, M;         /* channels, partials per channel, values per channel */
+    double eps, momentum;
+    int training;
+};
+
+/* Coefficients per channel, each an array of C floats in coef: 0 mean, 1 scale, 2 shift (or k1), 3 k2. */
+
+/* One block of FIN threads per channel: merges the G Welford partials in double. */
+__global__ void __launch_bounds__(FIN) k_fwd_finalize(chan_args a, const float *__restrict__ part,
+                                                       float *__restrict__ coef) {
+    __shared__ double s_m[FIN], s_q[FIN], s_n[FIN];
+    long long c = (long long)blockIdx.x;
+    int t = (int)threadIdx.x;
+    long long cg = a.C * a.G;
+    double m = 0, q = 0, n = 0;
+    for (long long k = t; k < a.G; k += FIN) {
+        long long o = c * a.G + k;
+        chan(m, q, n, (double)part[o], (double)part[cg + o], (double)part[2 * cg + o]);
+    }
+    s_m[t] = m, s_q[t] = q, s_n[t] = n;
+    __syncthreads();
+    for (int half = FIN / 2; half > 0; half >>= 1) {
+        if (t < half) {
+            double ma = s_m[t], qa = s_q[t], na = s_n[t];
+            chan(ma, qa, na, s_m[t + half], s_q[t + half], s_n[t + half]);
+            s_m[t] = ma, s_q[t] = qa, s_n[t] = na;
+        }
+        __syncthreads();
+    }
+    if (t != 0) return;
+    double cnt = (double)a.M, mean = s_m[0], var = s_q[0] / cnt;
+    if (var < 0) var = 0;
+    double invstd = 1.0 / sqrt(var + a.eps);
+    double w = pv_load(a.w, c, 1.0), b = pv_load(a.b, c, 0.0);
+    coef[c] = (float)mean;
+    coef[a.C + c] = (float)(invstd * w);
+    coef[2 * a.C + c] = (float)b;
+    pv_store(a.sm, c, mean);
+    pv_store(a.sv, c, invstd);
+    if (a.rm.p) {
+        double mo = a.momentum;
+        double unbiased = a.M > 1 ? var * cnt / (cnt - 1.0) : __longlong_as_double(0x7ff8000000000000LL);
+        double rm = pv_load(a.rm, c, 0.0), rv = pv_load(a.rv, c, 0.0);
+        pv_store(a.rm, c, (1 - mo) * rm + mo * mean);
+        pv_store(a.rv, c, (1 - mo) * rv + mo * unbiased);
+    }
+}
+
+/* Eval forward: coefficients from the running statistics (one thread per channel). */
+__global__ void k_eval_prep(chan_args a, float *__restrict__ coef) {
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= a.C) return;
+    double mean = pv_load(a.rm, c, 0.0), invstd = 1.0 / sqrt(pv_load(a.rv, c, 1.0) + a.eps);
+    coef[c] = (float)mean;
+    coef[a.C + c] = (float)(invstd * pv_load(a.w, c, 1.0));
+    coef[2 * a.C + c] = (float)pv_load(a.b, c, 0.0);
+}
+
+/* mean and invstd of a backward: saved statistics in training, running ones in eval */
+__device__ __forceinline__ void bwd_stats(const chan_args &a, long long c, double &mean, double &invstd) {
+    if (a.training) {
+        mean = pv_load(a.sm, c, 0.0);
+        invstd = pv_load(a.sv, c, 1.0);
+    } else {
+        mean = pv_load(a.rm, c, 0.0);
+        invstd = 1.0 / sqrt(pv_load(a.rv, c, 1.0) + a.eps);
+    }
+}
+
+/* Backward: the mean the reduction subtracts (one thread per channel). */
+__global__ void k_bwd_prep(chan_args a, float *__restrict__ coef) {
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= a.C) return;
+    double mean, invstd;
+    bwd_stats(a, c, mean, invstd);
+    coef[c] = (float)mean;
+}
+
+/* ---- backward reduction: sum(dy), sum(dy * (x - mean)) ---- */
+
+/* Partials per (channel, g): part[c*G + g] of sum(dy), then C*G of sum(dy*(x - mean)). */
+template <int DT, int V>
+__global__ void __launch_bounds__(BLOCK, PER_SM) k_bwd_reduce(geo g, const typename stor<DT>::type *__restrict__ x,
+                                                       const typename stor<DT>::type *__restrict__ dy,
+                                                       const float *__restrict__ coef, float *__restrict__ part) {
+    typedef typename stor<DT>::type S;
+    constexpr int UNROLL = unroll<V, 2>::n;
+    __shared__ float sh_a[BLOCK * V], sh_b[BLOCK * V];
+    long long cblk;
+    int ty_id, tx_id;
+    walker w = make_walker(g, cblk, ty_id, tx_id);
+    float mean[V], sa[V], sb[V];
+    long long cv = cblk * g.tx + tx_id;
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        sa[i] = sb[i] = 0.f;
+        long long ch = g.nhwc ? cv * V + i : cblk;
+        mean[i] = (g.nhwc && cv >= g.Cv) ? 0.f : coef[ch];
+    }
+    const vec<S, V> *xv = reinterpret_cast<const vec<S, V> *>(x);
+    const vec<S, V> *gv = reinterpret_cast<const vec<S, V> *>(dy);
+    for (;;) {
+        long long off[UNROLL];
+        bool ok[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            ok[u] = w.next(g, off[u]);
+        if (!ok[0]) break;
+        vec<S, V> a[UNROLL], b[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            if (ok[u]) {
+                a[u] = xv[off[u]];
+                b[u] = gv[off[u]];
+            }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!ok[u]) continue;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                float d = to_f<DT>(b[u].v[i]);
+                sa[i] += d;
+                sb[i] += d * (to_f<DT>(a[u].v[i]) - mean[i]);
+            }
+        }
+    }
+    int tid = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        sh_a[tid * V + i] = sa[i];
+        sh_b[tid * V + i] = sb[i];
+    }
+    __syncthreads();
+    int ty = BLOCK >> g.tx_log2;
+    for (int half = ty >> 1; half > 0; half >>= 1) {
+        if (ty_id < half) {
+            int o = tid + (half << g.tx_log2);
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                sh_a[tid * V + i] += sh_a[o * V + i];
+                sh_b[tid * V + i] += sh_b[o * V + i];
+            }
+        }
+        __syncthreads();
+    }
+    if (ty_id != 0) return;
+    long long grp = (long long)blockIdx.x - cblk * g.G, cg = g.C * g.G;
+    if (!g.nhwc) {
+        float ta = 0.f, tb = 0.f;
+        for (int i = 0; i < V; i++)
+            ta += sh_a[i], tb += sh_b[i];
+        long long k = cblk * g.G + grp;
+        part[k] = ta;
+        part[cg + k] = tb;
+        return;
+    }
+    if (cv >= g.Cv) return;
+    for (int i = 0; i < V; i++) {
+        long long k = (cv * V + i) * g.G + grp;
+        part[k] = sh_a[tid * V + i];
+        part[cg + k] = sh_b[tid * V + i];
+    }
+}
+
+/* One block of FIN threads per channel: sums the G partials in double, writes
+ * grad_weight / grad_bias and the grad_input coefficients. */
+__global__ void __launch_bounds__(FIN) k_bwd_finalize(chan_args a, const float *__restrict__ part,
+                                                       float *__restrict__ coef) {
+    __shared__ double s_a[FIN], s_b[FIN];
+    long long c = (long long)blockIdx.x;
+    int t = (int)threadIdx.x;
+    long long cg = a.C * a.G;
+    double sa = 0, sb = 0;
+    for (long long k = t; k < a.G; k += FIN) {
+        sa += (double)part[c * a.G + k];
+        sb += (double)part[cg + c * a.G + k];
+    }
+    s_a[t] = sa, s_b[t] = sb;
+    __syncthreads();
+    for (int half = FIN / 2; half > 0; half >>= 1) {
+        if (t < half) {
+            s_a[t] += s_a[t + half];
+            s_b[t] += s_b[t + half];
+        }
+        __syncthreads();
+    }
+    if (t != 0) return;
+    double mean, invstd;
+    bwd_stats(a, c, mean, invstd);
+    double sum_dy = s_a[0], sum_dyxm = s_b[0];
+    double scale = pv_load(a.w, c, 1.0) * invstd;
+    pv_store(a.gw, c, sum_dyxm * invstd);
+    pv_store(a.gb, c, sum_dy);
+    double cnt = a.M > 0 ? (double)a.M : 1.0;
+    coef[c] = (float)mean;
+    coef[a.C + c] = (float)scale;
+    coef[2 * a.C + c] = (float)(-scale * sum_dy / cnt);
+    coef[3 * a.C + c] = (float)(-scale * invstd * invstd * sum_dyxm / cnt);
+}
+
+/* ---- the elementwise pass ---- */
+
+enum { EW_FWD = 0, EW_BWD_TRAIN = 1, EW_BWD_EVAL = 2 };
+
+/* EW_FWD: out = (x - mean) * scale + shift; EW_BWD_TRAIN: out = scale*dy + k1 + k2*(x - mean);
+ * EW_BWD_EVAL: out = scale * dy (x unread). */
+template <int DT, int V, int MODE>
+__global__ void __launch_bounds__(BLOCK, PER_SM) k_apply(geo g, const typename stor<DT>::type *__restrict__ x,
+                                                  const typename stor<DT>::type *__restrict__ dy,
+                                                  const float *__restrict__ coef,
+                                                  typename stor<DT>::type *__restrict__ out) {
+    typedef typename stor<DT>::type S;
+    constexpr int UNROLL = unroll<V, (MODE == EW_BWD_TRAIN ? 2 : 1)>::n;
+    long long cblk;
+    int ty_id, tx_id;
+    walker w = make_walker(g, cblk, ty_id, tx_id);
+    long long cv = cblk * g.tx + tx_id;
+    if (g.nhwc && cv >= g.Cv) return;
+    float mean[V], scale[V], k1[V], k2[V];
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        long long ch = g.nhwc ? cv * V + i : cblk;
+        mean[i] = coef[ch];
+        scale[i] = coef[g.C + ch];
+        k1[i] = coef[2 * g.C + ch];
+        k2[i] = MODE == EW_BWD_TRAIN ? coef[3 * g.C + ch] : 0.f;
+    }
+    const vec<S, V> *xv = reinterpret_cast<const vec<S, V> *>(x);
+    const vec<S, V> *gv = reinterpret_cast<const vec<S, V> *>(dy);
+    vec<S, V> *ov = reinterpret_cast<vec<S, V> *>(out);
+    for (;;) {
+        long long off[UNROLL];
+        bool ok[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            ok[u] = w.next(g, off[u]);
+        if (!ok[0]) break;
+        vec<S, V> a[UNROLL], b[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            if (ok[u]) {
+                if (MODE != EW_BWD_EVAL) a[u] = xv[off[u]];
+                if (MODE != EW_FWD) b[u] = gv[off[u]];
+            }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (!ok[u]) continue;
+            vec<S, V> r;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                float v;
+                if (MODE == EW_FWD)
+                    v = (to_f<DT>(a[u].v[i]) - mean[i]) * scale[i] + k1[i];
+                else if (MODE == EW_BWD_TRAIN)
+                    v = scale[i] * to_f<DT>(b[u].v[i]) + k1[i] + k2[i] * (to_f<DT>(a[u].v[i]) - mean[i]);
+                else
+                    v = scale[i] * to_f<DT>(b[u].v[i]);
+                r.v[i] = from_f<DT>(v);
+            }
+            ov[off[u]] = r;
+        }
+    }
+}
+
+/* ---- host side ---- */
+
+int set_why(char *why, size_t cap, const char *msg) {
+    if (why && cap) snprintf(why, cap, "%s", msg);
+    return 0;
+}
+
+int dt_code(jv_dtype t) {
+    switch (t) {
+    case JV_DT_F32: return DT_F32;
+    case JV_DT_F16: return DT_F16;
+    case JV_DT_BF16: return DT_BF16;
+    default: return -1;
+    }
+}
+
+const jv_operand *find_op(const jv_operands *ops, const char *name, int *index) {
+    for (int i = 0; i < ops->n; i++)
+        if (!strcmp(ops->o[i].name, name)) {
+            if (index) *index = i;
+            return &ops->o[i];
+        }
+    return NULL;
+}
+
+/* 1 when t (x's shape) is dense NCHW: row-major strides on every dim of size > 1 */
+bool is_nchw(const jv_tensor *t) {
+    if (!t->has_strides) return true;
+    long long s = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] > 1 && t->strides[d] != s) return false;
+        s *= t->shape[d];
+    }
+    return true;
+}
+
+/* 1 when t is dense channels_last: C innermost, then the spatial dims from the last, then N */
+bool is_nhwc(const jv_tensor *t) {
+    if (!t->has_strides) return t->ndim == 2 || jv_tensor_numel(t) <= 1;
+    long long s = 1;
+    if (t->shape[1] > 1 && t->strides[1] != 1) return false;
+    s = t->shape[1];
+    for (int d = t->ndim - 1; d >= 2; d--) {
+        if (t->shape[d] > 1 && t->strides[d] != s) return false;
+        s *= t->shape[d];
+    }
+    return t->shape[0] <= 1 || t->strides[0] == s;
+}
+
+bool same_shape(const jv_tensor *a, const jv_tensor *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
+/* Everything a call needs, from the descriptor and the operands. */
+struct plan {
+    const jv_batchnorm_desc *g;
+    int ix, iw, ib, irm, irv, iout, ism, isv, idy, idx, igw, igb; /* operand indices, -1 when absent */
+    int dt;                                                      /* x's DT_* */
+    long long N, C, HW, M;                                       /* M = N*HW values per channel */
+    int nhwc, V;
+    int big; /* the big kernels run (M > 0 and C > 0) */
+    geo geom;
+    size_t coef_bytes, part_bytes;
+};
+
+size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* Fills p; 0 with a reason in why when the call is not supported. scalar:
+ * no vector accesses (for buffers that are not 16-byte aligned). */
+int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, plan *p, char *why, size_t cap) {
+    memset(p, 0, sizeof *p);
+    if (!d || !ops) return set_why(why, cap, "no descriptor or operands");
+    if (d->family < 0 || d->family >= jv_family_count() || jv_family_get(d->family) != &jv_batchnorm_family)
+        return set_why(why, cap, "not a batch-norm call");
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    p->g = g;
+    int *slots[] = {&p->ix, &p->iw, &p->ib, &p->irm, &p->irv, &p->iout, &p->ism, &p->isv, &p->idy, &p->idx,
+                    &p->igw, &p->igb};
+    const char *names[] = {"input",     "weight",      "bias",     "running_mean", "running_var", "out",
+                           "save_mean", "save_invstd", "grad_out", "grad_input",   "grad_weight", "grad_bias"};
+    for (int i = 0; i < 12; i++) {
+        *slots[i] = -1;
+        find_op(ops, names[i], slots[i]);
+    }
+    if (p->ix < 0) return set_why(why, cap, "no 'input' operand");
+    const jv_tensor *x = &ops->o[p->ix].t;
+    if (x->ndim < 2) return set_why(why, cap, "input has fewer than 2 dims");
+    p->dt = dt_code(x->dtype);
+    if (p->dt < 0) return set_why(why, cap, "input dtype is not fp32, fp16 or bf16");
+    long long numel = jv_tensor_numel(x);
+    if (numel < 0) return set_why(why, cap, "input size overflows");
+    p->N = x->shape[0];
+    p->C = x->shape[1];
+    p->HW = 1;
+    for (int i = 2; i < x->ndim; i++) {
+        if (x->shape[i] < 0 || (x->shape[i] > 0 && p->HW > 0x7fffffffffffffffLL / x->shape[i]))
+            return set_why(why, cap, "input size overflows");
+        p->HW *= x->shape[i];
+    }
+    p->M = p->C > 0 ? p->N * p->HW : 0; /* numel fits int64, so does N*HW when C > 0 */
+    if (p->C > 0x7fffffffLL) return set_why(why, cap, "too many channels");
+    /* per-channel operands: [C], fp32 or x's dtype */
+    int vecs[] = {p->iw, p->ib, p->irm, p->irv, p->ism, p->isv, p->igw, p->igb};
+    for (int i = 0; i < 8; i++) {
+        if (vecs[i] < 0) continue;
+        const jv_tensor *t = &ops->o[vecs[i]].t;
+        if (t->ndim != 1 || t->shape[0] != p->C) return set_why(why, cap, "a per-channel operand does not hold C");
+        if (t->dtype != JV_DT_F32 && t->dtype != x->dtype)
+            return set_why(why, cap, "a per-channel operand is neither fp32 nor the input's dtype");
+    }
+    if ((p->irm < 0) != (p->irv < 0)) return set_why(why, cap, "running_mean and running_var come together");
+    /* layout: channels_last when it fits and HW > 1 or C > 1 calls for rows of C */
+    bool nchw = is_nchw(x), nhwc = is_nhwc(x);
+    if (!nchw && !nhwc) return set_why(why, cap, "input layout is neither dense NCHW nor channels_last");
+    p->nhwc = nhwc && (!nchw || (p->HW == 1 && p->C > 1));
+    /* the other big tensors: same shape, dtype and layout as x */
+    int bigs[] = {p->iout, p->idy, p->idx};
+    for (int i = 0; i < 3; i++) {
+        if (bigs[i] < 0) continue;
+        const jv_tensor *t = &ops->o[bigs[i]].t;
+        if (!same_shape(t, x)) return set_why(why, cap, "out / grad_out / grad_input is not of the input's shape");
+        if (t->dtype != x->dtype) return set_why(why, cap, "out / grad_out / grad_input dtype differs from the input's");
+        if (p->nhwc ? !is_nhwc(t) : !is_nchw(t))
+            return set_why(why, cap, "out / grad_out / grad_input layout differs from the input's");
+    }
+    if (!g->bwd) {
+        if (p->iout < 0) return set_why(why, cap, "no 'out' operand");
+        if (!g->training && p->irm < 0) return set_why(why, cap, "eval batch norm without running statistics");
+        if (g->training && p->M == 0 && p->C > 0) return set_why(why, cap, "training batch norm over an empty batch");
+    } else {
+        if (p->idy < 0) return set_why(why, cap, "no 'grad_out' operand");
+        if (g->training && (p->ism < 0 || p->isv < 0))
+            return set_why(why, cap, "training backward without save_mean / save_invstd");
+        if (!g->training && p->irm < 0) return set_why(why, cap, "eval backward without running statistics");
+    }
+    if (sms < 1) sms = 1;
+    /* vector width: 16 bytes when the contiguous run (HW or C) allows, 8 for 2-byte types, else scalars */
+    int esz = p->dt == DT_F32 ? 4 : 2;
+    int vmax = 16 / esz;
+    long long run = p->nhwc ? p->C : p->HW;
+    p->V = 1;
+    if (!scalar && run > 0) {
+        if (run % vmax == 0)
+            p->V = vmax;
+        else if (vmax == 8 && run % 4 == 0)
+            p->V = 4; /* fp16 / bf16 in 8-byte vectors (HW = 14x14, C = 100, ...) */
+    }
+    p->big = p->M > 0 && p->C > 0;
+    geo &q = p->geom;
+    q.nhwc = p->nhwc;
+    q.N = p->N;
+    q.C = p->C;
+    q.tx = 1;
+    q.tx_log2 = 0;
+    long long cblocks, work; /* channel blocks; row steps of one block to cover a channel block */
+    if (!p->nhwc) {
+        q.HWv = p->HW / p->V;
+        cblocks = p->C;
+        work = p->big ? (p->N * q.HWv + BLOCK - 1) / BLOCK : 0;
+    } else {
+        q.R = p->M;
+        q.Cv = p->C / p->V;
+        while (q.tx < 32 && q.tx < q.Cv) {
+            q.tx <<= 1;
+            q.tx_log2++;
+        }
+        cblocks = (q.Cv + q.tx - 1) / q.tx;
+        long long ty = BLOCK >> q.tx_log2;
+        work = p->big ? (q.R + ty - 1) / ty : 0;
+    }
+    long long target = (long long)sms * PER_SM;
+    long long G = p->big ? (target + cblocks - 1) / cblocks : 0;
+    if (G > work) G = work;
+    if (p->big && G < 1) G = 1;
+    if (p->big && cblocks * G > 0x7fffffffLL) return set_why(why, cap, "grid too large");
+    q.G = G;
+    q.step_n = q.step_s = 0;
+    if (!p->nhwc && p->big) {
+        long long step = G * BLOCK;
+        q.step_n = step / q.HWv;
+        q.step_s = step - q.step_n * q.HWv;
+    }
+    p->coef_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * 4 * sizeof(float));
+    p->part_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * (size_t)(G > 0 ? G : 1) * 3 * sizeof(float));
+    return 1;
+}
+
+pvec pv(const jv_operands *ops, void *const *bufs, int i) {
+    pvec r;
+    r.p = NULL;
+    r.dt = DT_F32;
+    r.stride = 1;
+    if (i < 0) return r;
+    r.p = bufs[i];
+    r.dt = dt_code(ops->o[i].t.dtype);
+    r.stride = ops->o[i].t.has_strides ? ops->o[i].t.strides[0] : 1;
+    return r;
+}
+
+int grid_of(const plan &p) { return (int)((p.nhwc ? (p.geom.Cv + p.geom.tx - 1) / p.geom.tx : p.C) * p.geom.G); }
+
+template <int DT, int V>
+int launch_big(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
+               jv_gpuStream_t st) {
+    typedef typename stor<DT>::type S;
+    int grid = grid_of(p);
+    const S *xs = (const S *)x, *gs = (const S *)dy;
+    S *os = (S *)out;
+    switch (what) {
+    case 0: k_stats<DT, V><<<grid, BLOCK, 0, st>>>(p.geom, xs, part); break;
+    case 1: k_bwd_reduce<DT, V><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, part); break;
+    case 2: k_apply<DT, V, EW_FWD><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
+    case 3: k_apply<DT, V, EW_BWD_TRAIN><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
+    default: k_apply<DT, V, EW_BWD_EVAL><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
+    }
+    return JV_GPU_LAUNCH_STATUS();
+}
+
+/* what: 0 stats, 1 backward reduce, 2 normalize, 3 grad_input (training), 4 grad_input (eval) */
+template <int DT>
+int launch_dt(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
+              jv_gpuStream_t st) {
+    constexpr int VMAX = 16 / sizeof(typename stor<DT>::type);
+    if (p.V == VMAX) return launch_big<DT, VMAX>(p, what, x, dy, coef, part, out, st);
+    if (VMAX == 8 && p.V == 4) return launch_big<DT, (VMAX == 8 ? 4 : VMAX)>(p, what, x, dy, coef, part, out, st);
+    return launch_big<DT, 1>(p, what, x, dy, coef, part, out, st);
+}
+
+int launch(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
+           jv_gpuStream_t st) {
+    if (!p.big) return 0;
+    switch (p.dt) {
+    case DT_F32: return launch_dt<DT_F32>(p, what, x, dy, coef, part, out, st);
+    case DT_F16: return launch_dt<DT_F16>(p, what, x, dy, coef, part, out, st);
+    default: return launch_dt<DT_BF16>(p, what, x, dy, coef, part, out, st);
+    }
+}
+
+} // namespace
+
+extern "C" int jv_gpu_batchnorm_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    plan p;
+    return make_plan(d, ops, 1, 0, &p, why, cap);
+}
+
+extern "C" size_t jv_gpu_batchnorm_workspace(const jv_desc *d, const jv_operands *ops, int sms) {
+    /* the larger of the vector and the scalar plans (the scalar one runs on unaligned buffers) */
+    plan p, q;
+    if (!make_plan(d, ops, sms, 0, &p, NULL, 0) || !make_plan(d, ops, sms, 1, &q, NULL, 0)) return 0;
+    size_t a = p.coef_bytes + p.part_bytes, b = q.coef_bytes + q.part_bytes;
+    return a > b ? a : b;
+}
+
+extern "C" int jv_gpu_batchnorm(const jv_desc *d, const jv_operands *ops, void *const *bufs, void *workspace,
+                                int sms, void *stream) {
+    plan p;
+    char why[160];
+    if (!make_plan(d, ops, sms, 0, &p, why, sizeof why)) return BN_ERR_INVALID;
+    if (!workspace || !bufs) return BN_ERR_INVALID;
+    if (p.V > 1) {
+        int big[] = {p.ix, p.iout, p.idy, p.idx};
+        bool aligned = true;
+        for (int i = 0; i < 4; i++)
+            if (big[i] >= 0 && ((uintptr_t)bufs[big[i]] & 15u)) aligned = false;
+        if (!aligned && !make_plan(d, ops, sms, 1, &p, why, sizeof why)) return BN_ERR_INVALID;
+    }
+    jv_gpuStream_t st = (jv_gpuStream_t)stream;
+    const jv_batchnorm_desc *g = p.g;
+    float *coef = (float *)workspace;
+    float *part = (float *)((char *)workspace + p.coef_bytes);
+    chan_args a;
+    memset(&a, 0, sizeof a);
+    a.w = pv(ops, bufs, p.iw);
+    a.b = pv(ops, bufs, p.ib);
+    a.rm = pv(ops, bufs, p.irm);
+    a.rv = pv(ops, bufs, p.irv);
+    a.sm = pv(ops, bufs, p.ism);
+    a.sv = pv(ops, bufs, p.isv);
+    a.gw = pv(ops, bufs, p.igw);
+    a.gb = pv(ops, bufs, p.igb);
+    a.C = p.C;
+    a.G = p.geom.G;
+    a.M = p.M;
+    a.eps = g->eps;
+    a.momentum = g->momentum;
+    a.training = g->training;
+    if (p.C == 0) return 0;
+    const void *x = bufs[p.ix];
+    int cgrid = (int)((p.C + 255) / 256);
+    int rc;
+    if (!g->bwd) {
+        void *out = bufs[p.iout];
+        if (g->training) {
+            if ((rc = launch(p, 0, x, NULL, coef, part, NULL, st))) return rc;
+            k_fwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
+        } else {
+            k_eval_prep<<<cgrid, 256, 0, st>>>(a, coef);
+        }
+        if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
+        return launch(p, 2, x, NULL, coef, part, out, st);
+    }
+    const void *dy = bufs[p.idy];
+    bool need_reduce = (p.idx >= 0 && g->training) || p.igw >= 0 || p.igb >= 0;
+    if (!need_reduce) a.G = 0; /* the finalize sums nothing: grad_input coefficients only */
+    if (need_reduce) {
+        k_bwd_prep<<<cgrid, 256, 0, st>>>(a, coef);
+        if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
+        if ((rc = launch(p, 1, x, dy, coef, part, NULL, st))) return rc;
+    }
+    k_bwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
+    if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
+    if (p.idx < 0) return 0;
+    return launch(p, g->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
+}

@@ -1,0 +1,825 @@
+/* elementwise.cu: the device kernels of the elementwise families and the
+ * BabelStream-style baseline kernels (CUDA or HIP, through jv_gpu.h).
+ *
+ * Elementwise: every call computes in float (PyTorch's opmath for fp32, fp16
+ * and bf16) with the semantics of elementwise_ref.c, loading fp32, fp16,
+ * bf16, bool and uint8 inputs and storing fp32, fp16, bf16 or bool. Operand
+ * slots (in[0..2] of the descriptor) are mapped to operands exactly as
+ * jv_elementwise_operands lists them. Two kernels:
+ *  - dense: the output is dense (any permutation of a contiguous layout) and
+ *    every tensor operand either has the output's strides and dtype or holds a
+ *    single element (0-d, broadcast): one flat loop over memory with 16-byte
+ *    loads and stores when every pointer is 16-byte aligned, a scalar tail
+ *    otherwise; instantiated per storage type (fp32, fp16, bf16);
+ *  - strided: anything else. Dims are ordered by the output's strides, size-1
+ *    dims dropped and dims contiguous for every operand merged (as the CPU
+ *    reference does); each output element's multi-index is recovered by
+ *    division and turned into per-operand offsets with broadcast strides (0 on
+ *    broadcast dims). 32-bit index math when every index fits, 64-bit
+ *    otherwise.
+ * The op is a small switch inside the kernels (one dispatch per vector of
+ * elements), so there are five elementwise kernels in all. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jv_gpu.h"
+
+extern "C" {
+#include "elementwise.h"
+#include "jv_family.h"
+}
+#include "elementwise_gpu.h"
+
+#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#define jv_gpuMemsetAsync hipMemsetAsync
+#define jv_gpuErrorInvalidValue hipErrorInvalidValue
+#define EW_SHFL_DOWN(v, delta) __shfl_down((v), (delta))
+#else
+#define jv_gpuMemsetAsync cudaMemsetAsync
+#define jv_gpuErrorInvalidValue cudaErrorInvalidValue
+#define EW_SHFL_DOWN(v, delta) __shfl_down_sync(0xffffffffu, (v), (delta))
+#endif
+
+#define EW_THREADS 256      /* threads per block of every kernel here */
+#define EW_BLOCKS_PER_SM 8  /* 8 x 256 = 2048 resident threads per SM (H100, A100) */
+
+/* ---- storage types ---- */
+
+enum { EW_F32 = 0, EW_F16, EW_BF16, EW_BOOL, EW_U8 };
+
+/* What an operand slot is on the device. */
+enum {
+    EW_CONST = 0, /* a Scalar or an absent operand: cval */
+    EW_DENSE,     /* dense kernel: the output's strides and dtype */
+    EW_SINGLE,    /* dense kernel: one element (offset 0), read once per thread */
+    EW_STRIDED    /* strided kernel: a tensor with broadcast strides */
+};
+
+static __device__ __forceinline__ float ew_f16_to_float(uint16_t b) {
+    jv_half h;
+    memcpy(&h, &b, sizeof b);
+    return jv_half_to_float(h);
+}
+
+static __device__ __forceinline__ uint16_t ew_float_to_f16(float f) {
+    jv_half h = jv_float_to_half(f); /* round to nearest even */
+    uint16_t b;
+    memcpy(&b, &h, sizeof b);
+    return b;
+}
+
+/* bfloat16 by its bits (the same on both platforms; as jv_dtype.c rounds:
+ * nearest even, NaN kept quiet) */
+static __device__ __forceinline__ float ew_bf16_to_float(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
+
+static __device__ __forceinline__ uint16_t ew_float_to_bf16(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* element off of a buffer of storage type dt, as a float */
+static __device__ __forceinline__ float ew_load(int dt, const void *base, int64_t off) {
+    switch (dt) {
+    case EW_F32: return static_cast<const float *>(base)[off];
+    case EW_F16: return ew_f16_to_float(static_cast<const uint16_t *>(base)[off]);
+    case EW_BF16: return ew_bf16_to_float(static_cast<const uint16_t *>(base)[off]);
+    case EW_BOOL: return static_cast<const uint8_t *>(base)[off] != 0 ? 1.0f : 0.0f;
+    default: return (float)static_cast<const uint8_t *>(base)[off];
+    }
+}
+
+/* element off of a buffer of storage type dt (an output type) = v rounded */
+static __device__ __forceinline__ void ew_store(int dt, void *base, int64_t off, float v) {
+    switch (dt) {
+    case EW_F32: static_cast<float *>(base)[off] = v; break;
+    case EW_F16: static_cast<uint16_t *>(base)[off] = ew_float_to_f16(v); break;
+    case EW_BF16: static_cast<uint16_t *>(base)[off] = ew_float_to_bf16(v); break;
+    default: static_cast<uint8_t *>(base)[off] = v != 0.0f ? 1 : 0; break; /* bool; NaN is true */
+    }
+}
+
+/* a 16-bit word of storage type DT as a float */
+template <int DT> static __device__ __forceinline__ float ew_cvt16(uint32_t bits) {
+    if constexpr (DT == EW_F16) return ew_f16_to_float((uint16_t)bits);
+    else return ew_bf16_to_float((uint16_t)bits);
+}
+
+template <int DT> static __device__ __forceinline__ uint32_t ew_pack16(float v) {
+    if constexpr (DT == EW_F16) return ew_float_to_f16(v);
+    else return ew_float_to_bf16(v);
+}
+
+/* elements per 16-byte vector */
+template <int DT> struct ew_vec {
+    static constexpr int n = DT == EW_F32 ? 4 : 8;
+};
+
+/* dst[0..V-1] = the V elements of vector i (16 bytes) of base */
+template <int DT> static __device__ __forceinline__ void ew_load_vec(const void *base, int64_t i, float *dst) {
+    const uint4 u = static_cast<const uint4 *>(base)[i];
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+    if constexpr (DT == EW_F32) {
+#pragma unroll
+        for (int j = 0; j < 4; j++) dst[j] = __uint_as_float(w[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            dst[2 * j] = ew_cvt16<DT>(w[j] & 0xffffu); /* little endian: the lower address is the low half */
+            dst[2 * j + 1] = ew_cvt16<DT>(w[j] >> 16);
+        }
+    }
+}
+
+template <int DT> static __device__ __forceinline__ void ew_store_vec(void *base, int64_t i, const float *v) {
+    uint32_t w[4];
+    if constexpr (DT == EW_F32) {
+#pragma unroll
+        for (int j = 0; j < 4; j++) w[j] = __float_as_uint(v[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++) w[j] = ew_pack16<DT>(v[2 * j]) | (ew_pack16<DT>(v[2 * j + 1]) << 16);
+    }
+    static_cast<uint4 *>(base)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* ---- the math ---- */
+
+/* Everything a kernel needs besides geometry (passed by value). */
+struct ew_params {
+    void *out;
+    const void *in[3];
+    int op;        /* jv_ew_op */
+    int out_dt;    /* EW_F32 / EW_F16 / EW_BF16 / EW_BOOL */
+    int kind[3];   /* EW_CONST / EW_DENSE / EW_SINGLE / EW_STRIDED */
+    int dt[3];     /* storage type of a tensor slot */
+    float cval[3]; /* EW_CONST: the slot's value */
+    float alpha, lo, hi, slope, value, nanv, posinf, neginf;
+    float thr;     /* threshold_backward: the largest float <= the threshold (the same test as in double) */
+    int gelu_tanh, rounding;
+};
+
+static __device__ __forceinline__ float ew_max_nan(float a, float b) {
+    return (a != a || b != b) ? __int_as_float(0x7fc00000) : a > b ? a : b;
+}
+
+static __device__ __forceinline__ float ew_min_nan(float a, float b) {
+    return (a != a || b != b) ? __int_as_float(0x7fc00000) : a < b ? a : b;
+}
+
+static __device__ __forceinline__ float ew_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+#define EW_SQRT1_2 0.70710678118654752440f     /* 1/sqrt(2) */
+#define EW_INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2*pi) */
+#define EW_SQRT_2_PI 0.79788456080286535588f    /* sqrt(2/pi) */
+#define EW_GELU_K 0.044715f
+
+static __device__ __forceinline__ float ew_gelu(float x, int tanh_form) {
+    if (tanh_form) return 0.5f * x * (1.0f + tanhf(EW_SQRT_2_PI * (x + EW_GELU_K * x * x * x)));
+    return 0.5f * x * (1.0f + erff(x * EW_SQRT1_2));
+}
+
+static __device__ __forceinline__ float ew_gelu_grad(float x, int tanh_form) {
+    if (tanh_form) {
+        float t = tanhf(EW_SQRT_2_PI * (x + EW_GELU_K * x * x * x));
+        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * EW_SQRT_2_PI * (1.0f + 3.0f * EW_GELU_K * x * x);
+    }
+    return 0.5f * (1.0f + erff(x * EW_SQRT1_2)) + x * EW_INV_SQRT_2PI * expf(-0.5f * x * x);
+}
+
+/* PyTorch's div_floor_floating in float (as elementwise_ref.c's div_floor_f) */
+static __device__ float ew_div_floor(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float mod = fmodf(a, b);
+    float q = (a - mod) / b;
+    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) q -= 1.0f;
+    if (q == 0.0f) return copysignf(0.0f, a / b);
+    float f = floorf(q);
+    return q - f > 0.5f ? f + 1.0f : f;
+}
+
+#define EW_V(expr)                                                                                                   \
+    do {                                                                                                             \
+        _Pragma("unroll") for (int j = 0; j < N; j++) o[j] = (expr);                                                 \
+    } while (0)
+
+/* o[j] = op(a[j], b[j], c[j]) for j < N: one dispatch per N elements */
+template <int N>
+static __device__ __forceinline__ void ew_apply(const ew_params &p, const float *a, const float *b, const float *c,
+                                                float *o) {
+    const float alpha = p.alpha, lo = p.lo, hi = p.hi;
+    switch (p.op) {
+    case JV_EW_ADD: EW_V(a[j] + alpha * b[j]); break;
+    case JV_EW_SUB: EW_V(a[j] - alpha * b[j]); break;
+    case JV_EW_RSUB: EW_V(b[j] - alpha * a[j]); break;
+    case JV_EW_MUL: EW_V(a[j] * b[j]); break;
+    case JV_EW_DIV:
+        if (p.rounding == 0) EW_V(a[j] / b[j]);
+        else if (p.rounding == 1) EW_V(truncf(a[j] / b[j]));
+        else EW_V(ew_div_floor(a[j], b[j]));
+        break;
+    case JV_EW_WHERE: EW_V(a[j] != 0.0f ? b[j] : c[j]); break;
+    case JV_EW_THRESHOLD_BACKWARD: EW_V(b[j] <= p.thr ? 0.0f : a[j]); break;
+    case JV_EW_SIGMOID_BACKWARD: EW_V(a[j] * (1.0f - b[j]) * b[j]); break;
+    case JV_EW_TANH_BACKWARD: EW_V(a[j] * (1.0f - b[j] * b[j])); break;
+    case JV_EW_GELU_BACKWARD: EW_V(a[j] * ew_gelu_grad(b[j], p.gelu_tanh)); break;
+    case JV_EW_SILU_BACKWARD: {
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            float s = ew_sigmoid(b[j]);
+            o[j] = a[j] * s * (1.0f + b[j] * (1.0f - s));
+        }
+        break;
+    }
+    case JV_EW_MAXIMUM: EW_V(ew_max_nan(a[j], b[j])); break;
+    case JV_EW_MINIMUM: EW_V(ew_min_nan(a[j], b[j])); break;
+    /* comparisons in float: the reference's opmath for every dtype this file accepts */
+    case JV_EW_EQ: EW_V(a[j] == b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_NE: EW_V(a[j] != b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_LT: EW_V(a[j] < b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_LE: EW_V(a[j] <= b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_GT: EW_V(a[j] > b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_GE: EW_V(a[j] >= b[j] ? 1.0f : 0.0f); break;
+    case JV_EW_MASKED_FILL: EW_V(b[j] != 0.0f ? c[j] : a[j]); break;
+    case JV_EW_ADDCMUL: EW_V(a[j] + p.value * b[j] * c[j]); break;
+    case JV_EW_ADDCDIV: EW_V(a[j] + p.value * (b[j] / c[j])); break;
+    case JV_EW_LERP: /* PyTorch's two-sided form */
+        EW_V(fabsf(c[j]) < 0.5f ? a[j] + c[j] * (b[j] - a[j]) : b[j] - (b[j] - a[j]) * (1.0f - c[j]));
+        break;
+    case JV_EW_POW: EW_V(powf(a[j], b[j])); break;
+    case JV_EW_RELU: EW_V(a[j] != a[j] ? a[j] : a[j] > 0.0f ? a[j] : 0.0f); break;
+    case JV_EW_GELU: EW_V(ew_gelu(a[j], p.gelu_tanh)); break;
+    case JV_EW_SILU: EW_V(a[j] * ew_sigmoid(a[j])); break;
+    case JV_EW_SIGMOID: EW_V(ew_sigmoid(a[j])); break;
+    case JV_EW_TANH: EW_V(tanhf(a[j])); break;
+    case JV_EW_NEG: EW_V(-a[j]); break;
+    case JV_EW_RSQRT: EW_V(1.0f / sqrtf(a[j])); break;
+    case JV_EW_SQRT: EW_V(sqrtf(a[j])); break;
+    case JV_EW_EXP: EW_V(expf(a[j])); break;
+    case JV_EW_LOG: EW_V(logf(a[j])); break;
+    case JV_EW_ABS: EW_V(fabsf(a[j])); break;
+    case JV_EW_RECIPROCAL: EW_V(1.0f / a[j]); break;
+    case JV_EW_CLAMP: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], b[j]), c[j])); break;
+    case JV_EW_CLAMP_MIN: EW_V(a[j] != a[j] ? a[j] : ew_max_nan(a[j], b[j])); break;
+    case JV_EW_CLAMP_MAX: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(a[j], b[j])); break;
+    case JV_EW_HARDTANH: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], lo), hi)); break;
+    case JV_EW_LEAKY_RELU: EW_V(a[j] > 0.0f ? a[j] : a[j] * p.slope); break;
+    case JV_EW_ERF: EW_V(erff(a[j])); break;
+    case JV_EW_SIN: EW_V(sinf(a[j])); break;
+    case JV_EW_COS: EW_V(cosf(a[j])); break;
+    case JV_EW_NAN_TO_NUM:
+        EW_V(a[j] != a[j] ? p.nanv : isinf(a[j]) ? (a[j] > 0.0f ? p.posinf : p.neginf) : a[j]);
+        break;
+    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */
+        EW_V(a[j]);
+        break;
+    }
+}
+
+#undef EW_V
+
+/* ---- elementwise kernels ---- */
+
+/* Dense: element i of every EW_DENSE slot and of the output is at offset i. */
+template <int DT>
+__global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64_t n, int vec) {
+    constexpr int V = ew_vec<DT>::n;
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    float cst[3];
+#pragma unroll
+    for (int k = 0; k < 3; k++) cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
+    int64_t done = 0;
+    if (vec) {
+        const int64_t nv = n / V;
+        for (int64_t i = tid; i < nv; i += stride) {
+            float a[V], b[V], c[V], o[V];
+            float *src[3] = {a, b, c};
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                if (p.kind[k] == EW_DENSE) {
+                    ew_load_vec<DT>(p.in[k], i, src[k]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < V; j++) src[k][j] = cst[k];
+                }
+            }
+            ew_apply<V>(p, a, b, c, o);
+            ew_store_vec<DT>(p.out, i, o);
+        }
+        done = nv * V;
+    }
+    for (int64_t i = done + tid; i < n; i += stride) {
+        float v[3], o;
+#pragma unroll
+        for (int k = 0; k < 3; k++) v[k] = p.kind[k] == EW_DENSE ? ew_load(DT, p.in[k], i) : cst[k];
+        ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
+        ew_store(DT, p.out, i, o);
+    }
+}
+
+/* Strided geometry: nd >= 1 merged dims (outermost first) and the strides of
+ * the output and of the three slots per dim (0 where broadcast or constant). */
+template <typename I> struct ew_geom {
+    int nd;
+    I shape[JV_MAX_DIMS];
+    I ost[JV_MAX_DIMS];
+    I st[3][JV_MAX_DIMS];
+};
+
+template <typename I>
+__global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_geom<I> g, I n) {
+    const I tid = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    const I stride = (I)gridDim.x * (I)blockDim.x;
+    for (I i = tid; i < n; i += stride) {
+        I rem = i, oo = 0, off[3] = {0, 0, 0};
+#pragma unroll
+        for (int dd = JV_MAX_DIMS - 1; dd >= 0; dd--) {
+            if (dd >= g.nd) continue;
+            I r = rem;
+            if (dd > 0) {
+                const I q = rem / g.shape[dd];
+                r = rem - q * g.shape[dd];
+                rem = q;
+            }
+            oo += r * g.ost[dd];
+#pragma unroll
+            for (int k = 0; k < 3; k++) off[k] += r * g.st[k][dd];
+        }
+        float v[3], o;
+#pragma unroll
+        for (int k = 0; k < 3; k++) v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
+        ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
+        ew_store(p.out_dt, p.out, (int64_t)oo, o);
+    }
+}
+
+/* ---- baseline kernels ---- */
+
+/* backend.h's jv_base_kernel order (that header is not on the device include path) */
+enum { EW_BASE_COPY = 0, EW_BASE_SCALE, EW_BASE_ADD, EW_BASE_TRIAD, EW_BASE_DOT, EW_BASE_COUNT };
+
+/* K: 0 copy c = a, 1 scale c = s*a, 2 add c = a + b, 3 triad c = a + s*b */
+template <int K> static __device__ __forceinline__ float base_op(float x, float y, float s) {
+    if constexpr (K == EW_BASE_COPY) return x;
+    else if constexpr (K == EW_BASE_SCALE) return s * x;
+    else if constexpr (K == EW_BASE_ADD) return x + y;
+    else return x + s * y;
+}
+
+template <int K>
+__global__ void __launch_bounds__(EW_THREADS)
+    base_stream_kernel(const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c, int64_t n,
+                       float s, int vec) {
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t done = 0;
+    if (vec) {
+        const int64_t nv = n / 4;
+        const float4 *a4 = reinterpret_cast<const float4 *>(a);
+        const float4 *b4 = reinterpret_cast<const float4 *>(b);
+        float4 *c4 = reinterpret_cast<float4 *>(c);
+#pragma unroll 4
+        for (int64_t i = tid; i < nv; i += stride) {
+            const float4 x = a4[i];
+            float4 y = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if constexpr (K >= EW_BASE_ADD) y = b4[i];
+            c4[i] = make_float4(base_op<K>(x.x, y.x, s), base_op<K>(x.y, y.y, s), base_op<K>(x.z, y.z, s),
+                                base_op<K>(x.w, y.w, s));
+        }
+        done = nv * 4;
+    }
+    for (int64_t i = done + tid; i < n; i += stride) {
+        float y = 0.0f;
+        if constexpr (K >= EW_BASE_ADD) y = b[i];
+        c[i] = base_op<K>(a[i], y, s);
+    }
+}
+
+/* sum of v over the block, valid in thread 0 (blockDim.x a multiple of JV_WARP, <= 1024) */
+static __device__ __forceinline__ float block_sum(float v) {
+    __shared__ float part[1024 / 32];
+#pragma unroll
+    for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
+    const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        const unsigned nwarps = blockDim.x / JV_WARP;
+        v = lane < nwarps ? part[lane] : 0.0f;
+#pragma unroll
+        for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
+    }
+    return v;
+}
+
+/* c[0] += sum(a*b) over this block's share (c[0] zeroed before the launch) */
+__global__ void __launch_bounds__(EW_THREADS)
+    base_dot_kernel(const float *__restrict__ a, const float *__restrict__ b, float *c, int64_t n, int vec) {
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    int64_t done = 0;
+    if (vec) {
+        const int64_t nv = n / 4;
+        const float4 *a4 = reinterpret_cast<const float4 *>(a);
+        const float4 *b4 = reinterpret_cast<const float4 *>(b);
+#pragma unroll 4
+        for (int64_t i = tid; i < nv; i += stride) {
+            const float4 x = a4[i], y = b4[i];
+            acc = fmaf(x.x, y.x, acc);
+            acc = fmaf(x.y, y.y, acc);
+            acc = fmaf(x.z, y.z, acc);
+            acc = fmaf(x.w, y.w, acc);
+        }
+        done = nv * 4;
+    }
+    for (int64_t i = done + tid; i < n; i += stride) acc = fmaf(a[i], b[i], acc);
+    acc = block_sum(acc);
+    if (threadIdx.x == 0) atomicAdd(c, acc);
+}
+
+/* ---- host side ---- */
+
+static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* blocks for `work` items of one thread each: enough to fill the device
+ * (EW_BLOCKS_PER_SM per SM, grid-stride beyond), never more than needed */
+static unsigned grid_for(int64_t work, int sms) {
+    int64_t cap = (int64_t)(sms > 0 ? sms : 128) * EW_BLOCKS_PER_SM;
+    int64_t b = (work + EW_THREADS - 1) / EW_THREADS;
+    if (b > cap) b = cap;
+    if (b < 1) b = 1;
+    return (unsigned)b;
+}
+
+extern "C" int jv_gpu_baseline(int kernel, const float *a, const float *b, float *c, int64_t n, float s, int sms,
+                               void *stream) {
+    const int inval = (int)jv_gpuErrorInvalidValue;
+    if (kernel < 0 || kernel >= EW_BASE_COUNT || n < 0 || !c) return inval;
+    const int uses_b = kernel >= EW_BASE_ADD;
+    if (n > 0 && (!a || (uses_b && !b))) return inval;
+    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
+    if (kernel == EW_BASE_DOT) {
+        jv_gpuError_t e = jv_gpuMemsetAsync(c, 0, sizeof(float), st);
+        if (e != jv_gpuSuccess) return (int)e;
+    }
+    if (n == 0) return 0;
+    const int vec = aligned16(a) && aligned16(c) && (!uses_b || aligned16(b));
+    const unsigned grid = grid_for(vec ? (n + 3) / 4 : n, sms);
+    switch (kernel) {
+    case EW_BASE_COPY: base_stream_kernel<EW_BASE_COPY><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
+    case EW_BASE_SCALE: base_stream_kernel<EW_BASE_SCALE><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
+    case EW_BASE_ADD: base_stream_kernel<EW_BASE_ADD><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
+    case EW_BASE_TRIAD: base_stream_kernel<EW_BASE_TRIAD><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
+    default: base_dot_kernel<<<grid, EW_THREADS, 0, st>>>(a, b, c, n, vec); break;
+    }
+    return JV_GPU_LAUNCH_STATUS();
+}
+
+/* Where each operand slot is and which operand is written: the mapping of
+ * elementwise_ref.c's plan_build (jv_elementwise_operands' order), which
+ * must be kept in step with it. */
+typedef struct {
+    int slot[3]; /* operand index of in[k] when it is a tensor, else -1 */
+    int out;     /* operand index of the output */
+    int n;       /* operands listed */
+} ew_map;
+
+static void map_build(const jv_elementwise_desc *g, ew_map *m) {
+    m->slot[0] = m->slot[1] = m->slot[2] = -1;
+    m->out = -1;
+    m->n = 0;
+    const int self_written = g->op == JV_EW_COPY || g->op == JV_EW_FILL || g->op == JV_EW_ZERO;
+    if (self_written && g->inplace) {
+        m->out = m->n++; /* copy_/fill_/zero_: self only written */
+    } else if (g->op == JV_EW_COPY) {
+        m->n++; /* aten::copy: self (read by nobody) */
+    } else if (g->inplace) {
+        m->out = m->slot[0] = m->n++;
+    }
+    for (int k = 0; k < g->arity && k < 3; k++)
+        if (g->in[k].kind == JV_EW_TENSOR && m->slot[k] < 0) m->slot[k] = m->n++;
+    if (m->out < 0) m->out = m->n++;
+}
+
+static int dt_code(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return EW_F32;
+    case JV_DT_F16: return EW_F16;
+    case JV_DT_BF16: return EW_BF16;
+    case JV_DT_BOOL: return EW_BOOL;
+    case JV_DT_U8: return EW_U8;
+    default: return -1;
+    }
+}
+
+static void why_set(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void why_set(char *why, size_t cap, const char *fmt, ...) {
+    if (!why || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+}
+
+static int same_shape(const jv_tensor *a, const jv_tensor *b) {
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+
+/* Broadcast strides of t against the output's dims (0 where t's dim is 1 or
+ * missing); 0 when t does not broadcast. */
+static int broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst) {
+    if (t->ndim > out->ndim) return 0;
+    const int lead = out->ndim - t->ndim;
+    for (int dd = 0; dd < out->ndim; dd++) {
+        const int e = dd - lead;
+        if (e < 0 || t->shape[e] == 1) {
+            bst[dd] = 0;
+        } else {
+            if (t->shape[e] != out->shape[dd]) return 0;
+            bst[dd] = t->strides[e];
+        }
+    }
+    return 1;
+}
+
+/* 1 when t's elements fill offsets [0, numel) exactly once (its strides are
+ * a permutation of a contiguous layout; size-1 dims ignored) */
+static int dense(const jv_tensor *t) {
+    int order[JV_MAX_DIMS], m = 0;
+    for (int dd = 0; dd < t->ndim; dd++)
+        if (t->shape[dd] > 1) order[m++] = dd;
+    for (int i = 1; i < m; i++) /* by stride, ascending */
+        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int64_t want = 1;
+    for (int i = 0; i < m; i++) {
+        if (t->strides[order[i]] != want) return 0;
+        want *= t->shape[order[i]];
+    }
+    return 1;
+}
+
+/* Checks that this file runs call d over ops (the descriptor's own operands
+ * when ops is NULL) and fills m; 0 with the reason in why otherwise. */
+static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char *why, size_t cap) {
+    if (!d) {
+        why_set(why, cap, "elementwise: no call");
+        return 0;
+    }
+    const jv_elementwise_desc *g = jv_elementwise_of(d);
+    const char *name = g->name ? g->name : "elementwise";
+    if ((unsigned)g->op >= (unsigned)JV_EW_OP_COUNT || g->arity < 0 || g->arity > 3) {
+        why_set(why, cap, "%s: not a parsed elementwise call", name);
+        return 0;
+    }
+    if (g->op >= JV_EW_UPSAMPLE_NEAREST1D && g->op <= JV_EW_UPSAMPLE_NEAREST3D) {
+        why_set(why, cap, "%s: upsample_nearest has no GPU kernel", name);
+        return 0;
+    }
+    jv_operands want;
+    jv_err e;
+    jv_err_clear(&e);
+    if (jv_elementwise_operands(d, &want, &e) != JV_OK) {
+        why_set(why, cap, "%s", e.msg);
+        return 0;
+    }
+    if (!ops) ops = &want;
+    map_build(g, m);
+    if (m->n != want.n || ops->n != want.n) {
+        why_set(why, cap, "%s: %d operands given, %d expected", name, ops->n, want.n);
+        return 0;
+    }
+    for (int i = 0; i < ops->n; i++) {
+        const jv_tensor *t = &ops->o[i].t;
+        if (!same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS) {
+            why_set(why, cap, "%s: operand %d ('%s') does not have the call's shape or has no strides", name, i,
+                    want.o[i].name);
+            return 0;
+        }
+        for (int dd = 0; dd < t->ndim; dd++)
+            if (t->strides[dd] < 0) {
+                why_set(why, cap, "%s: operand %d ('%s') has a negative stride", name, i, want.o[i].name);
+                return 0;
+            }
+    }
+    const jv_tensor *out = &ops->o[m->out].t;
+    const int odt = dt_code(out->dtype);
+    if (odt < 0 || odt == EW_U8) {
+        why_set(why, cap, "%s: output dtype %s has no GPU kernel (fp32, fp16, bf16, bool)", name,
+                jv_dtype_short(out->dtype));
+        return 0;
+    }
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1 && out->strides[dd] == 0) {
+            why_set(why, cap, "%s: the output has a zero stride (overlapping writes)", name);
+            return 0;
+        }
+    int64_t bst[JV_MAX_DIMS];
+    for (int k = 0; k < 3; k++) {
+        if (m->slot[k] < 0) continue;
+        const jv_operand *o = &ops->o[m->slot[k]];
+        if (dt_code(o->t.dtype) < 0) {
+            why_set(why, cap, "%s: operand '%s' dtype %s has no GPU kernel (fp32, fp16, bf16, bool, uint8)", name,
+                    o->name, jv_dtype_short(o->t.dtype));
+            return 0;
+        }
+        if (!broadcast_strides(&o->t, out, bst)) {
+            why_set(why, cap, "%s: operand '%s' does not broadcast to the output", name, o->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+extern "C" int jv_gpu_elementwise_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    ew_map m;
+    if (!check_call(d, ops, &m, why, cap)) return 0;
+    why_set(why, cap, "%s", "");
+    return 1;
+}
+
+/* The constant of a slot that is not a tensor (elementwise_ref.c's slot_const). */
+static float slot_const(const jv_elementwise_desc *g, int k) {
+    if (k >= g->arity) return 0.0f;
+    const jv_ew_operand *o = &g->in[k];
+    if (o->kind == JV_EW_SCALAR) return (float)o->value;
+    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
+    return 0.0f;
+}
+
+/* nan_to_num's default bounds: the largest finite value of the output dtype */
+static float dtype_max(int dt) {
+    switch (dt) {
+    case EW_F16: return 65504.0f;
+    case EW_BF16: return 3.3895313892515355e38f;
+    default: return 3.40282346638528859812e38f; /* FLT_MAX */
+    }
+}
+
+/* the largest float <= t, so that (float)x <= it exactly when (double)x <= t */
+static float float_at_or_below(double t) {
+    float f = (float)t;
+    if (f == f && (double)f > t) f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+/* Strided launch over the merged dims; I is the index type. */
+template <typename I>
+static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_t *ost, const int64_t (*st)[JV_MAX_DIMS]) {
+    memset(gm, 0, sizeof *gm);
+    gm->nd = nd;
+    for (int i = 0; i < nd; i++) {
+        gm->shape[i] = (I)shape[i];
+        gm->ost[i] = (I)ost[i];
+        for (int k = 0; k < 3; k++) gm->st[k][i] = (I)st[k][i];
+    }
+}
+
+extern "C" int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void *const *bufs, int sms,
+                                  void *stream) {
+    const int inval = (int)jv_gpuErrorInvalidValue;
+    ew_map m;
+    if (!ops || !bufs || !check_call(d, ops, &m, NULL, 0)) return inval;
+    const jv_elementwise_desc *g = jv_elementwise_of(d);
+    const jv_tensor *out = &ops->o[m.out].t;
+    const int64_t n = jv_tensor_numel(out);
+    if (n < 0) return inval;
+    if (n == 0) return 0;
+    if (!bufs[m.out]) return inval;
+
+    ew_params p;
+    memset(&p, 0, sizeof p);
+    p.out = bufs[m.out];
+    p.op = (int)g->op;
+    p.out_dt = dt_code(out->dtype);
+    p.alpha = (float)g->alpha;
+    p.lo = (float)g->min;
+    p.hi = (float)g->max;
+    p.slope = (float)g->slope;
+    p.value = (float)g->value;
+    p.nanv = (float)g->nan;
+    p.posinf = g->has_posinf ? (float)g->posinf : dtype_max(p.out_dt);
+    p.neginf = g->has_neginf ? (float)g->neginf : -dtype_max(p.out_dt);
+    p.thr = float_at_or_below(g->threshold);
+    p.gelu_tanh = g->gelu_tanh;
+    p.rounding = g->rounding;
+
+    /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
+    int64_t bst[4][JV_MAX_DIMS];
+    memset(bst, 0, sizeof bst);
+    for (int dd = 0; dd < out->ndim; dd++) bst[0][dd] = out->strides[dd];
+    int is_tensor[4] = {1, 0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        if (m.slot[k] < 0) {
+            p.kind[k] = EW_CONST;
+            p.cval[k] = slot_const(g, k);
+            continue;
+        }
+        const jv_tensor *t = &ops->o[m.slot[k]].t;
+        if (!bufs[m.slot[k]] || !broadcast_strides(t, out, bst[k + 1])) return inval;
+        p.in[k] = bufs[m.slot[k]];
+        p.dt[k] = dt_code(t->dtype);
+        is_tensor[k + 1] = 1;
+    }
+    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
+
+    /* dense path: a dense output, each tensor slot with its strides and dtype or a single element */
+    int fast = p.out_dt != EW_BOOL && dense(out);
+    int vec = aligned16(p.out);
+    for (int k = 0; k < 3 && fast; k++) {
+        if (!is_tensor[k + 1]) continue;
+        int same = p.dt[k] == p.out_dt, single = 1;
+        for (int dd = 0; dd < out->ndim; dd++) {
+            if (out->shape[dd] <= 1) continue;
+            if (bst[k + 1][dd] != out->strides[dd]) same = 0;
+            if (bst[k + 1][dd] != 0) single = 0;
+        }
+        if (same) {
+            p.kind[k] = EW_DENSE;
+            vec = vec && aligned16(p.in[k]);
+        } else if (single) {
+            p.kind[k] = EW_SINGLE;
+        } else {
+            fast = 0;
+        }
+    }
+    if (fast) {
+        const int V = p.out_dt == EW_F32 ? 4 : 8;
+        const unsigned grid = grid_for(vec ? (n + V - 1) / V : n, sms);
+        switch (p.out_dt) {
+        case EW_F32: ew_dense_kernel<EW_F32><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        case EW_F16: ew_dense_kernel<EW_F16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        default: ew_dense_kernel<EW_BF16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        }
+        return JV_GPU_LAUNCH_STATUS();
+    }
+
+    /* strided path: dims of size > 1 in the output's memory order (outermost
+     * first), merged where every stream is contiguous across them */
+    for (int k = 0; k < 3; k++) p.kind[k] = is_tensor[k + 1] ? EW_STRIDED : EW_CONST;
+    int order[JV_MAX_DIMS], nsig = 0;
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1) order[nsig++] = dd;
+    for (int i = 1; i < nsig; i++) /* by output stride, descending; stable */
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int64_t shape[JV_MAX_DIMS], mst[4][JV_MAX_DIMS];
+    int nd = 0;
+    for (int i = nsig - 1; i >= 0; i--) { /* innermost first; reversed below */
+        const int dd = order[i];
+        int merge = nd > 0;
+        for (int s = 0; s < 4 && merge; s++)
+            if (bst[s][dd] != mst[s][nd - 1] * shape[nd - 1]) merge = 0;
+        if (merge) {
+            shape[nd - 1] *= out->shape[dd];
+        } else {
+            shape[nd] = out->shape[dd];
+            for (int s = 0; s < 4; s++) mst[s][nd] = bst[s][dd];
+            nd++;
+        }
+    }
+    if (nd == 0) {
+        shape[0] = 1;
+        for (int s = 0; s < 4; s++) mst[s][0] = 0;
+        nd = 1;
+    }
+    for (int i = 0; i < nd / 2; i++) { /* to outermost first */
+        const int j = nd - 1 - i;
+        int64_t t = shape[i];
+        shape[i] = shape[j], shape[j] = t;
+        for (int s = 0; s < 4; s++) t = mst[s][i], mst[s][i] = mst[s][j], mst[s][j] = t;
+    }
+    /* 32-bit index math when the element count and every offset fit */
+    int small = n <= INT32_MAX;
+    for (int s = 0; s < 4 && small; s++) {
+        int64_t span = 0;
+        for (int i = 0; i < nd; i++) span += (shape[i] - 1) * mst[s][i];
+        if (span > INT32_MAX) small = 0;
+    }
+    const unsigned grid = grid_for(n, sms);
+    if (small) {
+        ew_geom<uint32_t> gm;
+        fill_geom(&gm, nd, shape, mst[0], mst + 1);
+        ew_strided_kernel<uint32_t><<<grid, EW_THREADS, 0, st>>>(p, gm, (uint32_t)n);
+    } else {
+        ew_geom<int64_t> gm;
+        fill_geom(&gm, nd, shape, mst[0], mst + 1);
+        ew_strided_kernel<int64_t><<<grid, EW_THREADS, 0, st>>>(p, gm, n);
+    }
+    return JV_GPU_LAUNCH_STATUS();
+}

@@ -1,0 +1,338 @@
+/* test_gpu_replay: the CUDA backend end to end (label gpu). Every case is a
+ * call in trace form (as tests/test_family_*.c spell them), small and at a
+ * traced size, for gemm (mm bf16 with a transposed operand, addmm fp32 with
+ * the epilogue bias and with beta/alpha, bmm fp16), conv (fp16 NCHW, fp16
+ * channels_last grouped and strided, convolution_backward bf16), batch norm
+ * (training and eval fp32 NCHW, bf16 channels_last, backward) and
+ * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
+ * threshold_backward). The calls are parsed first (that part runs anywhere);
+ * then, when CUDA device 0 opens, each is replayed with jv_run_op on every
+ * variant the backend offers and must verify against the CPU reference,
+ * and the baseline suite (256 MiB arrays plus a GEMM) must verify. Exits 77
+ * (skipped) when there is no CUDA device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "jv_baseline.h"
+#include "jv_family.h"
+#include "jv_ir.h"
+#include "jv_runner.h"
+
+static int passed, failed;
+#define CHECK(c)                                                                                                   \
+    do {                                                                                                           \
+        if (c)                                                                                                     \
+            passed++;                                                                                              \
+        else {                                                                                                     \
+            failed++;                                                                                              \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c);                                        \
+        }                                                                                                          \
+    } while (0)
+
+typedef struct {
+    const char *what;
+    const char *op, *dims, *types, *strides, *conc;
+} gcase;
+
+#define BF "\"c10::BFloat16\""
+#define HF "\"c10::Half\""
+#define FL "\"float\""
+#define CONV_TYPES(T)                                                                                              \
+    "[" T ", " T ", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
+#define CONV_BWD_TYPES(T)                                                                                          \
+    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "           \
+    "\"ScalarList\", \"Scalar\", \"ScalarList\"]"
+#define BN_TYPES(X, P) "[" X ", " P ", " P ", " P ", " P ", \"Scalar\", \"Scalar\", \"Scalar\"]"
+#define BN_BWD_TYPES(X, P)                                                                                         \
+    "[" X ", " X ", " P ", " P ", " P ", \"float\", \"float\", \"Scalar\", \"Scalar\", \"ScalarList\"]"
+
+static const gcase CASES[] = {
+    /* ---- gemm ---- */
+    {"mm bf16, A transposed (small)", "aten::mm", "[[64, 32], [32, 48]]", "[" BF ", " BF "]", "[[1, 64], [48, 1]]",
+     "[\"\", \"\"]"},
+    {"mm bf16, A transposed (traced)", "aten::mm", "[[1000, 512], [512, 512]]", "[" BF ", " BF "]",
+     "[[1, 1000], [512, 1]]", "[\"\", \"\"]"},
+    {"addmm fp32, [N] bias, B transposed (small)", "aten::addmm", "[[48], [64, 32], [32, 48], [], []]",
+     "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[1], [32, 1], [1, 32], [], []]",
+     "[\"\", \"\", \"\", \"1\", \"1\"]"},
+    {"addmm fp32, beta 0.5 alpha 2 (small)", "aten::addmm", "[[48], [64, 32], [32, 48], [], []]",
+     "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[1], [32, 1], [48, 1], [], []]",
+     "[\"\", \"\", \"\", \"0.5\", \"2\"]"},
+    {"addmm fp32, [M, N] bias (small)", "aten::addmm", "[[64, 48], [64, 32], [32, 48], [], []]",
+     "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[48, 1], [32, 1], [48, 1], [], []]",
+     "[\"\", \"\", \"\", \"1\", \"1\"]"},
+    {"addmm fp32 (traced resnet fc)", "aten::addmm", "[[1000], [512, 512], [512, 1000], [], []]",
+     "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[1], [512, 1], [1, 512], [], []]",
+     "[\"\", \"\", \"\", \"1\", \"1\"]"},
+    {"bmm fp16 (small)", "aten::bmm", "[[4, 33, 16], [4, 16, 40]]", "[" HF ", " HF "]", NULL, NULL},
+    {"bmm fp16 (traced)", "aten::bmm", "[[96, 197, 64], [96, 64, 197]]", "[" HF ", " HF "]", NULL, NULL},
+    /* ---- conv ---- */
+    {"conv2d fp16 NCHW stride 2 (small)", "aten::convolution", "[[2, 8, 9, 9], [16, 8, 3, 3], [], [], [], [], [], [], []]",
+     CONV_TYPES(HF), NULL, "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
+    {"conv2d fp16 NCHW (traced)", "aten::convolution",
+     "[[32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(HF), NULL,
+     "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
+    {"conv2d fp16 channels_last groups 4 stride 2", "aten::convolution",
+     "[[8, 32, 16, 16], [64, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(HF),
+     "[[8192, 1, 512, 32], [72, 1, 24, 8], [], [], [], [], [], [], []]",
+     "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"4\"]"},
+    {"convolution_backward bf16, all grads (small)", "aten::convolution_backward",
+     "[[4, 16, 8, 8], [4, 16, 8, 8], [16, 16, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
+     "[\"\", \"\", \"\", \"[16]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", "
+     "\"[True, True, True]\"]"},
+    {"convolution_backward bf16 (traced)", "aten::convolution_backward",
+     "[[64, 64, 56, 56], [64, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
+     "[\"\", \"\", \"\", \"[0]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", "
+     "\"[True, True, False]\"]"},
+    /* ---- batch norm ---- */
+    {"native_batch_norm fp32 NCHW training", "aten::native_batch_norm",
+     "[[8, 16, 32, 32], [16], [16], [16], [16], [], [], []]", BN_TYPES(FL, FL),
+     "[[16384, 1024, 32, 1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm fp32 NCHW eval", "aten::native_batch_norm",
+     "[[8, 16, 32, 32], [16], [16], [16], [16], [], [], []]", BN_TYPES(FL, FL),
+     "[[16384, 1024, 32, 1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"False\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm bf16 channels_last training", "aten::native_batch_norm",
+     "[[8, 16, 32, 32], [16], [16], [16], [16], [], [], []]", BN_TYPES(BF, BF),
+     "[[16384, 1, 512, 16], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm bf16 channels_last eval", "aten::native_batch_norm",
+     "[[8, 16, 32, 32], [16], [16], [16], [16], [], [], []]", BN_TYPES(BF, BF),
+     "[[16384, 1, 512, 16], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"False\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm bf16 training (traced resnet18)", "aten::native_batch_norm",
+     "[[128, 64, 56, 56], [64], [64], [64], [64], [], [], []]", BN_TYPES(BF, BF),
+     "[[200704, 3136, 56, 1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm fp32 channels_last training (traced)", "aten::native_batch_norm",
+     "[[64, 64, 56, 56], [64], [64], [64], [64], [], [], []]", BN_TYPES(FL, FL),
+     "[[200704, 1, 3584, 64], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"},
+    {"native_batch_norm_backward fp32 training", "aten::native_batch_norm_backward",
+     "[[8, 16, 32, 32], [8, 16, 32, 32], [16], [16], [16], [16], [16], [], [], []]", BN_BWD_TYPES(FL, FL),
+     "[[16384, 1024, 32, 1], [16384, 1024, 32, 1], [1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"True\", \"1e-05\", \"[True, True, True]\"]"},
+    {"native_batch_norm_backward fp32 training, grad_input only", "aten::native_batch_norm_backward",
+     "[[8, 16, 32, 32], [8, 16, 32, 32], [16], [16], [16], [16], [16], [], [], []]", BN_BWD_TYPES(FL, FL),
+     "[[16384, 1024, 32, 1], [16384, 1024, 32, 1], [1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"True\", \"1e-05\", \"[True, False, False]\"]"},
+    {"native_batch_norm_backward bf16 channels_last training", "aten::native_batch_norm_backward",
+     "[[8, 16, 32, 32], [8, 16, 32, 32], [16], [16], [16], [16], [16], [], [], []]", BN_BWD_TYPES(BF, BF),
+     "[[16384, 1, 512, 16], [16384, 1, 512, 16], [1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"True\", \"1e-05\", \"[True, True, True]\"]"},
+    {"cudnn_batch_norm fp16 eval (traced)", "aten::cudnn_batch_norm",
+     "[[32, 256, 14, 14], [256], [256], [256], [256], [], [], []]", BN_TYPES(HF, FL),
+     "[[50176, 196, 14, 1], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"False\", \"0.1\", \"1e-05\"]"},
+    {"cudnn_batch_norm fp16 channels_last training", "aten::cudnn_batch_norm",
+     "[[32, 256, 14, 14], [256], [256], [256], [256], [], [], []]", BN_TYPES(HF, FL),
+     "[[50176, 1, 3584, 256], [1], [1], [1], [1], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"},
+    {"batch_norm fp32 training (dispatcher's choice)", "aten::batch_norm",
+     "[[8, 16, 32, 32], [16], [16], [16], [16], [], [], [], []]",
+     "[" FL ", " FL ", " FL ", " FL ", " FL ", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[[16384, 1024, 32, 1], [1], [1], [1], [1], [], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\", \"True\"]"},
+    {"cudnn_batch_norm_backward fp32", "aten::cudnn_batch_norm_backward",
+     "[[8, 16, 32, 32], [8, 16, 32, 32], [16], [16], [16], [16], [16], [], [0]]",
+     "[" FL ", " FL ", " FL ", " FL ", " FL ", " FL ", " FL ", \"Scalar\", \"unsigned char\"]",
+     "[[16384, 1024, 32, 1], [16384, 1024, 32, 1], [1], [1], [1], [1], [1], [], [1]]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1e-05\", \"\"]"},
+    /* ---- elementwise ---- */
+    {"add fp32 (traced)", "aten::add", "[[16, 559, 1024], [16, 559, 1024], []]", "[" FL ", " FL ", \"Scalar\"]",
+     "[[572416, 1024, 1], [572416, 1024, 1], []]", "[\"\", \"\", \"1\"]"},
+    {"add bf16, a transposed operand", "aten::add", "[[4, 16, 33, 64], [4, 16, 33, 64], []]",
+     "[" BF ", " BF ", \"Scalar\"]", "[[33792, 64, 1024, 1], [33792, 2112, 64, 1], []]", "[\"\", \"\", \"1\"]"},
+    {"mul bf16 by a Scalar", "aten::mul", "[[16, 559, 1024], []]", "[" BF ", \"Scalar\"]",
+     "[[572416, 1024, 1], []]", "[\"\", \"0.125\"]"},
+    {"relu_ bf16", "aten::relu_", "[[64, 64, 56, 56]]", "[" BF "]", "[[200704, 3136, 56, 1]]", "[\"\"]"},
+    {"copy_ fp32 -> bf16", "aten::copy_", "[[1, 559, 64], [1, 559, 64], []]", "[" BF ", " FL ", \"Scalar\"]",
+     "[[35776, 64, 1], [35776, 64, 1], []]", "[\"\", \"\", \"False\"]"},
+    {"threshold_backward bf16 (traced)", "aten::threshold_backward", "[[64, 64, 112, 112], [64, 64, 112, 112], []]",
+     "[" BF ", " BF ", \"Scalar\"]", "[[802816, 12544, 112, 1], [802816, 12544, 112, 1], []]", "[\"\", \"\", \"0\"]"},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* ---- a backend that runs implementation `variant` of the CUDA backend as variant 0 ---- */
+typedef struct {
+    void *inner;
+    int variant;
+} var_ctx;
+
+static const jv_backend *inner_be(void) { return &jv_cuda_backend; }
+static jv_status v_open(int device, void **ctx, jv_err *err) {
+    (void)device, (void)ctx;
+    JV_FAIL(err, JV_ERR_INTERNAL, "variant backend: not opened this way");
+}
+static void v_close(void *ctx) { (void)ctx; }
+static jv_status v_props(void *c, jv_device_props *p, jv_err *e) { return inner_be()->props(((var_ctx *)c)->inner, p, e); }
+static jv_status v_alloc(void *c, size_t n, void **d, jv_err *e) { return inner_be()->alloc(((var_ctx *)c)->inner, n, d, e); }
+static void v_free(void *c, void *d) { inner_be()->free(((var_ctx *)c)->inner, d); }
+static jv_status v_upload(void *c, void *d, const void *s, size_t n, jv_err *e) {
+    return inner_be()->upload(((var_ctx *)c)->inner, d, s, n, e);
+}
+static jv_status v_download(void *c, void *d, const void *s, size_t n, jv_err *e) {
+    return inner_be()->download(((var_ctx *)c)->inner, d, s, n, e);
+}
+static jv_status v_fill(void *c, void *d, int b, size_t n, jv_err *e) {
+    return inner_be()->fill(((var_ctx *)c)->inner, d, b, n, e);
+}
+static jv_status v_sync(void *c, jv_err *e) { return inner_be()->sync(((var_ctx *)c)->inner, e); }
+static jv_status v_tstart(void *c, jv_err *e) { return inner_be()->timer_start(((var_ctx *)c)->inner, e); }
+static jv_status v_tstop(void *c, double *s, jv_err *e) { return inner_be()->timer_stop(((var_ctx *)c)->inner, s, e); }
+static jv_status v_prepare(void *c, const jv_desc *d, const jv_operands *o, int variant, void **plan, char *impl,
+                           size_t cap, jv_err *e) {
+    var_ctx *v = c;
+    if (variant != 0) JV_FAIL(e, JV_ERR_NOTFOUND, "variant backend: one implementation per op");
+    return inner_be()->prepare(v->inner, d, o, v->variant, plan, impl, cap, e);
+}
+static jv_status v_launch(void *c, void *plan, const jv_desc *d, const jv_operands *o, void *const *b, jv_err *e) {
+    return inner_be()->launch(((var_ctx *)c)->inner, plan, d, o, b, e);
+}
+static void v_release(void *c, void *plan) { inner_be()->release(((var_ctx *)c)->inner, plan); }
+static jv_status v_baseline(void *c, jv_base_kernel k, const float *a, const float *b, float *o, int64_t n, float s,
+                            jv_err *e) {
+    return inner_be()->baseline(((var_ctx *)c)->inner, k, a, b, o, n, s, e);
+}
+
+static const jv_backend VARIANT_BE = {
+    .name = "cuda",
+    .open = v_open,
+    .close = v_close,
+    .props = v_props,
+    .alloc = v_alloc,
+    .free = v_free,
+    .upload = v_upload,
+    .download = v_download,
+    .fill = v_fill,
+    .sync = v_sync,
+    .timer_start = v_tstart,
+    .timer_stop = v_tstop,
+    .prepare = v_prepare,
+    .launch = v_launch,
+    .release = v_release,
+    .baseline = v_baseline,
+    .range_push = NULL,
+    .range_pop = NULL,
+};
+
+/* Parses every case (runs anywhere): the texts must be calls the families model and replay. */
+static int parse_cases(jv_opcall *calls) {
+    int ok = 1;
+    for (int i = 0; i < NCASES; i++) {
+        const gcase *g = &CASES[i];
+        jv_err err;
+        jv_err_clear(&err);
+        jv_desc d;
+        jv_operands ops;
+        memset(&d, 0, sizeof d);
+        jv_status st = jv_opcall_from_trace(&calls[i], g->op, g->dims, g->types, g->strides, g->conc, &err);
+        if (st == JV_OK) st = jv_desc_parse(&calls[i], &d, &err);
+        if (st == JV_OK) st = jv_desc_operands(&d, &ops, &err);
+        if (st != JV_OK) fprintf(stderr, "case '%s': %s: %s\n", g->what, jv_status_str(st), err.msg);
+        CHECK(st == JV_OK);
+        if (st != JV_OK) ok = 0;
+    }
+    return ok;
+}
+
+static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls) {
+    jv_run_opts o;
+    jv_run_opts_default(&o, p);
+    o.timing.max_time_s = 0.02;
+    o.quiet = 1;
+    for (int i = 0; i < NCASES; i++) {
+        const gcase *g = &CASES[i];
+        jv_ir_op op;
+        memset(&op, 0, sizeof op);
+        op.op_name = (char *)(uintptr_t)g->op; /* read only by the runner */
+        op.call = calls[i];
+        op.index = i;
+        jv_desc d;
+        jv_operands ops;
+        jv_err err;
+        jv_err_clear(&err);
+        memset(&d, 0, sizeof d);
+        if (jv_desc_parse(&calls[i], &d, &err) != JV_OK || jv_desc_operands(&d, &ops, &err) != JV_OK) continue;
+        for (int v = 0; v < 4; v++) {
+            /* does the backend offer variant v? */
+            void *plan = NULL;
+            char impl[48] = "";
+            jv_err_clear(&err);
+            jv_status st = jv_cuda_backend.prepare(ctx, &d, &ops, v, &plan, impl, sizeof impl, &err);
+            if (st == JV_OK) jv_cuda_backend.release(ctx, plan);
+            if (st == JV_ERR_NOTFOUND && v > 0) break;
+            if (st != JV_OK) {
+                printf("%-58s v%d  prepare: %s\n", g->what, v, err.msg);
+                CHECK(st == JV_OK);
+                break;
+            }
+            var_ctx vc = {ctx, v};
+            jv_op_result r;
+            jv_err_clear(&err);
+            st = jv_run_op(&VARIANT_BE, &vc, p, &o, &op, &r, &err);
+            CHECK(st == JV_OK);
+            CHECK(r.status == JV_RES_OK);
+            printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", g->what, v, r.impl,
+                   jv_res_status_str(r.status), r.verify.rel_l2, r.verify.tol, r.verify.sampled ? " sampled" : "",
+                   r.hot.samples ? r.hot.median_s * 1e6 : 0.0, r.status == JV_RES_OK ? "" : "  ",
+                   r.status == JV_RES_OK ? "" : r.reason);
+            if (st != JV_OK) printf("    backend error: %s\n", err.msg);
+        }
+    }
+}
+
+static void run_baseline(void *ctx, const jv_device_props *p) {
+    jv_run_opts o;
+    jv_run_opts_default(&o, p);
+    o.timing.max_time_s = 0.05;
+    o.quiet = 1;
+    static jv_baseline b;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_status st = jv_baseline_run(&jv_cuda_backend, ctx, p, &o, (int64_t)256 << 20, 4096, JV_DT_BF16, &b, &err);
+    if (st != JV_OK) printf("baseline: %s\n", err.msg);
+    CHECK(st == JV_OK);
+    CHECK(b.done && b.n == ((int64_t)256 << 20) / 4);
+    for (int k = 0; k < JV_BASE_COUNT; k++) {
+        printf("baseline %-6s %s  %.1f GB/s\n", jv_base_name((jv_base_kernel)k), b.verified[k] ? "verified" : "WRONG",
+               b.bw[k] / 1e9);
+        CHECK(b.verified[k] && b.bw[k] > 0);
+    }
+    CHECK(b.gemm_done && b.gemm.status == JV_RES_OK && b.flops_ceiling > 0);
+    printf("baseline gemm %lld^3 %s: %s, %.1f TFLOP/s\n", (long long)b.gemm_n, b.gemm.impl,
+           jv_res_status_str(b.gemm.status), b.flops_ceiling / 1e12);
+}
+
+int main(void) {
+    static jv_opcall calls[NCASES];
+    int parsed = parse_cases(calls);
+    void *ctx = NULL;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_status st = jv_cuda_backend.open(0, &ctx, &err);
+    if (st == JV_ERR_NOTFOUND) {
+        printf("skipped: %s (%d cases parsed, %d checks passed)\n", err.msg, NCASES, passed);
+        for (int i = 0; i < NCASES; i++) jv_opcall_free(&calls[i]);
+        return failed ? 1 : 77;
+    }
+    CHECK(st == JV_OK);
+    if (st == JV_OK) {
+        jv_device_props p;
+        CHECK(jv_cuda_backend.props(ctx, &p, &err) == JV_OK);
+        printf("device: %s (%s, %s, %d SMs, L2 %lld bytes, %.0f MHz)\n", p.name, p.arch, p.driver, p.compute_units,
+               (long long)p.llc_bytes, p.clock_mhz);
+        CHECK(p.is_gpu && !strcmp(p.backend, "cuda") && p.memory_bytes > 0 && p.compute_units > 0);
+        if (parsed) run_cases(ctx, &p, calls);
+        run_baseline(ctx, &p);
+        jv_cuda_backend.close(ctx);
+    } else {
+        printf("open: %s\n", err.msg);
+    }
+    for (int i = 0; i < NCASES; i++) jv_opcall_free(&calls[i]);
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
