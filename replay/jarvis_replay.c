@@ -388,32 +388,54 @@ int main(int argc, char **argv) {
         if (gn > 0 && base->gemm.status == JV_RES_WRONG) rc = 1;
     }
     if (!c.peak && c.package) {
-        res = calloc((size_t)(ir.n ? ir.n : 1), sizeof *res);
-        ver = calloc((size_t)(ir.n ? ir.n : 1), sizeof *ver);
+        /* one result per op and implementation (variant 0: what the framework runs; then the others the
+         * backend offers, e.g. our batch-norm kernel next to cuDNN's) */
+        size_t cap = (size_t)(ir.n ? ir.n : 1) + 8, m = 0;
+        res = calloc(cap, sizeof *res);
+        ver = calloc(cap, sizeof *ver);
         if (!res || !ver) {
             fprintf(stderr, "jarvis-replay: out of memory\n");
             rc = 1;
             goto out;
         }
-        int m = 0;
         for (int i = 0; i < ir.n; i++) {
             if (c.op >= 0 && i != c.op) continue;
-            if (!c.quiet) fprintf(stderr, "jarvis-replay: op %d/%d %s\n", i, ir.n, ir.ops[i].op_name);
-            if (jv_run_op(be, ctx, &run.props, &o, &ir.ops[i], &res[m], &err) != JV_OK) {
-                fprintf(stderr, "jarvis-replay: op %d (%s) on %s: %s\n", i, ir.ops[i].op_name, run.props.name, err.msg);
-                jv_err_clear(&err);
+            int nv = jv_op_variants(be, ctx, &ir.ops[i]);
+            for (int v = 0; v < (nv > 1 ? nv : 1); v++) {
+                if (m == cap) {
+                    jv_op_result *r2 = realloc(res, 2 * cap * sizeof *res);
+                    if (r2) res = r2;
+                    jv_verdict *v2 = r2 ? realloc(ver, 2 * cap * sizeof *ver) : NULL;
+                    if (v2) ver = v2;
+                    if (!r2 || !v2) {
+                        fprintf(stderr, "jarvis-replay: out of memory\n");
+                        rc = 1;
+                        goto out;
+                    }
+                    cap *= 2;
+                }
+                if (!c.quiet)
+                    fprintf(stderr, "jarvis-replay: op %d/%d %s%s\n", i, ir.n, ir.ops[i].op_name,
+                            v ? " (another implementation)" : "");
+                o.variant = v;
+                if (jv_run_op(be, ctx, &run.props, &o, &ir.ops[i], &res[m], &err) != JV_OK) {
+                    fprintf(stderr, "jarvis-replay: op %d (%s) on %s: %s\n", i, ir.ops[i].op_name, run.props.name,
+                            err.msg);
+                    jv_err_clear(&err);
+                }
+                jv_verdict_of(&res[m], base, run.ds, &run.props, &ver[m]);
+                if (res[m].status == JV_RES_WRONG || res[m].status == JV_RES_REFUSED || res[m].status == JV_RES_ERROR)
+                    rc = 1;
+                if (res[m].status != JV_RES_OK && res[m].status != JV_RES_SKIPPED)
+                    fprintf(stderr, "jarvis-replay: op %d (%s): %s: %s\n", i, res[m].label,
+                            jv_res_status_str(res[m].status), res[m].reason);
+                m++;
             }
-            jv_verdict_of(&res[m], base, run.ds, &run.props, &ver[m]);
-            if (res[m].status == JV_RES_WRONG || res[m].status == JV_RES_REFUSED || res[m].status == JV_RES_ERROR)
-                rc = 1;
-            if (res[m].status != JV_RES_OK && res[m].status != JV_RES_SKIPPED)
-                fprintf(stderr, "jarvis-replay: op %d (%s): %s: %s\n", i, res[m].label,
-                        jv_res_status_str(res[m].status), res[m].reason);
-            m++;
         }
+        o.variant = 0;
         run.res = res;
         run.ver = ver;
-        run.n = m;
+        run.n = (int)m;
     }
     if (!c.quiet) jv_out_console(stdout, &run);
     if (c.bench_out && jv_out_gbench(c.bench_out, !strcmp(c.bench_fmt, "csv"), &run, &err) != JV_OK) {

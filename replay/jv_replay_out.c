@@ -48,8 +48,9 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
         fprintf(f, "# measured compute ceiling %.4g TFLOP/s (%s %lld^3 mm, %s)\n", b->flops_ceiling / 1e12,
                 jv_dtype_short(b->gemm.perf.dtype), (long long)b->gemm_n, b->gemm.impl);
     if (!run->res) return; /* --peak: no ops */
-    fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %s\n", "id", "cache", "median_us",
-            "min_us", "max_us", "rsd%", "GB/s", "TFLOP/s", "eff%", "ds%", "traced_us", "check", "verdict", "op");
+    fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s\n", "id", "cache",
+            "median_us", "min_us", "max_us", "rsd%", "GB/s", "TFLOP/s", "eff%", "ds%", "traced_us", "check", "verdict",
+            "impl", "op");
     int ok = 0, wrong = 0, skipped = 0, refused = 0;
     for (int i = 0; i < run->n; i++) {
         const jv_op_result *r = &run->res[i];
@@ -71,14 +72,15 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             fmt_opt(ds, sizeof ds, 6, 1, judged && !isnan(v->eff_datasheet) ? 100 * v->eff_datasheet : NAN);
             fmt_opt(traced, sizeof traced, 10, 2, r->traced_median_us > 0 ? r->traced_median_us : NAN);
             fmt_opt(bw, sizeof bw, 9, 1, isnan(r->perf.bytes) ? NAN : r->perf.bytes / tm / 1e9);
-            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %s\n", r->index,
+            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %-14s %s\n", r->index,
                     cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, rsd, bw,
                     r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_verdict_str(v->kind) : "",
-                    r->label);
+                    r->impl, r->label);
         }
         if (!printed)
-            fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %s: %s\n", r->index, "-", "-",
-                    "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", r->label, r->reason);
+            fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s: %s\n", r->index, "-",
+                    "-", "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", r->impl[0] ? r->impl : "-",
+                    r->label, r->reason);
     }
     fprintf(f, "#\n# %d ops: %d verified, %d WRONG, %d skipped, %d not run\n", run->n, ok, wrong, skipped, refused);
     if (wrong) fprintf(f, "# WRONG RESULTS: see the check column\n");
@@ -161,7 +163,10 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             any = 1;
             gb_entry *e = &es[m++];
             memset(e, 0, sizeof *e);
-            snprintf(e->name, sizeof e->name, "op%d/%s/%s", r->index, r->label, cold ? "cold" : "hot");
+            if (r->variant > 0) /* another implementation: the name says which; variant 0 keeps the plain name */
+                snprintf(e->name, sizeof e->name, "op%d/%s/%s/%s", r->index, r->label, r->impl, cold ? "cold" : "hot");
+            else
+                snprintf(e->name, sizeof e->name, "op%d/%s/%s", r->index, r->label, cold ? "cold" : "hot");
             e->iterations = t->runs;
             e->real_us = t->median_s * 1e6;
             e->bytes_ps = isnan(r->perf.bytes) ? NAN : r->perf.bytes / t->median_s;

@@ -327,6 +327,22 @@ int jv_describe_op(const jv_ir_op *op, jv_op_result *r, jv_desc *d, jv_operands 
     return 1;
 }
 
+int jv_op_variants(const jv_backend *be, void *ctx, const jv_ir_op *op) {
+    jv_op_result r;
+    jv_desc d;
+    jv_operands ops;
+    if (!jv_describe_op(op, &r, &d, &ops)) return 0;
+    int n = 0;
+    for (; n < 8; n++) {
+        void *plan = NULL;
+        char impl[48];
+        jv_err e = {0};
+        if (be->prepare(ctx, &d, &ops, n, &plan, impl, sizeof impl, &e) != JV_OK) break;
+        be->release(ctx, plan);
+    }
+    return n;
+}
+
 jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,
                     const jv_ir_op *op, jv_op_result *r, jv_err *err) {
     jv_desc d;
@@ -411,7 +427,8 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
     }
 allocated:;
     jv_err pe = {0};
-    if (be->prepare(ctx, &d, &ops, 0, &plan, r->impl, sizeof r->impl, &pe) != JV_OK) {
+    r->variant = o->variant;
+    if (be->prepare(ctx, &d, &ops, o->variant, &plan, r->impl, sizeof r->impl, &pe) != JV_OK) {
         set_reason(r, JV_RES_REFUSED, "the backend cannot run this op: ", pe.msg);
         goto done;
     }

@@ -48,6 +48,7 @@ typedef struct {
     jv_res_status status;
     char reason[640];       /* why not OK */
     char impl[48];          /* implementation that ran ("cpu reference", "cuBLASLt") */
+    int variant;            /* the backend's implementation index (0: what the framework runs) */
     int family;             /* registry index, -1 unknown */
     char family_name[24];
     jv_perf perf;           /* the model's FLOPs and bytes */
@@ -72,6 +73,7 @@ typedef struct {
     double verify_max_flops;  /* above this the reference checks a sample of outputs */
     int64_t verify_samples;   /* elements per output in a sampled verification */
     int64_t cold_bytes;       /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
+    int variant;              /* the backend implementation to run (0: what the framework runs) */
     int quiet;
 } jv_run_opts;
 
@@ -84,7 +86,11 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p);
  * r->status JV_RES_REFUSED and r->reason otherwise. */
 int jv_describe_op(const jv_ir_op *op, jv_op_result *r, jv_desc *d, jv_operands *ops);
 
-/* Replays op `op` on an open backend: fills r completely. Returns JV_OK when
+/* Number of implementations the backend offers for op (0 when it cannot
+ * run it, or the op is not replayable): each is prepared and released. */
+int jv_op_variants(const jv_backend *be, void *ctx, const jv_ir_op *op);
+
+/* Replays op `op` (implementation o->variant) on an open backend: fills r completely. Returns JV_OK when
  * the op was handled (whatever r->status says); an error status only for a
  * failure that makes the device unusable (the message in err). */
 jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,

@@ -55,6 +55,16 @@ static jv_status launch_nan(void *c, void *p, const jv_desc *d, const jv_operand
     return launch_fault(d, o, b, e, FAULT_NAN);
 }
 
+/* a backend offering two implementations of every op (both the CPU reference) */
+static jv_status prepare_two(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
+                             size_t cap, jv_err *err) {
+    (void)ctx, (void)d, (void)ops;
+    *plan = NULL;
+    if (variant > 1) JV_FAIL(err, JV_ERR_NOTFOUND, "no variant %d", variant);
+    snprintf(impl, cap, "impl %d", variant);
+    return JV_OK;
+}
+
 static const char MM_IR[] =
     "[{\"op_name\": \"aten::mm\", \"replay_ir\": {\"list_pos_args\": ["
     "{\"arg_name\": \"self\", \"arg_type\": \"Tensor\", \"value\": {\"shape\": [16, 8], \"dtype\": \"float\", "
@@ -119,6 +129,19 @@ static void test_runner(const jv_ir *ir) {
     io.cache_cold = 0;
     EXPECT(jv_run_op(be, ctx, &p, &io, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
     EXPECT(r.hot.runs == 3 && r.hot.samples == 3 && r.cold.samples == 0);
+
+    /* implementations: one on the CPU, two on a backend that offers two; the result names the one that ran */
+    EXPECT(jv_op_variants(be, ctx, &ir->ops[0]) == 1);
+    jv_backend two = *be;
+    two.prepare = prepare_two;
+    EXPECT(jv_op_variants(&two, ctx, &ir->ops[0]) == 2);
+    jv_run_opts vo = o;
+    vo.variant = 1;
+    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK &&
+           r.variant == 1 && !strcmp(r.impl, "impl 1"));
+    vo.variant = 2;
+    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
+           strstr(r.reason, "no variant 2"));
 
     /* faults are caught */
     jv_backend bad = *be;

@@ -481,31 +481,13 @@ extern "C" int jv_gpu_baseline(int kernel, const float *a, const float *b, float
     return JV_GPU_LAUNCH_STATUS();
 }
 
-/* Where each operand slot is and which operand is written: the mapping of
- * elementwise_ref.c's plan_build (jv_elementwise_operands' order), which
- * must be kept in step with it. */
+/* Where each operand slot is and which operand is written: the reference's
+ * mapping (jv_elementwise_slots). */
 typedef struct {
     int slot[3]; /* operand index of in[k] when it is a tensor, else -1 */
     int out;     /* operand index of the output */
     int n;       /* operands listed */
 } ew_map;
-
-static void map_build(const jv_elementwise_desc *g, ew_map *m) {
-    m->slot[0] = m->slot[1] = m->slot[2] = -1;
-    m->out = -1;
-    m->n = 0;
-    const int self_written = g->op == JV_EW_COPY || g->op == JV_EW_FILL || g->op == JV_EW_ZERO;
-    if (self_written && g->inplace) {
-        m->out = m->n++; /* copy_/fill_/zero_: self only written */
-    } else if (g->op == JV_EW_COPY) {
-        m->n++; /* aten::copy: self (read by nobody) */
-    } else if (g->inplace) {
-        m->out = m->slot[0] = m->n++;
-    }
-    for (int k = 0; k < g->arity && k < 3; k++)
-        if (g->in[k].kind == JV_EW_TENSOR && m->slot[k] < 0) m->slot[k] = m->n++;
-    if (m->out < 0) m->out = m->n++;
-}
 
 static int dt_code(jv_dtype d) {
     switch (d) {
@@ -591,12 +573,12 @@ static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char 
     jv_operands want;
     jv_err e;
     jv_err_clear(&e);
-    if (jv_elementwise_operands(d, &want, &e) != JV_OK) {
+    if (jv_elementwise_slots(d, m->slot, &m->out, &want, &e) != JV_OK) {
         why_set(why, cap, "%s", e.msg);
         return 0;
     }
+    m->n = want.n;
     if (!ops) ops = &want;
-    map_build(g, m);
     if (m->n != want.n || ops->n != want.n) {
         why_set(why, cap, "%s: %d operands given, %d expected", name, ops->n, want.n);
         return 0;

@@ -107,6 +107,11 @@ extern const jv_family jv_binary_family;
  * not numeric (fp8, complex), an output of unknown dtype. */
 jv_status jv_elementwise_operands(const jv_desc *d, jv_operands *out, jv_err *err);
 
+/* The operands as jv_elementwise_operands lists them (into ops), and where
+ * each operand slot in[k] (slot[k], -1 when not a tensor) and the output
+ * (*out) are among them: the one mapping device code and the reference share. */
+jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_operands *ops, jv_err *err);
+
 /* The CPU reference of a parsed elementwise call over operands laid out as
  * jv_elementwise_operands lists them (their strides and dtypes may differ
  * from the descriptor's; their shapes may not): reads the inputs with

@@ -140,6 +140,14 @@ jv_status jv_elementwise_operands(const jv_desc *d, jv_operands *out, jv_err *er
     return plan_build(jv_elementwise_of(d), out, &p, err);
 }
 
+jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_operands *ops, jv_err *err) {
+    ew_plan p;
+    JV_CHECK(plan_build(jv_elementwise_of(d), ops, &p, err));
+    for (int k = 0; k < 3; k++) slot[k] = p.slot[k];
+    *out = p.out;
+    return JV_OK;
+}
+
 /* ---- the math ---- */
 
 typedef struct {
