@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "jv_baseline.h"
@@ -281,11 +282,26 @@ static void list_ops(const jv_ir *ir) {
     }
 }
 
+/* 1 when the directory that will hold output file path exists and is writable (checked before a long run) */
+static int out_dir_ok(const char *opt, const char *path) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (access(dir, W_OK) == 0) return 1;
+    fprintf(stderr, "jarvis-replay: %s %s: cannot write into %s: %s\n", opt, path, dir, strerror(errno));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     cli c;
     int pc = parse_cli(argc, argv, &c);
     if (pc == 1) return 0;
     if (pc == 2) return 2;
+    if ((c.bench_out && !out_dir_ok("--benchmark_out", c.bench_out)) || (c.report && !out_dir_ok("--report", c.report)))
+        return 1;
 
     jv_err err = {0};
     jv_ir ir = {0};

@@ -383,7 +383,8 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         wrong += run->res[i].status == JV_RES_WRONG;
         other += run->res[i].status != JV_RES_OK && run->res[i].status != JV_RES_WRONG;
     }
-    fprintf(f, "- Ops: %d replayed and verified, %d WRONG, %d not run\n\n", ok, wrong, other);
+    if (run->res) fprintf(f, "- Ops: %d replayed and verified, %d WRONG, %d not run\n", ok, wrong, other);
+    fprintf(f, "\n");
     fprintf(f, "## Measured ceilings\n\n");
     if (b && b->done) {
         fprintf(f, "| kernel | bytes per run | median us | GB/s | of datasheet | verified |\n|---|---|---|---|---|---|\n");
@@ -400,8 +401,12 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         fprintf(f, "The baseline was not run: efficiencies below have no measured ceiling.\n");
     }
     if (b && b->gemm_done)
-        fprintf(f, "\nCompute ceiling: **%.2f TFLOP/s** (%s %lld^3 matrix multiply, %s, verified).\n",
+        fprintf(f, "\nCompute ceiling: **%.4g TFLOP/s** (%s %lld^3 matrix multiply, %s, verified).\n",
                 b->flops_ceiling / 1e12, jv_dtype_short(b->gemm.perf.dtype), (long long)b->gemm_n, b->gemm.impl);
+    if (!run->res) { /* --peak: the ceilings only */
+        fprintf(f, "\nHardware validation run (--peak): no ops were replayed.\n");
+        return jv_out_commit(&o, err);
+    }
     fprintf(f, "\n## Verdicts\n\n");
     fprintf(f, "| id | op | impl | cache | replay us | traced us | GB/s | TFLOP/s | of measured roofline | of datasheet "
                "| verified | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");

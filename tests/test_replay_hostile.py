@@ -92,6 +92,12 @@ def main():
         check(os.listdir(work) == [] and set(os.listdir(tmp)) == before, f'{what}: nothing written')
     check(not os.path.exists('/tmp/evil.json'), 'no /tmp/evil.json')
 
+    # an output that cannot be written is refused before the run, naming the path
+    p = subprocess.run([rep, full, '--backend', 'cpu',
+                        '--benchmark_out', '/nonexistent-dir/x.json'], capture_output=True, text=True, cwd=work)
+    check(p.returncode == 1 and '/nonexistent-dir' in p.stderr and 'baseline' not in p.stdout,
+          f'unwritable --benchmark_out: {p.returncode} {p.stderr.strip()}')
+
     # an op over --max-bytes is skipped (exit 0); a good package runs
     ok = ir_file('ok.json', good_ir)
     p = subprocess.run([rep, ok, '--backend', 'cpu', '--no-baseline', '--max-bytes', '64'], capture_output=True,
