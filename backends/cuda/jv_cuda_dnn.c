@@ -46,6 +46,8 @@ static int dims_of(const jv_tensor *t, int *dims, int *strides) {
     if (nd < 1 || nd > JV_MAX_DIMS) return 0;
     for (int i = 0; i < nd; i++) {
         if (t->shape[i] > INT_MAX || t->strides[i] > INT_MAX) return 0;
+        /* a broadcast (stride 0) dim of size > 1 has no cuDNN description; stride 1 would misread it */
+        if (t->shape[i] > 1 && t->strides[i] <= 0) return 0;
         dims[i] = (int)t->shape[i];
         strides[i] = (int)(t->strides[i] > 0 ? t->strides[i] : 1);
     }
@@ -90,17 +92,22 @@ static int dense_in(const jv_tensor *t, int cl) {
     return 1;
 }
 
-static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, const char *what, jv_err *err) {
+/* prefer_cl: when the weight is dense in both layouts (1x1 kernels, depthwise
+ * [C, 1, k...]), describe it in the input's layout: the bytes are the same and
+ * cuDNN's NHWC kernels want an NHWC filter. */
+static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, int prefer_cl, const char *what,
+                             jv_err *err) {
     int dims[JV_MAX_DIMS + 3], strides[JV_MAX_DIMS + 3];
     cudnnDataType_t dt;
     int nd = dims_of(t, dims, strides);
     if (!nd || !dnn_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a filter cuDNN cannot describe", what);
     cudnnTensorFormat_t f;
-    if (dense_in(t, 0))
-        f = CUDNN_TENSOR_NCHW;
-    else if (t->ndim >= 3 && dense_in(t, 1))
+    int nchw = dense_in(t, 0), nhwc = t->ndim >= 3 && dense_in(t, 1);
+    if (nhwc && (prefer_cl || !nchw))
         f = CUDNN_TENSOR_NHWC;
+    else if (nchw)
+        f = CUDNN_TENSOR_NCHW;
     else
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the weight is neither dense NCHW nor dense channels_last",
                 what);
@@ -122,6 +129,7 @@ typedef struct {
     cudnnConvolutionFwdAlgo_t fwd;
     cudnnConvolutionBwdDataAlgo_t bwd_data;
     cudnnConvolutionBwdFilterAlgo_t bwd_filter;
+    cudnnMathType_t math; /* the math type the chosen algorithm was ranked with (set before running it) */
     size_t ws;
 } conv_step;
 
@@ -133,6 +141,7 @@ struct jv_cuda_conv {
     conv_step steps[3];
     int nsteps;
     int f64;
+    cudnnMathType_t math; /* the math type asked for (TF32 / tensor-op policy) */
     const char *name;
 };
 
@@ -147,18 +156,42 @@ void jv_cuda_conv_free(jv_cuda_conv *p) {
     free(p);
 }
 
+/* 1 when a ranked algorithm is usable: it ran, fits WS_CAP, and its math type
+ * keeps the precision asked for (fp32 / fp64 data: no FP32 -> FP16
+ * down-conversion; FMA asked for: no tensor-op math, i.e. no TF32). */
+static int perf_ok(const jv_cuda_conv *p, cudnnStatus_t st, size_t mem, cudnnMathType_t m) {
+    if (st != CUDNN_STATUS_SUCCESS || mem > WS_CAP) return 0;
+    if (p->math != CUDNN_TENSOR_OP_MATH && m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return 0;
+    if (p->math == CUDNN_FMA_MATH && m == CUDNN_TENSOR_OP_MATH) return 0;
+    return 1;
+}
+
+/* The math type to run a ranked algorithm with: its own (as PyTorch does),
+ * except that an FMA request stays FMA (DEFAULT would let fp32 use TF32). */
+static cudnnMathType_t run_math(const jv_cuda_conv *p, cudnnMathType_t m) {
+    return p->math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : m;
+}
+
 static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_err *err) {
     const char *what = p->name;
     int ret = 0;
+    s->math = p->math;
+    if (s->kind == STEP_BWD_BIAS || s->kind == STEP_ADD_BIAS) {
+        s->ws = 0;
+        return JV_OK;
+    }
+    /* steps share the descriptor: rank every step under the requested math type */
+    DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, p->math));
     if (s->kind == STEP_FWD) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         DNN_CALL(err, what,
                  cudnnGetConvolutionForwardAlgorithm_v7(h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out],
                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret, perf));
         int i = 0;
-        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no forward algorithm", what);
-        s->fwd = perf[i].algo;
+        s->fwd = perf[i].algo, s->math = run_math(p, perf[i].mathType);
+        DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
                  cudnnGetConvolutionForwardWorkspaceSize(h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out],
                                                          s->fwd, &s->ws));
@@ -168,9 +201,10 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
                  cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out],
                                                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &ret, perf));
         int i = 0;
-        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-data algorithm", what);
-        s->bwd_data = perf[i].algo;
+        s->bwd_data = perf[i].algo, s->math = run_math(p, perf[i].mathType);
+        DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
                  cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->fd[s->in0], p->td[s->in1], p->conv,
                                                               p->td[s->out], s->bwd_data, &s->ws));
@@ -181,14 +215,13 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
                                                                p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
                                                                &ret, perf));
         int i = 0;
-        while (i < ret && (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > WS_CAP)) i++;
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-filter algorithm", what);
-        s->bwd_filter = perf[i].algo;
+        s->bwd_filter = perf[i].algo, s->math = run_math(p, perf[i].mathType);
+        DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
                  cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p->td[s->in0], p->td[s->in1], p->conv,
                                                                 p->fd[s->out], s->bwd_filter, &s->ws));
-    } else {
-        s->ws = 0;
     }
     return JV_OK;
 }
@@ -227,13 +260,16 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         math = CUDNN_TENSOR_OP_MATH;
     else if (dt == CUDNN_DATA_FLOAT && g->allow_tf32 == 0)
         math = CUDNN_FMA_MATH; /* no TF32 */
+    p->math = math;
     DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, math));
 
     /* descriptors: weights as filters, everything else as tensors */
+    int x_op = find_op(ops, "input");
+    int x_cl = x_op >= 0 && ops->o[x_op].t.ndim >= 3 && !dense_in(&ops->o[x_op].t, 0) && dense_in(&ops->o[x_op].t, 1);
     for (int i = 0; i < ops->n; i++) {
         const jv_operand *o = &ops->o[i];
         if (!strcmp(o->name, "weight") || !strcmp(o->name, "grad_weight"))
-            JV_CHECK(filter_desc(&p->fd[i], &o->t, what, err));
+            JV_CHECK(filter_desc(&p->fd[i], &o->t, x_cl, what, err));
         else if (strcmp(o->name, "bias") && strcmp(o->name, "grad_bias"))
             JV_CHECK(tensor_desc(&p->td[i], &o->t, what, err));
     }
@@ -333,6 +369,8 @@ jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *
         const conv_step *s = &p->steps[i];
         if (s->ws > ws_bytes)
             JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: workspace %zu bytes, needs %zu", what, ws_bytes, s->ws);
+        if (s->kind == STEP_FWD || s->kind == STEP_BWD_DATA || s->kind == STEP_BWD_FILTER)
+            DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         switch (s->kind) {
         case STEP_FWD:
             DNN_CALL(err, what,
