@@ -10,54 +10,7 @@
 #include <string.h>
 
 #include "batchnorm/batchnorm.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (cond) {                                                                                                    \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
-
-/* |got - want| <= tol * max(1, |want|) */
-#define CHECK_NEAR(got, want, tol)                                                                                     \
-    do {                                                                                                               \
-        double g_ = (got), w_ = (want);                                                                                \
-        if (fabs(g_ - w_) <= (tol)*fmax(1.0, fabs(w_))) {                                                              \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s: got %.17g, want %.17g\n", __FILE__, __LINE__, #got, g_, w_);           \
-        }                                                                                                              \
-    } while (0)
-
-/* ---- helpers ---- */
-
-typedef struct {
-    jv_desc d;
-    jv_operands ops;
-    void *bufs[JV_MAX_OPERANDS];
-} replay;
-
-static void replay_free(replay *r) {
-    for (int i = 0; i < r->ops.n; i++)
-        free(r->bufs[i]);
-    memset(r->bufs, 0, sizeof r->bufs);
-    r->ops.n = 0;
-}
-
-/* deterministic value of element l of a stream: multiples of 1/8 in [-2, 2) (exact in bf16) */
-static double value_at(unsigned seed, int64_t l) {
-    uint64_t x = (uint64_t)l * 2654435761u + (uint64_t)seed * 40503u + 12345u;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    return (double)((int)(x % 32u) - 16) / 8.0;
-}
+#include "jv_test_replay.h"
 
 static unsigned seed_of(const char *name) {
     unsigned h = 5381;
@@ -66,20 +19,6 @@ static unsigned seed_of(const char *name) {
     return h % 1000u;
 }
 
-static int find(const replay *r, const char *name) {
-    for (int i = 0; i < r->ops.n; i++)
-        if (!strcmp(r->ops.o[i].name, name)) return i;
-    return -1;
-}
-
-static double get(const replay *r, int i, int64_t l) {
-    const jv_tensor *t = &r->ops.o[i].t;
-    return jv_dtype_load(t->dtype, r->bufs[i], jv_tensor_offset_at(t, l));
-}
-static void set(replay *r, int i, int64_t l, double v) {
-    const jv_tensor *t = &r->ops.o[i].t;
-    jv_dtype_store(t->dtype, r->bufs[i], jv_tensor_offset_at(t, l), v);
-}
 static double getn(const replay *r, const char *name, int64_t l) {
     return get(r, find(r, name), l);
 }
@@ -90,36 +29,13 @@ static int64_t numel_of(const replay *r, const char *name) {
     return jv_tensor_numel(&r->ops.o[find(r, name)].t);
 }
 
-static jv_status parse_call(const char *name, const char *dims, const char *types, const char *strides,
-                            const char *concrete, jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    jv_status st = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
-    if (st == JV_OK) st = jv_desc_parse(&c, d, &err);
-    if (st != JV_OK) fprintf(stderr, "parse %s: %s\n", name, err.msg);
-    jv_opcall_free(&c);
-    return st;
-}
-
 /* Parses, gets operands, allocates. Inputs are filled by name (NORMAL: value_at; POSITIVE: in [0.5, 1.5)),
  * outputs with NaN. */
 static int setup(replay *r, const char *name, const char *dims, const char *types, const char *strides,
                  const char *concrete) {
-    memset(r, 0, sizeof *r);
-    jv_err err;
-    jv_err_clear(&err);
-    if (parse_call(name, dims, types, strides, concrete, &r->d) != JV_OK) return 0;
-    if (jv_desc_operands(&r->d, &r->ops, &err) != JV_OK) {
-        fprintf(stderr, "operands %s: %s\n", name, err.msg);
-        return 0;
-    }
+    if (!replay_open(r, name, dims, types, strides, concrete)) return 0;
     for (int i = 0; i < r->ops.n; i++) {
         const jv_operand *o = &r->ops.o[i];
-        int64_t ext = jv_tensor_extent(&o->t);
-        r->bufs[i] = calloc((size_t)(ext > 0 ? ext : 1), jv_dtype_size(o->t.dtype));
-        if (!r->bufs[i]) return 0;
         int64_t n = jv_tensor_numel(&o->t);
         unsigned seed = seed_of(o->name);
         for (int64_t l = 0; l < n; l++) {
@@ -130,14 +46,6 @@ static int setup(replay *r, const char *name, const char *dims, const char *type
         }
     }
     return 1;
-}
-
-static jv_status reference(replay *r) {
-    jv_err err;
-    jv_err_clear(&err);
-    jv_status st = jv_desc_reference(&r->d, &r->ops, r->bufs, NULL, &err);
-    if (st != JV_OK) fprintf(stderr, "reference: %s\n", err.msg);
-    return st;
 }
 
 /* "a,b,c": the operand names in order */
@@ -178,7 +86,7 @@ static void test_hand_training(void) {
     setn(&r, "bias", 0, 0.1), setn(&r, "bias", 1, -0.2);
     setn(&r, "running_mean", 0, 0.5), setn(&r, "running_mean", 1, -1);
     setn(&r, "running_var", 0, 2), setn(&r, "running_var", 1, 3);
-    CHECK(reference(&r) == JV_OK);
+    CHECK(reference(&r, NULL) == JV_OK);
     CHECK_NEAR(getn(&r, "save_mean", 0), 2.5, 1e-15);
     CHECK_NEAR(getn(&r, "save_mean", 1), 5.0, 1e-15);
     CHECK_NEAR(getn(&r, "save_invstd", 0), 0.894423613312618, 1e-14);
@@ -221,7 +129,7 @@ static void test_hand_eval(void) {
     setn(&r, "bias", 0, 0.1), setn(&r, "bias", 1, -0.2);
     setn(&r, "running_mean", 0, 0.5), setn(&r, "running_mean", 1, -1);
     setn(&r, "running_var", 0, 2), setn(&r, "running_var", 1, 3);
-    CHECK(reference(&r) == JV_OK);
+    CHECK(reference(&r, NULL) == JV_OK);
     CHECK_NEAR(getn(&r, "out", 0), 0.8071050134262236, 1e-14);
     CHECK_NEAR(getn(&r, "out", 7), 2.398071881237122, 1e-14);
     CHECK(getn(&r, "running_mean", 0) == 0.5 && getn(&r, "running_var", 1) == 3);
@@ -235,7 +143,7 @@ static void test_hand_eval(void) {
         setn(&r, "input", l, X[l]);
     setn(&r, "running_mean", 0, 0.5), setn(&r, "running_mean", 1, -1);
     setn(&r, "running_var", 0, 2), setn(&r, "running_var", 1, 3);
-    CHECK(reference(&r) == JV_OK);
+    CHECK(reference(&r, NULL) == JV_OK);
     CHECK_NEAR(getn(&r, "out", 0), 0.5 / sqrt(2.00001), 1e-14);
     CHECK_NEAR(getn(&r, "out", 7), 9 / sqrt(3.00001), 1e-14);
     replay_free(&r);
@@ -243,7 +151,7 @@ static void test_hand_eval(void) {
 
 /* L = sum(out * g) of a forward replay f (g = value_at(99, l)) */
 static double loss(replay *f) {
-    if (reference(f) != JV_OK) return NAN;
+    if (reference(f, NULL) != JV_OK) return NAN;
     double s = 0;
     int64_t n = numel_of(f, "out");
     for (int64_t l = 0; l < n; l++)
@@ -292,7 +200,7 @@ static void test_backward_fd(void) {
         setn(&b, "save_mean", c, getn(&f, "save_mean", c));
         setn(&b, "save_invstd", c, getn(&f, "save_invstd", c));
     }
-    CHECK(reference(&b) == JV_OK);
+    CHECK(reference(&b, NULL) == JV_OK);
     CHECK(fd_err(&f, "input", &b, "grad_input") <= 1e-6);
     CHECK(fd_err(&f, "weight", &b, "grad_weight") <= 1e-6);
     CHECK(fd_err(&f, "bias", &b, "grad_bias") <= 1e-6);
@@ -320,7 +228,7 @@ static void test_backward_fd(void) {
         setn(&b, "running_mean", c, getn(&f, "running_mean", c));
         setn(&b, "running_var", c, getn(&f, "running_var", c));
     }
-    CHECK(reference(&b) == JV_OK);
+    CHECK(reference(&b, NULL) == JV_OK);
     CHECK(fd_err(&f, "input", &b, "grad_input") <= 1e-6);
     CHECK(fd_err(&f, "weight", &b, "grad_weight") <= 1e-6);
     CHECK(fd_err(&f, "bias", &b, "grad_bias") <= 1e-6);
@@ -334,7 +242,7 @@ static void test_backward_fd(void) {
                 "\"ScalarList\"]",
                 NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"True\", \"1e-05\", \"[True, False, True]\"]"));
     CHECK(names_are(&b, "grad_out,input,save_mean,save_invstd,grad_input,grad_bias"));
-    CHECK(reference(&b) == JV_OK);
+    CHECK(reference(&b, NULL) == JV_OK);
     /* grad_bias = sum of dy over the channel */
     double gb = 0;
     for (int64_t l = 0; l < 36; l++)
@@ -353,7 +261,7 @@ static void test_channels_last(void) {
     CHECK(setup(&c, "aten::native_batch_norm", dims, types, "[[60, 1, 15, 3], [1], [1], [1], [1], [], [], []]", conc));
     const jv_tensor *o = &c.ops.o[find(&c, "out")].t;
     CHECK(o->strides[0] == 60 && o->strides[1] == 1 && o->strides[2] == 15 && o->strides[3] == 3);
-    CHECK(reference(&n) == JV_OK && reference(&c) == JV_OK);
+    CHECK(reference(&n, NULL) == JV_OK && reference(&c, NULL) == JV_OK);
     int same = 1;
     for (int64_t l = 0; l < 120; l++)
         same &= fabs(getn(&n, "out", l) - getn(&c, "out", l)) <= 1e-6;
@@ -376,7 +284,7 @@ static void test_channels_last(void) {
                 "[[60, 1, 15, 3], [60, 1, 15, 3], [1], [1], [1], [1], [1], [], [], []]", bconc));
     o = &c.ops.o[find(&c, "grad_input")].t;
     CHECK(o->strides[1] == 1 && o->strides[3] == 3);
-    CHECK(reference(&n) == JV_OK && reference(&c) == JV_OK);
+    CHECK(reference(&n, NULL) == JV_OK && reference(&c, NULL) == JV_OK);
     same = 1;
     for (int64_t l = 0; l < 120; l++)
         same &= fabs(getn(&n, "grad_input", l) - getn(&c, "grad_input", l)) <= 1e-6;
@@ -391,7 +299,7 @@ static void test_channels_last(void) {
     o = &c.ops.o[find(&c, "out")].t;
     CHECK(o->strides[0] == 48 && o->strides[1] == 16 && o->strides[2] == 4 && o->strides[3] == 1);
     CHECK(c.ops.o[find(&c, "input")].t.strides[2] == 8);
-    CHECK(reference(&c) == JV_OK);
+    CHECK(reference(&c, NULL) == JV_OK);
     replay_free(&c);
 }
 
@@ -408,7 +316,7 @@ static void test_bf16_fp32_params(void) {
     double rm0[3], rv0[3];
     for (int k = 0; k < 3; k++)
         rm0[k] = getn(&r, "running_mean", k), rv0[k] = getn(&r, "running_var", k);
-    CHECK(reference(&r) == JV_OK);
+    CHECK(reference(&r, NULL) == JV_OK);
     int ok_out = 1;
     for (int k = 0; k < 3; k++) {
         double m = 0, v = 0;
@@ -518,7 +426,7 @@ static void test_every_op(void) {
         CHECK(names_are(&r, TABLE[i].names));
         int k = TABLE[i].kind, rm = find(&r, "running_mean");
         if (rm >= 0) CHECK(r.ops.o[rm].role == (k == 0 ? JV_ROLE_INOUT : JV_ROLE_IN));
-        CHECK(reference(&r) == JV_OK);
+        CHECK(reference(&r, NULL) == JV_OK);
         covered[jv_batchnorm_of(&r.d)->op] = 1;
         /* every output written and finite */
         int finite = 1;

@@ -10,113 +10,18 @@
 #include <string.h>
 
 #include "gemm/gemm.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (cond) {                                                                                                    \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
-
-/* |got - want| <= tol * max(1, |want|) */
-#define CHECK_NEAR(got, want, tol)                                                                                     \
-    do {                                                                                                               \
-        double g_ = (got), w_ = (want);                                                                                \
-        if (fabs(g_ - w_) <= (tol)*fmax(1.0, fabs(w_))) {                                                              \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s: got %.17g, want %.17g\n", __FILE__, __LINE__, #got, g_, w_);           \
-        }                                                                                                              \
-    } while (0)
-
-/* ---- helpers ---- */
-
-static jv_status parse_call(const char *name, const char *dims, const char *types, const char *strides,
-                            const char *concrete, jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    jv_status st = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
-    if (st == JV_OK) st = jv_desc_parse(&c, d, &err);
-    if (st != JV_OK) fprintf(stderr, "parse %s: %s\n", name, err.msg);
-    jv_opcall_free(&c);
-    return st;
-}
-
-/* A replay: a parsed call, its operands and their buffers. */
-typedef struct {
-    jv_desc d;
-    jv_operands ops;
-    void *bufs[JV_MAX_OPERANDS];
-} replay;
-
-static void replay_free(replay *r) {
-    for (int i = 0; i < r->ops.n; i++)
-        free(r->bufs[i]);
-    memset(r->bufs, 0, sizeof r->bufs);
-}
-
-/* deterministic value of element l of operand seed: multiples of 1/8 in [-2, 2) (exact in bf16 and fp16) */
-static double value_at(int seed, int64_t l) {
-    uint64_t x = (uint64_t)l * 2654435761u + (uint64_t)seed * 40503u + 12345u;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    return (double)((int)(x % 32u) - 16) / 8.0;
-}
-
-static double get(const replay *r, int i, int64_t l) {
-    const jv_tensor *t = &r->ops.o[i].t;
-    return jv_dtype_load(t->dtype, r->bufs[i], jv_tensor_offset_at(t, l));
-}
-
-static void set(replay *r, int i, int64_t l, double v) {
-    const jv_tensor *t = &r->ops.o[i].t;
-    jv_dtype_store(t->dtype, r->bufs[i], jv_tensor_offset_at(t, l), v);
-}
-
-static int find(const replay *r, const char *name) {
-    for (int i = 0; i < r->ops.n; i++)
-        if (!strcmp(r->ops.o[i].name, name)) return i;
-    return -1;
-}
+#include "jv_test_replay.h"
 
 /* Parses, gets operands, allocates; IN operands filled with value_at, outputs with poison. */
 static int setup(replay *r, const char *name, const char *dims, const char *types, const char *strides,
                  const char *concrete, double poison) {
-    memset(r, 0, sizeof *r);
-    jv_err err;
-    jv_err_clear(&err);
-    if (parse_call(name, dims, types, strides, concrete, &r->d) != JV_OK) return 0;
-    if (jv_desc_operands(&r->d, &r->ops, &err) != JV_OK) {
-        fprintf(stderr, "operands %s: %s\n", name, err.msg);
-        return 0;
-    }
+    if (!replay_open(r, name, dims, types, strides, concrete)) return 0;
     for (int i = 0; i < r->ops.n; i++) {
-        const jv_tensor *t = &r->ops.o[i].t;
-        int64_t ext = jv_tensor_extent(t);
-        r->bufs[i] = calloc((size_t)(ext > 0 ? ext : 1), jv_dtype_size(t->dtype));
-        if (!r->bufs[i]) return 0;
-        int64_t n = jv_tensor_numel(t);
+        int64_t n = jv_tensor_numel(&r->ops.o[i].t);
         for (int64_t l = 0; l < n; l++)
-            set(r, i, l, r->ops.o[i].role == JV_ROLE_IN ? value_at(i + 1, l) : poison);
+            set(r, i, l, r->ops.o[i].role == JV_ROLE_IN ? value_at((unsigned)(i + 1), l) : poison);
     }
     return 1;
-}
-
-static jv_status reference(replay *r, const jv_sample *s) {
-    jv_err err;
-    jv_err_clear(&err);
-    jv_status st = jv_desc_reference(&r->d, &r->ops, r->bufs, s, &err);
-    if (st != JV_OK) fprintf(stderr, "reference: %s\n", err.msg);
-    return st;
 }
 
 /* logical element at multi-index idx of operand i, broadcasting idx (right-aligned, out's rank) */

@@ -459,78 +459,45 @@ static jv_status gather_weight(const geom *m, const view *W, double **out, jv_er
     return JV_OK;
 }
 
-/* B = C(A) (+ bias over B's channels). */
-static jv_status run_fwd(const geom *m, const view *A, const view *W, const view *bias, const view *B, const pick *p,
-                         jv_err *err) {
+/* adj 0: dst = C(src), src the A side and dst the B side; adj 1: dst = C^T(src),
+ * src the B side and dst the A side. A bias is added over dst's channels. */
+static jv_status run_map(const geom *m, int adj, const view *src, const view *W, const view *bias, const view *dst,
+                         const pick *p, jv_err *err) {
     if (p->idx) {
         for (int64_t i = 0; i < p->n; i++) {
             int64_t c[5];
             coord5(p->t, p->idx[i], c);
-            double v = fwd_elem(m, A, W, c);
+            double v = adj ? adj_elem(m, src, W, c) : fwd_elem(m, src, W, c);
             if (bias) v += vload(bias, 0, c[1], 0, 0, 0);
-            jv_dtype_store(B->dt, B->base, voff(B, c[0], c[1], c[2], c[3], c[4]), v);
+            jv_dtype_store(dst->dt, dst->base, voff(dst, c[0], c[1], c[2], c[3], c[4]), v);
         }
         return JV_OK;
     }
     if (m->n == 0) return JV_OK; /* an empty batch: nothing to write (and no plane size to trust) */
-    double *w = NULL, *a = dalloc(m->ca * m->SA), *b = dalloc(m->cb * m->SB);
-    jv_status st = (a && b) ? gather_weight(m, W, &w, err) : nomem(err);
+    const int64_t sza[5] = {1, m->ca, m->sa[0], m->sa[1], m->sa[2]};
+    const int64_t szb[5] = {1, m->cb, m->sb[0], m->sb[1], m->sb[2]};
+    const int64_t *szs = adj ? szb : sza, *szd = adj ? sza : szb;
+    const int64_t cs = adj ? m->cb : m->ca, ss = adj ? m->SB : m->SA;
+    const int64_t cd = adj ? m->ca : m->cb, sd = adj ? m->SA : m->SB;
+    double *w = NULL, *in = dalloc(cs * ss), *out = dalloc(cd * sd);
+    jv_status st = (in && out) ? gather_weight(m, W, &w, err) : nomem(err);
     if (st == JV_OK) {
-        const int64_t sza[5] = {1, m->ca, m->sa[0], m->sa[1], m->sa[2]};
-        const int64_t szb[5] = {1, m->cb, m->sb[0], m->sb[1], m->sb[2]};
         for (int64_t n = 0; n < m->n; n++) {
-            gather(A, n, sza, a);
-            memset(b, 0, (size_t)(m->cb * m->SB) * sizeof *b);
-            fwd_slice(m, a, w, b);
+            gather(src, n, szs, in);
+            memset(out, 0, (size_t)(cd * sd) * sizeof *out);
+            if (adj) adj_slice(m, in, w, out);
+            else fwd_slice(m, in, w, out);
             if (bias)
-                for (int64_t cb = 0; cb < m->cb; cb++) {
-                    double bv = vload(bias, 0, cb, 0, 0, 0);
-                    for (int64_t j = 0; j < m->SB; j++)
-                        b[cb * m->SB + j] += bv;
+                for (int64_t ch = 0; ch < cd; ch++) {
+                    double bv = vload(bias, 0, ch, 0, 0, 0);
+                    for (int64_t j = 0; j < sd; j++)
+                        out[ch * sd + j] += bv;
                 }
-            scatter(B, n, szb, b);
+            scatter(dst, n, szd, out);
         }
     }
-    free(a);
-    free(b);
-    free(w);
-    return st;
-}
-
-/* A = C^T(B) (+ bias over A's channels). */
-static jv_status run_adj(const geom *m, const view *B, const view *W, const view *bias, const view *A, const pick *p,
-                         jv_err *err) {
-    if (p->idx) {
-        for (int64_t i = 0; i < p->n; i++) {
-            int64_t c[5];
-            coord5(p->t, p->idx[i], c);
-            double v = adj_elem(m, B, W, c);
-            if (bias) v += vload(bias, 0, c[1], 0, 0, 0);
-            jv_dtype_store(A->dt, A->base, voff(A, c[0], c[1], c[2], c[3], c[4]), v);
-        }
-        return JV_OK;
-    }
-    if (m->n == 0) return JV_OK; /* an empty batch: nothing to write (and no plane size to trust) */
-    double *w = NULL, *a = dalloc(m->ca * m->SA), *b = dalloc(m->cb * m->SB);
-    jv_status st = (a && b) ? gather_weight(m, W, &w, err) : nomem(err);
-    if (st == JV_OK) {
-        const int64_t sza[5] = {1, m->ca, m->sa[0], m->sa[1], m->sa[2]};
-        const int64_t szb[5] = {1, m->cb, m->sb[0], m->sb[1], m->sb[2]};
-        for (int64_t n = 0; n < m->n; n++) {
-            gather(B, n, szb, b);
-            memset(a, 0, (size_t)(m->ca * m->SA) * sizeof *a);
-            adj_slice(m, b, w, a);
-            if (bias)
-                for (int64_t ca = 0; ca < m->ca; ca++) {
-                    double bv = vload(bias, 0, ca, 0, 0, 0);
-                    for (int64_t j = 0; j < m->SA; j++)
-                        a[ca * m->SA + j] += bv;
-                }
-            scatter(A, n, sza, a);
-        }
-    }
-    free(a);
-    free(b);
+    free(in);
+    free(out);
     free(w);
     return st;
 }
@@ -637,8 +604,8 @@ jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *cons
         int ix = find_operand(ops, "input"), iw = find_operand(ops, "weight"), ib = find_operand(ops, "bias");
         int io = find_operand(ops, "out");
         const view *bias = ib >= 0 ? &vs[ib] : NULL;
-        if (!g->transposed) return run_fwd(&m, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
-        return run_adj(&m, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
+        if (!g->transposed) return run_map(&m, 0, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
+        return run_map(&m, 1, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
     }
     int igo = find_operand(ops, "grad_output"), ix = find_operand(ops, "input"), iw = find_operand(ops, "weight");
     int igi = find_operand(ops, "grad_input"), igw = find_operand(ops, "grad_weight");
@@ -647,9 +614,9 @@ jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *cons
     const view *A = g->transposed ? &vs[igo] : &vs[ix], *B = g->transposed ? &vs[ix] : &vs[igo];
     if (igi >= 0 && (sel < 0 || sel == igi)) {
         if (g->transposed)
-            JV_CHECK(run_fwd(&m, &vs[igo], &vs[iw], NULL, &vs[igi], &pk[igi], err));
+            JV_CHECK(run_map(&m, 0, &vs[igo], &vs[iw], NULL, &vs[igi], &pk[igi], err));
         else
-            JV_CHECK(run_adj(&m, &vs[igo], &vs[iw], NULL, &vs[igi], &pk[igi], err));
+            JV_CHECK(run_map(&m, 1, &vs[igo], &vs[iw], NULL, &vs[igi], &pk[igi], err));
     }
     if (igw >= 0 && (sel < 0 || sel == igw)) JV_CHECK(run_wgrad(&m, A, B, &vs[igw], &pk[igw], err));
     if (igb >= 0 && (sel < 0 || sel == igb)) {
