@@ -8,6 +8,11 @@
 #include <string.h>
 
 #include "jv_callstack.h"
+#include "jv_catdata.h"
+#include "jv_compare.h"
+#include "jv_digest.h"
+#include "jv_findings.h"
+#include "jv_html.h"
 #include "jv_hw.h"
 #include "jv_ops.h"
 #include "jv_perf.h"
@@ -28,10 +33,11 @@ typedef struct {
     int no_roofline;          /* --gpu-arch none */
     int replay_top;           /* --replay-top N (0: no limit) */
     double replay_min_percent;/* --replay-min-percent P */
+    const char *reference;    /* --reference REF: comparative analysis against this trace */
 } cli;
 
 static void usage(FILE *f) {
-    fputs("usage: jarvis-analyze TRACE -o OUTDIR [options]\n"
+    fputs("usage: jarvis-analyze TRACE -o OUTDIR [--reference REF_TRACE] [options]\n"
           "       jarvis-analyze TRACE --call-stack UID\n"
           "\n"
           "Reads a PyTorch profiler (Kineto) trace, plain or gzip'd JSON, and writes the perf report\n"
@@ -39,10 +45,14 @@ static void usage(FILE *f) {
           "names): GPU timeline, op summaries, unified_perf_summary with FLOPs/bytes models and rooflines,\n"
           "per-family sheets (GEMM, CONV_fwd/bwd, SDPA_fwd/bwd, Normalization, Unary/BinaryElementwise,\n"
           "Reduce_fwd/bwd, Softmax_fwd/bwd), kernel_summary; and OUTDIR/replay_package.zip (replay IR of\n"
-          "the GEMM, convolution, batch-norm and elementwise ops, for jarvis-replay).\n"
+          "the GEMM, convolution, batch-norm and elementwise ops, for jarvis-replay); the category data and\n"
+          "findings (OUTDIR/category_data/, metadata/, category_findings/), the standalone reports\n"
+          "(standalone_analysis_fair.md, _rough.md) and OUTDIR/report.html (plots, opens from disk).\n"
           "\n"
           "options:\n"
           "  -o, --output DIR        output directory (created when missing)\n"
+          "  --reference REF_TRACE   also compare TRACE with REF_TRACE (another run, another GPU):\n"
+          "                          comparative_analysis_fair.md, _rough.md and a comparison sheet\n"
           "  --micro-idle-us N       split GPU idle time into gaps under N us (micro) and the rest (macro)\n"
           "  --gpu-arch NAME|FILE    GPU for the roofline: a built-in name (MI300X, MI325X, MI355X, MI210,\n"
           "                          H100 SXM, H100 PCIe, H200, B200, A100 80GB, A100 40GB, V100 SXM2 32GB),\n"
@@ -73,6 +83,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"gpu-arch", required_argument, 0, 4},
                                          {"replay-top", required_argument, 0, 5},
                                          {"replay-min-percent", required_argument, 0, 6},
+                                         {"reference", required_argument, 0, 7},
                                          {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->call_stack_uid = -1;
@@ -125,6 +136,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                 return 2;
             }
             break;
+        case 7: c->reference = optarg; break;
         default: usage(stderr); return 2;
         }
     }
@@ -134,6 +146,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
         return 2;
     }
     c->trace = argv[optind];
+    if (c->reference && c->call_stack_uid >= 0) {
+        fprintf(stderr, "jarvis-analyze: --reference and --call-stack do not go together\n");
+        return 2;
+    }
     if (!c->outdir && c->call_stack_uid < 0) {
         fprintf(stderr, "jarvis-analyze: missing -o OUTDIR\n");
         usage(stderr);
@@ -142,8 +158,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
     return -1; /* go on */
 }
 
-static void warnings(const cli *c, const jv_trace *tr, const jv_tree *t) {
-    const char *p = c->trace;
+static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_tree *t) {
     const jv_link_counts *k = &t->counts;
     if (tr->counts.x_events == 0) fprintf(stderr, "jarvis-analyze: warning: %s: no complete (X) events\n", p);
     if (k->gpu_events == 0)
@@ -195,48 +210,73 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t n
            c->outdir, c->outdir);
 }
 
-/* Picks the GPU of the roofline: --gpu-arch, else from deviceProperties. *hw_out is NULL without one. */
-static jv_status choose_hw(const cli *c, const jv_trace *tr, jv_hw *hw, const jv_hw **hw_out, jv_err *err) {
+/* Picks the GPU of the roofline for the trace at path: --gpu-arch, else
+ * from deviceProperties. *hw_out is NULL without one; why says how. */
+static jv_status choose_hw(const cli *c, const char *path, const jv_trace *tr, jv_hw *hw, const jv_hw **hw_out,
+                           char *why, size_t whycap, jv_err *err) {
     *hw_out = NULL;
-    if (c->no_roofline) return JV_OK;
+    if (c->no_roofline) {
+        snprintf(why, whycap, "--gpu-arch none");
+        return JV_OK;
+    }
     if (c->gpu_arch) {
         JV_CHECK(jv_hw_resolve(c->gpu_arch, hw, err));
-        if (!c->quiet) printf("%s: roofline GPU %s (--gpu-arch)\n", c->trace, hw->name);
+        snprintf(why, whycap, "--gpu-arch %s", c->gpu_arch);
+        if (!c->quiet) printf("%s: roofline GPU %s (--gpu-arch)\n", path, hw->name);
         *hw_out = hw;
         return JV_OK;
     }
-    char why[256];
-    if (jv_hw_auto(tr->devices, tr->ndevices, hw, why, sizeof why)) {
-        if (!c->quiet) printf("%s: roofline GPU %s (%s)\n", c->trace, hw->name, why);
+    if (jv_hw_auto(tr->devices, tr->ndevices, hw, why, whycap)) {
+        if (!c->quiet) printf("%s: roofline GPU %s (%s)\n", path, hw->name, why);
         *hw_out = hw;
     } else if (!c->quiet) {
-        printf("%s: no roofline columns: %s; pass --gpu-arch NAME\n", c->trace, why);
+        printf("%s: no roofline columns: %s; pass --gpu-arch NAME\n", path, why);
     }
     return JV_OK;
 }
 
-/* Writes every sheet into OUTDIR/perf_report_csvs/ and OUTDIR/perf_report.xlsx.
- * Frees the launcher table once its sheets are written (before the perf
- * tables are built: peak memory). */
-static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *t, jv_launchers *l, jv_err *err) {
+/* The sheets, the package and the category data of the target (into
+ * OUTDIR), or only the digest of a reference (target 0). Frees the launcher
+ * table once its sheets are written (before the perf tables are built: peak
+ * memory). ref: the reference's digest for the comparison sheet, or NULL. */
+static jv_status write_reports(const cli *c, const char *path, int target, const jv_trace *tr, const jv_tree *t,
+                               jv_launchers *l, const jv_digest *ref, jv_digest *dg, jv_err *err) {
     jv_hw hwbuf;
     const jv_hw *hw;
-    JV_CHECK(choose_hw(c, tr, &hwbuf, &hw, err));
+    char why[256] = "";
+    jv_status s = choose_hw(c, path, tr, &hwbuf, &hw, why, sizeof why, err);
+    if (s != JV_OK) {
+        jv_launchers_free(l);
+        return s;
+    }
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
     jv_book *book;
-    JV_CHECK(jv_book_open(&book, csvdir, xlsx, err));
-    jv_report_opts ro = {book, {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)}};
-    jv_status s = jv_report_write_ops(tr, t, l, &ro, err);
-    if (s == JV_OK) s = jv_report_write_kernels(tr, t, l, &ro, err);
+    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)};
+    s = target ? jv_book_open(&book, csvdir, xlsx, err) : jv_book_open(&book, NULL, NULL, err);
+    if (s != JV_OK) {
+        jv_launchers_free(l);
+        return s;
+    }
+    jv_report_opts ro = {book, to};
+    if (target) s = jv_report_write_ops(tr, t, l, &ro, err);
+    if (s == JV_OK && target) s = jv_report_write_kernels(tr, t, l, &ro, err);
     jv_launchers_free(l);
     jv_perf_table pt = {0};
-    if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
-    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, err);
     jv_replay_pkg pkg = {0};
-    jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, c->trace};
-    if (s == JV_OK) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
+    if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
+    if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
+    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, dg, err);
+    if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
+    jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
+    if (s == JV_OK && target) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
+    if (s == JV_OK && target)
+        for (size_t i = 0; i < dg->nrows; i++) {
+            jv_drow *r = &dg->rows[i];
+            if (r->model >= 0 && (size_t)r->model < pkg.nmodels) r->replay_op = pkg.op_of_model[r->model];
+        }
+    if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
     jv_perf_free(&pt);
     if (s != JV_OK) {
         jv_replay_pkg_free(&pkg);
@@ -244,15 +284,79 @@ static jv_status write_reports(const cli *c, const jv_trace *tr, const jv_tree *
         return s;
     }
     s = jv_book_commit(book, err);
-    if (s == JV_OK) s = jv_replay_pkg_commit(&pkg, c->outdir, err);
-    if (s == JV_OK && !c->quiet) {
+    if (s == JV_OK && target) s = jv_replay_pkg_commit(&pkg, c->outdir, err);
+    if (s == JV_OK && target && !c->quiet) {
         const jv_replay_pkg_summary *rs = &pkg.sum;
         printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
                "manifest.json)\n",
-               c->trace, rs->ops, rs->total_us > 0 ? 100 * rs->replayed_us / rs->total_us : 0.0, rs->total_us,
+               path, rs->ops, rs->total_us > 0 ? 100 * rs->replayed_us / rs->total_us : 0.0, rs->total_us,
                rs->not_replayed);
     }
     jv_replay_pkg_free(&pkg);
+    if (s == JV_OK && target) s = jv_catdata_write(dg, tr, t, c->outdir, err);
+    return s;
+}
+
+/* Reads the trace at path and fills dg; the target's sheets, package and
+ * category data go to OUTDIR. The trace is freed before returning. */
+static jv_status analyse(const cli *c, const char *path, int target, const jv_digest *ref, jv_digest *dg,
+                         jv_err *err) {
+    jv_trace tr;
+    jv_tree t;
+    jv_launchers l = {0};
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    JV_CHECK(jv_trace_load(path, &lo, &tr, err));
+    jv_status s = jv_tree_build(&tr, 0, &t, err);
+    if (s != JV_OK) {
+        jv_trace_free(&tr);
+        return s;
+    }
+    jv_trace_drop_flows(&tr);
+    warnings(c, path, &tr, &t);
+    s = jv_launchers_build(&tr, &t, &l);
+    if (s != JV_OK) {
+        jv_err_set(err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", path);
+    } else {
+        size_t nlaunchers = l.n;
+        s = write_reports(c, path, target, &tr, &t, &l, ref, dg, err);
+        if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
+    }
+    jv_tree_free(&t);
+    jv_trace_free(&tr);
+    return s;
+}
+
+/* --call-stack UID: the parent chain and subtree of one event */
+static jv_status call_stack(const cli *c, jv_err *err) {
+    jv_trace tr;
+    jv_tree t;
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    JV_CHECK(jv_trace_load(c->trace, &lo, &tr, err));
+    jv_status s = jv_tree_build(&tr, 1, &t, err);
+    if (s == JV_OK) {
+        s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c->call_stack_uid, 5000, err);
+        jv_tree_free(&t);
+    }
+    jv_trace_free(&tr);
+    return s;
+}
+
+static jv_status run(const cli *c, jv_err *err) {
+    if (c->call_stack_uid >= 0) return call_stack(c, err);
+    jv_digest ref = {0}, dg = {0};
+    jv_status s = JV_OK;
+    if (c->reference) s = analyse(c, c->reference, 0, NULL, &ref, err);
+    if (s == JV_OK) s = analyse(c, c->trace, 1, c->reference ? &ref : NULL, &dg, err);
+    if (s == JV_OK) s = jv_findings_write(&dg, c->outdir, err);
+    if (s == JV_OK && c->reference) s = jv_compare_write(&dg, &ref, c->outdir, err);
+    if (s == JV_OK) s = jv_html_write(&dg, c->reference ? &ref : NULL, c->outdir, err);
+    if (s == JV_OK && !c->quiet)
+        printf("%s: wrote %s/category_data/, %s/category_findings/, %s/standalone_analysis_{fair,rough}.md%s and "
+               "%s/report.html\n",
+               c->trace, c->outdir, c->outdir, c->outdir,
+               c->reference ? ", comparative_analysis_{fair,rough}.md" : "", c->outdir);
+    jv_digest_free(&dg);
+    jv_digest_free(&ref);
     return s;
 }
 
@@ -260,45 +364,10 @@ int main(int argc, char **argv) {
     cli c;
     int rc = parse_cli(argc, argv, &c);
     if (rc >= 0) return rc;
-
     jv_err err;
     jv_err_clear(&err);
-    jv_trace tr;
-    jv_tree t;
-    jv_launchers l = {0};
-    jv_load_opts lo = {.progress = !c.quiet && jv_progress_tty()};
-    jv_status s = jv_trace_load(c.trace, &lo, &tr, &err);
-    if (s != JV_OK) goto fail_nofree;
-    s = jv_tree_build(&tr, c.call_stack_uid >= 0, &t, &err);
-    if (s != JV_OK) goto fail_trace;
-    if (c.call_stack_uid >= 0) {
-        s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c.call_stack_uid, 5000, &err);
-        if (s != JV_OK) goto fail_tree;
-        jv_tree_free(&t);
-        jv_trace_free(&tr);
-        return 0;
-    }
-    jv_trace_drop_flows(&tr);
-    warnings(&c, &tr, &t);
-    s = jv_launchers_build(&tr, &t, &l);
-    if (s != JV_OK) {
-        jv_err_set(&err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", c.trace);
-        goto fail_tree;
-    }
-    size_t nlaunchers = l.n;
-    s = write_reports(&c, &tr, &t, &l, &err);
-    if (s != JV_OK) goto fail_all;
-    if (!c.quiet) summary(&c, &tr, &t, nlaunchers);
-    jv_tree_free(&t);
-    jv_trace_free(&tr);
-    return 0;
-fail_all:
-    jv_launchers_free(&l);
-fail_tree:
-    jv_tree_free(&t);
-fail_trace:
-    jv_trace_free(&tr);
-fail_nofree:
+    jv_status s = run(&c, &err);
+    if (s == JV_OK) return 0;
     fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg[0] ? err.msg : jv_status_str(s));
     if (getenv("JARVIS_DEBUG") && err.file) fprintf(stderr, "jarvis-analyze: (raised at %s:%d)\n", err.file, err.line);
     return 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv/conv.h"
 #include "jv_category.h"
 #include "jv_opcall.h"
 #include "jv_output.h"
@@ -430,17 +431,24 @@ static void finish_group(const gctx *g, const uint32_t *idx, group *gr) {
     }
 }
 
-/* a raw JSON args text in Python form (tuples or lists) */
+/* a raw JSON args text in Python form (tuples or lists); *s is malloc'd (NULL
+ * when the form could not be made: the raw text is returned then) */
+static const char *pyargs_text(const jv_trace *tr, uint32_t raw, int lists, char **s) {
+    *s = NULL;
+    if (!raw) return "";
+    const char *txt = jv_trace_str(tr, raw);
+    size_t n = jv_intern_len(&tr->strings, raw);
+    jv_status st = lists ? jv_pyrepr_list(txt, n, s) : jv_pyrepr(txt, n, s);
+    return st == JV_OK ? *s : txt;
+}
+
 static void sheet_pyargs(jv_sheet *o, const jv_trace *tr, uint32_t raw, int lists) {
     if (!raw) {
         jv_sheet_empty(o);
         return;
     }
-    char *s = NULL;
-    const char *txt = jv_trace_str(tr, raw);
-    size_t n = jv_intern_len(&tr->strings, raw);
-    jv_status st = lists ? jv_pyrepr_list(txt, n, &s) : jv_pyrepr(txt, n, &s);
-    jv_sheet_str(o, st == JV_OK ? s : txt);
+    char *s;
+    jv_sheet_str(o, pyargs_text(tr, raw, lists, &s));
     free(s);
 }
 
@@ -511,7 +519,108 @@ static int param_is_literal(const jv_param *p) {
 
 /* ---------- unified_perf_summary ---------- */
 
-static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv_err *err) {
+/* the row of group gr for the digest: strings copied into it */
+static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr, const jv_hw *hw, const char *name,
+                            const char *params, double percent, const jv_stats *kt, const jv_stats *tbs,
+                            const jv_stats *tfl, const jv_stats *pct, jv_digest *dg, jv_err *err) {
+    const jv_trace *tr = g->tr;
+    const jv_perf_table *pt = g->pt;
+    const jv_perf_inst *in = &pt->inst[gr->first];
+    const jv_perf_model *pm = in->model >= 0 && pt->models[in->model].ok ? &pt->models[in->model] : NULL;
+    inst_metrics m;
+    metrics_of(pt, in, hw, &m);
+    jv_drow r;
+    memset(&r, 0, sizeof r);
+    r.name = jv_digest_str(dg, name);
+    r.op_name = jv_digest_str(dg, jv_trace_str(tr, tr->ev[in->ev].name));
+    r.op_category = jv_digest_str(dg, g->cat[gr->first]);
+    r.family = jv_digest_str(dg, pm ? jv_family_get(pm->family)->name : "");
+    r.cat = jv_dcat_of(r.family, r.op_category, r.op_name);
+    r.bwd = pm ? pm->bwd : 0;
+    r.synthetic = in->kernel != JV_NONE32;
+    const jv_sig *sg = &tr->sigs[inst_sig(tr, in)];
+    char *tmp;
+    r.dims = jv_digest_str(dg, pyargs_text(tr, sg->dims, 0, &tmp));
+    free(tmp);
+    r.types = jv_digest_str(dg, pyargs_text(tr, sg->types, 0, &tmp));
+    free(tmp);
+    r.strides = jv_digest_str(dg, pyargs_text(tr, sg->strides, 0, &tmp));
+    free(tmp);
+    r.concrete = jv_digest_str(dg, pyargs_text(tr, sg->concrete, 0, &tmp));
+    free(tmp);
+    r.params = jv_digest_str(dg, params);
+    r.uid = gr->uid_first;
+    r.count = (uint32_t)gr->n;
+    r.time_us = kt->sum;
+    r.mean_us = kt->mean;
+    r.median_us = kt->median;
+    r.min_us = kt->min;
+    r.max_us = kt->max;
+    r.flops = pm ? pm->perf.flops : NAN;
+    r.bytes = pm ? pm->perf.bytes : NAN;
+    r.fpb = m.fpb;
+    r.tbs = tbs->mean;
+    r.tflops = tfl->mean;
+    snprintf(r.spec, sizeof r.spec, "%s", m.spec);
+    r.roof_us = m.roof_us;
+    r.pct = pct->mean;
+    r.bound = m.bound ? m.bound : "";
+    r.percent = percent;
+    r.model = pm ? in->model : -1;
+    r.replay_op = -1;
+    /* distinct kernels by total time; layout conversions among them */
+    jv_map slot;
+    jv_map_init(&slot);
+    jv_dkernel *ks = NULL;
+    uint32_t *knames = NULL;
+    size_t nk = 0, capk = 0, capn = 0;
+    jv_status s = JV_OK;
+    for (size_t k = gr->begin; k < gr->begin + gr->n && s == JV_OK; k++) {
+        const jv_perf_inst *ik = &pt->inst[idx[k]];
+        for (uint32_t q = 0; q < ik->kn && s == JV_OK; q++) {
+            const jv_event *ke = &tr->ev[pt->kernels[ik->kbegin + q]];
+            uint32_t sl;
+            if (!jv_map_get(&slot, ke->name, &sl)) {
+                if ((s = JV_RESERVE(ks, capk, nk + 1)) != JV_OK || (s = JV_RESERVE(knames, capn, nk + 1)) != JV_OK)
+                    break;
+                sl = (uint32_t)nk++;
+                memset(&ks[sl], 0, sizeof ks[sl]);
+                knames[sl] = ke->name;
+                ks[sl].layout = jv_is_layout_kernel(jv_trace_str(tr, ke->name));
+                if ((s = jv_map_put(&slot, ke->name, sl)) != JV_OK) break;
+            }
+            ks[sl].total_us += US(ke->dur);
+            ks[sl].count++;
+            if (ks[sl].layout) r.layout_us += US(ke->dur);
+        }
+    }
+    jv_map_free(&slot);
+    /* the largest JV_DROW_KERNELS, by total time (selection) */
+    r.nkernels_all = (int)nk;
+    for (int k = 0; s == JV_OK && k < JV_DROW_KERNELS && (size_t)k < nk; k++) {
+        size_t best = (size_t)k;
+        for (size_t q = (size_t)k + 1; q < nk; q++)
+            if (ks[q].total_us > ks[best].total_us) best = q;
+        jv_dkernel t = ks[k];
+        ks[k] = ks[best];
+        ks[best] = t;
+        uint32_t tn = knames[k];
+        knames[k] = knames[best];
+        knames[best] = tn;
+        r.kernels[k] = ks[k];
+        r.kernels[k].name = jv_digest_str(dg, jv_trace_str(tr, knames[k]));
+        if (!r.kernels[k].name) s = JV_ERR_NOMEM;
+        r.nkernels = k + 1;
+    }
+    free(ks);
+    free(knames);
+    if (s != JV_OK || !r.name || !r.op_name || !r.op_category || !r.family || !r.dims || !r.types || !r.strides ||
+        !r.concrete || !r.params)
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    return jv_digest_add_row(dg, &r, err);
+}
+
+static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv_digest *dg, jv_err *err) {
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     size_t n = pt->ninst;
@@ -572,19 +681,17 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             const jv_perf_inst *in = &pt->inst[gr->first];
             const jv_event *e = &tr->ev[in->ev];
             const jv_thread *th = &tr->threads[e->thread];
+            char *nm = NULL;
             if (in->kernel != JV_NONE32) {
-                char *nm = NULL;
                 size_t l = 0, c = 0;
                 if (!jv_sb_printf(&nm, &l, &c, "%s->%s (Synthetic Op)", jv_trace_str(tr, e->name),
                                   jv_trace_str(tr, tr->ev[in->kernel].name))) {
                     s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
                     break;
                 }
-                jv_sheet_str(&o, nm);
-                free(nm);
-            } else {
-                jv_sheet_str(&o, jv_trace_str(tr, e->name));
             }
+            const char *row_name = nm ? nm : jv_trace_str(tr, e->name);
+            jv_sheet_str(&o, row_name);
             jv_sheet_str(&o, g->cat[gr->first]);
             jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
@@ -632,6 +739,7 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             free(full);
             free(trunc);
             /* perf_params as a Python dict */
+            char *params_text = NULL;
             jv_params ps;
             ps.n = 0;
             if (in->model >= 0 && pt->models[in->model].ok) params_of(tr, &pt->models[in->model], &ps);
@@ -646,7 +754,8 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
                 }
                 ok = ok && jv_sb_printf(&d, &l, &c, "}");
                 jv_sheet_str(&o, ok ? d : "");
-                free(d);
+                params_text = ok ? d : NULL;
+                if (!ok) free(d);
             } else {
                 jv_sheet_empty(&o);
             }
@@ -657,6 +766,10 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             jv_sheet_num(&o, cum);
             if (hw) jv_sheet_str(&o, band_of(pct.mean));
             jv_sheet_end(&o);
+            if (dg) s = digest_row(g, idx, gr, hw, row_name, params_text, p, &kt, &tbs, &tfl, &pct, dg, err);
+            free(params_text);
+            free(nm);
+            if (s != JV_OK) break;
         }
         if (s == JV_OK) s = jv_sheet_commit(&o, err);
         else jv_sheet_abort(&o);
@@ -845,7 +958,8 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
     return s;
 }
 
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_err *err) {
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_digest *dg,
+                        jv_err *err) {
     const char **cat = malloc((pt->ninst ? pt->ninst : 1) * sizeof *cat);
     jv_params *ps = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *ps);
     if (!cat || !ps) {
@@ -863,7 +977,7 @@ jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw
         if (pt->models[m].ok) params_of(tr, &pt->models[m], &ps[m]);
     }
     gctx g = {tr, pt, cat, NULL};
-    jv_status s = write_unified(&g, hw, book, err);
+    jv_status s = write_unified(&g, hw, book, dg, err);
     /* family sheets in registry order; families sharing a sheet write it once */
     for (int f = 0; f < jv_family_count() && s == JV_OK; f++) {
         const jv_family *fam = jv_family_get(f);

@@ -9,6 +9,7 @@
 #ifndef JV_PERF_H
 #define JV_PERF_H
 
+#include "jv_digest.h"
 #include "jv_family.h"
 #include "jv_hw.h"
 #include "jv_sheet.h"
@@ -33,7 +34,7 @@ typedef struct {
     int32_t model;        /* index into models; -1 when the op's name has no perf model */
 } jv_perf_inst;
 
-typedef struct {
+typedef struct jv_perf_table_ {
     jv_perf_inst *inst;
     size_t ninst;
     uint32_t *kernels;
@@ -58,7 +59,9 @@ void jv_perf_free(jv_perf_table *pt);
 const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap);
 
 /* Writes unified_perf_summary and the family sheets into book; hw NULL: no
- * roofline columns. */
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_err *err);
+ * roofline columns. With dg non-NULL every unified_perf_summary row is also
+ * appended to the digest (jv_digest_finish completes it). */
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_digest *dg,
+                        jv_err *err);
 
 #endif

@@ -117,6 +117,10 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     memset(pkg, 0, sizeof *pkg);
     jv_replay_pkg_summary *sum = &pkg->sum;
     jv_status st = JV_OK;
+    pkg->op_of_model = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *pkg->op_of_model);
+    if (!pkg->op_of_model) JV_FAIL(err, JV_ERR_NOMEM, "out of memory");
+    pkg->nmodels = pt->nmodels;
+    for (size_t m = 0; m < pt->nmodels; m++) pkg->op_of_model[m] = -1;
     agg *g = NULL;
     cJSON *ir = NULL, *man = NULL;
     char *ir_text = NULL, *man_text = NULL;
@@ -248,6 +252,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         cJSON_AddStringToObject(x, "device", device);
         cJSON_AddItemToArray(ir, (cJSON *)entry);
         jv_opcall_free(&call);
+        pkg->op_of_model[a->model] = sum->ops;
         sum->ops++;
         sum->replayed_us += US(a->busy_ns);
     }
@@ -327,5 +332,8 @@ jv_status jv_replay_pkg_commit(const jv_replay_pkg *pkg, const char *outdir, jv_
 void jv_replay_pkg_free(jv_replay_pkg *pkg) {
     free(pkg->ir_text);
     free(pkg->manifest_text);
+    free(pkg->op_of_model);
     pkg->ir_text = pkg->manifest_text = NULL;
+    pkg->op_of_model = NULL;
+    pkg->nmodels = 0;
 }

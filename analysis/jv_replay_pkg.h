@@ -31,6 +31,8 @@ typedef struct {
     char *ir_text;        /* replay_ir.json */
     char *manifest_text;  /* manifest.json */
     jv_replay_pkg_summary sum;
+    int32_t *op_of_model; /* per perf model: its index in replay_ir.json (jarvis-replay --op N), -1 when left out */
+    size_t nmodels;
 } jv_replay_pkg;
 
 /* Chooses the ops and builds replay_ir.json and manifest.json (the trace

@@ -1,6 +1,7 @@
 /* jv_verdict: the verdict of a replayed op (see jv_verdict.h). */
 #include "jv_verdict.h"
 
+#include "conv/conv.h"
 #include "jv_perf.h"
 
 #include <math.h>
@@ -15,14 +16,6 @@ const char *jv_verdict_str(jv_verdict_kind k) {
     case JV_VERDICT_LAYOUT: return "layout overhead";
     default: return "-";
     }
-}
-
-int jv_is_layout_kernel(const char *name) {
-    static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_", "Transpose",
-                                    "nchw2nhwc", "nhwc2nchw", NULL};
-    for (int i = 0; P[i]; i++)
-        if (strstr(name, P[i])) return 1;
-    return 0;
 }
 
 /* the measured FLOP ceiling carried to the op's compute spec through the

@@ -45,7 +45,4 @@ const char *jv_verdict_str(jv_verdict_kind k);
 void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds, const jv_device_props *p,
                    jv_verdict *v);
 
-/* 1 when a kernel name is a layout conversion (batched_transpose, nchwToNhwc, nhwcToNchw, transpose_). */
-int jv_is_layout_kernel(const char *name);
-
 #endif

@@ -354,3 +354,11 @@ static void conv_params(const jv_desc *d, jv_params *ps) {
 
 const jv_family jv_conv_family = {"conv",     "CONV",     1,           "CONV",           conv_match,
                                   conv_parse, conv_model, conv_params, jv_conv_operands, jv_conv_reference};
+
+int jv_is_layout_kernel(const char *name) {
+    static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_", "Transpose",
+                                    "nchw2nhwc", "nhwc2nchw", NULL};
+    for (int i = 0; P[i]; i++)
+        if (strstr(name, P[i])) return 1;
+    return 0;
+}

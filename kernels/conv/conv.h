@@ -96,4 +96,8 @@ static inline const jv_conv_desc *jv_conv_of(const jv_desc *d) {
     return (const jv_conv_desc *)(const void *)d->data;
 }
 
+/* 1 when a GPU kernel name is a layout conversion that runs around convolutions
+ * (batched_transpose*, nchwToNhwc*, nhwcToNchw*, transpose_*, *Transpose*). */
+int jv_is_layout_kernel(const char *name);
+
 #endif

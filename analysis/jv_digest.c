@@ -1,0 +1,401 @@
+/* jv_digest: rows come from jv_perf_write; finish adds the totals, the
+ * trace's elementwise baseline, the timeline and the fusion candidates. */
+#include "jv_digest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_map.h"
+#include "jv_perf.h"
+#include "jv_sort.h"
+#include "jv_stats.h"
+
+const char *jv_dcat_name(jv_dcat c) {
+    static const char *const N[] = {"gemm", "convolution", "batchnorm", "elementwise", "other"};
+    return c >= 0 && c < JV_DCAT_COUNT ? N[c] : "other";
+}
+
+const char *jv_dcat_title(jv_dcat c) {
+    static const char *const N[] = {"GEMM", "Convolution", "Batch norm", "Elementwise", "Other"};
+    return c >= 0 && c < JV_DCAT_COUNT ? N[c] : "Other";
+}
+
+jv_dcat jv_dcat_of(const char *family, const char *op_category, const char *op_name) {
+    if (family && *family) {
+        if (!strcmp(family, "gemm")) return JV_DCAT_GEMM;
+        if (!strcmp(family, "conv")) return JV_DCAT_CONV;
+        if (!strcmp(family, "batchnorm")) return JV_DCAT_BN;
+        if (!strcmp(family, "unary") || !strcmp(family, "binary")) return JV_DCAT_EW;
+        return JV_DCAT_OTHER;
+    }
+    /* rows without a model: by TraceLens' op category */
+    if (!op_category) return JV_DCAT_OTHER;
+    if (!strcmp(op_category, "GEMM")) return JV_DCAT_GEMM;
+    if (!strncmp(op_category, "CONV_", 5)) return JV_DCAT_CONV;
+    if (!strncmp(op_category, "NORM_", 5) && op_name && strstr(op_name, "batch_norm")) return JV_DCAT_BN;
+    if (!strcmp(op_category, "elementwise")) return JV_DCAT_EW;
+    return JV_DCAT_OTHER;
+}
+
+jv_status jv_digest_init(jv_digest *d, const char *path, const jv_trace *tr, const jv_hw *hw, const char *hw_why,
+                         jv_err *err) {
+    memset(d, 0, sizeof *d);
+    jv_arena_init(&d->arena);
+    const char *base = strrchr(path, '/');
+    d->trace = jv_digest_str(d, path);
+    d->trace_name = jv_digest_str(d, base ? base + 1 : path);
+    d->device = jv_digest_str(d, tr->ndevices ? tr->devices[0].name : "");
+    d->hw_why = jv_digest_str(d, hw_why);
+    if (!d->trace || !d->trace_name || !d->device || !d->hw_why) {
+        jv_digest_free(d);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    }
+    d->file_bytes = tr->counts.file_bytes;
+    d->events = tr->counts.events_total;
+    d->ndevices = (int)tr->ndevices;
+    d->is_amd = tr->is_amd;
+    if (hw) {
+        d->has_hw = 1;
+        d->hw = *hw;
+    }
+    d->baseline.tbs = NAN;
+    return JV_OK;
+}
+
+const char *jv_digest_str(jv_digest *d, const char *s) {
+    if (!s) s = "";
+    return jv_arena_strndup(&d->arena, s, strlen(s));
+}
+
+jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err) {
+    if (JV_RESERVE(d->rows, d->cap_rows, d->nrows + 1) != JV_OK)
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    d->rows[d->nrows++] = *r;
+    return JV_OK;
+}
+
+void jv_digest_free(jv_digest *d) {
+    free(d->rows);
+    free(d->fusion);
+    jv_arena_free(&d->arena);
+    memset(d, 0, sizeof *d);
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    const jv_drow *x = a, *y = b;
+    if (x->time_us != y->time_us) return x->time_us > y->time_us ? -1 : 1;
+    return (x->uid > y->uid) - (x->uid < y->uid);
+}
+
+/* the simple ops whose achieved bandwidth is the trace's own elementwise ceiling (REFERENCE.md section 8) */
+static int is_baseline_op(const char *n) {
+    static const char *const B[] = {"aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::copy_", NULL};
+    for (int i = 0; B[i]; i++)
+        if (!strcmp(n, B[i])) return 1;
+    return 0;
+}
+
+static void baseline_of(jv_digest *d) {
+    jv_dbaseline *b = &d->baseline;
+    for (int pass = 0; pass < 2 && !b->rows; pass++) {
+        for (size_t i = 0; i < d->nrows; i++) {
+            const jv_drow *r = &d->rows[i];
+            if (r->synthetic || !is_baseline_op(r->op_name) || !(r->bytes > 0) || !(r->time_us > 0)) continue;
+            if (pass == 0 && r->bytes < 1048576.0) continue;
+            b->rows++;
+            b->calls += r->count;
+            b->bytes += r->bytes * r->count;
+            b->time_us += r->time_us;
+        }
+        if (pass == 1 && b->rows) b->small_only = 1;
+    }
+    b->tbs = b->time_us > 0 ? b->bytes / (b->time_us * 1e-6) / 1e12 : NAN;
+}
+
+/* ---------- fusion candidates ---------- */
+
+typedef struct {
+    int64_t ts, end;
+    uint32_t thread;
+    uint32_t id;     /* module event index, or instance index for points */
+    int is_point;
+} sweep_item;
+
+static int cmp_sweep(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    const sweep_item *x = a, *y = b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->is_point != y->is_point) return x->is_point - y->is_point; /* modules first */
+    if (x->end != y->end) return x->end > y->end ? -1 : 1;            /* outer first */
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static const char MODULE_PREFIX[] = "nn.Module: ";
+
+/* length of the module class in "nn.Module: Name_3" (the instance suffix dropped) */
+static size_t module_class(const char *name, const char **cls) {
+    const char *s = name + sizeof MODULE_PREFIX - 1;
+    size_t n = strlen(s), k = n;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') k--;
+    if (k > 0 && k < n && s[k - 1] == '_') n = k - 1;
+    *cls = s;
+    return n;
+}
+
+typedef struct {
+    uint32_t key;        /* interned name of the module class or parent op */
+    uint32_t instances, ew_kernels, example_uid;
+    double ew_us, total_us;
+    uint32_t ops[8];
+    int nops, more_ops;
+} fgroup;
+
+typedef struct {
+    uint32_t ew_kernels;
+    double ew_us, total_us;
+    uint32_t ops[8];
+    int nops, more_ops;
+} fholder;
+
+static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
+    if (in->kernel != JV_NONE32 || in->model < 0 || !pt->models[in->model].ok) return 0;
+    const char *f = jv_family_get(pt->models[in->model].family)->name;
+    return !strcmp(f, "unary") || !strcmp(f, "binary");
+}
+
+static void add_op(uint32_t *ops, int *nops, int *more, uint32_t name) {
+    for (int k = 0; k < *nops; k++)
+        if (ops[k] == name) return;
+    if (*nops < 8) ops[(*nops)++] = name;
+    else *more = 1;
+}
+
+/* holder per perf instance: the innermost module event (by time on the same
+ * thread), or the nearest non-elementwise ancestor op; JV_NONE32 when none */
+static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, uint32_t *holder, int *found) {
+    size_t nmod = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
+            nmod++;
+    }
+    *found = nmod > 0;
+    if (!nmod) return JV_OK;
+    size_t n = nmod + pt->ninst;
+    sweep_item *it = malloc(n * sizeof *it);
+    uint32_t *stack = malloc(nmod * sizeof *stack);
+    if (!it || !stack) {
+        free(it);
+        free(stack);
+        return JV_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
+            it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 0};
+    }
+    for (size_t i = 0; i < pt->ninst; i++) {
+        const jv_perf_inst *in = &pt->inst[i];
+        holder[i] = JV_NONE32;
+        if (in->kernel != JV_NONE32) continue;
+        const jv_event *e = &tr->ev[in->ev];
+        it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 1};
+    }
+    n = k;
+    jv_status s = jv_sort_stable(it, n, sizeof *it, cmp_sweep, NULL);
+    size_t ns = 0;
+    uint32_t cur_thread = JV_NONE32;
+    for (size_t i = 0; i < n && s == JV_OK; i++) {
+        const sweep_item *x = &it[i];
+        if (x->thread != cur_thread) ns = 0, cur_thread = x->thread;
+        while (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur < x->ts) ns--;
+        if (!x->is_point) stack[ns++] = x->id;
+        else if (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur >= x->end) holder[x->id] = stack[ns - 1];
+    }
+    free(it);
+    free(stack);
+    return s;
+}
+
+static void holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, uint32_t *holder) {
+    for (size_t i = 0; i < pt->ninst; i++) {
+        const jv_perf_inst *in = &pt->inst[i];
+        holder[i] = JV_NONE32;
+        if (in->kernel != JV_NONE32) continue;
+        for (uint32_t p = t->parent[in->ev]; p != JV_NONE32; p = t->parent[p]) {
+            jv_kind k = (jv_kind)tr->ev[p].kind;
+            if (k != JV_K_CPU_OP && k != JV_K_USER_ANNOT) continue;
+            int fam = -1;
+            jv_match how;
+            fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
+            if (fam >= 0) {
+                const char *f = jv_family_get(fam)->name;
+                if (!strcmp(f, "unary") || !strcmp(f, "binary")) continue; /* an elementwise composite: go up */
+            }
+            holder[i] = p;
+            break;
+        }
+    }
+}
+
+static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt) {
+    uint32_t *holder = malloc((pt->ninst ? pt->ninst : 1) * sizeof *holder);
+    if (!holder) return JV_ERR_NOMEM;
+    int by_module = 0;
+    jv_status s = holders_by_module(tr, pt, holder, &by_module);
+    if (s != JV_OK) {
+        free(holder);
+        return s;
+    }
+    if (!by_module) holders_by_parent(tr, t, pt, holder);
+    /* per holder event: the elementwise kernels and all kernel time inside */
+    jv_map hidx, gidx;
+    jv_map_init(&hidx);
+    jv_map_init(&gidx);
+    fholder *hs = NULL;
+    fgroup *gs = NULL;
+    size_t nh = 0, caph = 0, ng = 0, capg = 0;
+    for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
+        if (holder[i] == JV_NONE32) continue;
+        uint32_t h;
+        if (!jv_map_get(&hidx, holder[i], &h)) {
+            if ((s = JV_RESERVE(hs, caph, nh + 1)) != JV_OK) break;
+            memset(&hs[nh], 0, sizeof hs[nh]);
+            h = (uint32_t)nh++;
+            if ((s = jv_map_put(&hidx, holder[i], h)) != JV_OK) break;
+        }
+        const jv_perf_inst *in = &pt->inst[i];
+        hs[h].total_us += (double)in->busy_ns / 1e3;
+        if (is_ew_inst(pt, in)) {
+            hs[h].ew_kernels += in->kn;
+            hs[h].ew_us += (double)in->busy_ns / 1e3;
+            add_op(hs[h].ops, &hs[h].nops, &hs[h].more_ops, tr->ev[in->ev].name);
+        }
+    }
+    /* holders -> groups by module class (interned through the trace's names) or parent op name */
+    for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
+        if (holder[i] == JV_NONE32) continue;
+        uint32_t h;
+        jv_map_get(&hidx, holder[i], &h);
+        if (!hs[h].ew_kernels) continue;
+        if (hs[h].ew_kernels == UINT32_MAX) continue; /* this holder is already in its group */
+        const jv_event *he = &tr->ev[holder[i]];
+        uint32_t key = he->name;
+        if (by_module) {
+            /* the class: an arena copy keyed by the first holder name that has it */
+            const char *cls;
+            size_t cn = module_class(jv_trace_str(tr, he->name), &cls);
+            /* find a group with the same class text */
+            key = JV_NONE32;
+            for (size_t g = 0; g < ng; g++) {
+                const char *gc;
+                size_t gn = module_class(jv_trace_str(tr, gs[g].key), &gc);
+                if (gn == cn && !memcmp(gc, cls, cn)) {
+                    key = (uint32_t)g;
+                    break;
+                }
+            }
+            if (key == JV_NONE32) {
+                if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
+                memset(&gs[ng], 0, sizeof gs[ng]);
+                gs[ng].key = he->name;
+                gs[ng].example_uid = he->uid;
+                key = (uint32_t)ng++;
+            }
+        } else {
+            uint32_t g;
+            if (!jv_map_get(&gidx, key, &g)) {
+                if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
+                memset(&gs[ng], 0, sizeof gs[ng]);
+                gs[ng].key = key;
+                gs[ng].example_uid = he->uid;
+                g = (uint32_t)ng++;
+                if ((s = jv_map_put(&gidx, key, g)) != JV_OK) break;
+            }
+            key = g;
+        }
+        fgroup *g = &gs[key];
+        g->instances++;
+        g->ew_kernels += hs[h].ew_kernels;
+        g->ew_us += hs[h].ew_us;
+        g->total_us += hs[h].total_us;
+        for (int k = 0; k < hs[h].nops; k++) add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
+        if (hs[h].more_ops) g->more_ops = 1;
+        hs[h].ew_kernels = UINT32_MAX;
+    }
+    /* keep groups whose instances run at least two elementwise kernels each on average */
+    for (size_t g = 0; g < ng && s == JV_OK; g++) {
+        fgroup *x = &gs[g];
+        if (x->ew_kernels < 2 * x->instances) continue;
+        jv_dfusion f = {0};
+        if (by_module) {
+            const char *cls;
+            size_t cn = module_class(jv_trace_str(tr, x->key), &cls);
+            f.name = jv_arena_strndup(&d->arena, cls, cn);
+        } else {
+            f.name = jv_digest_str(d, jv_trace_str(tr, x->key));
+        }
+        f.from_module = by_module;
+        f.instances = x->instances;
+        f.ew_kernels = x->ew_kernels;
+        f.ew_us = x->ew_us;
+        f.total_us = x->total_us;
+        f.example_uid = x->example_uid;
+        char *ops = NULL;
+        size_t l = 0, c = 0;
+        int ok = 1;
+        for (int k = 0; ok && k < x->nops; k++) ok = jv_sb_printf(&ops, &l, &c, "%s%s", k ? ", " : "", jv_trace_str(tr, x->ops[k]));
+        if (ok && x->more_ops) ok = jv_sb_printf(&ops, &l, &c, ", ...");
+        f.ops = ok ? jv_digest_str(d, ops ? ops : "") : NULL;
+        free(ops);
+        if (!f.name || !f.ops) {
+            s = JV_ERR_NOMEM;
+            break;
+        }
+        size_t cap = d->nfusion;
+        if ((s = jv_reserve((void **)&d->fusion, &cap, d->nfusion + 1, sizeof *d->fusion)) != JV_OK) break;
+        d->fusion[d->nfusion++] = f;
+    }
+    jv_map_free(&hidx);
+    jv_map_free(&gidx);
+    free(hs);
+    free(gs);
+    free(holder);
+    if (s != JV_OK) return s;
+    /* largest elementwise time first */
+    for (size_t i = 1; i < d->nfusion; i++) {
+        jv_dfusion v = d->fusion[i];
+        size_t j = i;
+        while (j > 0 && d->fusion[j - 1].ew_us < v.ew_us) {
+            d->fusion[j] = d->fusion[j - 1];
+            j--;
+        }
+        d->fusion[j] = v;
+    }
+    return JV_OK;
+}
+
+jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
+                           const jv_timeline_opts *opts, jv_err *err) {
+    if (jv_sort_stable(d->rows, d->nrows, sizeof *d->rows, cmp_rows, NULL) != JV_OK)
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    d->total_us = 0;
+    for (int c = 0; c < JV_DCAT_COUNT; c++) d->cat_us[c] = 0, d->cat_rows[c] = 0;
+    d->layout_outside_us = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        d->total_us += r->time_us;
+        d->cat_us[r->cat] += r->time_us;
+        d->cat_rows[r->cat]++;
+        if (r->cat != JV_DCAT_CONV) d->layout_outside_us += r->layout_us;
+    }
+    baseline_of(d);
+    if (jv_timeline_compute(tr, t, opts, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+    d->gpu_events = d->tl.events;
+    if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");
+    return JV_OK;
+}
