@@ -1,0 +1,3 @@
+/* PLACEHOLDER: being written */
+#include "jv_standalone.h"
+typedef int jv_standalone_placeholder_;
