@@ -35,6 +35,25 @@ typedef struct {
  * dot c[0] = sum(a * b) (a read-only reduction). */
 typedef enum { JV_BASE_COPY = 0, JV_BASE_SCALE, JV_BASE_ADD, JV_BASE_TRIAD, JV_BASE_DOT, JV_BASE_COUNT } jv_base_kernel;
 
+/* Clocks of the device now (for throttling notes). */
+typedef struct {
+    int known;              /* 0: the backend cannot read clocks (no NVML / SMI) */
+    double sm_mhz, mem_mhz; /* current clocks */
+    double sm_max_mhz;      /* the highest SM clock the device allows now (0 unknown) */
+    unsigned reasons;       /* JV_THROTTLE_* bits in force */
+} jv_clocks;
+
+/* Why clocks are held down (from NVML's clock event reasons). */
+enum {
+    JV_THROTTLE_POWER = 1u,       /* software power cap */
+    JV_THROTTLE_THERMAL = 2u,     /* software or hardware thermal slowdown */
+    JV_THROTTLE_HW_SLOWDOWN = 4u, /* hardware slowdown (power brake, ...) */
+    JV_THROTTLE_OTHER = 8u        /* sync boost, applications clocks setting, display ... */
+};
+
+/* Queues one run of the measured thing on operand set `set` (see jv_timing.h). */
+typedef jv_status (*jv_be_run_fn)(void *arg, int set, jv_err *err);
+
 typedef struct jv_backend {
     const char *name; /* "cpu", "cuda", "hip" */
     /* Opens device index `device` into *ctx. JV_ERR_NOTFOUND when there is no
@@ -78,6 +97,18 @@ typedef struct jv_backend {
      * when the backend has none. */
     void (*range_push)(void *ctx, const char *name);
     void (*range_pop)(void *ctx);
+    /* Optional (NULL: none). Captures `runs` back-to-back runs of fn on
+     * operand set 0 into one device graph, replays it once to warm up, then
+     * `reps` times, each timed alone; *per_run_s = the median replay time /
+     * runs: the op's device time without the cost of launching it. */
+    jv_status (*graph_time)(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+                            jv_err *err);
+    /* Optional (NULL: none): the device clocks now; c->known 0 when they cannot be read. */
+    jv_status (*clocks)(void *ctx, jv_clocks *c, jv_err *err);
+    /* Optional (NULL: the backend has no options): sets option key to value
+     * before ops are prepared ("conv-algo" = "heuristic" | "best").
+     * JV_ERR_NOTFOUND names an unknown key or value. */
+    jv_status (*set_option)(void *ctx, const char *key, const char *value, jv_err *err);
 } jv_backend;
 
 /* The CPU backend (always built). */

@@ -35,6 +35,8 @@ typedef struct {
     unsigned long long seed;
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
+    const char *conv_algo; /* heuristic (default), best */
+    int no_graph;          /* --no-graph: no graph timing of short ops */
 } cli;
 
 static void usage(FILE *f) {
@@ -66,6 +68,9 @@ static void usage(FILE *f) {
           "  --time-limit S           seconds of sampling per op and cache mode\n"
           "  --seed N                 seed of the random data (default 20261121)\n"
           "  --gpu-arch NAME|FILE     datasheet to compare with (default: chosen from the device)\n"
+          "  --conv-algo heuristic|best   convolution algorithm: cuDNN's heuristic pick (PyTorch's default),\n"
+          "                           or the fastest after running every algorithm (cudnn.benchmark=True)\n"
+          "  --no-graph               do not also time short ops (< 20 us) inside a device graph\n"
           "  --benchmark_out FILE     Google Benchmark results (compare.py reads two of them)\n"
           "  --benchmark_out_format json|csv   (default json)\n"
           "  --report FILE.md         markdown report of the verdicts and the numbers behind them\n"
@@ -113,7 +118,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
         {"max-bytes", required_argument, 0, 11},     {"time-limit", required_argument, 0, 12},
         {"seed", required_argument, 0, 13},          {"benchmark_out", required_argument, 0, 14},
         {"benchmark_out_format", required_argument, 0, 15}, {"report", required_argument, 0, 16},
-        {"gpu-arch", required_argument, 0, 17},      {"quiet", no_argument, 0, 'q'},
+        {"gpu-arch", required_argument, 0, 17},      {"conv-algo", required_argument, 0, 18},
+        {"no-graph", no_argument, 0, 19},            {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
@@ -179,6 +185,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
             break;
         case 16: c->report = optarg; break;
         case 17: c->gpu_arch = optarg; break;
+        case 18:
+            if (strcmp(optarg, "heuristic") && strcmp(optarg, "best")) goto bad;
+            c->conv_algo = optarg;
+            break;
+        case 19: c->no_graph = 1; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         case 'V': printf("jarvis-replay %s\n", JV_VERSION); return 1;
@@ -352,8 +363,20 @@ int main(int argc, char **argv) {
         rc = 1;
         goto out;
     }
+    if (c.conv_algo && strcmp(c.conv_algo, "heuristic")) {
+        if (!be->set_option) {
+            if (!c.quiet)
+                fprintf(stderr, "jarvis-replay: --conv-algo %s: the %s backend has one implementation per op: ignored\n",
+                        c.conv_algo, be->name);
+        } else if (be->set_option(ctx, "conv-algo", c.conv_algo, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+            rc = 1;
+            goto out;
+        }
+    }
     jv_run_opts o;
     jv_run_opts_default(&o, &run.props);
+    if (c.no_graph) o.graph_below_s = 0;
     if (c.has_seed) o.seed = c.seed;
     o.max_bytes = c.max_bytes;
     o.cache_hot = strcmp(c.cache, "cold") != 0;

@@ -51,7 +51,7 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
     fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s\n", "id", "cache",
             "median_us", "min_us", "max_us", "rsd%", "GB/s", "TFLOP/s", "eff%", "ds%", "traced_us", "check", "verdict",
             "impl", "op");
-    int ok = 0, wrong = 0, skipped = 0, refused = 0;
+    int ok = 0, wrong = 0, skipped = 0, refused = 0, throttled = 0;
     for (int i = 0; i < run->n; i++) {
         const jv_op_result *r = &run->res[i];
         const jv_verdict *v = &run->ver[i];
@@ -81,9 +81,21 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s: %s\n", r->index, "-",
                     "-", "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", r->impl[0] ? r->impl : "-",
                     r->label, r->reason);
+        if (r->graph_s > 0)
+            fprintf(f, "# %4d graph: %.2f us per run with %d runs in one device graph; launch cost %.2f us of the "
+                       "%.2f us hot median\n",
+                    r->index, r->graph_s * 1e6, r->graph_runs, (r->hot.median_s - r->graph_s) * 1e6,
+                    r->hot.median_s * 1e6);
+        else if (r->graph_note[0])
+            fprintf(f, "# %4d graph: not measured: %s\n", r->index, r->graph_note);
+        if (r->throttled) {
+            throttled++;
+            fprintf(f, "# %4d THROTTLED while timing: %s\n", r->index, r->throttle);
+        }
     }
     fprintf(f, "#\n# %d ops: %d verified, %d WRONG, %d skipped, %d not run\n", run->n, ok, wrong, skipped, refused);
     if (wrong) fprintf(f, "# WRONG RESULTS: see the check column\n");
+    if (throttled) fprintf(f, "# %d ops ran while the device held its clocks down: their times are suspect\n", throttled);
     fprintf(f, "# timing: median of samples until rsd < %.1f %% or %.2f s; cold = operand sets rotated past the "
                "last-level cache (%.0f MiB)\n",
             100 * run->opts->timing.target_rsd, run->opts->timing.max_time_s, (double)p->llc_bytes / (1024.0 * 1024));
@@ -98,12 +110,12 @@ typedef struct {
     const char *error;   /* non-NULL: error entry */
     const char *label;
     int nc;
-    const char *cname[16];
-    double cval[16];
+    const char *cname[24];
+    double cval[24];
 } gb_entry;
 
 static void add_counter(gb_entry *e, const char *n, double v) {
-    if (e->nc < 16 && !isnan(v)) {
+    if (e->nc < 24 && !isnan(v)) {
         e->cname[e->nc] = n;
         e->cval[e->nc++] = v;
     }
@@ -189,6 +201,14 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             add_counter(e, "operand_sets", t->sets);
             add_counter(e, "flops", r->perf.flops);
             add_counter(e, "bytes", r->perf.bytes);
+            if (!cold && r->graph_s > 0) {
+                add_counter(e, "graph_us", r->graph_s * 1e6);
+                add_counter(e, "launch_us", (t->median_s - r->graph_s) * 1e6);
+            }
+            if (r->clk_end.known) {
+                add_counter(e, "throttled", r->throttled);
+                add_counter(e, "sm_mhz_end", r->clk_end.sm_mhz);
+            }
         }
         if (!any) {
             gb_entry *e = &es[m++];
@@ -445,6 +465,15 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             md_cell(f, r->traced_kernels);
             fputs(".", f);
         }
+        if (r->graph_s > 0)
+            fprintf(f, " In a device graph (%d runs): %.2f us per run, so launching costs %.2f us of the %.2f us hot "
+                       "median.",
+                    r->graph_runs, r->graph_s * 1e6, (r->hot.median_s - r->graph_s) * 1e6, r->hot.median_s * 1e6);
+        if (r->throttled) {
+            fputs(" **Throttled while timing**: ", f);
+            md_cell(f, r->throttle);
+            fputs(".", f);
+        }
         fputs("\n", f);
     }
     int header = 0;
@@ -477,6 +506,12 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
                "total exceeds twice the last-level cache (%.0f MiB). The verdict uses cold times when measured.\n",
             100 * run->opts->timing.target_rsd, run->opts->timing.min_samples, run->opts->timing.max_time_s,
             (double)p->llc_bytes / (1024.0 * 1024));
+    if (run->opts->graph_below_s > 0)
+        fprintf(f, "- Ops with a hot median under %.0f us are also timed inside a device graph (CUDA/HIP graph: "
+                   "one capture of back-to-back runs, replayed and timed alone) to separate the launch cost from "
+                   "the device time. Clocks are read before and after each op's timing; ops timed while the device "
+                   "held its clocks down are marked throttled.\n",
+                run->opts->graph_below_s * 1e6);
     fprintf(f, "- Verdicts: *near limit* at %.0f %% or more of the roofline of the measured ceilings; "
                "*launch-bound* when the roofline time is under one launch (%.2f us); *layout overhead* when the "
                "trace shows layout-conversion kernels with the op; else *kernel issue*.\n",

@@ -32,6 +32,7 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
         o->timing.min_sample_s = 100e-6;
         o->timing.max_time_s = 1.0;
         o->verify_max_flops = 2e9; /* a full reference on the host above this would take seconds */
+        o->graph_below_s = 20e-6;  /* short ops: also timed inside a graph (launch cost apart) */
     } else {
         o->timing.warmup_s = 0.002;
         o->timing.min_sample_s = 1e-3;
@@ -157,6 +158,49 @@ typedef struct {
 static jv_status launch_set(void *arg, int set, jv_err *err) {
     launch_arg *a = arg;
     return a->be->launch(a->ctx, a->plan, a->d, a->ops, a->sets[set], err);
+}
+
+static void read_clocks(const jv_backend *be, void *ctx, jv_clocks *c) {
+    memset(c, 0, sizeof *c);
+    jv_err e = {0};
+    if (be->clocks && be->clocks(ctx, c, &e) != JV_OK) memset(c, 0, sizeof *c);
+}
+
+/* throttling: a slowdown reason in force after timing, or an SM clock that dropped by more than 10 % */
+static void note_throttle(jv_op_result *r) {
+    const jv_clocks *a = &r->clk_start, *b = &r->clk_end;
+    r->throttled = 0;
+    r->throttle[0] = 0;
+    if (!b->known) return;
+    unsigned bad = b->reasons & (JV_THROTTLE_POWER | JV_THROTTLE_THERMAL | JV_THROTTLE_HW_SLOWDOWN);
+    int dropped = a->known && a->sm_mhz > 0 && b->sm_mhz < 0.9 * a->sm_mhz;
+    if (!bad && !dropped) return;
+    r->throttled = 1;
+    snprintf(r->throttle, sizeof r->throttle, "SM clock %.0f -> %.0f MHz (max %.0f)%s%s%s", a->sm_mhz, b->sm_mhz,
+             b->sm_max_mhz, bad & JV_THROTTLE_POWER ? "; power cap" : "", bad & JV_THROTTLE_THERMAL ? "; thermal" : "",
+             bad & JV_THROTTLE_HW_SLOWDOWN ? "; hardware slowdown" : "");
+}
+
+/* a short op's device time without launch cost: runs captured in one graph, the graph replayed and timed */
+static jv_status graph_time(const jv_backend *be, void *ctx, const jv_run_opts *o, launch_arg *la, jv_op_result *r,
+                            jv_err *err) {
+    double span = o->timing.min_sample_s > 1e-3 ? o->timing.min_sample_s : 1e-3; /* graph length: >= 1 ms */
+    double per_run = span / r->hot.median_s;
+    int runs = per_run < 10 ? 10 : per_run > 10000 ? 10000 : (int)per_run;
+    jv_err ge = {0};
+    double s = 0;
+    jv_status st = be->graph_time(ctx, launch_set, la, runs, 11, &s, &ge);
+    if (st == JV_ERR_NOTFOUND) { /* the capture was refused (a library call that cannot be captured) */
+        snprintf(r->graph_note, sizeof r->graph_note, "%.150s", ge.msg);
+        return JV_OK;
+    }
+    if (st != JV_OK) {
+        *err = ge;
+        return st;
+    }
+    r->graph_s = s;
+    r->graph_runs = runs;
+    return JV_OK;
 }
 
 static void fmt_bytes(char *buf, size_t cap, double b) {
@@ -452,9 +496,14 @@ allocated:;
     JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, reps, r, err), st, done);
     if (r->status != JV_RES_OK && r->status != JV_RES_WRONG) goto done;
     if (o->timing.iterations <= 0) {
+        read_clocks(be, ctx, &r->clk_start);
         if (o->cache_hot) JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, &r->hot, err), st, done);
         if (o->cache_cold && nsets > 0)
             JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, nsets, &r->cold, err), st, done);
+        read_clocks(be, ctx, &r->clk_end);
+        note_throttle(r);
+        if (be->graph_time && o->graph_below_s > 0 && r->hot.samples > 0 && r->hot.median_s < o->graph_below_s)
+            JV_CHECK_GOTO(graph_time(be, ctx, o, &la, r, err), st, done);
     }
 done:
     if (st != JV_OK) {

@@ -55,6 +55,12 @@ typedef struct {
     int64_t alloc_bytes;    /* bytes of one set of operands */
     jv_verify verify;
     jv_timing hot, cold;    /* valid when .samples > 0 */
+    double graph_s;         /* per run inside a device graph (ops under jv_run_opts.graph_below_s); 0: not measured */
+    int graph_runs;         /* runs captured in the graph */
+    char graph_note[160];   /* why the graph was not measured (capture refused), "" otherwise */
+    jv_clocks clk_start, clk_end; /* device clocks before and after timing (.known 0: unknown) */
+    int throttled;          /* 1: clocks were held down (power, thermal, hardware slowdown) or dropped by > 10 % */
+    char throttle[160];     /* what was seen */
     /* from the package (our "jarvis" keys; zero / empty for a TraceLens file) */
     int64_t traced_count;
     double traced_median_us, traced_total_us;
@@ -74,6 +80,7 @@ typedef struct {
     int64_t verify_samples;   /* elements per output in a sampled verification */
     int64_t cold_bytes;       /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
     int variant;              /* the backend implementation to run (0: what the framework runs) */
+    double graph_below_s;     /* ops faster than this (hot median) are also timed inside a device graph (0: never) */
     int quiet;
 } jv_run_opts;
 

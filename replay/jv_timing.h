@@ -31,7 +31,7 @@ typedef struct {
 } jv_timing;
 
 /* Queues one run of the measured thing on operand set `set`. */
-typedef jv_status (*jv_run_fn)(void *arg, int set, jv_err *err);
+typedef jv_be_run_fn jv_run_fn;
 
 /* Measures fn: runs are queued on sets 0, 1, ..., nsets-1, 0, ... across warm-up and samples (nsets 1:
  * hot cache). Returns the backend's error on a failed run or timer. */

@@ -198,6 +198,11 @@ static jv_status v_baseline(void *c, jv_base_kernel k, const float *a, const flo
     return inner_be()->baseline(((var_ctx *)c)->inner, k, a, b, o, n, s, e);
 }
 
+static jv_status v_graph(void *c, jv_be_run_fn fn, void *arg, int runs, int reps, double *per, jv_err *e) {
+    return inner_be()->graph_time(((var_ctx *)c)->inner, fn, arg, runs, reps, per, e);
+}
+static jv_status v_clocks(void *c, jv_clocks *k, jv_err *e) { return inner_be()->clocks(((var_ctx *)c)->inner, k, e); }
+
 static const jv_backend VARIANT_BE = {
     .name = "cuda",
     .open = v_open,
@@ -217,6 +222,8 @@ static const jv_backend VARIANT_BE = {
     .baseline = v_baseline,
     .range_push = NULL,
     .range_pop = NULL,
+    .graph_time = v_graph,
+    .clocks = v_clocks,
 };
 
 /* Parses every case (runs anywhere): the texts must be calls the families model and replay. */
@@ -239,13 +246,15 @@ static int parse_cases(jv_opcall *calls) {
     return ok;
 }
 
-static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls) {
+/* every case on every variant; conv_only: the convolutions alone (after --conv-algo best) */
+static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int conv_only) {
     jv_run_opts o;
     jv_run_opts_default(&o, p);
     o.timing.max_time_s = 0.02;
     o.quiet = 1;
     for (int i = 0; i < NCASES; i++) {
         const gcase *g = &CASES[i];
+        if (conv_only && !strstr(g->op, "conv")) continue;
         jv_ir_op op;
         memset(&op, 0, sizeof op);
         op.op_name = (char *)(uintptr_t)g->op; /* read only by the runner */
@@ -276,6 +285,17 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls) {
             st = jv_run_op(&VARIANT_BE, &vc, p, &o, &op, &r, &err);
             CHECK(st == JV_OK);
             CHECK(r.status == JV_RES_OK);
+            if (conv_only) CHECK(!strcmp(r.impl, "cuDNN searched"));
+            /* short ops are also timed in a CUDA graph (or the capture is refused, with the reason) */
+            if (r.hot.samples && r.hot.median_s < o.graph_below_s) {
+                CHECK(r.graph_s > 0 || r.graph_note[0]);
+                if (r.graph_s > 0) CHECK(r.graph_s < 1.5 * r.hot.median_s);
+                printf("    graph: %.2f us per run (%d runs) vs hot median %.2f us%s%s\n", r.graph_s * 1e6,
+                       r.graph_runs, r.hot.median_s * 1e6, r.graph_note[0] ? ": " : "", r.graph_note);
+            }
+            if (r.clk_end.known)
+                printf("    clocks: SM %.0f -> %.0f MHz (max %.0f)%s%s\n", r.clk_start.sm_mhz, r.clk_end.sm_mhz,
+                       r.clk_end.sm_max_mhz, r.throttled ? ": THROTTLED " : "", r.throttle);
             printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", g->what, v, r.impl,
                    jv_res_status_str(r.status), r.verify.rel_l2, r.verify.tol, r.verify.sampled ? " sampled" : "",
                    r.hot.samples ? r.hot.median_s * 1e6 : 0.0, r.status == JV_RES_OK ? "" : "  ",
@@ -326,7 +346,12 @@ int main(void) {
         printf("device: %s (%s, %s, %d SMs, L2 %lld bytes, %.0f MHz)\n", p.name, p.arch, p.driver, p.compute_units,
                (long long)p.llc_bytes, p.clock_mhz);
         CHECK(p.is_gpu && !strcmp(p.backend, "cuda") && p.memory_bytes > 0 && p.compute_units > 0);
-        if (parsed) run_cases(ctx, &p, calls);
+        if (parsed) run_cases(ctx, &p, calls, 0);
+        /* --conv-algo best: cuDNN's algorithms run and ranked by time */
+        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "best", &err) == JV_OK);
+        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "fastest", &err) == JV_ERR_NOTFOUND);
+        if (parsed) run_cases(ctx, &p, calls, 1);
+        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "heuristic", &err) == JV_OK);
         run_baseline(ctx, &p);
         jv_cuda_backend.close(ctx);
     } else {

@@ -88,6 +88,90 @@ static void fast_opts(jv_run_opts *o, const jv_device_props *p) {
     o->cold_bytes = 1 << 20;
 }
 
+/* graph timing: a "graph" of `runs` launches replayed `reps` times, timed with the CPU timer; counts calls */
+typedef struct {
+    int graph_calls, fn_calls, clock_calls;
+    int refuse;       /* 1: the capture is refused */
+    unsigned reasons; /* throttle reasons reported after the first clock read */
+    double sm_end;    /* SM clock reported after the first read */
+} gctx_t;
+static gctx_t G;
+
+static jv_status graph_cpu(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s, jv_err *err) {
+    G.graph_calls++;
+    if (G.refuse) JV_FAIL(err, JV_ERR_NOTFOUND, "capture refused (test)");
+    double best = 0;
+    for (int k = 0; k < reps; k++) {
+        JV_CHECK(jv_cpu_backend.timer_start(ctx, err));
+        for (int i = 0; i < runs; i++) {
+            JV_CHECK(fn(arg, 0, err));
+            G.fn_calls++;
+        }
+        double t;
+        JV_CHECK(jv_cpu_backend.timer_stop(ctx, &t, err));
+        if (k == 0 || t < best) best = t;
+    }
+    *per_run_s = best / runs;
+    return JV_OK;
+}
+
+static jv_status clocks_test(void *ctx, jv_clocks *c, jv_err *err) {
+    (void)ctx, (void)err;
+    memset(c, 0, sizeof *c);
+    c->known = 1;
+    c->sm_max_mhz = 1980;
+    c->sm_mhz = G.clock_calls++ ? G.sm_end : 1980;
+    c->reasons = G.clock_calls > 1 ? G.reasons : 0;
+    return JV_OK;
+}
+
+static void test_graph_and_clocks(const jv_ir *ir) {
+    jv_backend gb = jv_cpu_backend;
+    gb.graph_time = graph_cpu;
+    gb.clocks = clocks_test;
+    void *ctx;
+    jv_err err = {0};
+    EXPECT(gb.open(0, &ctx, &err) == JV_OK);
+    jv_device_props p;
+    EXPECT(gb.props(ctx, &p, &err) == JV_OK);
+    jv_run_opts o;
+    fast_opts(&o, &p);
+    EXPECT(o.graph_below_s == 0); /* the CPU defaults: no graphs */
+    o.graph_below_s = 10.0;       /* every op counts as short here */
+    jv_op_result r;
+    memset(&G, 0, sizeof G);
+    G.sm_end = 1980;
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
+    EXPECT(G.graph_calls == 1 && r.graph_s > 0 && r.graph_runs >= 10 && r.graph_runs <= 10000);
+    EXPECT(G.fn_calls == 11 * r.graph_runs); /* 11 replays of the captured runs */
+    EXPECT(r.clk_start.known && r.clk_end.known && !r.throttled && r.throttle[0] == 0);
+    /* the graph's per-run time is a real measurement of the same op: same order as the hot median */
+    EXPECT(r.graph_s < 10 * r.hot.median_s && r.graph_s > r.hot.median_s / 10);
+    /* an op above the threshold is not graphed; a refused capture is a note, not an error */
+    o.graph_below_s = 1e-12;
+    memset(&G, 0, sizeof G);
+    G.sm_end = 1980;
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && G.graph_calls == 0 && r.graph_s == 0);
+    o.graph_below_s = 10.0;
+    G.refuse = 1;
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK &&
+           r.graph_s == 0 && strstr(r.graph_note, "capture refused"));
+    /* throttling: a power cap in force after timing; a clock drop by more than 10 % */
+    memset(&G, 0, sizeof G);
+    G.sm_end = 1980;
+    G.reasons = JV_THROTTLE_POWER;
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.throttled &&
+           strstr(r.throttle, "power cap"));
+    memset(&G, 0, sizeof G);
+    G.sm_end = 1500;
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.throttled &&
+           strstr(r.throttle, "1980 -> 1500 MHz"));
+    memset(&G, 0, sizeof G);
+    G.sm_end = 1900; /* a 4 % dip with no reason: not throttling */
+    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && !r.throttled);
+    gb.close(ctx);
+}
+
 static void test_runner(const jv_ir *ir) {
     const jv_backend *be = &jv_cpu_backend;
     void *ctx;
@@ -320,6 +404,7 @@ int main(void) {
     test_verify();
     test_stats();
     test_runner(&ir);
+    test_graph_and_clocks(&ir);
     test_baseline_and_verdict(&ir);
     jv_ir_free(&ir);
     printf("%d checks passed, %d failed\n", passed, failed);

@@ -21,6 +21,7 @@
 #include "elementwise/elementwise_gpu.h"
 #include "jv_cuda_blas.h"
 #include "jv_cuda_dnn.h"
+#include "jv_nvml.h"
 
 #define WS_INITIAL ((size_t)64 << 20)
 
@@ -34,6 +35,8 @@ typedef struct {
     void *ws;
     size_t ws_bytes;
     int sms;
+    int conv_search;  /* --conv-algo best */
+    jv_nvml nvml;     /* clocks (NVML loaded at run time; .lib NULL when absent) */
 } cuda_ctx;
 
 typedef enum { PLAN_ELEMENTWISE, PLAN_BN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM } plan_kind;
@@ -64,6 +67,7 @@ static void cuda_close(void *ctx) {
     if (c->ev0) cudaEventDestroy(c->ev0);
     if (c->ev1) cudaEventDestroy(c->ev1);
     if (c->stream) cudaStreamDestroy(c->stream);
+    jv_nvml_close(&c->nvml);
     free(c);
 }
 
@@ -95,6 +99,8 @@ static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
                 "cuda backend: open: cudaMalloc of the %zu-byte workspace failed: %s", WS_INITIAL,
                 cudaGetErrorString(e));
     c->ws_bytes = WS_INITIAL;
+    char bus[32];
+    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, device) == cudaSuccess) jv_nvml_open(&c->nvml, bus);
     return JV_OK;
 }
 
@@ -291,10 +297,10 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
     if (!strcmp(fam, "conv")) {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv: no such variant %d", variant);
         size_t need = 0;
-        JV_CHECK(jv_cuda_conv_plan(c->dnn, d, ops, &p->conv, &need, err));
+        JV_CHECK(jv_cuda_conv_plan(c->dnn, d, ops, c->conv_search, &p->conv, &need, err));
         JV_CHECK(grow_ws(c, need, err));
         p->kind = PLAN_CONV;
-        snprintf(impl, impl_cap, "cuDNN");
+        snprintf(impl, impl_cap, c->conv_search ? "cuDNN searched" : "cuDNN");
         return JV_OK;
     }
     if (!strcmp(fam, "gemm")) {
@@ -368,6 +374,79 @@ static void cuda_range_pop(void *ctx) {
 }
 #endif
 
+/* short ops: back-to-back runs captured once into a CUDA graph, the graph replayed and timed alone */
+static jv_status graph_body(cuda_ctx *c, cudaGraphExec_t ge, int runs, int reps, double *per_run_s, jv_err *err) {
+    CU_CALL(err, "graph", cudaGraphLaunch(ge, c->stream)); /* warm-up */
+    CU_CALL(err, "graph", cudaStreamSynchronize(c->stream));
+    double t[64];
+    if (reps > 64) reps = 64;
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        CU_CALL(err, "graph", cudaEventRecord(c->ev0, c->stream));
+        CU_CALL(err, "graph", cudaGraphLaunch(ge, c->stream));
+        CU_CALL(err, "graph", cudaEventRecord(c->ev1, c->stream));
+        CU_CALL(err, "graph", cudaEventSynchronize(c->ev1));
+        CU_CALL(err, "graph", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
+        t[i] = ms * 1e-3;
+        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) { /* insertion sort: median below */
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    }
+    double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    *per_run_s = med / runs;
+    return JV_OK;
+}
+
+static jv_status cuda_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+                                 jv_err *err) {
+    cuda_ctx *c = ctx;
+    *per_run_s = 0;
+    if (runs < 1 || reps < 1) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: graph: %d runs, %d reps", runs, reps);
+    CU_CALL(err, "graph", cudaStreamSynchronize(c->stream));
+    CU_CALL(err, "graph", cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+    jv_err fe = {0};
+    jv_status st = JV_OK;
+    for (int i = 0; i < runs && st == JV_OK; i++) st = fn(arg, 0, &fe);
+    cudaGraph_t g = NULL;
+    cudaError_t ce = cudaStreamEndCapture(c->stream, &g);
+    if (st != JV_OK || ce != cudaSuccess || !g) {
+        (void)cudaGetLastError(); /* capture errors are not sticky: clear the last error */
+        if (g) cudaGraphDestroy(g);
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: the op cannot be captured in a CUDA graph: %s",
+                st != JV_OK ? fe.msg : cudaGetErrorString(ce));
+    }
+    cudaGraphExec_t ge = NULL;
+    ce = cudaGraphInstantiate(&ge, g, 0);
+    cudaGraphDestroy(g);
+    if (ce != cudaSuccess) {
+        (void)cudaGetLastError();
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: cudaGraphInstantiate failed: %s", cudaGetErrorString(ce));
+    }
+    st = graph_body(c, ge, runs, reps, per_run_s, err);
+    cudaGraphExecDestroy(ge);
+    return st;
+}
+
+static jv_status cuda_clocks(void *ctx, jv_clocks *out, jv_err *err) {
+    cuda_ctx *c = ctx;
+    (void)err;
+    jv_nvml_clocks(&c->nvml, out);
+    return JV_OK;
+}
+
+static jv_status cuda_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
+    cuda_ctx *c = ctx;
+    if (!strcmp(key, "conv-algo")) {
+        if (!strcmp(value, "heuristic")) c->conv_search = 0;
+        else if (!strcmp(value, "best")) c->conv_search = 1;
+        else JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv-algo is heuristic or best, not '%s'", value);
+        return JV_OK;
+    }
+    JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: no option '%s'", key);
+}
+
 const jv_backend jv_cuda_backend = {
     .name = "cuda",
     .open = cuda_open,
@@ -392,4 +471,7 @@ const jv_backend jv_cuda_backend = {
     .range_push = NULL,
     .range_pop = NULL,
 #endif
+    .graph_time = cuda_graph_time,
+    .clocks = cuda_clocks,
+    .set_option = cuda_set_option,
 };

@@ -143,6 +143,7 @@ struct jv_cuda_conv {
     int f64;
     cudnnMathType_t math; /* the math type asked for (TF32 / tensor-op policy) */
     const char *name;
+    int search;           /* 1: rank algorithms by running them (cudnnFind*), 0: by the heuristic (cudnnGet*_v7) */
 };
 
 void jv_cuda_conv_free(jv_cuda_conv *p) {
@@ -185,8 +186,9 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
     if (s->kind == STEP_FWD) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         DNN_CALL(err, what,
-                 cudnnGetConvolutionForwardAlgorithm_v7(h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out],
-                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret, perf));
+                 (p->search ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7)(
+                     h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out], CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret,
+                     perf));
         int i = 0;
         while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no forward algorithm", what);
@@ -198,8 +200,9 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
     } else if (s->kind == STEP_BWD_DATA) {
         cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         DNN_CALL(err, what,
-                 cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out],
-                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &ret, perf));
+                 (p->search ? cudnnFindConvolutionBackwardDataAlgorithm : cudnnGetConvolutionBackwardDataAlgorithm_v7)(
+                     h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out], CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                     &ret, perf));
         int i = 0;
         while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-data algorithm", what);
@@ -211,9 +214,10 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
     } else if (s->kind == STEP_BWD_FILTER) {
         cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
         DNN_CALL(err, what,
-                 cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->td[s->in0], p->td[s->in1], p->conv,
-                                                               p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                                                               &ret, perf));
+                 (p->search ? cudnnFindConvolutionBackwardFilterAlgorithm
+                            : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
+                     h, p->td[s->in0], p->td[s->in1], p->conv, p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                     &ret, perf));
         int i = 0;
         while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
         if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-filter algorithm", what);
@@ -337,7 +341,7 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
     return JV_OK;
 }
 
-jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, jv_cuda_conv **out,
+jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, jv_cuda_conv **out,
                             size_t *ws_need, jv_err *err) {
     const jv_conv_desc *g = jv_conv_of(d);
     *out = NULL;
@@ -347,6 +351,7 @@ jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands
     p->name = g->op == JV_CONV_BACKWARD ? "aten::convolution_backward"
               : g->transposed          ? "transposed convolution"
                                        : "aten::convolution";
+    p->search = search;
     jv_status st = conv_plan_body(h, g, ops, p, err);
     if (st != JV_OK) {
         jv_cuda_conv_free(p);

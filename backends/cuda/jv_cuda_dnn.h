@@ -18,9 +18,11 @@ typedef struct jv_cuda_bn jv_cuda_bn;
 /* Plans a parsed conv call (forward, transposed, convolution_backward) over
  * ops: descriptors from the operands' dims and strides, groups, math type
  * (tensor ops for fp16/bf16; fp32 TF32 unless the desc says allow_tf32 0),
- * algorithms from cudnnGet*Algorithm_v7. *ws_need receives the workspace
- * bytes. JV_ERR_NOTFOUND (reason in err) when cuDNN cannot run the call. */
-jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, jv_cuda_conv **out,
+ * algorithms from cudnnGet*Algorithm_v7 (PyTorch's default, benchmark off)
+ * or, with search, from cudnnFind*Algorithm (every algorithm run and timed:
+ * torch.backends.cudnn.benchmark). *ws_need receives the workspace bytes.
+ * JV_ERR_NOTFOUND (reason in err) when cuDNN cannot run the call. */
+jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, jv_cuda_conv **out,
                             size_t *ws_need, jv_err *err);
 
 /* Queues a planned conv on the handle's stream; ws holds ws_bytes. */
