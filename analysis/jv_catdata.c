@@ -1,6 +1,440 @@
-/* PLACEHOLDER: being written */
+/* jv_catdata: per category, the rows (csv), the call trees of their example
+ * ops (json) and the metadata (json). The subtrees come from one pass over
+ * all events that walks each event's parent chain up to an example op, so no
+ * whole-trace children array is built (peak memory stays that of the trace). */
 #include "jv_catdata.h"
-jv_status jv_catdata_write(const jv_digest *d, const jv_trace *tr, const jv_tree *t, const char *outdir, jv_err *err) {
-    (void)d; (void)tr; (void)t; (void)outdir; (void)err;
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jv_callstack.h"
+#include "jv_map.h"
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+#include "jv_stats.h"
+
+#define SUBTREE_CAP 300 /* nodes kept per example subtree (the rest are counted) */
+
+static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
+
+static const char *band_of(double pct) {
+    if (isnan(pct)) return "";
+    if (pct > 80) return "excellent";
+    if (pct >= 60) return "good";
+    if (pct >= 40) return "acceptable";
+    return "investigate";
+}
+
+/* kernels of a row as a Python list of dicts: [{'name': ..., 'count': n, 'total_us': t, 'layout': False}, ...] */
+static char *kernels_text(const jv_drow *r) {
+    char *b = NULL;
+    size_t l = 0, c = 0;
+    int ok = jv_sb_printf(&b, &l, &c, "[");
+    for (int k = 0; ok && k < r->nkernels; k++) {
+        char *q = jv_pyrepr_quote(r->kernels[k].name);
+        char num[40];
+        ok = q && jv_sb_printf(&b, &l, &c, "%s{'name': %s, 'count': %u, 'total_us': %s, 'layout': %s}", k ? ", " : "", q,
+                               r->kernels[k].count, jv_fmt_pyfloat(num, sizeof num, r->kernels[k].total_us),
+                               r->kernels[k].layout ? "True" : "False");
+        free(q);
+    }
+    if (ok && r->nkernels_all > r->nkernels) ok = jv_sb_printf(&b, &l, &c, ", '... %d more'", r->nkernels_all - r->nkernels);
+    if (ok) ok = jv_sb_printf(&b, &l, &c, "]");
+    if (!ok) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path, jv_err *err) {
+    static const char *const H[] = {"name", "op category", "Input Dims", "Input type", "Input Strides",
+                                    "Concrete Inputs", "ex_UID", "operation_count", "GFLOPS", "Data Moved (MB)",
+                                    "FLOPS/Byte", "Compute Spec", "Roofline Bound", "TB/s_mean", "TFLOPS/s_mean",
+                                    "Kernel Time (µs)_sum", "Kernel Time (µs)_mean", "Kernel Time (µs)_median",
+                                    "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Roofline Time (µs)_first",
+                                    "Pct Roofline_mean", "Efficiency Band", "Percentage (%)", "perf_params",
+                                    "family", "kernels", "distinct kernels", "layout conversion (µs)", "replay_op",
+                                    "share of category (%)", NULL};
+    jv_out o;
+    JV_CHECK(jv_out_open(&o, path, err));
+    jv_csv_header(&o, H);
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->cat != cat) continue;
+        char *ks = kernels_text(r);
+        if (!ks) {
+            jv_out_abort(&o);
+            JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
+        }
+        jv_csv_str(&o, r->name);
+        jv_csv_str(&o, r->op_category);
+        jv_csv_str(&o, r->dims);
+        jv_csv_str(&o, r->types);
+        jv_csv_str(&o, r->strides);
+        jv_csv_str(&o, r->concrete);
+        jv_csv_int(&o, r->uid);
+        jv_csv_int(&o, r->count);
+        jv_csv_num(&o, r->flops / 1e9);
+        jv_csv_num(&o, r->bytes / (1024.0 * 1024.0));
+        jv_csv_num(&o, r->fpb);
+        jv_csv_str(&o, r->spec);
+        jv_csv_str(&o, r->bound);
+        jv_csv_num(&o, r->tbs);
+        jv_csv_num(&o, r->tflops);
+        jv_csv_num(&o, r->time_us);
+        jv_csv_num(&o, r->mean_us);
+        jv_csv_num(&o, r->median_us);
+        jv_csv_num(&o, r->min_us);
+        jv_csv_num(&o, r->max_us);
+        jv_csv_num(&o, r->roof_us);
+        jv_csv_num(&o, r->pct);
+        jv_csv_str(&o, band_of(r->pct));
+        jv_csv_num(&o, r->percent);
+        jv_csv_str(&o, r->params);
+        jv_csv_str(&o, r->family);
+        jv_csv_str(&o, ks);
+        jv_csv_int(&o, r->nkernels_all);
+        jv_csv_num(&o, r->layout_us);
+        jv_csv_int(&o, r->replay_op);
+        jv_csv_num(&o, d->cat_us[cat] > 0 ? 100.0 * r->time_us / d->cat_us[cat] : NAN);
+        jv_csv_end(&o);
+        free(ks);
+    }
+    return jv_out_commit(&o, err);
+}
+
+/* ---------- tree data ---------- */
+
+typedef struct {
+    uint32_t ev;    /* event index */
+    uint32_t depth; /* steps below the example */
+} tnode;
+
+typedef struct {
+    uint32_t ev;         /* the example's event index (JV_NONE32 when the UID is not in the trace) */
+    tnode *nodes;        /* subtree (the example excluded), up to SUBTREE_CAP */
+    size_t n, cap;
+    uint64_t left_out;
+} texample;
+
+static int add_repr(cJSON *o, const jv_trace *tr, const char *key, uint32_t raw) {
+    if (!raw) return 1;
+    char *s = NULL;
+    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) {
+        int ok = cJSON_AddStringToObject(o, key, s) != NULL;
+        free(s);
+        return ok;
+    }
+    free(s);
+    /* not valid JSON: the raw text as it is */
+    return cJSON_AddStringToObject(o, key, jv_trace_str(tr, raw)) != NULL;
+}
+
+/* one node: uid, name, kind, dur; shapes for ops; device and stream for GPU events */
+static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int depth) {
+    const jv_event *e = &tr->ev[i];
+    jv_kind k = (jv_kind)e->kind;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    int ok = cJSON_AddNumberToObject(o, "uid", e->uid) && cJSON_AddStringToObject(o, "name", jv_trace_str(tr, e->name)) &&
+             cJSON_AddStringToObject(o, "kind", jv_kind_name(k)) &&
+             cJSON_AddNumberToObject(o, "dur_us", (double)e->dur / 1e3);
+    if (ok && depth >= 0) {
+        ok = cJSON_AddNumberToObject(o, "depth", depth) != NULL;
+        uint32_t p = t->parent[i];
+        if (ok && depth > 0 && p != JV_NONE32) ok = cJSON_AddNumberToObject(o, "parent_uid", tr->ev[p].uid) != NULL;
+    }
+    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && e->aux != JV_NONE32) {
+        const jv_sig *s = &tr->sigs[tr->ops[e->aux].sig];
+        ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
+    }
+    if (ok && jv_kind_is_gpu(k) && e->aux != JV_NONE32)
+        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[e->aux].device) &&
+             cJSON_AddNumberToObject(o, "stream", tr->gpu[e->aux].stream);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* the subtree nodes of x in depth-first order (children by start time); nodes
+ * whose parent was left out by the cap follow at the end */
+static jv_status dfs_order(const jv_trace *tr, const jv_tree *t, const texample *x, uint32_t *order) {
+    size_t n = x->n, no = 0;
+    uint8_t *done = calloc(n ? n : 1, 1);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack); /* holds node slots; n = the example */
+    if (!done || !stack) {
+        free(done);
+        free(stack);
+        return JV_ERR_NOMEM;
+    }
+    size_t ns = 0;
+    stack[ns++] = (uint32_t)n;
+    while (ns) {
+        uint32_t cur = stack[--ns];
+        uint32_t cur_ev = cur == n ? x->ev : x->nodes[cur].ev;
+        if (cur != n) order[no++] = cur;
+        /* children: push in reverse start order so the earliest pops first */
+        size_t first = ns;
+        for (size_t c = 0; c < n; c++)
+            if (!done[c] && t->parent[x->nodes[c].ev] == cur_ev) {
+                done[c] = 1;
+                stack[ns++] = (uint32_t)c;
+            }
+        for (size_t a = first + 1; a < ns; a++) { /* sort [first, ns) by ts descending */
+            uint32_t v = stack[a];
+            size_t b = a;
+            while (b > first && tr->ev[x->nodes[stack[b - 1]].ev].ts < tr->ev[x->nodes[v].ev].ts) {
+                stack[b] = stack[b - 1];
+                b--;
+            }
+            stack[b] = v;
+        }
+    }
+    for (size_t c = 0; c < n; c++)
+        if (!done[c]) order[no++] = (uint32_t)c;
+    free(done);
+    free(stack);
     return JV_OK;
+}
+
+static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, const jv_trace *tr, const jv_tree *t,
+                           const texample *x) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    int ok = cJSON_AddNumberToObject(o, "row", (double)rowno) && cJSON_AddNumberToObject(o, "ex_UID", r->uid) &&
+             cJSON_AddStringToObject(o, "name", r->name) && cJSON_AddStringToObject(o, "Input Dims", r->dims) &&
+             cJSON_AddStringToObject(o, "Input type", r->types) &&
+             cJSON_AddNumberToObject(o, "Kernel Time (µs)_sum", r->time_us) &&
+             cJSON_AddNumberToObject(o, "operation_count", r->count);
+    (void)d;
+    if (ok && x->ev == JV_NONE32) {
+        ok = cJSON_AddBoolToObject(o, "found", 0) != NULL;
+        if (!ok) goto fail;
+        return o;
+    }
+    ok = ok && cJSON_AddBoolToObject(o, "found", 1);
+    cJSON *chain = ok ? cJSON_AddArrayToObject(o, "parent_chain") : NULL;
+    ok = chain != NULL;
+    /* the chain, root first */
+    size_t depth = 0;
+    for (uint32_t a = t->parent[x->ev]; a != JV_NONE32; a = t->parent[a]) depth++;
+    for (size_t want = depth; ok && want-- > 0;) {
+        uint32_t a = t->parent[x->ev];
+        for (size_t s = 0; s < want; s++) a = t->parent[a];
+        cJSON *nj = node_json(tr, t, a, -1);
+        ok = nj && cJSON_AddItemToArray(chain, nj);
+    }
+    cJSON *self = ok ? node_json(tr, t, x->ev, -1) : NULL;
+    ok = self && cJSON_AddItemToObject(o, "op", self);
+    cJSON *sub = ok ? cJSON_AddArrayToObject(o, "subtree") : NULL;
+    ok = sub != NULL;
+    uint32_t *order = ok ? malloc((x->n ? x->n : 1) * sizeof *order) : NULL;
+    ok = order && dfs_order(tr, t, x, order) == JV_OK;
+    double kernel_us = 0;
+    uint32_t nkern = 0;
+    for (size_t k = 0; ok && k < x->n; k++) {
+        const tnode *nd = &x->nodes[order[k]];
+        cJSON *nj = node_json(tr, t, nd->ev, (int)nd->depth);
+        ok = nj && cJSON_AddItemToArray(sub, nj);
+        if (jv_kind_is_gpu((jv_kind)tr->ev[nd->ev].kind)) {
+            kernel_us += (double)tr->ev[nd->ev].dur / 1e3;
+            nkern++;
+        }
+    }
+    free(order);
+    ok = ok && cJSON_AddNumberToObject(o, "subtree_nodes", (double)x->n) &&
+         cJSON_AddNumberToObject(o, "subtree_nodes_left_out", (double)x->left_out) &&
+         cJSON_AddNumberToObject(o, "subtree_gpu_events", nkern) &&
+         cJSON_AddNumberToObject(o, "subtree_gpu_us", kernel_us);
+    if (ok) return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* the subtrees of every example op of the four categories: one pass over all events */
+static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const jv_tree *t, texample *xs,
+                                  jv_map *slot) {
+    for (size_t i = 0; i < d->nrows; i++) {
+        xs[i].ev = JV_NONE32;
+        if (d->rows[i].cat == JV_DCAT_OTHER) continue;
+        uint32_t ev = jv_trace_find_uid(tr, d->rows[i].uid);
+        xs[i].ev = ev;
+        if (ev != JV_NONE32) JV_CHECK(jv_map_put_first(slot, ev, (uint32_t)i));
+    }
+    if (!slot->count) return JV_OK;
+    for (size_t i = 0; i < tr->nev; i++) {
+        uint32_t depth = 1;
+        for (uint32_t a = t->parent[i]; a != JV_NONE32; a = t->parent[a], depth++) {
+            uint32_t r;
+            if (!jv_map_get(slot, a, &r)) continue;
+            texample *x = &xs[r];
+            if (x->n >= SUBTREE_CAP) {
+                x->left_out++;
+                continue;
+            }
+            JV_CHECK(JV_RESERVE(x->nodes, x->cap, x->n + 1));
+            x->nodes[x->n++] = (tnode){(uint32_t)i, depth};
+        }
+    }
+    /* rows that share an example (a synthetic row's parent op) share its subtree: copy it */
+    for (size_t i = 0; i < d->nrows; i++) {
+        uint32_t r;
+        if (xs[i].ev == JV_NONE32 || !jv_map_get(slot, xs[i].ev, &r) || r == i) continue;
+        const texample *src = &xs[r];
+        if (src->n) {
+            xs[i].nodes = malloc(src->n * sizeof *xs[i].nodes);
+            if (!xs[i].nodes) return JV_ERR_NOMEM;
+            memcpy(xs[i].nodes, src->nodes, src->n * sizeof *xs[i].nodes);
+        }
+        xs[i].n = xs[i].cap = src->n;
+        xs[i].left_out = src->left_out;
+    }
+    return JV_OK;
+}
+
+static jv_status write_tree_json(const jv_digest *d, jv_dcat cat, const jv_trace *tr, const jv_tree *t,
+                                 const texample *xs, const char *path, jv_err *err) {
+    jv_out o;
+    JV_CHECK(jv_out_open(&o, path, err));
+    cJSON *head = cJSON_CreateObject();
+    char *ht = NULL;
+    if (head && cJSON_AddStringToObject(head, "trace", d->trace_name) && cJSON_AddStringToObject(head, "category", jv_dcat_name(cat)) &&
+        cJSON_AddNumberToObject(head, "rows", d->cat_rows[cat]) &&
+        cJSON_AddNumberToObject(head, "max_subtree_nodes", SUBTREE_CAP) &&
+        cJSON_AddStringToObject(head, "note",
+                                "per row of category_data/<cat>_ops.csv: its example op (ex_UID), the parent chain "
+                                "(root first) and the subtree in depth-first order (kernels with device, stream and "
+                                "duration); python_function events are not in the tree; see jarvis-analyze TRACE "
+                                "--call-stack UID"))
+        ht = cJSON_PrintUnformatted(head);
+    cJSON_Delete(head);
+    if (!ht) {
+        jv_out_abort(&o);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
+    }
+    /* the head object without its closing brace, then "ops": [ one object a line ] */
+    size_t hl = strlen(ht);
+    ht[hl - 1] = 0;
+    fprintf(o.f, "%s,\"ops\":[", ht);
+    free(ht);
+    int first = 1;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->cat != cat) continue;
+        cJSON *x = example_json(d, r, i, tr, t, &xs[i]);
+        char *txt = x ? cJSON_PrintUnformatted(x) : NULL;
+        cJSON_Delete(x);
+        if (!txt) {
+            jv_out_abort(&o);
+            JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
+        }
+        fprintf(o.f, "%s\n%s", first ? "" : ",", txt);
+        first = 0;
+        free(txt);
+    }
+    fprintf(o.f, "\n]}\n");
+    return jv_out_commit(&o, err);
+}
+
+/* ---------- metadata ---------- */
+
+static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *path, jv_err *err) {
+    cJSON *m = cJSON_CreateObject();
+    int ok = m != NULL;
+    const jv_gpu_timeline *tl = &d->tl;
+    double cat_us = d->cat_us[cat];
+    ok = ok && cJSON_AddStringToObject(m, "generator", "jarvis-analyze " JV_VERSION) &&
+         cJSON_AddStringToObject(m, "trace", d->trace_name) && cJSON_AddStringToObject(m, "trace_path", d->trace) &&
+         cJSON_AddStringToObject(m, "category", jv_dcat_name(cat)) &&
+         cJSON_AddStringToObject(m, "platform", d->is_amd ? "AMD" : (d->ndevices || d->gpu_events ? "NVIDIA" : "unknown")) &&
+         cJSON_AddStringToObject(m, "device", d->device) && cJSON_AddNumberToObject(m, "device_count", d->ndevices);
+    if (ok && d->has_hw) {
+        cJSON *h = cJSON_AddObjectToObject(m, "roofline_gpu");
+        ok = h && cJSON_AddStringToObject(h, "name", d->hw.name) && cJSON_AddStringToObject(h, "vendor", d->hw.vendor) &&
+             cJSON_AddStringToObject(h, "chosen", d->hw_why) &&
+             cJSON_AddNumberToObject(h, "hbm_gbps", d->hw.mem_bw_gbps) &&
+             cJSON_AddStringToObject(h, "peaks_are", d->hw.roof_is_max_achievable ? "max-achievable" : "datasheet");
+        cJSON *pk = ok ? cJSON_AddObjectToObject(h, "peak_tflops") : NULL;
+        ok = pk != NULL;
+        for (size_t i = 0; ok && i < d->nrows; i++) {
+            const jv_drow *r = &d->rows[i];
+            if (r->cat != cat || !r->spec[0] || cJSON_GetObjectItemCaseSensitive(pk, r->spec)) continue;
+            double p = jv_hw_peak(&d->hw, r->spec);
+            ok = isnan(p) ? cJSON_AddNullToObject(pk, r->spec) != NULL : cJSON_AddNumberToObject(pk, r->spec, p) != NULL;
+        }
+    } else if (ok) {
+        ok = cJSON_AddNullToObject(m, "roofline_gpu") && cJSON_AddStringToObject(m, "roofline_gpu_missing", d->hw_why);
+    }
+    ok = ok && cJSON_AddNumberToObject(m, "rows", d->cat_rows[cat]) &&
+         cJSON_AddNumberToObject(m, "category_total_us", cat_us) &&
+         cJSON_AddNumberToObject(m, "gpu_kernel_time_us", d->total_us) &&
+         cJSON_AddNumberToObject(m, "share_of_gpu_kernel_time_pct", d->total_us > 0 ? 100.0 * cat_us / d->total_us : 0) &&
+         cJSON_AddNumberToObject(m, "gpu_busy_time_us", (double)tl->busy / 1e3) &&
+         cJSON_AddNumberToObject(m, "share_of_busy_time_pct", tl->busy > 0 ? 100.0 * cat_us / ((double)tl->busy / 1e3) : 0) &&
+         cJSON_AddNumberToObject(m, "gpu_total_time_us", (double)tl->total / 1e3);
+    if (ok && cat == JV_DCAT_CONV) {
+        double lay = 0;
+        for (size_t i = 0; i < d->nrows; i++)
+            if (d->rows[i].cat == cat) lay += d->rows[i].layout_us;
+        ok = cJSON_AddNumberToObject(m, "layout_conversion_us", lay) &&
+             cJSON_AddNumberToObject(m, "layout_conversion_pct_of_category", cat_us > 0 ? 100.0 * lay / cat_us : 0);
+    }
+    if (ok) {
+        const jv_dbaseline *b = &d->baseline;
+        cJSON *bj = cJSON_AddObjectToObject(m, "elementwise_baseline");
+        ok = bj && cJSON_AddStringToObject(bj, "ops", "aten::add, aten::add_, aten::mul, aten::mul_, aten::copy_") &&
+             cJSON_AddNumberToObject(bj, "rows", b->rows) && cJSON_AddNumberToObject(bj, "calls", (double)b->calls) &&
+             cJSON_AddNumberToObject(bj, "bytes", b->bytes) && cJSON_AddNumberToObject(bj, "time_us", b->time_us) &&
+             (isnan(b->tbs) ? cJSON_AddNullToObject(bj, "tbs") != NULL : cJSON_AddNumberToObject(bj, "tbs", b->tbs) != NULL) &&
+             cJSON_AddBoolToObject(bj, "small_only", b->small_only);
+        if (ok && d->has_hw && !isnan(b->tbs) && d->hw.mem_bw_gbps > 0)
+            ok = cJSON_AddNumberToObject(bj, "pct_of_hbm", 100.0 * b->tbs * 1e3 / d->hw.mem_bw_gbps) != NULL;
+    }
+    char *txt = ok ? cJSON_Print(m) : NULL;
+    cJSON_Delete(m);
+    if (!txt) JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
+    jv_out o;
+    jv_status s = jv_out_open(&o, path, err);
+    if (s == JV_OK) {
+        fprintf(o.f, "%s\n", txt);
+        s = jv_out_commit(&o, err);
+    }
+    free(txt);
+    return s;
+}
+
+jv_status jv_catdata_write(const jv_digest *d, const jv_trace *tr, const jv_tree *t, const char *outdir, jv_err *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/category_data", outdir);
+    JV_CHECK(jv_mkdir_p(path, err));
+    snprintf(path, sizeof path, "%s/metadata", outdir);
+    JV_CHECK(jv_mkdir_p(path, err));
+    texample *xs = calloc(d->nrows ? d->nrows : 1, sizeof *xs);
+    jv_map slot;
+    jv_map_init(&slot);
+    if (!xs) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (category data)");
+    jv_status s = collect_subtrees(d, tr, t, xs, &slot);
+    jv_map_free(&slot);
+    if (s != JV_OK) jv_err_set(err, s, __FILE__, __LINE__, "out of memory (category data call trees)");
+    for (size_t c = 0; s == JV_OK && c < sizeof CATS / sizeof CATS[0]; c++) {
+        const char *cn = jv_dcat_name(CATS[c]);
+        snprintf(path, sizeof path, "%s/category_data/%s_ops.csv", outdir, cn);
+        s = write_ops_csv(d, CATS[c], path, err);
+        if (s != JV_OK) break;
+        snprintf(path, sizeof path, "%s/category_data/%s_tree_data.json", outdir, cn);
+        s = write_tree_json(d, CATS[c], tr, t, xs, path, err);
+        if (s != JV_OK) break;
+        snprintf(path, sizeof path, "%s/metadata/%s_metadata.json", outdir, cn);
+        s = write_metadata(d, CATS[c], path, err);
+    }
+    for (size_t i = 0; i < d->nrows; i++) free(xs[i].nodes);
+    free(xs);
+    return s;
 }

@@ -3,12 +3,67 @@
 #ifndef JV_FINDINGS_H
 #define JV_FINDINGS_H
 
+#include <stdio.h>
+
 #include "jv_digest.h"
 
 /* Writes OUTDIR/category_findings/<cat>_findings.md for gemm, convolution,
  * batchnorm and elementwise, and OUTDIR/standalone_analysis_fair.md and
  * OUTDIR/standalone_analysis_rough.md, from the digest alone. Each file is
- * written under a temporary name and renamed. */
+ * written under a temporary name and renamed. The category findings link to
+ * the category data (jv_catdata_write must have run for the same OUTDIR). */
 jv_status jv_findings_write(const jv_digest *d, const char *outdir, jv_err *err);
+
+/* ---------- structured findings (what the reports are built from) ---------- */
+
+/* One recommendation: an issue found in a category, the action, and its
+ * estimated saving; the detail lives in category_findings/<cat>_findings.md#anchor. */
+typedef struct {
+    jv_dcat cat;
+    char anchor[48];
+    char title[96];      /* a short heading ("Layout conversions around convolutions") */
+    char issue[512];
+    char action[640];
+    char impact[384];
+    double time_us;      /* the GPU time the issue concerns */
+    double gain_us;      /* estimated saving (the ranking key); its basis is stated in impact */
+} jv_finding;
+
+typedef struct {
+    jv_finding *v;
+    size_t n, cap;
+} jv_finding_list;
+
+/* The efficiency of one row against the roofline and the trace's elementwise baseline. */
+typedef struct {
+    int has_roof;        /* roofline time and peak known */
+    int memory_bound;
+    double peak;         /* TB/s (memory-bound) or TFLOPS/s (compute-bound); NaN without roofline */
+    double achieved;     /* mean achieved TB/s or TFLOPS/s */
+    double pct;          /* Pct Roofline_mean (%) */
+    double eff;          /* aggregate efficiency (%): count * roofline time / kernel time */
+    double vs_base;      /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
+    const char *band;    /* excellent / good / acceptable / investigate, "" without roofline */
+    const char *verdict; /* near peak, hardware-limited, kernel issue, below peak, launch-bound,
+                            layout overhead, no roofline, no model */
+} jv_row_eval;
+
+/* Evaluates row r of digest d. Verdict order: no model / no roofline; launch-bound (median kernel
+ * time < 10 µs and roofline time < 5 µs); layout overhead (layout-conversion kernels >= 10 % of the
+ * row's time); near peak (>= 60 % of roofline); hardware-limited (memory-bound and >= 80 % of the
+ * elementwise baseline); kernel issue (< 20 % of roofline); else below peak. */
+void jv_row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e);
+
+/* The trace's elementwise baseline as % of the roofline GPU's HBM bandwidth; NaN when unknown. */
+double jv_baseline_pct_of_hbm(const jv_digest *d);
+
+/* Markdown helpers shared by the reports. */
+/* Writes s as a code span, at most max characters (an ellipsis marks the cut); '|' and '`' are replaced
+ * so that the span is safe in a GFM table cell. */
+void jv_md_code(FILE *f, const char *s, size_t max);
+/* A kernel name without "void ", template arguments and parameter list, e.g. "at::native::foo_kernel<...>". */
+const char *jv_md_kernel_short(const char *name, char *buf, size_t cap);
+/* A duration in µs as "12.34 ms" (>= 1 ms) or "812.3 µs". Returns buf (cap >= 32). */
+const char *jv_md_time(char *buf, size_t cap, double us);
 
 #endif

@@ -1,3 +1,450 @@
-/* PLACEHOLDER: being written */
+/* jv_standalone: the fair report (summary, recommendations, links to the
+ * category findings, appendix) and the rough one (working notes with the raw
+ * tables and the calculations), from the digest and the category findings. */
 #include "jv_standalone.h"
-typedef int jv_standalone_placeholder_;
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_output.h"
+
+#define MAX_RECS 8      /* recommendations in the fair report */
+#define TOP_OPS 20      /* rows of the rough report's top-ops table */
+
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double pct_of(double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; }
+
+static int has_findings_file(jv_dcat c) { return c != JV_DCAT_OTHER; }
+
+/* Σ count x roofline time / Σ time over the rows of category c that have a roofline (%), NaN when none */
+static double cat_eff(const jv_digest *d, jv_dcat c, double *roof_out, double *time_out) {
+    double roof = 0, t = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->cat != c || isnan(r->roof_us) || !(r->roof_us > 0) || !(r->time_us > 0)) continue;
+        roof += r->count * r->roof_us;
+        t += r->time_us;
+    }
+    if (roof_out) *roof_out = roof;
+    if (time_out) *time_out = t;
+    return t > 0 ? 100.0 * roof / t : NAN;
+}
+
+static int cmp_gain(const void *a, const void *b) {
+    const jv_finding *x = *(const jv_finding *const *)a, *y = *(const jv_finding *const *)b;
+    if (x->gain_us != y->gain_us) return x->gain_us > y->gain_us ? -1 : 1;
+    return strcmp(x->anchor, y->anchor);
+}
+
+typedef struct {
+    char title[96];
+    char issue[512], action[640], impact[384];
+    char link[160];      /* relative link target */
+    char link_text[96];
+    double gain_us;
+} rec;
+
+/* the timeline recommendations (idle, exposed communication, exposed memcpy) */
+static int timeline_recs(const jv_digest *d, rec *out, int max) {
+    const jv_gpu_timeline *tl = &d->tl;
+    int n = 0;
+    if (tl->total <= 0) return 0;
+    double comp = pct_of((double)tl->computation, (double)tl->total);
+    struct {
+        const char *what;
+        int64_t ns;
+        const char *action;
+    } items[] = {
+        {"GPU idle", tl->idle,
+         "Look at the host side of the gaps in the trace (Perfetto): synchronisations (`cuda_sync` / `hipDeviceSynchronize`), "
+         "data loading, Python overhead between launches; CUDA / HIP graphs or torch.compile shorten launch gaps."},
+        {"Exposed communication", tl->exposed_comm,
+         "Overlap communication with computation (bucketing, async collectives); check the collectives' sizes."},
+        {"Exposed memcpy", tl->exposed_memcpy,
+         "Use pinned host memory and non_blocking copies on a side stream; move copies out of the step."},
+    };
+    for (size_t i = 0; i < sizeof items / sizeof items[0] && n < max; i++) {
+        double share = pct_of((double)items[i].ns, (double)tl->total);
+        if (share < 5 && !(comp < 95 && share >= 1)) continue;
+        rec *r = &out[n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", items[i].what, share);
+        snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
+                 items[i].what, ms(items[i].ns), share, ms(tl->total), comp);
+        snprintf(r->action, sizeof r->action, "%s", items[i].action);
+        snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(items[i].ns), share);
+        snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
+        snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");
+        r->gain_us = (double)items[i].ns / 1e3;
+    }
+    return n;
+}
+
+static void write_metrics(FILE *f, const jv_digest *d) {
+    const jv_gpu_timeline *tl = &d->tl;
+    double tot = (double)tl->total;
+    fprintf(f, "| Metric | Value |\n|---|---|\n");
+    fprintf(f, "| GPU timeline span | %.3f ms |\n", ms(tl->total));
+    fprintf(f, "| Computation | %.3f ms (%.1f %%) |\n", ms(tl->computation), pct_of((double)tl->computation, tot));
+    fprintf(f, "| Idle | %.3f ms (%.1f %%) |\n", ms(tl->idle), pct_of((double)tl->idle, tot));
+    fprintf(f, "| Exposed communication | %.3f ms (%.1f %%) |\n", ms(tl->exposed_comm), pct_of((double)tl->exposed_comm, tot));
+    fprintf(f, "| Exposed memcpy | %.3f ms (%.1f %%) |\n", ms(tl->exposed_memcpy), pct_of((double)tl->exposed_memcpy, tot));
+    fprintf(f, "| GPU kernel time (Σ ops) | %.3f ms |\n", d->total_us / 1e3);
+    jv_dcat order[JV_DCAT_COUNT];
+    for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
+    for (int a = 1; a < JV_DCAT_COUNT; a++)
+        for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
+            jv_dcat t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (int k = 0; k < JV_DCAT_COUNT; k++) {
+        jv_dcat c = order[k];
+        if (d->cat_us[c] <= 0) continue;
+        fprintf(f, "| %s | %.3f ms (%.1f %% of kernel time) |\n", jv_dcat_title(c), d->cat_us[c] / 1e3,
+                pct_of(d->cat_us[c], d->total_us));
+    }
+    double bp = jv_baseline_pct_of_hbm(d);
+    if (!isnan(d->baseline.tbs)) {
+        fprintf(f, "| Elementwise baseline (add/mul/copy_) | %.3f TB/s", d->baseline.tbs);
+        if (!isnan(bp)) fprintf(f, " (%.1f %% of %.2f TB/s HBM)", bp, d->hw.mem_bw_gbps / 1e3);
+        fprintf(f, " |\n");
+    } else {
+        fprintf(f, "| Elementwise baseline (add/mul/copy_) | none in this trace |\n");
+    }
+    fputc('\n', f);
+}
+
+static void write_ranking(FILE *f, const jv_digest *d) {
+    const jv_gpu_timeline *tl = &d->tl;
+    double comp = pct_of((double)tl->computation, (double)tl->total);
+    int n = 0;
+    fprintf(f, "Bottleneck ranking%s:\n\n", tl->total > 0 && comp < 95 ? " (computation < 95 %: the timeline first)" : "");
+    struct {
+        const char *what;
+        int64_t ns;
+    } tli[] = {{"GPU idle", tl->idle}, {"Exposed communication", tl->exposed_comm}, {"Exposed memcpy", tl->exposed_memcpy}};
+    int timeline_first = tl->total > 0 && comp < 95;
+    for (int pass = 0; pass < 2; pass++) {
+        int do_timeline = (pass == 0) == timeline_first;
+        if (do_timeline) {
+            for (size_t i = 0; i < 3; i++) {
+                if (tli[i].ns <= 0 || pct_of((double)tli[i].ns, (double)tl->total) < 1) continue;
+                fprintf(f, "%d. %s: %.2f ms (%.1f %% of the timeline); see [GPU timeline](standalone_analysis_rough.md#timeline)\n",
+                        ++n, tli[i].what, ms(tli[i].ns), pct_of((double)tli[i].ns, (double)tl->total));
+            }
+        } else {
+            jv_dcat order[JV_DCAT_COUNT];
+            for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
+            for (int a = 1; a < JV_DCAT_COUNT; a++)
+                for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
+                    jv_dcat t = order[b];
+                    order[b] = order[b - 1];
+                    order[b - 1] = t;
+                }
+            for (int k = 0; k < JV_DCAT_COUNT; k++) {
+                jv_dcat c = order[k];
+                if (d->cat_us[c] <= 0 || pct_of(d->cat_us[c], d->total_us) < 1) continue;
+                double e = cat_eff(d, c, NULL, NULL);
+                fprintf(f, "%d. %s: %.2f ms (%.1f %% of kernel time)", ++n, jv_dcat_title(c), d->cat_us[c] / 1e3,
+                        pct_of(d->cat_us[c], d->total_us));
+                if (!isnan(e)) fprintf(f, ", efficiency %.1f %% of roofline", e);
+                if (c == JV_DCAT_CONV) {
+                    double lay = 0;
+                    for (size_t i = 0; i < d->nrows; i++)
+                        if (d->rows[i].cat == c) lay += d->rows[i].layout_us;
+                    if (lay > 0) fprintf(f, ", layout conversions %.2f ms", lay / 1e3);
+                }
+                if (has_findings_file(c))
+                    fprintf(f, "; see [%s findings](category_findings/%s_findings.md#ops)\n", jv_dcat_title(c),
+                            jv_dcat_name(c));
+                else
+                    fprintf(f, "; see [top ops](standalone_analysis_rough.md#top-ops)\n");
+            }
+        }
+    }
+    if (!n) fprintf(f, "Nothing to rank: the trace has no GPU kernel time.\n");
+    fputc('\n', f);
+}
+
+static void write_appendix(FILE *f, const jv_digest *d) {
+    fprintf(f, "<a id=\"appendix\"></a>\n\n## Appendix\n\n<a id=\"hardware\"></a>\n\n### Hardware\n\n");
+    fprintf(f, "Trace device: %s (%d in deviceProperties), %s.\n\n", d->device[0] ? d->device : "unknown", d->ndevices,
+            d->is_amd ? "AMD / ROCm" : "NVIDIA / CUDA (or unknown)");
+    if (d->has_hw) {
+        fprintf(f, "Roofline GPU: %s (%s), chosen because: %s.\n\n", d->hw.name, d->hw.vendor, d->hw_why);
+        fprintf(f, "| Peak | Roofline value | Datasheet |\n|---|---:|---:|\n");
+        fprintf(f, "| HBM bandwidth | %.2f TB/s | %.2f TB/s |\n", d->hw.mem_bw_gbps / 1e3, d->hw.mem_bw_gbps / 1e3);
+        char seen[16][32];
+        int ns = 0;
+        for (size_t i = 0; i < d->nrows && ns < 16; i++) {
+            const jv_drow *r = &d->rows[i];
+            if (!r->spec[0]) continue;
+            int dup = 0;
+            for (int s = 0; s < ns; s++) dup |= !strcmp(seen[s], r->spec);
+            if (dup) continue;
+            snprintf(seen[ns++], sizeof seen[0], "%s", r->spec);
+            double p = jv_hw_peak(&d->hw, r->spec), q = jv_hw_datasheet_peak(&d->hw, r->spec);
+            fprintf(f, "| %s | ", r->spec);
+            if (isnan(p)) fputs("n/a", f);
+            else fprintf(f, "%.1f TFLOPS/s", p);
+            fputs(" | ", f);
+            if (isnan(q)) fputs("n/a", f);
+            else fprintf(f, "%.1f TFLOPS/s", q);
+            fputs(" |\n", f);
+        }
+        fprintf(f, "\nThe roofline uses %s peaks. Pass `--gpu-arch NAME|FILE` to use another GPU's numbers.\n\n",
+                d->hw.roof_is_max_achievable ? "max-achievable (measured) compute" : "datasheet");
+    } else {
+        fprintf(f, "No roofline GPU (%s): no %% of peak and no impact projections. Pass `--gpu-arch NAME|FILE`.\n\n",
+                d->hw_why);
+    }
+    int nrep = 0;
+    double trep = 0;
+    for (size_t i = 0; i < d->nrows; i++)
+        if (d->rows[i].replay_op >= 0) {
+            nrep++;
+            trep += d->rows[i].time_us;
+        }
+    fprintf(f, "<a id=\"replay\"></a>\n\n### Replay package\n\n");
+    fprintf(f, "`replay_package.zip` holds the replay IR of the top ops (shapes, strides, dtypes, the traced kernel "
+               "names and times, the model's FLOPs and bytes) and a manifest; %d rows of this report (%.1f %% of GPU "
+               "kernel time) are in it. Run all: `jarvis-replay replay_package.zip --device 0`; one op under a "
+               "profiler: `jarvis-replay replay_package.zip --op N --iterations 1` (N is the Replay op column of the "
+               "category findings).\n\n",
+            nrep, pct_of(trep, d->total_us));
+    fprintf(f, "<a id=\"limits\"></a>\n\n### What a trace cannot show\n\n");
+    fprintf(f, "Kernel names, durations, shapes, achieved rates, efficiency and call stacks come from the trace. "
+               "Occupancy, cache hit rates, memory coalescing, bank conflicts, clocks and the root cause of a slow "
+               "kernel do not: replay the op and profile it (Nsight Compute, rocprof). Savings here are projections "
+               "from the roofline, not measurements.\n");
+}
+
+static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const char *path, jv_err *err) {
+    jv_out o;
+    JV_CHECK(jv_out_open(&o, path, err));
+    FILE *f = o.f;
+    fprintf(f, "<a id=\"top\"></a>\n\n# Standalone analysis: %s\n\n", d->trace_name);
+    fprintf(f, "Device %s; roofline GPU %s. Working notes with the raw tables and calculations: "
+               "[standalone_analysis_rough.md](standalone_analysis_rough.md).\n\n",
+            d->device[0] ? d->device : "unknown", d->has_hw ? d->hw.name : "none");
+    fprintf(f, "<a id=\"summary\"></a>\n\n## Executive summary\n\n");
+    write_metrics(f, d);
+    write_ranking(f, d);
+    /* recommendations: timeline first when computation < 95 %, then the category findings by saving */
+    rec recs[MAX_RECS];
+    int nr = timeline_recs(d, recs, 3);
+    const jv_finding **sorted = malloc((fl->n ? fl->n : 1) * sizeof *sorted);
+    if (!sorted) {
+        jv_out_abort(&o);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
+    }
+    for (size_t i = 0; i < fl->n; i++) sorted[i] = &fl->v[i];
+    qsort(sorted, fl->n, sizeof *sorted, cmp_gain);
+    double comp = pct_of((double)d->tl.computation, (double)d->tl.total);
+    int ntl = nr;
+    for (size_t i = 0; i < fl->n && nr < MAX_RECS; i++) {
+        const jv_finding *x = sorted[i];
+        if (!(x->gain_us > 0)) continue;
+        rec *r = &recs[nr++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->title, sizeof r->title, "%s", x->title);
+        snprintf(r->issue, sizeof r->issue, "%s", x->issue);
+        snprintf(r->action, sizeof r->action, "%s", x->action);
+        snprintf(r->impact, sizeof r->impact, "%s", x->impact);
+        snprintf(r->link, sizeof r->link, "category_findings/%s_findings.md#%s", jv_dcat_name(x->cat), x->anchor);
+        snprintf(r->link_text, sizeof r->link_text, "%s findings", jv_dcat_title(x->cat));
+        r->gain_us = x->gain_us;
+    }
+    free(sorted);
+    /* with computation >= 95 % the timeline items go after the kernel items */
+    if (!(comp < 95) && ntl > 0 && nr > ntl) {
+        rec tmp[MAX_RECS];
+        memcpy(tmp, recs, (size_t)ntl * sizeof *recs);
+        memmove(recs, recs + ntl, (size_t)(nr - ntl) * sizeof *recs);
+        memcpy(recs + (nr - ntl), tmp, (size_t)ntl * sizeof *recs);
+    }
+    fprintf(f, "<a id=\"recommendations\"></a>\n\n## Recommendations\n\n");
+    if (!nr) fprintf(f, "No issue with a projected saving was found.\n\n");
+    for (int i = 0; i < nr; i++) {
+        fprintf(f, "<a id=\"rec-%d\"></a>\n\n### %d. %s\n\n", i + 1, i + 1, recs[i].title);
+        fprintf(f, "- **Issue:** %s\n- **Action:** %s\n- **Impact:** %s\n- **Detail:** [%s](%s)\n\n", recs[i].issue,
+                recs[i].action, recs[i].impact, recs[i].link_text, recs[i].link);
+    }
+    fprintf(f, "<a id=\"detail\"></a>\n\n## Detailed analysis\n\n");
+    fprintf(f, "| Category | Rows | Time | Share of kernel time | Efficiency (Σ roofline / Σ time) | Detail |\n");
+    fprintf(f, "|---|---:|---:|---:|---:|---|\n");
+    for (int c = 0; c < JV_DCAT_COUNT; c++) {
+        double e = cat_eff(d, (jv_dcat)c, NULL, NULL);
+        fprintf(f, "| %s | %u | %.3f ms | %.1f %% | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c] / 1e3,
+                pct_of(d->cat_us[c], d->total_us));
+        if (isnan(e)) fputs("n/a", f);
+        else fprintf(f, "%.1f %%", e);
+        if (has_findings_file((jv_dcat)c))
+            fprintf(f, " | [%s_findings.md](category_findings/%s_findings.md) |\n", jv_dcat_name((jv_dcat)c),
+                    jv_dcat_name((jv_dcat)c));
+        else fprintf(f, " | [top ops](standalone_analysis_rough.md#top-ops) |\n");
+    }
+    fprintf(f, "\nGPU timeline, top ops, the calculations and the call stacks to look at: "
+               "[working notes](standalone_analysis_rough.md). Perf report: `perf_report.xlsx` and "
+               "`perf_report_csvs/`.\n\n");
+    write_appendix(f, d);
+    return jv_out_commit(&o, err);
+}
+
+/* ---------- rough ---------- */
+
+static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, const char *path, jv_err *err) {
+    jv_out o;
+    JV_CHECK(jv_out_open(&o, path, err));
+    FILE *f = o.f;
+    const jv_gpu_timeline *tl = &d->tl;
+    double tot = (double)tl->total;
+    fprintf(f, "<a id=\"top\"></a>\n\n# Standalone analysis, working notes: %s\n\n", d->trace_name);
+    fprintf(f, "The summary and recommendations are in [standalone_analysis_fair.md](standalone_analysis_fair.md).\n\n");
+    fprintf(f, "<a id=\"process\"></a>\n\n## Process\n\n");
+    fprintf(f, "1. Read `%s`: %llu events, %llu GPU events counted in the timeline, %d device(s) in deviceProperties (%s).\n",
+            d->trace, (unsigned long long)d->events, (unsigned long long)d->gpu_events, d->ndevices,
+            d->device[0] ? d->device : "none named");
+    fprintf(f, "2. GPU timeline (all devices merged): computation, exposed communication and memcpy, idle.\n");
+    fprintf(f, "3. unified_perf_summary: %zu rows (op + shapes), every kernel counted once; categories GEMM, "
+               "convolution, batch norm, elementwise, other.\n", d->nrows);
+    fprintf(f, "4. Roofline: %s.\n", d->has_hw ? d->hw_why : "none");
+    fprintf(f, "5. Elementwise baseline from simple add/mul/copy_ ops; per-op verdicts; category findings; impact "
+               "projections; recommendations ranked by projected saving.\n\n");
+    fprintf(f, "<a id=\"timeline\"></a>\n\n## GPU timeline\n\n| Type | Time (ms) | %% of span |\n|---|---:|---:|\n");
+    struct {
+        const char *n;
+        int64_t v;
+    } t[] = {{"computation", tl->computation}, {"exposed_comm", tl->exposed_comm},
+             {"exposed_memcpy", tl->exposed_memcpy}, {"busy", tl->busy}, {"idle", tl->idle}, {"total", tl->total},
+             {"total_comm", tl->total_comm}, {"total_memcpy", tl->total_memcpy}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        fprintf(f, "| %s | %.3f | %.1f |\n", t[i].n, ms(t[i].v), pct_of((double)t[i].v, tot));
+    fputc('\n', f);
+    fprintf(f, "<a id=\"top-ops\"></a>\n\n## Top ops by kernel time\n\n");
+    fprintf(f, "| # | Op | Category | Input Dims | Calls | Time (µs) | Median (µs) | Roofline (µs per call) | Bound | "
+               "%% of peak | Verdict | UID | Replay op |\n|---|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|\n");
+    for (size_t i = 0; i < d->nrows && i < TOP_OPS; i++) {
+        const jv_drow *r = &d->rows[i];
+        jv_row_eval e;
+        jv_row_evaluate(d, r, &e);
+        fprintf(f, "| %zu | ", i + 1);
+        jv_md_code(f, r->name, 60);
+        fprintf(f, " | %s | ", jv_dcat_title(r->cat));
+        jv_md_code(f, r->dims, 60);
+        fprintf(f, " | %u | %.1f | %.1f | ", r->count, r->time_us, r->median_us);
+        if (isnan(r->roof_us)) fputs("n/a", f);
+        else fprintf(f, "%.2f", r->roof_us);
+        fprintf(f, " | %s | ", r->bound[0] ? r->bound : "n/a");
+        if (isnan(e.pct)) fputs("n/a", f);
+        else fprintf(f, "%.1f", e.pct);
+        fprintf(f, " | %s | %u | ", e.verdict, r->uid);
+        if (r->replay_op >= 0) fprintf(f, "%d |\n", r->replay_op);
+        else fputs("- |\n", f);
+    }
+    if (!d->nrows) fprintf(f, "| - | no GPU kernels with an op | | | | | | | | | | | |\n");
+    fputc('\n', f);
+    fprintf(f, "<a id=\"categories\"></a>\n\n## Categories\n\n| Category | Rows | Time (µs) | Share (%%) | Σ roofline (µs) | "
+               "Σ time with roofline (µs) | Efficiency (%%) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int c = 0; c < JV_DCAT_COUNT; c++) {
+        double roof, tr;
+        double e = cat_eff(d, (jv_dcat)c, &roof, &tr);
+        fprintf(f, "| %s | %u | %.1f | %.2f | %.1f | %.1f | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c],
+                pct_of(d->cat_us[c], d->total_us), roof, tr);
+        if (isnan(e)) fputs("n/a |\n", f);
+        else fprintf(f, "%.1f |\n", e);
+    }
+    fputc('\n', f);
+    fprintf(f, "<a id=\"calculations\"></a>\n\n## Calculations\n\n");
+    fprintf(f, "- Computation share = computation / span = %.3f ms / %.3f ms = %.1f %%.\n", ms(tl->computation),
+            ms(tl->total), pct_of((double)tl->computation, tot));
+    const jv_dbaseline *b = &d->baseline;
+    if (!isnan(b->tbs)) {
+        fprintf(f, "- Elementwise baseline = Σ bytes / Σ time over %u rows (%llu calls) of aten::add/add_/mul/mul_/copy_ "
+                   "%s = %.0f B / %.1f µs = %.3f TB/s",
+                b->rows, (unsigned long long)b->calls, b->small_only ? "(all sizes: none moves >= 1 MiB per call)" : "moving >= 1 MiB per call",
+                b->bytes, b->time_us, b->tbs);
+        double bp = jv_baseline_pct_of_hbm(d);
+        if (!isnan(bp)) fprintf(f, "; / HBM %.2f TB/s = %.1f %%", d->hw.mem_bw_gbps / 1e3, bp);
+        fprintf(f, ".\n");
+    } else {
+        fprintf(f, "- Elementwise baseline: no aten::add/add_/mul/mul_/copy_ row with bytes and time.\n");
+    }
+    for (int c = 0; c < JV_DCAT_COUNT; c++)
+        if (d->cat_us[c] > 0)
+            fprintf(f, "- %s share = %.1f µs / %.1f µs = %.2f %%.\n", jv_dcat_title((jv_dcat)c), d->cat_us[c],
+                    d->total_us, pct_of(d->cat_us[c], d->total_us));
+    for (size_t i = 0; i < d->nrows && i < 3; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (isnan(r->roof_us) || !(r->roof_us > 0)) continue;
+        double e = 100.0 * r->count * r->roof_us / r->time_us;
+        fprintf(f, "- Row %zu (`%.60s`): efficiency = calls x roofline / time = %u x %.3f µs / %.1f µs = %.1f %%; "
+                   "at 50 %%: %u x %.3f / 0.5 = %.1f µs",
+                i + 1, r->name, r->count, r->roof_us, r->time_us, e, r->count, r->roof_us, r->count * r->roof_us / 0.5);
+        if (e < 50) fprintf(f, ", saving %.1f µs", r->time_us - r->count * r->roof_us / 0.5);
+        fprintf(f, ".\n");
+    }
+    for (size_t i = 0; i < d->nfusion && i < 3; i++) {
+        const jv_dfusion *x = &d->fusion[i];
+        double fused = x->instances * x->ew_us / x->ew_kernels;
+        fprintf(f, "- Fusion `%s`: fused = instances x time / kernels = %u x %.1f µs / %u = %.1f µs; saving %.1f µs.\n",
+                x->name, x->instances, x->ew_us, x->ew_kernels, fused, x->ew_us - fused);
+    }
+    fputc('\n', f);
+    fprintf(f, "<a id=\"call-stacks\"></a>\n\n## Call stacks to look at\n\n");
+    for (size_t i = 0; i < d->nrows && i < 5; i++) {
+        fprintf(f, "- `jarvis-analyze %s --call-stack %u`: ", d->trace, d->rows[i].uid);
+        jv_md_code(f, d->rows[i].name, 70);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < d->nfusion && i < 3; i++) {
+        fprintf(f, "- `jarvis-analyze %s --call-stack %u`: one instance of ", d->trace, d->fusion[i].example_uid);
+        jv_md_code(f, d->fusion[i].name, 60);
+        fputc('\n', f);
+    }
+    if (!d->nrows && !d->nfusion) fprintf(f, "None: no op with GPU kernels.\n");
+    fputc('\n', f);
+    fprintf(f, "<a id=\"gaps\"></a>\n\n## Gaps\n\n");
+    int nomodel = 0, nrep = 0;
+    double t_nomodel = 0, t_rep = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->model < 0 && isnan(r->flops)) {
+            nomodel++;
+            t_nomodel += r->time_us;
+        }
+        if (r->replay_op >= 0) {
+            nrep++;
+            t_rep += r->time_us;
+        }
+    }
+    fprintf(f, "- Rows without a perf model (no FLOPs/bytes, no %% of peak): %d, %.1f µs (%.1f %% of kernel time).\n",
+            nomodel, t_nomodel, pct_of(t_nomodel, d->total_us));
+    fprintf(f, "- Rows in the replay package: %d, %.1f %% of kernel time; the rest can only be judged from the trace.\n",
+            nrep, pct_of(t_rep, d->total_us));
+    if (!d->has_hw) fprintf(f, "- No roofline GPU: %s.\n", d->hw_why);
+    if (!d->nrows) fprintf(f, "- The trace has no GPU kernels attributed to ops: no per-op analysis.\n");
+    fprintf(f, "- GPU kernels whose launch is outside the trace window are not in the timeline (unless "
+               "`--include-unlinked`); jarvis-analyze warns on the console when there are any.\n");
+    fprintf(f, "- Not visible in a trace: occupancy, cache hit rates, coalescing, bank conflicts, clocks.\n\n");
+    fprintf(f, "<a id=\"open-questions\"></a>\n\n## Open questions\n\n");
+    if (tot > 0 && pct_of((double)tl->idle, tot) >= 5)
+        fprintf(f, "- Is the idle time (%.1f %%) inside the training/inference steps or between profiler steps? "
+                   "Look at the host timeline of the largest gaps.\n", pct_of((double)tl->idle, tot));
+    fprintf(f, "- Do the replayed ops reach the roofline on the device? Run `jarvis-replay replay_package.zip` on the "
+               "target GPU and compare with the traced times.\n");
+    if (fl->n) fprintf(f, "- The savings are projections (roofline or elementwise baseline); confirm each with a "
+                          "change and a new trace.\n");
+    return jv_out_commit(&o, err);
+}
+
+jv_status jv_standalone_write(const jv_digest *d, const jv_finding_list *f, const char *outdir, jv_err *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/standalone_analysis_fair.md", outdir);
+    JV_CHECK(write_fair(d, f, path, err));
+    snprintf(path, sizeof path, "%s/standalone_analysis_rough.md", outdir);
+    return write_rough(d, f, path, err);
+}
