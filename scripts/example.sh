@@ -26,6 +26,10 @@ for r in rows[:8]:
           f"{f(r, 'Pct Roofline_mean'):>7}  {r.get('Efficiency Band', '')}")
 PY
 echo
+echo "== findings: out/example/standalone_analysis_fair.md (recommendations), out/example/category_findings/,"
+echo "   out/example/report.html (open it in a browser: timeline, top ops, roofline)"
+sed -n '/^## Recommendations/,/^<a id="detail"/p' out/example/standalone_analysis_fair.md | grep -E '^### ' || true
+echo
 echo "== replay of out/example/replay_package.zip (report: out/example/replay_report.md)"
 # the CPU backend runs the references as its device: cap the op and baseline sizes so the example takes
 # seconds (on a GPU build, drop both options)
