@@ -20,14 +20,6 @@
 
 static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
 
-static const char *band_of(double pct) {
-    if (isnan(pct)) return "";
-    if (pct > 80) return "excellent";
-    if (pct >= 60) return "good";
-    if (pct >= 40) return "acceptable";
-    return "investigate";
-}
-
 /* kernels of a row as a Python list of dicts: [{'name': ..., 'count': n, 'total_us': t, 'layout': False}, ...] */
 static char *kernels_text(const jv_drow *r) {
     char *b = NULL;
@@ -92,7 +84,7 @@ static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path
         jv_csv_num(&o, r->max_us);
         jv_csv_num(&o, r->roof_us);
         jv_csv_num(&o, r->pct);
-        jv_csv_str(&o, band_of(r->pct));
+        jv_csv_str(&o, jv_efficiency_band(r->pct));
         jv_csv_num(&o, r->percent);
         jv_csv_str(&o, r->params);
         jv_csv_str(&o, r->family);

@@ -21,6 +21,24 @@ const char *jv_dcat_title(jv_dcat c) {
     return c >= 0 && c < JV_DCAT_COUNT ? N[c] : "Other";
 }
 
+const char *jv_efficiency_band(double pct) {
+    if (!isfinite(pct)) return "";
+    if (pct > 80) return "excellent";
+    if (pct >= 60) return "good";
+    if (pct >= 40) return "acceptable";
+    return "investigate";
+}
+
+void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]) {
+    for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
+    for (int a = 1; a < JV_DCAT_COUNT; a++)
+        for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
+            jv_dcat t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+}
+
 jv_dcat jv_dcat_of(const char *family, const char *op_category, const char *op_name) {
     if (family && *family) {
         if (!strcmp(family, "gemm")) return JV_DCAT_GEMM;

@@ -53,14 +53,6 @@ const char *jv_md_time(char *buf, size_t cap, double us) {
     return buf;
 }
 
-static const char *band_of(double pct) {
-    if (isnan(pct)) return "";
-    if (pct > 80) return "excellent";
-    if (pct >= 60) return "good";
-    if (pct >= 40) return "acceptable";
-    return "investigate";
-}
-
 double jv_baseline_pct_of_hbm(const jv_digest *d) {
     if (!d->has_hw || !(d->hw.mem_bw_gbps > 0) || isnan(d->baseline.tbs)) return NAN;
     return 100.0 * d->baseline.tbs * 1e3 / d->hw.mem_bw_gbps;
@@ -90,7 +82,7 @@ void jv_row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
     }
     e->pct = r->pct;
     e->eff = 100.0 * r->count * r->roof_us / r->time_us;
-    e->band = band_of(e->pct);
+    e->band = jv_efficiency_band(e->pct);
     if (r->median_us < 10 && r->roof_us < 5) e->verdict = "launch-bound";
     else if (r->layout_us >= 0.1 * r->time_us) e->verdict = "layout overhead";
     else if (e->pct >= 60) e->verdict = "near peak";

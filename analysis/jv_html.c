@@ -104,15 +104,6 @@ static double pct_of(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-/* REFERENCE.md section 8 efficiency bands of a Pct Roofline value ("" for NaN). */
-static const char *band_of(double pct) {
-    if (!isfinite(pct)) return "";
-    if (pct > 80) return "excellent";
-    if (pct >= 60) return "good";
-    if (pct >= 40) return "acceptable";
-    return "investigate";
-}
-
 /* 1 when OUTDIR/rel exists (links point only at files that were written). */
 static int exists(const char *outdir, const char *rel) {
     char p[4096];
@@ -387,7 +378,7 @@ static void row_tip(FILE *f, const jv_drow *r, size_t rank) {
     if (isfinite(r->tflops) || isfinite(r->tbs))
         fprintf(f, "&#10;achieved: %s TFLOP/s, %s TB/s", frate(b1, sizeof b1, r->tflops), frate(b2, sizeof b2, r->tbs));
     if (isfinite(r->pct)) {
-        fprintf(f, "&#10;roofline: %s %% (%s", fnum(b3, sizeof b3, r->pct, 1), band_of(r->pct));
+        fprintf(f, "&#10;roofline: %s %% (%s", fnum(b3, sizeof b3, r->pct, 1), jv_efficiency_band(r->pct));
         if (r->bound[0]) {
             fputs(", ", f);
             esc(f, r->bound);
@@ -836,7 +827,7 @@ static void write_roofline(FILE *f, const jv_digest *d) {
 /* ---------- category tables ---------- */
 
 static void band_cell(FILE *f, double pct) {
-    const char *b = band_of(pct);
+    const char *b = jv_efficiency_band(pct);
     if (b[0])
         fprintf(f, "<td><span class=\"band %s\">%s</span></td>", b, b);
     else

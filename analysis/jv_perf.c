@@ -347,15 +347,6 @@ static void metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv
     if (t_us > 0) m->pct = m->roof_us / t_us * 100;
 }
 
-/* REFERENCE.md section 8 efficiency bands */
-static const char *band_of(double pct) {
-    if (isnan(pct)) return "";
-    if (pct > 80) return "excellent";
-    if (pct >= 60) return "good";
-    if (pct >= 40) return "acceptable";
-    return "investigate";
-}
-
 /* ---------- grouping helpers ---------- */
 
 typedef struct {
@@ -764,7 +755,7 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             cum += p;
             jv_sheet_num(&o, p);
             jv_sheet_num(&o, cum);
-            if (hw) jv_sheet_str(&o, band_of(pct.mean));
+            if (hw) jv_sheet_str(&o, jv_efficiency_band(pct.mean));
             jv_sheet_end(&o);
             if (dg) s = digest_row(g, idx, gr, hw, row_name, params_text, p, &kt, &tbs, &tfl, &pct, dg, err);
             free(params_text);
@@ -948,7 +939,7 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
         put_stats(&o, &kt, "amslhS");
         jv_sheet_int(&o, (long long)gr->n);
         jv_sheet_int(&o, gr->uid_first);
-        if (hw) jv_sheet_str(&o, band_of(pct.mean));
+        if (hw) jv_sheet_str(&o, jv_efficiency_band(pct.mean));
         jv_sheet_end(&o);
     }
     s = jv_sheet_commit(&o, err);

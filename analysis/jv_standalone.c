@@ -93,13 +93,7 @@ static void write_metrics(FILE *f, const jv_digest *d) {
     fprintf(f, "| Exposed memcpy | %.3f ms (%.1f %%) |\n", ms(tl->exposed_memcpy), pct_of((double)tl->exposed_memcpy, tot));
     fprintf(f, "| GPU kernel time (Σ ops) | %.3f ms |\n", d->total_us / 1e3);
     jv_dcat order[JV_DCAT_COUNT];
-    for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
-    for (int a = 1; a < JV_DCAT_COUNT; a++)
-        for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
-            jv_dcat t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
-        }
+    jv_digest_cat_order(d, order);
     for (int k = 0; k < JV_DCAT_COUNT; k++) {
         jv_dcat c = order[k];
         if (d->cat_us[c] <= 0) continue;
@@ -137,13 +131,7 @@ static void write_ranking(FILE *f, const jv_digest *d) {
             }
         } else {
             jv_dcat order[JV_DCAT_COUNT];
-            for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
-            for (int a = 1; a < JV_DCAT_COUNT; a++)
-                for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
-                    jv_dcat t = order[b];
-                    order[b] = order[b - 1];
-                    order[b - 1] = t;
-                }
+            jv_digest_cat_order(d, order);
             for (int k = 0; k < JV_DCAT_COUNT; k++) {
                 jv_dcat c = order[k];
                 if (d->cat_us[c] <= 0 || pct_of(d->cat_us[c], d->total_us) < 1) continue;
