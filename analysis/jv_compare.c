@@ -1,7 +1,7 @@
 /* jv_compare: the comparative analysis (REFERENCE.md section 8). Rows of the
  * target's and the reference's unified_perf_summary are matched by op name
  * (vendor variants normalised: cuDNN/MIOpen, SDPA backends, launch calls) and
- * shapes, never by kernel name; each pair gets its time ratio and the ratio
+ * shapes, never by kernel name across vendors; each pair gets its time ratio and the ratio
  * the two GPUs' roofline numbers lead one to expect. */
 #include "jv_compare.h"
 
@@ -147,7 +147,7 @@ static const char *key_join(jv_arena *a, const char *const *parts, const size_t 
 static const char *key_of(jv_arena *a, const jv_drow *r, jv_cmp_pass p) {
     int nargs;
     const char *cn = canon_of(r->op_name, &nargs);
-    if ((p == JV_CMP_SYNTHETIC) != (r->synthetic != 0)) return "";
+    if ((p == JV_CMP_SYNTHETIC || p == JV_CMP_SAME_VENDOR) != (r->synthetic != 0)) return "";
     char cnt[24];
     const char *parts[5] = {cn, r->dims, r->types, r->strides, r->concrete};
     size_t lens[5] = {strlen(cn), lead_args(r->dims, nargs), lead_args(r->types, nargs), lead_args(r->strides, nargs),
@@ -161,6 +161,10 @@ static const char *key_of(jv_arena *a, const jv_drow *r, jv_cmp_pass p) {
         lens[1] = strlen(cnt);
         return key_join(a, parts, lens, 2);
     case JV_CMP_SYNTHETIC: return key_join(a, parts, lens, 2);
+    case JV_CMP_SAME_VENDOR: /* the row name holds the parent op and the kernel */
+        parts[0] = r->name;
+        lens[0] = strlen(r->name);
+        return key_join(a, parts, lens, 2);
     }
     return "";
 }
@@ -171,6 +175,7 @@ const char *jv_cmp_pass_name(jv_cmp_pass p) {
     case JV_CMP_DIMS: return "dims";
     case JV_CMP_NAME_COUNT: return "name+count";
     case JV_CMP_SYNTHETIC: return "synthetic";
+    case JV_CMP_SAME_VENDOR: return "kernel (same vendor)";
     }
     return "?";
 }
@@ -369,9 +374,12 @@ jv_status jv_cmp_build(const jv_digest *T, const jv_digest *R, jv_cmp *c, jv_err
     for (size_t i = 0; i < R->nrows; i++)
         c->pair_of_r[i] = -1;
     size_t cap = 0;
-    static const jv_cmp_pass PASSES[] = {JV_CMP_SIGNATURE, JV_CMP_DIMS, JV_CMP_NAME_COUNT, JV_CMP_SYNTHETIC};
+    /* kernel names differ between vendors: only two traces of the same vendor are matched by them */
+    static const jv_cmp_pass PASSES[] = {JV_CMP_SIGNATURE, JV_CMP_DIMS, JV_CMP_NAME_COUNT, JV_CMP_SYNTHETIC,
+                                         JV_CMP_SAME_VENDOR};
     for (size_t k = 0; k < sizeof PASSES / sizeof PASSES[0]; k++)
-        if (run_pass(T, R, c, &cap, PASSES[k]) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (comparison)");
+        if ((PASSES[k] != JV_CMP_SAME_VENDOR || T->is_amd == R->is_amd) && run_pass(T, R, c, &cap, PASSES[k]) != JV_OK)
+            JV_FAIL(err, JV_ERR_NOMEM, "out of memory (comparison)");
     if (jv_sort_stable(c->pairs, c->npairs, sizeof *c->pairs, cmp_pair_t, NULL) != JV_OK)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (comparison)");
     for (size_t i = 0; i < c->npairs; i++) {
@@ -957,8 +965,10 @@ static void rules_text(FILE *f) {
           "(shapes not recorded).\n"
           "- Synthetic rows (`op->kernel (Synthetic Op)`: kernels not attributed to an op of their own) match "
           "only by parent op name and Input Dims when that parent has exactly one such row on each side (and, "
-          "without shapes, equal call counts); several kernels under one parent cannot be told apart without "
-          "kernel names, so they stay unmatched.\n"
+          "without shapes, equal call counts); across vendors several kernels under one parent cannot be told "
+          "apart (kernel names differ), so they stay unmatched.\n"
+          "- Pass 5, kernel (same vendor): only when both traces come from the same vendor (two runs, two GPUs "
+          "of one vendor), the synthetic rows left match by parent op, kernel name and Input Dims.\n"
           "- Within a pass, rows with equal keys pair by equal call count first, then in order of time.\n"
           "- Coverage = matched rows' kernel time / all rows' kernel time, per side.\n",
           f);
@@ -1078,14 +1088,14 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
     fprintf(f, "%zu target rows, %.3f µs; %zu reference rows, %.3f µs).\n", T->nrows, T->total_us, R->nrows,
             R->total_us);
     fputs("2. Rows matched in passes (rules in [the fair report's appendix](comparative_analysis_fair.md#matching-"
-          "rules)); kernel names never used.\n3. Per pair: time ratio, roofline bound of each side, expected ratio "
+          "rules)); kernel names only between two traces of the same vendor (pass 5).\n3. Per pair: time ratio, roofline bound of each side, expected ratio "
           "from the two GPUs, flag.\n\n",
           f);
 
     fputs("<a id=\"passes\"></a>\n\n## Matching passes\n\n| Pass | Pairs | Target time matched (µs) | Reference time "
           "matched (µs) |\n|---|---|---|---|\n",
           f);
-    for (int p = JV_CMP_SIGNATURE; p <= JV_CMP_SYNTHETIC; p++)
+    for (int p = JV_CMP_SIGNATURE; p <= JV_CMP_SAME_VENDOR; p++)
         fprintf(f, "| %s | %zu | %.3f | %.3f |\n", jv_cmp_pass_name((jv_cmp_pass)p), c->pass_pairs[p], c->pass_t_us[p],
                 c->pass_r_us[p]);
     fprintf(f, "| all | %zu | %.3f | %.3f |\n\n", c->npairs, c->t_matched_us, c->r_matched_us);

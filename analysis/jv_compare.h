@@ -16,10 +16,12 @@ typedef enum {
     JV_CMP_SIGNATURE = 1, /* normalised op name + Input Dims + Input type + Input Strides (+ Concrete Inputs) */
     JV_CMP_DIMS,          /* normalised op name + Input Dims (types, strides, concrete ignored) */
     JV_CMP_NAME_COUNT,    /* normalised op name + call count, where one side has no Input Dims */
-    JV_CMP_SYNTHETIC      /* "op->kernel (Synthetic Op)" rows: parent op + Input Dims, one such row on each side */
+    JV_CMP_SYNTHETIC,     /* "op->kernel (Synthetic Op)" rows: parent op + Input Dims, one such row on each side */
+    JV_CMP_SAME_VENDOR    /* synthetic rows of two traces of the same vendor: parent op, kernel name and Input Dims */
 } jv_cmp_pass;
+#define JV_CMP_NPASS 6 /* size of arrays indexed by jv_cmp_pass */
 
-/* Short name of a pass: "signature", "dims", "name+count", "synthetic". */
+/* Short name of a pass: "signature", "dims", "name+count", "synthetic", "kernel (same vendor)". */
 const char *jv_cmp_pass_name(jv_cmp_pass p);
 
 /* The bound a pair is judged by: both sides' roofline agree (memory or
@@ -57,8 +59,8 @@ typedef struct {
     int32_t *pair_of_r; /* per reference row: its pair, -1 when unmatched */
     double t_matched_us, r_matched_us;
     double t_coverage, r_coverage; /* matched time / total time (%), NaN for an empty side */
-    size_t pass_pairs[5];          /* pairs per pass (index = jv_cmp_pass) */
-    double pass_t_us[5], pass_r_us[5];
+    size_t pass_pairs[JV_CMP_NPASS]; /* pairs per pass (index = jv_cmp_pass) */
+    double pass_t_us[JV_CMP_NPASS], pass_r_us[JV_CMP_NPASS];
     size_t nflagged, nquestions;
 } jv_cmp;
 

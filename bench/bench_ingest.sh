@@ -14,7 +14,9 @@
 # runs JV_BENCH_REPS times (default 3); the median is reported.
 #
 # Targets: jarvis wall time <= 3.0 x `gzip -dc FILE > /dev/null` wall time, and
-# jarvis peak RSS <= 25 % of the uncompressed JSON size.
+# jarvis peak RSS <= 25 % of the uncompressed JSON size; the same for the
+# comparative analysis (the trace against itself with --reference) against
+# reading both traces.
 # Exit status: 0 both targets met, 1 a target missed, 2 bad usage or a failed run, 77 skipped.
 set -euo pipefail
 
@@ -112,6 +114,20 @@ for i in $(seq "$REPS"); do
 done
 [ -s "$OUTDIR/perf_report_csvs/ops_summary.csv" ] || die "jarvis-analyze wrote no ops_summary.csv"
 
+# the comparative analysis reads two traces (here the same one twice, as target and as --reference)
+: >"$TMP/compare.txt"
+for i in $(seq "$REPS"); do
+    rm -rf "$OUTDIR"
+    run_timed "$TMP/r" "$JARVIS" -q "$BIG" --reference "$BIG" -o "$OUTDIR" ||
+        die "jarvis-analyze --reference failed on $BIG (run $i)"
+    read -r c_s c_kib <"$TMP/r"
+    echo "$c_s $c_kib" >>"$TMP/compare.txt"
+    echo "bench_ingest: run $i/$REPS: jarvis-analyze --reference ${c_s} s, peak RSS $((c_kib / 1024)) MiB"
+done
+[ -s "$OUTDIR/comparative_analysis_fair.md" ] || die "jarvis-analyze --reference wrote no comparative_analysis_fair.md"
+CMP_S=$(cut -d' ' -f1 "$TMP/compare.txt" | median)
+CMP_RSS_KIB=$(cut -d' ' -f2 "$TMP/compare.txt" | median)
+
 GZIP_S=$(cut -d' ' -f1 "$TMP/gzip.txt" | median)
 JV_S=$(cut -d' ' -f1 "$TMP/jarvis.txt" | median)
 JV_RSS_KIB=$(cut -d' ' -f2 "$TMP/jarvis.txt" | median)
@@ -123,6 +139,11 @@ read -r COMP_MIB UNCOMP_MIB RSS_MIB RATIO RSS_PCT RATIO_OK RSS_OK < <(awk \
         ratio = (g > 0) ? j / g : 1e9; pct = 100 * r * 1024 / u
         printf "%.1f %.1f %.1f %.2f %.1f %s %s\n", c / 1048576, u / 1048576, r / 1024, ratio, pct,
                (ratio <= tr) ? "PASS" : "FAIL", (pct <= tp) ? "PASS" : "FAIL" }')
+# the comparison against reading both traces: 2 x gzip time, 2 x the uncompressed size
+read -r CMP_RSS_MIB CMP_RATIO CMP_PCT CMP_RATIO_OK CMP_RSS_OK < <(awk \
+    -v u="$UNCOMPRESSED" -v g="$GZIP_S" -v j="$CMP_S" -v r="$CMP_RSS_KIB" -v tr="$TARGET_RATIO" -v tp="$TARGET_RSS_PCT" \
+    'BEGIN { ratio = (g > 0) ? j / (2 * g) : 1e9; pct = 100 * r * 1024 / (2 * u)
+        printf "%.1f %.2f %.1f %s %s\n", r / 1024, ratio, pct, (ratio <= tr) ? "PASS" : "FAIL", (pct <= tp) ? "PASS" : "FAIL" }')
 
 TABLE=$(cat <<EOF
 | metric | value | target | result |
@@ -135,6 +156,10 @@ TABLE=$(cat <<EOF
 | ratio jarvis / gzip | $RATIO | <= $TARGET_RATIO | $RATIO_OK |
 | jarvis peak RSS (MiB) | $RSS_MIB | | |
 | RSS / uncompressed (%) | $RSS_PCT | <= $TARGET_RSS_PCT | $RSS_OK |
+| jarvis-analyze TRACE --reference TRACE (s, median of $REPS) | $CMP_S | | |
+| ratio to 2 x gzip -dc | $CMP_RATIO | <= $TARGET_RATIO | $CMP_RATIO_OK |
+| its peak RSS (MiB) | $CMP_RSS_MIB | | |
+| RSS / both traces uncompressed (%) | $CMP_PCT | <= $TARGET_RSS_PCT | $CMP_RSS_OK |
 EOF
 )
 echo
@@ -170,4 +195,4 @@ if [ -n "$RESULTS" ]; then
     echo "bench_ingest: results appended to $RESULTS"
 fi
 
-[ "$RATIO_OK" = PASS ] && [ "$RSS_OK" = PASS ]
+[ "$RATIO_OK" = PASS ] && [ "$RSS_OK" = PASS ] && [ "$CMP_RATIO_OK" = PASS ] && [ "$CMP_RSS_OK" = PASS ]

@@ -375,7 +375,7 @@ def vendor_pair(exe, tmp, hw):
     check("| name+count | 1 | 14.000 | 10.000 |" in rough, "generated: rough report lists the name+count pass")
 
 
-def self_compare(exe, trace, tmp, hw, label):
+def self_compare(exe, trace, tmp, hw, label, same_vendor_pairs=False):
     out = os.path.join(tmp, "self_" + label)
     rc, _, err = run(exe, [trace, "--reference", trace, "-o", out])
     check(rc == 0, label + ": self comparison runs (%s)" % err[-300:])
@@ -384,7 +384,15 @@ def self_compare(exe, trace, tmp, hw, label):
     comp, fair, cov, _ = verify(label + " self", out, out, out, hw, self_cmp=True)
     check(close(cov[0], 100.0) and close(cov[1], 100.0), label + ": self coverage 100 %% (%s)" % (cov,))
     check(md_coverage(fair) == (100.0, 100.0), label + ": md coverage 100.00 %")
-    check(all(c["match pass"] == "signature" for c in comp), label + ": self pairs all by signature")
+    if same_vendor_pairs:
+        # several synthetic rows under one parent: told apart by kernel name within one vendor (pass 5)
+        sv = [c for c in comp if c["match pass"] == "kernel (same vendor)"]
+        check(len(sv) > 0 and all(c["target name"] == c["reference name"] for c in sv),
+              label + ": synthetic rows matched by kernel name within one vendor (%d)" % len(sv))
+        check(all(c["match pass"] in ("signature", "kernel (same vendor)", "synthetic") for c in comp),
+              label + ": self pairs by signature, synthetic or kernel")
+    else:
+        check(all(c["match pass"] == "signature" for c in comp), label + ": self pairs all by signature")
     check("| Flagged pairs (per-call ratio > 1.25 × expected) | 0 (0.000 ms of target time)" in fair,
           label + ": no flagged pairs in the fair report")
 
@@ -422,6 +430,8 @@ def fixtures(exe, traces, tmp, hw):
             if rc:
                 continue
             comp, fair, cov, gpus = verify("%s vs %s" % (tn, rn), out, plain[tn], plain[rn], hw)
+            check(not any(c["match pass"] == "kernel (same vendor)" for c in comp),
+                  "%s vs %s: no kernel-name matching across vendors" % (tn, rn))
             print("%s vs %s: coverage %.2f %% / %.2f %%, %d pairs, %d flagged" %
                   (tn, rn, cov[0], cov[1], sum(1 for c in comp if not c["match pass"].startswith("unmatched")),
                    sum(1 for c in comp if c["flag"] == "yes")))
@@ -460,6 +470,8 @@ def fixtures(exe, traces, tmp, hw):
     check(seen_mem > 0 and seen_comp > 0, "fixtures: memory-bound and compute-bound pairs checked (%d, %d)" %
           (seen_mem, seen_comp))
     self_compare(exe, os.path.join(traces, "nv_h100_qwen15_05b_infer.json.gz"), tmp, hw, "qwen")
+    self_compare(exe, os.path.join(traces, "amd_mi300x_sglang_qwen3_8b_decode.json.gz"), tmp, hw, "sglang",
+                 same_vendor_pairs=True)
 
 
 def main():
