@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,4 +219,22 @@ int jv_parse_double(const char *s, double *v) {
     if (end == s || *skip_ws(end)) return 0;
     *v = d;
     return 1;
+}
+
+/* the value of optional argument i, or NULL when the default applies */
+static const char *opt_value(const jv_opcall *c, int i, int none_ok) {
+    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
+    return s && none_ok && !strcmp(s, "None") ? NULL : s;
+}
+
+int jv_opcall_bool(const jv_opcall *c, int i, int def, int none_ok, int *out) {
+    const char *s = opt_value(c, i, none_ok);
+    *out = def;
+    return !s || jv_parse_bool(s, out);
+}
+
+int jv_opcall_double(const jv_opcall *c, int i, double def, int none_ok, double *out) {
+    const char *s = opt_value(c, i, none_ok);
+    *out = def;
+    return !s || (jv_parse_double(s, out) && isfinite(*out));
 }

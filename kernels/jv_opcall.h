@@ -73,4 +73,13 @@ int jv_parse_bools(const char *s, int *out, int max);
 /* Parses a number ("1e-05", "0.1", "3"). Returns 1 and sets *v, or 0. */
 int jv_parse_double(const char *s, double *v);
 
+/* Optional bool argument i: *out = def when i < 0, the argument has no
+ * value, or (with none_ok) its value is "None"; else the parsed bool.
+ * Returns 0 when the value is not a bool. */
+int jv_opcall_bool(const jv_opcall *c, int i, int def, int none_ok, int *out);
+
+/* Optional number argument i, the same way; 0 when the value is not a
+ * finite number. */
+int jv_opcall_double(const jv_opcall *c, int i, double def, int none_ok, double *out);
+
 #endif

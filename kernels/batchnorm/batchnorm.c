@@ -112,21 +112,6 @@ static int bad_param(const jv_tensor *t, int64_t c) {
     return t && jv_tensor_numel(t) != c; /* also refuses negative or overflowing shapes (-1) */
 }
 
-/* bool argument i: def when absent; 0 on a text that is not a bool */
-static int get_bool(const jv_opcall *c, int i, int def, int *out) {
-    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
-    *out = def;
-    return !s || jv_parse_bool(s, out);
-}
-
-/* number argument i: def when absent; 0 on a text that is not a finite number */
-static int get_double(const jv_opcall *c, int i, double def, double *out) {
-    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
-    *out = def;
-    if (!s) return 1;
-    return jv_parse_double(s, out) && isfinite(*out);
-}
-
 static jv_status bn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_batchnorm_desc *g = (jv_batchnorm_desc *)(void *)d->data;
     memset(g, 0, sizeof *g);
@@ -138,7 +123,7 @@ static jv_status bn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     bn_layout at = OPS[oi].at;
     if (g->op == JV_BN_LEGIT && c->nargs <= 6) {
         int b;
-        if (get_bool(c, 3, 0, &b) && jv_opcall_value(c, 3)) at = LEGIT_NO_STATS;
+        if (jv_opcall_bool(c, 3, 0, 0, &b) && jv_opcall_value(c, 3)) at = LEGIT_NO_STATS;
     }
 
     const jv_tensor *x = jv_opcall_tensor(c, at.x);
@@ -177,9 +162,9 @@ static jv_status bn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
 
     if (at.fixed_training >= 0)
         g->training = at.fixed_training;
-    else if (!get_bool(c, at.train, 1, &g->training))
+    else if (!jv_opcall_bool(c, at.train, 1, 0, &g->training))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: training flag is not True/False", c->name);
-    if (!get_double(c, at.mom, 0.1, &g->momentum) || !get_double(c, at.eps, 1e-5, &g->eps))
+    if (!jv_opcall_double(c, at.mom, 0.1, 0, &g->momentum) || !jv_opcall_double(c, at.eps, 1e-5, 0, &g->eps))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: momentum or eps is not a number", c->name);
     for (int i = 0; i < 3; i++)
         g->output_mask[i] = 1;

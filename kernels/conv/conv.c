@@ -103,14 +103,6 @@ static int pad_mode_of(const char *s) {
     return -1;
 }
 
-/* Reads an optional bool flag at index i into *v (-1 when absent). 0 when malformed. */
-static int read_flag(const jv_opcall *c, int i, int *v) {
-    *v = -1;
-    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
-    if (!s) return 1;
-    return jv_parse_bool(s, v);
-}
-
 /* Inserts a leading batch dim of size 1 (an unbatched conv1d/2d/3d input). */
 static void add_batch_dim(jv_tensor *t) {
     for (int i = t->ndim; i > 0; i--) {
@@ -293,8 +285,9 @@ static jv_status conv_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         g->has_bias = g->output_mask[2];
     }
 
-    if (!read_flag(c, m->benchmark, &g->benchmark) || !read_flag(c, m->deterministic, &g->deterministic) ||
-        !read_flag(c, m->allow_tf32, &g->allow_tf32))
+    if (!jv_opcall_bool(c, m->benchmark, -1, 0, &g->benchmark) ||
+        !jv_opcall_bool(c, m->deterministic, -1, 0, &g->deterministic) ||
+        !jv_opcall_bool(c, m->allow_tf32, -1, 0, &g->allow_tf32))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: backend flag is not a bool", c->name);
     g->layout = jv_tensor_layout(&g->x);
     g->w_layout = jv_tensor_layout(&g->w);

@@ -229,50 +229,12 @@ static double *dalloc(int64_t n) {
 
 /* ---- full computation on one batch entry (contiguous double planes) ---- */
 
-/* B += C(A): B [CB][SB], A [CA][SA], W [CB][CA/G][K]. */
-static void fwd_slice(const geom *m, const double *restrict A, const double *restrict W, double *restrict B) {
+/* adj 0: B += C(A); adj 1: A += C^T(B), the same terms scattered the other way.
+ * B [CB][SB], A [CA][SA], W [CB][CA/G][K]. */
+static void map_slice(const geom *m, double *restrict A, const double *restrict W, double *restrict B, int adj) {
     for (int64_t cb = 0; cb < m->cb; cb++) {
         int64_t grp = cb / m->cbg;
         double *bp = B + cb * m->SB;
-        for (int64_t ci = 0; ci < m->cag; ci++) {
-            const double *ap = A + (grp * m->cag + ci) * m->SA;
-            const double *wp = W + (cb * m->cag + ci) * m->K;
-            for (int64_t k0 = 0; k0 < m->k[0]; k0++) {
-                int64_t o0 = k0 * m->dil[0] - m->pad[0], l0, h0;
-                brange(o0, m->st[0], m->sa[0], m->sb[0], &l0, &h0);
-                for (int64_t k1 = 0; k1 < m->k[1]; k1++) {
-                    int64_t o1 = k1 * m->dil[1] - m->pad[1], l1, h1;
-                    brange(o1, m->st[1], m->sa[1], m->sb[1], &l1, &h1);
-                    for (int64_t k2 = 0; k2 < m->k[2]; k2++) {
-                        int64_t o2 = k2 * m->dil[2] - m->pad[2], l2, h2, s2 = m->st[2];
-                        brange(o2, s2, m->sa[2], m->sb[2], &l2, &h2);
-                        double wv = wp[(k0 * m->k[1] + k1) * m->k[2] + k2];
-                        for (int64_t b0 = l0; b0 < h0; b0++) {
-                            int64_t a0 = b0 * m->st[0] + o0;
-                            for (int64_t b1 = l1; b1 < h1; b1++) {
-                                int64_t a1 = b1 * m->st[1] + o1;
-                                double *restrict br = bp + (b0 * m->sb[1] + b1) * m->sb[2];
-                                int64_t ai = (a0 * m->sa[1] + a1) * m->sa[2] + o2;
-                                if (s2 == 1)
-                                    for (int64_t b2 = l2; b2 < h2; b2++)
-                                        br[b2] += wv * ap[ai + b2];
-                                else
-                                    for (int64_t b2 = l2; b2 < h2; b2++)
-                                        br[b2] += wv * ap[ai + b2 * s2];
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/* A += C^T(B): the same terms scattered the other way. */
-static void adj_slice(const geom *m, const double *restrict B, const double *restrict W, double *restrict A) {
-    for (int64_t cb = 0; cb < m->cb; cb++) {
-        int64_t grp = cb / m->cbg;
-        const double *bp = B + cb * m->SB;
         for (int64_t ci = 0; ci < m->cag; ci++) {
             double *ap = A + (grp * m->cag + ci) * m->SA;
             const double *wp = W + (cb * m->cag + ci) * m->K;
@@ -290,14 +252,20 @@ static void adj_slice(const geom *m, const double *restrict B, const double *res
                             int64_t a0 = b0 * m->st[0] + o0;
                             for (int64_t b1 = l1; b1 < h1; b1++) {
                                 int64_t a1 = b1 * m->st[1] + o1;
-                                const double *br = bp + (b0 * m->sb[1] + b1) * m->sb[2];
-                                int64_t ai = (a0 * m->sa[1] + a1) * m->sa[2] + o2;
-                                if (s2 == 1)
+                                double *restrict br = bp + (b0 * m->sb[1] + b1) * m->sb[2];
+                                double *restrict ar = ap + (a0 * m->sa[1] + a1) * m->sa[2] + o2;
+                                if (adj && s2 == 1)
                                     for (int64_t b2 = l2; b2 < h2; b2++)
-                                        ap[ai + b2] += wv * br[b2];
+                                        ar[b2] += wv * br[b2];
+                                else if (adj)
+                                    for (int64_t b2 = l2; b2 < h2; b2++)
+                                        ar[b2 * s2] += wv * br[b2];
+                                else if (s2 == 1)
+                                    for (int64_t b2 = l2; b2 < h2; b2++)
+                                        br[b2] += wv * ar[b2];
                                 else
                                     for (int64_t b2 = l2; b2 < h2; b2++)
-                                        ap[ai + b2 * s2] += wv * br[b2];
+                                        br[b2] += wv * ar[b2 * s2];
                             }
                         }
                     }
@@ -485,8 +453,8 @@ static jv_status run_map(const geom *m, int adj, const view *src, const view *W,
         for (int64_t n = 0; n < m->n; n++) {
             gather(src, n, szs, in);
             memset(out, 0, (size_t)(cd * sd) * sizeof *out);
-            if (adj) adj_slice(m, in, w, out);
-            else fwd_slice(m, in, w, out);
+            if (adj) map_slice(m, out, w, in, 1);
+            else map_slice(m, in, w, out, 0);
             if (bias)
                 for (int64_t ch = 0; ch < cd; ch++) {
                     double bv = vload(bias, 0, ch, 0, 0, 0);

@@ -123,21 +123,6 @@ static int64_t prod_dims(const jv_tensor *t, int from, int to) {
     return p;
 }
 
-/* bool argument i: def when absent; 0 on a text that is not a bool */
-static int get_bool(const jv_opcall *c, int i, int def, int *out) {
-    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
-    *out = def;
-    return !s || jv_parse_bool(s, out);
-}
-
-/* number argument i: def when absent (or "None"); 0 on a text that is not a finite number */
-static int get_double(const jv_opcall *c, int i, double def, double *out) {
-    const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
-    *out = def;
-    if (!s || !strcmp(s, "None")) return 1;
-    return jv_parse_double(s, out) && isfinite(*out);
-}
-
 /* int argument i into *out: 1 when given and parsed, 0 when absent, -1 when malformed */
 static int get_int(const jv_opcall *c, int i, long long *out) {
     const char *s = i >= 0 ? jv_opcall_value(c, i) : NULL;
@@ -274,14 +259,14 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
             JV_FAIL(err, JV_ERR_FORMAT, "%s: running stats do not hold C elements", c->name);
         g->has_running = rm && rv;
         g->running_dtype = rm ? rm->dtype : rv ? rv->dtype : JV_DT_UNKNOWN;
-        if (!get_bool(c, at.train, 1, &g->training))
+        if (!jv_opcall_bool(c, at.train, 1, 0, &g->training))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: use_input_stats is not True/False", c->name);
     } else {
         /* layer and group norm always normalize with the input's statistics; RMS norm prints False as TraceLens */
         g->training = g->kind != JV_NORM_KIND_RMS;
     }
-    if (!get_double(c, at.eps, g->kind == JV_NORM_KIND_RMS ? 0.0 : 1e-5, &g->eps) ||
-        !get_double(c, at.mom, 0.1, &g->momentum))
+    if (!jv_opcall_double(c, at.eps, g->kind == JV_NORM_KIND_RMS ? 0.0 : 1e-5, 1, &g->eps) ||
+        !jv_opcall_double(c, at.mom, 0.1, 1, &g->momentum))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: eps or momentum is not a number", c->name);
 
     g->mask_len = g->kind == JV_NORM_KIND_RMS ? 2 : 3;

@@ -113,14 +113,6 @@ static int read_dims(const jv_opcall *c, int i, jv_reduce_desc *r) {
     return 1;
 }
 
-/* "True"/"False"; absent or "None" is False */
-static int read_keepdim(const jv_opcall *c, int i, int *v) {
-    const char *s = jv_opcall_value(c, i);
-    *v = 0;
-    if (i < 0 || !s || !strcmp(s, "None")) return 1;
-    return jv_parse_bool(s, v);
-}
-
 static jv_status reduce_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_reduce_desc *r = (jv_reduce_desc *)(void *)d->data;
     memset(r, 0, sizeof *r);
@@ -177,7 +169,7 @@ static jv_status reduce_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         return JV_OK;
     }
     if (!read_dims(c, idim, r)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad or out-of-range dim", c->name);
-    if (!read_keepdim(c, ikeep, &r->keepdim)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad keepdim", c->name);
+    if (!jv_opcall_bool(c, ikeep, 0, 1, &r->keepdim)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad keepdim", c->name);
     /* the output shape */
     if (r->scan) {
         r->out = *in;

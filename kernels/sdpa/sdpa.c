@@ -164,14 +164,6 @@ static int read_dropout(const jv_opcall *c, int i, double *v) {
     return jv_parse_double(s, v) && *v >= 0 && *v <= 1;
 }
 
-/* "", "None" or absent: False */
-static int read_causal(const jv_opcall *c, int i, int *v) {
-    const char *s = jv_opcall_value(c, i);
-    *v = 0;
-    if (i < 0 || !s || !strcmp(s, "None")) return 1;
-    return jv_parse_bool(s, v);
-}
-
 /* flash_attn window: window_size_left, window_size_right as two ints, or one
  * (left, right) list (FlashAttnFunc, older flash-attn) */
 static int read_window(const jv_opcall *c, int i, int64_t *left, int64_t *right) {
@@ -233,7 +225,7 @@ static jv_status sdpa_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     if (hk <= 0 || hq % hk) JV_FAIL(err, JV_ERR_FORMAT, "%s: query heads are not a multiple of key heads", c->name);
     s->b = bq, s->h_q = hq, s->n_q = nq, s->d_qk = dq, s->h_kv = hk, s->n_kv = nk, s->d_v = dv;
     if (!read_dropout(c, m.dropout, &s->dropout)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad dropout_p", c->name);
-    if (!read_causal(c, m.causal, &s->causal)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad is_causal", c->name);
+    if (!jv_opcall_bool(c, m.causal, 0, 1, &s->causal)) JV_FAIL(err, JV_ERR_FORMAT, "%s: bad is_causal", c->name);
     read_window(c, m.window, &s->window_left, &s->window_right);
     s->align = m.align;
     s->flash_impl = m.flash_impl;
