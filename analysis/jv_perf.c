@@ -510,36 +510,38 @@ static int param_is_literal(const jv_param *p) {
 
 /* ---------- unified_perf_summary ---------- */
 
+/* what a unified_perf_summary row's cells were computed from, handed on to the digest */
+typedef struct {
+    const char *name, *params;
+    const char *args[4];          /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
+    const inst_metrics *m;        /* of the example instance */
+    const jv_stats *kt, *tbs, *tfl, *pct;
+    double percent;
+} urow;
+
 /* the row of group gr for the digest: strings copied into it */
-static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr, const jv_hw *hw, const char *name,
-                            const char *params, double percent, const jv_stats *kt, const jv_stats *tbs,
-                            const jv_stats *tfl, const jv_stats *pct, jv_digest *dg, jv_err *err) {
+static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr, const urow *u, jv_digest *dg,
+                            jv_err *err) {
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     const jv_perf_inst *in = &pt->inst[gr->first];
     const jv_perf_model *pm = in->model >= 0 && pt->models[in->model].ok ? &pt->models[in->model] : NULL;
-    inst_metrics m;
-    metrics_of(pt, in, hw, &m);
+    const inst_metrics *m = u->m;
+    const jv_stats *kt = u->kt;
     jv_drow r;
     memset(&r, 0, sizeof r);
-    r.name = jv_digest_str(dg, name);
+    r.name = jv_digest_str(dg, u->name);
     r.op_name = jv_digest_str(dg, jv_trace_str(tr, tr->ev[in->ev].name));
     r.op_category = jv_digest_str(dg, g->cat[gr->first]);
     r.family = jv_digest_str(dg, pm ? jv_family_get(pm->family)->name : "");
     r.cat = jv_dcat_of(r.family, r.op_category, r.op_name);
     r.bwd = pm ? pm->bwd : 0;
     r.synthetic = in->kernel != JV_NONE32;
-    const jv_sig *sg = &tr->sigs[inst_sig(tr, in)];
-    char *tmp;
-    r.dims = jv_digest_str(dg, pyargs_text(tr, sg->dims, 0, &tmp));
-    free(tmp);
-    r.types = jv_digest_str(dg, pyargs_text(tr, sg->types, 0, &tmp));
-    free(tmp);
-    r.strides = jv_digest_str(dg, pyargs_text(tr, sg->strides, 0, &tmp));
-    free(tmp);
-    r.concrete = jv_digest_str(dg, pyargs_text(tr, sg->concrete, 0, &tmp));
-    free(tmp);
-    r.params = jv_digest_str(dg, params);
+    r.dims = jv_digest_str(dg, u->args[0]);
+    r.types = jv_digest_str(dg, u->args[1]);
+    r.strides = jv_digest_str(dg, u->args[2]);
+    r.concrete = jv_digest_str(dg, u->args[3]);
+    r.params = jv_digest_str(dg, u->params);
     r.uid = gr->uid_first;
     r.count = (uint32_t)gr->n;
     r.time_us = kt->sum;
@@ -549,14 +551,14 @@ static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr,
     r.max_us = kt->max;
     r.flops = pm ? pm->perf.flops : NAN;
     r.bytes = pm ? pm->perf.bytes : NAN;
-    r.fpb = m.fpb;
-    r.tbs = tbs->mean;
-    r.tflops = tfl->mean;
-    snprintf(r.spec, sizeof r.spec, "%s", m.spec);
-    r.roof_us = m.roof_us;
-    r.pct = pct->mean;
-    r.bound = m.bound ? m.bound : "";
-    r.percent = percent;
+    r.fpb = m->fpb;
+    r.tbs = u->tbs->mean;
+    r.tflops = u->tfl->mean;
+    snprintf(r.spec, sizeof r.spec, "%s", m->spec);
+    r.roof_us = m->roof_us;
+    r.pct = u->pct->mean;
+    r.bound = m->bound ? m->bound : "";
+    r.percent = u->percent;
     r.model = pm ? in->model : -1;
     r.replay_op = -1;
     /* distinct kernels by total time; layout conversions among them */
@@ -688,10 +690,14 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
             const jv_sig *sg = &tr->sigs[inst_sig(tr, in)];
-            sheet_pyargs(&o, tr, sg->dims, 0);
-            sheet_pyargs(&o, tr, sg->types, 0);
-            sheet_pyargs(&o, tr, sg->strides, 0);
-            sheet_pyargs(&o, tr, sg->concrete, 0);
+            const uint32_t raw[4] = {sg->dims, sg->types, sg->strides, sg->concrete};
+            urow u = {.name = row_name};
+            char *atmp[4];
+            for (int k = 0; k < 4; k++) { /* converted once: for the sheet and the digest */
+                u.args[k] = pyargs_text(tr, raw[k], 0, &atmp[k]);
+                if (raw[k]) jv_sheet_str(&o, u.args[k]);
+                else jv_sheet_empty(&o);
+            }
             jv_sheet_int(&o, gr->uid_first);
             jv_sheet_int(&o, (long long)gr->n);
             jv_stats cpu = group_stats(g, idx, gr, hw, 1, 1, buf);
@@ -757,7 +763,14 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             jv_sheet_num(&o, cum);
             if (hw) jv_sheet_str(&o, jv_efficiency_band(pct.mean));
             jv_sheet_end(&o);
-            if (dg) s = digest_row(g, idx, gr, hw, row_name, params_text, p, &kt, &tbs, &tfl, &pct, dg, err);
+            if (dg) {
+                u.params = params_text;
+                u.m = &m;
+                u.kt = &kt, u.tbs = &tbs, u.tfl = &tfl, u.pct = &pct;
+                u.percent = p;
+                s = digest_row(g, idx, gr, &u, dg, err);
+            }
+            for (int k = 0; k < 4; k++) free(atmp[k]);
             free(params_text);
             free(nm);
             if (s != JV_OK) break;
