@@ -176,6 +176,7 @@ typedef struct {
     double ew_us, total_us;
     uint32_t ops[8];
     int nops, more_ops;
+    int grouped;         /* already counted in its group */
 } fholder;
 
 static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
@@ -299,8 +300,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         if (holder[i] == JV_NONE32) continue;
         uint32_t h;
         jv_map_get(&hidx, holder[i], &h);
-        if (!hs[h].ew_kernels) continue;
-        if (hs[h].ew_kernels == UINT32_MAX) continue; /* this holder is already in its group */
+        if (!hs[h].ew_kernels || hs[h].grouped) continue;
         const jv_event *he = &tr->ev[holder[i]];
         uint32_t key = he->name;
         if (by_module) {
@@ -343,7 +343,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         g->total_us += hs[h].total_us;
         for (int k = 0; k < hs[h].nops; k++) add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
         if (hs[h].more_ops) g->more_ops = 1;
-        hs[h].ew_kernels = UINT32_MAX;
+        hs[h].grouped = 1;
     }
     /* keep groups whose instances run at least two elementwise kernels each on average */
     for (size_t g = 0; g < ng && s == JV_OK; g++) {
