@@ -17,17 +17,7 @@
 
 #define JV_TEST_UNUSED __attribute__((unused))
 
-static int passed, failed;
-
-static JV_TEST_UNUSED void check_at(int ok, const char *what, const char *file, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-    }
-}
-#define CHECK(x) check_at((x), #x, __FILE__, __LINE__)
+#include "jv_check.h"
 
 static JV_TEST_UNUSED int near(double a, double b) {
     return fabs(a - b) <= 1e-9 * fmax(JV_TEST_NEAR_FLOOR, fabs(b));

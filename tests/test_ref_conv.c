@@ -28,17 +28,7 @@
 
 #include "conv/conv.h"
 
-static int passed, failed;
-
-static void check_at(int ok, const char *what, const char *file, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-    }
-}
-#define CHECK(x) check_at((x), #x, __FILE__, __LINE__)
+#include "jv_check.h"
 
 static void near_at(double got, double want, double tol, const char *what, const char *file, int line) {
     if (fabs(got - want) <= tol) {

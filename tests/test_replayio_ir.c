@@ -12,27 +12,7 @@
 #include "jv_family.h"
 #include "jv_ir.h"
 
-static int passed, failed;
-
-static void check_at(int ok, const char *what, const char *file, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-    }
-}
-#define CHECK(x) check_at((x), #x, __FILE__, __LINE__)
-#define CHECK_MSG(x, ...)                                                                                              \
-    do {                                                                                                               \
-        int ok_ = (x);                                                                                                 \
-        if (!ok_) {                                                                                                    \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                            \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-        check_at(ok_, #x, __FILE__, __LINE__);                                                                         \
-    } while (0)
+#include "jv_check.h"
 
 static int same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
 
