@@ -4,7 +4,13 @@
  * CPU backend runs the families' CPU references, the GPU backends call vendor
  * libraries and the kernels in kernels/<family>/<family>.cu. Every function
  * returns a jv_status and records a message naming the device and the failing
- * call in err. A backend context is not thread-safe. */
+ * call in err. A backend context is not thread-safe.
+ *
+ * Sticky errors: when a device call fails in a way that leaves the context
+ * unusable (CUDA/HIP: illegal address, launch failure, ECC, ... every later
+ * call fails too), every function returns JV_ERR_DEVICE with a message that
+ * names the first error; the caller stops using the context (close is still
+ * safe). Any other failure keeps the context usable. */
 #ifndef JV_BACKEND_H
 #define JV_BACKEND_H
 
@@ -27,7 +33,9 @@ typedef struct {
     int compute_units;      /* SMs, CUs, or CPU cores used */
     int cc_major, cc_minor; /* CUDA compute capability (0 elsewhere) */
     double clock_mhz;       /* core clock at open time (0 unknown) */
-    double launch_us;       /* overhead of one launch: ops near it are launch-bound */
+    double launch_us;       /* measured at open: device time per launch of an empty kernel queued back to back
+                             * (the gap one launch costs on the device); ops near it are launch-bound. 0 unknown */
+    double host_launch_us;  /* measured at open: host time to queue one empty launch (0 unknown) */
 } jv_device_props;
 
 /* The elementwise baseline kernels, over fp32 arrays of n elements:
@@ -109,6 +117,12 @@ typedef struct jv_backend {
      * before ops are prepared ("conv-algo" = "heuristic" | "best").
      * JV_ERR_NOTFOUND names an unknown key or value. */
     jv_status (*set_option)(void *ctx, const char *key, const char *value, jv_err *err);
+    /* Optional (NULL: the backend cannot). Evicts the last-level cache: queues a
+     * write over a device buffer of twice props.llc_bytes (allocated at open),
+     * so that the next run finds none of its operands cached. Not timed: the
+     * runner calls it before every cold-cache sample, outside timer_start /
+     * timer_stop. */
+    jv_status (*flush_cache)(void *ctx, jv_err *err);
 } jv_backend;
 
 /* The CPU backend (always built). */

@@ -15,6 +15,7 @@ const char *jv_status_str(jv_status s) {
     case JV_ERR_LIMIT: return "limit exceeded";
     case JV_ERR_NOTFOUND: return "not found";
     case JV_ERR_INTERNAL: return "internal error";
+    case JV_ERR_DEVICE: return "device unusable";
     }
     return "unknown status";
 }

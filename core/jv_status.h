@@ -15,7 +15,9 @@ typedef enum {
     JV_ERR_TRUNCATED,/* input ends early */
     JV_ERR_LIMIT,    /* input exceeds a documented limit (nesting, token size) */
     JV_ERR_NOTFOUND, /* a requested item does not exist */
-    JV_ERR_INTERNAL  /* a broken invariant: a bug */
+    JV_ERR_INTERNAL, /* a broken invariant: a bug */
+    JV_ERR_DEVICE    /* the device context is unusable (a sticky GPU error such as an illegal address):
+                      * nothing more can run on it until it is reopened */
 } jv_status;
 
 /* The first error of an operation: its status, message and where it was raised. */
