@@ -52,7 +52,8 @@ static int dense_in_order(const jv_tensor *t, const int *order) {
 jv_layout jv_tensor_layout(const jv_tensor *t) {
     if (!t->has_strides || t->ndim == 0) return JV_LAYOUT_CONTIGUOUS;
     int order[JV_MAX_DIMS];
-    for (int k = 0; k < t->ndim; k++) order[k] = t->ndim - 1 - k;
+    for (int k = 0; k < t->ndim; k++)
+        order[k] = t->ndim - 1 - k;
     if (dense_in_order(t, order)) return JV_LAYOUT_CONTIGUOUS;
     for (int i = 0; i < t->ndim; i++) {
         if (t->shape[i] > 1 && t->strides[i] == 0) return JV_LAYOUT_BROADCAST;
@@ -61,12 +62,14 @@ jv_layout jv_tensor_layout(const jv_tensor *t) {
         /* channels innermost, then the spatial dims innermost-first, then N */
         int k = 0;
         order[k++] = 1;
-        for (int i = t->ndim - 1; i >= 2; i--) order[k++] = i;
+        for (int i = t->ndim - 1; i >= 2; i--)
+            order[k++] = i;
         order[k++] = 0;
         if (dense_in_order(t, order)) return JV_LAYOUT_CHANNELS_LAST;
     }
     if (t->ndim >= 2) {
-        for (int k = 0; k < t->ndim; k++) order[k] = t->ndim - 1 - k;
+        for (int k = 0; k < t->ndim; k++)
+            order[k] = t->ndim - 1 - k;
         order[0] = t->ndim - 2;
         order[1] = t->ndim - 1;
         if (dense_in_order(t, order)) return JV_LAYOUT_TRANSPOSED;
@@ -105,13 +108,15 @@ int jv_tensor_broadcast(const jv_tensor *a, const jv_tensor *b, jv_tensor *out) 
 static int64_t stride_of(const jv_tensor *t, int i) {
     if (t->has_strides) return t->strides[i];
     int64_t s = 1;
-    for (int j = t->ndim - 1; j > i; j--) s *= t->shape[j];
+    for (int j = t->ndim - 1; j > i; j--)
+        s *= t->shape[j];
     return s;
 }
 
 int64_t jv_tensor_offset(const jv_tensor *t, const int64_t *idx) {
     int64_t off = 0;
-    for (int i = 0; i < t->ndim; i++) off += idx[i] * stride_of(t, i);
+    for (int i = 0; i < t->ndim; i++)
+        off += idx[i] * stride_of(t, i);
     return off;
 }
 
@@ -131,4 +136,44 @@ int64_t jv_tensor_offset_at(const jv_tensor *t, int64_t i) {
         i /= n;
     }
     return off;
+}
+
+int jv_tensor_suggest_channels_last(const jv_tensor *t) {
+    static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+    if (!t->has_strides || (t->ndim != 4 && t->ndim != 5)) return 0;
+    const int *order = t->ndim == 4 ? order4 : order5;
+    if (t->strides[1] == 0) return 0; /* a trivial C dim: NCHW */
+    int64_t min = 0;
+    for (int k = 0; k < t->ndim; k++) {
+        int d = order[k];
+        if (t->shape[d] == 0 || t->strides[d] < min) return 0;
+        if (d == 0 && min == t->strides[1]) return 0; /* N111 with equal strides: ambiguous, NCHW */
+        min = t->strides[d];
+        if (t->shape[d] > 1) min *= t->shape[d];
+    }
+    return 1;
+}
+
+void jv_tensor_cudnn_strides(const jv_tensor *t, int channels_last, int64_t *out) {
+    int order[JV_MAX_DIMS], k = 0, nd = t->ndim;
+    if (nd <= 0) return;
+    for (int i = 0; i < nd; i++)
+        out[i] = stride_of(t, i);
+    if (nd == 1) {
+        order[k++] = 0;
+    } else {
+        if (channels_last) order[k++] = 1;
+        for (int d = nd - 1; d > 1; d--)
+            order[k++] = d;
+        if (!channels_last) order[k++] = 1;
+        order[k++] = 0;
+    }
+    int64_t z = 1;
+    for (int j = 0; j < k; j++) {
+        int d = order[j];
+        if (t->shape[d] == 1)
+            out[d] = z;
+        else
+            z *= t->shape[d];
+    }
 }

@@ -11,10 +11,10 @@
 #define JV_MAX_DIMS 8
 
 typedef struct {
-    int ndim;                       /* 0 for a scalar tensor */
+    int ndim; /* 0 for a scalar tensor */
     int64_t shape[JV_MAX_DIMS];
-    int64_t strides[JV_MAX_DIMS];   /* in elements; valid when has_strides */
-    int has_strides;                /* 0: strides unknown (treated as contiguous) */
+    int64_t strides[JV_MAX_DIMS]; /* in elements; valid when has_strides */
+    int has_strides;              /* 0: strides unknown (treated as contiguous) */
     jv_dtype dtype;
 } jv_tensor;
 
@@ -57,5 +57,22 @@ int64_t jv_tensor_offset_at(const jv_tensor *t, int64_t i);
 
 /* Splits row-major logical index i into a multi-index idx[0..ndim-1]. */
 void jv_tensor_unravel(const jv_tensor *t, int64_t i, int64_t *idx);
+
+/* PyTorch's suggest_memory_format() from t's strides alone: 1 when a 4-d t is
+ * channels_last or a 5-d t channels_last_3d by c10's
+ * is_channels_last_strides_2d_s4 / _3d_s5 (C, then the spatial dims from the
+ * last, then N, each stride at least the running minimum; a zero C stride, a
+ * size-0 dim, or N's stride equal to C's (the ambiguous N111 case) say
+ * contiguous). 0 for other ranks and for tensors without strides. */
+int jv_tensor_suggest_channels_last(const jv_tensor *t);
+
+/* The strides PyTorch hands cuDNN for t (ATen's cudnn/Descriptors
+ * fixSizeOneDimStride): t's strides (row-major when it has none), except that
+ * each dim of size 1 gets the product of the sizes of the dims inner to it,
+ * walking dims innermost first in the memory format's order: channels_last
+ * (channels_last 1): C, then dims ndim-1 .. 2, then N; contiguous: dims
+ * ndim-1 .. 2, then C, then N (a 1-d t: dim 0). Sizes of 1 do not multiply.
+ * Writes t->ndim values to out. */
+void jv_tensor_cudnn_strides(const jv_tensor *t, int channels_last, int64_t *out);
 
 #endif

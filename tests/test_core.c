@@ -7,27 +7,29 @@
 
 #include "jv_category.h"
 #include "jv_dtype.h"
-#include "jv_sha256.h"
-#include "jv_tensor.h"
 #include "jv_intern.h"
 #include "jv_map.h"
 #include "jv_output.h"
 #include "jv_pyrepr.h"
+#include "jv_sha256.h"
+#include "jv_tensor.h"
 #include "jv_timeline.h"
 
 static int passed, failed;
 
-#define EXPECT(cond)                                                                                               \
-    do {                                                                                                           \
-        if (cond) passed++;                                                                                        \
-        else {                                                                                                     \
-            failed++;                                                                                              \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                     \
-        }                                                                                                          \
+#define EXPECT(cond)                                                                                                   \
+    do {                                                                                                               \
+        if (cond)                                                                                                      \
+            passed++;                                                                                                  \
+        else {                                                                                                         \
+            failed++;                                                                                                  \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
+        }                                                                                                              \
     } while (0)
 
 static void expect_str(const char *got, const char *want, int line) {
-    if (!strcmp(got, want)) passed++;
+    if (!strcmp(got, want))
+        passed++;
     else {
         failed++;
         fprintf(stderr, "%s:%d: FAILED: got '%s', want '%s'\n", __FILE__, line, got, want);
@@ -65,7 +67,8 @@ static void test_map(void) {
     jv_map_init(&m);
     uint32_t v;
     EXPECT(!jv_map_get(&m, 5, &v));
-    for (int64_t k = -1000; k < 100000; k += 3) EXPECT(jv_map_put(&m, k * 7919, (uint32_t)(k + 1000)) == JV_OK || 1);
+    for (int64_t k = -1000; k < 100000; k += 3)
+        EXPECT(jv_map_put(&m, k * 7919, (uint32_t)(k + 1000)) == JV_OK || 1);
     EXPECT(jv_map_get(&m, -1000 * 7919, &v) && v == 0);
     EXPECT(jv_map_get(&m, 2 * 7919, &v) && v == 1002);
     EXPECT(!jv_map_get(&m, 3 * 7919, &v));
@@ -174,7 +177,8 @@ static void test_dtype(void) {
     EXPECT(jv_f16_to_f32(0x0001) == 0x1p-24f && jv_f32_to_f16(0x1p-24f) == 0x0001);
     EXPECT(jv_f16_to_f32(jv_f32_to_f16(-2.5f)) == -2.5f);
     int exact = 1;
-    for (uint32_t h = 0; h < 0x7c00; h++) exact &= jv_f32_to_f16(jv_f16_to_f32((uint16_t)h)) == h;
+    for (uint32_t h = 0; h < 0x7c00; h++)
+        exact &= jv_f32_to_f16(jv_f16_to_f32((uint16_t)h)) == h;
     EXPECT(exact);
 }
 
@@ -193,6 +197,73 @@ static void test_tensor(void) {
     EXPECT(!jv_tensor_broadcast(&a, &c, &o));
     jv_tensor big = {3, {INT64_MAX / 2, 4, 1}, {0}, 0, JV_DT_F32};
     EXPECT(jv_tensor_numel(&big) == -1);
+}
+
+/* 1 when jv_tensor_cudnn_strides(t, cl) gives want (hand-computed from ATen's fixSizeOneDimStride) */
+static int cudnn_strides_are(const jv_tensor *t, int cl, const int64_t *want) {
+    int64_t got[JV_MAX_DIMS];
+    jv_tensor_cudnn_strides(t, cl, got);
+    for (int i = 0; i < t->ndim; i++)
+        if (got[i] != want[i]) return 0;
+    return 1;
+}
+
+/* cuDNN's canonical strides on size-1 dims, and PyTorch's suggest_memory_format */
+static void test_cudnn_strides(void) {
+    /* NCHW, size-1 N and H with junk traced strides: each gets the product of the sizes inside it */
+    jv_tensor a = {4, {1, 3, 1, 5}, {999, 5, 7, 1}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&a, 0, (const int64_t[]){15, 5, 5, 1}));
+    /* NHWC, size-1 C: C is innermost, so its stride is 1 */
+    jv_tensor b = {4, {2, 1, 4, 4}, {16, 77, 4, 1}, 1, JV_DT_F16};
+    EXPECT(cudnn_strides_are(&b, 1, (const int64_t[]){16, 1, 4, 1}));
+    /* [N, C, 1, 1]: H and W take C under channels_last, 1 under contiguous; N of size 1 takes all */
+    jv_tensor c = {4, {1, 8, 1, 1}, {8, 1, 8, 8}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&c, 1, (const int64_t[]){8, 1, 8, 8}));
+    EXPECT(cudnn_strides_are(&c, 0, (const int64_t[]){8, 1, 1, 1}));
+    /* NCHW, size-1 W with a zero traced stride */
+    jv_tensor d = {4, {4, 3, 2, 1}, {6, 2, 1, 0}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&d, 0, (const int64_t[]){6, 2, 1, 1}));
+    /* NCHW with size-1 W under channels_last: W comes right after C */
+    jv_tensor e = {4, {2, 3, 4, 1}, {12, 1, 3, 5}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&e, 1, (const int64_t[]){12, 1, 3, 3}));
+    /* 5-d channels_last_3d (NDHWC) with size-1 D */
+    jv_tensor f = {5, {2, 3, 1, 4, 5}, {60, 1, 0, 15, 3}, 1, JV_DT_BF16};
+    EXPECT(cudnn_strides_are(&f, 1, (const int64_t[]){60, 1, 60, 15, 3}));
+    /* 5-d NCDHW with size-1 N and C */
+    jv_tensor g = {5, {1, 1, 2, 3, 4}, {0, 0, 12, 4, 1}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&g, 0, (const int64_t[]){24, 24, 12, 4, 1}));
+    /* 3-d, 1-d, and no strides (row-major first) */
+    jv_tensor h = {3, {2, 1, 5}, {5, 3, 1}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&h, 0, (const int64_t[]){5, 5, 1}));
+    jv_tensor i1 = {1, {1}, {42}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&i1, 0, (const int64_t[]){1}));
+    jv_tensor ns = {3, {2, 1, 3}, {0}, 0, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&ns, 0, (const int64_t[]){3, 3, 1}));
+    /* dims of size > 1 keep their traced strides */
+    jv_tensor pad = {4, {2, 3, 4, 5}, {100, 20, 5, 1}, 1, JV_DT_F32};
+    EXPECT(cudnn_strides_are(&pad, 0, (const int64_t[]){100, 20, 5, 1}));
+
+    /* suggest_memory_format */
+    jv_tensor cl = {4, {32, 64, 56, 56}, {200704, 1, 3584, 64}, 1, JV_DT_BF16};
+    EXPECT(jv_tensor_suggest_channels_last(&cl) == 1);
+    jv_tensor nchw = {4, {32, 64, 56, 56}, {200704, 3136, 56, 1}, 1, JV_DT_BF16};
+    EXPECT(jv_tensor_suggest_channels_last(&nchw) == 0);
+    jv_tensor nc11 = {4, {2, 8, 1, 1}, {8, 1, 8, 8}, 1, JV_DT_F32}; /* dense both ways: channels_last wins */
+    EXPECT(jv_tensor_suggest_channels_last(&nc11) == 1);
+    jv_tensor nc11c = {4, {2, 8, 1, 1}, {8, 1, 1, 1}, 1, JV_DT_F32}; /* contiguous strides: NCHW */
+    EXPECT(jv_tensor_suggest_channels_last(&nc11c) == 0);
+    jv_tensor n111 = {4, {4, 1, 1, 1}, {1, 1, 1, 1}, 1, JV_DT_F32}; /* ambiguous: NCHW */
+    EXPECT(jv_tensor_suggest_channels_last(&n111) == 0);
+    jv_tensor zc = {4, {2, 3, 4, 4}, {48, 0, 12, 3}, 1, JV_DT_F32}; /* zero C stride: NCHW */
+    EXPECT(jv_tensor_suggest_channels_last(&zc) == 0);
+    jv_tensor cl3 = {5, {2, 3, 4, 5, 6}, {360, 1, 90, 18, 3}, 1, JV_DT_F16};
+    EXPECT(jv_tensor_suggest_channels_last(&cl3) == 1);
+    jv_tensor c3 = {5, {2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, 1, JV_DT_F16};
+    EXPECT(jv_tensor_suggest_channels_last(&c3) == 0);
+    jv_tensor r3 = {3, {2, 3, 4}, {12, 1, 3}, 1, JV_DT_F32};
+    EXPECT(jv_tensor_suggest_channels_last(&r3) == 0);
+    jv_tensor nos = {4, {2, 3, 4, 4}, {0}, 0, JV_DT_F32};
+    EXPECT(jv_tensor_suggest_channels_last(&nos) == 0);
 }
 
 /* element access through strides, and load/store rounding per dtype */
@@ -233,7 +304,8 @@ static void test_sha256(void) {
     EXPECT(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
     jv_sha256_init(&s);
     const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    for (size_t i = 0; i < strlen(two); i++) jv_sha256_update(&s, two + i, 1); /* byte by byte */
+    for (size_t i = 0; i < strlen(two); i++)
+        jv_sha256_update(&s, two + i, 1); /* byte by byte */
     jv_sha256_final(&s, hex);
     EXPECT(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
     jv_sha256_init(&s);
@@ -250,6 +322,7 @@ int main(void) {
     test_sha256();
     test_dtype();
     test_tensor();
+    test_cudnn_strides();
     test_intern();
     test_map();
     test_pyfloat();
