@@ -1,7 +1,9 @@
 /* jv_cpu_backend: the CPU backend. "Device" memory is host memory, the timer
  * is the monotonic clock, and an op runs the family's CPU reference (one
  * thread). It exists so that the whole replay flow runs, and is tested, on
- * machines without a GPU; its numbers describe this CPU, not a GPU. */
+ * machines without a GPU; its numbers describe this CPU, not a GPU. Its launch
+ * cost is measured at open (a call through a function pointer); flush_cache
+ * writes over a buffer twice the size of the last-level cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +16,58 @@
 typedef struct {
     struct timespec t0;
     int timing;
+    double launch_us;    /* measured at open: one call of an empty run through a function pointer */
+    uint64_t *flush_buf; /* the cache-flush buffer (allocated at the first flush) */
+    size_t flush_words;
+    int flush_failed;     /* 1: it could not be allocated: flush_cache says so every time */
+    unsigned flush_round; /* varies what the flush writes */
 } cpu_ctx;
+
+static double mono_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* an empty run, called through a function pointer as the runner calls a launch */
+static jv_status cpu_empty_run(void *arg, int set, jv_err *err) {
+    (void)err;
+    if (arg) ((volatile int *)arg)[0] = set;
+    return JV_OK;
+}
+
+/* microseconds per call of an empty run through a function pointer: the best of 5 rounds of 10000 calls
+ * (on the CPU, queueing a run is running it: device and host launch costs are the same) */
+static double measure_launch_us(void) {
+    jv_be_run_fn volatile fn = cpu_empty_run;
+    volatile int sink = 0;
+    double best = 0;
+    for (int round = 0; round < 5; round++) {
+        double t0 = mono_s();
+        for (int i = 0; i < 10000; i++)
+            (void)fn((void *)&sink, i, NULL);
+        double t = (mono_s() - t0) / 10000 * 1e6;
+        if (round == 0 || t < best) best = t;
+    }
+    return best;
+}
 
 static jv_status cpu_open(int device, void **ctx, jv_err *err) {
     *ctx = NULL;
-    if (device != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: device %d does not exist (the CPU is device 0)", device);
+    if (device != 0)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: device %d does not exist (the CPU is device 0)", device);
     cpu_ctx *c = calloc(1, sizeof *c);
     if (!c) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
+    c->launch_us = measure_launch_us();
     *ctx = c;
     return JV_OK;
 }
 
-static void cpu_close(void *ctx) { free(ctx); }
+static void cpu_close(void *ctx) {
+    cpu_ctx *c = ctx;
+    if (c) free(c->flush_buf);
+    free(c);
+}
 
 /* First "model name" line of /proc/cpuinfo, or "" */
 static void cpu_model(char *buf, size_t cap) {
@@ -38,7 +80,8 @@ static void cpu_model(char *buf, size_t cap) {
             const char *p = strchr(line, ':');
             if (p) {
                 p++;
-                while (*p == ' ' || *p == '\t') p++;
+                while (*p == ' ' || *p == '\t')
+                    p++;
                 snprintf(buf, cap, "%s", p);
                 buf[strcspn(buf, "\n")] = 0;
             }
@@ -59,8 +102,10 @@ static int64_t cpu_llc(void) {
         if (fgets(buf, sizeof buf, f)) {
             char *end;
             long long v = strtoll(buf, &end, 10);
-            if (*end == 'K') v *= 1024;
-            else if (*end == 'M') v *= 1024 * 1024;
+            if (*end == 'K')
+                v *= 1024;
+            else if (*end == 'M')
+                v *= 1024 * 1024;
             if (v > best) best = v;
         }
         fclose(f);
@@ -69,7 +114,7 @@ static int64_t cpu_llc(void) {
 }
 
 static jv_status cpu_props(void *ctx, jv_device_props *p, jv_err *err) {
-    (void)ctx;
+    cpu_ctx *c = ctx;
     (void)err;
     memset(p, 0, sizeof *p);
     char model[100];
@@ -85,8 +130,39 @@ static jv_status cpu_props(void *ctx, jv_device_props *p, jv_err *err) {
     if (pages > 0 && psz > 0) p->memory_bytes = (int64_t)pages * psz;
     if (avail > 0 && psz > 0) p->free_bytes = (int64_t)avail * psz;
     p->llc_bytes = cpu_llc();
-    p->compute_units = 1; /* the references run on one thread */
-    p->launch_us = 0.05;  /* a function call */
+    p->compute_units = 1;        /* the references run on one thread */
+    p->launch_us = c->launch_us; /* measured at open */
+    p->host_launch_us = c->launch_us;
+    return JV_OK;
+}
+
+/* bytes of the flush buffer: twice the last-level cache (64 MiB when sysfs does not tell) */
+static size_t flush_bytes(void) {
+    int64_t llc = cpu_llc();
+    return llc > 0 ? 2 * (size_t)llc : (size_t)64 << 20;
+}
+
+/* Evicts the last-level cache: a read-modify-write of every cache line of a buffer twice its size (plain
+ * stores: a memset this large may use non-temporal stores, which leave the cache as it was). */
+static jv_status cpu_flush_cache(void *ctx, jv_err *err) {
+    cpu_ctx *c = ctx;
+    if (!c->flush_buf && !c->flush_failed) {
+        size_t b = flush_bytes();
+        c->flush_buf = aligned_alloc(64, b);
+        if (c->flush_buf) {
+            memset(c->flush_buf, 0, b);
+            c->flush_words = b / sizeof *c->flush_buf;
+        } else {
+            c->flush_failed = 1;
+        }
+    }
+    if (!c->flush_buf)
+        JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: cannot allocate the %zu MiB cache-flush buffer: no flush",
+                flush_bytes() >> 20);
+    c->flush_round++;
+    volatile uint64_t *w = c->flush_buf;
+    for (size_t i = 0; i < c->flush_words; i += 8)
+        w[i] += c->flush_round; /* one word per 64-byte line */
     return JV_OK;
 }
 
@@ -168,31 +244,37 @@ static jv_status cpu_baseline(void *ctx, jv_base_kernel k, const float *a, const
     (void)ctx;
     switch (k) {
     case JV_BASE_COPY:
-        for (int64_t i = 0; i < n; i++) c[i] = a[i];
+        for (int64_t i = 0; i < n; i++)
+            c[i] = a[i];
         break;
     case JV_BASE_SCALE:
-        for (int64_t i = 0; i < n; i++) c[i] = s * a[i];
+        for (int64_t i = 0; i < n; i++)
+            c[i] = s * a[i];
         break;
     case JV_BASE_ADD:
-        for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+        for (int64_t i = 0; i < n; i++)
+            c[i] = a[i] + b[i];
         break;
     case JV_BASE_TRIAD:
-        for (int64_t i = 0; i < n; i++) c[i] = a[i] + s * b[i];
+        for (int64_t i = 0; i < n; i++)
+            c[i] = a[i] + s * b[i];
         break;
     case JV_BASE_DOT: {
         /* eight partial sums: a vectorizable reduction, as a GPU's block reduction is */
         float acc[8] = {0};
         int64_t i = 0;
         for (; i + 8 <= n; i += 8)
-            for (int j = 0; j < 8; j++) acc[j] += a[i + j] * b[i + j];
-        for (; i < n; i++) acc[0] += a[i] * b[i];
+            for (int j = 0; j < 8; j++)
+                acc[j] += a[i + j] * b[i + j];
+        for (; i < n; i++)
+            acc[0] += a[i] * b[i];
         float t = 0;
-        for (int j = 0; j < 8; j++) t += acc[j];
+        for (int j = 0; j < 8; j++)
+            t += acc[j];
         c[0] = t;
         break;
     }
-    default:
-        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: unknown baseline kernel %d", (int)k);
+    default: JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: unknown baseline kernel %d", (int)k);
     }
     return JV_OK;
 }
@@ -216,4 +298,5 @@ const jv_backend jv_cpu_backend = {
     .baseline = cpu_baseline,
     .range_push = NULL,
     .range_pop = NULL,
+    .flush_cache = cpu_flush_cache,
 };
