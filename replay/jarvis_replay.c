@@ -19,19 +19,20 @@
 #include "jv_package.h"
 #include "jv_replay_out.h"
 #include "jv_runner.h"
+#include "jv_session.h"
 #include "jv_verdict.h"
 
 typedef struct {
     const char *package;
     int device;
-    const char *backend;   /* "auto", "cpu", "cuda", "hip" */
+    const char *backend; /* "auto", "cpu", "cuda", "hip" */
     int list, peak, no_baseline, quiet;
-    int op;                /* -1: all */
+    int op; /* -1: all */
     int iterations;
-    const char *cache;     /* hot, cold, both */
+    const char *cache; /* hot, cold, both */
     int64_t baseline_bytes, max_bytes;
-    long long peak_gemm;   /* -1: default for the device */
-    double time_limit;     /* <= 0: default */
+    long long peak_gemm; /* -1: default for the device */
+    double time_limit;   /* <= 0: default */
     unsigned long long seed;
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
@@ -70,7 +71,9 @@ static void usage(FILE *f) {
           "  --gpu-arch NAME|FILE     datasheet to compare with (default: chosen from the device)\n"
           "  --conv-algo heuristic|best   convolution algorithm: cuDNN's heuristic pick (PyTorch's default),\n"
           "                           or the fastest after running every algorithm (cudnn.benchmark=True)\n"
-          "  --no-graph               do not also time short ops (< 20 us) inside a device graph\n"
+          "  --no-graph               do not also time inside a device graph the ops whose launch cost is\n"
+          "                           a noticeable part of their time (launch >= 5 %% of the hot median, or\n"
+          "                           host queueing >= 50 %%)\n"
           "  --benchmark_out FILE     Google Benchmark results (compare.py reads two of them)\n"
           "  --benchmark_out_format json|csv   (default json)\n"
           "  --report FILE.md         markdown report of the verdicts and the numbers behind them\n"
@@ -78,7 +81,8 @@ static void usage(FILE *f) {
           "  -h, --help, -V, --version\n"
           "\n"
           "exit status: 0 every op verified (or skipped by --max-bytes), 1 a wrong result, an op that could\n"
-          "not run, or bad input, 2 bad usage\n",
+          "not run, a device context made unusable by an error (the run stops there: the results so far are\n"
+          "written, the rest marked not run), or bad input, 2 bad usage\n",
           f);
 }
 
@@ -89,9 +93,12 @@ static int64_t parse_size(const char *s) {
     double v = strtod(s, &end);
     if (end == s || errno || v < 0) return -1;
     double m = 1;
-    if (*end == 'K' || *end == 'k') m = 1024.0, end++;
-    else if (*end == 'M' || *end == 'm') m = 1024.0 * 1024, end++;
-    else if (*end == 'G' || *end == 'g') m = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'K' || *end == 'k')
+        m = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm')
+        m = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        m = 1024.0 * 1024 * 1024, end++;
     if (*end == 'i') end++;
     if (*end == 'B') end++;
     if (*end || v * m > 9e18) return -1;
@@ -109,19 +116,29 @@ static int parse_long(const char *s, long long lo, long long *out) {
 
 /* 0: run; 1: exit 0 (help, version); 2: usage error */
 static int parse_cli(int argc, char **argv, cli *c) {
-    static const struct option opts[] = {
-        {"device", required_argument, 0, 1},         {"backend", required_argument, 0, 2},
-        {"list", no_argument, 0, 3},                 {"op", required_argument, 0, 4},
-        {"iterations", required_argument, 0, 5},     {"cache", required_argument, 0, 6},
-        {"peak", no_argument, 0, 7},                 {"no-baseline", no_argument, 0, 8},
-        {"baseline-bytes", required_argument, 0, 9}, {"peak-gemm", required_argument, 0, 10},
-        {"max-bytes", required_argument, 0, 11},     {"time-limit", required_argument, 0, 12},
-        {"seed", required_argument, 0, 13},          {"benchmark_out", required_argument, 0, 14},
-        {"benchmark_out_format", required_argument, 0, 15}, {"report", required_argument, 0, 16},
-        {"gpu-arch", required_argument, 0, 17},      {"conv-algo", required_argument, 0, 18},
-        {"no-graph", no_argument, 0, 19},            {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"device", required_argument, 0, 1},
+                                         {"backend", required_argument, 0, 2},
+                                         {"list", no_argument, 0, 3},
+                                         {"op", required_argument, 0, 4},
+                                         {"iterations", required_argument, 0, 5},
+                                         {"cache", required_argument, 0, 6},
+                                         {"peak", no_argument, 0, 7},
+                                         {"no-baseline", no_argument, 0, 8},
+                                         {"baseline-bytes", required_argument, 0, 9},
+                                         {"peak-gemm", required_argument, 0, 10},
+                                         {"max-bytes", required_argument, 0, 11},
+                                         {"time-limit", required_argument, 0, 12},
+                                         {"seed", required_argument, 0, 13},
+                                         {"benchmark_out", required_argument, 0, 14},
+                                         {"benchmark_out_format", required_argument, 0, 15},
+                                         {"report", required_argument, 0, 16},
+                                         {"gpu-arch", required_argument, 0, 17},
+                                         {"conv-algo", required_argument, 0, 18},
+                                         {"no-graph", no_argument, 0, 19},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->backend = "auto";
     c->op = -1;
@@ -235,9 +252,10 @@ static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
     if (strcmp(c->backend, "auto")) {
         *be = backend_named(c->backend);
         if (!*be) {
-            fprintf(stderr, "jarvis-replay: this build has no %s backend (built with: %s); rebuild where the %s "
-                            "toolkit is installed\n", c->backend, built_backends(),
-                    !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
+            fprintf(stderr,
+                    "jarvis-replay: this build has no %s backend (built with: %s); rebuild where the %s "
+                    "toolkit is installed\n",
+                    c->backend, built_backends(), !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
             return 0;
         }
         if ((*be)->open(c->device, ctx, &err) != JV_OK) {
@@ -298,9 +316,12 @@ static int out_dir_ok(const char *opt, const char *path) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
     if (access(dir, W_OK) == 0) return 1;
     fprintf(stderr, "jarvis-replay: %s %s: cannot write into %s: %s\n", opt, path, dir, strerror(errno));
     return 0;
@@ -355,8 +376,8 @@ int main(int argc, char **argv) {
     run.executable = argv[0];
     run.device = c.device;
     int rc = 0;
-    jv_op_result *res = NULL;
-    jv_verdict *ver = NULL;
+    jv_session ses;
+    memset(&ses, 0, sizeof ses);
     jv_baseline *base = calloc(1, sizeof *base);
     if (!base || be->props(ctx, &run.props, &err) != JV_OK) {
         fprintf(stderr, "jarvis-replay: %s\n", base ? err.msg : "out of memory");
@@ -366,7 +387,8 @@ int main(int argc, char **argv) {
     if (c.conv_algo && strcmp(c.conv_algo, "heuristic")) {
         if (!be->set_option) {
             if (!c.quiet)
-                fprintf(stderr, "jarvis-replay: --conv-algo %s: the %s backend has one implementation per op: ignored\n",
+                fprintf(stderr,
+                        "jarvis-replay: --conv-algo %s: the %s backend has one implementation per op: ignored\n",
                         c.conv_algo, be->name);
         } else if (be->set_option(ctx, "conv-algo", c.conv_algo, &err) != JV_OK) {
             fprintf(stderr, "jarvis-replay: %s\n", err.msg);
@@ -376,7 +398,7 @@ int main(int argc, char **argv) {
     }
     jv_run_opts o;
     jv_run_opts_default(&o, &run.props);
-    if (c.no_graph) o.graph_below_s = 0;
+    if (c.no_graph) o.graph = 0;
     if (c.has_seed) o.seed = c.seed;
     o.max_bytes = c.max_bytes;
     o.cache_hot = strcmp(c.cache, "cold") != 0;
@@ -416,65 +438,53 @@ int main(int argc, char **argv) {
     if (!c.no_baseline && c.iterations == 0) {
         long long gn = c.peak_gemm >= 0 ? c.peak_gemm : run.props.is_gpu ? 8192 : 512;
         if (!c.quiet) fprintf(stderr, "jarvis-replay: measuring the baseline on %s\n", run.props.name);
-        if (jv_baseline_run(be, ctx, &run.props, &o, c.baseline_bytes, gn, run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32,
-                            base, &err) != JV_OK) {
+        jv_status bs = jv_baseline_run(be, ctx, &run.props, &o, c.baseline_bytes, gn,
+                                       run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32, base, &err);
+        if (bs == JV_ERR_DEVICE) { /* the device is gone: no op can run; what was measured is still written */
+            if (jv_session_stop(&ses, c.peak ? NULL : &ir, c.op, 0, -1, NULL, &err, &err) != JV_OK) {
+                fprintf(stderr, "jarvis-replay: out of memory\n");
+                rc = 1;
+                goto out;
+            }
+        } else if (bs != JV_OK) {
             fprintf(stderr, "jarvis-replay: baseline on %s: %s\n", run.props.name, err.msg);
             rc = 1;
             goto out;
         }
+        jv_err_clear(&err);
         for (int k = 0; k < JV_BASE_COUNT; k++)
             if (base->done && !base->verified[k]) rc = 1;
-        if (gn > 0 && base->gemm.status == JV_RES_WRONG) rc = 1;
+        if (gn > 0 && (base->gemm.status == JV_RES_WRONG || base->gemm.status == JV_RES_ERROR)) rc = 1;
     }
     if (!c.peak && c.package) {
-        /* one result per op and implementation (variant 0: what the framework runs; then the others the
-         * backend offers, e.g. our batch-norm kernel next to cuDNN's) */
-        size_t cap = (size_t)(ir.n ? ir.n : 1) + 8, m = 0;
-        res = calloc(cap, sizeof *res);
-        ver = calloc(cap, sizeof *ver);
-        if (!res || !ver) {
-            fprintf(stderr, "jarvis-replay: out of memory\n");
+        jv_session_cfg sc = {be, ctx, &run.props, &o, base, run.ds, stderr};
+        if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, c.op, &err) != JV_OK) {
+            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
             rc = 1;
             goto out;
         }
-        for (int i = 0; i < ir.n; i++) {
-            if (c.op >= 0 && i != c.op) continue;
-            int nv = jv_op_variants(be, ctx, &ir.ops[i]);
-            for (int v = 0; v < (nv > 1 ? nv : 1); v++) {
-                if (m == cap) {
-                    jv_op_result *r2 = realloc(res, 2 * cap * sizeof *res);
-                    if (r2) res = r2;
-                    jv_verdict *v2 = r2 ? realloc(ver, 2 * cap * sizeof *ver) : NULL;
-                    if (v2) ver = v2;
-                    if (!r2 || !v2) {
-                        fprintf(stderr, "jarvis-replay: out of memory\n");
-                        rc = 1;
-                        goto out;
-                    }
-                    cap *= 2;
-                }
-                if (!c.quiet)
-                    fprintf(stderr, "jarvis-replay: op %d/%d %s%s\n", i, ir.n, ir.ops[i].op_name,
-                            v ? " (another implementation)" : "");
-                o.variant = v;
-                if (jv_run_op(be, ctx, &run.props, &o, &ir.ops[i], &res[m], &err) != JV_OK) {
-                    fprintf(stderr, "jarvis-replay: op %d (%s) on %s: %s\n", i, ir.ops[i].op_name, run.props.name,
-                            err.msg);
-                    jv_err_clear(&err);
-                }
-                jv_verdict_of(&res[m], base, run.ds, &run.props, &ver[m]);
-                if (res[m].status == JV_RES_WRONG || res[m].status == JV_RES_REFUSED || res[m].status == JV_RES_ERROR)
-                    rc = 1;
-                if (res[m].status != JV_RES_OK && res[m].status != JV_RES_SKIPPED)
-                    fprintf(stderr, "jarvis-replay: op %d (%s): %s: %s\n", i, res[m].label,
-                            jv_res_status_str(res[m].status), res[m].reason);
-                m++;
-            }
+        if (ses.failed) rc = 1;
+        run.res = ses.res;
+        run.ver = ses.ver;
+        run.n = ses.n;
+        if (!run.res) { /* no op at all: an empty table, not --peak's "no ops" */
+            static const jv_op_result none_r;
+            static const jv_verdict none_v;
+            run.res = &none_r;
+            run.ver = &none_v;
         }
-        o.variant = 0;
-        run.res = res;
-        run.ver = ver;
-        run.n = (int)m;
+    }
+    char stop_msg[1024] = "", written[600] = "";
+    if (ses.stopped) {
+        rc = 1;
+        const char *parts[3] = {c.quiet ? NULL : "the console table", c.bench_out, c.report};
+        size_t l = 0;
+        for (int k = 0; k < 3; k++)
+            if (parts[k] && l < sizeof written)
+                l += (size_t)snprintf(written + l, sizeof written - l, "%s%s", l ? ", " : "", parts[k]);
+        if (!l) snprintf(written, sizeof written, "nothing (-q, no --benchmark_out or --report)");
+        jv_session_stop_message(&ses, run.props.name, written, stop_msg, sizeof stop_msg);
+        run.stopped = stop_msg;
     }
     if (!c.quiet) jv_out_console(stdout, &run);
     if (c.bench_out && jv_out_gbench(c.bench_out, !strcmp(c.bench_fmt, "csv"), &run, &err) != JV_OK) {
@@ -486,10 +496,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jarvis-replay: %s\n", err.msg);
         rc = 1;
     }
+    if (stop_msg[0]) fprintf(stderr, "jarvis-replay: %s\n", stop_msg);
 out:
     be->close(ctx);
-    free(res);
-    free(ver);
+    jv_session_free(&ses);
     free(base);
     jv_ir_free(&ir);
     return rc;

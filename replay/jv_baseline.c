@@ -82,12 +82,14 @@ jv_status jv_baseline_run(const jv_backend *be, void *ctx, const jv_device_props
     memset(b, 0, sizeof *b);
     int64_t avail = p->free_bytes > 0 ? p->free_bytes : p->memory_bytes;
     if (array_bytes <= 0) {
-        if (p->is_gpu) array_bytes = (int64_t)1 << 30;
+        if (p->is_gpu)
+            array_bytes = (int64_t)1 << 30;
         else {
             array_bytes = 4 * p->llc_bytes;
             if (array_bytes < ((int64_t)64 << 20)) array_bytes = (int64_t)64 << 20;
         }
-        while (avail > 0 && 3 * array_bytes > avail / 2 && array_bytes > ((int64_t)1 << 20)) array_bytes /= 2;
+        while (avail > 0 && 3 * array_bytes > avail / 2 && array_bytes > ((int64_t)1 << 20))
+            array_bytes /= 2;
     }
     int64_t n = array_bytes / 4;
     if (n < 1024) n = 1024;
@@ -124,7 +126,7 @@ jv_status jv_baseline_run(const jv_backend *be, void *ctx, const jv_device_props
         b->verified[k] = base_check((jv_base_kernel)k, ha, hb, hc, n);
         jv_timing_opts to = o->timing;
         to.iterations = 0;
-        JV_CHECK_GOTO(jv_time(be, ctx, &to, base_run, &x, 1, &b->t[k], err), st, done);
+        JV_CHECK_GOTO(jv_time(be, ctx, &to, base_run, &x, 1, 0, &b->t[k], err), st, done);
         b->bytes[k] = (double)n * 4.0 * (k == JV_BASE_ADD || k == JV_BASE_TRIAD ? 3 : 2);
         if (b->t[k].median_s > 0) b->bw[k] = b->bytes[k] / b->t[k].median_s;
         if (k != JV_BASE_DOT && b->verified[k] && b->bw[k] > b->bw_ceiling) b->bw_ceiling = b->bw[k];

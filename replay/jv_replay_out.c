@@ -10,8 +10,16 @@
 #include "jv_output.h"
 #include "jv_perf.h"
 
+/* the launch gap of a graphed op: hot median - graph per-run time, >= 0 */
+static double launch_gap_s(const jv_op_result *r) {
+    double g = r->hot.median_s - r->graph_s;
+    return r->graph_s > 0 && g > 0 ? g : 0;
+}
+
 /* the cache modes an op was timed in */
-static const jv_timing *timing_of(const jv_op_result *r, int cold) { return cold ? &r->cold : &r->hot; }
+static const jv_timing *timing_of(const jv_op_result *r, int cold) {
+    return cold ? &r->cold : &r->hot;
+}
 
 static const char *check_str(const jv_op_result *r) {
     if (r->status == JV_RES_WRONG) return "WRONG";
@@ -21,8 +29,10 @@ static const char *check_str(const jv_op_result *r) {
 
 /* a number right-aligned in width w with dec decimals, or "-" in that width for NaN */
 static void fmt_opt(char *buf, size_t cap, int w, int dec, double v) {
-    if (isnan(v)) snprintf(buf, cap, "%*s", w, "-");
-    else snprintf(buf, cap, "%*.*f", w, dec, v);
+    if (isnan(v))
+        snprintf(buf, cap, "%*s", w, "-");
+    else
+        snprintf(buf, cap, "%*.*f", w, dec, v);
 }
 
 void jv_out_console(FILE *f, const jv_replay_run *run) {
@@ -30,16 +40,21 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
     fprintf(f, "# jarvis-replay %s  %s\n", JV_VERSION, run->package);
     fprintf(f, "# device %d: %s  backend %s  driver %s  arch %s\n", run->device, p->name, p->backend, p->driver,
             p->arch);
-    if (run->trace_device) fprintf(f, "# traced on: %s%s%s\n", run->trace_device, run->trace_file ? "  file " : "",
-                                   run->trace_file ? run->trace_file : "");
+    fprintf(f, "# launch cost measured at open: %.3f us on the device, %.3f us on the host per launch\n", p->launch_us,
+            p->host_launch_us);
+    if (run->trace_device)
+        fprintf(f, "# traced on: %s%s%s\n", run->trace_device, run->trace_file ? "  file " : "",
+                run->trace_file ? run->trace_file : "");
     const jv_baseline *b = run->base;
     if (b && b->done) {
         fprintf(f, "# baseline (fp32 arrays of %.1f MiB):", (double)b->n * 4 / (1024.0 * 1024));
         for (int k = 0; k < JV_BASE_COUNT; k++)
-            fprintf(f, " %s %.1f GB/s%s", jv_base_name((jv_base_kernel)k), b->bw[k] / 1e9, b->verified[k] ? "" : " (WRONG)");
+            fprintf(f, " %s %.1f GB/s%s", jv_base_name((jv_base_kernel)k), b->bw[k] / 1e9,
+                    b->verified[k] ? "" : " (WRONG)");
         fprintf(f, "\n# measured bandwidth ceiling %.1f GB/s", b->bw_ceiling / 1e9);
-        if (run->ds) fprintf(f, " (datasheet %.0f GB/s: %.0f %%)", run->ds->mem_bw_gbps,
-                             100 * b->bw_ceiling / 1e9 / run->ds->mem_bw_gbps);
+        if (run->ds)
+            fprintf(f, " (datasheet %.0f GB/s: %.0f %%)", run->ds->mem_bw_gbps,
+                    100 * b->bw_ceiling / 1e9 / run->ds->mem_bw_gbps);
         fprintf(f, "\n");
     } else {
         fprintf(f, "# baseline: not run\n");
@@ -48,17 +63,17 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
         fprintf(f, "# measured compute ceiling %.4g TFLOP/s (%s %lld^3 mm, %s)\n", b->flops_ceiling / 1e12,
                 jv_dtype_short(b->gemm.perf.dtype), (long long)b->gemm_n, b->gemm.impl);
     if (!run->res) return; /* --peak: no ops */
-    fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s\n", "id", "cache",
+    fprintf(f, "#\n# %4s %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-8s %10s %-14s %s\n", "id", "cache",
             "median_us", "min_us", "max_us", "rsd%", "GB/s", "TFLOP/s", "eff%", "ds%", "traced_us", "check", "verdict",
-            "impl", "op");
-    int ok = 0, wrong = 0, skipped = 0, refused = 0, throttled = 0;
+            "figure", "judged_us", "impl", "op");
+    int ok = 0, wrong = 0, skipped = 0, refused = 0, throttled = 0, rotated = 0;
     for (int i = 0; i < run->n; i++) {
         const jv_op_result *r = &run->res[i];
         const jv_verdict *v = &run->ver[i];
         ok += r->status == JV_RES_OK;
         wrong += r->status == JV_RES_WRONG;
         skipped += r->status == JV_RES_SKIPPED;
-        refused += r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR;
+        refused += r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR || r->status == JV_RES_NOT_RUN;
         int printed = 0;
         for (int cold = 0; cold < 2; cold++) {
             const jv_timing *t = timing_of(r, cold);
@@ -72,22 +87,29 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             fmt_opt(ds, sizeof ds, 6, 1, judged && !isnan(v->eff_datasheet) ? 100 * v->eff_datasheet : NAN);
             fmt_opt(traced, sizeof traced, 10, 2, r->traced_median_us > 0 ? r->traced_median_us : NAN);
             fmt_opt(bw, sizeof bw, 9, 1, isnan(r->perf.bytes) ? NAN : r->perf.bytes / tm / 1e9);
-            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %-14s %s\n", r->index,
-                    cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, rsd, bw,
+            char jt[16];
+            fmt_opt(jt, sizeof jt, 10, 2, judged ? v->time_s * 1e6 : NAN);
+            fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %-8s %10s %-14s %s\n",
+                    r->index, cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, rsd, bw,
                     r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_verdict_str(v->kind) : "",
-                    r->impl, r->label);
+                    judged ? jv_figure_short(v->figure) : "", jt, r->impl, r->label);
         }
         if (!printed)
-            fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-14s %s: %s\n", r->index, "-",
-                    "-", "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", r->impl[0] ? r->impl : "-",
-                    r->label, r->reason);
+            fprintf(f, "  %4d %-5s %10s %10s %10s %6s %9s %9s %6s %6s %10s %-6s %-15s %-8s %10s %-14s %s: %s\n",
+                    r->index, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", check_str(r), "-", "-", "-",
+                    r->impl[0] ? r->impl : "-", r->label, r->reason);
         if (r->graph_s > 0)
-            fprintf(f, "# %4d graph: %.2f us per run with %d runs in one device graph; launch cost %.2f us of the "
-                       "%.2f us hot median\n",
-                    r->index, r->graph_s * 1e6, r->graph_runs, (r->hot.median_s - r->graph_s) * 1e6,
-                    r->hot.median_s * 1e6);
+            fprintf(f,
+                    "# %4d graph: %.2f us per run with %d runs in one device graph; launch gap %.2f us of the "
+                    "%.2f us hot median (graphed: %s)\n",
+                    r->index, r->graph_s * 1e6, r->graph_runs, launch_gap_s(r) * 1e6, r->hot.median_s * 1e6,
+                    r->graph_why);
         else if (r->graph_note[0])
             fprintf(f, "# %4d graph: not measured: %s\n", r->index, r->graph_note);
+        if (r->cold.samples > 0 && r->cold.note[0]) {
+            rotated++;
+            fprintf(f, "# %4d cold: %s\n", r->index, r->cold.note);
+        }
         if (r->throttled) {
             throttled++;
             fprintf(f, "# %4d THROTTLED while timing: %s\n", r->index, r->throttle);
@@ -95,10 +117,16 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
     }
     fprintf(f, "#\n# %d ops: %d verified, %d WRONG, %d skipped, %d not run\n", run->n, ok, wrong, skipped, refused);
     if (wrong) fprintf(f, "# WRONG RESULTS: see the check column\n");
-    if (throttled) fprintf(f, "# %d ops ran while the device held its clocks down: their times are suspect\n", throttled);
-    fprintf(f, "# timing: median of samples until rsd < %.1f %% or %.2f s; cold = operand sets rotated past the "
-               "last-level cache (%.0f MiB)\n",
-            100 * run->opts->timing.target_rsd, run->opts->timing.max_time_s, (double)p->llc_bytes / (1024.0 * 1024));
+    if (throttled)
+        fprintf(f, "# %d ops ran while the device held its clocks down: their times are suspect\n", throttled);
+    fprintf(f,
+            "# timing: median of samples until rsd < %.1f %% or %.2f s; cold = the last-level cache (%.0f MiB) "
+            "flushed before every sample, one run per operand set%s\n",
+            100 * run->opts->timing.target_rsd, run->opts->timing.max_time_s, (double)p->llc_bytes / (1024.0 * 1024),
+            rotated ? " (ops marked 'cold:' rotated operand sets instead)" : "");
+    fprintf(f, "# figure: the time each verdict judged (judged_us): cold when measured, cold-gap = cold less the "
+               "launch gap (hot - graph), graph = device graph per run, else hot\n");
+    if (run->stopped) fprintf(f, "# STOPPED: %s\n", run->stopped);
 }
 
 /* ---- Google Benchmark JSON / CSV ---- */
@@ -107,8 +135,9 @@ typedef struct {
     char name[300];
     int64_t iterations;
     double real_us, bytes_ps, items_ps;
-    const char *error;   /* non-NULL: error entry */
+    const char *error; /* non-NULL: error entry */
     const char *label;
+    const char *figure; /* the judged entry: the figure its verdict used */
     int nc;
     const char *cname[24];
     double cval[24];
@@ -129,7 +158,8 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
         for (int k = 0; k < JV_BASE_COUNT; k++) {
             gb_entry *e = &es[m++];
             memset(e, 0, sizeof *e);
-            snprintf(e->name, sizeof e->name, "baseline/%s/fp32/%lld", jv_base_name((jv_base_kernel)k), (long long)b->n);
+            snprintf(e->name, sizeof e->name, "baseline/%s/fp32/%lld", jv_base_name((jv_base_kernel)k),
+                     (long long)b->n);
             e->iterations = b->t[k].runs;
             e->real_us = b->t[k].median_s * 1e6;
             e->bytes_ps = b->bw[k];
@@ -201,13 +231,19 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             add_counter(e, "operand_sets", t->sets);
             add_counter(e, "flops", r->perf.flops);
             add_counter(e, "bytes", r->perf.bytes);
+            add_counter(e, "host_us", t->host_s * 1e6);
+            if (cold) add_counter(e, "cache_flushed", t->flushed);
+            if (judged) {
+                e->figure = jv_figure_str(v->figure);
+                add_counter(e, "judged_us", v->time_s * 1e6);
+            }
             if (!cold && r->graph_s > 0) {
                 add_counter(e, "graph_us", r->graph_s * 1e6);
-                add_counter(e, "launch_us", (t->median_s - r->graph_s) * 1e6);
+                add_counter(e, "launch_gap_us", launch_gap_s(r) * 1e6);
             }
-            if (r->clk_end.known) {
+            if (r->clk_load.known) {
                 add_counter(e, "throttled", r->throttled);
-                add_counter(e, "sm_mhz_end", r->clk_end.sm_mhz);
+                add_counter(e, "sm_mhz_load_min", r->clk_load.sm_mhz);
             }
         }
         if (!any) {
@@ -242,7 +278,8 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
     FILE *lf = fopen("/proc/loadavg", "r");
     if (lf) {
         if (fscanf(lf, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3)
-            for (int i = 0; i < 3; i++) cJSON_AddItemToArray(lav, cJSON_CreateNumber(la[i]));
+            for (int i = 0; i < 3; i++)
+                cJSON_AddItemToArray(lav, cJSON_CreateNumber(la[i]));
         fclose(lf);
     }
     cJSON_AddStringToObject(ctx, "library_build_type", "release");
@@ -255,12 +292,16 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
     cJSON_AddNumberToObject(ctx, "device_memory_bytes", (double)run->props.memory_bytes);
     cJSON_AddNumberToObject(ctx, "last_level_cache_bytes", (double)run->props.llc_bytes);
     cJSON_AddNumberToObject(ctx, "clock_mhz", run->props.clock_mhz);
+    cJSON_AddNumberToObject(ctx, "launch_us", run->props.launch_us); /* measured by the backend at open */
+    cJSON_AddNumberToObject(ctx, "host_launch_us", run->props.host_launch_us);
+    if (run->stopped) cJSON_AddStringToObject(ctx, "stopped", run->stopped);
     cJSON_AddStringToObject(ctx, "package", run->package);
     if (run->trace_device) cJSON_AddStringToObject(ctx, "traced_device", run->trace_device);
     if (run->ds) cJSON_AddStringToObject(ctx, "datasheet", run->ds->name);
     if (run->base && run->base->done)
         cJSON_AddNumberToObject(ctx, "measured_bandwidth_bytes_per_second", run->base->bw_ceiling);
-    if (run->base && run->base->gemm_done) cJSON_AddNumberToObject(ctx, "measured_flops_per_second", run->base->flops_ceiling);
+    if (run->base && run->base->gemm_done)
+        cJSON_AddNumberToObject(ctx, "measured_flops_per_second", run->base->flops_ceiling);
     cJSON *arr = cJSON_AddArrayToObject(root, "benchmarks");
     for (int i = 0; i < m; i++) {
         const gb_entry *e = &es[i];
@@ -294,16 +335,19 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
         if (!isnan(e->bytes_ps)) cJSON_AddNumberToObject(o, "bytes_per_second", e->bytes_ps);
         cJSON_AddNumberToObject(o, "items_per_second", e->items_ps);
         if (e->label) cJSON_AddStringToObject(o, "label", e->label);
-        for (int c = 0; c < e->nc; c++) cJSON_AddNumberToObject(o, e->cname[c], e->cval[c]);
+        if (e->figure) cJSON_AddStringToObject(o, "judged_figure", e->figure);
+        for (int c = 0; c < e->nc; c++)
+            cJSON_AddNumberToObject(o, e->cname[c], e->cval[c]);
         cJSON_AddItemToArray(arr, o);
     }
     return root;
 }
 
 static void gbench_csv(jv_out *o, const gb_entry *es, int m) {
-    static const char *const H[] = {"name", "iterations", "real_time", "cpu_time", "time_unit", "bytes_per_second",
-                                    "items_per_second", "label", "error_occurred", "error_message", "traced_us",
-                                    "bound_us", "efficiency", "efficiency_datasheet", "verified", NULL};
+    static const char *const H[] = {"name",           "iterations",           "real_time",        "cpu_time",
+                                    "time_unit",      "bytes_per_second",     "items_per_second", "label",
+                                    "error_occurred", "error_message",        "traced_us",        "bound_us",
+                                    "efficiency",     "efficiency_datasheet", "verified",         NULL};
     jv_csv_header(o, H);
     for (int i = 0; i < m; i++) {
         const gb_entry *e = &es[i];
@@ -317,7 +361,8 @@ static void gbench_csv(jv_out *o, const gb_entry *es, int m) {
             jv_csv_num(o, e->bytes_ps);
             jv_csv_num(o, e->items_ps);
         } else {
-            for (int k = 0; k < 5; k++) jv_csv_empty(o);
+            for (int k = 0; k < 5; k++)
+                jv_csv_empty(o);
         }
         jv_csv_str(o, e->label ? e->label : "");
         jv_csv_str(o, e->error ? "true" : "false");
@@ -370,16 +415,21 @@ jv_status jv_out_gbench(const char *path, int csv, const jv_replay_run *run, jv_
 /* a table cell: '|' escaped, newlines dropped */
 static void md_cell(FILE *f, const char *s) {
     for (; *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r') fputc(' ', f);
-        else fputc(*s, f);
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
     }
 }
 
 /* a number with dec decimals and a suffix, "-" for NaN */
 static void md_num(FILE *f, int dec, const char *suffix, double v) {
-    if (isnan(v)) fputs("-", f);
-    else fprintf(f, "%.*f%s", dec, v, suffix);
+    if (isnan(v))
+        fputs("-", f);
+    else
+        fprintf(f, "%.*f%s", dec, v, suffix);
 }
 
 jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *err) {
@@ -404,10 +454,18 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         other += run->res[i].status != JV_RES_OK && run->res[i].status != JV_RES_WRONG;
     }
     if (run->res) fprintf(f, "- Ops: %d replayed and verified, %d WRONG, %d not run\n", ok, wrong, other);
+    fprintf(f, "- Launch cost measured at open: %.3f us on the device, %.3f us on the host per launch.\n", p->launch_us,
+            p->host_launch_us);
+    if (run->stopped) {
+        fputs("- **Stopped**: ", f);
+        md_cell(f, run->stopped);
+        fputs(".\n", f);
+    }
     fprintf(f, "\n");
     fprintf(f, "## Measured ceilings\n\n");
     if (b && b->done) {
-        fprintf(f, "| kernel | bytes per run | median us | GB/s | of datasheet | verified |\n|---|---|---|---|---|---|\n");
+        fprintf(f,
+                "| kernel | bytes per run | median us | GB/s | of datasheet | verified |\n|---|---|---|---|---|---|\n");
         for (int k = 0; k < JV_BASE_COUNT; k++) {
             fprintf(f, "| %s | %.0f | %.2f | %.1f | ", jv_base_name((jv_base_kernel)k), b->bytes[k],
                     b->t[k].median_s * 1e6, b->bw[k] / 1e9);
@@ -428,7 +486,8 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         return jv_out_commit(&o, err);
     }
     fprintf(f, "\n## Verdicts\n\n");
-    fprintf(f, "| id | op | impl | cache | replay us | traced us | GB/s | TFLOP/s | of measured roofline | of datasheet "
+    fprintf(f, "| id | op | impl | judged figure | replay us | traced us | GB/s | TFLOP/s | of measured roofline | of "
+               "datasheet "
                "| verified | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < run->n; i++) {
         const jv_op_result *r = &run->res[i];
@@ -436,7 +495,7 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         if (!v->cache) continue;
         fprintf(f, "| %d | ", r->index);
         md_cell(f, r->label);
-        fprintf(f, " | %s | %s | %.2f | ", r->impl, v->cache, v->time_s * 1e6);
+        fprintf(f, " | %s | %s | %.2f | ", r->impl, jv_figure_str(v->figure), v->time_s * 1e6);
         md_num(f, 2, "", r->traced_median_us > 0 ? r->traced_median_us : NAN);
         fputs(" | ", f);
         md_num(f, 1, "", v->achieved_bw / 1e9);
@@ -446,7 +505,8 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         md_num(f, 0, " %", 100 * v->eff);
         fputs(" | ", f);
         md_num(f, 0, " %", 100 * v->eff_datasheet);
-        fprintf(f, " | %s | %s |\n", r->status == JV_RES_OK ? (r->verify.sampled ? "yes (sampled)" : "yes") : "**WRONG**",
+        fprintf(f, " | %s | %s |\n",
+                r->status == JV_RES_OK ? (r->verify.sampled ? "yes (sampled)" : "yes") : "**WRONG**",
                 jv_verdict_str(v->kind));
     }
     fprintf(f, "\n## Why\n\n");
@@ -465,10 +525,22 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             md_cell(f, r->traced_kernels);
             fputs(".", f);
         }
+        fprintf(f, " Judged on the *%s* time, %.2f us per run.", jv_figure_str(v->figure), v->time_s * 1e6);
         if (r->graph_s > 0)
-            fprintf(f, " In a device graph (%d runs): %.2f us per run, so launching costs %.2f us of the %.2f us hot "
-                       "median.",
-                    r->graph_runs, r->graph_s * 1e6, (r->hot.median_s - r->graph_s) * 1e6, r->hot.median_s * 1e6);
+            fprintf(f,
+                    " Graph-timed because %s: in a device graph (%d runs) %.2f us per run, so launching costs "
+                    "%.2f us of the %.2f us hot median.",
+                    r->graph_why, r->graph_runs, r->graph_s * 1e6, launch_gap_s(r) * 1e6, r->hot.median_s * 1e6);
+        else if (r->graph_note[0]) {
+            fputs(" Graph timing wanted but not measured: ", f);
+            md_cell(f, r->graph_note);
+            fputs(".", f);
+        }
+        if (r->cold.samples > 0 && r->cold.note[0]) {
+            fputs(" Cold: ", f);
+            md_cell(f, r->cold.note);
+            fputs(".", f);
+        }
         if (r->throttled) {
             fputs(" **Throttled while timing**: ", f);
             md_cell(f, r->throttle);
@@ -491,30 +563,44 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         fputs(" |\n", f);
     }
     fprintf(f, "\n## How this was measured\n\n");
-    fprintf(f, "- Tensors: traced shapes, strides and dtypes; seeded random normal data (seed %llu); outputs "
-               "poisoned (0xFF bytes) before the verified run.\n",
+    fprintf(f,
+            "- Tensors: traced shapes, strides and dtypes; seeded random normal data (seed %llu); outputs "
+            "poisoned (0xFF bytes) before the verified run.\n",
             (unsigned long long)run->opts->seed);
-    fprintf(f, "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
-               "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
-               "where the reference has none; sum(|x|) checksums. Ops over %.0e FLOP check %lld random elements "
-               "per output (marked sampled).\n",
+    fprintf(f,
+            "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
+            "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
+            "where the reference has none; sum(|x|) checksums. Ops over %.0e FLOP check %lld random elements "
+            "per output (marked sampled).\n",
             jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16), run->opts->verify_max_flops,
             (long long)run->opts->verify_samples);
-    fprintf(f, "- Timing: the backend's device timer around batches of back-to-back runs after a warm-up; samples "
-               "until the relative standard deviation is under %.1f %% (at least %d samples) or %.2f s; the "
-               "median is quoted. Hot: the same operands every run. Cold: operand sets rotated so that their "
-               "total exceeds twice the last-level cache (%.0f MiB). The verdict uses cold times when measured.\n",
+    fprintf(f,
+            "- Timing: the backend's device timer around batches of back-to-back runs after a warm-up; samples "
+            "until the relative standard deviation is under %.1f %% (at least %d samples) or %.2f s; the "
+            "median is quoted; the host time to queue a run is measured too. Hot: the same operands every run. "
+            "Cold: the last-level cache (%.0f MiB) is flushed before every sample (untimed) and a sample runs "
+            "each operand set at most once, so no run finds its operands cached (a backend that cannot flush "
+            "rotates operand sets spanning twice the cache instead, and the op says so).\n",
             100 * run->opts->timing.target_rsd, run->opts->timing.min_samples, run->opts->timing.max_time_s,
             (double)p->llc_bytes / (1024.0 * 1024));
-    if (run->opts->graph_below_s > 0)
-        fprintf(f, "- Ops with a hot median under %.0f us are also timed inside a device graph (CUDA/HIP graph: "
-                   "one capture of back-to-back runs, replayed and timed alone) to separate the launch cost from "
-                   "the device time. Clocks are read before and after each op's timing; ops timed while the device "
-                   "held its clocks down are marked throttled.\n",
-                run->opts->graph_below_s * 1e6);
-    fprintf(f, "- Verdicts: *near limit* at %.0f %% or more of the roofline of the measured ceilings; "
-               "*launch-bound* when the roofline time is under one launch (%.2f us); *layout overhead* when the "
-               "trace shows layout-conversion kernels with the op; else *kernel issue*.\n",
+    if (run->opts->graph)
+        fprintf(f,
+                "- Ops whose launch cost is a noticeable part of their time (the device's measured launch cost "
+                "at least %.0f %% of the hot median, or the host's time to queue a run at least %.0f %% of it) "
+                "are also timed inside a device graph (one capture of back-to-back runs, replayed and timed "
+                "alone), where the backend has graphs, to separate the launch cost from the device time.\n",
+                100 * JV_GRAPH_LAUNCH_FRAC, 100 * JV_GRAPH_HOST_FRAC);
+    fprintf(f, "- Clocks are read under load, inside every sample while the device works; an op is marked "
+               "throttled when its lowest SM clock fell more than 10 %% under the allowed maximum or a power, "
+               "thermal or hardware-slowdown reason was in force.\n");
+    fprintf(f, "- Figure judged: the cold median when measured, less the launch gap (hot median - graph time) "
+               "when the op was graph-timed (*cold, launch gap removed*, never below the graph time); the graph "
+               "time when only hot was timed; else the hot median.\n");
+    fprintf(f,
+            "- Verdicts: *near limit* at %.0f %% or more of the roofline of the measured ceilings; "
+            "*launch-bound* when the roofline time is under one launch (%.3f us, measured on this device at "
+            "open); *layout overhead* when the trace shows layout-conversion kernels with the op; else *kernel "
+            "issue*.\n",
             100 * JV_VERDICT_NEAR, p->launch_us);
     return jv_out_commit(&o, err);
 }

@@ -15,19 +15,20 @@
 
 /* One replay run: what was measured and where. */
 typedef struct {
-    const char *package;        /* the input path */
-    const char *executable;     /* argv[0] */
+    const char *package;    /* the input path */
+    const char *executable; /* argv[0] */
     int device;
     jv_device_props props;
-    const jv_hw *ds;            /* datasheet of the device, or NULL */
-    const char *trace_device;   /* the traced GPU (from the manifest), or NULL */
-    const char *trace_file;     /* the traced file name (manifest), or NULL */
-    const jv_baseline *base;    /* measured ceilings (base->done 0: not run) */
+    const jv_hw *ds;          /* datasheet of the device, or NULL */
+    const char *trace_device; /* the traced GPU (from the manifest), or NULL */
+    const char *trace_file;   /* the traced file name (manifest), or NULL */
+    const jv_baseline *base;  /* measured ceilings (base->done 0: not run) */
     const jv_op_result *res;
     const jv_verdict *ver;
     int n;
     const jv_run_opts *opts;
-    char date[40];              /* ISO 8601 local time of the run */
+    char date[40];       /* ISO 8601 local time of the run */
+    const char *stopped; /* the run stopped on a sticky device error: the message; NULL otherwise */
 } jv_replay_run;
 
 /* Prints the console table. */

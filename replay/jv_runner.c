@@ -14,6 +14,7 @@ const char *jv_res_status_str(jv_res_status s) {
     case JV_RES_SKIPPED: return "skipped";
     case JV_RES_REFUSED: return "refused";
     case JV_RES_ERROR: return "error";
+    case JV_RES_NOT_RUN: return "not run";
     }
     return "?";
 }
@@ -24,6 +25,7 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
     o->cache_cold = 1;
     o->seed = 20261121;
     o->verify_samples = 4096;
+    o->graph = 1;                 /* used where the backend has graph_time */
     o->timing.target_rsd = 0.005; /* nvbench's 0.5 % */
     o->timing.min_samples = 10;
     o->timing.max_samples = 1000;
@@ -32,7 +34,6 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
         o->timing.min_sample_s = 100e-6;
         o->timing.max_time_s = 1.0;
         o->verify_max_flops = 2e9; /* a full reference on the host above this would take seconds */
-        o->graph_below_s = 20e-6;  /* short ops: also timed inside a graph (launch cost apart) */
     } else {
         o->timing.warmup_s = 0.002;
         o->timing.min_sample_s = 1e-3;
@@ -52,15 +53,20 @@ static uint64_t splitmix(uint64_t *s) {
 }
 
 /* uniform in (0, 1) */
-static double unif(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+static double unif(uint64_t *s) {
+    return ((double)(splitmix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
 
 void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed) {
     uint64_t s = seed;
     for (int64_t i = 0; i < n; i++) {
         double v;
-        if (init == JV_INIT_POSITIVE) v = 0.5 + unif(&s);
-        else if (init == JV_INIT_MASK) v = (double)(splitmix(&s) >> 63);
-        else if (init == JV_INIT_NONE) v = 0;
+        if (init == JV_INIT_POSITIVE)
+            v = 0.5 + unif(&s);
+        else if (init == JV_INIT_MASK)
+            v = (double)(splitmix(&s) >> 63);
+        else if (init == JV_INIT_NONE)
+            v = 0;
         else {
             /* Box-Muller, both values used */
             double u1 = unif(&s), u2 = unif(&s), r = sqrt(-2.0 * log(u1));
@@ -117,7 +123,8 @@ int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, cons
             continue;
         }
         double e = fabs(d - r);
-        if (isinf(d)) mism++;
+        if (isinf(d))
+            mism++;
         else {
             num += e * e;
             if (e > maxabs) maxabs = e;
@@ -166,19 +173,51 @@ static void read_clocks(const jv_backend *be, void *ctx, jv_clocks *c) {
     if (be->clocks && be->clocks(ctx, c, &e) != JV_OK) memset(c, 0, sizeof *c);
 }
 
-/* throttling: a slowdown reason in force after timing, or an SM clock that dropped by more than 10 % */
+/* merges the under-load clocks of a timing into acc */
+static void merge_load(jv_clocks *acc, const jv_clocks *c) {
+    if (!c->known) return;
+    if (!acc->known || c->sm_mhz < acc->sm_mhz) acc->sm_mhz = c->sm_mhz;
+    if (!acc->known || c->mem_mhz < acc->mem_mhz) acc->mem_mhz = c->mem_mhz;
+    if (c->sm_max_mhz > acc->sm_max_mhz) acc->sm_max_mhz = c->sm_max_mhz;
+    acc->reasons |= c->reasons;
+    acc->known = 1;
+}
+
+/* throttling, judged on the clocks read under load: a power, thermal or hardware-slowdown reason in force,
+ * or a lowest SM clock more than 10 % under the highest allowed one (the idle clock when that is unknown) */
 static void note_throttle(jv_op_result *r) {
-    const jv_clocks *a = &r->clk_start, *b = &r->clk_end;
+    jv_clocks *l = &r->clk_load;
+    memset(l, 0, sizeof *l);
+    merge_load(l, &r->hot.load);
+    merge_load(l, &r->cold.load);
     r->throttled = 0;
     r->throttle[0] = 0;
-    if (!b->known) return;
-    unsigned bad = b->reasons & (JV_THROTTLE_POWER | JV_THROTTLE_THERMAL | JV_THROTTLE_HW_SLOWDOWN);
-    int dropped = a->known && a->sm_mhz > 0 && b->sm_mhz < 0.9 * a->sm_mhz;
+    if (!l->known) return;
+    unsigned bad = l->reasons & (JV_THROTTLE_POWER | JV_THROTTLE_THERMAL | JV_THROTTLE_HW_SLOWDOWN);
+    double ref = l->sm_max_mhz > 0 ? l->sm_max_mhz : r->clk_start.known ? r->clk_start.sm_mhz : 0;
+    int dropped = ref > 0 && l->sm_mhz < 0.9 * ref;
     if (!bad && !dropped) return;
     r->throttled = 1;
-    snprintf(r->throttle, sizeof r->throttle, "SM clock %.0f -> %.0f MHz (max %.0f)%s%s%s", a->sm_mhz, b->sm_mhz,
-             b->sm_max_mhz, bad & JV_THROTTLE_POWER ? "; power cap" : "", bad & JV_THROTTLE_THERMAL ? "; thermal" : "",
-             bad & JV_THROTTLE_HW_SLOWDOWN ? "; hardware slowdown" : "");
+    snprintf(r->throttle, sizeof r->throttle, "SM clock under load %.0f MHz (allowed %.0f, idle %.0f)%s%s%s", l->sm_mhz,
+             l->sm_max_mhz, r->clk_start.sm_mhz, bad & JV_THROTTLE_POWER ? "; power cap" : "",
+             bad & JV_THROTTLE_THERMAL ? "; thermal" : "", bad & JV_THROTTLE_HW_SLOWDOWN ? "; hardware slowdown" : "");
+}
+
+int jv_graph_wanted(const jv_timing *hot, const jv_device_props *p, char *why, size_t cap) {
+    if (cap) why[0] = 0;
+    if (hot->samples == 0 || hot->median_s <= 0) return 0;
+    double t = hot->median_s, launch = p->launch_us * 1e-6;
+    if (launch > 0 && launch >= JV_GRAPH_LAUNCH_FRAC * t) {
+        snprintf(why, cap, "the device's launch cost %.2f us is %.0f %% of the %.2f us hot median", p->launch_us,
+                 100 * launch / t, t * 1e6);
+        return 1;
+    }
+    if (hot->host_s > 0 && hot->host_s >= JV_GRAPH_HOST_FRAC * t) {
+        snprintf(why, cap, "queueing a run takes the host %.2f us, %.0f %% of the %.2f us hot median",
+                 hot->host_s * 1e6, 100 * hot->host_s / t, t * 1e6);
+        return 1;
+    }
+    return 0;
 }
 
 /* a short op's device time without launch cost: runs captured in one graph, the graph replayed and timed */
@@ -204,9 +243,12 @@ static jv_status graph_time(const jv_backend *be, void *ctx, const jv_run_opts *
 }
 
 static void fmt_bytes(char *buf, size_t cap, double b) {
-    if (b >= 1024.0 * 1024 * 1024) snprintf(buf, cap, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-    else if (b >= 1024.0 * 1024) snprintf(buf, cap, "%.1f MiB", b / (1024.0 * 1024));
-    else snprintf(buf, cap, "%.1f KiB", b / 1024.0);
+    if (b >= 1024.0 * 1024 * 1024)
+        snprintf(buf, cap, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+    else if (b >= 1024.0 * 1024)
+        snprintf(buf, cap, "%.1f MiB", b / (1024.0 * 1024));
+    else
+        snprintf(buf, cap, "%.1f KiB", b / 1024.0);
 }
 
 /* "aten::mm bf16[64,128] bf16[128,256]T" from the read operands */
@@ -220,8 +262,11 @@ static void make_label(jv_op_result *r, const jv_operands *ops) {
             l += (size_t)snprintf(r->label + l, cap - l, "%s%lld", k ? "," : "", (long long)o->t.shape[k]);
         if (l < cap) l += (size_t)snprintf(r->label + l, cap - l, "]");
         jv_layout lay = jv_tensor_layout(&o->t);
-        const char *suf = lay == JV_LAYOUT_CHANNELS_LAST ? "cl" : lay == JV_LAYOUT_TRANSPOSED ? "T"
-                        : lay == JV_LAYOUT_STRIDED ? "s" : lay == JV_LAYOUT_BROADCAST ? "b" : "";
+        const char *suf = lay == JV_LAYOUT_CHANNELS_LAST ? "cl"
+                          : lay == JV_LAYOUT_TRANSPOSED  ? "T"
+                          : lay == JV_LAYOUT_STRIDED     ? "s"
+                          : lay == JV_LAYOUT_BROADCAST   ? "b"
+                                                         : "";
         if (*suf && l < cap) l += (size_t)snprintf(r->label + l, cap - l, "%s", suf);
     }
 }
@@ -285,8 +330,10 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
                     goto done;
                 }
             }
-            if (ops->o[i].role == JV_ROLE_OUT) memset(ref[i], 0xFF, (size_t)bytes[i]);
-            else memcpy(ref[i], host_init[i], (size_t)bytes[i]);
+            if (ops->o[i].role == JV_ROLE_OUT)
+                memset(ref[i], 0xFF, (size_t)bytes[i]);
+            else
+                memcpy(ref[i], host_init[i], (size_t)bytes[i]);
         }
         jv_sample smp, *sp = NULL;
         int64_t ns = 0;
@@ -328,7 +375,8 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
                  v->rel_l2, v->tol, v->worst, (long long)v->unwritten, (long long)v->nan, (long long)v->checked);
     }
 done:
-    for (int i = 0; i < ops->n; i++) free(ref[i]);
+    for (int i = 0; i < ops->n; i++)
+        free(ref[i]);
     free(idx);
     return st;
 }
@@ -388,13 +436,15 @@ int jv_op_variants(const jv_backend *be, void *ctx, const jv_ir_op *op) {
 }
 
 jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,
-                    const jv_ir_op *op, jv_op_result *r, jv_err *err) {
+                    const jv_ir_op *op, jv_op_result *r, jv_err *err_out) {
+    jv_err le = {0}, *err = &le; /* a failure short of JV_ERR_DEVICE ends in r, not in err_out */
     jv_desc d;
     jv_operands ops;
     if (!jv_describe_op(op, r, &d, &ops)) return JV_OK;
 
     int64_t bytes[JV_MAX_OPERANDS], set_bytes = r->alloc_bytes;
-    for (int i = 0; i < ops.n; i++) bytes[i] = operand_bytes(&ops.o[i]);
+    for (int i = 0; i < ops.n; i++)
+        bytes[i] = operand_bytes(&ops.o[i]);
     char b1[32], b2[32];
     fmt_bytes(b1, sizeof b1, (double)set_bytes);
     if (o->max_bytes > 0 && set_bytes > o->max_bytes) {
@@ -411,7 +461,8 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
         return JV_OK;
     }
 
-    /* operand sets: 1 for hot runs; enough to span cold_bytes for cold ones */
+    /* operand sets: 1 for hot runs; enough to span cold_bytes for cold ones (with a cache flush before
+     * each cold sample, a sample queues one run per set; without one, the rotation alone evicts) */
     int nsets = 1;
     if (o->cache_cold && o->timing.iterations <= 0) {
         int64_t want = o->cold_bytes > 0 ? o->cold_bytes : 2 * props->llc_bytes;
@@ -419,7 +470,8 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
         int64_t k = set_bytes > 0 ? (want + set_bytes - 1) / set_bytes : 1;
         if (k < 2) k = 2;
         if (k > 256) k = 256;
-        while (k > 1 && avail > 0 && k * set_bytes > avail / 2) k--;
+        while (k > 1 && avail > 0 && k * set_bytes > avail / 2)
+            k--;
         nsets = (int)k;
     }
 
@@ -428,7 +480,10 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
     void ***sets = calloc((size_t)nsets, sizeof *sets);
     void *plan = NULL;
     int prepared = 0, ranged = 0;
-    if (!sets) JV_FAIL(err, JV_ERR_NOMEM, "host out of memory");
+    if (!sets) {
+        set_reason(r, JV_RES_REFUSED, "host out of memory", "");
+        return JV_OK;
+    }
     for (int i = 0; i < ops.n; i++) {
         host_init[i] = malloc((size_t)bytes[i] ? (size_t)bytes[i] : 1);
         host_dev[i] = malloc((size_t)bytes[i] ? (size_t)bytes[i] : 1);
@@ -450,7 +505,8 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
             jv_status as = be->alloc(ctx, (size_t)bytes[i], &sets[k][i], &ae);
             if (as == JV_ERR_NOMEM) {
                 if (k > 0) { /* fewer sets: cold runs rotate over what fits */
-                    for (int j = 0; j < i; j++) be->free(ctx, sets[k][j]);
+                    for (int j = 0; j < i; j++)
+                        be->free(ctx, sets[k][j]);
                     free(sets[k]);
                     sets[k] = NULL;
                     nsets = k;
@@ -461,18 +517,26 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
             }
             if (as != JV_OK) {
                 st = as;
-                *err = ae;
+                le = ae;
                 goto done;
             }
-            if (ops.o[i].role == JV_ROLE_OUT) st = be->fill(ctx, sets[k][i], 0xFF, (size_t)bytes[i], err);
-            else st = be->upload(ctx, sets[k][i], host_init[i], (size_t)bytes[i], err);
+            if (ops.o[i].role == JV_ROLE_OUT)
+                st = be->fill(ctx, sets[k][i], 0xFF, (size_t)bytes[i], err);
+            else
+                st = be->upload(ctx, sets[k][i], host_init[i], (size_t)bytes[i], err);
             if (st != JV_OK) goto done;
         }
     }
 allocated:;
     jv_err pe = {0};
     r->variant = o->variant;
-    if (be->prepare(ctx, &d, &ops, o->variant, &plan, r->impl, sizeof r->impl, &pe) != JV_OK) {
+    jv_status ps = be->prepare(ctx, &d, &ops, o->variant, &plan, r->impl, sizeof r->impl, &pe);
+    if (ps == JV_ERR_DEVICE) {
+        st = ps;
+        le = pe;
+        goto done;
+    }
+    if (ps != JV_OK) {
         set_reason(r, JV_RES_REFUSED, "the backend cannot run this op: ", pe.msg);
         goto done;
     }
@@ -484,7 +548,7 @@ allocated:;
     launch_arg la = {be, ctx, plan, &d, &ops, sets};
     int reps = 1;
     if (o->timing.iterations > 0) { /* profiler mode: exactly K launches, then verify */
-        JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, &r->hot, err), st, done);
+        JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, 0, &r->hot, err), st, done);
         reps = o->timing.iterations;
     } else {
         JV_CHECK_GOTO(be->launch(ctx, plan, &d, &ops, sets[0], err), st, done);
@@ -497,18 +561,21 @@ allocated:;
     if (r->status != JV_RES_OK && r->status != JV_RES_WRONG) goto done;
     if (o->timing.iterations <= 0) {
         read_clocks(be, ctx, &r->clk_start);
-        if (o->cache_hot) JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, &r->hot, err), st, done);
+        if (o->cache_hot) JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, 1, 0, &r->hot, err), st, done);
         if (o->cache_cold && nsets > 0)
-            JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, nsets, &r->cold, err), st, done);
+            JV_CHECK_GOTO(jv_time(be, ctx, &o->timing, launch_set, &la, nsets, 1, &r->cold, err), st, done);
         read_clocks(be, ctx, &r->clk_end);
         note_throttle(r);
-        if (be->graph_time && o->graph_below_s > 0 && r->hot.samples > 0 && r->hot.median_s < o->graph_below_s)
+        if (o->graph && be->graph_time && jv_graph_wanted(&r->hot, props, r->graph_why, sizeof r->graph_why))
             JV_CHECK_GOTO(graph_time(be, ctx, o, &la, r, err), st, done);
     }
 done:
     if (st != JV_OK) {
+        if (!le.msg[0])
+            jv_err_set(&le, st, __FILE__, __LINE__, "the %s backend failed (%s) on %s", be->name, jv_status_str(st),
+                       props->name);
         r->status = JV_RES_ERROR;
-        snprintf(r->reason, sizeof r->reason, "%s", err->msg);
+        snprintf(r->reason, sizeof r->reason, "%s", le.msg);
     }
     if (ranged) be->range_pop(ctx);
     if (prepared) be->release(ctx, plan);
@@ -523,5 +590,6 @@ done:
         free(host_init[i]);
         free(host_dev[i]);
     }
-    return st;
+    if (st == JV_ERR_DEVICE) return jv_err_set(err_out, st, le.file, le.line, "%s", le.msg);
+    return JV_OK;
 }

@@ -2,10 +2,12 @@
  * with its traced shape, strides and dtype, fills it with seeded random data,
  * runs the op once and verifies it against the CPU reference (relative L2
  * error per dtype, max abs error, sum(|x|) checksums, poisoned outputs fully
- * written, no NaN), then times it hot and/or cold (jv_timing). */
+ * written, no NaN), then times it hot and/or cold (jv_timing), and inside a
+ * device graph when launching is a noticeable part of its time. */
 #ifndef JV_RUNNER_H
 #define JV_RUNNER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -19,55 +21,59 @@ typedef enum {
     JV_RES_WRONG,   /* ran, verification failed */
     JV_RES_SKIPPED, /* left out on request (--max-bytes) */
     JV_RES_REFUSED, /* could not run: not replayable, too large for the device, out of memory */
-    JV_RES_ERROR    /* a backend call failed */
+    JV_RES_ERROR,   /* a backend call failed */
+    JV_RES_NOT_RUN  /* not attempted: the run stopped before it (the device context became unusable) */
 } jv_res_status;
 
-/* Short name of a result status ("ok", "WRONG", "skipped", "refused", "error"). */
+/* Short name of a result status ("ok", "WRONG", "skipped", "refused", "error", "not run"). */
 const char *jv_res_status_str(jv_res_status s);
 
 /* Verification of one run. */
 typedef struct {
-    int done;             /* verification ran */
-    int sampled;          /* 1: a random sample of output elements was checked (big op) */
-    int64_t checked;      /* elements compared, over all outputs */
-    double rel_l2;        /* worst relative L2 error over the outputs */
-    double max_abs;       /* worst max |device - reference| */
-    double tol;           /* the tolerance rel_l2 was held to (of the worst output's dtype) */
-    double sum_abs_dev;   /* sum(|x|) of the device outputs (checked elements) */
-    double sum_abs_ref;   /* the same over the reference */
-    int64_t unwritten;    /* elements still holding the poison */
-    int64_t nan;          /* NaN in the device output where the reference has none */
-    char worst[24];       /* the output with the worst error */
+    int done;           /* verification ran */
+    int sampled;        /* 1: a random sample of output elements was checked (big op) */
+    int64_t checked;    /* elements compared, over all outputs */
+    double rel_l2;      /* worst relative L2 error over the outputs */
+    double max_abs;     /* worst max |device - reference| */
+    double tol;         /* the tolerance rel_l2 was held to (of the worst output's dtype) */
+    double sum_abs_dev; /* sum(|x|) of the device outputs (checked elements) */
+    double sum_abs_ref; /* the same over the reference */
+    int64_t unwritten;  /* elements still holding the poison */
+    int64_t nan;        /* NaN in the device output where the reference has none */
+    char worst[24];     /* the output with the worst error */
 } jv_verify;
 
 /* Everything measured for one op. */
 typedef struct {
-    int index;              /* entry index in the IR */
-    char op[96];            /* op name */
-    char label[200];        /* op name with a shape summary, unique in a package */
+    int index;       /* entry index in the IR */
+    char op[96];     /* op name */
+    char label[200]; /* op name with a shape summary, unique in a package */
     jv_res_status status;
-    char reason[640];       /* why not OK */
-    char impl[48];          /* implementation that ran ("cpu reference", "cuBLASLt") */
-    int variant;            /* the backend's implementation index (0: what the framework runs) */
-    int family;             /* registry index, -1 unknown */
+    char reason[640]; /* why not OK */
+    char impl[48];    /* implementation that ran ("cpu reference", "cuBLASLt") */
+    int variant;      /* the backend's implementation index (0: what the framework runs) */
+    int family;       /* registry index, -1 unknown */
     char family_name[24];
-    jv_perf perf;           /* the model's FLOPs and bytes */
-    int64_t alloc_bytes;    /* bytes of one set of operands */
+    jv_perf perf;        /* the model's FLOPs and bytes */
+    int64_t alloc_bytes; /* bytes of one set of operands */
     jv_verify verify;
-    jv_timing hot, cold;    /* valid when .samples > 0 */
-    double graph_s;         /* per run inside a device graph (ops under jv_run_opts.graph_below_s); 0: not measured */
-    int graph_runs;         /* runs captured in the graph */
-    char graph_note[160];   /* why the graph was not measured (capture refused), "" otherwise */
-    jv_clocks clk_start, clk_end; /* device clocks before and after timing (.known 0: unknown) */
-    int throttled;          /* 1: clocks were held down (power, thermal, hardware slowdown) or dropped by > 10 % */
-    char throttle[160];     /* what was seen */
+    jv_timing hot, cold;          /* valid when .samples > 0 */
+    char graph_why[160];          /* why launching counts for this op (jv_graph_wanted), "" when it does not */
+    double graph_s;               /* per run inside a device graph (ops with graph_why); 0: not measured */
+    int graph_runs;               /* runs captured in the graph */
+    char graph_note[160];         /* why the graph was not measured (capture refused), "" otherwise */
+    jv_clocks clk_start, clk_end; /* device clocks at idle before and after timing: context only (.known 0) */
+    jv_clocks clk_load;           /* under load, over hot and cold timing: lowest SM clock, union of reasons */
+    int throttled;                /* 1: under load, the SM clock fell > 10 % under the allowed maximum, or a power,
+                                   * thermal or hardware-slowdown reason was in force */
+    char throttle[160];           /* what was seen */
     /* from the package (our "jarvis" keys; zero / empty for a TraceLens file) */
     int64_t traced_count;
     double traced_median_us, traced_total_us;
     char traced_kernels[512]; /* "; "-joined */
     char category[32];
-    int64_t ex_uid;         /* -1 unknown */
-    jv_layout layout;       /* layout of the first tensor operand */
+    int64_t ex_uid;   /* -1 unknown */
+    jv_layout layout; /* layout of the first tensor operand */
 } jv_op_result;
 
 /* Options of a replay run. */
@@ -75,14 +81,25 @@ typedef struct {
     int cache_hot, cache_cold; /* which cache modes to time */
     jv_timing_opts timing;
     uint64_t seed;
-    int64_t max_bytes;        /* 0: no cap; else ops whose operands need more are skipped */
-    double verify_max_flops;  /* above this the reference checks a sample of outputs */
-    int64_t verify_samples;   /* elements per output in a sampled verification */
-    int64_t cold_bytes;       /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
-    int variant;              /* the backend implementation to run (0: what the framework runs) */
-    double graph_below_s;     /* ops faster than this (hot median) are also timed inside a device graph (0: never) */
+    int64_t max_bytes;       /* 0: no cap; else ops whose operands need more are skipped */
+    double verify_max_flops; /* above this the reference checks a sample of outputs */
+    int64_t verify_samples;  /* elements per output in a sampled verification */
+    int64_t cold_bytes;      /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
+    int variant;             /* the backend implementation to run (0: what the framework runs) */
+    int graph;               /* 1: also time inside a device graph the ops jv_graph_wanted picks (--no-graph: 0) */
     int quiet;
 } jv_run_opts;
+
+/* The graph rule: an op is also timed inside a device graph (its device time without the cost of
+ * launching it) when launching is a noticeable part of its time: the device's measured launch cost is
+ * at least JV_GRAPH_LAUNCH_FRAC of the hot median, or the host's measured time to queue one run is at
+ * least JV_GRAPH_HOST_FRAC of it (the device then starves between runs). */
+#define JV_GRAPH_LAUNCH_FRAC 0.05
+#define JV_GRAPH_HOST_FRAC   0.5
+
+/* Applies the graph rule to a hot timing on device p: 1 (with the numbers behind it in why) when the op
+ * should be graph-timed, 0 (why "") otherwise or when hot was not measured. */
+int jv_graph_wanted(const jv_timing *hot, const jv_device_props *p, char *why, size_t cap);
 
 /* Defaults for a backend's device (time limits shorter on a CPU). */
 void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p);
@@ -98,8 +115,9 @@ int jv_describe_op(const jv_ir_op *op, jv_op_result *r, jv_desc *d, jv_operands 
 int jv_op_variants(const jv_backend *be, void *ctx, const jv_ir_op *op);
 
 /* Replays op `op` (implementation o->variant) on an open backend: fills r completely. Returns JV_OK when
- * the op was handled (whatever r->status says); an error status only for a
- * failure that makes the device unusable (the message in err). */
+ * the op was handled, whatever r->status says (a failed backend call: JV_RES_ERROR with the message in
+ * r->reason); JV_ERR_DEVICE (r->status JV_RES_ERROR, the message in err) when a backend call reported
+ * the context unusable: the caller must stop using it. */
 jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *props, const jv_run_opts *o,
                     const jv_ir_op *op, jv_op_result *r, jv_err *err);
 

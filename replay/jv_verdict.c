@@ -18,6 +18,45 @@ const char *jv_verdict_str(jv_verdict_kind k) {
     }
 }
 
+const char *jv_figure_str(jv_figure f) {
+    switch (f) {
+    case JV_FIG_HOT: return "hot";
+    case JV_FIG_GRAPH: return "graph";
+    case JV_FIG_COLD: return "cold";
+    case JV_FIG_COLD_NO_GAP: return "cold, launch gap removed";
+    default: return "-";
+    }
+}
+
+const char *jv_figure_short(jv_figure f) {
+    return f == JV_FIG_COLD_NO_GAP ? "cold-gap" : jv_figure_str(f);
+}
+
+jv_figure jv_figure_of(const jv_op_result *r, double *time_s) {
+    *time_s = 0;
+    int hot = r->hot.samples > 0 && r->hot.median_s > 0, cold = r->cold.samples > 0 && r->cold.median_s > 0;
+    int graph = r->graph_s > 0;
+    if (cold && graph) {
+        double gap = hot && r->hot.median_s > r->graph_s ? r->hot.median_s - r->graph_s : 0;
+        double t = r->cold.median_s - gap;
+        *time_s = t > r->graph_s ? t : r->graph_s;
+        return gap > 0 ? JV_FIG_COLD_NO_GAP : JV_FIG_COLD;
+    }
+    if (cold) {
+        *time_s = r->cold.median_s;
+        return JV_FIG_COLD;
+    }
+    if (graph) {
+        *time_s = r->graph_s;
+        return JV_FIG_GRAPH;
+    }
+    if (hot) {
+        *time_s = r->hot.median_s;
+        return JV_FIG_HOT;
+    }
+    return JV_FIG_NONE;
+}
+
 /* the measured FLOP ceiling carried to the op's compute spec through the
  * datasheet ratio (the GEMM measures one dtype) */
 static double flops_ceiling_for(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds) {
@@ -35,10 +74,12 @@ void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds,
                    jv_verdict *v) {
     memset(v, 0, sizeof *v);
     v->eff = v->eff_datasheet = v->traced_over_replay = v->achieved_bw = NAN;
-    const jv_timing *t = r->cold.samples > 0 ? &r->cold : &r->hot;
-    if (r->status != JV_RES_OK || t->samples == 0 || t->median_s <= 0) return;
-    v->cache = t == &r->cold ? "cold" : "hot";
-    v->time_s = t->median_s;
+    double tm;
+    jv_figure fig = jv_figure_of(r, &tm);
+    if (r->status != JV_RES_OK || fig == JV_FIG_NONE || tm <= 0) return;
+    v->figure = fig;
+    v->cache = fig == JV_FIG_COLD || fig == JV_FIG_COLD_NO_GAP ? "cold" : "hot";
+    v->time_s = tm;
     double bytes = r->perf.bytes, flops = r->perf.flops;
     if (!isnan(bytes)) v->achieved_bw = bytes / v->time_s;
     v->achieved_flops = flops / v->time_s;
@@ -70,7 +111,8 @@ void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds,
         v->kind = JV_VERDICT_LAUNCH;
         snprintf(v->why, sizeof v->why,
                  "its roofline time %.2f us is under one launch (%.2f us) and it ran in %.2f us: too small to fill "
-                 "the device", v->bound_s * 1e6, p->launch_us, v->time_s * 1e6);
+                 "the device",
+                 v->bound_s * 1e6, p->launch_us, v->time_s * 1e6);
     } else if (!isnan(v->eff) && v->eff >= JV_VERDICT_NEAR) {
         v->kind = JV_VERDICT_NEAR_LIMIT;
         snprintf(v->why, sizeof v->why, "%.0f %% of the measured %s roofline (%.2f us of %.2f us)", 100 * v->eff,

@@ -1,0 +1,97 @@
+/* jv_session: the op loop of a replay run (see jv_session.h). */
+#include "jv_session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* room for one more result */
+static jv_status grow(jv_session *s, jv_err *err) {
+    if (s->n < s->cap) return JV_OK;
+    int cap = s->cap ? 2 * s->cap : 16;
+    jv_op_result *r = realloc(s->res, (size_t)cap * sizeof *r);
+    if (!r) JV_FAIL(err, JV_ERR_NOMEM, "out of memory for %d op results", cap);
+    s->res = r;
+    jv_verdict *v = realloc(s->ver, (size_t)cap * sizeof *v);
+    if (!v) JV_FAIL(err, JV_ERR_NOMEM, "out of memory for %d op results", cap);
+    s->ver = v;
+    s->cap = cap;
+    return JV_OK;
+}
+
+jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, int at, const char *label,
+                          const jv_err *e, jv_err *err) {
+    s->stopped = 1;
+    s->failed = 1;
+    s->stop_op = at;
+    snprintf(s->stop_label, sizeof s->stop_label, "%s", label ? label : "");
+    s->stop_err = *e;
+    char where[96];
+    if (at >= 0)
+        snprintf(where, sizeof where, "op %d", at);
+    else
+        snprintf(where, sizeof where, "the baseline");
+    for (int i = from < 0 ? 0 : from; ir && i < ir->n; i++) {
+        if (only >= 0 && i != only) continue;
+        JV_CHECK(grow(s, err));
+        jv_op_result *r = &s->res[s->n];
+        jv_desc d;
+        jv_operands ops;
+        jv_describe_op(&ir->ops[i], r, &d, &ops); /* identity and label, whether replayable or not */
+        r->status = JV_RES_NOT_RUN;
+        snprintf(r->reason, sizeof r->reason, "not run: the device context became unusable at %s", where);
+        memset(&s->ver[s->n], 0, sizeof s->ver[s->n]);
+        s->n++;
+        s->not_run++;
+    }
+    return JV_OK;
+}
+
+jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *ir, int only, jv_err *err) {
+    const jv_backend *be = cfg->be;
+    jv_run_opts *o = cfg->o;
+    int verbose = cfg->log && !o->quiet;
+    for (int i = 0; i < ir->n; i++) {
+        if (only >= 0 && i != only) continue;
+        /* one result per implementation (variant 0: what the framework runs; then the others the backend
+         * offers, e.g. our batch-norm kernel next to cuDNN's) */
+        int nv = jv_op_variants(be, cfg->ctx, &ir->ops[i]);
+        for (int v = 0; v < (nv > 1 ? nv : 1); v++) {
+            JV_CHECK(grow(s, err));
+            if (verbose)
+                fprintf(cfg->log, "jarvis-replay: op %d/%d %s%s\n", i, ir->n, ir->ops[i].op_name,
+                        v ? " (another implementation)" : "");
+            o->variant = v;
+            jv_op_result *r = &s->res[s->n];
+            jv_err e = {0};
+            jv_status st = jv_run_op(be, cfg->ctx, cfg->props, o, &ir->ops[i], r, &e);
+            o->variant = 0;
+            jv_verdict_of(r, cfg->base, cfg->ds, cfg->props, &s->ver[s->n]);
+            s->n++;
+            if (r->status == JV_RES_WRONG || r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR) s->failed = 1;
+            if (st == JV_ERR_DEVICE) /* nothing more reaches the device */
+                return jv_session_stop(s, ir, only, i + 1, i, r->label, &e, err);
+            if (r->status != JV_RES_OK && r->status != JV_RES_SKIPPED && cfg->log)
+                fprintf(cfg->log, "jarvis-replay: op %d (%s): %s: %s\n", i, r->label, jv_res_status_str(r->status),
+                        r->reason);
+        }
+    }
+    return JV_OK;
+}
+
+void jv_session_stop_message(const jv_session *s, const char *device, const char *written, char *buf, size_t cap) {
+    char where[260];
+    if (s->stop_op >= 0)
+        snprintf(where, sizeof where, "op %d (%s)", s->stop_op, s->stop_label);
+    else
+        snprintf(where, sizeof where, "the baseline");
+    snprintf(buf, cap,
+             "the device context is unusable after %s on %s: %s; %d op%s not run; results so far written to %s", where,
+             device, s->stop_err.msg[0] ? s->stop_err.msg : jv_status_str(s->stop_err.code), s->not_run,
+             s->not_run == 1 ? "" : "s", written);
+}
+
+void jv_session_free(jv_session *s) {
+    free(s->res);
+    free(s->ver);
+    memset(s, 0, sizeof *s);
+}
