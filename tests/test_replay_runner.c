@@ -1,7 +1,9 @@
 /* test_replay_runner: the replay runner on the CPU backend: verification
  * catches wrong, unwritten and NaN outputs (a test backend corrupts the CPU
  * backend's results), sampled verification, size refusals, timing
- * statistics, the baseline suite, verdicts, and the Google Benchmark JSON. */
+ * statistics, the baseline suite, verdicts, and the Google Benchmark JSON.
+ * Timing against a fake device (cold flushes, graph rule, clocks under load,
+ * sticky errors): test_replay_timing.c. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,13 +19,14 @@
 #include "jv_verdict.h"
 
 static int passed, failed;
-#define EXPECT(c)                                                                  \
-    do {                                                                           \
-        if (c) passed++;                                                           \
-        else {                                                                     \
-            failed++;                                                              \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c);        \
-        }                                                                          \
+#define EXPECT(c)                                                                                                      \
+    do {                                                                                                               \
+        if (c)                                                                                                         \
+            passed++;                                                                                                  \
+        else {                                                                                                         \
+            failed++;                                                                                                  \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c);                                            \
+        }                                                                                                              \
     } while (0)
 
 /* ---- test backends: the CPU backend with a fault after each run ---- */
@@ -35,7 +38,8 @@ static jv_status launch_fault(const jv_desc *d, const jv_operands *ops, void *co
         if (ops->o[i].role == JV_ROLE_IN) continue;
         int64_t off = jv_tensor_offset_at(&ops->o[i].t, jv_tensor_numel(&ops->o[i].t) / 2);
         size_t es = jv_dtype_size(ops->o[i].t.dtype);
-        if (f == FAULT_VALUE) jv_dtype_store(ops->o[i].t.dtype, bufs[i], off, jv_dtype_load(ops->o[i].t.dtype, bufs[i], off) + 1.0);
+        if (f == FAULT_VALUE)
+            jv_dtype_store(ops->o[i].t.dtype, bufs[i], off, jv_dtype_load(ops->o[i].t.dtype, bufs[i], off) + 1.0);
         if (f == FAULT_UNWRITTEN) memset((char *)bufs[i] + (size_t)off * es, 0xFF, es);
         if (f == FAULT_NAN) jv_dtype_store(ops->o[i].t.dtype, bufs[i], off, NAN);
         break;
@@ -88,90 +92,6 @@ static void fast_opts(jv_run_opts *o, const jv_device_props *p) {
     o->cold_bytes = 1 << 20;
 }
 
-/* graph timing: a "graph" of `runs` launches replayed `reps` times, timed with the CPU timer; counts calls */
-typedef struct {
-    int graph_calls, fn_calls, clock_calls;
-    int refuse;       /* 1: the capture is refused */
-    unsigned reasons; /* throttle reasons reported after the first clock read */
-    double sm_end;    /* SM clock reported after the first read */
-} gctx_t;
-static gctx_t G;
-
-static jv_status graph_cpu(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s, jv_err *err) {
-    G.graph_calls++;
-    if (G.refuse) JV_FAIL(err, JV_ERR_NOTFOUND, "capture refused (test)");
-    double best = 0;
-    for (int k = 0; k < reps; k++) {
-        JV_CHECK(jv_cpu_backend.timer_start(ctx, err));
-        for (int i = 0; i < runs; i++) {
-            JV_CHECK(fn(arg, 0, err));
-            G.fn_calls++;
-        }
-        double t;
-        JV_CHECK(jv_cpu_backend.timer_stop(ctx, &t, err));
-        if (k == 0 || t < best) best = t;
-    }
-    *per_run_s = best / runs;
-    return JV_OK;
-}
-
-static jv_status clocks_test(void *ctx, jv_clocks *c, jv_err *err) {
-    (void)ctx, (void)err;
-    memset(c, 0, sizeof *c);
-    c->known = 1;
-    c->sm_max_mhz = 1980;
-    c->sm_mhz = G.clock_calls++ ? G.sm_end : 1980;
-    c->reasons = G.clock_calls > 1 ? G.reasons : 0;
-    return JV_OK;
-}
-
-static void test_graph_and_clocks(const jv_ir *ir) {
-    jv_backend gb = jv_cpu_backend;
-    gb.graph_time = graph_cpu;
-    gb.clocks = clocks_test;
-    void *ctx;
-    jv_err err = {0};
-    EXPECT(gb.open(0, &ctx, &err) == JV_OK);
-    jv_device_props p;
-    EXPECT(gb.props(ctx, &p, &err) == JV_OK);
-    jv_run_opts o;
-    fast_opts(&o, &p);
-    EXPECT(o.graph_below_s == 0); /* the CPU defaults: no graphs */
-    o.graph_below_s = 10.0;       /* every op counts as short here */
-    jv_op_result r;
-    memset(&G, 0, sizeof G);
-    G.sm_end = 1980;
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
-    EXPECT(G.graph_calls == 1 && r.graph_s > 0 && r.graph_runs >= 10 && r.graph_runs <= 10000);
-    EXPECT(G.fn_calls == 11 * r.graph_runs); /* 11 replays of the captured runs */
-    EXPECT(r.clk_start.known && r.clk_end.known && !r.throttled && r.throttle[0] == 0);
-    /* the graph's per-run time is a real measurement of the same op: same order as the hot median */
-    EXPECT(r.graph_s < 10 * r.hot.median_s && r.graph_s > r.hot.median_s / 10);
-    /* an op above the threshold is not graphed; a refused capture is a note, not an error */
-    o.graph_below_s = 1e-12;
-    memset(&G, 0, sizeof G);
-    G.sm_end = 1980;
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && G.graph_calls == 0 && r.graph_s == 0);
-    o.graph_below_s = 10.0;
-    G.refuse = 1;
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK &&
-           r.graph_s == 0 && strstr(r.graph_note, "capture refused"));
-    /* throttling: a power cap in force after timing; a clock drop by more than 10 % */
-    memset(&G, 0, sizeof G);
-    G.sm_end = 1980;
-    G.reasons = JV_THROTTLE_POWER;
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.throttled &&
-           strstr(r.throttle, "power cap"));
-    memset(&G, 0, sizeof G);
-    G.sm_end = 1500;
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.throttled &&
-           strstr(r.throttle, "1980 -> 1500 MHz"));
-    memset(&G, 0, sizeof G);
-    G.sm_end = 1900; /* a 4 % dip with no reason: not throttling */
-    EXPECT(jv_run_op(&gb, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && !r.throttled);
-    gb.close(ctx);
-}
-
 static void test_runner(const jv_ir *ir) {
     const jv_backend *be = &jv_cpu_backend;
     void *ctx;
@@ -179,6 +99,9 @@ static void test_runner(const jv_ir *ir) {
     EXPECT(be->open(0, &ctx, &err) == JV_OK);
     jv_device_props p;
     EXPECT(be->props(ctx, &p, &err) == JV_OK && !strcmp(p.backend, "cpu") && p.memory_bytes > 0);
+    /* the launch cost is measured at open: a call through a function pointer, well under a microsecond */
+    EXPECT(p.launch_us > 0 && p.launch_us < 1 && p.host_launch_us == p.launch_us && p.launch_us != 0.05);
+    EXPECT(be->flush_cache && be->flush_cache(ctx, &err) == JV_OK);
     jv_run_opts o;
     fast_opts(&o, &p);
     jv_op_result r;
@@ -187,7 +110,9 @@ static void test_runner(const jv_ir *ir) {
     EXPECT(r.verify.rel_l2 == 0 && r.verify.unwritten == 0 && r.verify.sum_abs_dev > 0 &&
            r.verify.sum_abs_dev == r.verify.sum_abs_ref);
     EXPECT(r.hot.samples >= 1 && r.hot.median_s > 0 && r.hot.min_s <= r.hot.median_s && r.hot.median_s <= r.hot.max_s);
-    EXPECT(r.cold.samples >= 1 && r.cold.sets >= 2); /* rotated sets */
+    EXPECT(r.cold.samples >= 1 && r.cold.sets >= 2 && r.cold.cold && !r.hot.cold);
+    EXPECT(r.cold.flushed && r.cold.note[0] == 0 && r.cold.max_runs_per_sample <= r.cold.sets); /* flushed */
+    EXPECT(r.hot.host_s > 0 && r.graph_s == 0 && r.graph_why[0] == 0); /* no graphs on the CPU */
     EXPECT(r.perf.flops == 2.0 * 16 * 8 * 4 && r.traced_count == 3 && r.traced_median_us == 5.0 && r.ex_uid == 42);
     EXPECT(strstr(r.label, "aten::mm fp32[16,8] fp32[8,4]T") == r.label);
     EXPECT(!strcmp(r.impl, "cpu reference"));
@@ -221,8 +146,8 @@ static void test_runner(const jv_ir *ir) {
     EXPECT(jv_op_variants(&two, ctx, &ir->ops[0]) == 2);
     jv_run_opts vo = o;
     vo.variant = 1;
-    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK &&
-           r.variant == 1 && !strcmp(r.impl, "impl 1"));
+    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK && r.variant == 1 &&
+           !strcmp(r.impl, "impl 1"));
     vo.variant = 2;
     EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
            strstr(r.reason, "no variant 2"));
@@ -252,8 +177,10 @@ static void test_verify(void) {
     o.t.dtype = JV_DT_BF16;
     uint16_t ref[8], dev[8];
     memset(dev, 0xFF, sizeof dev);
-    for (int i = 0; i < 8; i++) ref[i] = jv_f32_to_bf16((float)(i + 1));
-    for (int i = 0; i < 8; i += 2) dev[i] = ref[i];
+    for (int i = 0; i < 8; i++)
+        ref[i] = jv_f32_to_bf16((float)(i + 1));
+    for (int i = 0; i < 8; i += 2)
+        dev[i] = ref[i];
     jv_verify v;
     memset(&v, 0, sizeof v);
     EXPECT(jv_verify_output(&o, dev, ref, NULL, 0, &v) && v.checked == 4 && v.rel_l2 == 0); /* gaps not checked */
@@ -284,12 +211,14 @@ static void test_stats(void) {
     jv_fill_host(b, JV_DT_F32, 4096, JV_INIT_NORMAL, 7);
     EXPECT(!memcmp(a, b, sizeof a));
     double m = 0, q = 0;
-    for (int i = 0; i < 4096; i++) m += a[i], q += (double)a[i] * a[i];
+    for (int i = 0; i < 4096; i++)
+        m += a[i], q += (double)a[i] * a[i];
     m /= 4096, q = q / 4096 - m * m;
     EXPECT(fabs(m) < 0.06 && fabs(q - 1) < 0.08);
     jv_fill_host(b, JV_DT_F32, 4096, JV_INIT_POSITIVE, 8);
     int in = 1;
-    for (int i = 0; i < 4096; i++) in &= b[i] >= 0.5f && b[i] <= 1.5f;
+    for (int i = 0; i < 4096; i++)
+        in &= b[i] >= 0.5f && b[i] <= 1.5f;
     EXPECT(in);
 }
 
@@ -335,9 +264,13 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     EXPECT(v.kind == JV_VERDICT_LAYOUT);
     r.perf.bytes = 8;
     r.perf.flops = 1;
-    r.hot.median_s = 1e-7; /* 0.1 us for 8 bytes: under the launch floor */
-    jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_VERDICT_LAUNCH);
+    r.hot.median_s = 1e-6; /* 1 us for 8 bytes on a device whose launch costs 2 us: launch-bound */
+    jv_device_props lp = p;
+    lp.launch_us = 2.0;
+    jv_verdict_of(&r, &b, NULL, &lp, &v);
+    EXPECT(v.kind == JV_VERDICT_LAUNCH && strstr(v.why, "(2.00 us)"));
+    jv_verdict_of(&r, &b, NULL, &p, &v); /* the CPU's measured call cost is far below 1 us: not launch-bound */
+    EXPECT(v.kind != JV_VERDICT_LAUNCH);
     r.status = JV_RES_WRONG;
     jv_verdict_of(&r, &b, NULL, &p, &v);
     EXPECT(v.kind == JV_VERDICT_NONE);
@@ -347,7 +280,8 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     jv_verdict ver[2];
     EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &res[0], &err) == JV_OK);
     EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &res[1], &err) == JV_OK);
-    for (int i = 0; i < 2; i++) jv_verdict_of(&res[i], &b, NULL, &p, &ver[i]);
+    for (int i = 0; i < 2; i++)
+        jv_verdict_of(&res[i], &b, NULL, &p, &ver[i]);
     jv_replay_run run;
     memset(&run, 0, sizeof run);
     run.package = "test.json";
@@ -371,22 +305,34 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     EXPECT(doc && n > 0);
     const cJSON *ctxj = cJSON_GetObjectItem(doc, "context");
     EXPECT(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(ctxj, "backend")), "cpu"));
+    /* the measured launch costs, not a constant */
+    const cJSON *lj = cJSON_GetObjectItem(ctxj, "launch_us"), *hj = cJSON_GetObjectItem(ctxj, "host_launch_us");
+    EXPECT(lj && fabs(lj->valuedouble - p.launch_us) <= 1e-12 * p.launch_us); /* 15 significant digits */
+    EXPECT(hj && fabs(hj->valuedouble - p.host_launch_us) <= 1e-12 * p.host_launch_us);
     const cJSON *bm = cJSON_GetObjectItem(doc, "benchmarks");
-    EXPECT(cJSON_GetArraySize(bm) == JV_BASE_COUNT + 1 + 2 + 1); /* 5 kernels, the GEMM ceiling, mm hot + cold, the refused add */
+    EXPECT(cJSON_GetArraySize(bm) ==
+           JV_BASE_COUNT + 1 + 2 + 1); /* 5 kernels, the GEMM ceiling, mm hot + cold, the refused add */
     const cJSON *gemm = cJSON_GetArrayItem(bm, JV_BASE_COUNT);
     EXPECT(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(gemm, "name")), "baseline/gemm/fp32/32") &&
            cJSON_GetObjectItem(gemm, "verified")->valuedouble == 1 &&
            fabs(cJSON_GetObjectItem(gemm, "items_per_second")->valuedouble - b.flops_ceiling) < 1e-6 * b.flops_ceiling);
     const cJSON *mmhot = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 1);
     EXPECT(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(mmhot, "name")), "/hot") != NULL);
+    /* the verdict judged the cold figure: the cold entry says so, the hot one does not */
+    const cJSON *mmcold = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 2);
+    EXPECT(!cJSON_GetObjectItem(mmhot, "judged_figure") &&
+           !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(mmcold, "judged_figure")), "cold") &&
+           cJSON_GetObjectItem(mmcold, "cache_flushed")->valuedouble == 1);
     EXPECT(cJSON_GetObjectItem(mmhot, "real_time")->valuedouble > 0 &&
            cJSON_GetObjectItem(mmhot, "verified")->valuedouble == 1 &&
            cJSON_GetObjectItem(mmhot, "traced_us")->valuedouble == 5.0);
     EXPECT(fabs(cJSON_GetObjectItem(mmhot, "items_per_second")->valuedouble -
-                1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6)) < 1e-6 * 1024.0 /
-                                                                                          (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6));
+                1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6)) <
+           1e-6 * 1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6));
     const cJSON *refused = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 3);
-    EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error_occurred")) && cJSON_GetObjectItem(refused, "iterations")->valuedouble == 0 && cJSON_GetObjectItem(refused, "real_time")->valuedouble == 0);
+    EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error_occurred")) &&
+           cJSON_GetObjectItem(refused, "iterations")->valuedouble == 0 &&
+           cJSON_GetObjectItem(refused, "real_time")->valuedouble == 0);
     cJSON_Delete(doc);
     free(text);
     unlink(path);
@@ -404,7 +350,6 @@ int main(void) {
     test_verify();
     test_stats();
     test_runner(&ir);
-    test_graph_and_clocks(&ir);
     test_baseline_and_verdict(&ir);
     jv_ir_free(&ir);
     printf("%d checks passed, %d failed\n", passed, failed);
