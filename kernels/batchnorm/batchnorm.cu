@@ -31,6 +31,7 @@ extern "C" {
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jv_gpu.h"
@@ -750,18 +751,6 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
     return 1;
 }
 
-pvec pv(const jv_operands *ops, void *const *bufs, int i) {
-    pvec r;
-    r.p = NULL;
-    r.dt = DT_F32;
-    r.stride = 1;
-    if (i < 0) return r;
-    r.p = bufs[i];
-    r.dt = dt_code(ops->o[i].t.dtype);
-    r.stride = ops->o[i].t.has_strides ? ops->o[i].t.strides[0] : 1;
-    return r;
-}
-
 int grid_of(const plan &p) { return (int)((p.nhwc ? (p.geom.Cv + p.geom.tx - 1) / p.geom.tx : p.C) * p.geom.G); }
 
 template <int DT, int V>
@@ -801,61 +790,110 @@ int launch(const plan &p, int what, const void *x, const void *dy, float *coef, 
     }
 }
 
+/* the per-channel operand i without its address (dtype and stride) */
+pvec pv_of(const jv_operands *ops, int i) {
+    pvec r;
+    r.p = NULL;
+    r.dt = DT_F32;
+    r.stride = 1;
+    if (i < 0) return r;
+    r.dt = dt_code(ops->o[i].t.dtype);
+    if (r.dt < 0) r.dt = DT_F32; /* make_plan admits fp32 or x's dtype only */
+    r.stride = ops->o[i].t.has_strides ? ops->o[i].t.strides[0] : 1;
+    return r;
+}
+
+/* r with the address of operand i (NULL when absent) */
+pvec pv_at(pvec r, void *const *bufs, int i) {
+    r.p = i >= 0 ? bufs[i] : NULL;
+    return r;
+}
+
 } // namespace
+
+/* A planned call (batchnorm_gpu.h): the vector-access plan and the scalar one
+ * (for buffers that are not 16-byte aligned), the per-channel arguments with
+ * their addresses left NULL. */
+struct jv_gpu_batchnorm_plan {
+    plan vec, scalar;
+    chan_args a;
+    int bwd, training;
+};
 
 extern "C" int jv_gpu_batchnorm_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
     plan p;
     return make_plan(d, ops, 1, 0, &p, why, cap);
 }
 
-extern "C" size_t jv_gpu_batchnorm_workspace(const jv_desc *d, const jv_operands *ops, int sms) {
-    /* the larger of the vector and the scalar plans (the scalar one runs on unaligned buffers) */
-    plan p, q;
-    if (!make_plan(d, ops, sms, 0, &p, NULL, 0) || !make_plan(d, ops, sms, 1, &q, NULL, 0)) return 0;
-    size_t a = p.coef_bytes + p.part_bytes, b = q.coef_bytes + q.part_bytes;
-    return a > b ? a : b;
-}
-
-extern "C" int jv_gpu_batchnorm(const jv_desc *d, const jv_operands *ops, void *const *bufs, void *workspace,
-                                int sms, void *stream) {
-    plan p;
+extern "C" jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
+                                                  jv_gpu_batchnorm_plan **out, size_t *ws_bytes, jv_err *err) {
+    *out = NULL;
+    *ws_bytes = 0;
     char why[160];
-    if (!make_plan(d, ops, sms, 0, &p, why, sizeof why)) return BN_ERR_INVALID;
-    if (!workspace || !bufs) return BN_ERR_INVALID;
-    if (p.V > 1) {
-        int big[] = {p.ix, p.iout, p.idy, p.idx};
-        bool aligned = true;
-        for (int i = 0; i < 4; i++)
-            if (big[i] >= 0 && ((uintptr_t)bufs[big[i]] & 15u)) aligned = false;
-        if (!aligned && !make_plan(d, ops, sms, 1, &p, why, sizeof why)) return BN_ERR_INVALID;
-    }
-    jv_gpuStream_t st = (jv_gpuStream_t)stream;
-    const jv_batchnorm_desc *g = p.g;
-    float *coef = (float *)workspace;
-    float *part = (float *)((char *)workspace + p.coef_bytes);
-    chan_args a;
-    memset(&a, 0, sizeof a);
-    a.w = pv(ops, bufs, p.iw);
-    a.b = pv(ops, bufs, p.ib);
-    a.rm = pv(ops, bufs, p.irm);
-    a.rv = pv(ops, bufs, p.irv);
-    a.sm = pv(ops, bufs, p.ism);
-    a.sv = pv(ops, bufs, p.isv);
-    a.gw = pv(ops, bufs, p.igw);
-    a.gb = pv(ops, bufs, p.igb);
-    a.C = p.C;
-    a.G = p.geom.G;
-    a.M = p.M;
+    plan v, q;
+    if (!make_plan(d, ops, sms, 0, &v, why, sizeof why) || !make_plan(d, ops, sms, 1, &q, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "batch norm: not run by our kernel: %s", why);
+    jv_gpu_batchnorm_plan *pl = static_cast<jv_gpu_batchnorm_plan *>(calloc(1, sizeof *pl));
+    if (!pl) JV_FAIL(err, JV_ERR_NOMEM, "batch norm: out of memory for a plan");
+    const jv_batchnorm_desc *g = v.g;
+    pl->bwd = g->bwd;
+    pl->training = g->training;
+    chan_args &a = pl->a;
+    a.w = pv_of(ops, v.iw);
+    a.b = pv_of(ops, v.ib);
+    a.rm = pv_of(ops, v.irm);
+    a.rv = pv_of(ops, v.irv);
+    a.sm = pv_of(ops, v.ism);
+    a.sv = pv_of(ops, v.isv);
+    a.gw = pv_of(ops, v.igw);
+    a.gb = pv_of(ops, v.igb);
+    a.C = v.C;
+    a.M = v.M;
     a.eps = g->eps;
     a.momentum = g->momentum;
     a.training = g->training;
+    v.g = q.g = NULL; /* the plan outlives the descriptor */
+    pl->vec = v;
+    pl->scalar = q;
+    /* the larger of the two plans' needs (the scalar one runs on unaligned buffers) */
+    size_t wa = v.coef_bytes + v.part_bytes, wb = q.coef_bytes + q.part_bytes;
+    *ws_bytes = wa > wb ? wa : wb;
+    *out = pl;
+    return JV_OK;
+}
+
+extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) { free(pl); }
+
+extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const *bufs, void *workspace,
+                                    void *stream) {
+    if (!pl || !workspace || !bufs) return BN_ERR_INVALID;
+    const plan *pp = &pl->vec;
+    if (pp->V > 1) {
+        int big[] = {pp->ix, pp->iout, pp->idy, pp->idx};
+        for (int i = 0; i < 4; i++)
+            if (big[i] >= 0 && ((uintptr_t)bufs[big[i]] & 15u)) pp = &pl->scalar;
+    }
+    const plan &p = *pp;
+    jv_gpuStream_t st = (jv_gpuStream_t)stream;
+    float *coef = (float *)workspace;
+    float *part = (float *)((char *)workspace + p.coef_bytes);
+    chan_args a = pl->a;
+    a.w = pv_at(a.w, bufs, p.iw);
+    a.b = pv_at(a.b, bufs, p.ib);
+    a.rm = pv_at(a.rm, bufs, p.irm);
+    a.rv = pv_at(a.rv, bufs, p.irv);
+    a.sm = pv_at(a.sm, bufs, p.ism);
+    a.sv = pv_at(a.sv, bufs, p.isv);
+    a.gw = pv_at(a.gw, bufs, p.igw);
+    a.gb = pv_at(a.gb, bufs, p.igb);
+    a.G = p.geom.G;
     if (p.C == 0) return 0;
     const void *x = bufs[p.ix];
     int cgrid = (int)((p.C + 255) / 256);
     int rc;
-    if (!g->bwd) {
+    if (!pl->bwd) {
         void *out = bufs[p.iout];
-        if (g->training) {
+        if (pl->training) {
             if ((rc = launch(p, 0, x, NULL, coef, part, NULL, st))) return rc;
             k_fwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
         } else {
@@ -865,7 +903,7 @@ extern "C" int jv_gpu_batchnorm(const jv_desc *d, const jv_operands *ops, void *
         return launch(p, 2, x, NULL, coef, part, out, st);
     }
     const void *dy = bufs[p.idy];
-    bool need_reduce = (p.idx >= 0 && g->training) || p.igw >= 0 || p.igb >= 0;
+    bool need_reduce = (p.idx >= 0 && pl->training) || p.igw >= 0 || p.igb >= 0;
     if (!need_reduce) a.G = 0; /* the finalize sums nothing: grad_input coefficients only */
     if (need_reduce) {
         k_bwd_prep<<<cgrid, 256, 0, st>>>(a, coef);
@@ -875,5 +913,5 @@ extern "C" int jv_gpu_batchnorm(const jv_desc *d, const jv_operands *ops, void *
     k_bwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
     if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
     if (p.idx < 0) return 0;
-    return launch(p, g->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
+    return launch(p, pl->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
 }

@@ -19,17 +19,30 @@
 extern "C" {
 #endif
 
-/* 1 when jv_gpu_batchnorm runs this parsed call; 0 with a reason in why. */
+/* 1 when jv_gpu_batchnorm_plan_create accepts this parsed call; 0 with a
+ * reason in why. */
 int jv_gpu_batchnorm_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap);
 
-/* Bytes of device workspace jv_gpu_batchnorm needs for this call (partial
- * sums per channel and block). */
-size_t jv_gpu_batchnorm_workspace(const jv_desc *d, const jv_operands *ops, int sms);
+/* A batch-norm call planned once: layout, vector width, grid and workspace
+ * split, for aligned buffers and for unaligned ones. */
+typedef struct jv_gpu_batchnorm_plan jv_gpu_batchnorm_plan;
 
-/* Runs the call on device buffers laid out as the CPU reference reads them;
- * workspace holds jv_gpu_batchnorm_workspace bytes. */
-int jv_gpu_batchnorm(const jv_desc *d, const jv_operands *ops, void *const *bufs, void *workspace, int sms,
-                     void *stream);
+/* Plans a parsed batch-norm call over ops (laid out as the CPU reference reads
+ * them) for a device of sms multiprocessors; *ws_bytes receives the device
+ * workspace every run needs (partial sums per channel and block).
+ * JV_ERR_NOTFOUND with the reason when jv_gpu_batchnorm_supported refuses
+ * the call, JV_ERR_NOMEM. On success free *out with
+ * jv_gpu_batchnorm_plan_free. Launches nothing. */
+jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
+                                       jv_gpu_batchnorm_plan **out, size_t *ws_bytes, jv_err *err);
+
+/* Queues the planned call over device buffers bufs[i] (storage bases of the
+ * planned ops->o[i]); workspace holds *ws_bytes of the plan. Returns 0 or the
+ * runtime's error code (invalid value for a NULL plan, buffers or workspace). */
+int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *p, void *const *bufs, void *workspace, void *stream);
+
+/* Releases a plan (safe on NULL). */
+void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *p);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
-/* elementwise.cu: the device kernels of the elementwise families and the
- * BabelStream-style baseline kernels (CUDA or HIP, through jv_gpu.h).
+/* elementwise.cu: the device kernels of the elementwise families (CUDA or
+ * HIP, through jv_gpu.h); the baseline kernels are in elementwise_baseline.cu.
  *
  * Elementwise: every call computes in float (PyTorch's opmath for fp32, fp16
  * and bf16) with the semantics of elementwise_ref.c, loading fp32, fp16,
@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jv_gpu.h"
@@ -33,18 +34,7 @@ extern "C" {
 }
 #include "elementwise_gpu.h"
 
-#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define jv_gpuMemsetAsync hipMemsetAsync
-#define jv_gpuErrorInvalidValue hipErrorInvalidValue
-#define EW_SHFL_DOWN(v, delta) __shfl_down((v), (delta))
-#else
-#define jv_gpuMemsetAsync cudaMemsetAsync
-#define jv_gpuErrorInvalidValue cudaErrorInvalidValue
-#define EW_SHFL_DOWN(v, delta) __shfl_down_sync(0xffffffffu, (v), (delta))
-#endif
-
-#define EW_THREADS 256      /* threads per block of every kernel here */
-#define EW_BLOCKS_PER_SM 8  /* 8 x 256 = 2048 resident threads per SM (H100, A100) */
+#include "elementwise_launch.h"
 
 /* ---- storage types ---- */
 
@@ -358,128 +348,8 @@ __global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_
     }
 }
 
-/* ---- baseline kernels ---- */
-
-/* backend.h's jv_base_kernel order (that header is not on the device include path) */
-enum { EW_BASE_COPY = 0, EW_BASE_SCALE, EW_BASE_ADD, EW_BASE_TRIAD, EW_BASE_DOT, EW_BASE_COUNT };
-
-/* K: 0 copy c = a, 1 scale c = s*a, 2 add c = a + b, 3 triad c = a + s*b */
-template <int K> static __device__ __forceinline__ float base_op(float x, float y, float s) {
-    if constexpr (K == EW_BASE_COPY) return x;
-    else if constexpr (K == EW_BASE_SCALE) return s * x;
-    else if constexpr (K == EW_BASE_ADD) return x + y;
-    else return x + s * y;
-}
-
-template <int K>
-__global__ void __launch_bounds__(EW_THREADS)
-    base_stream_kernel(const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c, int64_t n,
-                       float s, int vec) {
-    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    int64_t done = 0;
-    if (vec) {
-        const int64_t nv = n / 4;
-        const float4 *a4 = reinterpret_cast<const float4 *>(a);
-        const float4 *b4 = reinterpret_cast<const float4 *>(b);
-        float4 *c4 = reinterpret_cast<float4 *>(c);
-#pragma unroll 4
-        for (int64_t i = tid; i < nv; i += stride) {
-            const float4 x = a4[i];
-            float4 y = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if constexpr (K >= EW_BASE_ADD) y = b4[i];
-            c4[i] = make_float4(base_op<K>(x.x, y.x, s), base_op<K>(x.y, y.y, s), base_op<K>(x.z, y.z, s),
-                                base_op<K>(x.w, y.w, s));
-        }
-        done = nv * 4;
-    }
-    for (int64_t i = done + tid; i < n; i += stride) {
-        float y = 0.0f;
-        if constexpr (K >= EW_BASE_ADD) y = b[i];
-        c[i] = base_op<K>(a[i], y, s);
-    }
-}
-
-/* sum of v over the block, valid in thread 0 (blockDim.x a multiple of JV_WARP, <= 1024) */
-static __device__ __forceinline__ float block_sum(float v) {
-    __shared__ float part[1024 / 32];
-#pragma unroll
-    for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
-    const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        const unsigned nwarps = blockDim.x / JV_WARP;
-        v = lane < nwarps ? part[lane] : 0.0f;
-#pragma unroll
-        for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
-    }
-    return v;
-}
-
-/* c[0] += sum(a*b) over this block's share (c[0] zeroed before the launch) */
-__global__ void __launch_bounds__(EW_THREADS)
-    base_dot_kernel(const float *__restrict__ a, const float *__restrict__ b, float *c, int64_t n, int vec) {
-    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    float acc = 0.0f;
-    int64_t done = 0;
-    if (vec) {
-        const int64_t nv = n / 4;
-        const float4 *a4 = reinterpret_cast<const float4 *>(a);
-        const float4 *b4 = reinterpret_cast<const float4 *>(b);
-#pragma unroll 4
-        for (int64_t i = tid; i < nv; i += stride) {
-            const float4 x = a4[i], y = b4[i];
-            acc = fmaf(x.x, y.x, acc);
-            acc = fmaf(x.y, y.y, acc);
-            acc = fmaf(x.z, y.z, acc);
-            acc = fmaf(x.w, y.w, acc);
-        }
-        done = nv * 4;
-    }
-    for (int64_t i = done + tid; i < n; i += stride) acc = fmaf(a[i], b[i], acc);
-    acc = block_sum(acc);
-    if (threadIdx.x == 0) atomicAdd(c, acc);
-}
-
 /* ---- host side ---- */
 
-static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
-/* blocks for `work` items of one thread each: enough to fill the device
- * (EW_BLOCKS_PER_SM per SM, grid-stride beyond), never more than needed */
-static unsigned grid_for(int64_t work, int sms) {
-    int64_t cap = (int64_t)(sms > 0 ? sms : 128) * EW_BLOCKS_PER_SM;
-    int64_t b = (work + EW_THREADS - 1) / EW_THREADS;
-    if (b > cap) b = cap;
-    if (b < 1) b = 1;
-    return (unsigned)b;
-}
-
-extern "C" int jv_gpu_baseline(int kernel, const float *a, const float *b, float *c, int64_t n, float s, int sms,
-                               void *stream) {
-    const int inval = (int)jv_gpuErrorInvalidValue;
-    if (kernel < 0 || kernel >= EW_BASE_COUNT || n < 0 || !c) return inval;
-    const int uses_b = kernel >= EW_BASE_ADD;
-    if (n > 0 && (!a || (uses_b && !b))) return inval;
-    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
-    if (kernel == EW_BASE_DOT) {
-        jv_gpuError_t e = jv_gpuMemsetAsync(c, 0, sizeof(float), st);
-        if (e != jv_gpuSuccess) return (int)e;
-    }
-    if (n == 0) return 0;
-    const int vec = aligned16(a) && aligned16(c) && (!uses_b || aligned16(b));
-    const unsigned grid = grid_for(vec ? (n + 3) / 4 : n, sms);
-    switch (kernel) {
-    case EW_BASE_COPY: base_stream_kernel<EW_BASE_COPY><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
-    case EW_BASE_SCALE: base_stream_kernel<EW_BASE_SCALE><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
-    case EW_BASE_ADD: base_stream_kernel<EW_BASE_ADD><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
-    case EW_BASE_TRIAD: base_stream_kernel<EW_BASE_TRIAD><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
-    default: base_dot_kernel<<<grid, EW_THREADS, 0, st>>>(a, b, c, n, vec); break;
-    }
-    return JV_GPU_LAUNCH_STATUS();
-}
 
 /* Where each operand slot is and which operand is written: the reference's
  * mapping (jv_elementwise_slots). */
@@ -669,21 +539,30 @@ static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_
     }
 }
 
-extern "C" int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void *const *bufs, int sms,
-                                  void *stream) {
-    const int inval = (int)jv_gpuErrorInvalidValue;
-    ew_map m;
-    if (!ops || !bufs || !check_call(d, ops, &m, NULL, 0)) return inval;
+/* A planned call: everything but the buffer addresses (elementwise_gpu.h). */
+struct jv_gpu_elementwise_plan {
+    ew_params p;    /* pointers left NULL; kind[] as the path below decides */
+    int slot_op[3]; /* operand index of slot k (-1: a constant) */
+    int out_op;     /* operand index of the output */
+    int64_t n;      /* output elements */
+    int fast;       /* the dense kernel (else the strided one) */
+    int V;          /* dense: elements per 16-byte vector */
+    unsigned grid_vec, grid_scalar; /* dense: grids with and without vector accesses */
+    unsigned grid;                  /* strided */
+    int small;                      /* strided: 32-bit index math */
+    ew_geom<uint32_t> g32;
+    ew_geom<int64_t> g64;
+};
+
+/* Fills the plan of a checked call (the geometry of the dense or strided path). */
+static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_operands *ops, const ew_map &m, int sms) {
     const jv_elementwise_desc *g = jv_elementwise_of(d);
     const jv_tensor *out = &ops->o[m.out].t;
     const int64_t n = jv_tensor_numel(out);
-    if (n < 0) return inval;
-    if (n == 0) return 0;
-    if (!bufs[m.out]) return inval;
-
-    ew_params p;
+    ew_params &p = pl->p;
     memset(&p, 0, sizeof p);
-    p.out = bufs[m.out];
+    pl->out_op = m.out;
+    pl->n = n;
     p.op = (int)g->op;
     p.out_dt = dt_code(out->dtype);
     p.alpha = (float)g->alpha;
@@ -701,25 +580,24 @@ extern "C" int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void
     /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
     int64_t bst[4][JV_MAX_DIMS];
     memset(bst, 0, sizeof bst);
-    for (int dd = 0; dd < out->ndim; dd++) bst[0][dd] = out->strides[dd];
+    for (int dd = 0; dd < out->ndim; dd++)
+        bst[0][dd] = out->strides[dd];
     int is_tensor[4] = {1, 0, 0, 0};
     for (int k = 0; k < 3; k++) {
+        pl->slot_op[k] = m.slot[k];
         if (m.slot[k] < 0) {
             p.kind[k] = EW_CONST;
             p.cval[k] = slot_const(g, k);
             continue;
         }
         const jv_tensor *t = &ops->o[m.slot[k]].t;
-        if (!bufs[m.slot[k]] || !broadcast_strides(t, out, bst[k + 1])) return inval;
-        p.in[k] = bufs[m.slot[k]];
+        broadcast_strides(t, out, bst[k + 1]); /* check_call checked that it broadcasts */
         p.dt[k] = dt_code(t->dtype);
         is_tensor[k + 1] = 1;
     }
-    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
 
     /* dense path: a dense output, each tensor slot with its strides and dtype or a single element */
     int fast = p.out_dt != EW_BOOL && dense(out);
-    int vec = aligned16(p.out);
     for (int k = 0; k < 3 && fast; k++) {
         if (!is_tensor[k + 1]) continue;
         int same = p.dt[k] == p.out_dt, single = 1;
@@ -728,29 +606,25 @@ extern "C" int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void
             if (bst[k + 1][dd] != out->strides[dd]) same = 0;
             if (bst[k + 1][dd] != 0) single = 0;
         }
-        if (same) {
+        if (same)
             p.kind[k] = EW_DENSE;
-            vec = vec && aligned16(p.in[k]);
-        } else if (single) {
+        else if (single)
             p.kind[k] = EW_SINGLE;
-        } else {
+        else
             fast = 0;
-        }
     }
+    pl->fast = fast;
     if (fast) {
-        const int V = p.out_dt == EW_F32 ? 4 : 8;
-        const unsigned grid = grid_for(vec ? (n + V - 1) / V : n, sms);
-        switch (p.out_dt) {
-        case EW_F32: ew_dense_kernel<EW_F32><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
-        case EW_F16: ew_dense_kernel<EW_F16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
-        default: ew_dense_kernel<EW_BF16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
-        }
-        return JV_GPU_LAUNCH_STATUS();
+        pl->V = p.out_dt == EW_F32 ? 4 : 8;
+        pl->grid_vec = grid_for((n + pl->V - 1) / pl->V, sms);
+        pl->grid_scalar = grid_for(n, sms);
+        return;
     }
 
     /* strided path: dims of size > 1 in the output's memory order (outermost
      * first), merged where every stream is contiguous across them */
-    for (int k = 0; k < 3; k++) p.kind[k] = is_tensor[k + 1] ? EW_STRIDED : EW_CONST;
+    for (int k = 0; k < 3; k++)
+        p.kind[k] = is_tensor[k + 1] ? EW_STRIDED : EW_CONST;
     int order[JV_MAX_DIMS], nsig = 0;
     for (int dd = 0; dd < out->ndim; dd++)
         if (out->shape[dd] > 1) order[nsig++] = dd;
@@ -771,37 +645,84 @@ extern "C" int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void
             shape[nd - 1] *= out->shape[dd];
         } else {
             shape[nd] = out->shape[dd];
-            for (int s = 0; s < 4; s++) mst[s][nd] = bst[s][dd];
+            for (int s = 0; s < 4; s++)
+                mst[s][nd] = bst[s][dd];
             nd++;
         }
     }
     if (nd == 0) {
         shape[0] = 1;
-        for (int s = 0; s < 4; s++) mst[s][0] = 0;
+        for (int s = 0; s < 4; s++)
+            mst[s][0] = 0;
         nd = 1;
     }
     for (int i = 0; i < nd / 2; i++) { /* to outermost first */
         const int j = nd - 1 - i;
         int64_t t = shape[i];
         shape[i] = shape[j], shape[j] = t;
-        for (int s = 0; s < 4; s++) t = mst[s][i], mst[s][i] = mst[s][j], mst[s][j] = t;
+        for (int s = 0; s < 4; s++)
+            t = mst[s][i], mst[s][i] = mst[s][j], mst[s][j] = t;
     }
     /* 32-bit index math when the element count and every offset fit */
     int small = n <= INT32_MAX;
     for (int s = 0; s < 4 && small; s++) {
         int64_t span = 0;
-        for (int i = 0; i < nd; i++) span += (shape[i] - 1) * mst[s][i];
+        for (int i = 0; i < nd; i++)
+            span += (shape[i] - 1) * mst[s][i];
         if (span > INT32_MAX) small = 0;
     }
-    const unsigned grid = grid_for(n, sms);
-    if (small) {
-        ew_geom<uint32_t> gm;
-        fill_geom(&gm, nd, shape, mst[0], mst + 1);
-        ew_strided_kernel<uint32_t><<<grid, EW_THREADS, 0, st>>>(p, gm, (uint32_t)n);
+    pl->small = small;
+    pl->grid = grid_for(n, sms);
+    if (small)
+        fill_geom(&pl->g32, nd, shape, mst[0], mst + 1);
+    else
+        fill_geom(&pl->g64, nd, shape, mst[0], mst + 1);
+}
+
+extern "C" jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
+                                                    jv_gpu_elementwise_plan **out, jv_err *err) {
+    *out = NULL;
+    ew_map m;
+    char why[256];
+    if (!ops || !check_call(d, ops, &m, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "%s", ops ? why : "elementwise: no operands");
+    if (jv_tensor_numel(&ops->o[m.out].t) < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "elementwise: the output size overflows");
+    jv_gpu_elementwise_plan *pl = static_cast<jv_gpu_elementwise_plan *>(calloc(1, sizeof *pl));
+    if (!pl) JV_FAIL(err, JV_ERR_NOMEM, "elementwise: out of memory for a plan");
+    plan_fill(pl, d, ops, m, sms);
+    *out = pl;
+    return JV_OK;
+}
+
+extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *const *bufs, void *stream) {
+    const int inval = (int)jv_gpuErrorInvalidValue;
+    if (!pl || !bufs) return inval;
+    if (pl->n == 0) return 0;
+    ew_params p = pl->p;
+    p.out = bufs[pl->out_op];
+    if (!p.out) return inval;
+    int vec = aligned16(p.out);
+    for (int k = 0; k < 3; k++) {
+        if (pl->slot_op[k] < 0) continue;
+        p.in[k] = bufs[pl->slot_op[k]];
+        if (!p.in[k]) return inval;
+        if (p.kind[k] == EW_DENSE) vec = vec && aligned16(p.in[k]);
+    }
+    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
+    const int64_t n = pl->n;
+    if (pl->fast) {
+        const unsigned grid = vec ? pl->grid_vec : pl->grid_scalar;
+        switch (p.out_dt) {
+        case EW_F32: ew_dense_kernel<EW_F32><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        case EW_F16: ew_dense_kernel<EW_F16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        default: ew_dense_kernel<EW_BF16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
+        }
+    } else if (pl->small) {
+        ew_strided_kernel<uint32_t><<<pl->grid, EW_THREADS, 0, st>>>(p, pl->g32, (uint32_t)n);
     } else {
-        ew_geom<int64_t> gm;
-        fill_geom(&gm, nd, shape, mst[0], mst + 1);
-        ew_strided_kernel<int64_t><<<grid, EW_THREADS, 0, st>>>(p, gm, n);
+        ew_strided_kernel<int64_t><<<pl->grid, EW_THREADS, 0, st>>>(p, pl->g64, n);
     }
     return JV_GPU_LAUNCH_STATUS();
 }
+
+extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) { free(pl); }

@@ -1,7 +1,9 @@
 /* elementwise_gpu: C entry points of the elementwise device kernels
- * (elementwise.cu, compiled as CUDA or HIP). Each queues work on `stream`
- * (a cudaStream_t / hipStream_t as void *, NULL for the default stream) and
- * returns 0 or the runtime's error code of the launch. */
+ * (elementwise.cu) and of the baseline kernels and launch probes
+ * (elementwise_baseline.cu), compiled as CUDA or HIP. Each run entry point
+ * queues work on `stream` (a cudaStream_t / hipStream_t as void *, NULL for
+ * the default stream) and returns 0 or the runtime's error code of the
+ * launch. */
 #ifndef JV_ELEMENTWISE_GPU_H
 #define JV_ELEMENTWISE_GPU_H
 
@@ -23,18 +25,40 @@ extern "C" {
  * error. */
 int jv_gpu_baseline(int kernel, const float *a, const float *b, float *c, int64_t n, float s, int sms, void *stream);
 
-/* 1 when jv_gpu_elementwise runs this parsed call (an elementwise desc whose
+/* 1 when jv_gpu_elementwise_plan_create accepts this parsed call (an elementwise desc whose
  * operands are fp32/fp16/bf16 (bool for masks and comparison outputs) and at
  * most JV_MAX_DIMS dims); 0 with a reason in why otherwise. */
 int jv_gpu_elementwise_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap);
 
-/* Runs a parsed unary/binary elementwise call on device buffers laid out as
- * the CPU reference reads them (jv_family.reference): broadcasting and
- * casts as there; a vectorized path when every operand is dense and has the
- * output's shape, a strided path otherwise. A call that
- * jv_gpu_elementwise_supported refuses, or a NULL buffer of a non-empty
- * operand, returns the runtime's invalid-value error without launching. */
-int jv_gpu_elementwise(const jv_desc *d, const jv_operands *ops, void *const *bufs, int sms, void *stream);
+/* An elementwise call planned once: everything derivable from the call, its
+ * operands and the device (path, per-operand access, geometry, grids). */
+typedef struct jv_gpu_elementwise_plan jv_gpu_elementwise_plan;
+
+/* Plans a parsed unary/binary elementwise call over ops (laid out as the CPU
+ * reference reads them: broadcasting and casts as there) for a device of sms
+ * multiprocessors: a vectorized path when every operand is dense and has the
+ * output's shape, a strided path otherwise. JV_ERR_NOTFOUND with the reason
+ * when jv_gpu_elementwise_supported refuses the call, JV_ERR_NOMEM. On
+ * success free *out with jv_gpu_elementwise_plan_free. Launches nothing. */
+jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
+                                         jv_gpu_elementwise_plan **out, jv_err *err);
+
+/* Queues the planned call over device buffers bufs[i] (storage bases of the
+ * planned ops->o[i]); only the 16-byte alignment of the buffers is decided
+ * here. A NULL plan, or a NULL buffer of a non-empty operand, returns the
+ * runtime's invalid-value error without launching. */
+int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *p, void *const *bufs, void *stream);
+
+/* Releases a plan (safe on NULL). */
+void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *p);
+
+/* Queues one empty kernel (1 thread): the launch-overhead probe. */
+int jv_gpu_noop(void *stream);
+
+/* Queues one single-thread kernel that spins for `cycles` device clock
+ * cycles, holding the stream while the host queues launches behind it
+ * (cycles < 0: invalid-value error). */
+int jv_gpu_spin(int64_t cycles, void *stream);
 
 #ifdef __cplusplus
 }
