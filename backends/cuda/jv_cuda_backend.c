@@ -1,12 +1,18 @@
 /* jv_cuda_backend: the CUDA backend (backend.h): one device, one
  * non-blocking stream that every call queues on, a cuBLASLt and a cuDNN
- * handle bound to it, a workspace grown on demand at prepare time. GEMMs run
- * on cuBLASLt (jv_cuda_blas), convolutions and batch norm on cuDNN
- * (jv_cuda_dnn), elementwise ops and our batch norm on the kernels of
- * kernels/<family>/<family>.cu through their C entry points. */
+ * handle bound to it. Everything sized once at open: one workspace
+ * (jv_cuda_workspace_bytes: 256 MiB, less on a device short of memory; the
+ * cuBLASLt limit within it is a fixed 32 MiB), a cache-flush buffer of twice
+ * the L2, and the measured launch overhead. GEMMs run on cuBLASLt
+ * (jv_cuda_blas), convolutions and batch norm on cuDNN (jv_cuda_dnn),
+ * elementwise ops and our batch norm on the plans of
+ * kernels/<family>/<family>.cu. A sticky device error (jv_cuda_error_sticky)
+ * marks the context broken: from then on every call returns JV_ERR_DEVICE
+ * without touching CUDA. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 #if defined(__has_include)
@@ -21,22 +27,37 @@
 #include "elementwise/elementwise_gpu.h"
 #include "jv_cuda_blas.h"
 #include "jv_cuda_dnn.h"
+#include "jv_cuda_pure.h"
 #include "jv_nvml.h"
 
-#define WS_INITIAL ((size_t)64 << 20)
+#define LAUNCH_N      1000 /* empty launches per sample: below the launch queue's depth, so queueing never blocks */
+#define LAUNCH_REPS   5    /* samples; the median is kept */
+#define LAUNCH_WARMUP 100
 
 typedef struct {
     int device;
+    char dev_name[128];
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
     int timing;
+    int capturing; /* inside a graph capture on the stream: no device-wide synchronization */
     cublasLtHandle_t lt;
     cudnnHandle_t dnn;
-    void *ws;
+    void *ws; /* the one workspace, allocated at open, never grown or freed before close */
     size_t ws_bytes;
+    size_t free_at_open;
+    void *flush; /* 2 x L2, written by flush_cache (NULL: flush_why says why not) */
+    size_t flush_bytes;
+    int flush_byte;
+    char flush_why[160];
     int sms;
-    int conv_search;  /* --conv-algo best */
-    jv_nvml nvml;     /* clocks (NVML loaded at run time; .lib NULL when absent) */
+    int64_t l2_bytes;
+    double launch_us, host_launch_us;
+    int conv_search;               /* --conv-algo best */
+    jv_cuda_conv_cache conv_cache; /* cuDNN algorithm choices per convolution configuration */
+    jv_nvml nvml;                  /* clocks (NVML loaded at run time; .lib NULL when absent) */
+    int broken;                    /* a sticky error: the context is unusable */
+    char broken_msg[480];
 } cuda_ctx;
 
 typedef enum { PLAN_ELEMENTWISE, PLAN_BN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM } plan_kind;
@@ -47,28 +68,134 @@ typedef struct {
     jv_cuda_gemm *gemm;
     jv_cuda_conv *conv;
     jv_cuda_bn *bn;
+    jv_gpu_elementwise_plan *ew;
+    jv_gpu_batchnorm_plan *bno;
 } cuda_plan;
 
-#define CU_CALL(err, what, call)                                                                          \
-    do {                                                                                                  \
-        cudaError_t cu_s_ = (call);                                                                       \
-        if (cu_s_ != cudaSuccess)                                                                         \
-            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", what, #call,                 \
-                    cudaGetErrorString(cu_s_));                                                           \
+#define CU_CALL(err, what, call)                                                                                       \
+    do {                                                                                                               \
+        cudaError_t cu_s_ = (call);                                                                                    \
+        if (cu_s_ != cudaSuccess)                                                                                      \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", what, #call, cudaGetErrorString(cu_s_));  \
     } while (0)
+
+/* Returns JV_ERR_DEVICE at once when the context is broken. */
+#define ALIVE(c, err)                                                                                                  \
+    do {                                                                                                               \
+        if ((c)->broken) JV_FAIL(err, JV_ERR_DEVICE, "%s", (c)->broken_msg);                                           \
+    } while (0)
+
+/* After a call that returned st: when it failed, finds out whether the
+ * context is broken (the last error, then a device-wide synchronization that
+ * surfaces asynchronous faults; not while capturing a graph) and if so marks
+ * it and turns st into JV_ERR_DEVICE naming the device and the error; a
+ * failure that is not sticky is cleared and returned as it is. */
+static jv_status settle(cuda_ctx *c, jv_status st, jv_err *err) {
+    if (st == JV_OK || c->broken) return st;
+    const char *name = NULL;
+    cudaError_t e = cudaPeekAtLastError();
+    if (!jv_cuda_error_sticky((int)e, &name) && !c->capturing) {
+        cudaError_t s = cudaDeviceSynchronize();
+        if (jv_cuda_error_sticky((int)s, &name)) e = s;
+    }
+    if (!name) {
+        (void)cudaGetLastError(); /* not sticky: nothing stays behind for the next call */
+        return st;
+    }
+    c->broken = 1;
+    snprintf(c->broken_msg, sizeof c->broken_msg,
+             "cuda backend: device %d (%s) is unusable after %s (%s), first seen as: %.200s; nothing more can run on "
+             "it in this process",
+             c->device, c->dev_name, name, cudaGetErrorString(e), err && err->code != JV_OK ? err->msg : "?");
+    if (err) jv_err_clear(err);
+    JV_FAIL(err, JV_ERR_DEVICE, "%s", c->broken_msg);
+}
+
+static jv_status kernel_status(int code, const char *op, const char *call, jv_err *err) {
+    if (code == 0) return JV_OK;
+    JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", op, call, cudaGetErrorString((cudaError_t)code));
+}
 
 static void cuda_close(void *ctx) {
     cuda_ctx *c = ctx;
     if (!c) return;
-    if (c->stream) cudaStreamSynchronize(c->stream);
+    /* after a sticky error these calls fail harmlessly: they only release */
+    if (c->stream && !c->broken) cudaStreamSynchronize(c->stream);
     if (c->ws) cudaFree(c->ws);
+    if (c->flush) cudaFree(c->flush);
     if (c->dnn) cudnnDestroy(c->dnn);
     if (c->lt) cublasLtDestroy(c->lt);
     if (c->ev0) cudaEventDestroy(c->ev0);
     if (c->ev1) cudaEventDestroy(c->ev1);
     if (c->stream) cudaStreamDestroy(c->stream);
+    jv_cuda_conv_cache_clear(&c->conv_cache);
     jv_nvml_close(&c->nvml);
     free(c);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double median(double *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Measures the launch overhead: a spin kernel holds the stream while n empty
+ * kernels queue behind it, so the events around them time the device's gap
+ * per launch alone (launch_us) and the host clock the cost of queueing one
+ * (host_launch_us); median of LAUNCH_REPS samples. A sample whose spin ended
+ * before the host finished queueing (the host was slower, or blocked) is
+ * retaken with fewer launches and a longer spin. */
+static jv_status measure_launch(cuda_ctx *c, jv_err *err) {
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, c->device) != cudaSuccess || khz <= 0) {
+        (void)cudaGetLastError();
+        khz = 2000000; /* 2 GHz: only sizes the spin */
+    }
+    for (int i = 0; i < LAUNCH_WARMUP; i++)
+        JV_CHECK(kernel_status(jv_gpu_noop(c->stream), "open", "jv_gpu_noop", err));
+    CU_CALL(err, "open: launch overhead", cudaStreamSynchronize(c->stream));
+    double dev[LAUNCH_REPS], host[LAUNCH_REPS];
+    int n = LAUNCH_N, retries = 0;
+    int64_t spin_ms = 20;
+    for (int r = 0; r < LAUNCH_REPS;) {
+        JV_CHECK(kernel_status(jv_gpu_spin((int64_t)khz * spin_ms, c->stream), "open", "jv_gpu_spin", err));
+        CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev0, c->stream));
+        double t0 = now_s();
+        for (int i = 0; i < n; i++)
+            JV_CHECK(kernel_status(jv_gpu_noop(c->stream), "open", "jv_gpu_noop", err));
+        double t1 = now_s();
+        cudaError_t q = cudaEventQuery(c->ev0); /* not ready: the spin still held the stream */
+        if (q == cudaErrorNotReady)
+            (void)cudaGetLastError();
+        else if (q != cudaSuccess)
+            CU_CALL(err, "open: launch overhead", q);
+        CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev1, c->stream));
+        CU_CALL(err, "open: launch overhead", cudaEventSynchronize(c->ev1));
+        float ms = 0;
+        CU_CALL(err, "open: launch overhead", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
+        if (q == cudaSuccess && retries < 6) {
+            retries++;
+            spin_ms *= 2;
+            if (n > 64) n /= 2;
+            continue;
+        }
+        dev[r] = (double)ms * 1e3 / n;
+        host[r] = (t1 - t0) * 1e6 / n;
+        r++;
+    }
+    c->launch_us = median(dev, LAUNCH_REPS);
+    c->host_launch_us = median(host, LAUNCH_REPS);
+    return JV_OK;
 }
 
 static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
@@ -80,11 +207,16 @@ static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: no CUDA device %d: %d device%s present", device, count,
                 count == 1 ? "" : "s");
     c->device = device;
+    snprintf(c->dev_name, sizeof c->dev_name, "?");
     CU_CALL(err, "open", cudaSetDevice(device));
+    struct cudaDeviceProp dp;
+    CU_CALL(err, "open", cudaGetDeviceProperties(&dp, device));
+    snprintf(c->dev_name, sizeof c->dev_name, "%.127s", dp.name);
+    c->sms = dp.multiProcessorCount;
+    c->l2_bytes = dp.l2CacheSize;
     CU_CALL(err, "open", cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     CU_CALL(err, "open", cudaEventCreate(&c->ev0));
     CU_CALL(err, "open", cudaEventCreate(&c->ev1));
-    CU_CALL(err, "open", cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, device));
     cublasStatus_t ls = cublasLtCreate(&c->lt);
     if (ls != CUBLAS_STATUS_SUCCESS)
         JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: open: cublasLtCreate failed: %s", cublasLtGetStatusString(ls));
@@ -93,14 +225,38 @@ static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
     if (ds != CUDNN_STATUS_SUCCESS)
         JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: open: cudnnCreate / cudnnSetStream failed: %s",
                 cudnnGetErrorString(ds));
-    e = cudaMalloc(&c->ws, WS_INITIAL);
-    if (e != cudaSuccess)
+
+    /* the workspace, once, the same for every op */
+    size_t fr = 0, tot = 0;
+    CU_CALL(err, "open", cudaMemGetInfo(&fr, &tot));
+    c->free_at_open = fr;
+    c->ws_bytes = jv_cuda_workspace_bytes(fr);
+    e = cudaMalloc(&c->ws, c->ws_bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        c->ws = NULL;
         JV_FAIL(err, e == cudaErrorMemoryAllocation ? JV_ERR_NOMEM : JV_ERR_INTERNAL,
-                "cuda backend: open: cudaMalloc of the %zu-byte workspace failed: %s", WS_INITIAL,
-                cudaGetErrorString(e));
-    c->ws_bytes = WS_INITIAL;
+                "cuda backend: open: device %d (%s): cannot allocate the %zu MiB workspace (%zu of %zu MiB free): %s",
+                device, c->dev_name, c->ws_bytes >> 20, fr >> 20, tot >> 20, cudaGetErrorString(e));
+    }
+
+    /* the cache-flush buffer: optional */
+    c->flush_bytes = c->l2_bytes > 0 ? 2 * (size_t)c->l2_bytes : 0;
+    if (!c->flush_bytes) {
+        snprintf(c->flush_why, sizeof c->flush_why, "the device reports no L2 size");
+    } else if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        c->flush = NULL;
+        snprintf(c->flush_why, sizeof c->flush_why, "cannot allocate the %zu MiB flush buffer (2 x L2): %s",
+                 c->flush_bytes >> 20, cudaGetErrorString(e));
+    }
+
+    JV_CHECK(measure_launch(c, err));
     char bus[32];
-    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, device) == cudaSuccess) jv_nvml_open(&c->nvml, bus);
+    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, device) == cudaSuccess)
+        jv_nvml_open(&c->nvml, bus);
+    else
+        (void)cudaGetLastError();
     return JV_OK;
 }
 
@@ -108,7 +264,7 @@ static jv_status cuda_open(int device, void **ctx, jv_err *err) {
     *ctx = NULL;
     cuda_ctx *c = calloc(1, sizeof *c);
     if (!c) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory");
-    jv_status st = open_body(c, device, err);
+    jv_status st = settle(c, open_body(c, device, err), err);
     if (st != JV_OK) {
         cuda_close(c);
         return st;
@@ -117,9 +273,7 @@ static jv_status cuda_open(int device, void **ctx, jv_err *err) {
     return JV_OK;
 }
 
-static jv_status cuda_props(void *ctx, jv_device_props *p, jv_err *err) {
-    cuda_ctx *c = ctx;
-    memset(p, 0, sizeof *p);
+static jv_status props_body(cuda_ctx *c, jv_device_props *p, jv_err *err) {
     struct cudaDeviceProp dp;
     CU_CALL(err, "props", cudaGetDeviceProperties(&dp, c->device));
     snprintf(p->name, sizeof p->name, "%.127s", dp.name);
@@ -141,20 +295,26 @@ static jv_status cuda_props(void *ctx, jv_device_props *p, jv_err *err) {
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, c->device) == cudaSuccess && khz > 0)
         p->clock_mhz = khz / 1000.0;
     else
-        cudaGetLastError(); /* clear a refused attribute */
-    p->launch_us = 2.5;
+        (void)cudaGetLastError(); /* clear a refused attribute */
+    p->launch_us = c->launch_us;
+    p->host_launch_us = c->host_launch_us;
     return JV_OK;
 }
 
-static jv_status cuda_alloc(void *ctx, size_t bytes, void **dptr, jv_err *err) {
-    (void)ctx;
-    *dptr = NULL;
-    if (!bytes) return JV_OK;
+static jv_status cuda_props(void *ctx, jv_device_props *p, jv_err *err) {
+    cuda_ctx *c = ctx;
+    memset(p, 0, sizeof *p);
+    ALIVE(c, err);
+    return settle(c, props_body(c, p, err), err);
+}
+
+static jv_status alloc_body(cuda_ctx *c, size_t bytes, void **dptr, jv_err *err) {
+    (void)c;
     cudaError_t e = cudaMalloc(dptr, bytes);
     if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
+        (void)cudaGetLastError();
         size_t fr = 0, tot = 0;
-        cudaMemGetInfo(&fr, &tot);
+        if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) (void)cudaGetLastError();
         *dptr = NULL;
         JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: cannot allocate %zu bytes (%zu of %zu free)", bytes, fr, tot);
     }
@@ -165,52 +325,79 @@ static jv_status cuda_alloc(void *ctx, size_t bytes, void **dptr, jv_err *err) {
     return JV_OK;
 }
 
+static jv_status cuda_alloc(void *ctx, size_t bytes, void **dptr, jv_err *err) {
+    cuda_ctx *c = ctx;
+    *dptr = NULL;
+    ALIVE(c, err);
+    if (!bytes) return JV_OK;
+    return settle(c, alloc_body(c, bytes, dptr, err), err);
+}
+
 static void cuda_free(void *ctx, void *dptr) {
-    (void)ctx;
-    if (dptr) cudaFree(dptr);
+    cuda_ctx *c = ctx;
+    if (dptr && c && !c->broken) cudaFree(dptr);
+}
+
+static jv_status copy_body(cuda_ctx *c, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                           const char *what, jv_err *err) {
+    /* on our stream, then a sync: a pageable cudaMemcpy may return before its DMA ends, and the
+     * non-blocking stream would not wait for it */
+    CU_CALL(err, what, cudaMemcpyAsync(dst, src, bytes, kind, c->stream));
+    CU_CALL(err, what, cudaStreamSynchronize(c->stream));
+    return JV_OK;
 }
 
 static jv_status cuda_upload(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
     if (!bytes) return JV_OK;
-    /* on our stream, then a sync: a pageable cudaMemcpy may return before its DMA ends, and the
-     * non-blocking stream would not wait for it */
-    CU_CALL(err, "upload", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream));
-    CU_CALL(err, "upload", cudaStreamSynchronize(c->stream));
-    return JV_OK;
+    return settle(c, copy_body(c, dst, src, bytes, cudaMemcpyHostToDevice, "upload", err), err);
 }
 
 static jv_status cuda_download(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
     if (!bytes) return JV_OK;
-    CU_CALL(err, "download", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
-    CU_CALL(err, "download", cudaStreamSynchronize(c->stream));
-    return JV_OK;
+    return settle(c, copy_body(c, dst, src, bytes, cudaMemcpyDeviceToHost, "download", err), err);
 }
 
-static jv_status cuda_fill(void *ctx, void *dptr, int byte, size_t bytes, jv_err *err) {
-    cuda_ctx *c = ctx;
-    if (!bytes) return JV_OK;
+static jv_status fill_body(cuda_ctx *c, void *dptr, int byte, size_t bytes, jv_err *err) {
     CU_CALL(err, "fill", cudaMemsetAsync(dptr, byte, bytes, c->stream));
     CU_CALL(err, "fill", cudaStreamSynchronize(c->stream));
     return JV_OK;
 }
 
-static jv_status cuda_sync(void *ctx, jv_err *err) {
+static jv_status cuda_fill(void *ctx, void *dptr, int byte, size_t bytes, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
+    if (!bytes) return JV_OK;
+    return settle(c, fill_body(c, dptr, byte, bytes, err), err);
+}
+
+static jv_status sync_body(cuda_ctx *c, jv_err *err) {
     CU_CALL(err, "sync", cudaStreamSynchronize(c->stream));
     return JV_OK;
 }
 
-static jv_status cuda_timer_start(void *ctx, jv_err *err) {
+static jv_status cuda_sync(void *ctx, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
+    return settle(c, sync_body(c, err), err);
+}
+
+static jv_status timer_start_body(cuda_ctx *c, jv_err *err) {
     CU_CALL(err, "timer_start", cudaEventRecord(c->ev0, c->stream));
     c->timing = 1;
     return JV_OK;
 }
 
-static jv_status cuda_timer_stop(void *ctx, double *seconds, jv_err *err) {
+static jv_status cuda_timer_start(void *ctx, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
+    return settle(c, timer_start_body(c, err), err);
+}
+
+static jv_status timer_stop_body(cuda_ctx *c, double *seconds, jv_err *err) {
     if (!c->timing) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: timer stopped without a start");
     c->timing = 0;
     float ms = 0;
@@ -221,91 +408,98 @@ static jv_status cuda_timer_stop(void *ctx, double *seconds, jv_err *err) {
     return JV_OK;
 }
 
-/* Grows the workspace to at least need bytes (outside any timed region). */
-static jv_status grow_ws(cuda_ctx *c, size_t need, jv_err *err) {
-    if (need <= c->ws_bytes) return JV_OK;
-    CU_CALL(err, "workspace", cudaStreamSynchronize(c->stream));
-    if (c->ws) cudaFree(c->ws);
-    c->ws = NULL;
-    c->ws_bytes = 0;
-    void *p = NULL;
-    cudaError_t e = cudaMalloc(&p, need);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        JV_FAIL(err, e == cudaErrorMemoryAllocation ? JV_ERR_NOMEM : JV_ERR_INTERNAL,
-                "cuda backend: cannot allocate a %zu-byte workspace: %s", need, cudaGetErrorString(e));
-    }
-    c->ws = p;
-    c->ws_bytes = need;
-    return JV_OK;
+static jv_status cuda_timer_stop(void *ctx, double *seconds, jv_err *err) {
+    cuda_ctx *c = ctx;
+    *seconds = 0;
+    ALIVE(c, err);
+    return settle(c, timer_stop_body(c, seconds, err), err);
 }
 
 static void cuda_release(void *ctx, void *plan) {
-    (void)ctx;
+    (void)ctx; /* host objects and cuDNN / cuBLASLt descriptors only: safe on a broken context */
     cuda_plan *p = plan;
     if (!p) return;
     jv_cuda_gemm_free(p->gemm);
     jv_cuda_conv_free(p->conv);
     jv_cuda_bn_free(p->bn);
+    jv_gpu_elementwise_plan_free(p->ew);
+    jv_gpu_batchnorm_plan_free(p->bno);
     free(p);
+}
+
+/* Appends why the workspace is below JV_CUDA_DNN_WORKSPACE to a refusal that names it. */
+static void note_small_ws(const cuda_ctx *c, jv_err *err) {
+    if (!err || c->ws_bytes >= JV_CUDA_DNN_WORKSPACE || !strstr(err->msg, "workspace")) return;
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, " (workspace reduced from %zu MiB: %zu MiB free at open)",
+             JV_CUDA_DNN_WORKSPACE >> 20, c->free_at_open >> 20);
+}
+
+static jv_status prepare_bn(cuda_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, cuda_plan *p,
+                            char *impl, size_t impl_cap, jv_err *err) {
+    /* cuDNN when PyTorch would pick it (and not traced on the native kernels), our kernel otherwise */
+    char why[200], why2[200];
+    int possible = jv_cuda_bn_possible(d, ops, why, sizeof why);
+    int picks = possible && jv_cuda_bn_supported(d, ops, why, sizeof why);
+    int ours = jv_gpu_batchnorm_supported(d, ops, why2, sizeof why2);
+    /* the implementations on offer, PyTorch's choice first */
+    plan_kind order[2];
+    int n = 0;
+    if (picks) order[n++] = PLAN_BN_CUDNN;
+    if (ours) order[n++] = PLAN_BN_OURS;
+    if (!picks && possible) order[n++] = PLAN_BN_CUDNN;
+    if (variant < 0 || variant >= n) {
+        if (variant == 0)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: not on cuDNN (%s) nor our kernel (%s)", why, why2);
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: no such variant %d", variant);
+    }
+    if (order[variant] == PLAN_BN_CUDNN) {
+        JV_CHECK(jv_cuda_bn_plan(d, ops, c->ws_bytes, &p->bn, err));
+        p->kind = PLAN_BN_CUDNN;
+        snprintf(impl, impl_cap, "cuDNN");
+        return JV_OK;
+    }
+    size_t need = 0;
+    JV_CHECK(jv_gpu_batchnorm_plan_create(d, ops, c->sms, &p->bno, &need, err));
+    if (need > c->ws_bytes)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: our kernel needs %zu bytes of workspace, more than %zu",
+                need, c->ws_bytes);
+    p->kind = PLAN_BN_OURS;
+    snprintf(impl, impl_cap, "jarvis kernel");
+    return JV_OK;
 }
 
 static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, cuda_plan *p,
                               char *impl, size_t impl_cap, jv_err *err) {
     const char *fam = jv_family_get(d->family)->name;
-    char why[200];
     p->op = fam;
     if (!strcmp(fam, "unary") || !strcmp(fam, "binary")) {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no such variant %d", fam, variant);
+        char why[200];
         if (!jv_gpu_elementwise_supported(d, ops, why, sizeof why))
             JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: not supported by our kernel: %s", fam, why);
+        JV_CHECK(jv_gpu_elementwise_plan_create(d, ops, c->sms, &p->ew, err));
         p->kind = PLAN_ELEMENTWISE;
         snprintf(impl, impl_cap, "jarvis kernel");
         return JV_OK;
     }
     if (!strcmp(fam, "batchnorm")) {
-        /* cuDNN when PyTorch would pick it (and not traced on the native kernels), our kernel otherwise */
-        int possible = jv_cuda_bn_possible(d, ops, why, sizeof why);
-        int picks = possible && jv_cuda_bn_supported(d, ops, why, sizeof why);
-        char why2[200];
-        int ours = jv_gpu_batchnorm_supported(d, ops, why2, sizeof why2);
-        /* the implementations on offer, PyTorch's choice first */
-        plan_kind order[2];
-        int n = 0;
-        if (picks) order[n++] = PLAN_BN_CUDNN;
-        if (ours) order[n++] = PLAN_BN_OURS;
-        if (!picks && possible) order[n++] = PLAN_BN_CUDNN;
-        if (variant < 0 || variant >= n) {
-            if (variant == 0)
-                JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: not on cuDNN (%s) nor our kernel (%s)", why,
-                        why2);
-            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: no such variant %d", variant);
-        }
-        if (order[variant] == PLAN_BN_CUDNN) {
-            size_t need = 0;
-            JV_CHECK(jv_cuda_bn_plan(d, ops, &p->bn, &need, err));
-            JV_CHECK(grow_ws(c, need, err));
-            p->kind = PLAN_BN_CUDNN;
-            snprintf(impl, impl_cap, "cuDNN");
-            return JV_OK;
-        }
-        JV_CHECK(grow_ws(c, jv_gpu_batchnorm_workspace(d, ops, c->sms), err));
-        p->kind = PLAN_BN_OURS;
-        snprintf(impl, impl_cap, "jarvis kernel");
-        return JV_OK;
+        jv_status st = prepare_bn(c, d, ops, variant, p, impl, impl_cap, err);
+        if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
+        return st;
     }
     if (!strcmp(fam, "conv")) {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv: no such variant %d", variant);
-        size_t need = 0;
-        JV_CHECK(jv_cuda_conv_plan(c->dnn, d, ops, c->conv_search, &p->conv, &need, err));
-        JV_CHECK(grow_ws(c, need, err));
+        jv_status st = jv_cuda_conv_plan(c->dnn, d, ops, c->conv_search, c->ws_bytes, &c->conv_cache, &p->conv, err);
+        if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
+        JV_CHECK(st);
         p->kind = PLAN_CONV;
         snprintf(impl, impl_cap, c->conv_search ? "cuDNN searched" : "cuDNN");
         return JV_OK;
     }
     if (!strcmp(fam, "gemm")) {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: gemm: no such variant %d", variant);
-        JV_CHECK(jv_cuda_gemm_plan(c->lt, d, ops, c->ws_bytes, &p->gemm, err));
+        JV_CHECK(jv_cuda_gemm_plan(c->lt, d, ops, JV_CUDA_LT_WORKSPACE, &p->gemm, err));
         p->kind = PLAN_GEMM;
         snprintf(impl, impl_cap, "cuBLASLt");
         return JV_OK;
@@ -318,11 +512,12 @@ static jv_status cuda_prepare(void *ctx, const jv_desc *d, const jv_operands *op
     cuda_ctx *c = ctx;
     *plan = NULL;
     if (impl_cap) impl[0] = 0;
+    ALIVE(c, err);
     if (d->family < 0 || d->family >= jv_family_count())
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: descriptor of unknown family %d", d->family);
     cuda_plan *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory");
-    jv_status st = prepare_body(c, d, ops, variant, p, impl, impl_cap, err);
+    jv_status st = settle(c, prepare_body(c, d, ops, variant, p, impl, impl_cap, err), err);
     if (st != JV_OK) {
         cuda_release(c, p);
         return st;
@@ -331,35 +526,38 @@ static jv_status cuda_prepare(void *ctx, const jv_desc *d, const jv_operands *op
     return JV_OK;
 }
 
-static jv_status kernel_status(int code, const char *op, const char *call, jv_err *err) {
-    if (code == 0) return JV_OK;
-    JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", op, call, cudaGetErrorString((cudaError_t)code));
+static jv_status launch_body(cuda_ctx *c, cuda_plan *p, void *const *bufs, jv_err *err) {
+    switch (p->kind) {
+    case PLAN_ELEMENTWISE:
+        return kernel_status(jv_gpu_elementwise_run(p->ew, bufs, c->stream), p->op, "jv_gpu_elementwise_run", err);
+    case PLAN_BN_OURS:
+        return kernel_status(jv_gpu_batchnorm_run(p->bno, bufs, c->ws, c->stream), p->op, "jv_gpu_batchnorm_run", err);
+    case PLAN_BN_CUDNN: return jv_cuda_bn_run(c->dnn, p->bn, bufs, c->ws, c->ws_bytes, err);
+    case PLAN_CONV: return jv_cuda_conv_run(c->dnn, p->conv, bufs, c->ws, c->ws_bytes, err);
+    case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, JV_CUDA_LT_WORKSPACE, c->stream, err);
+    }
+    JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown plan kind %d", (int)p->kind);
 }
 
 static jv_status cuda_launch(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
                              jv_err *err) {
     cuda_ctx *c = ctx;
-    cuda_plan *p = plan;
-    if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: launch without a plan");
-    switch (p->kind) {
-    case PLAN_ELEMENTWISE:
-        return kernel_status(jv_gpu_elementwise(d, ops, bufs, c->sms, c->stream), p->op, "jv_gpu_elementwise", err);
-    case PLAN_BN_OURS:
-        return kernel_status(jv_gpu_batchnorm(d, ops, bufs, c->ws, c->sms, c->stream), p->op, "jv_gpu_batchnorm",
-                             err);
-    case PLAN_BN_CUDNN: return jv_cuda_bn_run(c->dnn, p->bn, bufs, c->ws, c->ws_bytes, err);
-    case PLAN_CONV: return jv_cuda_conv_run(c->dnn, p->conv, bufs, c->ws, c->ws_bytes, err);
-    case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, c->ws_bytes, c->stream, err);
-    }
-    JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown plan kind %d", (int)p->kind);
+    (void)d, (void)ops; /* everything the launch needs is in the plan */
+    ALIVE(c, err);
+    if (!plan) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: launch without a plan");
+    return settle(c, launch_body(c, plan, bufs, err), err);
 }
 
 static jv_status cuda_baseline(void *ctx, jv_base_kernel k, const float *a, const float *b, float *cc, int64_t n,
                                float s, jv_err *err) {
     cuda_ctx *c = ctx;
-    if ((int)k < 0 || k >= JV_BASE_COUNT) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown baseline kernel %d", (int)k);
-    return kernel_status(jv_gpu_baseline((int)k, a, b, cc, n, s, c->sms, c->stream), "baseline", "jv_gpu_baseline",
-                         err);
+    ALIVE(c, err);
+    if ((int)k < 0 || k >= JV_BASE_COUNT)
+        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown baseline kernel %d", (int)k);
+    return settle(
+        c,
+        kernel_status(jv_gpu_baseline((int)k, a, b, cc, n, s, c->sms, c->stream), "baseline", "jv_gpu_baseline", err),
+        err);
 }
 
 #ifdef JV_HAVE_NVTX
@@ -388,31 +586,29 @@ static jv_status graph_body(cuda_ctx *c, cudaGraphExec_t ge, int runs, int reps,
         CU_CALL(err, "graph", cudaEventSynchronize(c->ev1));
         CU_CALL(err, "graph", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
         t[i] = ms * 1e-3;
-        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) { /* insertion sort: median below */
-            double x = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = x;
-        }
     }
-    double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-    *per_run_s = med / runs;
+    *per_run_s = median(t, reps) / runs;
     return JV_OK;
 }
 
-static jv_status cuda_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+static jv_status graph_time_body(cuda_ctx *c, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
                                  jv_err *err) {
-    cuda_ctx *c = ctx;
-    *per_run_s = 0;
-    if (runs < 1 || reps < 1) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: graph: %d runs, %d reps", runs, reps);
     CU_CALL(err, "graph", cudaStreamSynchronize(c->stream));
     CU_CALL(err, "graph", cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+    c->capturing = 1;
     jv_err fe = {0};
     jv_status st = JV_OK;
-    for (int i = 0; i < runs && st == JV_OK; i++) st = fn(arg, 0, &fe);
+    for (int i = 0; i < runs && st == JV_OK; i++)
+        st = fn(arg, 0, &fe);
     cudaGraph_t g = NULL;
     cudaError_t ce = cudaStreamEndCapture(c->stream, &g);
+    c->capturing = 0;
+    if (st == JV_ERR_DEVICE || c->broken) { /* the context broke inside the capture */
+        if (g) cudaGraphDestroy(g);
+        JV_FAIL(err, JV_ERR_DEVICE, "%s", c->broken ? c->broken_msg : fe.msg);
+    }
     if (st != JV_OK || ce != cudaSuccess || !g) {
-        (void)cudaGetLastError(); /* capture errors are not sticky: clear the last error */
+        /* a capture error is not sticky; settle clears it (and would see a fault that is) */
         if (g) cudaGraphDestroy(g);
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: the op cannot be captured in a CUDA graph: %s",
                 st != JV_OK ? fe.msg : cudaGetErrorString(ce));
@@ -420,31 +616,56 @@ static jv_status cuda_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs
     cudaGraphExec_t ge = NULL;
     ce = cudaGraphInstantiate(&ge, g, 0);
     cudaGraphDestroy(g);
-    if (ce != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (ce != cudaSuccess)
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: cudaGraphInstantiate failed: %s", cudaGetErrorString(ce));
-    }
     st = graph_body(c, ge, runs, reps, per_run_s, err);
     cudaGraphExecDestroy(ge);
     return st;
 }
 
+static jv_status cuda_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+                                 jv_err *err) {
+    cuda_ctx *c = ctx;
+    *per_run_s = 0;
+    ALIVE(c, err);
+    if (runs < 1 || reps < 1) JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: graph: %d runs, %d reps", runs, reps);
+    return settle(c, graph_time_body(c, fn, arg, runs, reps, per_run_s, err), err);
+}
+
 static jv_status cuda_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     cuda_ctx *c = ctx;
-    (void)err;
+    memset(out, 0, sizeof *out);
+    ALIVE(c, err);
     jv_nvml_clocks(&c->nvml, out);
     return JV_OK;
 }
 
 static jv_status cuda_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
     cuda_ctx *c = ctx;
+    ALIVE(c, err);
     if (!strcmp(key, "conv-algo")) {
-        if (!strcmp(value, "heuristic")) c->conv_search = 0;
-        else if (!strcmp(value, "best")) c->conv_search = 1;
-        else JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv-algo is heuristic or best, not '%s'", value);
+        if (!strcmp(value, "heuristic"))
+            c->conv_search = 0;
+        else if (!strcmp(value, "best"))
+            c->conv_search = 1;
+        else
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv-algo is heuristic or best, not '%s'", value);
         return JV_OK;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: no option '%s'", key);
+}
+
+static jv_status flush_body(cuda_ctx *c, jv_err *err) {
+    if (!c->flush) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: no cache flush: %s", c->flush_why);
+    c->flush_byte ^= 0xff; /* a new value each time: no write can be elided as unchanged */
+    CU_CALL(err, "flush_cache", cudaMemsetAsync(c->flush, c->flush_byte, c->flush_bytes, c->stream));
+    return JV_OK;
+}
+
+static jv_status cuda_flush_cache(void *ctx, jv_err *err) {
+    cuda_ctx *c = ctx;
+    ALIVE(c, err);
+    return settle(c, flush_body(c, err), err);
 }
 
 const jv_backend jv_cuda_backend = {
@@ -474,4 +695,5 @@ const jv_backend jv_cuda_backend = {
     .graph_time = cuda_graph_time,
     .clocks = cuda_clocks,
     .set_option = cuda_set_option,
+    .flush_cache = cuda_flush_cache,
 };

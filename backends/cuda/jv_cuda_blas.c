@@ -25,14 +25,15 @@ struct jv_cuda_gemm {
     cublasLtMatrixLayout_t la, lb, lc; /* la: our B (cuBLASLt's A), lb: our A, lc: out (C and D) */
     cublasLtMatmulAlgo_t algo;
     size_t ws_need;
-    int ia, ib, io, ic;  /* operand indices (ic -1: no bias) */
-    int f64;             /* scale type double */
-    double alpha, beta;  /* beta as passed to cuBLASLt (0 with the epilogue bias) */
+    int ia, ib, io, ic; /* operand indices (ic -1: no bias) */
+    int f64;            /* scale type double */
+    double alpha, beta; /* beta as passed to cuBLASLt (0 with the epilogue bias) */
     bias_mode bias;
     int64_t batch, m, n;
-    size_t es;           /* bytes of one out element */
-    int64_t bias_st[3];  /* bias strides over out's [batch, M, N] (0: broadcast) */
-    const char *name;    /* op name for messages */
+    size_t es;              /* bytes of one out element */
+    int64_t bias_st[3];     /* bias strides over out's [batch, M, N] (0: broadcast) */
+    int64_t out_rs, out_bs; /* out's row and batch strides (elements; its N stride is 1) */
+    const char *name;       /* op name for messages */
 };
 
 static const char *lt_str(cublasStatus_t s) {
@@ -40,20 +41,19 @@ static const char *lt_str(cublasStatus_t s) {
     return t ? t : "unknown cuBLAS status";
 }
 
-#define LT_CALL(err, name, call)                                                                          \
-    do {                                                                                                  \
-        cublasStatus_t lt_s_ = (call);                                                                    \
-        if (lt_s_ != CUBLAS_STATUS_SUCCESS)                                                               \
-            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s (%d)", name, #call, lt_str(lt_s_), \
-                    (int)lt_s_);                                                                          \
+#define LT_CALL(err, name, call)                                                                                       \
+    do {                                                                                                               \
+        cublasStatus_t lt_s_ = (call);                                                                                 \
+        if (lt_s_ != CUBLAS_STATUS_SUCCESS)                                                                            \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s (%d)", name, #call, lt_str(lt_s_),          \
+                    (int)lt_s_);                                                                                       \
     } while (0)
 
-#define RT_CALL(err, name, call)                                                                          \
-    do {                                                                                                  \
-        cudaError_t rt_s_ = (call);                                                                       \
-        if (rt_s_ != cudaSuccess)                                                                         \
-            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", name, #call,                 \
-                    cudaGetErrorString(rt_s_));                                                           \
+#define RT_CALL(err, name, call)                                                                                       \
+    do {                                                                                                               \
+        cudaError_t rt_s_ = (call);                                                                                    \
+        if (rt_s_ != cudaSuccess)                                                                                      \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", name, #call, cudaGetErrorString(rt_s_));  \
     } while (0)
 
 static int find_op(const jv_operands *ops, const char *name) {
@@ -181,6 +181,9 @@ static jv_status plan_bias(jv_cuda_gemm *p, const jv_operands *ops, jv_err *err)
         JV_FAIL(err, JV_ERR_NOTFOUND,
                 "cuda backend: %s: a bias broadcast along N or strided in N is not supported (stride %lld)", p->name,
                 (long long)p->bias_st[2]);
+    if (p->bias_st[1] != 0 && p->bias_st[1] < p->n)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias rows overlap (row stride %lld < N %lld)", p->name,
+                (long long)p->bias_st[1], (long long)p->n);
     if (p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 && p->batch == 1) {
         p->bias = BIAS_EPILOGUE;
         p->beta = 0;
@@ -237,15 +240,15 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
         tbv = &wt;
     }
     if (!view_of(ta, fold, &va) || !view_of(tbv, 0, &vb) || !view_of(to, fold, &vo))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operand strides do not collapse into a (batched) matrix", name);
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operand strides do not collapse into a (batched) matrix",
+                name);
     int64_t m = va.rows, k = va.cols, n = vb.cols;
     int64_t batch = fold ? 1 : (g->batch > 0 ? g->batch : 1);
     if (vb.rows != k || vo.rows != m || vo.cols != n)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply",
-                name, (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows,
-                (long long)vo.cols);
-    if (vo.sc != 1 && n > 1)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the output is not row-major", name);
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "cuda backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply", name,
+                (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows, (long long)vo.cols);
+    if (vo.sc != 1 && n > 1) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the output is not row-major", name);
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX)
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a dim exceeds 2^31", name);
     if (m == 0 || n == 0 || k == 0)
@@ -261,8 +264,7 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
         JV_FAIL(err, JV_ERR_NOTFOUND,
                 "cuda backend: %s: operand strides (A %lld,%lld; B %lld,%lld) are neither row- nor column-major", name,
                 (long long)va.sr, (long long)va.sc, (long long)vb.sr, (long long)vb.sc);
-    if (batch > 1 && vo.sb < m * ldc)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: output batches overlap", name);
+    if (batch > 1 && vo.sb < m * ldc) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: output batches overlap", name);
 
     jv_cuda_gemm *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of memory", name);
@@ -272,6 +274,7 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     if (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MM || g->op == JV_GEMM_BMM || g->op == JV_GEMM_MATMUL)
         p->alpha = 1, p->beta = ic >= 0 ? 1 : 0;
     p->batch = batch, p->m = m, p->n = n;
+    p->out_rs = ldc, p->out_bs = batch > 1 ? vo.sb : (int64_t)m * ldc;
     p->es = jv_dtype_size(to->dtype);
     p->name = name;
     jv_status st = plan_bias(p, ops, err);
@@ -279,14 +282,14 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
 
     cublasComputeType_t ct = f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
     cudaDataType_t scale = f64 ? CUDA_R_64F : CUDA_R_32F;
-#define PLAN_LT(call)                                                                                     \
-    do {                                                                                                  \
-        cublasStatus_t s_ = (call);                                                                       \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                \
-            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s (%d)", \
-                            name, #call, lt_str(s_), (int)s_);                                            \
-            goto fail;                                                                                    \
-        }                                                                                                 \
+#define PLAN_LT(call)                                                                                                  \
+    do {                                                                                                               \
+        cublasStatus_t s_ = (call);                                                                                    \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                             \
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s (%d)", name,    \
+                            #call, lt_str(s_), (int)s_);                                                               \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
     PLAN_LT(cublasLtMatmulDescCreate(&p->op, ct, scale));
     int32_t ta_op = (int32_t)opa, tb_op = (int32_t)opb;
@@ -306,8 +309,8 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     cublasLtMatmulPreference_t pref = NULL;
     PLAN_LT(cublasLtMatmulPreferenceCreate(&pref));
     uint64_t wsb = (uint64_t)ws_bytes;
-    cublasStatus_t ps = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb,
-                                                             sizeof wsb);
+    cublasStatus_t ps =
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
     cublasLtMatmulHeuristicResult_t res;
     memset(&res, 0, sizeof res);
     int returned = 0;
@@ -333,47 +336,63 @@ fail:
     return st;
 }
 
-/* Repeats the first `have` bytes of dst until `total` bytes are filled. */
-static jv_status repeat(char *dst, size_t have, size_t total, cudaStream_t s, const char *name, jv_err *err) {
+/* Copies rows [0, have) of a matrix (rows of `row` bytes, `pitch` bytes apart)
+ * over its rows [have, total), doubling the copied block each time. */
+static jv_status repeat_rows(char *m, size_t pitch, size_t row, size_t have, size_t total, cudaStream_t s,
+                             const char *name, jv_err *err) {
     while (have < total) {
         size_t n = have < total - have ? have : total - have;
-        RT_CALL(err, name, cudaMemcpyAsync(dst + have, dst, n, cudaMemcpyDeviceToDevice, s));
+        RT_CALL(err, name, cudaMemcpy2DAsync(m + have * pitch, pitch, m, pitch, row, n, cudaMemcpyDeviceToDevice, s));
         have += n;
     }
     return JV_OK;
 }
 
-/* Writes the bias, broadcast to [batch, M, N], into out (contiguous). */
+/* Writes the bias, broadcast to [batch, M, N], into out, whose rows are
+ * p->out_rs and batches p->out_bs elements apart (dense rows of N). */
 static jv_status copy_bias(const jv_cuda_gemm *p, const char *bias, char *out, cudaStream_t s, jv_err *err) {
-    size_t es = p->es, row = (size_t)p->n * es, mat = (size_t)p->m * row;
+    const size_t es = p->es, row = (size_t)p->n * es, pitch = (size_t)p->out_rs * es, bpitch = (size_t)p->out_bs * es;
     const int64_t *st = p->bias_st;
-    if (st[2] == 0 && st[1] == 0 && st[0] == 0) { /* one value */
-        RT_CALL(err, p->name, cudaMemcpyAsync(out, bias, es, cudaMemcpyDeviceToDevice, s));
-        return repeat(out, es, mat * (size_t)p->batch, s, p->name, err);
-    }
-    int64_t nb = st[0] ? p->batch : 1;
+    /* whole batches are rows of one matrix when they follow each other without a gap */
+    const int flat = p->out_bs == p->m * p->out_rs;
+    const int64_t nb = st[0] ? p->batch : 1; /* batch entries the bias distinguishes */
     for (int64_t b = 0; b < nb; b++) {
-        char *ob = out + (size_t)b * mat;
+        char *ob = out + (size_t)b * bpitch;
         const char *bb = bias + (size_t)(b * st[0]) * es;
-        if (st[1]) {
-            RT_CALL(err, p->name,
-                    cudaMemcpy2DAsync(ob, row, bb, (size_t)st[1] * es, row, (size_t)p->m, cudaMemcpyDeviceToDevice, s));
-        } else {
-            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, row, cudaMemcpyDeviceToDevice, s));
-            JV_CHECK(repeat(ob, row, mat, s, p->name, err));
+        if (st[1]) { /* one bias row per output row */
+            RT_CALL(
+                err, p->name,
+                cudaMemcpy2DAsync(ob, pitch, bb, (size_t)st[1] * es, row, (size_t)p->m, cudaMemcpyDeviceToDevice, s));
+            continue;
         }
+        if (st[2]) { /* one row, repeated over the M rows */
+            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, row, cudaMemcpyDeviceToDevice, s));
+        } else { /* one value: fill the first row by doubling */
+            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, es, cudaMemcpyDeviceToDevice, s));
+            for (size_t have = es; have < row;) {
+                size_t n = have < row - have ? have : row - have;
+                RT_CALL(err, p->name, cudaMemcpyAsync(ob + have, ob, n, cudaMemcpyDeviceToDevice, s));
+                have += n;
+            }
+        }
+        /* the first row over this batch's rows, or over every batch's rows when they are flat and shared */
+        size_t rows = (size_t)p->m * (nb == 1 && flat ? (size_t)p->batch : 1);
+        JV_CHECK(repeat_rows(ob, pitch, row, 1, rows, s, p->name, err));
     }
-    if (nb == 1 && p->batch > 1) return repeat(out, mat, mat * (size_t)p->batch, s, p->name, err);
+    if (nb == 1 && p->batch > 1 && !(flat && !st[1])) /* batch 0 over the others, one matrix at a time */
+        for (int64_t b = 1; b < p->batch; b++)
+            RT_CALL(err, p->name,
+                    cudaMemcpy2DAsync(out + (size_t)b * bpitch, pitch, out, pitch, row, (size_t)p->m,
+                                      cudaMemcpyDeviceToDevice, s));
     return JV_OK;
 }
 
-jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws,
-                           size_t ws_bytes, cudaStream_t stream, jv_err *err) {
+jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
+                           cudaStream_t stream, jv_err *err) {
     void *out = bufs[p->io];
     if (p->bias == BIAS_EPILOGUE) {
         const void *bp = bufs[p->ic];
-        LT_CALL(err, p->name,
-                cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+        LT_CALL(err, p->name, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
     } else if (p->bias == BIAS_COPY) {
         JV_CHECK(copy_bias(p, bufs[p->ic], out, stream, err));
     }

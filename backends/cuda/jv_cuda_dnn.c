@@ -12,15 +12,17 @@
 #include "batchnorm/batchnorm.h"
 #include "conv/conv.h"
 #include "jv_cuda_dnn.h"
+#include "jv_cuda_pure.h"
+#include "jv_tensor.h"
 
-#define DNN_FAIL_CALL(err, what, call, s)                                                                     \
-    jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s", what, #call,      \
+#define DNN_FAIL_CALL(err, what, call, s)                                                                              \
+    jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: %s failed: %s", what, #call,               \
                cudnnGetErrorString(s))
 
-#define DNN_CALL(err, what, call)                                                                             \
-    do {                                                                                                      \
-        cudnnStatus_t dnn_s_ = (call);                                                                        \
-        if (dnn_s_ != CUDNN_STATUS_SUCCESS) return DNN_FAIL_CALL(err, what, call, dnn_s_);                    \
+#define DNN_CALL(err, what, call)                                                                                      \
+    do {                                                                                                               \
+        cudnnStatus_t dnn_s_ = (call);                                                                                 \
+        if (dnn_s_ != CUDNN_STATUS_SUCCESS) return DNN_FAIL_CALL(err, what, call, dnn_s_);                             \
     } while (0)
 
 static int find_op(const jv_operands *ops, const char *name) {
@@ -39,35 +41,54 @@ static int dnn_type(jv_dtype d, cudnnDataType_t *t) {
     }
 }
 
-/* Dims and strides of t as int, padded to at least 4 dims. Returns the
- * dim count, 0 when a value exceeds int. */
-static int dims_of(const jv_tensor *t, int *dims, int *strides) {
-    int nd = t->ndim;
-    if (nd < 1 || nd > JV_MAX_DIMS) return 0;
-    for (int i = 0; i < nd; i++) {
-        if (t->shape[i] > INT_MAX || t->strides[i] > INT_MAX) return 0;
-        /* a broadcast (stride 0) dim of size > 1 has no cuDNN description; stride 1 would misread it */
-        if (t->shape[i] > 1 && t->strides[i] <= 0) return 0;
-        dims[i] = (int)t->shape[i];
-        strides[i] = (int)(t->strides[i] > 0 ? t->strides[i] : 1);
+/* A descriptor as set: dims, strides, dtype, filter format (-1: a tensor). */
+typedef struct {
+    int nd;
+    int dims[JV_MAX_DIMS];
+    int strides[JV_MAX_DIMS];
+    int dt;
+    int fmt;
+} desc_rec;
+
+/* Dims and strides of t as int, padded to at least 4 dims (size 1, stride 1)
+ * and with the strides of size-1 dims made canonical for the memory format
+ * (channels_last: jv_tensor_cudnn_strides, as PyTorch's TensorDescriptor
+ * does). Returns the dim count, 0 when a value exceeds int or a dim of size
+ * > 1 has a stride <= 0 (a broadcast, which cuDNN cannot describe). */
+static int dims_of(const jv_tensor *t, int channels_last, int *dims, int *strides) {
+    if (t->ndim < 1 || t->ndim > JV_MAX_DIMS) return 0;
+    jv_tensor p = *t;
+    if (!p.has_strides) jv_tensor_set_contiguous(&p);
+    while (p.ndim < 4) {
+        p.shape[p.ndim] = 1;
+        p.strides[p.ndim] = 1;
+        p.ndim++;
     }
-    while (nd < 4) {
-        dims[nd] = 1;
-        strides[nd] = 1;
-        nd++;
+    int64_t st[JV_MAX_DIMS];
+    jv_tensor_cudnn_strides(&p, channels_last, st);
+    for (int i = 0; i < p.ndim; i++) {
+        if (p.shape[i] < 0 || p.shape[i] > INT_MAX || st[i] > INT_MAX) return 0;
+        if (p.shape[i] > 1 && st[i] <= 0) return 0;
+        dims[i] = (int)p.shape[i];
+        strides[i] = (int)(st[i] > 0 ? st[i] : 1);
     }
-    return nd;
+    return p.ndim;
 }
 
-static jv_status tensor_desc(cudnnTensorDescriptor_t *td, const jv_tensor *t, const char *what, jv_err *err) {
-    int dims[JV_MAX_DIMS + 3], strides[JV_MAX_DIMS + 3];
+static jv_status tensor_desc(cudnnTensorDescriptor_t *td, const jv_tensor *t, int channels_last, desc_rec *rec,
+                             const char *what, jv_err *err) {
+    desc_rec r;
+    memset(&r, 0, sizeof r);
     cudnnDataType_t dt;
-    int nd = dims_of(t, dims, strides);
-    if (!nd || !dnn_type(t->dtype, &dt))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a tensor cuDNN cannot describe (%d dims, %s)", what,
-                t->ndim, jv_dtype_short(t->dtype));
+    r.nd = dims_of(t, channels_last, r.dims, r.strides);
+    if (!r.nd || !dnn_type(t->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a tensor cuDNN cannot describe (%d dims, %s)", what, t->ndim,
+                jv_dtype_short(t->dtype));
+    r.dt = (int)dt;
+    r.fmt = -1;
     DNN_CALL(err, what, cudnnCreateTensorDescriptor(td));
-    DNN_CALL(err, what, cudnnSetTensorNdDescriptor(*td, dt, nd, dims, strides));
+    DNN_CALL(err, what, cudnnSetTensorNdDescriptor(*td, dt, r.nd, r.dims, r.strides));
+    if (rec) *rec = r;
     return JV_OK;
 }
 
@@ -78,10 +99,12 @@ static int dense_in(const jv_tensor *t, int cl) {
     int k = 0;
     order[k++] = 0;
     if (cl) {
-        for (int i = 2; i < nd; i++) order[k++] = i;
+        for (int i = 2; i < nd; i++)
+            order[k++] = i;
         order[k++] = 1;
     } else {
-        for (int i = 1; i < nd; i++) order[k++] = i;
+        for (int i = 1; i < nd; i++)
+            order[k++] = i;
     }
     int64_t want = 1;
     for (int j = nd - 1; j >= 0; j--) {
@@ -93,14 +116,15 @@ static int dense_in(const jv_tensor *t, int cl) {
 }
 
 /* prefer_cl: when the weight is dense in both layouts (1x1 kernels, depthwise
- * [C, 1, k...]), describe it in the input's layout: the bytes are the same and
- * cuDNN's NHWC kernels want an NHWC filter. */
-static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, int prefer_cl, const char *what,
-                             jv_err *err) {
-    int dims[JV_MAX_DIMS + 3], strides[JV_MAX_DIMS + 3];
+ * [C, 1, k...]), describe it in the conv's memory format: the bytes are the
+ * same and cuDNN's NHWC kernels want an NHWC filter. */
+static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, int prefer_cl, desc_rec *rec,
+                             const char *what, jv_err *err) {
+    desc_rec r;
+    memset(&r, 0, sizeof r);
     cudnnDataType_t dt;
-    int nd = dims_of(t, dims, strides);
-    if (!nd || !dnn_type(t->dtype, &dt))
+    r.nd = dims_of(t, 0, r.dims, r.strides);
+    if (!r.nd || !dnn_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a filter cuDNN cannot describe", what);
     cudnnTensorFormat_t f;
     int nchw = dense_in(t, 0), nhwc = t->ndim >= 3 && dense_in(t, 1);
@@ -111,15 +135,16 @@ static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, in
     else
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the weight is neither dense NCHW nor dense channels_last",
                 what);
+    r.dt = (int)dt;
+    r.fmt = (int)f;
+    memset(r.strides, 0, sizeof r.strides); /* a filter is dims and format only */
     DNN_CALL(err, what, cudnnCreateFilterDescriptor(fd));
-    DNN_CALL(err, what, cudnnSetFilterNdDescriptor(*fd, dt, f, nd, dims));
+    DNN_CALL(err, what, cudnnSetFilterNdDescriptor(*fd, dt, f, r.nd, r.dims));
+    if (rec) *rec = r;
     return JV_OK;
 }
 
 /* ---- convolution ---- */
-
-/* Largest workspace an algorithm may ask for (the heuristic's next one is tried beyond it). */
-#define WS_CAP ((size_t)2 << 30)
 
 typedef enum { STEP_FWD, STEP_BWD_DATA, STEP_BWD_FILTER, STEP_BWD_BIAS, STEP_ADD_BIAS } step_kind;
 
@@ -137,13 +162,17 @@ struct jv_cuda_conv {
     cudnnConvolutionDescriptor_t conv;
     cudnnTensorDescriptor_t td[JV_MAX_OPERANDS]; /* per operand (NULL: a filter or unused) */
     cudnnFilterDescriptor_t fd[JV_MAX_OPERANDS];
-    cudnnTensorDescriptor_t bias_td;             /* [1, C, 1, 1]: the bias or grad_bias */
+    cudnnTensorDescriptor_t bias_td; /* [1, C, 1, 1]: the bias or grad_bias */
     conv_step steps[3];
     int nsteps;
     int f64;
     cudnnMathType_t math; /* the math type asked for (TF32 / tensor-op policy) */
     const char *name;
-    int search;           /* 1: rank algorithms by running them (cudnnFind*), 0: by the heuristic (cudnnGet*_v7) */
+    int search;      /* 1: rank algorithms by running them (cudnnFind*), 0: by the heuristic (cudnnGet*_v7) */
+    size_t ws_limit; /* the backend's cuDNN workspace: algorithms needing more are not chosen */
+    desc_rec rec[JV_MAX_OPERANDS];                 /* descriptors as set, for the algorithm cache's keys */
+    int64_t conv_key[4 + 3 * JV_CONV_MAX_SPATIAL]; /* dtype, groups, spatial dims, pad / stride / dilation */
+    int conv_key_n;
 };
 
 void jv_cuda_conv_free(jv_cuda_conv *p) {
@@ -157,11 +186,11 @@ void jv_cuda_conv_free(jv_cuda_conv *p) {
     free(p);
 }
 
-/* 1 when a ranked algorithm is usable: it ran, fits WS_CAP, and its math type
+/* 1 when a ranked algorithm is usable: it ran, fits the workspace, and its math type
  * keeps the precision asked for (fp32 / fp64 data: no FP32 -> FP16
  * down-conversion; FMA asked for: no tensor-op math, i.e. no TF32). */
 static int perf_ok(const jv_cuda_conv *p, cudnnStatus_t st, size_t mem, cudnnMathType_t m) {
-    if (st != CUDNN_STATUS_SUCCESS || mem > WS_CAP) return 0;
+    if (st != CUDNN_STATUS_SUCCESS || mem > p->ws_limit) return 0;
     if (p->math != CUDNN_TENSOR_OP_MATH && m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return 0;
     if (p->math == CUDNN_FMA_MATH && m == CUDNN_TENSOR_OP_MATH) return 0;
     return 1;
@@ -173,25 +202,42 @@ static cudnnMathType_t run_math(const jv_cuda_conv *p, cudnnMathType_t m) {
     return p->math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : m;
 }
 
-static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_err *err) {
+/* The smallest workspace among the algorithms that ran (for the refusal's message). */
+#define MIN_RAN_MEM(perf, ret, out)                                                                                    \
+    do {                                                                                                               \
+        (out) = 0;                                                                                                     \
+        for (int k_ = 0; k_ < (ret); k_++)                                                                             \
+            if ((perf)[k_].status == CUDNN_STATUS_SUCCESS && ((out) == 0 || (perf)[k_].memory < (out)))                \
+                (out) = (perf)[k_].memory;                                                                             \
+    } while (0)
+
+static jv_status no_algo(const jv_cuda_conv *p, const char *dir, int ran, size_t min_mem, jv_err *err) {
+    if (ran && min_mem > p->ws_limit)
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "cuda backend: %s: no cuDNN %s algorithm fits the %zu MiB workspace (the smallest needs %zu MiB)",
+                p->name, dir, p->ws_limit >> 20, (min_mem + (1u << 20) - 1) >> 20);
+    JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no %s algorithm for this configuration", p->name, dir);
+}
+
+/* Ranks the algorithms of step s (cudnnFind* or the heuristic) and keeps the
+ * first usable one. */
+static jv_status rank_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_err *err) {
     const char *what = p->name;
     int ret = 0;
-    s->math = p->math;
-    if (s->kind == STEP_BWD_BIAS || s->kind == STEP_ADD_BIAS) {
-        s->ws = 0;
-        return JV_OK;
-    }
+    size_t min_mem = 0;
     /* steps share the descriptor: rank every step under the requested math type */
     DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, p->math));
     if (s->kind == STEP_FWD) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        DNN_CALL(err, what,
-                 (p->search ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7)(
-                     h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out], CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret,
-                     perf));
+        DNN_CALL(
+            err, what,
+            (p->search ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7)(
+                h, p->td[s->in0], p->fd[s->in1], p->conv, p->td[s->out], CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &ret, perf));
         int i = 0;
-        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
-        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no forward algorithm", what);
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType))
+            i++;
+        MIN_RAN_MEM(perf, ret, min_mem);
+        if (i == ret) return no_algo(p, "forward", ret > 0, min_mem, err);
         s->fwd = perf[i].algo, s->math = run_math(p, perf[i].mathType);
         DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
@@ -204,34 +250,88 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
                      h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out], CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
                      &ret, perf));
         int i = 0;
-        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
-        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-data algorithm", what);
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType))
+            i++;
+        MIN_RAN_MEM(perf, ret, min_mem);
+        if (i == ret) return no_algo(p, "backward-data", ret > 0, min_mem, err);
         s->bwd_data = perf[i].algo, s->math = run_math(p, perf[i].mathType);
         DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
-                 cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->fd[s->in0], p->td[s->in1], p->conv,
-                                                              p->td[s->out], s->bwd_data, &s->ws));
-    } else if (s->kind == STEP_BWD_FILTER) {
+                 cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->fd[s->in0], p->td[s->in1], p->conv, p->td[s->out],
+                                                              s->bwd_data, &s->ws));
+    } else {
         cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-        DNN_CALL(err, what,
-                 (p->search ? cudnnFindConvolutionBackwardFilterAlgorithm
-                            : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
-                     h, p->td[s->in0], p->td[s->in1], p->conv, p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                     &ret, perf));
+        DNN_CALL(
+            err, what,
+            (p->search ? cudnnFindConvolutionBackwardFilterAlgorithm : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
+                h, p->td[s->in0], p->td[s->in1], p->conv, p->fd[s->out], CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &ret,
+                perf));
         int i = 0;
-        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType)) i++;
-        if (i == ret) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: cuDNN has no backward-filter algorithm", what);
+        while (i < ret && !perf_ok(p, perf[i].status, perf[i].memory, perf[i].mathType))
+            i++;
+        MIN_RAN_MEM(perf, ret, min_mem);
+        if (i == ret) return no_algo(p, "backward-filter", ret > 0, min_mem, err);
         s->bwd_filter = perf[i].algo, s->math = run_math(p, perf[i].mathType);
         DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, s->math));
         DNN_CALL(err, what,
-                 cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p->td[s->in0], p->td[s->in1], p->conv,
-                                                                p->fd[s->out], s->bwd_filter, &s->ws));
+                 cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p->td[s->in0], p->td[s->in1], p->conv, p->fd[s->out],
+                                                                s->bwd_filter, &s->ws));
     }
+    if (s->ws > p->ws_limit) /* the size query disagrees with the ranking: refuse rather than overrun */
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "cuda backend: %s: the chosen cuDNN algorithm needs %zu bytes of workspace, more than %zu", what, s->ws,
+                p->ws_limit);
     return JV_OK;
 }
 
+static void key_rec(jv_cuda_conv_key *k, const desc_rec *r) {
+    jv_cuda_conv_key_add(k, r->nd);
+    jv_cuda_conv_key_add(k, r->dt);
+    jv_cuda_conv_key_add(k, r->fmt);
+    for (int i = 0; i < r->nd; i++) {
+        jv_cuda_conv_key_add(k, r->dims[i]);
+        jv_cuda_conv_key_add(k, r->strides[i]);
+    }
+}
+
+/* Chooses step s's algorithm: from the cache when this configuration was
+ * ranked before in this context, else ranked now and cached. */
+static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_cuda_conv_cache *cache, jv_err *err) {
+    s->math = p->math;
+    if (s->kind == STEP_BWD_BIAS || s->kind == STEP_ADD_BIAS) {
+        s->ws = 0;
+        return JV_OK;
+    }
+    jv_cuda_conv_key k;
+    memset(&k, 0, sizeof k);
+    jv_cuda_conv_key_add(&k, s->kind);
+    jv_cuda_conv_key_add(&k, p->search);
+    jv_cuda_conv_key_add(&k, p->math);
+    jv_cuda_conv_key_add(&k, (int64_t)p->ws_limit);
+    for (int i = 0; i < p->conv_key_n; i++)
+        jv_cuda_conv_key_add(&k, p->conv_key[i]);
+    key_rec(&k, &p->rec[s->in0]);
+    key_rec(&k, &p->rec[s->in1]);
+    key_rec(&k, &p->rec[s->out]);
+    const jv_cuda_conv_choice *hit = cache ? jv_cuda_conv_cache_find(cache, &k) : NULL;
+    if (hit) {
+        if (s->kind == STEP_FWD) s->fwd = (cudnnConvolutionFwdAlgo_t)hit->algo;
+        if (s->kind == STEP_BWD_DATA) s->bwd_data = (cudnnConvolutionBwdDataAlgo_t)hit->algo;
+        if (s->kind == STEP_BWD_FILTER) s->bwd_filter = (cudnnConvolutionBwdFilterAlgo_t)hit->algo;
+        s->math = (cudnnMathType_t)hit->math;
+        s->ws = hit->ws;
+        return JV_OK;
+    }
+    JV_CHECK(rank_step(h, p, s, err));
+    jv_cuda_conv_choice v;
+    v.algo = s->kind == STEP_FWD ? (int)s->fwd : s->kind == STEP_BWD_DATA ? (int)s->bwd_data : (int)s->bwd_filter;
+    v.math = (int)s->math;
+    v.ws = s->ws;
+    return cache ? jv_cuda_conv_cache_put(cache, &k, &v, err) : JV_OK;
+}
+
 static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv_operands *ops, jv_cuda_conv *p,
-                                jv_err *err) {
+                                jv_cuda_conv_cache *cache, jv_err *err) {
     const char *what = p->name;
     cudnnDataType_t dt;
     if (!dnn_type(g->dtype, &dt))
@@ -241,7 +341,8 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         for (int i = 0; i < g->nd; i++)
             if ((g->dilation[i] * (g->w.shape[2 + i] - 1)) % 2)
                 JV_FAIL(err, JV_ERR_NOTFOUND,
-                        "cuda backend: %s: padding='same' with an even kernel pads asymmetrically (cuDNN cannot)", what);
+                        "cuda backend: %s: padding='same' with an even kernel pads asymmetrically (cuDNN cannot)",
+                        what);
     if (g->groups < 1 || g->groups > INT_MAX)
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: groups %lld", what, (long long)g->groups);
     int sp = g->nd < 2 ? 2 : g->nd;
@@ -266,16 +367,31 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         math = CUDNN_FMA_MATH; /* no TF32 */
     p->math = math;
     DNN_CALL(err, what, cudnnSetConvolutionMathType(p->conv, math));
+    p->conv_key_n = 0;
+    p->conv_key[p->conv_key_n++] = dt;
+    p->conv_key[p->conv_key_n++] = g->groups;
+    p->conv_key[p->conv_key_n++] = sp;
+    for (int i = 0; i < sp; i++) {
+        p->conv_key[p->conv_key_n++] = pad[i];
+        p->conv_key[p->conv_key_n++] = str[i];
+        p->conv_key[p->conv_key_n++] = dil[i];
+    }
 
-    /* descriptors: weights as filters, everything else as tensors */
-    int x_op = find_op(ops, "input");
-    int x_cl = x_op >= 0 && ops->o[x_op].t.ndim >= 3 && !dense_in(&ops->o[x_op].t, 0) && dense_in(&ops->o[x_op].t, 1);
+    /* the memory format, as PyTorch's cudnn_conv_suggest_memory_format: channels_last (3d) for a 4-d (5-d)
+     * weight when the input or the weight suggests it, never for double */
+    int x_op = find_op(ops, "input"), w_op = find_op(ops, "weight");
+    int cl = 0;
+    if (!p->f64 && w_op >= 0 && (ops->o[w_op].t.ndim == 4 || ops->o[w_op].t.ndim == 5))
+        cl = jv_tensor_suggest_channels_last(&ops->o[w_op].t) ||
+             (x_op >= 0 && ops->o[x_op].t.ndim == ops->o[w_op].t.ndim &&
+              jv_tensor_suggest_channels_last(&ops->o[x_op].t));
+    /* descriptors: weights as filters, everything else as tensors (size-1 strides canonical in that format) */
     for (int i = 0; i < ops->n; i++) {
         const jv_operand *o = &ops->o[i];
         if (!strcmp(o->name, "weight") || !strcmp(o->name, "grad_weight"))
-            JV_CHECK(filter_desc(&p->fd[i], &o->t, x_cl, what, err));
+            JV_CHECK(filter_desc(&p->fd[i], &o->t, cl, &p->rec[i], what, err));
         else if (strcmp(o->name, "bias") && strcmp(o->name, "grad_bias"))
-            JV_CHECK(tensor_desc(&p->td[i], &o->t, what, err));
+            JV_CHECK(tensor_desc(&p->td[i], &o->t, cl, &p->rec[i], what, err));
     }
     int ix = find_op(ops, "input"), iw = find_op(ops, "weight"), ib = find_op(ops, "bias"), io = find_op(ops, "out");
     int igo = find_op(ops, "grad_output"), igi = find_op(ops, "grad_input"), igw = find_op(ops, "grad_weight");
@@ -323,42 +439,46 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         }
     }
     if (bias_src >= 0) {
-        int nd = g->nd + 2 < 4 ? 4 : g->nd + 2;
-        int dims[JV_MAX_DIMS], strides[JV_MAX_DIMS];
+        /* the bias as [1, C, 1, ...] over the output's dims (cudnnAddTensor broadcasts it into the output's
+         * own descriptor, whatever the output's strides) */
         const jv_tensor *bt = &ops->o[bias_dst == igb ? igb : bias_src].t; /* [C] */
         if (bt->ndim != 1 || bt->shape[0] > INT_MAX || bt->shape[0] < 1)
             JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias is not a [C] vector", what);
-        for (int i = 0; i < nd; i++) dims[i] = 1;
-        dims[1] = (int)bt->shape[0];
-        for (int i = nd - 1, st = 1; i >= 0; i--) {
-            strides[i] = st;
-            st *= dims[i];
-        }
+        jv_tensor b4;
+        memset(&b4, 0, sizeof b4);
+        b4.ndim = g->nd + 2 < 4 ? 4 : g->nd + 2;
+        for (int i = 0; i < b4.ndim; i++)
+            b4.shape[i] = 1;
+        b4.shape[1] = bt->shape[0];
+        b4.dtype = bt->dtype;
+        jv_tensor_set_contiguous(&b4);
+        desc_rec r;
+        if (!dims_of(&b4, cl, r.dims, r.strides))
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias is too large for cuDNN", what);
         DNN_CALL(err, what, cudnnCreateTensorDescriptor(&p->bias_td));
-        DNN_CALL(err, what, cudnnSetTensorNdDescriptor(p->bias_td, dt, nd, dims, strides));
+        DNN_CALL(err, what, cudnnSetTensorNdDescriptor(p->bias_td, dt, b4.ndim, r.dims, r.strides));
     }
-    for (int i = 0; i < p->nsteps; i++) JV_CHECK(plan_step(h, p, &p->steps[i], err));
+    for (int i = 0; i < p->nsteps; i++)
+        JV_CHECK(plan_step(h, p, &p->steps[i], cache, err));
     return JV_OK;
 }
 
-jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, jv_cuda_conv **out,
-                            size_t *ws_need, jv_err *err) {
+jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, size_t ws_limit,
+                            jv_cuda_conv_cache *cache, jv_cuda_conv **out, jv_err *err) {
     const jv_conv_desc *g = jv_conv_of(d);
     *out = NULL;
-    *ws_need = 0;
     jv_cuda_conv *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: conv plan: out of memory");
     p->name = g->op == JV_CONV_BACKWARD ? "aten::convolution_backward"
-              : g->transposed          ? "transposed convolution"
-                                       : "aten::convolution";
+              : g->transposed           ? "transposed convolution"
+                                        : "aten::convolution";
     p->search = search;
-    jv_status st = conv_plan_body(h, g, ops, p, err);
+    p->ws_limit = ws_limit;
+    jv_status st = conv_plan_body(h, g, ops, p, cache, err);
     if (st != JV_OK) {
         jv_cuda_conv_free(p);
         return st;
     }
-    for (int i = 0; i < p->nsteps; i++)
-        if (p->steps[i].ws > *ws_need) *ws_need = p->steps[i].ws;
     *out = p;
     return JV_OK;
 }
@@ -379,14 +499,13 @@ jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *
         switch (s->kind) {
         case STEP_FWD:
             DNN_CALL(err, what,
-                     cudnnConvolutionForward(h, one, p->td[s->in0], bufs[s->in0], p->fd[s->in1], bufs[s->in1],
-                                             p->conv, s->fwd, ws, s->ws, zero, p->td[s->out], bufs[s->out]));
+                     cudnnConvolutionForward(h, one, p->td[s->in0], bufs[s->in0], p->fd[s->in1], bufs[s->in1], p->conv,
+                                             s->fwd, ws, s->ws, zero, p->td[s->out], bufs[s->out]));
             break;
         case STEP_BWD_DATA:
             DNN_CALL(err, what,
                      cudnnConvolutionBackwardData(h, one, p->fd[s->in0], bufs[s->in0], p->td[s->in1], bufs[s->in1],
-                                                  p->conv, s->bwd_data, ws, s->ws, zero, p->td[s->out],
-                                                  bufs[s->out]));
+                                                  p->conv, s->bwd_data, ws, s->ws, zero, p->td[s->out], bufs[s->out]));
             break;
         case STEP_BWD_FILTER:
             DNN_CALL(err, what,
@@ -396,8 +515,7 @@ jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *
             break;
         case STEP_BWD_BIAS:
             DNN_CALL(err, what,
-                     cudnnConvolutionBackwardBias(h, one, p->td[s->in0], bufs[s->in0], zero, p->bias_td,
-                                                  bufs[s->out]));
+                     cudnnConvolutionBackwardBias(h, one, p->td[s->in0], bufs[s->in0], zero, p->bias_td, bufs[s->out]));
             break;
         case STEP_ADD_BIAS:
             DNN_CALL(err, what, cudnnAddTensor(h, one, p->bias_td, bufs[s->in0], one, p->td[s->out], bufs[s->out]));
@@ -477,11 +595,10 @@ int jv_cuda_bn_supported(const jv_desc *d, const jv_operands *ops, char *why, si
 
 #define BN_ALIGN(v) (((v) + 255) / 256 * 256)
 
-jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, jv_cuda_bn **out, size_t *ws_need, jv_err *err) {
+jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, size_t ws_limit, jv_cuda_bn **out, jv_err *err) {
     const jv_batchnorm_desc *g = jv_batchnorm_of(d);
     char why[160];
     *out = NULL;
-    *ws_need = 0;
     if (!jv_cuda_bn_possible(d, ops, why, sizeof why))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batch norm not on cuDNN: %s", why);
     jv_cuda_bn *p = calloc(1, sizeof *p);
@@ -494,15 +611,19 @@ jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, jv_cuda_bn *
     p->idx = find_op(ops, "grad_input"), p->idw = find_op(ops, "grad_weight"), p->idb = find_op(ops, "grad_bias");
     const char *what = g->bwd ? "batch norm backward (cuDNN)" : "batch norm (cuDNN)";
     jv_status st = JV_OK;
-    int cl = ops->o[p->ix].t.ndim >= 4 && !dense_in(&ops->o[p->ix].t, 0);
-    p->mode = g->training && cl ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT : CUDNN_BATCHNORM_SPATIAL;
+    /* PyTorch's getCudnnBatchNormMode over input.suggest_memory_format() */
+    const jv_tensor *xt = &ops->o[p->ix].t;
+    p->mode = (cudnnBatchNormMode_t)jv_cuda_bn_mode(g->training, jv_tensor_suggest_channels_last(xt), xt->ndim);
     if (p->ix < 0 || p->iw < 0 || (!g->bwd && (p->iy < 0 || p->ib < 0)) ||
         (g->bwd && (p->idy < 0 || p->ism < 0 || p->isv < 0)) || (!g->training && (p->irm < 0 || p->irv < 0))) {
         st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__, "cuda backend: %s: operands missing", what);
         goto fail;
     }
-    JV_CHECK_GOTO(tensor_desc(&p->xd, &ops->o[p->ix].t, what, err), st, fail);
-    JV_CHECK_GOTO(tensor_desc(&p->yd, &ops->o[g->bwd ? p->idy : p->iy].t, what, err), st, fail);
+    /* each descriptor with its size-1 strides canonical in its own suggested memory format, as
+     * PyTorch's TensorDescriptor(t, 4) */
+    const jv_tensor *yt = &ops->o[g->bwd ? p->idy : p->iy].t;
+    JV_CHECK_GOTO(tensor_desc(&p->xd, xt, jv_tensor_suggest_channels_last(xt), NULL, what, err), st, fail);
+    JV_CHECK_GOTO(tensor_desc(&p->yd, yt, jv_tensor_suggest_channels_last(yt), NULL, what, err), st, fail);
     cudnnStatus_t ds = cudnnCreateTensorDescriptor(&p->bnd);
     if (ds == CUDNN_STATUS_SUCCESS) ds = cudnnDeriveBNTensorDescriptor(p->bnd, p->xd, p->mode);
     if (ds != CUDNN_STATUS_SUCCESS) {
@@ -514,7 +635,13 @@ jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, jv_cuda_bn *
         const jv_tensor *x = &ops->o[p->ix].t;
         if (p->idx < 0) p->dx_bytes = BN_ALIGN((size_t)jv_tensor_extent(x) * jv_dtype_size(x->dtype));
         p->p_bytes = BN_ALIGN((size_t)g->c * (p->f64 ? 8 : 4));
-        *ws_need = p->dx_bytes + 2 * p->p_bytes;
+        if (p->dx_bytes + 2 * p->p_bytes > ws_limit) {
+            st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
+                            "cuda backend: %s: the grads output_mask leaves out need %zu MiB of scratch, more than the "
+                            "%zu MiB workspace",
+                            what, (p->dx_bytes + 2 * p->p_bytes + (1u << 20) - 1) >> 20, ws_limit >> 20);
+            goto fail;
+        }
     }
     *out = p;
     return JV_OK;
@@ -537,9 +664,9 @@ jv_status jv_cuda_bn_run(cudnnHandle_t h, const jv_cuda_bn *p, void *const *bufs
                                                         BUF(p->irv), p->eps, BUF(p->ism), BUF(p->isv)));
     } else if (!p->bwd) {
         DNN_CALL(err, "batch norm eval forward (cuDNN)",
-                 cudnnBatchNormalizationForwardInference(h, p->mode, one, zero, p->xd, bufs[p->ix], p->yd,
-                                                         bufs[p->iy], p->bnd, bufs[p->iw], bufs[p->ib], bufs[p->irm],
-                                                         bufs[p->irv], p->eps));
+                 cudnnBatchNormalizationForwardInference(h, p->mode, one, zero, p->xd, bufs[p->ix], p->yd, bufs[p->iy],
+                                                         p->bnd, bufs[p->iw], bufs[p->ib], bufs[p->irm], bufs[p->irv],
+                                                         p->eps));
     } else {
         if (p->dx_bytes + 2 * p->p_bytes > ws_bytes)
             JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: batch norm backward: workspace too small");

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include "jv_cuda_pure.h"
 #include "jv_family.h"
 #include "jv_status.h"
 
@@ -16,16 +17,22 @@ typedef struct jv_cuda_conv jv_cuda_conv;
 typedef struct jv_cuda_bn jv_cuda_bn;
 
 /* Plans a parsed conv call (forward, transposed, convolution_backward) over
- * ops: descriptors from the operands' dims and strides, groups, math type
- * (tensor ops for fp16/bf16; fp32 TF32 unless the desc says allow_tf32 0),
- * algorithms from cudnnGet*Algorithm_v7 (PyTorch's default, benchmark off)
- * or, with search, from cudnnFind*Algorithm (every algorithm run and timed:
- * torch.backends.cudnn.benchmark). *ws_need receives the workspace bytes.
- * JV_ERR_NOTFOUND (reason in err) when cuDNN cannot run the call. */
-jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, jv_cuda_conv **out,
-                            size_t *ws_need, jv_err *err);
+ * ops: descriptors from the operands' dims and strides (size-1 strides made
+ * canonical in the conv's memory format, PyTorch's
+ * cudnn_conv_suggest_memory_format), groups, math type (tensor ops for
+ * fp16/bf16; fp32 TF32 unless the desc says allow_tf32 0), algorithms from
+ * cudnnGet*Algorithm_v7 (PyTorch's default, benchmark off) or, with search,
+ * from cudnnFind*Algorithm (every algorithm run and timed:
+ * torch.backends.cudnn.benchmark), the first that needs at most ws_limit
+ * bytes of workspace. Choices are looked up in and added to cache (NULL: no
+ * cache) under the step's full configuration, so each distinct convolution is
+ * ranked once per cache. JV_ERR_NOTFOUND (reason in err) when cuDNN cannot
+ * run the call or no algorithm fits ws_limit. */
+jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, size_t ws_limit,
+                            jv_cuda_conv_cache *cache, jv_cuda_conv **out, jv_err *err);
 
-/* Queues a planned conv on the handle's stream; ws holds ws_bytes. */
+/* Queues a planned conv on the handle's stream; ws holds ws_bytes (at least
+ * the plan's ws_limit). */
 jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *bufs, void *ws, size_t ws_bytes,
                            jv_err *err);
 
@@ -42,9 +49,11 @@ int jv_cuda_bn_possible(const jv_desc *d, const jv_operands *ops, char *why, siz
  * the native kernels (desc impl); 0 with the reason in why. */
 int jv_cuda_bn_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap);
 
-/* Plans a possible batch-norm call on cuDNN; *ws_need receives the scratch bytes
- * (grads output_mask leaves out). JV_ERR_NOTFOUND when not supported. */
-jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, jv_cuda_bn **out, size_t *ws_need, jv_err *err);
+/* Plans a possible batch-norm call on cuDNN: mode as PyTorch's
+ * getCudnnBatchNormMode, descriptors with canonical size-1 strides. The
+ * grads output_mask leaves out go to scratch in the workspace: JV_ERR_NOTFOUND
+ * when they need more than ws_limit bytes, or when the call is not supported. */
+jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, size_t ws_limit, jv_cuda_bn **out, jv_err *err);
 
 /* Queues a planned batch norm on the handle's stream. */
 jv_status jv_cuda_bn_run(cudnnHandle_t h, const jv_cuda_bn *p, void *const *bufs, void *ws, size_t ws_bytes,

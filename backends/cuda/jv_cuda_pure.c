@@ -1,0 +1,91 @@
+/* jv_cuda_pure: sticky-error classification, workspace sizing and the cuDNN
+ * algorithm cache of the CUDA backend (see jv_cuda_pure.h). Numeric codes,
+ * so that the table builds with any CUDA 12 or 13 toolkit header. */
+#include "jv_cuda_pure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* cudaError_t values whose documentation says the process must be relaunched */
+static const struct {
+    int code;
+    const char *name;
+} STICKY[] = {
+    {214, "cudaErrorECCUncorrectable"},    {220, "cudaErrorNvlinkUncorrectable"}, {226, "cudaErrorContained"},
+    {700, "cudaErrorIllegalAddress"},      {702, "cudaErrorLaunchTimeout"},       {710, "cudaErrorAssert"},
+    {714, "cudaErrorHardwareStackError"},  {715, "cudaErrorIllegalInstruction"},  {716, "cudaErrorMisalignedAddress"},
+    {717, "cudaErrorInvalidAddressSpace"}, {718, "cudaErrorInvalidPc"},           {719, "cudaErrorLaunchFailure"},
+    {721, "cudaErrorTensorMemoryLeak"},    {810, "cudaErrorMpsClientTerminated"}, {911, "cudaErrorExternalDevice"},
+};
+
+int jv_cuda_error_sticky(int code, const char **name) {
+    if (name) *name = NULL;
+    for (size_t i = 0; i < sizeof STICKY / sizeof STICKY[0]; i++)
+        if (STICKY[i].code == code) {
+            if (name) *name = STICKY[i].name;
+            return 1;
+        }
+    return 0;
+}
+
+size_t jv_cuda_workspace_bytes(size_t free_bytes) {
+    size_t share = free_bytes / 16;
+    if (share >= JV_CUDA_DNN_WORKSPACE) return JV_CUDA_DNN_WORKSPACE;
+    share &= ~(((size_t)1 << 20) - 1);
+    return share > JV_CUDA_LT_WORKSPACE ? share : JV_CUDA_LT_WORKSPACE;
+}
+
+int jv_cuda_bn_mode(int training, int channels_last, int ndim) {
+    if (ndim == 2) return 0;                 /* CUDNN_BATCHNORM_PER_ACTIVATION */
+    if (training && channels_last) return 2; /* CUDNN_BATCHNORM_SPATIAL_PERSISTENT */
+    return 1;                                /* CUDNN_BATCHNORM_SPATIAL */
+}
+
+void jv_cuda_conv_key_add(jv_cuda_conv_key *k, int64_t v) {
+    if (k->n >= JV_CUDA_CONV_KEY_WORDS) {
+        k->overflow = 1;
+        return;
+    }
+    k->w[k->n++] = v;
+}
+
+static int key_eq(const jv_cuda_conv_key *a, const jv_cuda_conv_key *b) {
+    return a->n == b->n && !memcmp(a->w, b->w, sizeof(int64_t) * (size_t)a->n);
+}
+
+const jv_cuda_conv_choice *jv_cuda_conv_cache_find(const jv_cuda_conv_cache *c, const jv_cuda_conv_key *k) {
+    if (k->overflow) return NULL;
+    for (int i = 0; i < c->n; i++)
+        if (key_eq(&c->keys[i], k)) return &c->vals[i];
+    return NULL;
+}
+
+jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *k, const jv_cuda_conv_choice *v,
+                                 jv_err *err) {
+    if (k->overflow) return JV_OK;
+    for (int i = 0; i < c->n; i++)
+        if (key_eq(&c->keys[i], k)) {
+            c->vals[i] = *v;
+            return JV_OK;
+        }
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        jv_cuda_conv_key *nk = realloc(c->keys, sizeof *nk * (size_t)cap);
+        if (!nk) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuDNN algorithm cache");
+        c->keys = nk;
+        jv_cuda_conv_choice *nv = realloc(c->vals, sizeof *nv * (size_t)cap);
+        if (!nv) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuDNN algorithm cache");
+        c->vals = nv;
+        c->cap = cap;
+    }
+    c->keys[c->n] = *k;
+    c->vals[c->n] = *v;
+    c->n++;
+    return JV_OK;
+}
+
+void jv_cuda_conv_cache_clear(jv_cuda_conv_cache *c) {
+    free(c->keys);
+    free(c->vals);
+    memset(c, 0, sizeof *c);
+}
