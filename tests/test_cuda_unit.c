@@ -1,0 +1,105 @@
+/* test_cuda_unit: the CUDA backend's decisions that need no device
+ * (jv_cuda_pure): which runtime errors are sticky, the workspace size for a
+ * device's free memory, PyTorch's cuDNN batch-norm mode, and the cuDNN
+ * algorithm cache. Runs anywhere the backend builds (label unit). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_check.h"
+#include "jv_cuda_pure.h"
+
+static void test_sticky(void) {
+    const char *name = "x";
+    /* sticky: the documented "process must be relaunched" errors */
+    CHECK(jv_cuda_error_sticky(700, &name) && name && !strcmp(name, "cudaErrorIllegalAddress"));
+    CHECK(jv_cuda_error_sticky(719, &name) && !strcmp(name, "cudaErrorLaunchFailure"));
+    CHECK(jv_cuda_error_sticky(715, NULL)); /* illegal instruction */
+    CHECK(jv_cuda_error_sticky(716, NULL)); /* misaligned address */
+    CHECK(jv_cuda_error_sticky(717, NULL)); /* invalid address space */
+    CHECK(jv_cuda_error_sticky(718, NULL)); /* invalid PC */
+    CHECK(jv_cuda_error_sticky(714, NULL)); /* hardware stack error */
+    CHECK(jv_cuda_error_sticky(710, NULL)); /* device assert */
+    CHECK(jv_cuda_error_sticky(214, NULL)); /* ECC uncorrectable */
+    CHECK(jv_cuda_error_sticky(702, NULL)); /* launch timeout */
+    /* not sticky: success, out of memory, invalid value, launch out of resources, not ready, capture errors */
+    CHECK(!jv_cuda_error_sticky(0, &name) && name == NULL);
+    CHECK(!jv_cuda_error_sticky(2, NULL));
+    CHECK(!jv_cuda_error_sticky(1, NULL));
+    CHECK(!jv_cuda_error_sticky(701, NULL));
+    CHECK(!jv_cuda_error_sticky(600, NULL));
+    CHECK(!jv_cuda_error_sticky(900, NULL));
+    CHECK(!jv_cuda_error_sticky(999, NULL));
+}
+
+static void test_workspace(void) {
+    const size_t MiB = (size_t)1 << 20;
+    CHECK(jv_cuda_workspace_bytes((size_t)80 << 30) == JV_CUDA_DNN_WORKSPACE); /* an H100: the full 256 MiB */
+    CHECK(jv_cuda_workspace_bytes((size_t)4 << 30) == JV_CUDA_DNN_WORKSPACE);  /* exactly 1/16 */
+    CHECK(jv_cuda_workspace_bytes((size_t)2 << 30) == 128 * MiB);              /* reduced to 1/16 */
+    CHECK(jv_cuda_workspace_bytes((size_t)1000 * MiB + 12345) == 62 * MiB);    /* rounded down to a MiB */
+    CHECK(jv_cuda_workspace_bytes(100 * MiB) == JV_CUDA_LT_WORKSPACE);         /* never below cuBLASLt's 32 MiB */
+    CHECK(jv_cuda_workspace_bytes(0) == JV_CUDA_LT_WORKSPACE);
+    CHECK(JV_CUDA_LT_WORKSPACE == 32 * MiB && JV_CUDA_DNN_WORKSPACE == 256 * MiB);
+}
+
+static void test_bn_mode(void) {
+    /* cudnnBatchNormMode_t: 0 PER_ACTIVATION, 1 SPATIAL, 2 SPATIAL_PERSISTENT */
+    CHECK(jv_cuda_bn_mode(1, 0, 2) == 0 && jv_cuda_bn_mode(0, 1, 2) == 0);
+    CHECK(jv_cuda_bn_mode(1, 1, 4) == 2); /* training channels_last */
+    CHECK(jv_cuda_bn_mode(1, 1, 5) == 2); /* training channels_last_3d */
+    CHECK(jv_cuda_bn_mode(1, 0, 4) == 1 && jv_cuda_bn_mode(1, 0, 3) == 1 && jv_cuda_bn_mode(1, 0, 5) == 1);
+    CHECK(jv_cuda_bn_mode(0, 1, 4) == 1); /* eval: never persistent */
+}
+
+static jv_cuda_conv_key key_of(int64_t a, int64_t b, int n) {
+    jv_cuda_conv_key k;
+    memset(&k, 0, sizeof k);
+    jv_cuda_conv_key_add(&k, a);
+    jv_cuda_conv_key_add(&k, b);
+    for (int i = 2; i < n; i++)
+        jv_cuda_conv_key_add(&k, i);
+    return k;
+}
+
+static void test_cache(void) {
+    jv_cuda_conv_cache c;
+    memset(&c, 0, sizeof c);
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cuda_conv_key k1 = key_of(1, 64, 10), k2 = key_of(1, 65, 10), k3 = key_of(1, 64, 11);
+    CHECK(jv_cuda_conv_cache_find(&c, &k1) == NULL);
+    jv_cuda_conv_choice v1 = {6, 1, 4096}, v2 = {1, 2, 0};
+    CHECK(jv_cuda_conv_cache_put(&c, &k1, &v1, &err) == JV_OK);
+    const jv_cuda_conv_choice *h = jv_cuda_conv_cache_find(&c, &k1);
+    CHECK(h && h->algo == 6 && h->math == 1 && h->ws == 4096);
+    CHECK(jv_cuda_conv_cache_find(&c, &k2) == NULL); /* one value differs */
+    CHECK(jv_cuda_conv_cache_find(&c, &k3) == NULL); /* one more word */
+    CHECK(jv_cuda_conv_cache_put(&c, &k2, &v2, &err) == JV_OK && c.n == 2);
+    CHECK(jv_cuda_conv_cache_put(&c, &k1, &v2, &err) == JV_OK && c.n == 2); /* replaced, not added */
+    h = jv_cuda_conv_cache_find(&c, &k1);
+    CHECK(h && h->algo == 1);
+    for (int i = 0; i < 100; i++) { /* growth */
+        jv_cuda_conv_key k = key_of(2, i, 5);
+        jv_cuda_conv_choice v = {i, 0, (size_t)i};
+        CHECK(jv_cuda_conv_cache_put(&c, &k, &v, &err) == JV_OK);
+    }
+    jv_cuda_conv_key k50 = key_of(2, 50, 5);
+    h = jv_cuda_conv_cache_find(&c, &k50);
+    CHECK(c.n == 102 && h && h->algo == 50);
+    /* an overflowed key is never stored nor found */
+    jv_cuda_conv_key big = key_of(3, 3, JV_CUDA_CONV_KEY_WORDS + 1);
+    CHECK(big.overflow);
+    CHECK(jv_cuda_conv_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 102);
+    CHECK(jv_cuda_conv_cache_find(&c, &big) == NULL);
+    jv_cuda_conv_cache_clear(&c);
+    CHECK(c.n == 0 && c.keys == NULL && jv_cuda_conv_cache_find(&c, &k1) == NULL);
+}
+
+int main(void) {
+    test_sticky();
+    test_workspace();
+    test_bn_mode();
+    test_cache();
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
