@@ -50,20 +50,20 @@ namespace {
 
 enum { DT_F32 = 0, DT_F16 = 1, DT_BF16 = 2 };
 
-template <int DT> struct stor {
-    typedef unsigned short type; /* fp16 / bf16 bits */
-};
-template <> struct stor<DT_F32> {
-    typedef float type;
-};
+template <int DT> struct stor { typedef unsigned short type; /* fp16 / bf16 bits */ };
+template <> struct stor<DT_F32> { typedef float type; };
 
-__device__ __forceinline__ float bits_to_float(float v, int) { return v; }
+__device__ __forceinline__ float bits_to_float(float v, int) {
+    return v;
+}
 __device__ __forceinline__ float bits_to_float(unsigned short v, int dt) {
     if (dt == DT_F16) return __half2float(__ushort_as_half(v));
     return __uint_as_float(((unsigned int)v) << 16);
 }
 
-template <int DT> __device__ __forceinline__ float to_f(typename stor<DT>::type v) { return bits_to_float(v, DT); }
+template <int DT> __device__ __forceinline__ float to_f(typename stor<DT>::type v) {
+    return bits_to_float(v, DT);
+}
 
 /* float -> bf16 bits, round to nearest even, NaN kept quiet (as jv_dtype_store) */
 __device__ __forceinline__ unsigned short f_to_bf16_bits(float f) {
@@ -74,16 +74,18 @@ __device__ __forceinline__ unsigned short f_to_bf16_bits(float f) {
 }
 
 template <int DT> __device__ __forceinline__ typename stor<DT>::type from_f(float v);
-template <> __device__ __forceinline__ float from_f<DT_F32>(float v) { return v; }
+template <> __device__ __forceinline__ float from_f<DT_F32>(float v) {
+    return v;
+}
 template <> __device__ __forceinline__ unsigned short from_f<DT_F16>(float v) {
     return __half_as_ushort(__float2half(v));
 }
-template <> __device__ __forceinline__ unsigned short from_f<DT_BF16>(float v) { return f_to_bf16_bits(v); }
+template <> __device__ __forceinline__ unsigned short from_f<DT_BF16>(float v) {
+    return f_to_bf16_bits(v);
+}
 
 /* V storage elements, aligned to their size (V * sizeof is 16 or a scalar) */
-template <typename S, int V> struct alignas(sizeof(S) * V) vec {
-    S v[V];
-};
+template <typename S, int V> struct alignas(sizeof(S) * V) vec { S v[V]; };
 
 /* A per-channel operand: base, dtype (DT_*), stride in elements; p NULL when absent. */
 struct pvec {
@@ -113,8 +115,8 @@ __device__ __forceinline__ void pv_store(pvec a, long long c, double v) {
 
 /* ---- geometry ---- */
 
-constexpr int BLOCK = 256;  /* threads of the big kernels */
-constexpr int PER_SM = 4;   /* resident blocks per multiprocessor the grid is sized for (one wave) */
+constexpr int BLOCK = 256; /* threads of the big kernels */
+constexpr int PER_SM = 4;  /* resident blocks per multiprocessor the grid is sized for (one wave) */
 /* vectors in flight per thread and step for a kernel reading IN big arrays:
  * 64 bytes of fp32 (16-byte vectors or scalars), 32 bytes of fp16 / bf16
  * vectors (register room for 8 lanes); halved per array with two inputs so
@@ -123,25 +125,25 @@ template <int V, int IN> struct unroll {
     static constexpr int one = V == 1 ? 8 : V == 4 ? 4 : 2;
     static constexpr int n = IN == 1 ? one : (one / 2 > 0 ? one / 2 : 1);
 };
-constexpr int FIN = 64;    /* threads of the per-channel finalize kernels */
+constexpr int FIN = 64; /* threads of the per-channel finalize kernels */
 
 /* What a big kernel needs to walk x (all counts in vectors of V elements). */
 struct geo {
     int nhwc;
-    long long N, C, HWv; /* NCHW: batch, channels, vectors per plane */
-    long long R, Cv;     /* NHWC: rows, channel vectors per row */
-    long long G;         /* blocks per channel (block) group */
-    int tx_log2, tx;     /* NHWC threads along channel vectors (NCHW: 0, 1) */
+    long long N, C, HWv;      /* NCHW: batch, channels, vectors per plane */
+    long long R, Cv;          /* NHWC: rows, channel vectors per row */
+    long long G;              /* blocks per channel (block) group */
+    int tx_log2, tx;          /* NHWC threads along channel vectors (NCHW: 0, 1) */
     long long step_n, step_s; /* NCHW: G*BLOCK split into planes and vectors */
 };
 
 /* The channel-block and row-group of this block, and the thread's position. */
 struct walker {
-    long long n, s;   /* NCHW odometer */
-    long long base;   /* NCHW: c*HWv; NHWC: channel vector cv */
-    long long plane;  /* NCHW: C*HWv */
+    long long n, s;    /* NCHW odometer */
+    long long base;    /* NCHW: c*HWv; NHWC: channel vector cv */
+    long long plane;   /* NCHW: C*HWv */
     long long r, step; /* NHWC: row, row step */
-    bool live;        /* NHWC: cv < Cv */
+    bool live;         /* NHWC: cv < Cv */
 
     __device__ __forceinline__ bool next(const geo &g, long long &off) {
         if (!g.nhwc) {
@@ -207,8 +209,8 @@ template <typename F> __device__ __forceinline__ void chan(F &ma, F &m2a, F &na,
 
 /* Welford partials per (channel, g): ws[c*G + g] of mean, then C*G of M2, then C*G of counts. */
 template <int DT, int V>
-__global__ void __launch_bounds__(BLOCK, PER_SM) k_stats(geo g, const typename stor<DT>::type *__restrict__ x,
-                                                  float *__restrict__ part) {
+__global__ void __launch_bounds__(BLOCK, PER_SM)
+    k_stats(geo g, const typename stor<DT>::type *__restrict__ x, float *__restrict__ part) {
     typedef typename stor<DT>::type S;
     constexpr int UNROLL = unroll<V, 1>::n;
     __shared__ float sh_m[BLOCK * V], sh_q[BLOCK * V], sh_n[BLOCK];
@@ -305,8 +307,8 @@ struct chan_args {
 /* Coefficients per channel, each an array of C floats in coef: 0 mean, 1 scale, 2 shift (or k1), 3 k2. */
 
 /* One block of FIN threads per channel: merges the G Welford partials in double. */
-__global__ void __launch_bounds__(FIN) k_fwd_finalize(chan_args a, const float *__restrict__ part,
-                                                       float *__restrict__ coef) {
+__global__ void __launch_bounds__(FIN)
+    k_fwd_finalize(chan_args a, const float *__restrict__ part, float *__restrict__ coef) {
     __shared__ double s_m[FIN], s_q[FIN], s_n[FIN];
     long long c = (long long)blockIdx.x;
     int t = (int)threadIdx.x;
@@ -379,9 +381,9 @@ __global__ void k_bwd_prep(chan_args a, float *__restrict__ coef) {
 
 /* Partials per (channel, g): part[c*G + g] of sum(dy), then C*G of sum(dy*(x - mean)). */
 template <int DT, int V>
-__global__ void __launch_bounds__(BLOCK, PER_SM) k_bwd_reduce(geo g, const typename stor<DT>::type *__restrict__ x,
-                                                       const typename stor<DT>::type *__restrict__ dy,
-                                                       const float *__restrict__ coef, float *__restrict__ part) {
+__global__ void __launch_bounds__(BLOCK, PER_SM)
+    k_bwd_reduce(geo g, const typename stor<DT>::type *__restrict__ x, const typename stor<DT>::type *__restrict__ dy,
+                 const float *__restrict__ coef, float *__restrict__ part) {
     typedef typename stor<DT>::type S;
     constexpr int UNROLL = unroll<V, 2>::n;
     __shared__ float sh_a[BLOCK * V], sh_b[BLOCK * V];
@@ -463,8 +465,8 @@ __global__ void __launch_bounds__(BLOCK, PER_SM) k_bwd_reduce(geo g, const typen
 
 /* One block of FIN threads per channel: sums the G partials in double, writes
  * grad_weight / grad_bias and the grad_input coefficients. */
-__global__ void __launch_bounds__(FIN) k_bwd_finalize(chan_args a, const float *__restrict__ part,
-                                                       float *__restrict__ coef) {
+__global__ void __launch_bounds__(FIN)
+    k_bwd_finalize(chan_args a, const float *__restrict__ part, float *__restrict__ coef) {
     __shared__ double s_a[FIN], s_b[FIN];
     long long c = (long long)blockIdx.x;
     int t = (int)threadIdx.x;
@@ -504,10 +506,9 @@ enum { EW_FWD = 0, EW_BWD_TRAIN = 1, EW_BWD_EVAL = 2 };
 /* EW_FWD: out = (x - mean) * scale + shift; EW_BWD_TRAIN: out = scale*dy + k1 + k2*(x - mean);
  * EW_BWD_EVAL: out = scale * dy (x unread). */
 template <int DT, int V, int MODE>
-__global__ void __launch_bounds__(BLOCK, PER_SM) k_apply(geo g, const typename stor<DT>::type *__restrict__ x,
-                                                  const typename stor<DT>::type *__restrict__ dy,
-                                                  const float *__restrict__ coef,
-                                                  typename stor<DT>::type *__restrict__ out) {
+__global__ void __launch_bounds__(BLOCK, PER_SM)
+    k_apply(geo g, const typename stor<DT>::type *__restrict__ x, const typename stor<DT>::type *__restrict__ dy,
+            const float *__restrict__ coef, typename stor<DT>::type *__restrict__ out) {
     typedef typename stor<DT>::type S;
     constexpr int UNROLL = unroll<V, (MODE == EW_BWD_TRAIN ? 2 : 1)>::n;
     long long cblk;
@@ -621,15 +622,17 @@ bool same_shape(const jv_tensor *a, const jv_tensor *b) {
 struct plan {
     const jv_batchnorm_desc *g;
     int ix, iw, ib, irm, irv, iout, ism, isv, idy, idx, igw, igb; /* operand indices, -1 when absent */
-    int dt;                                                      /* x's DT_* */
-    long long N, C, HW, M;                                       /* M = N*HW values per channel */
+    int dt;                                                       /* x's DT_* */
+    long long N, C, HW, M;                                        /* M = N*HW values per channel */
     int nhwc, V;
     int big; /* the big kernels run (M > 0 and C > 0) */
     geo geom;
     size_t coef_bytes, part_bytes;
 };
 
-size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+size_t align256(size_t b) {
+    return (b + 255) & ~(size_t)255;
+}
 
 /* Fills p; 0 with a reason in why when the call is not supported. scalar:
  * no vector accesses (for buffers that are not 16-byte aligned). */
@@ -640,8 +643,8 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
         return set_why(why, cap, "not a batch-norm call");
     const jv_batchnorm_desc *g = jv_batchnorm_of(d);
     p->g = g;
-    int *slots[] = {&p->ix, &p->iw, &p->ib, &p->irm, &p->irv, &p->iout, &p->ism, &p->isv, &p->idy, &p->idx,
-                    &p->igw, &p->igb};
+    int *slots[] = {&p->ix,  &p->iw,  &p->ib,  &p->irm, &p->irv, &p->iout,
+                    &p->ism, &p->isv, &p->idy, &p->idx, &p->igw, &p->igb};
     const char *names[] = {"input",     "weight",      "bias",     "running_mean", "running_var", "out",
                            "save_mean", "save_invstd", "grad_out", "grad_input",   "grad_weight", "grad_bias"};
     for (int i = 0; i < 12; i++) {
@@ -685,7 +688,8 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
         if (bigs[i] < 0) continue;
         const jv_tensor *t = &ops->o[bigs[i]].t;
         if (!same_shape(t, x)) return set_why(why, cap, "out / grad_out / grad_input is not of the input's shape");
-        if (t->dtype != x->dtype) return set_why(why, cap, "out / grad_out / grad_input dtype differs from the input's");
+        if (t->dtype != x->dtype)
+            return set_why(why, cap, "out / grad_out / grad_input dtype differs from the input's");
         if (p->nhwc ? !is_nhwc(t) : !is_nchw(t))
             return set_why(why, cap, "out / grad_out / grad_input layout differs from the input's");
     }
@@ -751,7 +755,9 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
     return 1;
 }
 
-int grid_of(const plan &p) { return (int)((p.nhwc ? (p.geom.Cv + p.geom.tx - 1) / p.geom.tx : p.C) * p.geom.G); }
+int grid_of(const plan &p) {
+    return (int)((p.nhwc ? (p.geom.Cv + p.geom.tx - 1) / p.geom.tx : p.C) * p.geom.G);
+}
 
 template <int DT, int V>
 int launch_big(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
@@ -862,10 +868,11 @@ extern "C" jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_ope
     return JV_OK;
 }
 
-extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) { free(pl); }
+extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) {
+    free(pl);
+}
 
-extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const *bufs, void *workspace,
-                                    void *stream) {
+extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const *bufs, void *workspace, void *stream) {
     if (!pl || !workspace || !bufs) return BN_ERR_INVALID;
     const plan *pp = &pl->vec;
     if (pp->V > 1) {

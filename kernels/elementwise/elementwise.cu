@@ -63,7 +63,9 @@ static __device__ __forceinline__ uint16_t ew_float_to_f16(float f) {
 
 /* bfloat16 by its bits (the same on both platforms; as jv_dtype.c rounds:
  * nearest even, NaN kept quiet) */
-static __device__ __forceinline__ float ew_bf16_to_float(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
+static __device__ __forceinline__ float ew_bf16_to_float(uint16_t b) {
+    return __uint_as_float((uint32_t)b << 16);
+}
 
 static __device__ __forceinline__ uint16_t ew_float_to_bf16(float f) {
     uint32_t u = __float_as_uint(f);
@@ -95,19 +97,21 @@ static __device__ __forceinline__ void ew_store(int dt, void *base, int64_t off,
 
 /* a 16-bit word of storage type DT as a float */
 template <int DT> static __device__ __forceinline__ float ew_cvt16(uint32_t bits) {
-    if constexpr (DT == EW_F16) return ew_f16_to_float((uint16_t)bits);
-    else return ew_bf16_to_float((uint16_t)bits);
+    if constexpr (DT == EW_F16)
+        return ew_f16_to_float((uint16_t)bits);
+    else
+        return ew_bf16_to_float((uint16_t)bits);
 }
 
 template <int DT> static __device__ __forceinline__ uint32_t ew_pack16(float v) {
-    if constexpr (DT == EW_F16) return ew_float_to_f16(v);
-    else return ew_float_to_bf16(v);
+    if constexpr (DT == EW_F16)
+        return ew_float_to_f16(v);
+    else
+        return ew_float_to_bf16(v);
 }
 
 /* elements per 16-byte vector */
-template <int DT> struct ew_vec {
-    static constexpr int n = DT == EW_F32 ? 4 : 8;
-};
+template <int DT> struct ew_vec { static constexpr int n = DT == EW_F32 ? 4 : 8; };
 
 /* dst[0..V-1] = the V elements of vector i (16 bytes) of base */
 template <int DT> static __device__ __forceinline__ void ew_load_vec(const void *base, int64_t i, float *dst) {
@@ -115,7 +119,8 @@ template <int DT> static __device__ __forceinline__ void ew_load_vec(const void 
     const uint32_t w[4] = {u.x, u.y, u.z, u.w};
     if constexpr (DT == EW_F32) {
 #pragma unroll
-        for (int j = 0; j < 4; j++) dst[j] = __uint_as_float(w[j]);
+        for (int j = 0; j < 4; j++)
+            dst[j] = __uint_as_float(w[j]);
     } else {
 #pragma unroll
         for (int j = 0; j < 4; j++) {
@@ -129,10 +134,12 @@ template <int DT> static __device__ __forceinline__ void ew_store_vec(void *base
     uint32_t w[4];
     if constexpr (DT == EW_F32) {
 #pragma unroll
-        for (int j = 0; j < 4; j++) w[j] = __float_as_uint(v[j]);
+        for (int j = 0; j < 4; j++)
+            w[j] = __float_as_uint(v[j]);
     } else {
 #pragma unroll
-        for (int j = 0; j < 4; j++) w[j] = ew_pack16<DT>(v[2 * j]) | (ew_pack16<DT>(v[2 * j + 1]) << 16);
+        for (int j = 0; j < 4; j++)
+            w[j] = ew_pack16<DT>(v[2 * j]) | (ew_pack16<DT>(v[2 * j + 1]) << 16);
     }
     static_cast<uint4 *>(base)[i] = make_uint4(w[0], w[1], w[2], w[3]);
 }
@@ -149,7 +156,7 @@ struct ew_params {
     int dt[3];     /* storage type of a tensor slot */
     float cval[3]; /* EW_CONST: the slot's value */
     float alpha, lo, hi, slope, value, nanv, posinf, neginf;
-    float thr;     /* threshold_backward: the largest float <= the threshold (the same test as in double) */
+    float thr; /* threshold_backward: the largest float <= the threshold (the same test as in double) */
     int gelu_tanh, rounding;
 };
 
@@ -161,12 +168,14 @@ static __device__ __forceinline__ float ew_min_nan(float a, float b) {
     return (a != a || b != b) ? __int_as_float(0x7fc00000) : a < b ? a : b;
 }
 
-static __device__ __forceinline__ float ew_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+static __device__ __forceinline__ float ew_sigmoid(float x) {
+    return 1.0f / (1.0f + expf(-x));
+}
 
-#define EW_SQRT1_2 0.70710678118654752440f     /* 1/sqrt(2) */
+#define EW_SQRT1_2      0.70710678118654752440f /* 1/sqrt(2) */
 #define EW_INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2*pi) */
-#define EW_SQRT_2_PI 0.79788456080286535588f    /* sqrt(2/pi) */
-#define EW_GELU_K 0.044715f
+#define EW_SQRT_2_PI    0.79788456080286535588f /* sqrt(2/pi) */
+#define EW_GELU_K       0.044715f
 
 static __device__ __forceinline__ float ew_gelu(float x, int tanh_form) {
     if (tanh_form) return 0.5f * x * (1.0f + tanhf(EW_SQRT_2_PI * (x + EW_GELU_K * x * x * x)));
@@ -192,9 +201,9 @@ static __device__ float ew_div_floor(float a, float b) {
     return q - f > 0.5f ? f + 1.0f : f;
 }
 
-#define EW_V(expr)                                                                                                   \
-    do {                                                                                                             \
-        _Pragma("unroll") for (int j = 0; j < N; j++) o[j] = (expr);                                                 \
+#define EW_V(expr)                                                                                                     \
+    do {                                                                                                               \
+        _Pragma("unroll") for (int j = 0; j < N; j++) o[j] = (expr);                                                   \
     } while (0)
 
 /* o[j] = op(a[j], b[j], c[j]) for j < N: one dispatch per N elements */
@@ -208,9 +217,12 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
     case JV_EW_RSUB: EW_V(b[j] - alpha * a[j]); break;
     case JV_EW_MUL: EW_V(a[j] * b[j]); break;
     case JV_EW_DIV:
-        if (p.rounding == 0) EW_V(a[j] / b[j]);
-        else if (p.rounding == 1) EW_V(truncf(a[j] / b[j]));
-        else EW_V(ew_div_floor(a[j], b[j]));
+        if (p.rounding == 0)
+            EW_V(a[j] / b[j]);
+        else if (p.rounding == 1)
+            EW_V(truncf(a[j] / b[j]));
+        else
+            EW_V(ew_div_floor(a[j], b[j]));
         break;
     case JV_EW_WHERE: EW_V(a[j] != 0.0f ? b[j] : c[j]); break;
     case JV_EW_THRESHOLD_BACKWARD: EW_V(b[j] <= p.thr ? 0.0f : a[j]); break;
@@ -264,9 +276,7 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
     case JV_EW_NAN_TO_NUM:
         EW_V(a[j] != a[j] ? p.nanv : isinf(a[j]) ? (a[j] > 0.0f ? p.posinf : p.neginf) : a[j]);
         break;
-    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */
-        EW_V(a[j]);
-        break;
+    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */ EW_V(a[j]); break;
     }
 }
 
@@ -275,14 +285,14 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
 /* ---- elementwise kernels ---- */
 
 /* Dense: element i of every EW_DENSE slot and of the output is at offset i. */
-template <int DT>
-__global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64_t n, int vec) {
+template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64_t n, int vec) {
     constexpr int V = ew_vec<DT>::n;
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     float cst[3];
 #pragma unroll
-    for (int k = 0; k < 3; k++) cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
+    for (int k = 0; k < 3; k++)
+        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
     int64_t done = 0;
     if (vec) {
         const int64_t nv = n / V;
@@ -295,7 +305,8 @@ __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64
                     ew_load_vec<DT>(p.in[k], i, src[k]);
                 } else {
 #pragma unroll
-                    for (int j = 0; j < V; j++) src[k][j] = cst[k];
+                    for (int j = 0; j < V; j++)
+                        src[k][j] = cst[k];
                 }
             }
             ew_apply<V>(p, a, b, c, o);
@@ -306,7 +317,8 @@ __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64
     for (int64_t i = done + tid; i < n; i += stride) {
         float v[3], o;
 #pragma unroll
-        for (int k = 0; k < 3; k++) v[k] = p.kind[k] == EW_DENSE ? ew_load(DT, p.in[k], i) : cst[k];
+        for (int k = 0; k < 3; k++)
+            v[k] = p.kind[k] == EW_DENSE ? ew_load(DT, p.in[k], i) : cst[k];
         ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
         ew_store(DT, p.out, i, o);
     }
@@ -321,8 +333,7 @@ template <typename I> struct ew_geom {
     I st[3][JV_MAX_DIMS];
 };
 
-template <typename I>
-__global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_geom<I> g, I n) {
+template <typename I> __global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_geom<I> g, I n) {
     const I tid = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
     const I stride = (I)gridDim.x * (I)blockDim.x;
     for (I i = tid; i < n; i += stride) {
@@ -338,18 +349,19 @@ __global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_
             }
             oo += r * g.ost[dd];
 #pragma unroll
-            for (int k = 0; k < 3; k++) off[k] += r * g.st[k][dd];
+            for (int k = 0; k < 3; k++)
+                off[k] += r * g.st[k][dd];
         }
         float v[3], o;
 #pragma unroll
-        for (int k = 0; k < 3; k++) v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
+        for (int k = 0; k < 3; k++)
+            v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
         ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
         ew_store(p.out_dt, p.out, (int64_t)oo, o);
     }
 }
 
 /* ---- host side ---- */
-
 
 /* Where each operand slot is and which operand is written: the reference's
  * mapping (jv_elementwise_slots). */
@@ -529,24 +541,26 @@ static float float_at_or_below(double t) {
 
 /* Strided launch over the merged dims; I is the index type. */
 template <typename I>
-static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_t *ost, const int64_t (*st)[JV_MAX_DIMS]) {
+static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_t *ost,
+                      const int64_t (*st)[JV_MAX_DIMS]) {
     memset(gm, 0, sizeof *gm);
     gm->nd = nd;
     for (int i = 0; i < nd; i++) {
         gm->shape[i] = (I)shape[i];
         gm->ost[i] = (I)ost[i];
-        for (int k = 0; k < 3; k++) gm->st[k][i] = (I)st[k][i];
+        for (int k = 0; k < 3; k++)
+            gm->st[k][i] = (I)st[k][i];
     }
 }
 
 /* A planned call: everything but the buffer addresses (elementwise_gpu.h). */
 struct jv_gpu_elementwise_plan {
-    ew_params p;    /* pointers left NULL; kind[] as the path below decides */
-    int slot_op[3]; /* operand index of slot k (-1: a constant) */
-    int out_op;     /* operand index of the output */
-    int64_t n;      /* output elements */
-    int fast;       /* the dense kernel (else the strided one) */
-    int V;          /* dense: elements per 16-byte vector */
+    ew_params p;                    /* pointers left NULL; kind[] as the path below decides */
+    int slot_op[3];                 /* operand index of slot k (-1: a constant) */
+    int out_op;                     /* operand index of the output */
+    int64_t n;                      /* output elements */
+    int fast;                       /* the dense kernel (else the strided one) */
+    int V;                          /* dense: elements per 16-byte vector */
     unsigned grid_vec, grid_scalar; /* dense: grids with and without vector accesses */
     unsigned grid;                  /* strided */
     int small;                      /* strided: 32-bit index math */
@@ -725,4 +739,6 @@ extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *c
     return JV_GPU_LAUNCH_STATUS();
 }
 
-extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) { free(pl); }
+extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) {
+    free(pl);
+}

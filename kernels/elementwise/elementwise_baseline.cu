@@ -19,10 +19,14 @@ enum { EW_BASE_COPY = 0, EW_BASE_SCALE, EW_BASE_ADD, EW_BASE_TRIAD, EW_BASE_DOT,
 
 /* K: 0 copy c = a, 1 scale c = s*a, 2 add c = a + b, 3 triad c = a + s*b */
 template <int K> static __device__ __forceinline__ float base_op(float x, float y, float s) {
-    if constexpr (K == EW_BASE_COPY) return x;
-    else if constexpr (K == EW_BASE_SCALE) return s * x;
-    else if constexpr (K == EW_BASE_ADD) return x + y;
-    else return x + s * y;
+    if constexpr (K == EW_BASE_COPY)
+        return x;
+    else if constexpr (K == EW_BASE_SCALE)
+        return s * x;
+    else if constexpr (K == EW_BASE_ADD)
+        return x + y;
+    else
+        return x + s * y;
 }
 
 template <int K>
@@ -58,7 +62,8 @@ __global__ void __launch_bounds__(EW_THREADS)
 static __device__ __forceinline__ float block_sum(float v) {
     __shared__ float part[1024 / 32];
 #pragma unroll
-    for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
+    for (int d = JV_WARP / 2; d > 0; d /= 2)
+        v += EW_SHFL_DOWN(v, d);
     const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
     if (lane == 0) part[warp] = v;
     __syncthreads();
@@ -66,7 +71,8 @@ static __device__ __forceinline__ float block_sum(float v) {
         const unsigned nwarps = blockDim.x / JV_WARP;
         v = lane < nwarps ? part[lane] : 0.0f;
 #pragma unroll
-        for (int d = JV_WARP / 2; d > 0; d /= 2) v += EW_SHFL_DOWN(v, d);
+        for (int d = JV_WARP / 2; d > 0; d /= 2)
+            v += EW_SHFL_DOWN(v, d);
     }
     return v;
 }
@@ -92,7 +98,8 @@ __global__ void __launch_bounds__(EW_THREADS)
         }
         done = nv * 4;
     }
-    for (int64_t i = done + tid; i < n; i += stride) acc = fmaf(a[i], b[i], acc);
+    for (int64_t i = done + tid; i < n; i += stride)
+        acc = fmaf(a[i], b[i], acc);
     acc = block_sum(acc);
     if (threadIdx.x == 0) atomicAdd(c, acc);
 }
