@@ -27,8 +27,8 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
 
 /* Queues the planned call on stream over device buffers bufs (as
  * jv_family.reference reads them); ws holds ws_bytes (as planned). */
-jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws,
-                           size_t ws_bytes, cudaStream_t stream, jv_err *err);
+jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
+                           cudaStream_t stream, jv_err *err);
 
 /* Releases a plan (safe on NULL). */
 void jv_cuda_gemm_free(jv_cuda_gemm *p);

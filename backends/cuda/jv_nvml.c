@@ -8,15 +8,15 @@
 
 enum { NVML_SUCCESS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 
-#define REASON_GPU_IDLE 0x1ull
-#define REASON_APP_CLOCKS 0x2ull
-#define REASON_SW_POWER_CAP 0x4ull
-#define REASON_HW_SLOWDOWN 0x8ull
-#define REASON_SYNC_BOOST 0x10ull
-#define REASON_SW_THERMAL 0x20ull
-#define REASON_HW_THERMAL 0x40ull
+#define REASON_GPU_IDLE       0x1ull
+#define REASON_APP_CLOCKS     0x2ull
+#define REASON_SW_POWER_CAP   0x4ull
+#define REASON_HW_SLOWDOWN    0x8ull
+#define REASON_SYNC_BOOST     0x10ull
+#define REASON_SW_THERMAL     0x20ull
+#define REASON_HW_THERMAL     0x40ull
 #define REASON_HW_POWER_BRAKE 0x80ull
-#define REASON_DISPLAY_CLOCK 0x100ull
+#define REASON_DISPLAY_CLOCK  0x100ull
 
 typedef int (*init_fn)(void);
 typedef int (*by_bus_fn)(const char *bus, void **dev);
@@ -34,7 +34,8 @@ void jv_nvml_open(jv_nvml *n, const char *bus) {
     if (!lib) return;
     init_fn init = NULL;
     by_bus_fn by_bus = NULL;
-    int ok = sym(lib, "nvmlInit_v2", sizeof init, &init) && sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", sizeof by_bus, &by_bus) &&
+    int ok = sym(lib, "nvmlInit_v2", sizeof init, &init) &&
+             sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", sizeof by_bus, &by_bus) &&
              sym(lib, "nvmlDeviceGetClockInfo", sizeof n->clock, &n->clock) &&
              sym(lib, "nvmlDeviceGetMaxClockInfo", sizeof n->max_clock, &n->max_clock) &&
              sym(lib, "nvmlShutdown", sizeof n->shutdown, &n->shutdown);

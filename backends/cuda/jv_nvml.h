@@ -7,8 +7,8 @@
 #include "backend.h"
 
 typedef struct {
-    void *lib;      /* dlopen handle; NULL: NVML absent (clocks unknown) */
-    void *dev;      /* nvmlDevice_t */
+    void *lib; /* dlopen handle; NULL: NVML absent (clocks unknown) */
+    void *dev; /* nvmlDevice_t */
     int (*clock)(void *dev, int type, unsigned *mhz);
     int (*max_clock)(void *dev, int type, unsigned *mhz);
     int (*reasons)(void *dev, unsigned long long *bits);
