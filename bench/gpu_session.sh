@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Run ON THE GPU MACHINE, from the bundle that bench/gpu_bundle.sh made here, in one device call:
+#   run(command="bash bench/gpu_session.sh", carry=["gpu-bundle"])
+# In under 8 minutes (each step bounded with timeout; JV_SESSION_BUDGET seconds in all, default 450):
+#   1. device facts: nvidia-smi, nvidia-smi -q, clocks/power/driver (csv), L2 and SMs through PyTorch
+#   2. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts)
+#   3. the baseline: bench_baseline.sh = jarvis-replay --peak (copy/scale/add/triad/dot, GEMM) -> peak.json
+#   4. a replay of each bundled package (the example, fixture traces recorded on H100)
+#      -> replay-<name>.json (Google Benchmark), replay-<name>.md (report), replay-<name>.log
+#   5. PyTorch references: bench/torch_replay.py --package / --peak -> torch-<name>.json, torch-peak.json
+#   6. bench/gpu_summary.py -> summary.md
+# Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
+# status and seconds; steps.tsv: the same as a table). With OUT set (the device tool), also
+# $OUT/results.tar.gz (the whole folder), $OUT/summary.md and $OUT/session.log. A step that fails is logged
+# and the session goes on. It never changes clocks or resets the GPU.
+#
+# usage: bench/gpu_session.sh [--dry-run] [--bundle DIR] [--results DIR]
+#   --dry-run     the CPU backend and small sizes, no nvidia-smi needed: the whole script on a machine
+#                 without a GPU (also JV_SESSION_BACKEND=cpu)
+#   --bundle DIR  the bundle (default gpu-bundle, or $JV_BUNDLE_DIR)
+#   --results DIR the results folder (default bench/results/gpu-<date>-<gpu>)
+# Exit status: 0 every step succeeded, 1 some step failed (see session.log), 2 bad usage.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+t_start=$(date +%s)
+budget=${JV_SESSION_BUDGET:-450}
+backend=${JV_SESSION_BACKEND:-cuda}
+bundle=${JV_BUNDLE_DIR:-gpu-bundle}
+results=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) backend=cpu; shift ;;
+    --bundle) bundle=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu_session.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+bundle=$(realpath -m "$bundle")
+dry=0
+[ "$backend" = cpu ] && dry=1
+
+# the results folder, named after the date and the GPU
+gpu_name=
+if command -v nvidia-smi >/dev/null 2>&1; then
+  gpu_name=$(timeout 20 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+fi
+short=$(echo "${gpu_name:-unknown}" | tr 'A-Z' 'a-z' | sed 's/^nvidia //; s/ .*//; s/[^a-z0-9]//g')
+[ $dry = 1 ] && short=cpu-dryrun
+[ -n "$short" ] || short=unknown
+results=$(realpath -m "${results:-bench/results/gpu-$(date -u +%F)-$short}")
+mkdir -p "$results"
+log=$results/session.log
+: > "$log"
+printf 'step\texit\tseconds\n' > "$results/steps.tsv"
+failed=0
+say() { echo "[$(date -u +%T)] $*" | tee -a "$log"; }
+
+# step NAME CAP CMD...: runs CMD under timeout min(CAP, what is left of the budget less STEP_RESERVE seconds,
+# default 25, for the summary and packing; a step that gets less than 5 s is skipped and counts as failed),
+# its output in NAME.log and appended to session.log; a failure is logged and the session goes on
+step() {
+  local name=$1 cap=$2 left t0 rc
+  shift 2
+  left=$((budget - ($(date +%s) - t_start) - ${STEP_RESERVE:-25}))
+  if [ $left -lt 5 ]; then
+    say "SKIP $name: the session's budget (${budget} s) is spent"
+    printf '%s\tskipped\t0\n' "$name" >> "$results/steps.tsv"
+    failed=$((failed + 1))
+    return 0
+  fi
+  [ "$cap" -gt "$left" ] && cap=$left
+  say "== $name (at most $cap s): $*"
+  t0=$(date +%s)
+  timeout -k 5 "$cap" "$@" 2>&1 | tee -a "$log" > "$results/$name.log"
+  rc=${PIPESTATUS[0]}
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$(($(date +%s) - t0))" >> "$results/steps.tsv"
+  if [ $rc = 0 ]; then
+    say "   $name: ok ($(($(date +%s) - t0)) s)"
+  else
+    [ $rc = 124 ] && say "   $name: TIMED OUT after $cap s" || say "   $name: FAILED (exit $rc)"
+    failed=$((failed + 1))
+  fi
+  return 0
+}
+
+pack() {
+  trap - EXIT INT TERM
+  if [ ! -s "$results/summary.md" ]; then
+    # no bench/gpu_summary.py (or it failed): the step table and the device facts at least
+    {
+      echo "# GPU session $(basename "$results") (no gpu_summary.py summary)"
+      echo
+      echo "| step | exit | seconds |"
+      echo "|---|---|---|"
+      tail -n +2 "$results/steps.tsv" | awk -F'\t' '{print "| " $1 " | " $2 " | " $3 " |"}'
+      echo
+      [ -f "$results/device.log" ] && { echo '```'; cat "$results/device.log"; echo '```'; }
+      [ -f "$results/baseline.log" ] && { echo; echo '```'; cat "$results/baseline.log"; echo '```'; }
+    } > "$results/summary.md"
+  fi
+  say "session: $failed step(s) failed, $(($(date +%s) - t_start)) s; results in $results"
+  if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT"
+    tar czf "$OUT/results.tar.gz" -C "$(dirname "$results")" "$(basename "$results")"
+    cp "$results/summary.md" "$results/session.log" "$OUT/" 2>/dev/null
+    echo "packed: $OUT/results.tar.gz ($(du -k "$OUT/results.tar.gz" | cut -f1) KiB), summary.md, session.log"
+  fi
+}
+trap 'say "interrupted"; failed=$((failed + 1)); pack; exit 1' INT TERM
+trap pack EXIT
+
+say "jarvis GPU session: backend $backend, bundle $bundle, results $results, budget $budget s"
+[ -f "$bundle/MANIFEST.txt" ] && sed -n '1,8p' "$bundle/MANIFEST.txt" >> "$log"
+if [ ! -x "$bundle/bin/jarvis-replay" ]; then
+  say "ERROR: no $bundle/bin/jarvis-replay: make the bundle first (bash bench/gpu_bundle.sh) and carry it"
+  failed=$((failed + 1))
+  exit 1
+fi
+bin=$bundle/bin
+# shellcheck disable=SC1091
+if ! . "$bundle/env.sh" >> "$log" 2>&1; then
+  say "env.sh: some CUDA library is missing (see above); going on, the CUDA steps will fail"
+  failed=$((failed + 1))
+fi
+say "LD_LIBRARY_PATH for the bundle: ${JV_LIBRARY_PATH:-}"
+# python3 runs with the machine's own LD_LIBRARY_PATH (not the one env.sh made for the bundle)
+py=(env "LD_LIBRARY_PATH=${JV_ORIG_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}" python3)
+
+# 1. device facts (read only)
+facts() {
+  {
+    echo "date: $(date -u +%FT%TZ)"
+    echo "host: $(uname -srm)"
+    command -v nvcc >/dev/null && echo "nvcc: $(nvcc --version | tail -1)"
+    if command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,clocks.applications.graphics,power.draw,power.limit,temperature.gpu \
+                 --format=csv
+      nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv 2>/dev/null ||
+        nvidia-smi --query-gpu=clocks_throttle_reasons.active --format=csv 2>/dev/null || true
+    else
+      echo "nvidia-smi: not found"
+    fi
+    "${py[@]}" - <<'PY' || echo "torch: not available"
+import torch
+print(f"torch: {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()}")
+if torch.cuda.is_available():
+    p = torch.cuda.get_device_properties(0)
+    l2 = getattr(p, 'L2_cache_size', 0)
+    print(f"torch device 0: {p.name}, {p.multi_processor_count} SMs, {p.total_memory / 2**30:.1f} GiB, "
+          f"L2 {l2 / 2**20:.1f} MiB, compute capability {p.major}.{p.minor}")
+else:
+    print("torch: no CUDA device")
+PY
+  } > "$results/device-facts.txt" 2>&1
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi > "$results/nvidia-smi.txt" 2>&1
+    nvidia-smi -q > "$results/nvidia-smi-q.txt" 2>&1
+  fi
+  cat "$results/device-facts.txt"
+  [ $dry = 1 ] || command -v nvidia-smi >/dev/null
+}
+# timeout runs programs, not shell functions: the function goes to a child bash
+export -f facts
+export results dry
+export JV_PY_LD_LIBRARY_PATH=${JV_ORIG_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}
+step device 45 bash -c 'py=(env "LD_LIBRARY_PATH=$JV_PY_LD_LIBRARY_PATH" python3); facts'
+
+# 2. the GPU tests from the bundle
+step ctest-gpu 240 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure --timeout 180 \
+     --output-log "$results/ctest-gpu.log"
+
+# sizes: the defaults on a GPU (1 GiB arrays, 8192^3 bf16 GEMM); small ones on the CPU backend
+if [ $dry = 1 ]; then
+  peak_args=(--baseline-bytes 32M --peak-gemm 128)
+  replay_args=(--max-bytes 8M --baseline-bytes 32M --peak-gemm 128 --time-limit 0.05)
+else
+  peak_args=()
+  replay_args=()
+fi
+
+# 3. the baseline and the peaks
+step baseline 120 env JV_BENCH_ARGS="--device 0 --report $results/peak.md ${peak_args[*]}" \
+     bash bench/bench_baseline.sh "$bin/jarvis-replay" "$backend" "$results/peak.json"
+
+# 4. the packages
+packages=("$bundle"/packages/*.zip)
+[ -e "${packages[0]}" ] || { say "no packages in $bundle/packages"; packages=(); }
+for p in "${packages[@]}"; do
+  n=$(basename "$p" .zip)
+  step "replay-$n" 90 "$bin/jarvis-replay" "$p" --backend "$backend" --device 0 "${replay_args[@]}" \
+       --benchmark_out "$results/replay-$n.json" --report "$results/replay-$n.md"
+done
+
+# 5. PyTorch references of the same ops and peaks
+if [ -f bench/torch_replay.py ]; then
+  step torch-peak 90 "${py[@]}" bench/torch_replay.py --peak --out "$results/torch-peak.json"
+  for p in "${packages[@]}"; do
+    n=$(basename "$p" .zip)
+    step "torch-$n" 60 "${py[@]}" bench/torch_replay.py --package "$p" --out "$results/torch-$n.json"
+  done
+else
+  say "SKIP PyTorch references: no bench/torch_replay.py"
+fi
+
+# 6. the summary
+if [ -f bench/gpu_summary.py ]; then
+  STEP_RESERVE=5 step summary 30 "${py[@]}" bench/gpu_summary.py --results "$results" --out "$results/summary.md"
+else
+  say "SKIP summary: no bench/gpu_summary.py (summary.md lists the steps only)"
+fi
+
+[ $failed = 0 ]
