@@ -286,16 +286,18 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
             CHECK(st == JV_OK);
             CHECK(r.status == JV_RES_OK);
             if (conv_only) CHECK(!strcmp(r.impl, "cuDNN searched"));
-            /* short ops are also timed in a CUDA graph (or the capture is refused, with the reason) */
-            if (r.hot.samples && r.hot.median_s < o.graph_below_s) {
+            /* ops whose measured launch overhead counts are also timed in a CUDA graph (or the capture is
+             * refused, with the reason) */
+            if (r.graph_why[0]) {
                 CHECK(r.graph_s > 0 || r.graph_note[0]);
                 if (r.graph_s > 0) CHECK(r.graph_s < 1.5 * r.hot.median_s);
                 printf("    graph: %.2f us per run (%d runs) vs hot median %.2f us%s%s\n", r.graph_s * 1e6,
                        r.graph_runs, r.hot.median_s * 1e6, r.graph_note[0] ? ": " : "", r.graph_note);
             }
-            if (r.clk_end.known)
-                printf("    clocks: SM %.0f -> %.0f MHz (max %.0f)%s%s\n", r.clk_start.sm_mhz, r.clk_end.sm_mhz,
-                       r.clk_end.sm_max_mhz, r.throttled ? ": THROTTLED " : "", r.throttle);
+            if (r.clk_load.known)
+                printf("    clocks: SM %.0f MHz idle, %.0f MHz lowest under load (max %.0f)%s%s\n",
+                       r.clk_start.sm_mhz, r.clk_load.sm_mhz, r.clk_load.sm_max_mhz, r.throttled ? ": THROTTLED " : "",
+                       r.throttle);
             printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", g->what, v, r.impl,
                    jv_res_status_str(r.status), r.verify.rel_l2, r.verify.tol, r.verify.sampled ? " sampled" : "",
                    r.hot.samples ? r.hot.median_s * 1e6 : 0.0, r.status == JV_RES_OK ? "" : "  ",
