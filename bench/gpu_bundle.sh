@@ -7,7 +7,8 @@
 # usage: bench/gpu_bundle.sh [--out DIR] [--build-dir DIR] [--archs "90 100"] [--shared DIR] [--no-packages]
 #   --out DIR        the bundle (default gpu-bundle in the repository root; replaced)
 #   --build-dir DIR  its build tree (default build-bundle; Release, warnings as errors, JV_CUDA=ON)
-#   --archs LIST     CUDA architectures (default $JV_BUNDLE_ARCHS or 90: H100 and H200)
+#   --archs LIST     CUDA architectures (default $JV_BUNDLE_ARCHS or "90 100": H100/H200, and B200; 100 adds
+#                    ~3 MiB)
 #   --shared DIR     the folder holding traces/ (default $JV_SHARED_DIR or ../shared): fixture packages
 #   --no-packages    no replay packages (the example and the fixtures)
 # Environment: JV_BUNDLE_JOBS (ninja -j, default 2), JV_BUNDLE_MAX_MB (size limit of bundle + working tree,
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=$root/gpu-bundle
 build=$root/build-bundle
-archs=${JV_BUNDLE_ARCHS:-90}
+archs=${JV_BUNDLE_ARCHS:-90 100}
 shared=${JV_SHARED_DIR:-$(cd .. && pwd)/shared}
 packages=1
 while [ $# -gt 0 ]; do
