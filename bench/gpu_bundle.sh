@@ -50,7 +50,7 @@ nvcc=${CUDACXX:-$(command -v nvcc || true)}
 if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
   say "no nvcc (PATH, CUDACXX, /usr/local/cuda/bin): nothing to build"; exit 77
 fi
-for t in patchelf readelf ldd python3; do
+for t in patchelf readelf objdump ldd python3; do
   command -v $t >/dev/null || { say "needs $t (apt-get install patchelf binutils python3)"; exit 1; }
 done
 
@@ -115,8 +115,10 @@ for b in "${bins[@]}"; do
   [ "$rp" = '$ORIGIN/../lib' ] || patchelf --set-rpath '$ORIGIN/../lib' "$out/bin/$(basename "$b")"
 done
 
-# libraries: the whole closure ldd sees, less glibc and CUDA (found at run time by env.sh)
-glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libmvec|libnsl|libBrokenLocale)\.so'
+# libraries: the whole closure ldd sees, less glibc and CUDA (found at run time by env.sh), and less the
+# compiler runtime (libstdc++, libgcc_s: the programs need only CXXABI_1.3 and GCC_3.0 of them, every machine
+# with PyTorch has them, and this machine's copies would raise the glibc the bundle needs to its own)
+glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libmvec|libnsl|libBrokenLocale|libstdc\+\+|libgcc_s)\.so'
 cuda='^lib(cuda|cudart|cublas|cublasLt|cudnn.*|nvrtc.*|nvJitLink|cufft|curand|cusparse|cusolver|nvToolsExt|nvtx.*)\.so'
 declare -A seen=() cudalibs=()
 for b in "$out"/bin/*; do
@@ -139,7 +141,7 @@ if [ -n "$cudnn" ]; then
 fi
 cuda_sonames=$(printf '%s\n' "${!cudalibs[@]}" | sort | tr '\n' ' ')
 say "bundled: $(cd "$out/lib" && ls | tr '\n' ' ')"
-say "from the GPU machine (env.sh): $cuda_sonames"
+say "from the GPU machine (env.sh): $cuda_sonames; and its libstdc++, libgcc_s, glibc"
 
 # the GPU tests, relocatable: build paths -> the bundle, source paths -> @SRC@ (the checkout beside it)
 python3 - "$build" "$root" "$out" "$tests_json" <<'PY'
@@ -209,6 +211,7 @@ if [ $packages = 1 ]; then
 fi
 
 # manifest and size
+glibc_min=$(objdump -T "$out"/bin/* "$out"/lib/* 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1 | sed 's/GLIBC_//')
 bundle_b=$(du -sb "$out" | cut -f1)
 tree_b=$(cd "$root" && { git ls-files -z; git ls-files -z --others --exclude-standard; } | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 {
@@ -218,7 +221,7 @@ tree_b=$(cd "$root" && { git ls-files -z; git ls-files -z --others --exclude-sta
   echo "host: $(uname -srm), $(ldd --version | head -1)"
   echo "nvcc: $("$nvcc" --version | tail -2 | tr '\n' ' ')"
   echo "cuda architectures: $archlist"
-  echo "needs from the GPU machine: $cuda_sonames"
+  echo "needs from the GPU machine: $cuda_sonames, libstdc++.so.6, libgcc_s.so.1, glibc >= $glibc_min"
   echo "size: $bundle_b bytes (bundle), $tree_b bytes (working tree that travels with it)"
   echo "build: $((t1 - t0)) s"
   echo "files:"

@@ -47,7 +47,7 @@ jv_env_main() {
         "$JV_BUNDLE/tests/CTestTestfile.cmake.in" > "$JV_BUNDLE/tests/CTestTestfile.cmake"
   fi
   # the driver's libcuda.so.1: only a warning (without it the CUDA backend finds no device)
-  if ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } &&
+  if ! { ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; } &&
      ! for d in ${LD_LIBRARY_PATH//:/ } /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
          [ -e "$d/libcuda.so.1" ] && break; false; done; then
     echo "jarvis env: note: the driver's libcuda.so.1 was not found (no GPU driver here?)" >&2

@@ -132,7 +132,8 @@ py=(env "LD_LIBRARY_PATH=${JV_ORIG_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}" python
 facts() {
   {
     echo "date: $(date -u +%FT%TZ)"
-    echo "host: $(uname -srm)"
+    echo "host: $(uname -srm), $(ldd --version 2>/dev/null | head -1)"
+    [ -f "$JV_BUNDLE/MANIFEST.txt" ] && grep '^needs from' "$JV_BUNDLE/MANIFEST.txt"
     command -v nvcc >/dev/null && echo "nvcc: $(nvcc --version | tail -1)"
     if command -v nvidia-smi >/dev/null; then
       nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,clocks.applications.graphics,power.draw,power.limit,temperature.gpu \

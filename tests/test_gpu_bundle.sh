@@ -8,7 +8,7 @@
 # env.sh with only that folder given and CUDA_HOME pointing nowhere, and then, with the loader ignoring
 # ld.so.cache (ld.so --inhibit-cache --library-path), checks for every program and library of the bundle:
 # no "not found"; every cuDNN/cuBLAS/cudart from the wheel folder; every other library that is not glibc's
-# from gpu-bundle/lib; nothing from a CUDA toolkit. Also: the programs run that way, the GPU tests run from
+# or the compiler runtime's (libstdc++, libgcc_s: the machine's) from gpu-bundle/lib; nothing from a CUDA toolkit. Also: the programs run that way, the GPU tests run from
 # the bundle through ctest (skipped here: no device), env.sh names what is missing, and the bundle fits a
 # device call (64 MiB with the working tree). Exit 0 pass, 1 fail, 77 skipped (no nvcc, or no wheels).
 set -uo pipefail
@@ -22,7 +22,8 @@ checks=0 fails=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*"; }
 
-"$ldso" --help 2>/dev/null | grep -q -- --inhibit-cache || { echo "SKIP: $ldso has no --inhibit-cache (glibc < 2.33)"; exit 77; }
+ldso_help=$("$ldso" --help 2>/dev/null)
+grep -q -- --inhibit-cache <<<"$ldso_help" || { echo "SKIP: $ldso has no --inhibit-cache (glibc < 2.33)"; exit 77; }
 
 # 1. the bundle
 if [ -n "${JV_GPU_BUNDLE:-}" ]; then
@@ -84,7 +85,7 @@ rc=$?
 case ":$ldp:" in *"$nocuda"*|*/usr/local/cuda*) bad "env.sh used a toolkit: $ldp" ;; *) ok ;; esac
 
 # 4. every program and library of the bundle, loader cache ignored
-glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libmvec|libnsl)\.so'
+glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libmvec|libnsl|libstdc\+\+|libgcc_s)\.so'
 cudare='^lib(cudnn|cublas|cudart)'
 nbin=0
 for f in "$bundle"/bin/* "$bundle"/lib/*; do
