@@ -237,20 +237,20 @@ def jarvis_ops(doc):
 
 
 def verdict_figure(o):
-    """(figure name "hot"/"cold"/"graph", jarvis us) the verdict of one jarvis op used"""
+    """(figure name, jarvis us) the verdict of one jarvis op used: jarvis-replay's judged_figure /
+    judged_us when it writes them ("hot", "graph", "cold", "cold, launch gap removed"), else the entry
+    carrying efficiency_datasheet, else cold when measured, else hot"""
     entries = [(c, o[c]) for c in ("cold", "hot") if isinstance(o.get(c), dict)]
-    for c, e in entries:  # a field naming the verdict's figure (newer jarvis-replay), when present
-        for k, v in e.items():
-            if "verdict" not in k.lower() and k not in ("judged",):
-                continue
-            if isinstance(v, str) and v in ("hot", "cold", "graph"):
-                return figure_value(o, v)
-            if k == "judged" or (k.lower().startswith("verdict") and not k.endswith("_us")):
-                if num(v) == 1:
-                    return figure_value(o, c)
-            if k.endswith("_us") and num(v) is not None:
-                return (k[:-3], num(v))
-    for c, e in entries:  # the judged entry carries efficiency_datasheet
+    for c, e in entries:
+        fig = e.get("judged_figure")
+        if isinstance(fig, str) and fig:
+            us = num(e.get("judged_us"))
+            if us is None:
+                us = figure_value(o, "graph" if fig == "graph" else c)[1]
+            return (fig, us)
+        if num(e.get("judged_us")) is not None:
+            return (c, num(e["judged_us"]))
+    for c, e in entries:  # older jarvis-replay: the judged entry carries efficiency_datasheet
         if num(e.get("efficiency_datasheet")) is not None:
             return figure_value(o, c)
     for c in ("cold", "hot"):  # the verdict uses cold times when measured
@@ -264,6 +264,17 @@ def figure_value(o, fig):
         return ("graph", num((o.get("hot") or {}).get("graph_us")))
     e = o.get(fig) or {}
     return (fig, num(e.get("real_time")))
+
+
+def torch_figure(t, fig):
+    """torch's time of the same figure: hot_us, cold_us, graph_us; for "cold, launch gap removed" torch's
+    cold less its own launch gap (hot - graph) when it measured a graph, else None"""
+    if not fig:
+        return None
+    if fig.startswith("cold") and fig != "cold":
+        c, h, g = num(t.get("cold_us")), num(t.get("hot_us")), num(t.get("graph_us"))
+        return c - max(0.0, h - g) if None not in (c, h, g) else None
+    return num(t.get(f"{fig}_us"))
 
 
 def package_rows(jdoc, tdoc):
@@ -282,7 +293,7 @@ def package_rows(jdoc, tdoc):
         fig, jus = verdict_figure(o)
         any_e = o.get("cold") or o.get("hot") or {}
         traced = num(any_e.get("traced_us")) or num(t.get("traced_us"))
-        tus = num(t.get(f"{fig}_us")) if fig else None
+        tus = torch_figure(t, fig)
         if o.get("error"):
             status = f"jarvis: {o['error']}"
         elif not jops:
@@ -363,8 +374,12 @@ def summarize(d, hw_path):
         ("driver", smi.get("driver") or jctx.get("driver") or tctx.get("driver") or "not available"),
         ("CUDA (driver)", smi.get("cuda") or "not available"),
         ("clocks SM / memory (now)", f"{clocks.get('SM', '-')} / {clocks.get('Memory', '-')}" if clocks else
-         (f"{jctx.get('clock_mhz')} MHz (jarvis)" if num(jctx.get("clock_mhz")) else "not available")),
-        ("clocks SM / memory (max)", f"{maxc.get('SM', '-')} / {maxc.get('Memory', '-')}" if maxc else "not available"),
+         f"{tctx['sm_clock_mhz']:.0f} MHz / {fmt(tctx.get('mem_clock_mhz'), 0)} MHz (torch run)"
+         if num(tctx.get("sm_clock_mhz")) else
+         f"{jctx.get('clock_mhz')} MHz (jarvis)" if num(jctx.get("clock_mhz")) else "not available"),
+        ("clocks SM / memory (max)", f"{maxc.get('SM', '-')} / {maxc.get('Memory', '-')}" if maxc else
+         f"{tctx['max_sm_clock_mhz']:.0f} MHz / {fmt(tctx.get('max_mem_clock_mhz'), 0)} MHz (torch run)"
+         if num(tctx.get("max_sm_clock_mhz")) else "not available"),
         ("L2 cache", f"{l2 / 2**20:.0f} MiB" if l2 else "not available"),
         ("datasheet", f"{ds.get('name')}: {fmt(ds_bw and ds_bw / 1e12, 2)} TB/s, {fmt(ds_tf, 1)} dense bf16 TFLOPS"
          if ds else "not found (no PASS/FAIL against the datasheet)"),
@@ -413,7 +428,7 @@ def summarize(d, hw_path):
         tf = tb["gemm"].get(k)
         grows.append((f"{k[0]} {k[1]}^3", fmt(jf and jf / 1e12, 1), fmt(tf and tf / 1e12, 1), fmt(ratio(jf, tf), 3),
                       pct(ratio(jf, ds_tf * 1e12 if ds_tf else None)), pct(ratio(tf, ds_tf * 1e12 if ds_tf else None))))
-    lines += ["GEMM (2*n^3 FLOP per run; jarvis: cuBLASLt; torch: `torch.matmul`).", ""]
+    lines += ["GEMM (2*n^3 FLOP per run; jarvis: its GEMM ceiling, cuBLASLt on CUDA; torch: `torch.matmul`).", ""]
     lines += table(["shape", "jarvis TFLOP/s", "torch TFLOP/s", "jarvis/torch", "jarvis of datasheet",
                     "torch of datasheet"], grows or [("not available", "-", "-", "-", "-", "-")]) + [""]
     lines += notes and [*(f"- {x}" for x in notes), ""] or []
@@ -458,8 +473,9 @@ def summarize(d, hw_path):
                             for r in tf]) + ["", "</details>", ""]
 
     lines += ["## How to read this", "",
-              "- *figure*: the jarvis time the verdict used (cold when measured, unless jarvis-replay names "
-              "another); torch us is torch's figure of the same kind.",
+              "- *figure*: the jarvis time the verdict used (jarvis-replay's judged_figure; cold when an older "
+              "jarvis-replay does not name it); torch us is torch's figure of the same kind (for \"cold, launch "
+              "gap removed\": torch cold less torch's hot - graph gap, shown only when torch measured a graph).",
               "- *jarvis/torch* = jarvis us / torch us (above 1: jarvis slower); *replay/traced* = jarvis us / "
               "traced us (the trace's median kernel time per call).",
               f"- Targets: PASS when the measured value is at or above the threshold (triad {TRIAD_TARGET:.0%} of "

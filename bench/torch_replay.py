@@ -17,8 +17,9 @@ overload when none fits). Times come from torch.cuda.Event pairs after a warm-up
   graph_us  ops with hot_us < 20 us only: ~1 ms of back-to-back runs captured in one CUDA graph, the graph
             replayed and timed; per-run median (device time without the launch cost)
 An op that cannot be built or run is recorded with status "skipped: why" or "error: message"; the script
-goes on. Exit status: 0 when the JSON was written (whatever the ops' status), 1 when it could not be (no
-torch, no CUDA device, unreadable package, unwritable output), 2 bad usage.
+goes on. Exit status: 0 when the JSON was written (whatever the ops' status); 1 when nothing could be
+measured (no torch or no CUDA device: the JSON is still written, every op "skipped: why"), the package is
+unreadable or the output unwritable; 2 bad usage.
 
 The pure parts (reading the IR, parsing ATen schemas, choosing the overload, mapping arguments) need neither
 torch nor a GPU: tests/test_gpu_summary.py checks them against a stub torch module.
@@ -560,7 +561,7 @@ class Timer:
         return stats(samples)
 
     def hot(self, fn, est):
-        k = max(1, min(10000, math.ceil(MIN_SAMPLE_S / max(est, 1e-9))))
+        k = max(1, min(10000, math.ceil(MIN_SAMPLE_S / max(est, 1e-9) - 1e-6)))
 
         def one():
             s = self.span(fn, k)
@@ -671,7 +672,7 @@ def hook_cudnn_bn_backward(torch, plan, pos, kw):
     rv = pos[i["running_var"]] if "running_var" in i else None
     bias = torch.zeros_like(w)
     eps = pos[i["epsilon"]] if "epsilon" in i else 1e-5
-    _, save_mean, save_var, reserve = torch.ops.aten.cudnn_batch_norm(x, w, bias, rm, rv, True, 0.1, eps)
+    _, save_mean, save_var, reserve = torch.ops.aten.cudnn_batch_norm.default(x, w, bias, rm, rv, True, 0.1, eps)
     pos = list(pos)
     if "save_mean" in i:
         pos[i["save_mean"]] = save_mean
@@ -801,15 +802,32 @@ def context(torch, extra):
 
 
 def import_torch():
+    """(torch, None) or (None, why)"""
     try:
         import torch  # noqa: PLC0415
     except ImportError as e:
-        log(f"cannot import torch: {e}")
-        return None
+        why = f"cannot import torch: {e}"
+        log(why)
+        return None, why
     if not torch.cuda.is_available():
         log("torch sees no CUDA device")
-        return None
-    return torch
+        return None, "torch sees no CUDA device"
+    return torch, None
+
+
+def no_torch(args, why, entries=None):
+    """the output of a run that could not measure: every op skipped with the reason (exit 1)"""
+    ctx = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "executable": "bench/torch_replay.py", "error": why}
+    if entries is None:
+        write_json(args.out, {"context": ctx, "peak": [{"name": "torch", "status": f"skipped: {why}"}]})
+    else:
+        ctx["package"] = os.path.basename(args.package)
+        write_json(args.out, {"context": ctx, "ops": [
+            {"index": i, "op": e.get("op_name") if isinstance(e, dict) else None,
+             "family": family_of(e) if isinstance(e, dict) else None, "status": f"skipped: {why}"}
+            for i, e in enumerate(entries)]})
+    return 1
 
 
 def flush_buffer(torch, device):
@@ -823,9 +841,9 @@ def cmd_package(args):
     except (OSError, ValueError, zipfile.BadZipFile, UnicodeDecodeError) as e:
         log(f"{args.package}: {e}")
         return 1
-    torch = import_torch()
+    torch, why = import_torch()
     if torch is None:
-        return 1
+        return no_torch(args, why, entries)
     device = f"cuda:{args.device}"
     torch.cuda.set_device(args.device)
     flush = None if args.cache == "hot" else flush_buffer(torch, device)
@@ -854,6 +872,8 @@ def peak_time(torch, timer, fn, rec):
     except Exception as e:  # noqa: BLE001
         return {"status": f"error: {type(e).__name__}: {first_line(e)}"}
     t = hot["median_us"] * 1e-6
+    if t <= 0:
+        return {"status": "error: the device timer measured 0 us", "hot": hot}
     out = {"status": "ok", "hot_us": hot["median_us"], "hot": hot}
     if rec.get("bytes"):
         out["bytes_per_second"] = rec["bytes"] / t
@@ -863,9 +883,9 @@ def peak_time(torch, timer, fn, rec):
 
 
 def cmd_peak(args):
-    torch = import_torch()
+    torch, why = import_torch()
     if torch is None:
-        return 1
+        return no_torch(args, why)
     device = f"cuda:{args.device}"
     torch.cuda.set_device(args.device)
     timer = Timer(torch)

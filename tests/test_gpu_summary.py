@@ -109,6 +109,199 @@ def stub_torch(schemas):
     return types.SimpleNamespace(ops=ops, __name__="torch_stub")
 
 
+class _FakeTensor:
+    """just enough of a tensor for torch_replay.py's measuring code (no data)"""
+
+    def __init__(self, shape=(), dtype="float32"):
+        self.shape, self.dtype = list(shape) if isinstance(shape, (list, tuple)) else [shape], dtype
+
+    def _self(self, *a, **k):
+        return self
+
+    abs_ = add_ = _self
+
+    def zero_(self):  # torch_replay zeroes only its L2 flush buffer
+        _Clock.flushes.append(self.shape[0])
+        return self
+
+    def copy_(self, src):
+        _Clock.now += 5e-6
+        return self
+
+    def to(self, dt):
+        return _FakeTensor(self.shape, dt)
+
+    def as_strided(self, shape, strides):
+        return _FakeTensor(shape, self.dtype)
+
+
+class _Clock:
+    """device time: each op call costs 5 us (a fake device), read by the events; flushes seen"""
+    now = 0.0
+    flushes = []
+
+
+class _Event:
+    def __init__(self, enable_timing=False):
+        self.t = 0.0
+
+    def record(self):
+        self.t = _Clock.now
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1e3
+
+
+class _Ctx:
+    def __init__(self, *a, **k):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+class _Stream(_Ctx):
+    def wait_stream(self, other):
+        pass
+
+
+class _Graph:
+    def __init__(self):
+        self.calls = 0
+
+    def replay(self):
+        _Clock.now += 4e-6 * max(1, _FakeCuda.captured)
+
+
+class _FakeCuda:
+    captured = 0
+    Event, Stream, stream, CUDAGraph = _Event, _Stream, _Ctx, _Graph
+
+    @staticmethod
+    def is_available():
+        return True
+
+    @staticmethod
+    def set_device(i):
+        pass
+
+    @staticmethod
+    def synchronize():
+        pass
+
+    @staticmethod
+    def empty_cache():
+        pass
+
+    @staticmethod
+    def current_stream():
+        return _Stream()
+
+    @staticmethod
+    def get_device_properties(i):
+        return types.SimpleNamespace(name="Fake H100", total_memory=80 << 30, L2_cache_size=50 << 20,
+                                     multi_processor_count=132, major=9, minor=0)
+
+    class graph(_Ctx):  # counts the runs captured
+        def __init__(self, g):
+            self.c0 = _Clock.now
+
+        def __exit__(self, *a):
+            _FakeCuda.captured = round((_Clock.now - self.c0) / 5e-6)
+            _Clock.now = self.c0
+            return False
+
+
+def fake_torch(schemas, calls):
+    """stub_torch whose overloads run (each call: 5 us of fake device time, recorded in calls) and with the
+    CUDA surface torch_replay.py uses"""
+    t = stub_torch(schemas)
+    for ns in vars(t.ops).values():
+        for name, pkt in ns._ops.items():
+            for ov, o in pkt._ovs.items():
+                def run(*a, _n=f"{name}.{ov}", **k):
+                    calls.append((_n, a, k))
+                    _Clock.now += 5e-6
+                    if _n == "cudnn_batch_norm.default":
+                        return _FakeTensor(), _FakeTensor(), _FakeTensor(), _FakeTensor()
+                    return _FakeTensor()
+                o.__class__ = type("_CallableOverload", (_Overload,), {"__call__": staticmethod(run)})
+    for dt in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
+               "strided", "contiguous_format", "preserve_format", "channels_last"):
+        setattr(t, dt, dt)
+    t.__version__ = "0.0-fake"
+    t.version = types.SimpleNamespace(cuda="13.0")
+    t.backends = types.SimpleNamespace(cudnn=types.SimpleNamespace(version=lambda: 1, is_available=lambda: True,
+                                                                   benchmark=False),
+                                       cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False)))
+    t.cuda = _FakeCuda
+    t.device = str
+    t.Generator = lambda device=None: types.SimpleNamespace(manual_seed=lambda s: None)
+    for f in ("randn", "empty", "zeros"):
+        setattr(t, f, lambda *shape, dtype="float32", **k: _FakeTensor(shape[0] if shape else 0, dtype))
+    t.zeros_like = lambda x: _FakeTensor(x.shape, x.dtype)
+
+    def op(*a, **k):
+        _Clock.now += 5e-6
+        return _FakeTensor()
+
+    t.mul = t.add = t.dot = t.matmul = op
+    return t
+
+
+def test_measuring(tr, schemas, pkg, tmp):
+    """torch_replay.py's measuring code (timing loops, graph, flush, hook, JSON) on a fake torch"""
+    calls = []
+    ft = fake_torch(schemas, calls)
+    sys.modules["torch"] = ft
+    try:
+        out = os.path.join(tmp, "torch-fake.json")
+        rc = tr.main(["--package", pkg, "--out", out, "--time-limit", "0.05"])
+        doc = json.load(open(out)) if os.path.exists(out) else {}
+        ops = doc.get("ops", [])
+        check(rc == 0 and len(ops) == len(tr.load_ir(pkg)), f"fake torch: exit {rc}, {len(ops)} ops")
+        check(all(o["status"] == "ok" for o in ops), f"fake torch: every op ok: {[o['status'] for o in ops]}")
+        check(all(o["hot_us"] and o["cold_us"] and abs(o["hot_us"] - 5.0) < 1e-6 and abs(o["cold_us"] - 5.0) < 1e-6
+                  for o in ops),
+              f"fake torch: hot and cold medians are the 5 us per call: {[(o['hot_us'], o['cold_us']) for o in ops]}")
+        check(all(o.get("graph_us") is not None and abs(o["graph_us"] - 4.0) < 1e-6 for o in ops),
+              f"fake torch: graph figure per run of the captured graph: {[o.get('graph_us') for o in ops]}")
+        check(all(o.get("hot", {}).get("runs_per_sample") == 20 for o in ops),
+              "hot samples batch runs to >= 100 us (20 x 5 us)")
+        check(all(o.get("hot", {}).get("samples", 0) >= 10 for o in ops), "at least 10 samples when the spread is 0")
+        ncold = sum(o.get("cold", {}).get("samples", 0) for o in ops)
+        check(ncold > 0 and len(_Clock.flushes) == ncold and set(_Clock.flushes) == {2 * (50 << 20)},
+              f"one flush of a 2x L2 buffer before every cold sample: {len(_Clock.flushes)} flushes, {ncold} samples")
+        check(any(n == "cudnn_batch_norm.default" for n, _, _ in calls), "the cudnn BN backward hook ran a forward")
+        bnb = [a for n, a, _ in calls if n == "cudnn_batch_norm_backward.default"]
+        check(bnb and all(x is not None for x in bnb[0]), "cudnn_batch_norm_backward got a reserve space")
+        adds = [(a, k) for n, a, k in calls if n == "add_.Tensor"]
+        check(adds and len(adds[0][0]) == 2 and adds[0][1] == {"alpha": 1}, f"add_.Tensor called as (self, other, alpha=1): {adds[:1]}")
+        ex = {o["index"]: o for o in ops}
+        check(all(ex[i].get("traced_us") and ex[i].get("family") for i in ex), "traced_us and family from the jarvis keys")
+        check(doc.get("context", {}).get("device_name") == "Fake H100" and doc["context"].get("l2_cache_bytes") == 50 << 20,
+              "context: device name and L2")
+        out = os.path.join(tmp, "torch-peak-fake.json")
+        rc = tr.main(["--peak", "--out", out, "--time-limit", "0.02", "--gemm", "256"])
+        doc = json.load(open(out)) if os.path.exists(out) else {}
+        pk = {r.get("kind"): r for r in doc.get("peak", [])}
+        check(rc == 0 and set(pk) == {"copy", "scale", "add", "triad", "dot", "matmul"}, f"fake peak: {sorted(map(str, pk))}")
+        n = (1 << 30) // 4
+        close = lambda a, b: abs(a / b - 1) < 1e-6  # noqa: E731
+        check(close(pk["copy"]["bytes_per_second"], 2 * n * 4 / 5e-6) and
+              close(pk["triad"]["bytes_per_second"], 3 * n * 4 / 5e-6) and
+              close(pk["matmul"]["flops_per_second"], 2 * 256 ** 3 / 5e-6),
+              "peak: copy counts read + write, triad 3 arrays, matmul 2 n^3")
+    finally:
+        del sys.modules["torch"]
+
+
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -321,7 +514,8 @@ def torch_peak_doc(copy_bps, triad_bps, mm8192, mm4096):
          {"name": "torch/matmul/bf16/4096", "kind": "matmul", "n": 4096, "dtype": "bf16", "status": "ok",
           "flops_per_second": mm4096}]
     return {"context": {"device_name": "NVIDIA H100 80GB HBM3", "torch": "2.11.0+cu130", "cuda": "13.0",
-                        "cudnn": 91000, "l2_cache_bytes": 52428800}, "peak": p}
+                        "cudnn": 91000, "l2_cache_bytes": 52428800, "sm_clock_mhz": 1755.0,
+                        "max_sm_clock_mhz": 1980.0, "mem_clock_mhz": 2619.0}, "peak": p}
 
 
 SMI = """==============NVSMI LOG==============
@@ -387,6 +581,26 @@ def f2(v, d=2):
     return f"{v:.{d}f}"
 
 
+def test_figures(gsm):
+    o = {"hot": {"real_time": 12.0, "graph_us": 3.0}, "cold": {"real_time": 20.0}}
+    check(gsm.verdict_figure(o) == ("cold", 20.0), f"no judged field: cold ({gsm.verdict_figure(o)})")
+    o2 = copy.deepcopy(o)
+    o2["hot"]["efficiency_datasheet"] = 0.5
+    check(gsm.verdict_figure(o2) == ("hot", 12.0), "older jarvis: the entry with efficiency_datasheet")
+    o3 = copy.deepcopy(o)
+    o3["hot"].update({"judged_figure": "graph", "judged_us": 3.0})
+    check(gsm.verdict_figure(o3) == ("graph", 3.0), f"judged_figure graph: {gsm.verdict_figure(o3)}")
+    o4 = copy.deepcopy(o)
+    o4["cold"].update({"judged_figure": "cold, launch gap removed", "judged_us": 11.0})
+    check(gsm.verdict_figure(o4) == ("cold, launch gap removed", 11.0), "judged_figure cold less the launch gap")
+    t = {"hot_us": 10.0, "cold_us": 18.0, "graph_us": 4.0}
+    check(gsm.torch_figure(t, "cold, launch gap removed") == 12.0 and gsm.torch_figure(t, "graph") == 4.0 and
+          gsm.torch_figure({"cold_us": 5.0}, "cold, launch gap removed") is None and gsm.torch_figure(t, None) is None,
+          "torch's figure of the same kind")
+    check(gsm.meets(0.9, 0.9) == "PASS" and gsm.meets(0.8999, 0.9) == "FAIL" and gsm.meets(None, 0.9) == "n/a",
+          "meets at, below the threshold, and without a value")
+
+
 def test_summary(gs, replay_json, md_check):
     real = json.load(open(replay_json, encoding="utf-8"))
     with tempfile.TemporaryDirectory() as d:
@@ -401,15 +615,27 @@ def test_summary(gs, replay_json, md_check):
         check(len(ids) >= 3, f"the example replay timed {len(ids)} ops cold (need 3)")
         if len(ids) < 3:
             return
+        hot = {int(re.match(r"op(\d+)/", e["name"]).group(1)): e for e in doc["benchmarks"]
+               if re.match(r"op\d+/.*/hot$", e["name"])}
+
+        def judged(i):
+            """(figure, entry, field) the summary must use for op i"""
+            for e in (cold.get(i), hot.get(i)):
+                if e and e.get("judged_figure"):
+                    return e["judged_figure"], e, "judged_us" if "judged_us" in e else "real_time"
+            return "cold", cold[i], "real_time"
+
         a, b = ids[0], ids[1]
-        cold[a]["real_time"] = cold[a]["traced_us"] * 1.15  # at the boundary: within
-        cold[b]["real_time"] = cold[b]["traced_us"] * 1.1501  # just past: not within
+        _, ea, fa = judged(a)
+        _, eb, fb = judged(b)
+        ea[fa] = ea["traced_us"] * 1.15  # at the boundary: within
+        eb[fb] = eb["traced_us"] * 1.1501  # just past: not within
         write(os.path.join(d, "replay-example.json"), doc)
         # torch: figures for all ops but the last timed one (missing -> "-")
         tops = []
         for k, i in enumerate(ids[:-1]):
             tops.append({"index": i, "op": "x", "label": "x", "family": "gemm", "status": "ok",
-                         "hot_us": 10.0 + k, "cold_us": 20.0 + 3 * k, "graph_us": None})
+                         "hot_us": 10.0 + k, "cold_us": 20.0 + 3 * k, "graph_us": 5.0 + k})
         tops.append({"index": ids[-1], "status": "skipped: tensors need 9 bytes"})
         write(os.path.join(d, "torch-example.json"), {"context": {"package": "example.zip"}, "ops": tops})
         ds_bw = 3350e9
@@ -444,32 +670,45 @@ def test_summary(gs, replay_json, md_check):
         prow = {int(r["id"]): r for r in rows_of(text, "| id | op | figure |")}
         check(set(prow) >= set(ids), f"one row per replayed op: {sorted(prow)}")
         tmap = {t["index"]: t for t in tops}
+        tfig = {"hot": lambda t: t["hot_us"], "cold": lambda t: t["cold_us"], "graph": lambda t: t["graph_us"],
+                "cold, launch gap removed": lambda t: t["cold_us"] - (t["hot_us"] - t["graph_us"])}
+        ratios, within = [], 0
         for i in ids:
-            r, e = prow.get(i, {}), cold[i]
-            t = tmap[i]
-            exp_j = e["real_time"]
-            check(r.get("figure") == "cold", f"op {i}: the verdict figure is cold ({r.get('figure')})")
+            r, t = prow.get(i, {}), tmap[i]
+            fig, e, field = judged(i)
+            exp_j = e[field]
+            check(r.get("figure") == fig, f"op {i}: the verdict figure is {fig} ({r.get('figure')})")
             check(r.get("jarvis us") == f2(exp_j) and r.get("traced us") == f2(e["traced_us"]),
-                  f"op {i}: jarvis and traced us: {r}")
+                  f"op {i}: jarvis and traced us ({fig}: {exp_j}): {r}")
             check(r.get("replay/traced") == f2(exp_j / e["traced_us"], 3), f"op {i}: replay/traced {r.get('replay/traced')}")
+            within += abs(exp_j / e["traced_us"] - 1) <= 0.15 + 1e-12
             if t.get("cold_us"):
-                check(r.get("torch us") == f2(t["cold_us"]) and r.get("jarvis/torch") == f2(exp_j / t["cold_us"], 3),
-                      f"op {i}: torch cold us and jarvis/torch: {r}")
+                tu = tfig[fig](t)
+                ratios.append(exp_j / tu)
+                check(r.get("torch us") == f2(tu) and r.get("jarvis/torch") == f2(exp_j / tu, 3),
+                      f"op {i}: torch {fig} us {tu} and jarvis/torch: {r}")
             else:
                 check(r.get("torch us") == "-" and r.get("jarvis/torch") == "-" and
                       r.get("torch", "").startswith("skipped"), f"op {i}: no torch figure: {r}")
             check(r.get("verdict") == e.get("label"), f"op {i}: verdict {r.get('verdict')} vs {e.get('label')}")
-        within = sum(1 for i in ids if abs(cold[i]["real_time"] / cold[i]["traced_us"] - 1) <= 0.15 + 1e-12)
         check(within >= 1, "the synthetic input has an op at the fidelity boundary")
         check(f"**{within} of {len(ids)}** ops within 15 %" in text, f"fidelity line: {within} of {len(ids)}")
         skipped = [i for i in prow if i not in ids]
         check(all(prow[i]["jarvis"].startswith("jarvis:") for i in skipped),
               "ops jarvis did not run say why in the jarvis column")
-        gm = math.exp(sum(math.log(cold[i]["real_time"] / tmap[i]["cold_us"]) for i in ids[:-1]) / (len(ids) - 1))
+        gm = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
         check(f"geometric mean {gm:.3f} over {len(ids) - 1} ops" in text, f"geometric mean jarvis/torch {gm:.3f}")
         if md_check:
             probs = md_check.check_files([os.path.join(d, "summary.md")])
             check(not probs, f"summary.md is valid markdown: {probs[:3]}")
+
+        check(dev.get("clocks SM / memory (now)") == "1980 MHz / 2619 MHz", "nvidia-smi -q clocks before torch's")
+        os.rename(os.path.join(d, "nvidia-smi-q.txt"), os.path.join(d, "smi.bak"))
+        p, text = summary(gs, d)
+        dev = {r["fact"]: r["value"] for r in rows_of(text, "| fact |")}
+        check(dev.get("clocks SM / memory (now)") == "1755 MHz / 2619 MHz (torch run)" and dev.get("driver") == "580.95",
+              f"without nvidia-smi -q: clocks from the torch run, driver from jarvis: {dev}")
+        os.rename(os.path.join(d, "smi.bak"), os.path.join(d, "nvidia-smi-q.txt"))
 
         # just below the boundaries
         write(os.path.join(d, "peak.json"), peak_doc(0.8999 * ds_bw, 0.9499 * 800e12))
@@ -486,6 +725,9 @@ def test_summary(gs, replay_json, md_check):
         check(p.returncode == 0 and "## Package example" in text, f"missing peak/smi, corrupt torch: exit {p.returncode}")
         check("peak.json not found" in p.stderr and "torch-example.json unreadable" in p.stderr,
               f"missing and corrupt inputs are logged: {p.stderr[-400:]}")
+        dev = {r["fact"]: r["value"] for r in rows_of(text, "| fact |")}
+        check(dev.get("clocks SM / memory (max)") == "not available" and dev.get("GPU") == "CPU: AMD EPYC",
+              f"without nvidia-smi -q and torch-peak: facts from the jarvis JSON or not available: {dev}")
         check(target_result(text, "jarvis GEMM") == "n/a" and "Baseline taken from replay-example.json" in text,
               "without peak files: GEMM target n/a, baseline from the replay JSON")
         check("**not available**" in text, "the corrupt torch file is marked not available")
@@ -543,11 +785,27 @@ def main():
         else:
             print("note: no SHARED_DIR/traces: fixture packages not checked")
         test_torch_replay(tr, torch, pkgs)
+        test_measuring(tr, jv_ir_schemas(), pkg, tmp)
         rj = os.path.join(tmp, "r.json")
         p = subprocess.run([replay, pkg, "--backend", "cpu", "--max-bytes", "30M", "--time-limit", "0.02",
                             "--baseline-bytes", "8M", "--peak-gemm", "64", "-q", "--benchmark_out", rj],
                            capture_output=True, text=True)
         check(p.returncode == 0 and os.path.exists(rj), f"jarvis-replay on the example: exit {p.returncode} {p.stderr[-300:]}")
+        test_figures(load("gpu_summary", gs))
+        if importlib.util.find_spec("torch") is None:  # no torch here: the script says so in its JSON, exit 1
+            tj = os.path.join(tmp, "torch-example.json")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "torch_replay.py"), "--package", pkg,
+                                "--out", tj], capture_output=True, text=True)
+            doc = json.load(open(tj)) if os.path.exists(tj) else {}
+            n = len(tr.load_ir(pkg))
+            check(p.returncode == 1 and len(doc.get("ops", [])) == n and
+                  all(o["status"].startswith("skipped: cannot import torch") for o in doc["ops"]) and
+                  [o["index"] for o in doc["ops"]] == list(range(n)),
+                  f"torch_replay.py without torch: exit 1, every op skipped with the reason: {p.returncode} {p.stderr[-200:]}")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "torch_replay.py"), "--package",
+                                os.path.join(tmp, "nope.zip"), "--out", tj + "2"], capture_output=True, text=True)
+            check(p.returncode == 1 and "nope.zip" in p.stderr and "Traceback" not in p.stderr,
+                  f"torch_replay.py on a missing package: exit 1, logged, no traceback: {p.stderr[-200:]}")
         if os.path.exists(rj):
             test_summary(gs, rj, md_check)
     print(f"test_gpu_summary: {passed} checks passed, {failed} failed")
