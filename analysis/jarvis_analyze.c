@@ -226,7 +226,18 @@ static jv_status choose_hw(const cli *c, const char *path, const jv_trace *tr, j
         *hw_out = hw;
         return JV_OK;
     }
-    if (jv_hw_auto(tr->devices, tr->ndevices, hw, why, whycap)) {
+    jv_hw_device dev; /* hw/ knows no trace: the first device, as the table matching sees it */
+    memset(&dev, 0, sizeof dev);
+    if (tr->ndevices) {
+        const jv_device *d = &tr->devices[0];
+        _Static_assert(sizeof dev.name == sizeof d->name, "device name sizes");
+        memcpy(dev.name, d->name, sizeof dev.name);
+        dev.total_mem_bytes = d->total_mem_bytes;
+        dev.cc_major = d->cc_major;
+        dev.cc_minor = d->cc_minor;
+        dev.num_sms = d->num_sms;
+    }
+    if (jv_hw_auto(&dev, tr->ndevices ? 1 : 0, hw, why, whycap)) {
         if (!c->quiet) printf("%s: roofline GPU %s (%s)\n", path, hw->name, why);
         *hw_out = hw;
     } else if (!c->quiet) {

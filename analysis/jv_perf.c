@@ -300,19 +300,6 @@ void jv_perf_free(jv_perf_table *pt) {
     memset(pt, 0, sizeof *pt);
 }
 
-const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap) {
-    jv_dtype d = p->dtype;
-    const char *prec = NULL;
-    if (jv_dtype_is_float(d) && d != JV_DT_C64 && d != JV_DT_C128) prec = jv_dtype_short(d);
-    else if (p->matrix && (d == JV_DT_I8 || d == JV_DT_U8)) prec = "int8";
-    if (!prec) {
-        buf[0] = 0;
-        return buf;
-    }
-    snprintf(buf, cap, "%s_%s", p->matrix ? "matrix" : "vector", prec);
-    return buf;
-}
-
 /* ---------- per-instance metrics ---------- */
 
 typedef struct {

@@ -55,9 +55,6 @@ jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_op
 /* Frees the table. */
 void jv_perf_free(jv_perf_table *pt);
 
-/* Compute spec of a model ("matrix_bf16"), or "" when it has none. buf >= 32 bytes. */
-const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap);
-
 /* Writes unified_perf_summary and the family sheets into book; hw NULL: no
  * roofline columns. With dg non-NULL every unified_perf_summary row is also
  * appended to the digest (jv_digest_finish completes it). */

@@ -155,6 +155,10 @@ jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t
 void jv_desc_model(const jv_desc *d, jv_perf *p);
 void jv_desc_params(const jv_desc *d, jv_params *out);
 
+/* Compute spec of a model: the peak it runs against in the hardware table ("matrix_bf16",
+ * "vector_fp32"), or "" when it has none. buf >= 32 bytes. */
+const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap);
+
 /* ---- helpers shared by the families ---- */
 
 /* Elements of t, as a double (exact below 2^53); 0 for a negative shape. */

@@ -48,6 +48,19 @@ void jv_desc_model(const jv_desc *d, jv_perf *p) {
     FAMILIES[d->family]->model(d, p);
 }
 
+const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap) {
+    jv_dtype d = p->dtype;
+    const char *prec = NULL;
+    if (jv_dtype_is_float(d) && d != JV_DT_C64 && d != JV_DT_C128) prec = jv_dtype_short(d);
+    else if (p->matrix && (d == JV_DT_I8 || d == JV_DT_U8)) prec = "int8";
+    if (!prec) {
+        buf[0] = 0;
+        return buf;
+    }
+    snprintf(buf, cap, "%s_%s", p->matrix ? "matrix" : "vector", prec);
+    return buf;
+}
+
 jv_status jv_desc_operands(const jv_desc *d, jv_operands *out, jv_err *err) {
     const jv_family *f = jv_family_get(d->family);
     out->n = 0;

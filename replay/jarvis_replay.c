@@ -421,7 +421,7 @@ int main(int argc, char **argv) {
         }
         run.ds = &ds;
     } else if (run.props.is_gpu) {
-        jv_device dev;
+        jv_hw_device dev;
         memset(&dev, 0, sizeof dev);
         snprintf(dev.name, sizeof dev.name, "%s", run.props.name);
         dev.total_mem_bytes = (double)run.props.memory_bytes;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "jv_output.h"
-#include "jv_perf.h"
+#include "jv_family.h"
 
 /* the launch gap of a graphed op: hot median - graph per-run time, >= 0 */
 static double launch_gap_s(const jv_op_result *r) {

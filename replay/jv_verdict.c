@@ -2,7 +2,7 @@
 #include "jv_verdict.h"
 
 #include "conv/conv.h"
-#include "jv_perf.h"
+#include "jv_family.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 """bench/gpu_summary.py and the pure parts of bench/torch_replay.py, without torch or a GPU.
 
 - torch_replay.py against a stub `torch` module whose ops (torch.ops.aten.<op>.<overload>._schema) are built
-  from the ATen schema table in replay/jv_ir.c: schema parsing, overload choice (add_.Tensor vs add.Scalar,
+  from the ATen schema table in ir/jv_ir.c: schema parsing, overload choice (add_.Tensor vs add.Scalar,
   mm vs mm.out, ...), argument mapping (tensor specs, scalars, lists, ScalarType codes, inf), skip reasons;
   every entry of the bundled example's package and of H100 fixture packages maps to an aten call (fixtures
   skipped without SHARED_DIR/traces).
@@ -49,8 +49,8 @@ def load(name, path):
 
 
 def jv_ir_schemas():
-    """the func lines of the SCHEMAS table in replay/jv_ir.c (adjacent C literals joined)"""
-    src = open(os.path.join(ROOT, "replay", "jv_ir.c"), encoding="utf-8").read()
+    """the func lines of the SCHEMAS table in ir/jv_ir.c (adjacent C literals joined)"""
+    src = open(os.path.join(ROOT, "ir", "jv_ir.c"), encoding="utf-8").read()
     m = re.search(r"SCHEMAS\[\]\s*=\s*\{(.*?)\n\};", src, re.S)
     if not m:
         return []
@@ -346,7 +346,7 @@ def test_torch_replay(tr, torch, pkgs):
           tr.type_kind("bool[3]") == ("boollist", False) and tr.type_kind("Tensor?[]") == ("tensorlist", False),
           "type_kind of alias, optional list, fixed list, list of optionals")
     sch = jv_ir_schemas()
-    check(len(sch) > 100, f"{len(sch)} schemas read from replay/jv_ir.c")
+    check(len(sch) > 100, f"{len(sch)} schemas read from ir/jv_ir.c")
     bad = [s for s in sch if not _parses(tr, s)]
     check(not bad, f"every jv_ir.c schema parses: {bad[:3]}")
 

@@ -165,12 +165,12 @@ jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err) {
     return JV_OK;
 }
 
-int jv_hw_auto(const jv_device *devs, size_t n, jv_hw *out, char *why, size_t whycap) {
+int jv_hw_auto(const jv_hw_device *devs, size_t n, jv_hw *out, char *why, size_t whycap) {
     if (!n) {
         snprintf(why, whycap, "the trace has no deviceProperties");
         return 0;
     }
-    const jv_device *d = &devs[0];
+    const jv_hw_device *d = &devs[0];
     cJSON *doc = builtin_list();
     if (!doc) {
         snprintf(why, whycap, "built-in GPU table unreadable");

@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "jv_status.h"
-#include "jv_trace.h"
 
 #define JV_HW_MAX_SPECS 24
 
@@ -32,6 +31,15 @@ typedef struct {
     char source[320];
 } jv_hw;
 
+/* What a device says about itself, for choosing its table entry: filled by the caller
+ * (analysis from a trace's deviceProperties, replay from the backend's device). */
+typedef struct {
+    char name[128];
+    double total_mem_bytes;
+    int cc_major, cc_minor;  /* compute capability (0.0 when unknown) */
+    int num_sms;             /* SMs or CUs */
+} jv_hw_device;
+
 /* Number of built-in entries; *names gets their names (static storage). */
 size_t jv_hw_builtin_names(const char **names, size_t max);
 
@@ -40,10 +48,10 @@ size_t jv_hw_builtin_names(const char **names, size_t max);
  * names the valid choices; JV_ERR_FORMAT/IO for a bad file. */
 jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err);
 
-/* Chooses a built-in entry for the trace's devices: by name first, then by
+/* Chooses a built-in entry for the devices (devs[0] decides): by name first, then by
  * compute capability, SM/CU count and memory size. Returns 1 and fills out
  * and why (how it was chosen) when one fits; 0 with the reason in why. */
-int jv_hw_auto(const jv_device *devs, size_t n, jv_hw *out, char *why, size_t whycap);
+int jv_hw_auto(const jv_hw_device *devs, size_t n, jv_hw *out, char *why, size_t whycap);
 
 /* The roofline peak (TFLOPS) for a compute spec, or NAN when the table has none. */
 double jv_hw_peak(const jv_hw *hw, const char *spec);
