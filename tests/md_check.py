@@ -16,15 +16,20 @@ import os
 import re
 import sys
 
-try:
-    from markdown_it import MarkdownIt
-except ImportError:  # pragma: no cover
-    MarkdownIt = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+import jvcheck  # noqa: E402
+
+# what needs markdown-it and where it comes from, for jvcheck's skip messages
+NEEDS = "markdown checks (markdown-it-py; Debian: python3-markdown-it)"
+_mdit = jvcheck.find_module("markdown_it")
+MarkdownIt = _mdit.MarkdownIt if _mdit else None
 
 _ANCHOR_RE = re.compile(r"<a\s+[^>]*(?:id|name)\s*=\s*\"([^\"]+)\"", re.I)
 
 
 def _parser():
+    if MarkdownIt is None:  # callers check first: jvcheck.optional_module("markdown_it", NEEDS)
+        raise RuntimeError("md_check: " + NEEDS + ": markdown-it is not available")
     return MarkdownIt("commonmark").enable("table")
 
 
@@ -87,8 +92,9 @@ def check_file(path):
     problems = []
     with open(path, encoding="utf-8") as f:
         text = f.read()
+    parser = _parser()  # outside the try: no markdown-it is not a problem of the file
     try:
-        tokens = _parser().parse(text)
+        tokens = parser.parse(text)
     except Exception as e:  # markdown-it accepts almost anything; a crash is a problem
         return ["%s: does not parse: %s" % (path, e)]
     # tables: cells per row
@@ -157,8 +163,7 @@ def check_files(paths):
 
 def main(argv):
     if MarkdownIt is None:
-        print("md_check: markdown-it-py is not installed (Debian: python3-markdown-it): skipped")
-        return 77
+        jvcheck.skip(NEEDS + ": python module markdown_it not found")
     if len(argv) < 2:
         print(__doc__)
         return 2
