@@ -10,44 +10,21 @@ Per trace (the bundled example, then fixtures when SHARED_DIR/traces exists):
 - the elementwise baseline in the fair report equals a recomputation from unified_perf_summary.csv;
 - the impact projection tables equal calls x roofline time / target from unified_perf_summary.csv;
 - the fair report's kernel time and ranking (timeline first when computation < 95 %);
-- every markdown file passes tests/md_check.py (valid, links and anchors resolve).
+- every markdown file passes tests/md_check.py (valid, links and anchors resolve); without markdown-it these
+  checks are skipped and the others run (exit 77 unless one fails, as without the fixtures).
 Fixture-specific: MI300X ResNet-18 transposes = TraceLens' batched_transpose* time under conv ops (0.5 %),
 native bf16 batch norm; Qwen2RMSNorm fusion with 49 instances; traces without kernels or CPU ops.
 Usage: test_findings.py JARVIS_ANALYZE EXAMPLE_TRACE SHARED_DIR
 """
-import csv, json, os, re, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
 import md_check  # noqa: E402
+from jvcheck import check, closeness, finish, num, optional_module, read_csv, skip_part  # noqa: E402
 
 CATS = ['gemm', 'convolution', 'batchnorm', 'elementwise']
 BASELINE_OPS = {'aten::add', 'aten::add_', 'aten::mul', 'aten::mul_', 'aten::copy_'}
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
-
-
-def close(a, b, rel=1e-6, ab=1e-6):
-    return abs(a - b) <= max(ab, rel * max(abs(a), abs(b)))
-
-
-def num(s):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        return float('nan')
-
-
-def read_csv(path):
-    with open(path, newline='', encoding='utf-8') as f:
-        return list(csv.DictReader(f))
+close = closeness(rel=1e-6, abs_tol=1e-6)
 
 
 def analyze(exe, trace, out):
@@ -127,8 +104,9 @@ def check_trace(exe, trace, out, label):
         else:
             check_impact(label, cat, ftxt, ops, by_key, total)
     # every kernel row in at most one category; all markdown valid with links resolving
-    problems = md_check.check_files(md_files)
-    check(not problems, f'{label}: md_check: {problems[:5]}')
+    if md_check.MarkdownIt:  # else main() noted the markdown checks as skipped
+        problems = md_check.check_files(md_files)
+        check(not problems, f'{label}: md_check: {problems[:5]}')
     with open(md_files[0], encoding='utf-8') as f:
         fair = f.read()
     m = re.search(r'\| GPU kernel time \(Σ ops\) \| ([\d.]+) ms \|', fair)
@@ -199,9 +177,7 @@ def main(argv):
         print(__doc__)
         return 2
     exe, example, shared = argv[1:]
-    if md_check.MarkdownIt is None:
-        print('SKIP: markdown-it-py missing')
-        return 77
+    optional_module('markdown_it', md_check.NEEDS)
     tmp = tempfile.mkdtemp(prefix='jv_findings_')
     # the bundled example
     res = check_trace(exe, example, os.path.join(tmp, 'example'), 'example')
@@ -212,8 +188,8 @@ def main(argv):
               'example: every convolution example op has its kernels in its subtree')
     traces = os.path.join(shared, 'traces')
     if not os.path.isdir(traces):
-        print(f'{passed} passed, {failed} failed (fixtures skipped: no {traces})')
-        return 1 if failed else 77
+        skip_part(f'fixtures: no {traces}')
+        return finish()
     fx = lambda n: os.path.join(traces, n + '.json.gz')
     # MI300X ResNet-18 training: transposes, native bf16 batch norm, timeline first
     out = os.path.join(tmp, 'rn')
@@ -267,8 +243,7 @@ def main(argv):
         res = check_trace(exe, fx(name), out, name)
         if res and name.endswith('nokernels'):
             check(all(m['rows'] == 0 for m in res[1].values()), f'{name}: no rows in any category')
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

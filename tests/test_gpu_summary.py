@@ -9,7 +9,8 @@
 - gpu_summary.py on a real jarvis-replay JSON (CPU backend, bundled example package) with hand-written torch
   JSON, jarvis --peak JSON and nvidia-smi -q text: the ratios in summary.md recomputed from the inputs, the
   PASS/FAIL targets at and just below their boundaries, the fidelity count at the 15 % boundary, missing and
-  corrupt inputs (logged, exit 0), a missing results directory (exit 1), valid markdown (tests/md_check.py).
+  corrupt inputs (logged, exit 0), a missing results directory (exit 1), valid markdown (tests/md_check.py;
+  skipped without markdown-it: exit 77 unless another check fails).
 Usage: test_gpu_summary.py JARVIS_ANALYZE JARVIS_REPLAY EXAMPLE_TRACE [SHARED_DIR]   (77: cannot run)
 """
 import copy
@@ -23,18 +24,12 @@ import sys
 import tempfile
 import types
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+import md_check  # noqa: E402
+from jvcheck import check, finish, optional_module  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def load(name, path):
@@ -757,12 +752,7 @@ def main():
             return 77
     tr = load("torch_replay", os.path.join(ROOT, "bench", "torch_replay.py"))
     gs = os.path.join(ROOT, "bench", "gpu_summary.py")
-    try:
-        md_check = load("md_check", os.path.join(HERE, "md_check.py"))
-        if md_check.MarkdownIt is None:
-            md_check = None
-    except Exception:  # noqa: BLE001 - markdown validation is optional here
-        md_check = None
+    md = md_check if optional_module("markdown_it", md_check.NEEDS) else None
     torch = stub_torch(jv_ir_schemas())
     with tempfile.TemporaryDirectory() as tmp:
         pkgs = []
@@ -807,9 +797,8 @@ def main():
             check(p.returncode == 1 and "nope.zip" in p.stderr and "Traceback" not in p.stderr,
                   f"torch_replay.py on a missing package: exit 1, logged, no traceback: {p.stderr[-200:]}")
         if os.path.exists(rj):
-            test_summary(gs, rj, md_check)
-    print(f"test_gpu_summary: {passed} checks passed, {failed} failed")
-    return 1 if failed else 0
+            test_summary(gs, rj, md)
+    return finish()
 
 
 if __name__ == "__main__":

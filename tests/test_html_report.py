@@ -18,11 +18,11 @@ MI300X ResNet-18 training, H100 Qwen inference, a trace without deviceProperties
   time; the layout-conversion total equals the transpose kernels of the convolution rows (from
   kernel_details_summary); with --reference, the reference's kernel time and timeline equal its own CSVs;
 - headless Chromium renders it: a 1200x3000 PNG with many colours (read with zlib/struct), and the
-  DOM it builds still holds every point (skipped with a message when chromium is missing).
+  DOM it builds still holds every point (without chromium these checks are skipped, the others run: exit 77
+  unless one fails).
 Usage: test_html_report.py JARVIS_ANALYZE EXAMPLE_TRACE SHARED_DIR
 """
 import ast
-import csv
 import gzip
 import html
 import json
@@ -37,24 +37,13 @@ import tempfile
 import zlib
 from html.parser import HTMLParser
 
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+from jvcheck import check, closeness, finish, num, optional_tool, read_csv, run, skip_part  # noqa: E402
+
 TOP_N = 15
 VOID = {'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr'}
 LAYOUT = ('batched_transpose', 'nchwToNhwc', 'nhwcToNchw', 'transpose_', 'Transpose', 'nchw2nhwc', 'nhwc2nchw')
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
-    return cond
-
-
-def close(a, b, rel=1e-6, abs_=1e-12):
-    return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=abs_)
+close = closeness(rel=1e-6, abs_tol=1e-12)  # a, b: numbers or numeric text (CSV cells, data- attributes)
 
 
 class Page(HTMLParser):
@@ -140,18 +129,6 @@ class Page(HTMLParser):
             self.cur_text += data
 
 
-def num(s):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        return float('nan')
-
-
-def read_csv(path):
-    with open(path, newline='', encoding='utf-8') as fh:
-        return list(csv.DictReader(fh))
-
-
 def expected_rows(out):
     """The unified rows in the digest's order (kernel time desc, then ex_UID)."""
     rows = read_csv(os.path.join(out, 'perf_report_csvs', 'unified_perf_summary.csv'))
@@ -163,10 +140,6 @@ def has_model(r):
     vals = [num(r['GFLOPS']), num(r['Data Moved (MB)']), num(r['Kernel Time (µs)_sum']),
             num(r['FLOPS/Byte']), num(r['TFLOPS/s_mean'])]
     return all(v > 0 and math.isfinite(v) for v in vals)
-
-
-def run(*args):
-    return subprocess.run(list(args), capture_output=True, text=True)
 
 
 def analyze(exe, trace, out, *extra):
@@ -390,9 +363,7 @@ def main():
         print(__doc__)
         return 2
     exe, example, shared = sys.argv[1:]
-    chrome = shutil.which('chromium') or shutil.which('chromium-browser')
-    if not chrome:
-        print('chromium not found: rendering checks skipped')
+    chrome = optional_tool(('chromium', 'chromium-browser'), 'the rendering checks (Debian: chromium)')
     tmp = tempfile.mkdtemp(prefix='jv_html_')
     try:
         # the bundled example
@@ -422,9 +393,8 @@ def main():
 
         traces = os.path.join(shared, 'traces')
         if not os.path.isdir(traces):
-            print(f'{traces} missing: fixture part skipped')
-            print(f'{passed} passed, {failed} failed')
-            return 1 if failed else 77
+            skip_part(f'fixture part: {traces} missing')
+            return finish()
 
         cases = [
             ('amd_mi300x_resnet18_train', (), True),
@@ -484,8 +454,7 @@ def main():
             print('outputs kept in', tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -10,23 +10,10 @@
   (vLLM MI300X trace), none for a GPU the table lacks (B300).
 Usage: test_hw.py JARVIS_ANALYZE EXAMPLE_TRACE SHARED_DIR
 """
-import csv, json, math, os, subprocess, sys, tempfile
+import json, math, os, sys, tempfile
 
-csv.field_size_limit(1 << 30)
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
-
-
-def run(exe, *args):
-    return subprocess.run([exe] + list(args), capture_output=True, text=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+from jvcheck import check, finish, read_csv, run  # noqa: E402
 
 
 def main():
@@ -40,8 +27,7 @@ def main():
         out = os.path.join(tmp, 'o')
         p = run(exe, example, '-o', out, '--gpu-arch', af)
         check(p.returncode == 0 and 'roofline GPU TestGPU' in p.stdout, f'--gpu-arch FILE: {p.returncode} {p.stdout} {p.stderr}')
-        with open(os.path.join(out, 'perf_report_csvs', 'GEMM.csv'), newline='') as f:
-            gemm = list(csv.DictReader(f))
+        gemm = read_csv(os.path.join(out, 'perf_report_csvs', 'GEMM.csv'))
         check(len(gemm) > 0, 'GEMM rows')
         for r in gemm:
             flops = float(r['GFLOPS_first']) * 1e9
@@ -60,8 +46,7 @@ def main():
         check(p.returncode == 0 and 'roofline GPU H100 SXM' in p.stdout, 'built-in name, case-insensitive')
         p = run(exe, example, '-o', out, '--gpu-arch', 'none')
         check(p.returncode == 0, '--gpu-arch none')
-        with open(os.path.join(out, 'perf_report_csvs', 'unified_perf_summary.csv'), newline='') as f:
-            hdr = next(csv.reader(f))
+        hdr = read_csv(os.path.join(out, 'perf_report_csvs', 'unified_perf_summary.csv'), plain=True)[0]
         check('Roofline Bound' not in hdr and 'GFLOPS' in hdr, 'no roofline columns with --gpu-arch none')
         p = run(exe, example, '-o', out, '--gpu-arch', 'Z9000')
         check(p.returncode == 1 and 'Z9000' in p.stderr and 'MI300X' in p.stderr, f'unknown GPU: {p.stderr}')
@@ -82,8 +67,7 @@ def main():
                 check(p.returncode == 0 and want in p.stdout, f'{fn}: want "{want}", got {p.stdout[:300]}')
         else:
             print('skipped the fixture part: no', traces)
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -10,27 +10,14 @@
 6. bool has a size: the bool copy_ of the vLLM MI300X trace moves 2 bytes per element.
 Exit 77 without ../shared/traces.
 """
-import csv, gzip, json, os, subprocess, sys, tempfile
+import gzip, json, os, subprocess, sys, tempfile
 
-csv.field_size_limit(1 << 30)
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+from jvcheck import check, finish, read_csv  # noqa: E402
 
 
 def sheet(out, name):
-    p = os.path.join(out, 'perf_report_csvs', name + '.csv')
-    if not os.path.exists(p):
-        return []
-    with open(p, newline='', encoding='utf-8') as f:
-        return list(csv.DictReader(f))
+    return read_csv(os.path.join(out, 'perf_report_csvs', name + '.csv'), optional=True)
 
 
 def analyse(exe, trace, out):
@@ -112,8 +99,7 @@ def main():
             for v in dims[0]:
                 n *= v
             check(abs(float(r['Data Moved (MB)_first']) * MB - 2 * n) < 1e-9, f'bool copy bytes {r["Data Moved (MB)_first"]} n={n}')
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -5,30 +5,20 @@ jarvis-replay -> console table, Google Benchmark JSON and CSV, markdown report.
 - The bundled example's package: zip members, IR entries in TraceLens' form with our "jarvis" keys,
   the manifest's SHA-256 equal to the trace file's, ops ordered by traced time, not-replayed ops with reasons.
 - jarvis-replay on it (size cap for speed): exit 0, every op that ran verified, JSON parses, Debian's
-  compare.py accepts two result files, CSV parses, the report names every verdict; --list, --op/--iterations,
-  --peak, a bare replay_ir.json, a TraceLens-form file without our keys, --backend cuda without a GPU build.
+  compare.py accepts two result files (without compare.py or scipy that check is skipped: exit 77 unless
+  another fails), CSV parses, the report names every verdict; --list, --op/--iterations, --peak, a bare
+  replay_ir.json, a TraceLens-form file without our keys, --backend cuda without a GPU build.
 - Fixture traces (skipped without ../shared/traces): MI300X normalization layers, MI300X ResNet-18 training,
   an H100 inference trace, analysed and replayed with a cap: exit 0, all ran ops verified, at least one op per
   replayed family.
 Usage: test_replay_flow.py JARVIS_ANALYZE JARVIS_REPLAY EXAMPLE_TRACE SHARED_DIR [CAP (default 25M)]
 """
-import csv, hashlib, io, json, os, subprocess, sys, tempfile, zipfile
+import hashlib, json, os, sys, tempfile, zipfile
 
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+from jvcheck import check, finish, optional_module, optional_tool, read_csv, run  # noqa: E402
+
 FAST = ['--backend', 'cpu', '--time-limit', '0.01', '--baseline-bytes', '4M', '--peak-gemm', '48']
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
-
-
-def run(*args):
-    return subprocess.run(list(args), capture_output=True, text=True)
 
 
 def analyze(exe, trace, out, *extra):
@@ -112,17 +102,17 @@ def main():
     # a second run with another seed: compare.py reads both
     p2, out2 = replay_json(rep, pkg, tmp, 'b', '--max-bytes', cap, '--cache', 'hot', '--seed', '7')
     check_results(p2, out2, 'example seed 7', min_ops=2)
-    cmp_py = '/usr/share/benchmark/compare.py'
-    if os.path.exists(cmp_py):
-        c = run('/usr/bin/python3', cmp_py, 'benchmarks', out, out2)
+    # compare.py runs under this interpreter (ctest: Debian's python3), which must have its scipy and numpy
+    why = "Google Benchmark's compare.py on two result files (Debian: libbenchmark-tools, python3-scipy)"
+    cmp_py = optional_tool('/usr/share/benchmark/compare.py', why)
+    if cmp_py and optional_module('scipy.stats', why) and optional_module('numpy', why):
+        c = run(sys.executable, cmp_py, 'benchmarks', out, out2)
         check(c.returncode == 0 and 'baseline/copy' in c.stdout, f'compare.py: {c.returncode} {c.stderr[-400:]}')
-    else:
-        print('note: compare.py absent (libbenchmark-tools): not checked')
     # CSV form
     p3 = run(rep, pkg, *FAST, '--max-bytes', '1M', '--cache', 'hot', '--benchmark_out', os.path.join(tmp, 'c.csv'),
              '--benchmark_out_format', 'csv', '-q')
     check(p3.returncode == 0, f'csv run: {p3.stderr[-300:]}')
-    rows = list(csv.DictReader(open(os.path.join(tmp, 'c.csv'))))
+    rows = read_csv(os.path.join(tmp, 'c.csv'))
     check(len(rows) >= 6 and all(r['name'] for r in rows), 'csv rows')
     check(all(r['verified'] == '' or float(r['verified']) == 1 for r in rows), 'csv verified column')
     # --list, --op/--iterations
@@ -182,8 +172,7 @@ def main():
             check(any(e['jarvis']['family'] == fam_need for e in ir2), f'{name}: has {fam_need} ops')
     else:
         print('note: no ../shared/traces: fixture traces not replayed')
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 def check_results_nobase(p, out, tag):

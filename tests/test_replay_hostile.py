@@ -11,16 +11,8 @@ Usage: test_replay_hostile.py JARVIS_REPLAY
 """
 import json, os, subprocess, sys, tempfile, zipfile
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL:', what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+from jvcheck import check, finish  # noqa: E402
 
 
 MM = {"op_name": "aten::mm", "replay_ir": {"list_pos_args": [
@@ -106,8 +98,7 @@ def main():
     p = subprocess.run([rep, full, '--backend', 'cpu', '--no-baseline', '--time-limit', '0.01'], capture_output=True,
                        text=True, cwd=work)
     check(p.returncode == 0 and '1 verified' in p.stdout, f'good package: {p.returncode} {p.stdout[-300:]} {p.stderr[-300:]}')
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -13,11 +13,13 @@ Checks, per trace that TraceLens could analyse:
 Deliberate differences from TraceLens are listed in DELIBERATE with the reason.
 Prints 'N passed, N failed' and exits 1 on any failure.
 """
-import csv, os, subprocess, sys, tempfile
+import functools, gzip, json, os, subprocess, sys, tempfile
 
-csv.field_size_limit(1 << 30)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+import jvcheck  # noqa: E402
+from jvcheck import Tally, check, close, finish, read_csv  # noqa: E402
 
-import gzip, json
+num = functools.partial(jvcheck.num, empty=0.0)  # an empty time cell: nothing there, 0 us
 
 
 def load_events(path):
@@ -73,30 +75,6 @@ def flowless_extras(events):
 REATTRIBUTED = {
     'nv_v100_resnet_ddp_nsres_rank0': {'aten::mul', 'torch::distributed::reducer::mul_out'},
 }
-
-
-def read_csv(path):
-    with open(path, newline='', encoding='utf-8') as f:
-        return list(csv.DictReader(f))
-
-
-def close(a, b, rel, abs_tol):
-    return abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
-
-
-def num(x):
-    return float(x) if x not in ('', None) else 0.0
-
-
-class Checker:
-    def __init__(self, name):
-        self.name, self.fail, self.ok = name, [], 0
-
-    def check(self, cond, what):
-        if cond:
-            self.ok += 1
-        else:
-            self.fail.append(what)
 
 
 def compare(name, ours, ref, c, trace_path):
@@ -204,7 +182,6 @@ def main():
     if not os.path.isdir(refs):
         print('shared traces not found: skipped')
         return 77
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for fn in sorted(os.listdir(traces)):
             if not (fn.endswith('.json') or fn.endswith('.json.gz')):
@@ -214,21 +191,16 @@ def main():
                 continue
             out = os.path.join(tmp, name)
             p = subprocess.run([exe, '-q', os.path.join(traces, fn), '-o', out], capture_output=True, text=True)
-            c = Checker(name)
+            c = Tally(echo=False)  # this trace's checks; one check per trace in the closing line
             c.check(p.returncode == 0, f'exit {p.returncode}: {p.stderr.strip()}')
             ref = os.path.join(refs, name)
             if p.returncode == 0 and os.path.isdir(ref):
                 compare(name, os.path.join(out, 'perf_report_csvs'), ref, c, os.path.join(traces, fn))
-            if c.fail:
-                failed += 1
-                print(f'FAIL {name}: {len(c.fail)} of {len(c.fail) + c.ok} checks')
-                for f in c.fail[:15]:
-                    print('   ', f)
-            else:
-                passed += 1
-                print(f'ok   {name}: {c.ok} checks')
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
+            if check(not c.failed, f'{name}: {c.failed} of {c.total} checks'):
+                print(f'ok   {name}: {c.passed} checks')
+            for f in c.failures[:15]:
+                print('   ', f)
+    return finish()
 
 
 if __name__ == '__main__':

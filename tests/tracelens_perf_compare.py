@@ -17,29 +17,15 @@ For every fixture trace with TraceLens perf sheets:
 - the roofline columns of MI300X traces (Roofline Time, Roofline Bound) equal TraceLens' for the rows above.
 Exit 77 when the reference directory is absent.
 """
-import ast, csv, math, os, subprocess, sys, tempfile
+import ast, functools, os, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+import jvcheck  # noqa: E402
+from jvcheck import Tally, closeness, num  # noqa: E402
 from tracelens_compare import flowless_extras, load_events  # noqa: E402
 
-csv.field_size_limit(1 << 30)
-
-
-def rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline='', encoding='utf-8') as f:
-        return list(csv.DictReader(f))
-
-
-def num(x):
-    return float(x) if x not in ('', None) else float('nan')
-
-
-def close(a, b, rel=1e-6, abs_tol=0.0):
-    if math.isnan(a) and math.isnan(b):
-        return True
-    return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_tol)
+rows = functools.partial(jvcheck.read_csv, optional=True)  # a sheet not written: no rows
+close = closeness(rel=1e-6, nan_equal=True)  # both absent (NaN) counts as equal
 
 
 def prod(s):
@@ -50,18 +36,6 @@ def prod(s):
 
 
 BPE = {'c10::BFloat16': 2, 'c10::Half': 2, 'float': 4, 'double': 8}
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, cond, what):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print('FAIL:', what)
 
 
 def conv_expected(name, dims, types, conc):
@@ -185,7 +159,7 @@ def main():
     if not os.path.isdir(refroot):
         print('skipped: no reference CSVs at', refroot)
         return 77
-    c = Checker()
+    c = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         for fn in sorted(os.listdir(traces)):
             if not fn.endswith(('.json', '.json.gz')):
@@ -201,8 +175,7 @@ def main():
             if p.returncode:
                 continue
             compare(name, os.path.join(out, 'perf_report_csvs'), ref_dir, c, os.path.join(traces, fn))
-    print(f'{c.passed} passed, {c.failed} failed')
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == '__main__':
