@@ -16,6 +16,7 @@
 #include "jv_hw.h"
 #include "jv_ops.h"
 #include "jv_perf.h"
+#include "jv_perf_sheet.h"
 #include "jv_progress.h"
 #include "jv_replay_pkg.h"
 #include "jv_report.h"

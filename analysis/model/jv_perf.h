@@ -5,14 +5,13 @@
  * launched by an op that also contains kernel-launching ops, or by no op at
  * all, is a "<parent>-><kernel> (Synthetic Op)" instance. From these
  * instances come TraceLens' unified_perf_summary and the per-family sheets
- * (GEMM, CONV_fwd, ...), with roofline columns when a GPU is known. */
+ * (GEMM, CONV_fwd, ...), written by report/jv_perf_sheet.c. */
 #ifndef JV_PERF_H
 #define JV_PERF_H
 
 #include "jv_digest.h"
 #include "jv_family.h"
 #include "jv_hw.h"
-#include "jv_sheet.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
@@ -54,11 +53,5 @@ jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_op
 
 /* Frees the table. */
 void jv_perf_free(jv_perf_table *pt);
-
-/* Writes unified_perf_summary and the family sheets into book; hw NULL: no
- * roofline columns. With dg non-NULL every unified_perf_summary row is also
- * appended to the digest (jv_digest_finish completes it). */
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_digest *dg,
-                        jv_err *err);
 
 #endif

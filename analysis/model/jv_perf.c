@@ -1,0 +1,301 @@
+/* jv_perf: op instances and their models (the sheets: report/jv_perf_sheet.c). */
+#include "jv_perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv/conv.h"
+#include "jv_category.h"
+#include "jv_opcall.h"
+#include "jv_output.h"
+#include "jv_pyrepr.h"
+#include "jv_sort.h"
+#include "jv_stats.h"
+
+#define US(ns) ((double)(ns) / 1e3)
+
+/* ---------- building instances ---------- */
+
+typedef struct {
+    const jv_trace *tr;
+    jv_map fam;   /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm;  /* name id -> 1 + is_comm */
+} build_ctx;
+
+static jv_status family_of(build_ctx *b, uint32_t name, int *fam, jv_match *how) {
+    uint32_t v;
+    if (!jv_map_get(&b->fam, name, &v)) {
+        jv_match m;
+        int f = jv_family_find(jv_trace_str(b->tr, name), &m);
+        v = f < 0 ? 1u : 1u + (uint32_t)f * 4u + (uint32_t)m;
+        JV_CHECK(jv_map_put(&b->fam, name, v));
+    }
+    v -= 1;
+    if (v == 0) {
+        *fam = -1;
+        *how = JV_MATCH_NONE;
+    } else {
+        *fam = (int)(v / 4);
+        *how = (jv_match)(v % 4);
+    }
+    return JV_OK;
+}
+
+static jv_status is_comm(build_ctx *b, uint32_t name, int *out) {
+    uint32_t v;
+    if (!jv_map_get(&b->comm, name, &v)) {
+        v = 1u + (uint32_t)(jv_is_comm_kernel(jv_trace_str(b->tr, name)) != 0);
+        JV_CHECK(jv_map_put(&b->comm, name, v));
+    }
+    *out = v == 2;
+    return JV_OK;
+}
+
+static int cmp_kernel_ts(const void *a, const void *b, void *ctx) {
+    const jv_trace *tr = ctx;
+    int64_t x = tr->ev[*(const uint32_t *)a].ts, y = tr->ev[*(const uint32_t *)b].ts;
+    return (x > y) - (x < y);
+}
+
+static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
+    int64_t total = 0, cs = 0, ce = 0;
+    int open = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const jv_event *e = &tr->ev[k[i]];
+        int64_t s = e->ts, en = e->ts + e->dur;
+        if (open && s <= ce) {
+            if (en > ce) ce = en;
+        } else {
+            if (open) total += ce - cs;
+            cs = s, ce = en, open = 1;
+        }
+    }
+    if (open) total += ce - cs;
+    return total;
+}
+
+/* (contract in jv_perf.h) */
+jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err) {
+    const jv_sig *sg = &tr->sigs[sig];
+    return jv_opcall_from_trace(call, jv_trace_str(tr, name), sg->dims ? jv_trace_str(tr, sg->dims) : NULL,
+                                sg->types ? jv_trace_str(tr, sg->types) : NULL,
+                                sg->strides ? jv_trace_str(tr, sg->strides) : NULL,
+                                sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, err);
+}
+
+/* the model of (name, sig): parsed once per distinct pair */
+static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *cap, uint32_t ev, int fam,
+                          int32_t *out) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[ev];
+    uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[e->aux].sig : 0;
+    int64_t key = ((int64_t)e->name << 32) | sig;
+    uint32_t mi;
+    if (jv_map_get(idx, key, &mi)) {
+        *out = (int32_t)mi;
+        return JV_OK;
+    }
+    if (pt->nmodels == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        jv_perf_model *nm = realloc(pt->models, nc * sizeof *nm);
+        if (!nm) return JV_ERR_NOMEM;
+        pt->models = nm;
+        *cap = nc;
+    }
+    jv_perf_model *m = &pt->models[pt->nmodels];
+    memset(m, 0, sizeof *m);
+    m->name = e->name;
+    m->sig = sig;
+    m->family = fam;
+    jv_opcall call;
+    jv_err perr;
+    jv_err_clear(&perr);
+    jv_status s = jv_perf_call_of(tr, e->name, sig, &call, &perr);
+    if (s == JV_ERR_NOMEM) return s;
+    if (s == JV_OK) {
+        jv_desc d;
+        s = jv_desc_parse(&call, &d, &perr);
+        if (s == JV_OK) {
+            jv_desc_model(&d, &m->perf);
+            m->ok = 1;
+            m->bwd = d.bwd;
+        }
+    }
+    jv_opcall_free(&call);
+    mi = (uint32_t)pt->nmodels++;
+    JV_CHECK(jv_map_put(idx, key, mi));
+    *out = (int32_t)mi;
+    return JV_OK;
+}
+
+#define KL_GET(kl, i) (((kl)[(i) >> 3] >> ((i) & 7)) & 1)
+#define KL_SET(kl, i) ((kl)[(i) >> 3] |= (uint8_t)(1u << ((i) & 7)))
+
+/* The instance key of GPU event i: *op = the op event (claimed or launcher),
+ * or *synth = the parent of a synthetic instance (an op or a launch call). */
+static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, uint32_t i, uint32_t *target,
+                           int *synthetic, int *fam) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[i];
+    uint32_t L = t->op_of_gpu[e->aux], claim = JV_NONE32;
+    int claim_fam = -1;
+    for (uint32_t o = L; o != JV_NONE32; o = t->parent[o]) {
+        if (tr->ev[o].kind != JV_K_CPU_OP) continue;
+        int f;
+        jv_match how;
+        JV_CHECK(family_of(b, tr->ev[o].name, &f, &how));
+        if (how == JV_MATCH_STRONG || (how == JV_MATCH_WEAK && claim == JV_NONE32 && o == L && !KL_GET(kl, o))) {
+            claim = o;
+            claim_fam = f;
+        }
+    }
+    *synthetic = 0;
+    *fam = claim_fam;
+    if (claim != JV_NONE32) *target = claim;
+    else if (L == JV_NONE32) *target = t->parent[i], *synthetic = 1;
+    else if (KL_GET(kl, L)) *target = L, *synthetic = 1;
+    else *target = L;
+    if (claim == JV_NONE32 && !*synthetic) {
+        jv_match how;
+        JV_CHECK(family_of(b, tr->ev[L].name, fam, &how));
+        if (how == JV_MATCH_WEAK) *fam = -1; /* a weak op that launches beside kernel-launching children */
+    }
+    return JV_OK;
+}
+
+/* 1 when GPU event i enters the perf tables (linked, not communication) */
+static jv_status counted(build_ctx *b, const jv_tree *t, uint32_t i, int *yes) {
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[i];
+    *yes = 0;
+    if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, i)) return JV_OK;
+    int c;
+    JV_CHECK(is_comm(b, e->name, &c));
+    *yes = !c;
+    return JV_OK;
+}
+
+static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_t *kl) {
+    const jv_trace *tr = b->tr;
+    size_t nev = tr->nev;
+    int yes;
+    /* pass 1: cpu ops that contain a kernel-launching cpu op */
+    size_t ngpu = 0;
+    for (size_t i = 0; i < nev; i++) {
+        JV_CHECK(counted(b, t, (uint32_t)i, &yes));
+        if (!yes) continue;
+        ngpu++;
+        uint32_t L = t->op_of_gpu[tr->ev[i].aux];
+        if (L == JV_NONE32) continue;
+        for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
+            if (tr->ev[p].kind != JV_K_CPU_OP) continue;
+            if (KL_GET(kl, p)) break;
+            KL_SET(kl, p);
+        }
+    }
+    /* pass 2: instances (with their models) and kernel counts */
+    size_t icap = 256;
+    pt->inst = malloc(icap * sizeof *pt->inst);
+    pt->kernels = malloc((ngpu ? ngpu : 1) * sizeof *pt->kernels);
+    if (!pt->inst || !pt->kernels) return JV_ERR_NOMEM;
+    jv_map inst_of, model_idx;
+    jv_map_init(&inst_of);
+    jv_map_init(&model_idx);
+    size_t mcap = 0;
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < nev && s == JV_OK; i++) {
+        if ((s = counted(b, t, (uint32_t)i, &yes)) != JV_OK || !yes) continue;
+        uint32_t target, ii;
+        int synth, fam;
+        if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
+        if (synth || !jv_map_get(&inst_of, target, &ii)) {
+            if (pt->ninst == icap) {
+                jv_perf_inst *ni = realloc(pt->inst, icap * 2 * sizeof *ni);
+                if (!ni) {
+                    s = JV_ERR_NOMEM;
+                    break;
+                }
+                pt->inst = ni;
+                icap *= 2;
+            }
+            ii = (uint32_t)pt->ninst++;
+            jv_perf_inst *in = &pt->inst[ii];
+            memset(in, 0, sizeof *in);
+            in->ev = target;
+            in->kernel = synth ? (uint32_t)i : JV_NONE32;
+            in->model = -1;
+            if (!synth) {
+                if ((s = jv_map_put(&inst_of, target, ii)) != JV_OK) break;
+                if (fam >= 0 && (s = model_of(b, pt, &model_idx, &mcap, target, fam, &in->model)) != JV_OK) break;
+            }
+        }
+        pt->inst[ii].kn++;
+    }
+    jv_map_free(&model_idx);
+    /* pass 3: the kernels of each instance, in file order, then by ts */
+    if (s == JV_OK) {
+        uint32_t off = 0;
+        for (size_t k = 0; k < pt->ninst; k++) {
+            pt->inst[k].kbegin = off;
+            off += pt->inst[k].kn;
+            pt->inst[k].kn = 0;
+        }
+        size_t syn = 0; /* synthetic instances come back in creation order */
+        for (size_t i = 0; i < nev && s == JV_OK; i++) {
+            if ((s = counted(b, t, (uint32_t)i, &yes)) != JV_OK || !yes) continue;
+            uint32_t target, ii = 0;
+            int synth, fam;
+            if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
+            if (synth) {
+                while (syn < pt->ninst && pt->inst[syn].kernel != (uint32_t)i) syn++;
+                if (syn == pt->ninst) {
+                    s = JV_ERR_INTERNAL;
+                    break;
+                }
+                ii = (uint32_t)syn;
+            } else if (!jv_map_get(&inst_of, target, &ii)) {
+                s = JV_ERR_INTERNAL;
+                break;
+            }
+            jv_perf_inst *in = &pt->inst[ii];
+            pt->kernels[in->kbegin + in->kn++] = (uint32_t)i;
+        }
+        pt->nkernels = ngpu;
+    }
+    jv_map_free(&inst_of);
+    for (size_t k = 0; k < pt->ninst && s == JV_OK; k++) {
+        jv_perf_inst *in = &pt->inst[k];
+        if (in->kn > 1)
+            s = jv_sort_stable(pt->kernels + in->kbegin, in->kn, sizeof(uint32_t), cmp_kernel_ts, (void *)tr);
+        in->busy_ns = busy_of(tr, pt->kernels + in->kbegin, in->kn);
+        if (in->model >= 0 && !pt->models[in->model].ok) pt->model_errors++;
+    }
+    return s;
+}
+
+jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt, jv_err *err) {
+    memset(pt, 0, sizeof *pt);
+    uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
+    if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
+    build_ctx b = {tr, {0}, {0}};
+    jv_map_init(&b.fam);
+    jv_map_init(&b.comm);
+    jv_status s = build(&b, t, pt, kl);
+    jv_map_free(&b.fam);
+    jv_map_free(&b.comm);
+    free(kl);
+    if (s != JV_OK) {
+        jv_perf_free(pt);
+        JV_FAIL(err, s, "out of memory (perf instances)");
+    }
+    return JV_OK;
+}
+
+void jv_perf_free(jv_perf_table *pt) {
+    free(pt->inst);
+    free(pt->kernels);
+    free(pt->models);
+    memset(pt, 0, sizeof *pt);
+}

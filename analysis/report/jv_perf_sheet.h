@@ -1,0 +1,19 @@
+/* jv_perf_sheet: TraceLens' unified_perf_summary and the per-family sheets
+ * (GEMM, CONV_fwd, ...) of a perf table (jv_perf), with roofline columns when
+ * a GPU is known. */
+#ifndef JV_PERF_SHEET_H
+#define JV_PERF_SHEET_H
+
+#include "jv_digest.h"
+#include "jv_hw.h"
+#include "jv_perf.h"
+#include "jv_sheet.h"
+#include "jv_trace.h"
+
+/* Writes unified_perf_summary and the family sheets into book; hw NULL: no
+ * roofline columns. With dg non-NULL every unified_perf_summary row is also
+ * appended to the digest (jv_digest_finish completes it). */
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_digest *dg,
+                        jv_err *err);
+
+#endif
