@@ -1,0 +1,130 @@
+# backends/cuda: detection of the CUDA compiler and libraries (moved as is from the top-level CMakeLists.txt).
+# Included from the top-level CMakeLists.txt, not from backends/: enable_language(CUDA) must run in the top
+# directory, common to every target that links the device code (jarvis-replay, the tests). Sets JV_HAVE_CUDA,
+# JV_CU_SOURCES, JV_CUDA_BACKEND_SOURCES and the JV_CUDART/JV_CUBLASLT/JV_CUDNN _LIBRARY/_INCLUDE_DIR
+# used by backends/cuda/CMakeLists.txt, which defines the libraries.
+# backends/cuda: CUDA runtime (shared cudart), cuBLASLt, cuDNN, and the device kernels of
+# kernels/<family>/<family>.cu; built when a CUDA compiler and the three libraries are found (never required
+# unless JV_CUDA=ON). The libraries are looked for in the toolkit and in the folders of NVIDIA's pip wheels
+# (nvidia-cuda-runtime, nvidia-cublas, nvidia-cudnn-cu13/-cu12: the `nvidia` package of python3, cu13 and
+# cu12 layouts), by unversioned and versioned names (a wheel ships only libcudnn.so.9, libcublasLt.so.13).
+set(JV_NVIDIA_WHEEL_ROOTS "" CACHE STRING
+    "Folders of NVIDIA's pip wheels (site-packages/nvidia); empty: asked of python3 (nvidia.__path__)")
+
+# out: list of "LIBDIR|INCDIR" candidates, the toolkit's first, then each wheel folder's
+function(jv_cuda_candidates out)
+  set(c "")
+  foreach(d ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib64 ${CUDAToolkit_LIBRARY_ROOT}/lib
+            ${CUDAToolkit_TARGET_DIR}/lib64 ${CUDAToolkit_TARGET_DIR}/lib)
+    foreach(i ${CUDAToolkit_INCLUDE_DIRS})
+      list(APPEND c "${d}|${i}")
+    endforeach()
+  endforeach()
+  set(roots ${JV_NVIDIA_WHEEL_ROOTS})
+  if(NOT roots)
+    find_program(JV_WHEEL_PYTHON NAMES python3 python DOC "python3 whose pip wheels (nvidia-*) are searched")
+    if(JV_WHEEL_PYTHON)
+      execute_process(COMMAND ${JV_WHEEL_PYTHON} -c "import nvidia; print(';'.join(nvidia.__path__))"
+                      OUTPUT_VARIABLE roots OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET TIMEOUT 60)
+    endif()
+  endif()
+  foreach(r ${roots})
+    foreach(sub cu13 cu12 cudnn cublas cuda_runtime)
+      if(IS_DIRECTORY ${r}/${sub}/lib)
+        list(APPEND c "${r}/${sub}/lib|${r}/${sub}/include")
+      endif()
+    endforeach()
+  endforeach()
+  list(APPEND c "/usr/lib/x86_64-linux-gnu|/usr/include" "/usr/lib64|/usr/include")
+  list(REMOVE_DUPLICATES c)
+  set(${out} ${c} PARENT_SCOPE)
+  if(NOT roots)
+    set(roots "none (JV_NVIDIA_WHEEL_ROOTS empty and python3 ${JV_WHEEL_PYTHON} has no nvidia package)")
+  endif()
+  set(JV_WHEEL_ROOTS_SEEN "${roots}" PARENT_SCOPE)
+endfunction()
+
+# finds VAR_LIBRARY (one of NAMES) and VAR_INCLUDE_DIR (HEADER) in one candidate folder pair (or takes the
+# cache values given); appends a description of what is missing to JV_CUDA_MISSING
+function(jv_find_cuda_piece var what header)
+  set(names ${ARGN})
+  if(NOT (${var}_LIBRARY AND ${var}_INCLUDE_DIR))
+    foreach(pair ${JV_CUDA_CANDIDATES})
+      string(REPLACE "|" ";" pl "${pair}")
+      list(GET pl 0 libdir)
+      list(GET pl 1 incdir)
+      if(NOT EXISTS ${incdir}/${header})
+        continue()
+      endif()
+      foreach(n ${names})
+        if(EXISTS ${libdir}/${n})
+          set(${var}_LIBRARY ${libdir}/${n} CACHE FILEPATH "${what} library" FORCE)
+          set(${var}_INCLUDE_DIR ${incdir} CACHE PATH "${what} headers" FORCE)
+          return()
+        endif()
+      endforeach()
+    endforeach()
+    set(looked "")
+    foreach(pair ${JV_CUDA_CANDIDATES})
+      string(REPLACE "|" " + " pair "${pair}")
+      string(APPEND looked "\n    ${pair}")
+    endforeach()
+    string(REPLACE ";" " or " nl "${names}")
+    set(JV_CUDA_MISSING "${JV_CUDA_MISSING}\n  ${what}: ${nl} with ${header}; looked in (library folder + headers):${looked}\n    (pip wheel folders: ${JV_WHEEL_ROOTS_SEEN})"
+        PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(JV_HAVE_CUDA OFF)
+set(JV_CUDA_MISSING "")
+if(NOT JV_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch OUTPUT_VARIABLE JV_NVCC_ARCHS ERROR_QUIET)
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      if(JV_NVCC_ARCHS MATCHES "compute_100")
+        list(APPEND CMAKE_CUDA_ARCHITECTURES 100)
+      endif()
+    endif()
+    # cudart is linked below as a shared library found like the others, not nvcc's static default
+    if(NOT DEFINED CMAKE_CUDA_RUNTIME_LIBRARY)
+      set(CMAKE_CUDA_RUNTIME_LIBRARY None)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit QUIET)
+    string(REGEX MATCH "^[0-9]+" JV_CUDA_MAJOR "${CMAKE_CUDA_COMPILER_VERSION}")
+    jv_cuda_candidates(JV_CUDA_CANDIDATES)
+    jv_find_cuda_piece(JV_CUBLASLT "cuBLASLt" cublasLt.h libcublasLt.so libcublasLt.so.${JV_CUDA_MAJOR})
+    if(JV_CUBLASLT_LIBRARY) # cudart from cuBLASLt's folder when it has one (one wheel holds both), else as found
+      get_filename_component(d ${JV_CUBLASLT_LIBRARY} DIRECTORY)
+      list(PREPEND JV_CUDA_CANDIDATES "${d}|${JV_CUBLASLT_INCLUDE_DIR}")
+    endif()
+    jv_find_cuda_piece(JV_CUDART "CUDA runtime (cudart)" cuda_runtime_api.h libcudart.so libcudart.so.${JV_CUDA_MAJOR})
+    jv_find_cuda_piece(JV_CUDNN "cuDNN 9" cudnn.h libcudnn.so libcudnn.so.9)
+    file(GLOB JV_CU_SOURCES CONFIGURE_DEPENDS kernels/*/*.cu)
+    file(GLOB JV_CUDA_BACKEND_SOURCES CONFIGURE_DEPENDS backends/cuda/*.c)
+    if(NOT JV_CU_SOURCES OR NOT JV_CUDA_BACKEND_SOURCES)
+      string(APPEND JV_CUDA_MISSING "\n  sources: kernels/*/*.cu or backends/cuda/*.c")
+    endif()
+    if(NOT JV_CUDA_MISSING)
+      set(JV_HAVE_CUDA ON)
+    endif()
+  else()
+    set(JV_CUDA_MISSING "\n  CUDA compiler: nvcc not found (put it on PATH or set CUDACXX or CMAKE_CUDA_COMPILER)")
+  endif()
+  if(JV_CUDA STREQUAL "ON" AND NOT JV_HAVE_CUDA)
+    message(FATAL_ERROR "jarvis: JV_CUDA=ON but the CUDA backend cannot be built; missing:${JV_CUDA_MISSING}\n"
+                        "(set JV_NVIDIA_WHEEL_ROOTS to site-packages/nvidia folders, or JV_CUDNN_LIBRARY and "
+                        "JV_CUDNN_INCLUDE_DIR etc., to point at them)")
+  endif()
+endif()
+if(JV_HAVE_CUDA)
+  message(STATUS "jarvis: CUDA backend ON (architectures ${CMAKE_CUDA_ARCHITECTURES}; ${JV_CUDART_LIBRARY}, "
+                 "${JV_CUBLASLT_LIBRARY}, ${JV_CUDNN_LIBRARY})")
+elseif(JV_CUDA STREQUAL "OFF")
+  message(STATUS "jarvis: CUDA backend OFF (JV_CUDA=OFF)")
+else()
+  message(STATUS "jarvis: CUDA backend OFF; missing:${JV_CUDA_MISSING}")
+endif()
