@@ -54,7 +54,7 @@ void jv_ir_free(jv_ir *ir);
 
 /* Builds the TraceLens-form entry for call c (its name is the op name):
  * {"op_name": ..., "replay_ir": {"list_pos_args": [...], "list_kwargs": [...]}}
- * with ATen argument names and types from the built-in schema table (the
+ * with ATen argument names and types from the op families' schemas (the
  * overload that fits the call: argument count, tensor / Scalar / list / str /
  * None per position; arguments after '*' go to list_kwargs), tensors as
  * {"shape", "dtype" (the trace's text), "strides" (dense ones when the trace
@@ -67,13 +67,13 @@ void jv_ir_free(jv_ir *ir);
  * float Scalar as raw JSON text in Python's repr ("2.0", "1e-05": a cJSON Raw
  * node, so it reads back as a float; non-finite ones as "inf"/"nan" strings).
  * *entry is a cJSON * the caller owns (it may add keys, e.g. "jarvis").
- * JV_ERR_NOTFOUND when the op has no schema in the table; JV_ERR_FORMAT
+ * JV_ERR_NOTFOUND when no family has a schema of the op; JV_ERR_FORMAT
  * (reason in err) when the call fits none of its overloads or has a tensor
  * jv_ir_parse would refuse (unknown dtype, negative or huge dims or strides,
  * more than 2^50 bytes). */
 jv_status jv_ir_entry(const jv_opcall *c, void **entry, jv_err *err);
 
-/* 1 when the built-in schema table knows op name (any overload). */
+/* 1 when a family's schemas (jv_family.schemas) know op name (any overload). */
 int jv_ir_has_schema(const char *op);
 
 #endif

@@ -2,7 +2,9 @@
  * lists them (jv_registry.c). A family recognises op names, parses a call
  * (jv_opcall: from trace args or replay IR) into its descriptor, and owns the
  * one FLOPs/bytes model of the op that analysis reports and replay measures
- * against. Adding a family = one folder in kernels/ plus one registry line. */
+ * against, its ATen schemas (for writing replay IR), its report category and
+ * its findings data, and its CPU reference. Adding a family = one folder in
+ * kernels/ plus one line in kernels/families.def (CONTRIBUTING.md). */
 #ifndef JV_FAMILY_H
 #define JV_FAMILY_H
 
@@ -12,6 +14,29 @@
 #include "jv_status.h"
 #include "jv_tensor.h"
 
+/* The family ids, one per line of families.def, in its order: JV_FAM_GEMM is
+ * family 0 of the registry (jv_family_get(JV_FAM_GEMM)). Code outside
+ * kernels/ that must treat one family specially (a backend's vendor-library
+ * path) switches on these, never on a family's name. A test build's own
+ * families (tests/kernels/test_families.def) come after JV_FAM_COUNT. */
+typedef enum {
+#define JV_FAMILY(name, NAME) JV_FAM_##NAME,
+#include "families.def"
+#undef JV_FAMILY
+    JV_FAM_COUNT
+} jv_family_id;
+
+/* The report category a family's rows are summarised under (category_data/,
+ * metadata/, category_findings/ and the standalone / comparative analyses).
+ * JV_REPORT_OTHER (0, the default): none of the four seeded categories. */
+typedef enum {
+    JV_REPORT_OTHER = 0,
+    JV_REPORT_GEMM,
+    JV_REPORT_CONV,
+    JV_REPORT_BATCHNORM,
+    JV_REPORT_ELEMENTWISE
+} jv_report_cat;
+
 /* How strongly an op name belongs to a family. A kernel is attributed to the
  * outermost op with a model on its call chain, except that a weak op (a
  * composite such as aten::linear or aten::softmax) is used only when no op
@@ -20,16 +45,16 @@ typedef enum { JV_MATCH_NONE = 0, JV_MATCH_STRONG, JV_MATCH_WEAK } jv_match;
 
 /* The model's numbers for one call. */
 typedef struct {
-    double flops;       /* floating-point (or integer) operations */
-    double bytes;       /* minimal bytes moved to and from memory; NAN when a dtype size is unknown */
-    jv_dtype dtype;     /* the dtype that sets the compute peak */
-    int matrix;         /* 1: matrix units (tensor cores / MFMA); 0: vector units */
+    double flops;   /* floating-point (or integer) operations */
+    double bytes;   /* minimal bytes moved to and from memory; NAN when a dtype size is unknown */
+    jv_dtype dtype; /* the dtype that sets the compute peak */
+    int matrix;     /* 1: matrix units (tensor cores / MFMA); 0: vector units */
 } jv_perf;
 
 /* One "param: X" column of a family sheet. Text is Python's str() of the
  * value, as TraceLens prints it; numeric params also carry num. */
 typedef struct {
-    const char *name;   /* column name without the "param: " prefix */
+    const char *name; /* column name without the "param: " prefix */
     int is_num;
     double num;
     char text[200];
@@ -45,9 +70,9 @@ typedef struct {
 
 /* How a replay uses a tensor. */
 typedef enum {
-    JV_ROLE_IN = 0,  /* read only */
-    JV_ROLE_OUT,     /* written only: poisoned before a run, every element checked */
-    JV_ROLE_INOUT    /* read then written (in-place ops, running statistics) */
+    JV_ROLE_IN = 0, /* read only */
+    JV_ROLE_OUT,    /* written only: poisoned before a run, every element checked */
+    JV_ROLE_INOUT   /* read then written (in-place ops, running statistics) */
 } jv_role;
 
 /* How a replay fills a tensor before the run. */
@@ -62,7 +87,7 @@ typedef enum {
  * its storage spans jv_tensor_extent(&t) elements. An OUT or INOUT tensor
  * has no zero stride on a dim of size > 1 (no element written twice). */
 typedef struct {
-    char name[24];  /* ATen argument name ("self", "weight", "out", "grad_input") */
+    char name[24]; /* ATen argument name ("self", "weight", "out", "grad_input") */
     jv_tensor t;
     jv_role role;
     jv_init init;
@@ -77,7 +102,7 @@ typedef struct {
 /* A subset of one operand's elements, by row-major logical index (see
  * jv_tensor_offset_at), for sampled verification of big ops. */
 typedef struct {
-    int operand;        /* index in jv_operands */
+    int operand; /* index in jv_operands */
     int64_t n;
     const int64_t *idx; /* n logical indices, each in [0, numel) */
 } jv_sample;
@@ -90,16 +115,27 @@ typedef struct {
 #define JV_ALIGNAS(n) _Alignas(n)
 #endif
 typedef struct {
-    int family;          /* index in the registry */
-    int bwd;             /* 1 for a backward op: its rows go to <sheet>_bwd when the sheet splits */
+    int family; /* index in the registry */
+    int bwd;    /* 1 for a backward op: its rows go to <sheet>_bwd when the sheet splits */
     JV_ALIGNAS(16) unsigned char data[JV_DESC_BYTES];
 } jv_desc;
 
+/* The findings hook: what the findings and the comparative analysis say about
+ * a family's ops beyond its category. */
 typedef struct {
-    const char *name;    /* "gemm" */
-    const char *sheet;   /* family sheet name ("GEMM"); with split, "<sheet>_fwd" and "<sheet>_bwd" */
-    int split;           /* 1: forward and backward sheets */
-    const char *category;/* the op category of its rows ("GEMM", "CONV", "NORM", "elementwise", ...) */
+    /* The library or backend the family's ops run through, named where a
+     * comparison says why two sides differ ("the SDPA backend (flash /
+     * memory-efficient attention kernels)"); NULL: said by report category. */
+    const char *library_nvidia, *library_amd;
+} jv_family_findings;
+
+/* One op family. Every family initialises it with designated initializers;
+ * absent members are 0 / NULL (no replay, report category other, ...). */
+typedef struct {
+    const char *name;     /* "gemm" */
+    const char *sheet;    /* family sheet name ("GEMM"); with split, "<sheet>_fwd" and "<sheet>_bwd" */
+    int split;            /* 1: forward and backward sheets */
+    const char *category; /* the op category of its rows ("GEMM", "CONV", "NORM", "elementwise", ...) */
     /* How op name belongs to the family. */
     jv_match (*match)(const char *op);
     /* Parses call c into d->data (d->bwd set). JV_ERR_FORMAT, with the reason
@@ -123,9 +159,20 @@ typedef struct {
      * the call is not supported. */
     jv_status (*reference)(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                            jv_err *err);
+    /* The ATen schemas of its ops (func: lines of native_functions.yaml, "mm.out(Tensor self, Tensor mat2, *,
+     * Tensor(a!) out) -> Tensor(a!)"; without a namespace the op is aten::), NULL-terminated, the overloads of
+     * one op in the order ir/ tries them. ir/ writes a call's replay IR entry with the first that fits it.
+     * NULL: the family's ops are not written to replay IR. */
+    const char *const *schemas;
+    /* The report category of its rows. */
+    jv_report_cat report;
+    /* The findings hook. */
+    jv_family_findings findings;
 } jv_family;
 
-/* Number of registered families, and family i (0 <= i < count). */
+/* Number of registered families, and family i (0 <= i < count; NULL
+ * otherwise). The table is kernels/jv_families.c (families.def); a test build
+ * links its own (tests/kernels/), which adds the test families. */
 int jv_family_count(void);
 const jv_family *jv_family_get(int i);
 

@@ -1,5 +1,5 @@
-/* jv_registry: the list of op families (jv_families.def) and the helpers
- * they share for params and sizes. */
+/* jv_registry: lookups over the op families (the table is jv_families.c,
+ * from families.def) and the helpers they share for params and sizes. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,23 +8,9 @@
 #include "jv_family.h"
 #include "jv_output.h"
 
-#define JV_FAMILY(x) extern const jv_family jv_##x##_family;
-#include "jv_families.def"
-#undef JV_FAMILY
-
-static const jv_family *const FAMILIES[] = {
-#define JV_FAMILY(x) &jv_##x##_family,
-#include "jv_families.def"
-#undef JV_FAMILY
-};
-
-int jv_family_count(void) { return (int)(sizeof FAMILIES / sizeof FAMILIES[0]); }
-
-const jv_family *jv_family_get(int i) { return i >= 0 && i < jv_family_count() ? FAMILIES[i] : NULL; }
-
 int jv_family_find(const char *op, jv_match *how) {
     for (int i = 0; i < jv_family_count(); i++) {
-        jv_match m = FAMILIES[i]->match(op);
+        jv_match m = jv_family_get(i)->match(op);
         if (m != JV_MATCH_NONE) {
             if (how) *how = m;
             return i;
@@ -39,20 +25,22 @@ jv_status jv_desc_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     memset(d, 0, sizeof *d);
     d->family = f;
     if (f < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: no perf model", c->name);
-    return FAMILIES[f]->parse(c, d, err);
+    return jv_family_get(f)->parse(c, d, err);
 }
 
 void jv_desc_model(const jv_desc *d, jv_perf *p) {
     memset(p, 0, sizeof *p);
     p->bytes = NAN;
-    FAMILIES[d->family]->model(d, p);
+    jv_family_get(d->family)->model(d, p);
 }
 
 const char *jv_perf_compute_spec(const jv_perf *p, char *buf, size_t cap) {
     jv_dtype d = p->dtype;
     const char *prec = NULL;
-    if (jv_dtype_is_float(d) && d != JV_DT_C64 && d != JV_DT_C128) prec = jv_dtype_short(d);
-    else if (p->matrix && (d == JV_DT_I8 || d == JV_DT_U8)) prec = "int8";
+    if (jv_dtype_is_float(d) && d != JV_DT_C64 && d != JV_DT_C128)
+        prec = jv_dtype_short(d);
+    else if (p->matrix && (d == JV_DT_I8 || d == JV_DT_U8))
+        prec = "int8";
     if (!prec) {
         buf[0] = 0;
         return buf;
@@ -107,12 +95,13 @@ jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t
 
 void jv_desc_params(const jv_desc *d, jv_params *out) {
     out->n = 0;
-    FAMILIES[d->family]->params(d, out);
+    jv_family_get(d->family)->params(d, out);
 }
 
 double jv_numel_d(const jv_tensor *t) {
     double n = 1;
-    for (int i = 0; i < t->ndim; i++) n *= t->shape[i] > 0 ? (double)t->shape[i] : 0;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->shape[i] > 0 ? (double)t->shape[i] : 0;
     return n;
 }
 
@@ -154,7 +143,9 @@ void jv_param_float(jv_params *ps, const char *name, double v) {
     jv_fmt_pyfloat(p->text, sizeof p->text, v);
 }
 
-void jv_param_bool(jv_params *ps, const char *name, int v) { jv_param_text(ps, name, "%s", v ? "True" : "False"); }
+void jv_param_bool(jv_params *ps, const char *name, int v) {
+    jv_param_text(ps, name, "%s", v ? "True" : "False");
+}
 
 void jv_fmt_tuple(char *buf, size_t cap, const int64_t *v, int n) {
     if (!v) {
@@ -179,8 +170,10 @@ void jv_param_dtypes(jv_params *ps, const char *name, const char *const *names, 
     if (!p) return;
     size_t len = (size_t)snprintf(p->text, sizeof p->text, "(");
     for (int i = 0; i < n && len < sizeof p->text; i++) {
-        if (names[i]) len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%s'%s'", i ? ", " : "", names[i]);
-        else len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%sNone", i ? ", " : "");
+        if (names[i])
+            len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%s'%s'", i ? ", " : "", names[i]);
+        else
+            len += (size_t)snprintf(p->text + len, sizeof p->text - len, "%sNone", i ? ", " : "");
     }
     if (len < sizeof p->text) snprintf(p->text + len, sizeof p->text - len, n == 1 ? ",)" : ")");
 }
@@ -209,17 +202,20 @@ void jv_params_normalization(jv_params *ps, const jv_tensor *x, long long channe
 }
 
 int jv_parse_spatial(const char *s, int nd, long long def, long long *out) {
-    for (int i = 0; i < nd; i++) out[i] = def;
+    for (int i = 0; i < nd; i++)
+        out[i] = def;
     if (!s || !*s) return 1;
     long long v[JV_MAX_DIMS];
     int n = jv_parse_ints(s, v, JV_MAX_DIMS);
     if (n < 0) return 0;
     if (n == 0) return 1;
     if (n == 1) {
-        for (int i = 0; i < nd; i++) out[i] = v[0];
+        for (int i = 0; i < nd; i++)
+            out[i] = v[0];
         return 1;
     }
     if (n != nd) return 0;
-    for (int i = 0; i < nd; i++) out[i] = v[i];
+    for (int i = 0; i < nd; i++)
+        out[i] = v[i];
     return 1;
 }

@@ -2,7 +2,7 @@
 """bench/gpu_summary.py and the pure parts of bench/torch_replay.py, without torch or a GPU.
 
 - torch_replay.py against a stub `torch` module whose ops (torch.ops.aten.<op>.<overload>._schema) are built
-  from the ATen schema table in ir/jv_ir.c: schema parsing, overload choice (add_.Tensor vs add.Scalar,
+  from the ATen schemas of the op families (kernels/*/*_schema.c): schema parsing, overload choice (add_.Tensor vs add.Scalar,
   mm vs mm.out, ...), argument mapping (tensor specs, scalars, lists, ScalarType codes, inf), skip reasons;
   every entry of the bundled example's package and of H100 fixture packages maps to an aten call (fixtures
   skipped without SHARED_DIR/traces).
@@ -14,6 +14,7 @@
 Usage: test_gpu_summary.py JARVIS_ANALYZE JARVIS_REPLAY EXAMPLE_TRACE [SHARED_DIR]   (77: cannot run)
 """
 import copy
+import glob
 import importlib.util
 import json
 import math
@@ -44,18 +45,18 @@ def load(name, path):
 
 
 def jv_ir_schemas():
-    """the func lines of the SCHEMAS table in ir/jv_ir.c (adjacent C literals joined)"""
-    src = open(os.path.join(ROOT, "ir", "jv_ir.c"), encoding="utf-8").read()
-    m = re.search(r"SCHEMAS\[\]\s*=\s*\{(.*?)\n\};", src, re.S)
-    if not m:
-        return []
-    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    """the func lines of every op family's schema table (kernels/*/*_schema.c, jv_family.schemas: adjacent C
+    literals joined), which ir/ writes the replay IR from"""
     out = []
-    for item in re.split(r'",\s*\n', body):
-        lits = re.findall(r'"((?:[^"\\]|\\.)*)"?', item)
-        s = "".join(lits).replace('\\"', '"').strip()
-        if s:
-            out.append(s)
+    for path in sorted(glob.glob(os.path.join(ROOT, "kernels", "*", "*_schema.c"))):
+        src = open(path, encoding="utf-8").read()
+        for m in re.finditer(r"_schemas\[\]\s*=\s*\{(.*?)\n\};", src, re.S):
+            body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+            for item in re.split(r'",\s*\n', body):
+                lits = re.findall(r'"((?:[^"\\]|\\.)*)"?', item)
+                t = "".join(lits).replace('\\"', '"').strip()
+                if t:
+                    out.append(t)
     return out
 
 
@@ -341,9 +342,9 @@ def test_torch_replay(tr, torch, pkgs):
           tr.type_kind("bool[3]") == ("boollist", False) and tr.type_kind("Tensor?[]") == ("tensorlist", False),
           "type_kind of alias, optional list, fixed list, list of optionals")
     sch = jv_ir_schemas()
-    check(len(sch) > 100, f"{len(sch)} schemas read from ir/jv_ir.c")
+    check(len(sch) > 100, f"{len(sch)} schemas read from kernels/*/*_schema.c")
     bad = [s for s in sch if not _parses(tr, s)]
-    check(not bad, f"every jv_ir.c schema parses: {bad[:3]}")
+    check(not bad, f"every family schema parses: {bad[:3]}")
 
     # overload choice and argument mapping
     x = T([8, 16])

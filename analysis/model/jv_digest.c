@@ -39,12 +39,16 @@ void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]) {
         }
 }
 
-jv_dcat jv_dcat_of(const char *family, const char *op_category, const char *op_name) {
-    if (family && *family) {
-        if (!strcmp(family, "gemm")) return JV_DCAT_GEMM;
-        if (!strcmp(family, "conv")) return JV_DCAT_CONV;
-        if (!strcmp(family, "batchnorm")) return JV_DCAT_BN;
-        if (!strcmp(family, "unary") || !strcmp(family, "binary")) return JV_DCAT_EW;
+jv_dcat jv_dcat_of(int family, const char *op_category, const char *op_name) {
+    const jv_family *f = jv_family_get(family);
+    if (f) {
+        switch (f->report) {
+        case JV_REPORT_GEMM: return JV_DCAT_GEMM;
+        case JV_REPORT_CONV: return JV_DCAT_CONV;
+        case JV_REPORT_BATCHNORM: return JV_DCAT_BN;
+        case JV_REPORT_ELEMENTWISE: return JV_DCAT_EW;
+        case JV_REPORT_OTHER: break;
+        }
         return JV_DCAT_OTHER;
     }
     /* rows without a model: by TraceLens' op category */
@@ -181,8 +185,7 @@ typedef struct {
 
 static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
     if (in->kernel != JV_NONE32 || in->model < 0 || !pt->models[in->model].ok) return 0;
-    const char *f = jv_family_get(pt->models[in->model].family)->name;
-    return !strcmp(f, "unary") || !strcmp(f, "binary");
+    return jv_family_get(pt->models[in->model].family)->report == JV_REPORT_ELEMENTWISE;
 }
 
 static void add_op(uint32_t *ops, int *nops, int *more, uint32_t name) {
@@ -251,10 +254,8 @@ static void holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_per
             int fam = -1;
             jv_match how;
             fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
-            if (fam >= 0) {
-                const char *f = jv_family_get(fam)->name;
-                if (!strcmp(f, "unary") || !strcmp(f, "binary")) continue; /* an elementwise composite: go up */
-            }
+            if (fam >= 0 && jv_family_get(fam)->report == JV_REPORT_ELEMENTWISE)
+                continue; /* an elementwise composite: go up */
             holder[i] = p;
             break;
         }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "jv_arena.h"
+#include "jv_family.h"
 #include "jv_hw.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
@@ -43,6 +44,7 @@ typedef struct {
     jv_dcat cat;
     const char *family;      /* perf-model family ("gemm", "conv", "batchnorm", "unary", ...), "" without a model */
     int bwd;                 /* backward op */
+    int family_id;           /* its family (jv_family_get), -1 without a model */
     int synthetic;
     const char *dims, *types, *strides, *concrete; /* Python repr as in the sheet, "" when absent */
     const char *params;      /* perf_params (Python dict text), "" without a model */
@@ -143,7 +145,8 @@ const char *jv_efficiency_band(double pct);
 /* The categories ordered by kernel time, largest first (ties: enum order). */
 void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]);
 
-/* The category of a row from its family and op category. */
-jv_dcat jv_dcat_of(const char *family, const char *op_category, const char *op_name);
+/* The category of a row: its family's report category (family: a registry
+ * index, jv_family.report), or without a model (family < 0) its op category. */
+jv_dcat jv_dcat_of(int family, const char *op_category, const char *op_name);
 
 #endif

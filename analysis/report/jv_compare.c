@@ -606,9 +606,8 @@ static const char *library_of(const jv_digest *d, const jv_drow *r) {
     if (r->cat == JV_DCAT_GEMM) return amd ? "hipBLASLt / rocBLAS" : "cuBLAS / cuBLASLt";
     if (r->cat == JV_DCAT_CONV) return amd ? "MIOpen" : "cuDNN";
     if (r->cat == JV_DCAT_BN) return native ? "PyTorch's native batch-norm kernels" : amd ? "MIOpen" : "cuDNN";
-    if (!strcmp(r->family, "sdpa"))
-        return amd ? "the SDPA backend (CK / AOTriton attention kernels)"
-                   : "the SDPA backend (flash / memory-efficient attention kernels)";
+    const jv_family *f = jv_family_get(r->family_id);
+    if (f && f->findings.library_nvidia) return amd ? f->findings.library_amd : f->findings.library_nvidia;
     return "PyTorch's kernels for this op";
 }
 

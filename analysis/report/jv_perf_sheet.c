@@ -238,7 +238,8 @@ static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr,
     r.op_name = jv_digest_str(dg, jv_trace_str(tr, tr->ev[in->ev].name));
     r.op_category = jv_digest_str(dg, g->cat[gr->first]);
     r.family = jv_digest_str(dg, pm ? jv_family_get(pm->family)->name : "");
-    r.cat = jv_dcat_of(r.family, r.op_category, r.op_name);
+    r.family_id = pm ? pm->family : -1;
+    r.cat = jv_dcat_of(r.family_id, r.op_category, r.op_name);
     r.bwd = pm ? pm->bwd : 0;
     r.synthetic = in->kernel != JV_NONE32;
     r.dims = jv_digest_str(dg, u->args[0]);

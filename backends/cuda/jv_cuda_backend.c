@@ -473,7 +473,9 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
                               char *impl, size_t impl_cap, jv_err *err) {
     const char *fam = jv_family_get(d->family)->name;
     p->op = fam;
-    if (!strcmp(fam, "unary") || !strcmp(fam, "binary")) {
+    switch ((jv_family_id)d->family) {
+    case JV_FAM_UNARY:
+    case JV_FAM_BINARY: {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no such variant %d", fam, variant);
         char why[200];
         if (!jv_gpu_elementwise_supported(d, ops, why, sizeof why))
@@ -483,12 +485,12 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         snprintf(impl, impl_cap, "jarvis kernel");
         return JV_OK;
     }
-    if (!strcmp(fam, "batchnorm")) {
+    case JV_FAM_BATCHNORM: {
         jv_status st = prepare_bn(c, d, ops, variant, p, impl, impl_cap, err);
         if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
         return st;
     }
-    if (!strcmp(fam, "conv")) {
+    case JV_FAM_CONV: {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv: no such variant %d", variant);
         jv_status st = jv_cuda_conv_plan(c->dnn, d, ops, c->conv_search, c->ws_bytes, &c->conv_cache, &p->conv, err);
         if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
@@ -497,12 +499,13 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         snprintf(impl, impl_cap, c->conv_search ? "cuDNN searched" : "cuDNN");
         return JV_OK;
     }
-    if (!strcmp(fam, "gemm")) {
+    case JV_FAM_GEMM:
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: gemm: no such variant %d", variant);
         JV_CHECK(jv_cuda_gemm_plan(c->lt, d, ops, JV_CUDA_LT_WORKSPACE, &p->gemm, err));
         p->kind = PLAN_GEMM;
         snprintf(impl, impl_cap, "cuBLASLt");
         return JV_OK;
+    default: break;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: family '%s' is not replayed on CUDA", fam);
 }

@@ -232,6 +232,16 @@ static void bn_params(const jv_desc *d, jv_params *ps) {
                             3);
 }
 
-const jv_family jv_batchnorm_family = {"batchnorm", "Normalization", 0,        "NORM",
-                                       bn_match,    bn_parse,        bn_model, bn_params, jv_batchnorm_operands,
-                                       jv_batchnorm_reference};
+const jv_family jv_batchnorm_family = {
+    .name = "batchnorm",
+    .sheet = "Normalization",
+    .category = "NORM",
+    .match = bn_match,
+    .parse = bn_parse,
+    .model = bn_model,
+    .params = bn_params,
+    .operands = jv_batchnorm_operands,
+    .reference = jv_batchnorm_reference,
+    .schemas = jv_batchnorm_schemas,
+    .report = JV_REPORT_BATCHNORM,
+};

@@ -54,6 +54,8 @@ typedef struct {
 } jv_batchnorm_desc;
 
 extern const jv_family jv_batchnorm_family;
+/* Its ATen schemas (batchnorm_schema.c, NULL-terminated: jv_family.schemas). */
+extern const char *const jv_batchnorm_schemas[];
 
 /* ---- replay (batchnorm_ref.c) ---- */
 

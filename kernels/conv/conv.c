@@ -345,8 +345,20 @@ static void conv_params(const jv_desc *d, jv_params *ps) {
     jv_param_int(ps, "groups", g->groups);
 }
 
-const jv_family jv_conv_family = {"conv",     "CONV",     1,           "CONV",           conv_match,
-                                  conv_parse, conv_model, conv_params, jv_conv_operands, jv_conv_reference};
+const jv_family jv_conv_family = {
+    .name = "conv",
+    .sheet = "CONV",
+    .split = 1,
+    .category = "CONV",
+    .match = conv_match,
+    .parse = conv_parse,
+    .model = conv_model,
+    .params = conv_params,
+    .operands = jv_conv_operands,
+    .reference = jv_conv_reference,
+    .schemas = jv_conv_schemas,
+    .report = JV_REPORT_CONV,
+};
 
 int jv_is_layout_kernel(const char *name) {
     static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_", "Transpose",

@@ -64,6 +64,8 @@ typedef struct {
 } jv_conv_desc;
 
 extern const jv_family jv_conv_family;
+/* Its ATen schemas (conv_schema.c, NULL-terminated: jv_family.schemas). */
+extern const char *const jv_conv_schemas[];
 
 /* The replay operands of a parsed conv call (conv_ref.c), in this order.
  * Forward (normal and transposed): "input" IN (x as traced; an unbatched call

@@ -855,7 +855,29 @@ static void binary_params(const jv_desc *d, jv_params *ps) {
     else jv_param_text(ps, "stride_output", "None");
 }
 
-const jv_family jv_unary_family = {"unary", "UnaryElementwise", 0, "elementwise", unary_match, unary_parse, ew_model,
-                                   unary_params, jv_elementwise_operands, jv_elementwise_reference};
-const jv_family jv_binary_family = {"binary", "BinaryElementwise", 0, "elementwise", binary_match, binary_parse, ew_model,
-                                    binary_params, jv_elementwise_operands, jv_elementwise_reference};
+const jv_family jv_unary_family = {
+    .name = "unary",
+    .sheet = "UnaryElementwise",
+    .category = "elementwise",
+    .match = unary_match,
+    .parse = unary_parse,
+    .model = ew_model,
+    .params = unary_params,
+    .operands = jv_elementwise_operands,
+    .reference = jv_elementwise_reference,
+    .schemas = jv_unary_schemas,
+    .report = JV_REPORT_ELEMENTWISE,
+};
+const jv_family jv_binary_family = {
+    .name = "binary",
+    .sheet = "BinaryElementwise",
+    .category = "elementwise",
+    .match = binary_match,
+    .parse = binary_parse,
+    .model = ew_model,
+    .params = binary_params,
+    .operands = jv_elementwise_operands,
+    .reference = jv_elementwise_reference,
+    .schemas = jv_binary_schemas,
+    .report = JV_REPORT_ELEMENTWISE,
+};

@@ -90,6 +90,9 @@ typedef struct {
 
 extern const jv_family jv_unary_family;
 extern const jv_family jv_binary_family;
+/* Their ATen schemas (elementwise_schema.c, NULL-terminated: jv_family.schemas). */
+extern const char *const jv_unary_schemas[];
+extern const char *const jv_binary_schemas[];
 
 /* Replay operands of a parsed elementwise call (either family; elementwise_ref.c),
  * in argument order: every tensor operand in[k] as an IN operand named after

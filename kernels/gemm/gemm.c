@@ -156,5 +156,16 @@ static void gemm_params(const jv_desc *d, jv_params *ps) {
     jv_param_text(ps, "transpose", "(%s, %s)", g->trans_a ? "True" : "False", g->trans_b ? "True" : "False");
 }
 
-const jv_family jv_gemm_family = {"gemm", "GEMM", 0, "GEMM", gemm_match, gemm_parse, gemm_model, gemm_params,
-                                  jv_gemm_operands, jv_gemm_reference};
+const jv_family jv_gemm_family = {
+    .name = "gemm",
+    .sheet = "GEMM",
+    .category = "GEMM",
+    .match = gemm_match,
+    .parse = gemm_parse,
+    .model = gemm_model,
+    .params = gemm_params,
+    .operands = jv_gemm_operands,
+    .reference = jv_gemm_reference,
+    .schemas = jv_gemm_schemas,
+    .report = JV_REPORT_GEMM,
+};

@@ -25,6 +25,8 @@ typedef struct {
 } jv_gemm_desc;
 
 extern const jv_family jv_gemm_family;
+/* Its ATen schemas (gemm_schema.c, NULL-terminated: jv_family.schemas). */
+extern const char *const jv_gemm_schemas[];
 
 /* ---- replay (gemm_ref.c) ---- */
 

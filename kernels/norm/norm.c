@@ -333,4 +333,12 @@ static void norm_params(const jv_desc *d, jv_params *ps) {
                             g->bwd ? g->output_mask : NULL, g->mask_len);
 }
 
-const jv_family jv_norm_family = {"norm", "Normalization", 0, "NORM", norm_match, norm_parse, norm_model, norm_params, NULL, NULL};
+const jv_family jv_norm_family = {
+    .name = "norm",
+    .sheet = "Normalization",
+    .category = "NORM",
+    .match = norm_match,
+    .parse = norm_parse,
+    .model = norm_model,
+    .params = norm_params,
+};

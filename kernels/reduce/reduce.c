@@ -248,5 +248,13 @@ static void reduce_params(const jv_desc *d, jv_params *ps) {
     jv_param_text(ps, "reduce_type", "%s", reduce_type(oi >= 0 ? OPS[oi].name : ""));
 }
 
-const jv_family jv_reduce_family = {"reduce",     "Reduce",     1, "reduce", reduce_match, reduce_parse,
-                                    reduce_model, reduce_params, NULL, NULL};
+const jv_family jv_reduce_family = {
+    .name = "reduce",
+    .sheet = "Reduce",
+    .split = 1,
+    .category = "reduce",
+    .match = reduce_match,
+    .parse = reduce_parse,
+    .model = reduce_model,
+    .params = reduce_params,
+};

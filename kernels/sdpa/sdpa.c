@@ -296,4 +296,15 @@ static void sdpa_params(const jv_desc *d, jv_params *ps) {
     jv_param_dtypes(ps, "dtype_A_B", dt, 2);
 }
 
-const jv_family jv_sdpa_family = {"sdpa", "SDPA", 1, "SDPA", sdpa_match, sdpa_parse, sdpa_model, sdpa_params, NULL, NULL};
+const jv_family jv_sdpa_family = {
+    .name = "sdpa",
+    .sheet = "SDPA",
+    .split = 1,
+    .category = "SDPA",
+    .match = sdpa_match,
+    .parse = sdpa_parse,
+    .model = sdpa_model,
+    .params = sdpa_params,
+    .findings = {"the SDPA backend (flash / memory-efficient attention kernels)",
+                 "the SDPA backend (CK / AOTriton attention kernels)"},
+};

@@ -119,5 +119,13 @@ static void softmax_params(const jv_desc *d, jv_params *ps) {
         jv_param_text(ps, "dim", "None");
 }
 
-const jv_family jv_softmax_family = {"softmax",     "Softmax",     1, "softmax", softmax_match, softmax_parse,
-                                     softmax_model, softmax_params, NULL, NULL};
+const jv_family jv_softmax_family = {
+    .name = "softmax",
+    .sheet = "Softmax",
+    .split = 1,
+    .category = "softmax",
+    .match = softmax_match,
+    .parse = softmax_parse,
+    .model = softmax_model,
+    .params = softmax_params,
+};

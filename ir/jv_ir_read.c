@@ -1,0 +1,618 @@
+/* jv_ir_read: the replay IR (TraceLens' EventReplay form) read back into
+ * jv_opcall.
+ *
+ * Reading needs no schema table: the entry's own arg_type and value give back
+ * the four trace texts (Input Dims, Input type, Input Strides, Concrete
+ * Inputs), which go through jv_opcall_from_trace, the one parser of traced
+ * calls, so a replayed op is seen by the families exactly as a traced one.
+ * cJSON keeps no number text, so the reader scans the document once for which
+ * numbers were written as floats ("2.0" vs "2"): a Scalar keeps its Python
+ * type, which decides type promotion. */
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_ir.h"
+#include "jv_ir_args.h"
+#include "jv_output.h"
+
+/* ------------------------------------------------------------------------ */
+/* Reader */
+
+/* A growing string. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int oom;
+} sbuf;
+
+static void sb_putn(sbuf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+static void sb_puts(sbuf *b, const char *s) {
+    sb_putn(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+    char buf[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        b->oom = 1; /* never: callers format numbers */
+        return;
+    }
+    sb_putn(b, buf, (size_t)n);
+}
+
+/* s as a JSON string literal */
+static void sb_json_str(sbuf *b, const char *s) {
+    sb_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char e[2] = {'\\', (char)*p};
+            sb_putn(b, e, 2);
+        } else if (*p < 0x20) {
+            sb_printf(b, "\\u%04x", *p);
+        } else {
+            sb_putn(b, (const char *)p, 1);
+        }
+    }
+    sb_puts(b, "\"");
+}
+
+/* Which numbers of the document were written as floats: cJSON keeps only the
+ * value, so the text is scanned for number tokens (outside strings), in the
+ * order a depth-first walk of the tree meets the number nodes. */
+typedef struct {
+    const cJSON *node;
+    int is_float;
+} numflag;
+
+typedef struct {
+    numflag *v; /* sorted by node; NULL when unknown (then integral values read as ints) */
+    size_t n;
+} numflags;
+
+static void count_numbers(const cJSON *j, size_t *n) {
+    for (; j; j = j->next) {
+        if (cJSON_IsNumber(j)) (*n)++;
+        if (j->child) count_numbers(j->child, n);
+    }
+}
+
+static void collect_numbers(const cJSON *j, numflag *v, size_t *n) {
+    for (; j; j = j->next) {
+        if (cJSON_IsNumber(j)) v[(*n)++].node = j;
+        if (j->child) collect_numbers(j->child, v, n);
+    }
+}
+
+static int numflag_cmp(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const numflag *)a)->node, y = (uintptr_t)((const numflag *)b)->node;
+    return x < y ? -1 : x > y;
+}
+
+/* 0 on allocation failure */
+static int numflags_build(numflags *f, const cJSON *root, const char *text, size_t len) {
+    f->v = NULL;
+    f->n = 0;
+    size_t n = 0;
+    count_numbers(root, &n);
+    if (n == 0) return 1;
+    numflag *v = calloc(n, sizeof *v);
+    if (!v) return 0;
+    size_t k = 0;
+    collect_numbers(root, v, &k);
+    size_t t = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"') {
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\') i++;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            int flt = 0;
+            while (i < len && text[i] && strchr("0123456789+-.eE", text[i])) {
+                if (text[i] == '.' || text[i] == 'e' || text[i] == 'E') flt = 1;
+                i++;
+            }
+            i--;
+            if (t < n) v[t].is_float = flt;
+            t++;
+        }
+    }
+    if (t != n) { /* not the tokens cJSON saw: fall back to the values */
+        free(v);
+        return 1;
+    }
+    qsort(v, n, sizeof *v, numflag_cmp);
+    f->v = v;
+    f->n = n;
+    return 1;
+}
+
+/* 1 when number node j was written as a float; without flags, when it is not integral */
+static int num_is_float(const numflags *f, const cJSON *j) {
+    if (f->v) {
+        numflag key = {j, 0};
+        const numflag *r = bsearch(&key, f->v, f->n, sizeof *f->v, numflag_cmp);
+        if (r) return r->is_float;
+    }
+    double d = j->valuedouble;
+    return !(d == floor(d) && fabs(d) < 9e15);
+}
+
+/* Where a reader error is. */
+typedef struct {
+    const char *src;
+    int entry;
+    const char *op;  /* NULL before op_name is known */
+    const char *arg; /* NULL outside an argument */
+    jv_err *err;
+} rctx;
+
+static jv_status rfail(const rctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static jv_status rfail(const rctx *x, const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[200];
+    if (x->entry < 0)
+        snprintf(where, sizeof where, "%s", x->src);
+    else if (!x->op)
+        snprintf(where, sizeof where, "%s: entry %d", x->src, x->entry);
+    else if (!x->arg)
+        snprintf(where, sizeof where, "%s: entry %d (%.80s)", x->src, x->entry, x->op);
+    else
+        snprintf(where, sizeof where, "%s: entry %d (%.80s): argument '%.40s'", x->src, x->entry, x->op, x->arg);
+    return jv_err_set(x->err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: %s", where, msg);
+}
+
+/* dtype spellings of trace files and of TraceLens' IR (its build_tensor keys) */
+static jv_dtype ir_dtype(const char *s) {
+    jv_dtype d = jv_dtype_parse(s);
+    if (d != JV_DT_UNKNOWN) return d;
+    static const struct {
+        const char *name;
+        jv_dtype dt;
+    } A[] = {
+        {"char", JV_DT_I8},
+        {"torch.float", JV_DT_F32},
+        {"torch.half", JV_DT_F16},
+        {"torch.double", JV_DT_F64},
+        {"torch.long", JV_DT_I64},
+        {"torch.int", JV_DT_I32},
+        {"torch.short", JV_DT_I16},
+        {"torch.int16", JV_DT_I16},
+        {"torch.complex64", JV_DT_C64},
+        {"torch.complex128", JV_DT_C128},
+        {"torch.float8_e4m3fn", JV_DT_F8E4M3},
+        {"torch.float8_e5m2", JV_DT_F8E5M2},
+        {"torch.float8_e4m3fnuz", JV_DT_F8E4M3FNUZ},
+        {"torch.float8_e5m2fnuz", JV_DT_F8E5M2FNUZ},
+        {"Float", JV_DT_F32},
+        {"Double", JV_DT_F64},
+        {"Half", JV_DT_F16},
+        {"BFloat16", JV_DT_BF16},
+        {"Long", JV_DT_I64},
+        {"Int", JV_DT_I32},
+        {"Bool", JV_DT_BOOL},
+    };
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++)
+        if (!strcmp(s, A[i].name)) return A[i].dt;
+    return JV_DT_UNKNOWN;
+}
+
+/* an integral JSON number in [lo, 2^62] */
+static int json_i64(const cJSON *j, double lo, long long *v) {
+    if (!cJSON_IsNumber(j)) return 0;
+    double d = j->valuedouble;
+    if (!(d >= lo && d <= IR_MAX_DIM) || d != floor(d)) return 0;
+    *v = (long long)d;
+    return 1;
+}
+
+/* Reads a tensor object into t and dtype; appends its dims and strides text. */
+static jv_status read_tensor(const rctx *x, const cJSON *o, jv_tensor *t) {
+    memset(t, 0, sizeof *t);
+    if (!cJSON_IsObject(o)) return rfail(x, "not a tensor object ({\"shape\", \"dtype\", \"strides\"})");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    const cJSON *strides = cJSON_GetObjectItemCaseSensitive(o, "strides");
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(o, "init");
+    if (!cJSON_IsArray(shape)) return rfail(x, "tensor without a shape list");
+    int nd = cJSON_GetArraySize(shape);
+    if (nd > JV_MAX_DIMS) return rfail(x, "tensor with %d dims (at most %d)", nd, JV_MAX_DIMS);
+    t->ndim = nd;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, shape) {
+        long long v;
+        if (!json_i64(e, 0, &v)) return rfail(x, "dim %d is not a non-negative integer below 2^62", i);
+        t->shape[i++] = v;
+    }
+    if (strides && !cJSON_IsNull(strides)) {
+        if (!cJSON_IsArray(strides)) return rfail(x, "strides is not a list");
+        int ns = cJSON_GetArraySize(strides);
+        if (ns != nd) return rfail(x, "%d strides for %d dims", ns, nd);
+        i = 0;
+        cJSON_ArrayForEach(e, strides) {
+            long long v;
+            if (!json_i64(e, 0, &v)) return rfail(x, "stride %d is not a non-negative integer below 2^62", i);
+            t->strides[i++] = v;
+        }
+        t->has_strides = 1;
+    }
+    if (!cJSON_IsString(dtype)) return rfail(x, "tensor without a dtype");
+    t->dtype = ir_dtype(dtype->valuestring);
+    if (t->dtype == JV_DT_UNKNOWN) return rfail(x, "unknown dtype '%.40s'", dtype->valuestring);
+    if (init && !cJSON_IsNull(init) && !cJSON_IsString(init)) return rfail(x, "init is neither a string nor null");
+    const char *why = jv_ir_tensor_problem(t);
+    if (why) return rfail(x, "%s", why);
+    return JV_OK;
+}
+
+static void sb_dims(sbuf *b, const int64_t *v, int n) {
+    sb_puts(b, "[");
+    for (int i = 0; i < n; i++)
+        sb_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+    sb_puts(b, "]");
+}
+
+/* A float value text that reads back as a float ("2.0", "1e-05", "inf"). */
+static void sb_float(sbuf *b, double v) {
+    char buf[40];
+    sb_puts(b, jv_fmt_pyfloat(buf, sizeof buf, v));
+}
+
+/* The four trace texts of one call, built argument by argument. */
+typedef struct {
+    sbuf dims, types, strides, conc;
+    int n;
+} texts;
+
+static void texts_next(texts *T) {
+    if (T->n++) {
+        sb_puts(&T->dims, ", ");
+        sb_puts(&T->types, ", ");
+        sb_puts(&T->strides, ", ");
+        sb_puts(&T->conc, ", ");
+    }
+}
+
+static void texts_free(texts *T) {
+    free(T->dims.p);
+    free(T->types.p);
+    free(T->strides.p);
+    free(T->conc.p);
+}
+
+/* Appends argument j's value text for a non-tensor type k (into v) and its
+ * trace type text (into type). */
+static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numflags *nf, sbuf *v, const char **type) {
+    long long iv;
+    *type = "Scalar";
+    if (cJSON_IsBool(j)) {
+        if (k != K_BOOL && k != K_SCALAR && k != K_OTHER) return rfail(x, "a bool where its type says otherwise");
+        sb_puts(v, cJSON_IsTrue(j) ? "True" : "False");
+        return JV_OK;
+    }
+    if (cJSON_IsNumber(j)) {
+        int flt = num_is_float(nf, j);
+        switch (k) {
+        case K_INT:
+        case K_SCALARTYPE:
+        case K_LAYOUT:
+        case K_MEMFMT:
+        case K_DEVICE:
+        case K_INTLIST: /* a single int for an int[N] (repeated) */
+            if (!json_i64(j, -IR_MAX_DIM, &iv)) return rfail(x, "not an integer");
+            sb_printf(v, "%lld", iv);
+            return JV_OK;
+        case K_FLOAT: sb_float(v, j->valuedouble); return JV_OK;
+        case K_SCALAR:
+        case K_OTHER:
+            if (!flt && json_i64(j, -IR_MAX_DIM, &iv))
+                sb_printf(v, "%lld", iv);
+            else
+                sb_float(v, j->valuedouble);
+            return JV_OK;
+        default: return rfail(x, "a number where its type says otherwise");
+        }
+    }
+    if (cJSON_IsString(j)) {
+        const char *s = j->valuestring;
+        int special = !strcmp(s, "inf") || !strcmp(s, "-inf") || !strcmp(s, "nan");
+        if ((k == K_FLOAT || k == K_SCALAR) && special) {
+            sb_puts(v, s);
+            return JV_OK;
+        }
+        if (k != K_STR && k != K_DEVICE && k != K_OTHER && k != K_SCALAR)
+            return rfail(x, "a string where its type says otherwise");
+        *type = "";
+        if (k == K_SCALAR) *type = "Scalar"; /* a complex "(1+2j)" */
+        sb_puts(v, s);
+        return JV_OK;
+    }
+    if (cJSON_IsArray(j)) {
+        if (k != K_INTLIST && k != K_BOOLLIST && k != K_FLOATLIST && k != K_SCALARLIST && k != K_OTHER)
+            return rfail(x, "a list where its type says otherwise");
+        if (cJSON_GetArraySize(j) > LIST_MAX) return rfail(x, "a list of more than %d values", LIST_MAX);
+        *type = "ScalarList";
+        sb_puts(v, "[");
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, j) {
+            if (i++) sb_puts(v, ", ");
+            if (cJSON_IsBool(e) && (k == K_BOOLLIST || k == K_SCALARLIST || k == K_OTHER)) {
+                sb_puts(v, cJSON_IsTrue(e) ? "True" : "False");
+            } else if (cJSON_IsNumber(e) && k != K_BOOLLIST) {
+                int flt = num_is_float(nf, e);
+                if (k == K_INTLIST) {
+                    if (!json_i64(e, -IR_MAX_DIM, &iv)) return rfail(x, "list element %d is not an integer", i - 1);
+                    sb_printf(v, "%lld", iv);
+                } else if (k == K_FLOATLIST || flt || !json_i64(e, -IR_MAX_DIM, &iv)) {
+                    sb_float(v, e->valuedouble);
+                } else {
+                    sb_printf(v, "%lld", iv);
+                }
+            } else {
+                return rfail(x, "list element %d is not what the type says", i - 1);
+            }
+        }
+        sb_puts(v, "]");
+        return JV_OK;
+    }
+    return rfail(x, "a value of no argument form (an object?)");
+}
+
+/* Appends one IR argument to the trace texts. */
+static jv_status read_arg(rctx *x, const cJSON *a, const numflags *nf, texts *T) {
+    x->arg = NULL;
+    if (!cJSON_IsObject(a)) return rfail(x, "argument %d is not an object", T->n);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(a, "arg_name");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(a, "arg_type");
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "#%d", T->n);
+    x->arg = cJSON_IsString(name) && name->valuestring[0] ? name->valuestring : nbuf;
+    if (!cJSON_IsString(type)) return rfail(x, "no arg_type");
+    if (!cJSON_HasObjectItem(a, "value")) return rfail(x, "no value");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
+    atype t;
+    jv_ir_type_parse(type->valuestring, &t);
+    texts_next(T);
+    if (cJSON_IsNull(v)) { /* None */
+        sb_puts(&T->dims, "[]");
+        sb_puts(&T->types, "\"\"");
+        sb_puts(&T->strides, "[]");
+        sb_puts(&T->conc, "\"\"");
+        return JV_OK;
+    }
+    if (t.k == K_TENSOR) {
+        jv_tensor tn;
+        JV_CHECK(read_tensor(x, v, &tn));
+        sb_dims(&T->dims, tn.shape, tn.ndim);
+        sb_json_str(&T->types, jv_dtype_trace_name(tn.dtype));
+        sb_dims(&T->strides, tn.strides, tn.ndim);
+        sb_puts(&T->conc, "\"\"");
+        return JV_OK;
+    }
+    if (t.k == K_TENSORLIST) {
+        if (!cJSON_IsArray(v)) return rfail(x, "a tensor list that is not a list");
+        sb_puts(&T->dims, "[");
+        sb_puts(&T->strides, "[");
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) {
+            if (i++) {
+                sb_puts(&T->dims, ", ");
+                sb_puts(&T->strides, ", ");
+            }
+            if (cJSON_IsNull(e)) {
+                sb_puts(&T->dims, "[]");
+                sb_puts(&T->strides, "[]");
+                continue;
+            }
+            jv_tensor tn;
+            JV_CHECK(read_tensor(x, e, &tn));
+            sb_dims(&T->dims, tn.shape, tn.ndim);
+            sb_dims(&T->strides, tn.strides, tn.ndim);
+        }
+        sb_puts(&T->dims, "]");
+        sb_puts(&T->strides, "]");
+        sb_puts(&T->types, "\"TensorList\"");
+        sb_puts(&T->conc, "\"\"");
+        return JV_OK;
+    }
+    if (t.k == K_GENERATOR) return rfail(x, "a Generator other than None");
+    sbuf val = {0};
+    const char *tt = "";
+    jv_status st = value_text(x, v, t.k, nf, &val, &tt);
+    if (st == JV_OK && val.oom) st = JV_ERR_NOMEM;
+    if (st == JV_OK) {
+        sb_puts(&T->dims, "[]");
+        sb_json_str(&T->types, tt);
+        sb_puts(&T->strides, "[]");
+        sb_json_str(&T->conc, val.p ? val.p : "");
+    }
+    free(val.p);
+    return st;
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* Fills op from entry e. On failure op may hold a name and a partial call (freed by the caller). */
+static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_op *op) {
+    if (!cJSON_IsObject(e)) return rfail(x, "not an object");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
+    if (!cJSON_IsString(name) || !name->valuestring[0]) return rfail(x, "no op_name");
+    op->op_name = dup_str(name->valuestring);
+    if (!op->op_name) JV_FAIL(x->err, JV_ERR_NOMEM, "%s: out of memory", x->src);
+    x->op = op->op_name;
+    const cJSON *ir = cJSON_GetObjectItemCaseSensitive(e, "replay_ir");
+    if (!ir) { /* {"repro_ir": {"op_name", "replay_ir"}} wrappers */
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "repro_ir");
+        if (cJSON_IsObject(r)) ir = cJSON_GetObjectItemCaseSensitive(r, "replay_ir");
+    }
+    if (!cJSON_IsObject(ir)) return rfail(x, "no replay_ir object");
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(ir, "list_pos_args");
+    const cJSON *kw = cJSON_GetObjectItemCaseSensitive(ir, "list_kwargs");
+    if (!cJSON_IsArray(pos)) return rfail(x, "replay_ir has no list_pos_args list");
+    if (kw && !cJSON_IsNull(kw) && !cJSON_IsArray(kw)) return rfail(x, "list_kwargs is not a list");
+    int n = cJSON_GetArraySize(pos) + (cJSON_IsArray(kw) ? cJSON_GetArraySize(kw) : 0);
+    if (n > JV_MAX_ARGS) return rfail(x, "%d arguments (at most %d)", n, JV_MAX_ARGS);
+    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(e, "jarvis");
+    op->extra = cJSON_IsObject(extra) ? (void *)extra : NULL;
+
+    texts T;
+    memset(&T, 0, sizeof T);
+    sb_puts(&T.dims, "[");
+    sb_puts(&T.types, "[");
+    sb_puts(&T.strides, "[");
+    sb_puts(&T.conc, "[");
+    jv_status st = JV_OK;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, pos) {
+        st = read_arg(x, a, nf, &T);
+        if (st != JV_OK) break;
+    }
+    if (st == JV_OK && cJSON_IsArray(kw)) {
+        cJSON_ArrayForEach(a, kw) {
+            st = read_arg(x, a, nf, &T);
+            if (st != JV_OK) break;
+        }
+    }
+    x->arg = NULL;
+    sb_puts(&T.dims, "]");
+    sb_puts(&T.types, "]");
+    sb_puts(&T.strides, "]");
+    sb_puts(&T.conc, "]");
+    if (st == JV_OK && (T.dims.oom || T.types.oom || T.strides.oom || T.conc.oom)) st = JV_ERR_NOMEM;
+    if (st == JV_ERR_NOMEM) jv_err_set(x->err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x->src);
+    if (st == JV_OK) {
+        jv_err e2;
+        jv_err_clear(&e2);
+        st = jv_opcall_from_trace(&op->call, op->op_name, T.dims.p, T.types.p, T.strides.p, T.conc.p, &e2);
+        if (st == JV_ERR_NOMEM)
+            jv_err_set(x->err, st, __FILE__, __LINE__, "%s: out of memory", x->src);
+        else if (st != JV_OK)
+            rfail(x, "%s", e2.msg); /* never: the texts are built well-formed */
+    }
+    texts_free(&T);
+    return st;
+}
+
+/* The list of entries of a document: an array; an object wrapping one (the
+ * first array member whose first element has an op_name, else the first
+ * array member); or a single entry object. */
+static const cJSON *entry_list(const cJSON *root, int *single) {
+    *single = 0;
+    if (cJSON_IsArray(root)) return root;
+    if (!cJSON_IsObject(root)) return NULL;
+    if (cJSON_HasObjectItem(root, "op_name")) {
+        *single = 1;
+        return root;
+    }
+    const cJSON *m, *first = NULL;
+    cJSON_ArrayForEach(m, root) {
+        if (!cJSON_IsArray(m)) continue;
+        if (!first) first = m;
+        if (cJSON_HasObjectItem(m->child, "op_name")) return m; /* a list of entries */
+    }
+    return first;
+}
+
+jv_status jv_ir_parse(const char *text, size_t len, const char *source, jv_ir *ir, jv_err *err) {
+    memset(ir, 0, sizeof *ir);
+    rctx x = {source ? source : "replay IR", -1, NULL, NULL, err};
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        const char *ep = cJSON_GetErrorPtr();
+        if (ep && ep >= text && ep <= text + len) at = (size_t)(ep - text);
+        return rfail(&x, "not valid JSON (near byte %zu)", at);
+    }
+    size_t used = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    for (size_t i = used; i < len; i++) {
+        if (!isspace((unsigned char)text[i]) && text[i] != 0) {
+            cJSON_Delete(root);
+            return rfail(&x, "not valid JSON (text after the document at byte %zu)", i);
+        }
+    }
+    int single;
+    const cJSON *list = entry_list(root, &single);
+    if (!list) {
+        cJSON_Delete(root);
+        return rfail(&x, "not a replay IR (a JSON array of {\"op_name\", \"replay_ir\"} entries)");
+    }
+    numflags nf;
+    if (!numflags_build(&nf, root, text, used)) {
+        cJSON_Delete(root);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", x.src);
+    }
+    int n = single ? 1 : cJSON_GetArraySize(list);
+    ir->doc = root;
+    jv_status st = JV_OK;
+    if (n > 0) {
+        ir->ops = calloc((size_t)n, sizeof *ir->ops);
+        if (!ir->ops) {
+            st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x.src);
+            n = 0;
+        }
+    }
+    const cJSON *e = single ? list : list->child;
+    for (int i = 0; i < n && st == JV_OK; i++, e = e->next) {
+        jv_ir_op *op = &ir->ops[i];
+        x.entry = i;
+        x.op = NULL;
+        x.arg = NULL;
+        op->index = i;
+        st = read_entry(&x, e, &nf, op);
+        ir->n = i + 1; /* a failed entry's partial call and name are freed with the rest */
+    }
+    free(nf.v);
+    if (st != JV_OK) jv_ir_free(ir);
+    return st;
+}
+
+void jv_ir_free(jv_ir *ir) {
+    if (!ir) return;
+    for (int i = 0; i < ir->n; i++) {
+        jv_opcall_free(&ir->ops[i].call);
+        free(ir->ops[i].op_name);
+    }
+    free(ir->ops);
+    cJSON_Delete(ir->doc);
+    memset(ir, 0, sizeof *ir);
+}
