@@ -63,7 +63,7 @@ enum {
 typedef jv_status (*jv_be_run_fn)(void *arg, int set, jv_err *err);
 
 typedef struct jv_backend {
-    const char *name; /* "cpu", "cuda", "hip" */
+    const char *name; /* its name in backends.def: "cpu", "cuda", "hip" */
     /* Opens device index `device` into *ctx. JV_ERR_NOTFOUND when there is no
      * such device or no driver (the message says which). */
     jv_status (*open)(int device, void **ctx, jv_err *err);
@@ -125,10 +125,11 @@ typedef struct jv_backend {
     jv_status (*flush_cache)(void *ctx, jv_err *err);
 } jv_backend;
 
-/* The CPU backend (always built). */
-extern const jv_backend jv_cpu_backend;
-
-/* The CUDA backend (backends/cuda/, built when CUDA is found). */
-extern const jv_backend jv_cuda_backend;
+/* Programs find the backends through the registry (jv_backends.h, over
+ * backends.def); backends/<name>/ defines jv_<name>_backend. The two below are
+ * declared here only for the tests that use them directly: a new backend is
+ * not added here. */
+extern const jv_backend jv_cpu_backend;  /* backends/cpu/ (always built) */
+extern const jv_backend jv_cuda_backend; /* backends/cuda/ (built when CUDA is found) */
 
 #endif

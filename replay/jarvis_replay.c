@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "jv_backends.h"
 #include "jv_baseline.h"
 #include "jv_hw.h"
 #include "jv_ir.h"
@@ -25,7 +26,7 @@
 typedef struct {
     const char *package;
     int device;
-    const char *backend; /* "auto", "cpu", "cuda", "hip" */
+    const char *backend; /* "auto" or a name of backends/backends.def */
     int list, peak, no_baseline, quiet;
     int op; /* -1: all */
     int iterations;
@@ -51,7 +52,11 @@ static void usage(FILE *f) {
           "\n"
           "options:\n"
           "  --device N               device index (default 0)\n"
-          "  --backend auto|cpu|cuda|hip\n"
+          "  --backend auto",
+          f);
+    for (int i = 0; i < jv_backends_count(); i++)
+        fprintf(f, "|%s", jv_backends_get(i)->name);
+    fputs("\n"
           "                           default auto: a GPU backend when one is built in and finds a device,\n"
           "                           else the CPU backend (it says so)\n"
           "  --list                   print the package's ops and exit\n"
@@ -154,8 +159,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
             c->device = (int)v;
             break;
         case 2:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "hip"))
-                goto bad;
+            if (strcmp(optarg, "auto") && !jv_backends_find(optarg)) goto bad;
             c->backend = optarg;
             break;
         case 3: c->list = 1; break;
@@ -230,53 +234,14 @@ static int parse_cli(int argc, char **argv, cli *c) {
     return 0;
 }
 
-/* the backends built into this binary, by name */
-static const jv_backend *backend_named(const char *name) {
-    if (!strcmp(name, "cpu")) return &jv_cpu_backend;
-#ifdef JV_HAVE_CUDA
-    if (!strcmp(name, "cuda")) return &jv_cuda_backend;
-#endif
-    return NULL;
-}
-
-static const char *built_backends(void) {
-#ifdef JV_HAVE_CUDA
-    return "cuda, cpu";
-#else
-    return "cpu";
-#endif
+/* prints a note of jv_backends_open (unless --quiet) */
+static void backend_note(void *arg, const char *msg) {
+    if (!((const cli *)arg)->quiet) fprintf(stderr, "jarvis-replay: %s\n", msg);
 }
 
 static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
     jv_err err = {0};
-    if (strcmp(c->backend, "auto")) {
-        *be = backend_named(c->backend);
-        if (!*be) {
-            fprintf(stderr,
-                    "jarvis-replay: this build has no %s backend (built with: %s); rebuild where the %s "
-                    "toolkit is installed\n",
-                    c->backend, built_backends(), !strcmp(c->backend, "cuda") ? "CUDA" : "ROCm");
-            return 0;
-        }
-        if ((*be)->open(c->device, ctx, &err) != JV_OK) {
-            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
-            return 0;
-        }
-        return 1;
-    }
-    /* auto: the GPU backends built in, then the CPU */
-    static const char *const order[] = {"cuda", "hip", NULL};
-    for (int i = 0; order[i]; i++) {
-        *be = backend_named(order[i]);
-        if (!*be) continue;
-        jv_err e = {0};
-        if ((*be)->open(c->device, ctx, &e) == JV_OK) return 1;
-        if (!c->quiet) fprintf(stderr, "jarvis-replay: %s: falling back to the CPU backend\n", e.msg);
-    }
-    *be = &jv_cpu_backend;
-    if (!c->quiet && !strcmp(built_backends(), "cpu"))
-        fprintf(stderr, "jarvis-replay: no GPU backend in this build: using the CPU backend\n");
-    if ((*be)->open(c->device, ctx, &err) != JV_OK) {
+    if (jv_backends_open(c->backend, c->device, backend_note, (void *)c, be, ctx, &err) != JV_OK) {
         fprintf(stderr, "jarvis-replay: %s\n", err.msg);
         return 0;
     }

@@ -1,8 +1,8 @@
 # backends/cuda: detection of the CUDA compiler and libraries (moved as is from the top-level CMakeLists.txt).
-# Included from the top-level CMakeLists.txt, not from backends/: enable_language(CUDA) must run in the top
-# directory, common to every target that links the device code (jarvis-replay, the tests). Sets JV_HAVE_CUDA,
-# JV_CU_SOURCES, JV_CUDA_BACKEND_SOURCES and the JV_CUDART/JV_CUBLASLT/JV_CUDNN _LIBRARY/_INCLUDE_DIR
-# used by backends/cuda/CMakeLists.txt, which defines the libraries.
+# Included by jv_backends_include (backends/backends.cmake) at the top-level directory scope: enable_language(CUDA)
+# must run in the top directory, common to every target that links the device code (jarvis-replay, the tests).
+# Sets JV_HAVE_CUDA, JV_CU_SOURCES, JV_CUDA_BACKEND_SOURCES and the JV_CUDART/JV_CUBLASLT/JV_CUDNN _LIBRARY/
+# _INCLUDE_DIR used by backends/cuda/CMakeLists.txt, which defines the libraries (added at the end, when built).
 # backends/cuda: CUDA runtime (shared cudart), cuBLASLt, cuDNN, and the device kernels of
 # kernels/<family>/<family>.cu; built when a CUDA compiler and the three libraries are found (never required
 # unless JV_CUDA=ON). The libraries are looked for in the toolkit and in the folders of NVIDIA's pip wheels
@@ -127,4 +127,10 @@ elseif(JV_CUDA STREQUAL "OFF")
   message(STATUS "jarvis: CUDA backend OFF (JV_CUDA=OFF)")
 else()
   message(STATUS "jarvis: CUDA backend OFF; missing:${JV_CUDA_MISSING}")
+endif()
+
+# registration (backends/backends.cmake): built when JV_HAVE_CUDA; the libraries are defined in CMakeLists.txt
+set(JV_BACKEND_ENABLED ${JV_HAVE_CUDA})
+if(JV_HAVE_CUDA)
+  add_subdirectory(${CMAKE_CURRENT_LIST_DIR})
 endif()
