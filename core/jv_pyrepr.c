@@ -7,31 +7,17 @@
 #include <string.h>
 
 #include "jv_output.h"
+#include "jv_strbuf.h"
 
 typedef struct {
     const char *p, *end;
-    char *buf;
-    size_t len, cap;
+    jv_strbuf out;
     int bad;
     int lists;  /* 1: JSON arrays print as Python lists, not tuples */
 } pr;
 
 static void put(pr *r, const char *s, size_t n) {
-    if (r->bad) return;
-    if (r->len + n + 1 > r->cap) {
-        size_t nc = r->cap ? r->cap : 64;
-        while (r->len + n + 1 > nc) nc *= 2;
-        char *nb = realloc(r->buf, nc);
-        if (!nb) {
-            r->bad = 1;
-            return;
-        }
-        r->buf = nb;
-        r->cap = nc;
-    }
-    memcpy(r->buf + r->len, s, n);
-    r->len += n;
-    r->buf[r->len] = '\0';
+    if (!r->bad && !jv_sb_append(&r->out, s, n)) r->bad = 1;
 }
 
 static void puts_(pr *r, const char *s) { put(r, s, strlen(s)); }
@@ -232,19 +218,17 @@ static void value(pr *r, int depth) {
 }
 
 static jv_status pyrepr(const char *json, size_t n, int lists, char **out) {
-    pr r = {json, json + n, NULL, 0, 0, 0, lists};
+    pr r = {json, json + n, JV_STRBUF_INIT, 0, lists};
     *out = NULL;
     value(&r, 0);
     ws(&r);
     if (r.p != r.end) r.bad = 1;
     if (r.bad) {
-        free(r.buf);
+        jv_sb_free(&r.out);
         return JV_ERR_FORMAT;
     }
-    if (!r.buf) put(&r, "", 0);
-    if (r.bad) return JV_ERR_NOMEM;
-    *out = r.buf;
-    return JV_OK;
+    *out = jv_sb_take(&r.out);
+    return *out ? JV_OK : JV_ERR_NOMEM;
 }
 
 jv_status jv_pyrepr(const char *json, size_t n, char **out) { return pyrepr(json, n, 0, out); }
@@ -252,11 +236,11 @@ jv_status jv_pyrepr(const char *json, size_t n, char **out) { return pyrepr(json
 jv_status jv_pyrepr_list(const char *json, size_t n, char **out) { return pyrepr(json, n, 1, out); }
 
 char *jv_pyrepr_quote(const char *s) {
-    pr r = {NULL, NULL, NULL, 0, 0, 0, 0};
+    pr r = {NULL, NULL, JV_STRBUF_INIT, 0, 0};
     quote(&r, s, strlen(s));
     if (r.bad) {
-        free(r.buf);
+        jv_sb_free(&r.out);
         return NULL;
     }
-    return r.buf;
+    return jv_sb_take(&r.out);
 }

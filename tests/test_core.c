@@ -12,6 +12,7 @@
 #include "jv_output.h"
 #include "jv_pyrepr.h"
 #include "jv_sha256.h"
+#include "jv_strbuf.h"
 #include "jv_tensor.h"
 #include "jv_timeline.h"
 
@@ -317,7 +318,24 @@ static void test_sha256(void) {
            strstr(err.msg, "/nonexistent/trace.json"));
 }
 
+static void test_strbuf(void) {
+    jv_strbuf b = JV_STRBUF_INIT;
+    char *s = jv_sb_take(&b); /* nothing appended: "" */
+    EXPECT(s && !strcmp(s, ""));
+    free(s);
+    EXPECT(jv_sb_puts(&b, "[") && jv_sb_append(&b, "ab", 1));
+    for (int i = 0; i < 200; i++)
+        EXPECT(jv_sb_printf(&b, "%s%d", i ? ", " : "", i)); /* grows past 64 */
+    EXPECT(jv_sb_puts(&b, "]") && b.len == strlen(b.buf) && !strncmp(b.buf, "[a0, 1, 2", 9));
+    EXPECT(!strcmp(b.buf + b.len - 5, " 199]"));
+    s = jv_sb_take(&b);
+    EXPECT(s && b.buf == NULL && b.len == 0 && strlen(s) > 600);
+    free(s);
+    jv_sb_free(&b);
+}
+
 int main(void) {
+    test_strbuf();
     test_elements();
     test_sha256();
     test_dtype();

@@ -10,6 +10,7 @@
 #include "jv_perf.h"
 #include "jv_sort.h"
 #include "jv_stats.h"
+#include "jv_strbuf.h"
 
 const char *jv_dcat_name(jv_dcat c) {
     static const char *const N[] = {"gemm", "convolution", "batchnorm", "elementwise", "other"};
@@ -364,13 +365,13 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         f.ew_us = x->ew_us;
         f.total_us = x->total_us;
         f.example_uid = x->example_uid;
-        char *ops = NULL;
-        size_t l = 0, c = 0;
+        jv_strbuf ops = JV_STRBUF_INIT;
         int ok = 1;
-        for (int k = 0; ok && k < x->nops; k++) ok = jv_sb_printf(&ops, &l, &c, "%s%s", k ? ", " : "", jv_trace_str(tr, x->ops[k]));
-        if (ok && x->more_ops) ok = jv_sb_printf(&ops, &l, &c, ", ...");
-        f.ops = ok ? jv_digest_str(d, ops ? ops : "") : NULL;
-        free(ops);
+        for (int k = 0; ok && k < x->nops; k++)
+            ok = jv_sb_printf(&ops, "%s%s", k ? ", " : "", jv_trace_str(tr, x->ops[k]));
+        if (ok && x->more_ops) ok = jv_sb_puts(&ops, ", ...");
+        f.ops = ok ? jv_digest_str(d, ops.buf ? ops.buf : "") : NULL;
+        jv_sb_free(&ops);
         if (!f.name || !f.ops) {
             s = JV_ERR_NOMEM;
             break;

@@ -9,6 +9,7 @@
 
 #include "jv_output.h"
 #include "jv_pyrepr.h"
+#include "jv_strbuf.h"
 
 static int cmp_dbl(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -34,27 +35,6 @@ jv_stats jv_stats_of(double *v, size_t n, int ddof) {
     return s;
 }
 
-int jv_sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = *cap - *len;
-        int w = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
-        va_end(ap);
-        if (w < 0) return 0;
-        if (*buf && (size_t)w < room) {
-            *len += (size_t)w;
-            return 1;
-        }
-        size_t nc = *cap ? *cap : 256;
-        while (nc < *len + (size_t)w + 1) nc *= 2;
-        char *nb = realloc(*buf, nc);
-        if (!nb) return 0;
-        *buf = nb;
-        *cap = nc;
-    }
-}
-
 typedef struct {
     const char *name;
     int stream;
@@ -75,8 +55,8 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
     const jv_klist *tmpl = NULL;
     for (size_t i = 0; i < n && !tmpl; i++)
         if (rows[i].n) tmpl = &rows[i];
-    size_t fl = 0, fc = 0, tl = 0, tc = 0;
-    if (!tmpl) return jv_sb_printf(full, &fl, &fc, "[]");
+    jv_strbuf fb = JV_STRBUF_INIT, tb = JV_STRBUF_INIT;
+    if (!tmpl) return jv_sb_puts(&fb, "[]") && (*full = jv_sb_take(&fb)) != NULL;
     size_t nk = tmpl->n;
     double *durs = malloc((n ? n : 1) * sizeof *durs);
     kentry *ke = malloc(nk * sizeof *ke);
@@ -92,7 +72,7 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         ke[k].pos = k;
     }
     if (ok && sorted) qsort(ke, nk, sizeof *ke, cmp_kentry);
-    ok = ok && jv_sb_printf(full, &fl, &fc, "[") && jv_sb_printf(trunc, &tl, &tc, "[");
+    ok = ok && jv_sb_puts(&fb, "[") && jv_sb_puts(&tb, "[");
     for (size_t k = 0; ok && k < nk; k++) {
         const jv_stats *st = &ke[k].st;
         char *qn = jv_pyrepr_quote(ke[k].name);
@@ -102,7 +82,7 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         char *qt = jv_pyrepr_quote(tn);
         char b[7][48];
         ok = qn && qt &&
-             jv_sb_printf(full, &fl, &fc,
+             jv_sb_printf(&fb,
                           "%s{'name': %s, 'stream': %d, 'count': %zu, 'total_duration_us': %s, "
                           "'mean_duration_us': %s, 'median_duration_us': %s, 'std_dev_duration_us': %s, "
                           "'min_duration_us': %s, 'max_duration_us': %s}",
@@ -110,15 +90,22 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
                           jv_fmt_pyfloat(b[1], 48, st->mean), jv_fmt_pyfloat(b[2], 48, st->median),
                           jv_fmt_pyfloat(b[3], 48, st->std), jv_fmt_pyfloat(b[4], 48, st->min),
                           jv_fmt_pyfloat(b[5], 48, st->max)) &&
-             jv_sb_printf(trunc, &tl, &tc, "%s{'name': %s, 'stream': %d, 'mean_duration_us': %s}", k ? ", " : "",
-                          qt, ke[k].stream, jv_fmt_pyfloat(b[6], 48, nearbyint(st->mean * 100) / 100));
+             jv_sb_printf(&tb, "%s{'name': %s, 'stream': %d, 'mean_duration_us': %s}", k ? ", " : "", qt, ke[k].stream,
+                          jv_fmt_pyfloat(b[6], 48, nearbyint(st->mean * 100) / 100));
         free(qn);
         free(qt);
     }
-    ok = ok && jv_sb_printf(full, &fl, &fc, "]") && jv_sb_printf(trunc, &tl, &tc, "]");
+    ok = ok && jv_sb_puts(&fb, "]") && jv_sb_puts(&tb, "]");
     free(durs);
     free(ke);
+    if (ok) {
+        *full = jv_sb_take(&fb);
+        *trunc = jv_sb_take(&tb);
+        ok = *full && *trunc;
+    }
     if (!ok) {
+        jv_sb_free(&fb);
+        jv_sb_free(&tb);
         free(*full);
         free(*trunc);
         *full = *trunc = NULL;

@@ -33,7 +33,4 @@ typedef struct {
  * then). Returns 0 when out of memory. */
 int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int sorted, char **full, char **trunc);
 
-/* Appends printf text to a growing malloc'd string; returns 0 when out of memory. */
-int jv_sb_printf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 #endif

@@ -15,6 +15,7 @@
 #include "jv_output.h"
 #include "jv_pyrepr.h"
 #include "jv_stats.h"
+#include "jv_strbuf.h"
 
 #define SUBTREE_CAP 300 /* nodes kept per example subtree (the rest are counted) */
 
@@ -22,24 +23,23 @@ static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_E
 
 /* kernels of a row as a Python list of dicts: [{'name': ..., 'count': n, 'total_us': t, 'layout': False}, ...] */
 static char *kernels_text(const jv_drow *r) {
-    char *b = NULL;
-    size_t l = 0, c = 0;
-    int ok = jv_sb_printf(&b, &l, &c, "[");
+    jv_strbuf b = JV_STRBUF_INIT;
+    int ok = jv_sb_puts(&b, "[");
     for (int k = 0; ok && k < r->nkernels; k++) {
         char *q = jv_pyrepr_quote(r->kernels[k].name);
         char num[40];
-        ok = q && jv_sb_printf(&b, &l, &c, "%s{'name': %s, 'count': %u, 'total_us': %s, 'layout': %s}", k ? ", " : "", q,
+        ok = q && jv_sb_printf(&b, "%s{'name': %s, 'count': %u, 'total_us': %s, 'layout': %s}", k ? ", " : "", q,
                                r->kernels[k].count, jv_fmt_pyfloat(num, sizeof num, r->kernels[k].total_us),
                                r->kernels[k].layout ? "True" : "False");
         free(q);
     }
-    if (ok && r->nkernels_all > r->nkernels) ok = jv_sb_printf(&b, &l, &c, ", '... %d more'", r->nkernels_all - r->nkernels);
-    if (ok) ok = jv_sb_printf(&b, &l, &c, "]");
+    if (ok && r->nkernels_all > r->nkernels) ok = jv_sb_printf(&b, ", '... %d more'", r->nkernels_all - r->nkernels);
+    if (ok) ok = jv_sb_puts(&b, "]");
     if (!ok) {
-        free(b);
+        jv_sb_free(&b);
         return NULL;
     }
-    return b;
+    return jv_sb_take(&b);
 }
 
 static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path, jv_err *err) {

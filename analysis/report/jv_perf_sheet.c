@@ -14,6 +14,7 @@
 #include "jv_pyrepr.h"
 #include "jv_sort.h"
 #include "jv_stats.h"
+#include "jv_strbuf.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 
@@ -381,9 +382,10 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             const jv_thread *th = &tr->threads[e->thread];
             char *nm = NULL;
             if (in->kernel != JV_NONE32) {
-                size_t l = 0, c = 0;
-                if (!jv_sb_printf(&nm, &l, &c, "%s->%s (Synthetic Op)", jv_trace_str(tr, e->name),
-                                  jv_trace_str(tr, tr->ev[in->kernel].name))) {
+                jv_strbuf sb = JV_STRBUF_INIT;
+                if (!jv_sb_printf(&sb, "%s->%s (Synthetic Op)", jv_trace_str(tr, e->name),
+                                  jv_trace_str(tr, tr->ev[in->kernel].name)) ||
+                    !(nm = jv_sb_take(&sb))) {
                     s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
                     break;
                 }
@@ -446,18 +448,19 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             ps.n = 0;
             if (in->model >= 0 && pt->models[in->model].ok) params_of(tr, &pt->models[in->model], &ps);
             if (ps.n) {
-                char *d = NULL;
-                size_t l = 0, c = 0;
-                int ok = jv_sb_printf(&d, &l, &c, "{");
+                jv_strbuf sb = JV_STRBUF_INIT;
+                int ok = jv_sb_puts(&sb, "{");
                 for (int k = 0; ok && k < ps.n; k++) {
                     char *q = param_is_literal(&ps.p[k]) ? NULL : jv_pyrepr_quote(ps.p[k].text);
-                    ok = jv_sb_printf(&d, &l, &c, "%s'%s': %s", k ? ", " : "", ps.p[k].name, q ? q : ps.p[k].text);
+                    ok = jv_sb_printf(&sb, "%s'%s': %s", k ? ", " : "", ps.p[k].name, q ? q : ps.p[k].text);
                     free(q);
                 }
-                ok = ok && jv_sb_printf(&d, &l, &c, "}");
+                ok = ok && jv_sb_puts(&sb, "}");
+                char *d = ok ? jv_sb_take(&sb) : NULL;
+                ok = d != NULL;
                 jv_sheet_str(&o, ok ? d : "");
                 params_text = ok ? d : NULL;
-                if (!ok) free(d);
+                if (!ok) jv_sb_free(&sb);
             } else {
                 jv_sheet_empty(&o);
             }
