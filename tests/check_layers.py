@@ -35,13 +35,13 @@ LAYERS = {
     "analysis/report": (6, ["analysis/model"]),                   # jv_report: printers
     "analysis":        (7, ["analysis/report"]),                  # jarvis-analyze (main)
     "backends":        (3, ["kernels"]),                          # jv_backend: backend.h (interface)
-    "backends/cpu":    (4, ["backends"]),                         # jv_backend_cpu
-    "backends/cuda":   (4, ["backends"]),                         # jv_backend_cuda (+ jv_gpu_kernels)
-    "replay":          (8, ["ir", "backends/cpu", "backends/cuda"]),  # jv_replay, jarvis-replay: never analysis
+    "backends/*":      (4, ["backends"]),                         # one folder per backend (cpu, cuda, ...)
+    "replay":          (8, ["ir", "backends"]),                   # jv_replay, jarvis-replay: never analysis
 }
-# One op family's folder never includes another family's (kernels/* reaches kernels/* only through the
-# registry folder kernels/, which is why that one step is cut here).
-SIBLINGS_APART = {"kernels/*"}
+# One op family's folder never includes another family's, and one backend's folder never another backend's
+# (kernels/* reaches kernels/* only through the registry folder kernels/, which is why that one step is cut
+# here; a new backends/<name>/ folder is checked without an edit here).
+SIBLINGS_APART = {"kernels/*", "backends/*"}
 # tests/ and bench/ sit on top of everything (they test or measure any library): not checked here.
 
 SOURCE_EXT = (".c", ".h", ".cu", ".def")
@@ -131,7 +131,7 @@ def check_includes(src):
             if concrete(target) == concrete(f) or tkey in allowed:
                 continue
             if tkey == key:  # same LAYERS entry, another folder: kernels/<a> -> kernels/<b>
-                how = "beside it (another op family)"
+                how = "beside it (a sibling folder: another op family or another backend)"
             elif LAYERS[tkey][0] > LAYERS[key][0]:
                 how = "above it"
             else:
