@@ -7,8 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jv_output.h"
+#include "jv_escape.h"
 #include "jv_family.h"
+#include "jv_output.h"
 
 /* the launch gap of a graphed op: hot median - graph per-run time, >= 0 */
 static double launch_gap_s(const jv_op_result *r) {
@@ -91,7 +92,7 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             fmt_opt(jt, sizeof jt, 10, 2, judged ? v->time_s * 1e6 : NAN);
             fprintf(f, "  %4d %-5s %10.2f %10.2f %10.2f %6s %9s %9.3f %6s %6s %10s %-6s %-15s %-8s %10s %-14s %s\n",
                     r->index, cold ? "cold" : "hot", tm * 1e6, t->min_s * 1e6, t->max_s * 1e6, rsd, bw,
-                    r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_verdict_str(v->kind) : "",
+                    r->perf.flops / tm / 1e12, eff, ds, traced, check_str(r), judged ? jv_judge_str(v->kind) : "",
                     judged ? jv_figure_short(v->figure) : "", jt, r->impl, r->label);
         }
         if (!printed)
@@ -213,7 +214,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             e->real_us = t->median_s * 1e6;
             e->bytes_ps = isnan(r->perf.bytes) ? NAN : r->perf.bytes / t->median_s;
             e->items_ps = r->perf.flops / t->median_s;
-            e->label = jv_verdict_str(v->kind);
+            e->label = jv_judge_str(v->kind);
             if (r->status == JV_RES_WRONG) e->error = r->reason;
             int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
             add_counter(e, "traced_us", r->traced_median_us > 0 ? r->traced_median_us : NAN);
@@ -412,18 +413,6 @@ jv_status jv_out_gbench(const char *path, int csv, const jv_replay_run *run, jv_
 
 /* ---- markdown ---- */
 
-/* a table cell: '|' escaped, newlines dropped */
-static void md_cell(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
-
 /* a number with dec decimals and a suffix, "-" for NaN */
 static void md_num(FILE *f, int dec, const char *suffix, double v) {
     if (isnan(v))
@@ -458,7 +447,7 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             p->host_launch_us);
     if (run->stopped) {
         fputs("- **Stopped**: ", f);
-        md_cell(f, run->stopped);
+        jv_md_text(f, run->stopped);
         fputs(".\n", f);
     }
     fprintf(f, "\n");
@@ -494,7 +483,7 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         const jv_verdict *v = &run->ver[i];
         if (!v->cache) continue;
         fprintf(f, "| %d | ", r->index);
-        md_cell(f, r->label);
+        jv_md_text(f, r->label);
         fprintf(f, " | %s | %s | %.2f | ", r->impl, jv_figure_str(v->figure), v->time_s * 1e6);
         md_num(f, 2, "", r->traced_median_us > 0 ? r->traced_median_us : NAN);
         fputs(" | ", f);
@@ -507,22 +496,22 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
         md_num(f, 0, " %", 100 * v->eff_datasheet);
         fprintf(f, " | %s | %s |\n",
                 r->status == JV_RES_OK ? (r->verify.sampled ? "yes (sampled)" : "yes") : "**WRONG**",
-                jv_verdict_str(v->kind));
+                jv_judge_str(v->kind));
     }
     fprintf(f, "\n## Why\n\n");
     for (int i = 0; i < run->n; i++) {
         const jv_op_result *r = &run->res[i];
         const jv_verdict *v = &run->ver[i];
         if (!v->cache) continue;
-        fprintf(f, "- op %d `", r->index);
-        md_cell(f, r->label);
-        fprintf(f, "`: **%s**: %s.", jv_verdict_str(v->kind), v->why);
+        fprintf(f, "- op %d ", r->index);
+        jv_md_code(f, r->label, sizeof r->label, 0);
+        fprintf(f, ": **%s**: %s.", jv_judge_str(v->kind), v->why);
         if (!isnan(v->traced_over_replay))
             fprintf(f, " Traced %.2f us per call vs replayed %.2f us (%.2fx).", r->traced_median_us, v->time_s * 1e6,
                     v->traced_over_replay);
         if (r->traced_kernels[0]) {
             fputs(" Traced kernels: ", f);
-            md_cell(f, r->traced_kernels);
+            jv_md_text(f, r->traced_kernels);
             fputs(".", f);
         }
         fprintf(f, " Judged on the *%s* time, %.2f us per run.", jv_figure_str(v->figure), v->time_s * 1e6);
@@ -533,17 +522,17 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
                     r->graph_why, r->graph_runs, r->graph_s * 1e6, launch_gap_s(r) * 1e6, r->hot.median_s * 1e6);
         else if (r->graph_note[0]) {
             fputs(" Graph timing wanted but not measured: ", f);
-            md_cell(f, r->graph_note);
+            jv_md_text(f, r->graph_note);
             fputs(".", f);
         }
         if (r->cold.samples > 0 && r->cold.note[0]) {
             fputs(" Cold: ", f);
-            md_cell(f, r->cold.note);
+            jv_md_text(f, r->cold.note);
             fputs(".", f);
         }
         if (r->throttled) {
             fputs(" **Throttled while timing**: ", f);
-            md_cell(f, r->throttle);
+            jv_md_text(f, r->throttle);
             fputs(".", f);
         }
         fputs("\n", f);
@@ -557,9 +546,9 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             header = 1;
         }
         fprintf(f, "| %d | ", r->index);
-        md_cell(f, r->label);
+        jv_md_text(f, r->label);
         fprintf(f, " | %s | ", jv_res_status_str(r->status));
-        md_cell(f, r->reason);
+        jv_md_text(f, r->reason);
         fputs(" |\n", f);
     }
     fprintf(f, "\n## How this was measured\n\n");
@@ -597,10 +586,10 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
                "when the op was graph-timed (*cold, launch gap removed*, never below the graph time); the graph "
                "time when only hot was timed; else the hot median.\n");
     fprintf(f,
-            "- Verdicts: *near limit* at %.0f %% or more of the roofline of the measured ceilings; "
-            "*launch-bound* when the roofline time is under one launch (%.3f us, measured on this device at "
-            "open); *layout overhead* when the trace shows layout-conversion kernels with the op; else *kernel "
-            "issue*.\n",
-            100 * JV_VERDICT_NEAR, p->launch_us);
+            "- Verdicts (the rules of jarvis-analyze, first that applies): *launch-bound* when the roofline time "
+            "is under one launch (%.3f us, measured on this device at open) and the op ran in under %d launches; "
+            "*near peak* at %.0f %% or more of the roofline of the measured ceilings; *layout overhead* when the "
+            "trace shows layout-conversion kernels with the op; *kernel issue* under %.0f %%; else *below peak*.\n",
+            p->launch_us, JV_JUDGE_LAUNCH_RUNS, 100 * JV_JUDGE_NEAR_EFF, 100 * JV_JUDGE_KERNEL_EFF);
     return jv_out_commit(&o, err);
 }

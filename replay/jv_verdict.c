@@ -8,16 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *jv_verdict_str(jv_verdict_kind k) {
-    switch (k) {
-    case JV_VERDICT_NEAR_LIMIT: return "near limit";
-    case JV_VERDICT_KERNEL: return "kernel issue";
-    case JV_VERDICT_LAUNCH: return "launch-bound";
-    case JV_VERDICT_LAYOUT: return "layout overhead";
-    default: return "-";
-    }
-}
-
 const char *jv_figure_str(jv_figure f) {
     switch (f) {
     case JV_FIG_HOT: return "hot";
@@ -106,30 +96,34 @@ void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds,
         for (char *save = NULL, *k = strtok_r(buf, ";", &save); k; k = strtok_r(NULL, ";", &save))
             if (jv_is_layout_kernel(k)) layout = 1;
     }
-    double launch_s = p->launch_us * 1e-6;
-    if (v->bound_s > 0 && v->bound_s < launch_s && v->time_s < 4 * launch_s) {
-        v->kind = JV_VERDICT_LAUNCH;
+    jv_judge_in in = jv_judge_in_none();
+    in.time_us = v->time_s * 1e6;
+    in.bound_us = v->bound_s * 1e6;
+    in.eff = v->eff;
+    in.launch_us = p->launch_us;
+    in.layout_seen = layout; /* their share is unknown: the replay ran the op without them */
+    v->kind = jv_judge(&in);
+    switch (v->kind) {
+    case JV_JUDGE_LAUNCH:
         snprintf(v->why, sizeof v->why,
                  "its roofline time %.2f us is under one launch (%.2f us) and it ran in %.2f us: too small to fill "
                  "the device",
                  v->bound_s * 1e6, p->launch_us, v->time_s * 1e6);
-    } else if (!isnan(v->eff) && v->eff >= JV_VERDICT_NEAR) {
-        v->kind = JV_VERDICT_NEAR_LIMIT;
+        break;
+    case JV_JUDGE_NEAR:
         snprintf(v->why, sizeof v->why, "%.0f %% of the measured %s roofline (%.2f us of %.2f us)", 100 * v->eff,
                  v->limiter, v->bound_s * 1e6, v->time_s * 1e6);
-    } else if (layout) {
-        v->kind = JV_VERDICT_LAYOUT;
+        break;
+    case JV_JUDGE_LAYOUT:
         snprintf(v->why, sizeof v->why,
                  "layout-conversion kernels ran with it in the trace; %.0f %% of the measured %s roofline",
-                 isnan(v->eff) ? 0.0 : 100 * v->eff, v->limiter);
-    } else if (!isnan(v->eff)) {
-        v->kind = JV_VERDICT_KERNEL;
+                 100 * v->eff, v->limiter);
+        break;
+    case JV_JUDGE_NONE: snprintf(v->why, sizeof v->why, "no measured ceiling (baseline not run)"); break;
+    default: /* kernel issue, below peak (hardware-limited needs a second ceiling replay does not have) */
         snprintf(v->why, sizeof v->why,
                  "%.0f %% of the measured %s roofline: simple kernels reach %.2f TB/s%s%.1f TFLOP/s on this device",
                  100 * v->eff, v->limiter, v->bw_ceiling / 1e12, v->flops_ceiling > 0 ? " and " : "",
                  v->flops_ceiling / 1e12);
-    } else {
-        v->kind = JV_VERDICT_NONE;
-        snprintf(v->why, sizeof v->why, "no measured ceiling (baseline not run)");
     }
 }

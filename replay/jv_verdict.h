@@ -3,21 +3,16 @@
  * device measured (jv_baseline) and on the datasheet, and one of: near the
  * hardware limit, kernel issue, launch-bound, layout overhead. Efficiency is
  * a fraction of the measured ceiling, so a trace from one GPU can be judged
- * on another. */
+ * on another. The rules are hw/jv_judge.h's, shared with analysis; this file
+ * chooses what they judge: the figure, the measured ceilings, the launch cost
+ * measured at open, the layout kernels of the trace. */
 #ifndef JV_VERDICT_H
 #define JV_VERDICT_H
 
 #include "jv_baseline.h"
 #include "jv_hw.h"
+#include "jv_judge.h"
 #include "jv_runner.h"
-
-typedef enum {
-    JV_VERDICT_NONE = 0,   /* not measured */
-    JV_VERDICT_NEAR_LIMIT, /* at least 70 % of the measured roofline */
-    JV_VERDICT_KERNEL,     /* far below what simple kernels reach on this device */
-    JV_VERDICT_LAUNCH,     /* its ideal time is under one launch: too small to fill the device */
-    JV_VERDICT_LAYOUT      /* layout conversions (transposes) ran with it in the trace */
-} jv_verdict_kind;
 
 /* The figure a verdict judges: the best honest per-run time of the op.
  * - COLD_NO_GAP: cold was measured and so was the graph: the cold median less the launch gap
@@ -37,11 +32,8 @@ const char *jv_figure_short(jv_figure f);
 /* The figure and its per-run seconds (*time_s) for a result; JV_FIG_NONE (time 0) when nothing was timed. */
 jv_figure jv_figure_of(const jv_op_result *r, double *time_s);
 
-/* Threshold of "near the hardware limit": fraction of the measured roofline. */
-#define JV_VERDICT_NEAR 0.7
-
 typedef struct {
-    jv_verdict_kind kind;
+    jv_judgement kind;         /* the verdict (hw/jv_judge.h's rules); JV_JUDGE_NONE: not judged */
     jv_figure figure;          /* the figure judged (jv_figure_of) */
     const char *cache;         /* the cache mode of that figure: "cold" or "hot" (NULL: not judged) */
     double time_s;             /* its per-run seconds */
@@ -56,9 +48,6 @@ typedef struct {
     double traced_over_replay; /* traced median kernel time / replay time (NAN unknown) */
     char why[320];             /* one sentence with the numbers behind the verdict */
 } jv_verdict;
-
-/* Short name of a verdict ("near limit", "kernel issue", "launch-bound", "layout overhead", "-"). */
-const char *jv_verdict_str(jv_verdict_kind k);
 
 /* Judges a measured op. ds: the device's datasheet entry, or NULL. */
 void jv_verdict_of(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds, const jv_device_props *p,

@@ -7,6 +7,7 @@
 
 #include "jv_category.h"
 #include "jv_dtype.h"
+#include "jv_escape.h"
 #include "jv_intern.h"
 #include "jv_map.h"
 #include "jv_output.h"
@@ -334,8 +335,37 @@ static void test_strbuf(void) {
     jv_sb_free(&b);
 }
 
+/* what writer w writes for s, in a static buffer */
+static const char *md(int code, const char *s, size_t max, int in_table) {
+    static char out[256];
+    memset(out, 0, sizeof out);
+    FILE *f = fmemopen(out, sizeof out, "w");
+    if (!f) return "";
+    if (code)
+        jv_md_code(f, s, max, in_table);
+    else
+        jv_md_text(f, s);
+    fclose(f);
+    return out;
+}
+
+static void test_escape(void) {
+    EXPECT_STR(md(1, "aten::mm", 70, 1), "`aten::mm`");
+    EXPECT_STR(md(1, "a|b", 70, 1), "`a\\|b`");   /* GFM: \| in a table cell, read as | */
+    EXPECT_STR(md(1, "a|b", 70, 0), "`a|b`");     /* outside a table a | stays */
+    EXPECT_STR(md(1, "a`b", 70, 0), "`` a`b ``"); /* fence longer than the longest run of ` */
+    EXPECT_STR(md(1, "x``y`", 70, 0), "``` x``y` ```");
+    EXPECT_STR(md(1, "a\nb\tc", 70, 0), "`a b c`");
+    EXPECT_STR(md(1, "", 70, 1), "");
+    EXPECT_STR(md(1, "", 70, 0), "(none)");
+    EXPECT_STR(md(1, "abcdef", 3, 0), "`abc\xe2\x80\xa6`");
+    EXPECT_STR(md(1, "ab\xc2\xb5", 3, 0), "`ab\xe2\x80\xa6`"); /* never cut inside a UTF-8 sequence */
+    EXPECT_STR(md(0, "a_b*c|d\ne", 0, 0), "a\\_b\\*c\\|d e");
+}
+
 int main(void) {
     test_strbuf();
+    test_escape();
     test_elements();
     test_sha256();
     test_dtype();

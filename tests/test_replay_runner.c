@@ -255,25 +255,29 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     r.hot.median_s = r.perf.bytes / b.bw_ceiling / 0.8; /* 80 % of the ceiling */
     jv_verdict v;
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_VERDICT_NEAR_LIMIT && fabs(v.eff - 0.8) < 1e-9 && !strcmp(v.limiter, "memory"));
+    EXPECT(v.kind == JV_JUDGE_NEAR && fabs(v.eff - 0.8) < 1e-9 && !strcmp(v.limiter, "memory"));
     r.hot.median_s *= 8; /* 10 % */
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_VERDICT_KERNEL && fabs(v.eff - 0.1) < 1e-9);
+    EXPECT(v.kind == JV_JUDGE_KERNEL && fabs(v.eff - 0.1) < 1e-9);
+    r.hot.median_s /= 4; /* 40 %: below peak (was kernel issue before one rule set served analysis and replay) */
+    jv_verdict_of(&r, &b, NULL, &p, &v);
+    EXPECT(v.kind == JV_JUDGE_BELOW && fabs(v.eff - 0.4) < 1e-9);
+    r.hot.median_s *= 4;
     snprintf(r.traced_kernels, sizeof r.traced_kernels, "Cijk_conv; batched_transpose_32x32");
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_VERDICT_LAYOUT);
+    EXPECT(v.kind == JV_JUDGE_LAYOUT);
     r.perf.bytes = 8;
     r.perf.flops = 1;
     r.hot.median_s = 1e-6; /* 1 us for 8 bytes on a device whose launch costs 2 us: launch-bound */
     jv_device_props lp = p;
     lp.launch_us = 2.0;
     jv_verdict_of(&r, &b, NULL, &lp, &v);
-    EXPECT(v.kind == JV_VERDICT_LAUNCH && strstr(v.why, "(2.00 us)"));
+    EXPECT(v.kind == JV_JUDGE_LAUNCH && strstr(v.why, "(2.00 us)"));
     jv_verdict_of(&r, &b, NULL, &p, &v); /* the CPU's measured call cost is far below 1 us: not launch-bound */
-    EXPECT(v.kind != JV_VERDICT_LAUNCH);
+    EXPECT(v.kind != JV_JUDGE_LAUNCH);
     r.status = JV_RES_WRONG;
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_VERDICT_NONE);
+    EXPECT(v.kind == JV_JUDGE_NONE);
 
     /* Google Benchmark JSON of a run: context and one entry per kernel and op / cache mode */
     jv_op_result res[2];

@@ -22,14 +22,6 @@ const char *jv_dcat_title(jv_dcat c) {
     return c >= 0 && c < JV_DCAT_COUNT ? N[c] : "Other";
 }
 
-const char *jv_efficiency_band(double pct) {
-    if (!isfinite(pct)) return "";
-    if (pct > 80) return "excellent";
-    if (pct >= 60) return "good";
-    if (pct >= 40) return "acceptable";
-    return "investigate";
-}
-
 void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]) {
     for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
     for (int a = 1; a < JV_DCAT_COUNT; a++)

@@ -14,6 +14,7 @@
 #include "jv_arena.h"
 #include "jv_family.h"
 #include "jv_hw.h"
+#include "jv_judge.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
@@ -137,10 +138,8 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
 /* Frees everything the digest holds. Safe on a zeroed digest. */
 void jv_digest_free(jv_digest *d);
 
-/* The efficiency band of a Pct Roofline value (REFERENCE.md section 8):
- * "excellent" (> 80), "good" (60-80), "acceptable" (40-60), "investigate"
- * (< 40), "" for NaN or infinity. Static strings. */
-const char *jv_efficiency_band(double pct);
+/* (The efficiency band of a Pct Roofline value, REFERENCE.md section 8, is hw/jv_judge.h's
+ * jv_efficiency_band, with the verdict rules.) */
 
 /* The categories ordered by kernel time, largest first (ties: enum order). */
 void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]);

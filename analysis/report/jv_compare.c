@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_escape.h"
 #include "jv_output.h"
 #include "jv_sort.h"
 
@@ -533,41 +534,12 @@ jv_status jv_compare_sheet(const jv_digest *T, const jv_digest *R, jv_book *book
 
 /* ---------- markdown helpers ---------- */
 
-/* Writes s as a code span (at most max bytes of it, cut on a UTF-8
- * boundary with an ellipsis); in a table '|' is escaped. */
-static void md_code(FILE *f, const char *s, size_t max, int in_table) {
-    size_t n = strlen(s), cut = n;
-    if (n > max) {
-        cut = max;
-        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-            cut--;
-    }
-    if (!n) {
-        fputs(in_table ? "" : "(none)", f);
-        return;
-    }
-    int tick = memchr(s, '`', cut) != NULL;
-    fputs(tick ? "`` " : "`", f);
-    for (size_t i = 0; i < cut; i++) {
-        char ch = s[i];
-        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-        if (ch == '|' && in_table) fputc('\\', f);
-        fputc(ch, f);
-    }
-    if (cut < n) fputs("…", f);
-    fputs(tick ? " ``" : "`", f);
-}
-
-/* Writes s as plain text with markdown punctuation escaped. */
+/* Writes s as markdown text, "unknown" when empty. */
 static void md_text(FILE *f, const char *s) {
-    if (!s || !*s) {
+    if (!s || !*s)
         fputs("unknown", f);
-        return;
-    }
-    for (; *s; s++) {
-        if (strchr("\\`*_[]<>|#!", *s)) fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
+    else
+        jv_md_text(f, s);
 }
 
 /* Formats v with prec decimals into b ("n/a" for NaN). */
@@ -649,9 +621,9 @@ static void metrics_table(FILE *f, const rctx *x) {
     md_text(f, dev_of(R));
     fputs(" | Target / reference |\n|---|---|---|---|\n", f);
     fputs("| Trace | ", f);
-    md_code(f, T->trace_name, 80, 1);
+    jv_md_code(f, T->trace_name, 80, 1);
     fputs(" | ", f);
-    md_code(f, R->trace_name, 80, 1);
+    jv_md_code(f, R->trace_name, 80, 1);
     fputs(" |  |\n", f);
     fputs("| Roofline GPU | ", f);
     md_text(f, T->has_hw ? T->hw.name : "none");
@@ -706,9 +678,9 @@ static void metrics_table(FILE *f, const rctx *x) {
 
 static void pair_title(FILE *f, const rctx *x, size_t i) {
     const jv_drow *t = &x->T->rows[x->c->pairs[i].t];
-    md_code(f, t->name, 80, 0);
+    jv_md_code(f, t->name, 80, 0);
     fputs(" ", f);
-    md_code(f, t->dims, 100, 0);
+    jv_md_code(f, t->dims, 100, 0);
 }
 
 static void deltas_table(FILE *f, const rctx *x, size_t top) {
@@ -721,13 +693,13 @@ static void deltas_table(FILE *f, const rctx *x, size_t top) {
         const jv_cmp_pair *p = &c->pairs[i];
         const jv_drow *t = &x->T->rows[p->t], *r = &x->R->rows[p->r];
         fprintf(f, "| %zu | ", k + 1);
-        md_code(f, t->name, 60, 1);
+        jv_md_code(f, t->name, 60, 1);
         if (p->renamed) {
             fputs(" / ", f);
-            md_code(f, r->name, 60, 1);
+            jv_md_code(f, r->name, 60, 1);
         }
         fputs(" | ", f);
-        md_code(f, t->dims, 70, 1);
+        jv_md_code(f, t->dims, 70, 1);
         fprintf(f, " | %.3f | %.3f | %+.3f | %s | %s | %s | %s | [pair %zu](#pair-%zu) |\n", t->time_us / 1e3,
                 r->time_us / 1e3, p->diff_us / 1e3, FN(p->ratio_call, 3), FN(p->expected, 3), bound_word(p->bound),
                 flag_word(p->flag), i + 1, i + 1);
@@ -743,9 +715,9 @@ static void recommendations(FILE *f, const rctx *x) {
         const jv_cmp_pair *p = &c->pairs[i];
         const jv_drow *t = &T->rows[p->t];
         fprintf(f, "%d. **", ++n);
-        md_code(f, t->name, 70, 0);
+        jv_md_code(f, t->name, 70, 0);
         fputs("** ", f);
-        md_code(f, t->dims, 90, 0);
+        jv_md_code(f, t->dims, 90, 0);
         fprintf(f, "\n   - **Issue**: %.2f µs per call on ", p->t_call_us);
         md_text(f, dev_of(T));
         fprintf(f, " against %.2f µs on ", p->r_call_us);
@@ -803,7 +775,7 @@ static void recommendations(FILE *f, const rctx *x) {
 static void side_kernels(FILE *f, const jv_drow *r) {
     for (int k = 0; k < r->nkernels && k < 3; k++) {
         if (k) fputs("<br>", f);
-        md_code(f, r->kernels[k].name, 70, 1);
+        jv_md_code(f, r->kernels[k].name, 70, 1);
         fprintf(f, " (%.1f µs)", r->kernels[k].total_us);
     }
     if (r->nkernels_all > 3) fprintf(f, "<br>%d more", r->nkernels_all - 3);
@@ -821,17 +793,17 @@ static void detail(FILE *f, const rctx *x, size_t i) {
     fputs(" | Reference: ", f);
     md_text(f, dev_of(R));
     fputs(" |\n|---|---|---|\n| Op | ", f);
-    md_code(f, t->name, 90, 1);
+    jv_md_code(f, t->name, 90, 1);
     fputs(" | ", f);
-    md_code(f, r->name, 90, 1);
+    jv_md_code(f, r->name, 90, 1);
     fputs(" |\n| Input Dims | ", f);
-    md_code(f, t->dims, 120, 1);
+    jv_md_code(f, t->dims, 120, 1);
     fputs(" | ", f);
-    md_code(f, r->dims, 120, 1);
+    jv_md_code(f, r->dims, 120, 1);
     fputs(" |\n| Input type | ", f);
-    md_code(f, t->types, 120, 1);
+    jv_md_code(f, t->types, 120, 1);
     fputs(" | ", f);
-    md_code(f, r->types, 120, 1);
+    jv_md_code(f, r->types, 120, 1);
     fprintf(f, " |\n| Calls | %u | %u |\n", t->count, r->count);
     fprintf(f, "| Kernel time | %.3f ms | %.3f ms |\n", t->time_us / 1e3, r->time_us / 1e3);
     fprintf(f, "| Per call | %.2f µs | %.2f µs |\n", p->t_call_us, p->r_call_us);
@@ -997,9 +969,9 @@ static jv_status write_fair(const rctx *x, const char *path, jv_err *err) {
     md_text(f, dev_of(R));
     fputs(" (reference)\n\n", f);
     fputs("Target: ", f);
-    md_code(f, T->trace_name, 120, 0);
+    jv_md_code(f, T->trace_name, 120, 0);
     fputs(". Reference: ", f);
-    md_code(f, R->trace_name, 120, 0);
+    jv_md_code(f, R->trace_name, 120, 0);
     fputs(". Ratios are target / reference: above 1.0 the target takes longer. Raw tables, unmatched rows and "
           "calculations: [rough report](comparative_analysis_rough.md).\n\n",
           f);
@@ -1020,7 +992,7 @@ static jv_status write_fair(const rctx *x, const char *path, jv_err *err) {
     for (size_t k = 0; k < 3 && k < c->npairs; k++) {
         size_t i = x->by_diff[k];
         if (k) fputs(", ", f);
-        md_code(f, T->rows[c->pairs[i].t].name, 60, 0);
+        jv_md_code(f, T->rows[c->pairs[i].t].name, 60, 0);
         fprintf(f, " (%+.3f ms)", c->pairs[i].diff_us / 1e3);
     }
     fputs(c->npairs ? ".\n\n" : "none.\n\n", f);
@@ -1059,11 +1031,11 @@ static void unmatched_table(FILE *f, const jv_digest *d, const int32_t *po) {
         if (po[i] >= 0) continue;
         const jv_drow *r = &d->rows[i];
         fputs("| ", f);
-        md_code(f, r->name, 90, 1);
+        jv_md_code(f, r->name, 90, 1);
         fputs(" | ", f);
-        md_code(f, r->dims, 90, 1);
+        jv_md_code(f, r->dims, 90, 1);
         fputs(" | ", f);
-        md_code(f, r->types, 60, 1);
+        jv_md_code(f, r->types, 60, 1);
         fprintf(f, " | %u | %.3f | ", r->count, r->time_us);
         pct_cell(f, r->time_us, d->total_us);
         fputs(" |\n", f);
@@ -1114,14 +1086,14 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
         const jv_cmp_pair *p = &c->pairs[i];
         const jv_drow *t = &T->rows[p->t], *r = &R->rows[p->r];
         fprintf(f, "| %zu | %s | ", i + 1, jv_cmp_pass_name(p->pass));
-        md_code(f, t->name, 60, 1);
+        jv_md_code(f, t->name, 60, 1);
         fputs(" | ", f);
         if (strcmp(t->name, r->name))
-            md_code(f, r->name, 60, 1);
+            jv_md_code(f, r->name, 60, 1);
         else
             fputs("same", f);
         fputs(" | ", f);
-        md_code(f, t->dims, 70, 1);
+        jv_md_code(f, t->dims, 70, 1);
         fprintf(f, " | %u | %u | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %s / %s | %s | %s | %s%s |\n", t->count,
                 r->count, t->time_us, r->time_us, p->t_call_us, p->r_call_us, FN(p->ratio_call, 3),
                 FN(p->ratio_total, 3), FN(p->delta_pct, 1), t->bound[0] ? t->bound : "none",
@@ -1151,7 +1123,7 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
         const jv_cmp_pair *p = &c->pairs[i];
         const jv_drow *t = &T->rows[p->t], *r = &R->rows[p->r];
         fprintf(f, "\nWorked example, pair %zu (", i + 1);
-        md_code(f, t->name, 70, 0);
+        jv_md_code(f, t->name, 70, 0);
         fprintf(f, "): per call T = %.3f / %u = %.4f µs; per call R = %.3f / %u = %.4f µs; ratio = %s; ", t->time_us,
                 t->count, p->t_call_us, r->time_us, r->count, p->r_call_us, FN(p->ratio_call, 4));
         fprintf(f, "bound %s; expected = %s%s%s; actual / expected = %s; %s.\n", bound_word(p->bound),

@@ -24,18 +24,6 @@ static const double TARGETS[] = {20, 50, 80};
 
 /* ---------- shared helpers ---------- */
 
-void jv_md_code(FILE *f, const char *s, size_t max) {
-    size_t n = strlen(s), cut = n > max ? max : n;
-    while (cut < n && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--; /* never split a UTF-8 sequence */
-    fputc('`', f);
-    for (size_t i = 0; i < cut; i++) {
-        char c = s[i];
-        fputc(c == '|' ? '/' : c == '`' ? '\'' : (c == '\n' || c == '\r') ? ' ' : c, f);
-    }
-    if (cut < n) fputs("…", f);
-    fputc('`', f);
-}
-
 const char *jv_md_kernel_short(const char *name, char *buf, size_t cap) {
     if (!strncmp(name, "void ", 5)) name += 5;
     size_t n = strcspn(name, "<(");
@@ -83,12 +71,14 @@ void jv_row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
     e->pct = r->pct;
     e->eff = 100.0 * r->count * r->roof_us / r->time_us;
     e->band = jv_efficiency_band(e->pct);
-    if (r->median_us < 10 && r->roof_us < 5) e->verdict = "launch-bound";
-    else if (r->layout_us >= 0.1 * r->time_us) e->verdict = "layout overhead";
-    else if (e->pct >= 60) e->verdict = "near peak";
-    else if (e->memory_bound && !isnan(e->vs_base) && e->vs_base >= 0.8) e->verdict = "hardware-limited";
-    else if (e->pct < 20) e->verdict = "kernel issue";
-    else e->verdict = "below peak";
+    jv_judge_in in = jv_judge_in_none(); /* the trace has no measured launch cost: the nominal one */
+    in.time_us = r->median_us;
+    in.bound_us = r->roof_us;
+    in.eff = e->pct / 100;
+    in.layout_share = r->layout_us / r->time_us;
+    if (e->memory_bound) in.vs_ceiling = e->vs_base; /* the trace's elementwise baseline: its measured ceiling */
+    e->judgement = jv_judge(&in);
+    e->verdict = jv_judge_str(e->judgement);
 }
 
 /* the type of a row's first input ("c10::BFloat16" -> "bf16"), "" when unknown */
@@ -281,10 +271,11 @@ static void write_ops_table(cctx *c) {
         jv_row_evaluate(d, r, &e);
         char tb[32], ty[32];
         fprintf(f, "| %d | ", ++shown);
-        jv_md_code(f, r->name, 70);
+        jv_md_code(f, r->name, 70, 1);
         fputs(" | ", f);
-        jv_md_code(f, r->dims, 80);
-        fprintf(f, " | %s | %u | %s | %.1f %% | ", first_type(r, ty, sizeof ty), r->count, jv_md_time(tb, sizeof tb, r->time_us),
+        jv_md_code(f, r->dims, 80, 1);
+        fprintf(f, " | %s | %u | %s | %.1f %% | ", first_type(r, ty, sizeof ty), r->count,
+                jv_md_time(tb, sizeof tb, r->time_us),
                 d->cat_us[c->cat] > 0 ? 100.0 * r->time_us / d->cat_us[c->cat] : 0.0);
         achieved_cell(f, &e);
         fputs(" | ", f);
@@ -300,11 +291,15 @@ static void write_ops_table(cctx *c) {
     if (more) fprintf(f, "\n%zu more rows in [%s_ops.csv](../category_data/%s_ops.csv).\n", more, jv_dcat_name(c->cat),
                       jv_dcat_name(c->cat));
     double bp = jv_baseline_pct_of_hbm(d);
-    fprintf(f, "\nVerdicts: *near peak* >= 60 %% of roofline; *hardware-limited*: memory-bound at >= 0.8x the trace's "
-               "elementwise baseline; *kernel issue*: < 20 %% of roofline");
+    fprintf(f,
+            "\nVerdicts, first that applies: *launch-bound*: roofline time < %.1f µs (a nominal launch) and median "
+            "kernel < %.0f µs; *near peak* >= %.0f %% of roofline; *layout overhead*: layout-conversion kernels >= "
+            "%.0f %% of the op's time; *hardware-limited*: memory-bound at >= %.1fx the trace's elementwise baseline; "
+            "*kernel issue*: < %.0f %% of roofline",
+            JV_JUDGE_LAUNCH_NOMINAL_US, JV_JUDGE_LAUNCH_RUNS * JV_JUDGE_LAUNCH_NOMINAL_US,
+            100 * JV_JUDGE_NEAR_EFF, 100 * JV_JUDGE_LAYOUT_SHARE, JV_JUDGE_CEILING, 100 * JV_JUDGE_KERNEL_EFF);
     if (!isnan(bp)) fprintf(f, " while simple ops of this trace reach %.1f %% of HBM peak", bp);
-    fprintf(f, "; *launch-bound*: median kernel < 10 µs and roofline time < 5 µs; *layout overhead*: layout-conversion "
-               "kernels >= 10 %% of the op's time; *below peak*: the rest.\n\n");
+    fprintf(f, "; *below peak*: the rest.\n\n");
 }
 
 /* the significant rows of the category (share of GPU kernel time >= SIGNIFICANT_PCT, with a roofline, below 80 %) */
@@ -342,9 +337,9 @@ static void write_impact(cctx *c) {
         jv_row_evaluate(d, r, &e);
         char tb[32];
         fprintf(f, "<a id=\"impact-%d\"></a>\n\n### %d. ", k + 1, k + 1);
-        jv_md_code(f, r->name, 70);
+        jv_md_code(f, r->name, 70, 0);
         fprintf(f, " ");
-        jv_md_code(f, r->dims, 60);
+        jv_md_code(f, r->dims, 60, 0);
         fprintf(f, "\n\nNow %s in %u calls (roofline time %.3f µs per call, efficiency %.1f %%, %s).\n\n",
                 jv_md_time(tb, sizeof tb, r->time_us), r->count, r->roof_us, e.eff,
                 e.memory_bound ? "memory-bound" : "compute-bound");
@@ -377,11 +372,11 @@ static void write_path_b(cctx *c) {
         jv_row_evaluate(d, r, &e);
         char tb[32], kb[160];
         fprintf(f, "- ");
-        jv_md_code(f, r->name, 70);
+        jv_md_code(f, r->name, 70, 0);
         fprintf(f, " (%s, %.1f %% of peak, %s): kernels ", jv_md_time(tb, sizeof tb, r->time_us), e.pct, e.verdict);
         for (int q = 0; q < r->nkernels && q < 3; q++) {
             if (q) fputs(", ", f);
-            jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 50);
+            jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 50, 0);
         }
         if (r->replay_op >= 0) fprintf(f, "; replay: `jarvis-replay ../replay_package.zip --op %d`", r->replay_op);
         else fputs("; not in the replay package", f);
@@ -389,8 +384,8 @@ static void write_path_b(cctx *c) {
         any = 1;
         /* a recommendation for the two largest such ops of the category, unless a category-wide one covers them */
         double g50 = r->time_us - time_at(r, 50);
-        int actionable = strcmp(e.verdict, "hardware-limited") && strcmp(e.verdict, "launch-bound") &&
-                         strcmp(e.verdict, "near peak") && d->total_us > 0 && g50 >= 0.005 * d->total_us;
+        int actionable = e.judgement != JV_JUDGE_HW_LIMITED && e.judgement != JV_JUDGE_LAUNCH &&
+                         e.judgement != JV_JUDGE_NEAR && d->total_us > 0 && g50 >= 0.005 * d->total_us;
         if (e.eff < 50 && nrec < 2 && !covered && actionable) {
             char issue[512], action[640], impact[384], shp[96];
             double g = r->time_us - time_at(r, 50);
@@ -517,15 +512,15 @@ static void write_conv(cctx *c) {
             const jv_drow *r = &d->rows[i];
             if (r->cat != c->cat || r->layout_us <= 0) continue;
             fprintf(f, "| %d | ", ++k);
-            jv_md_code(f, r->name, 60);
+            jv_md_code(f, r->name, 60, 1);
             fputs(" | ", f);
-            jv_md_code(f, r->dims, 60);
+            jv_md_code(f, r->dims, 60, 1);
             fprintf(f, " | %s | ", layout_of(r, 0));
             int nk = 0;
             for (int q = 0; q < r->nkernels; q++)
                 if (r->kernels[q].layout) {
                     if (nk++) fputs(", ", f);
-                    jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60);
+                    jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60, 1);
                 }
             fprintf(f, " | %.1f µs | %.1f %% | %s |\n", r->layout_us, 100.0 * r->layout_us / r->time_us,
                     jv_md_time(tb, sizeof tb, r->time_us));
@@ -639,14 +634,14 @@ static void write_bn(cctx *c) {
         }
         if (k >= TOP_ROWS) continue;
         fprintf(f, "| %d | ", ++k);
-        jv_md_code(f, r->name, 60);
+        jv_md_code(f, r->name, 60, 1);
         fputs(" | ", f);
-        jv_md_code(f, r->dims, 50);
+        jv_md_code(f, r->dims, 50, 1);
         fprintf(f, " | %s | %s | %s | %s | %s | ", ty_s, lay, bn_training(r) ? "training" : "eval",
                 (r->bwd || strstr(r->op_name, "backward")) ? "backward" : "forward", impl);
         for (int q = 0; q < r->nkernels && q < 2; q++) {
             if (q) fputs(", ", f);
-            jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60);
+            jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60, 1);
         }
         fprintf(f, " | %s |\n", jv_md_time(tb, sizeof tb, r->time_us));
     }
@@ -739,12 +734,12 @@ static void write_ew(cctx *c) {
             const jv_dfusion *x = &d->fusion[i];
             double fused = x->ew_kernels ? x->instances * x->ew_us / x->ew_kernels : x->ew_us, g = x->ew_us - fused;
             fprintf(f, "| %zu | ", i + 1);
-            jv_md_code(f, x->name, 60);
+            jv_md_code(f, x->name, 60, 1);
             fprintf(f, " | %u | %u | %.1f | %s | %.1f µs | %s | %s | %.2f %% | ", x->instances, x->ew_kernels,
                     (double)x->ew_kernels / x->instances, jv_md_time(tb, sizeof tb, x->ew_us), x->ew_us / x->instances,
                     jv_md_time(t2, sizeof t2, fused), jv_md_time(t3, sizeof t3, g),
                     d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
-            jv_md_code(f, x->ops, 90);
+            jv_md_code(f, x->ops, 90, 1);
             fprintf(f, " | %u |\n", x->example_uid);
             if (i < 3 && d->total_us > 0 && g >= 0.005 * d->total_us) {
                 char issue[512], action[640], impact[384];
@@ -796,15 +791,15 @@ static void write_gemm(cctx *c) {
         jv_row_eval e;
         jv_row_evaluate(d, r, &e);
         fprintf(f, "| %d | ", ++k);
-        jv_md_code(f, r->name, 50);
-        fprintf(f, " | %.0f | %.0f | %.0f | %.0f | %.3f | %u | %s | ", isnan(B) ? 1 : B, M, N, K, r->flops / 1e9, r->count,
-                jv_md_time(tb, sizeof tb, r->time_us));
+        jv_md_code(f, r->name, 50, 1);
+        fprintf(f, " | %.0f | %.0f | %.0f | %.0f | %.3f | %u | %s | ", isnan(B) ? 1 : B, M, N, K, r->flops / 1e9,
+                r->count, jv_md_time(tb, sizeof tb, r->time_us));
         achieved_cell(f, &e);
         fputs(" | ", f);
         pct_cell(f, e.pct);
         fprintf(f, " (%s) | %s%s%s | ", r->spec[0] ? r->spec : "n/a", skinny ? "skinny" : "", skinny && sm ? ", " : "",
                 sm ? "small" : "");
-        if (r->nkernels) jv_md_code(f, jv_md_kernel_short(r->kernels[0].name, kb, sizeof kb), 70);
+        if (r->nkernels) jv_md_code(f, jv_md_kernel_short(r->kernels[0].name, kb, sizeof kb), 70, 1);
         fputs(" |\n", f);
     }
     if (!k) fprintf(f, "| - | none | | | | | | | | | | | |\n");

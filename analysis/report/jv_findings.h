@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "jv_digest.h"
+#include "jv_escape.h"
 
 /* Writes OUTDIR/category_findings/<cat>_findings.md for gemm, convolution,
  * batchnorm and elementwise, and OUTDIR/standalone_analysis_fair.md and
@@ -44,23 +45,20 @@ typedef struct {
     double eff;          /* aggregate efficiency (%): count * roofline time / kernel time */
     double vs_base;      /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
     const char *band;    /* excellent / good / acceptable / investigate, "" without roofline */
-    const char *verdict; /* near peak, hardware-limited, kernel issue, below peak, launch-bound,
-                            layout overhead, no roofline, no model */
+    jv_judgement judgement; /* the verdict (hw/jv_judge.h); JV_JUDGE_NONE for no model / no roofline */
+    const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline" */
 } jv_row_eval;
 
-/* Evaluates row r of digest d. Verdict order: no model / no roofline; launch-bound (median kernel
- * time < 10 µs and roofline time < 5 µs); layout overhead (layout-conversion kernels >= 10 % of the
- * row's time); near peak (>= 60 % of roofline); hardware-limited (memory-bound and >= 80 % of the
- * elementwise baseline); kernel issue (< 20 % of roofline); else below peak. */
+/* Evaluates row r of digest d: no model / no roofline, else the verdict of hw/jv_judge.h's rules on the
+ * median kernel time, the roofline time of one call, Pct Roofline_mean, the nominal launch cost, the
+ * share of layout-conversion kernels and (memory-bound rows) the trace's elementwise baseline as the
+ * measured ceiling. */
 void jv_row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e);
 
 /* The trace's elementwise baseline as % of the roofline GPU's HBM bandwidth; NaN when unknown. */
 double jv_baseline_pct_of_hbm(const jv_digest *d);
 
-/* Markdown helpers shared by the reports. */
-/* Writes s as a code span, at most max characters (an ellipsis marks the cut); '|' and '`' are replaced
- * so that the span is safe in a GFM table cell. */
-void jv_md_code(FILE *f, const char *s, size_t max);
+/* Markdown helpers shared by the reports (the escapers are core/jv_escape.h's jv_md_code and jv_md_text). */
 /* A kernel name without "void ", template arguments and parameter list, e.g. "at::native::foo_kernel<...>". */
 const char *jv_md_kernel_short(const char *name, char *buf, size_t cap);
 /* A duration in µs as "12.34 ms" (>= 1 ms) or "812.3 µs". Returns buf (cap >= 32). */

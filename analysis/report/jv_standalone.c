@@ -320,9 +320,9 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
         jv_row_eval e;
         jv_row_evaluate(d, r, &e);
         fprintf(f, "| %zu | ", i + 1);
-        jv_md_code(f, r->name, 60);
+        jv_md_code(f, r->name, 60, 1);
         fprintf(f, " | %s | ", jv_dcat_title(r->cat));
-        jv_md_code(f, r->dims, 60);
+        jv_md_code(f, r->dims, 60, 1);
         fprintf(f, " | %u | %.1f | %.1f | ", r->count, r->time_us, r->median_us);
         if (isnan(r->roof_us)) fputs("n/a", f);
         else fprintf(f, "%.2f", r->roof_us);
@@ -385,12 +385,12 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     fprintf(f, "<a id=\"call-stacks\"></a>\n\n## Call stacks to look at\n\n");
     for (size_t i = 0; i < d->nrows && i < 5; i++) {
         fprintf(f, "- `jarvis-analyze %s --call-stack %u`: ", d->trace, d->rows[i].uid);
-        jv_md_code(f, d->rows[i].name, 70);
+        jv_md_code(f, d->rows[i].name, 70, 0);
         fputc('\n', f);
     }
     for (size_t i = 0; i < d->nfusion && i < 3; i++) {
         fprintf(f, "- `jarvis-analyze %s --call-stack %u`: one instance of ", d->trace, d->fusion[i].example_uid);
-        jv_md_code(f, d->fusion[i].name, 60);
+        jv_md_code(f, d->fusion[i].name, 60, 0);
         fputc('\n', f);
     }
     if (!d->nrows && !d->nfusion) fprintf(f, "None: no op with GPU kernels.\n");
