@@ -17,10 +17,10 @@ static __attribute__((unused)) void check_at(int ok, const char *what, const cha
         fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
     }
 }
-#define CHECK(x) check_at((x), #x, __FILE__, __LINE__)
+#define CHECK(x) check_at(!!(x), #x, __FILE__, __LINE__)
 #define CHECK_MSG(x, ...)                                                                                              \
     do {                                                                                                               \
-        int ok_ = (x);                                                                                                 \
+        int ok_ = !!(x);                                                                                               \
         if (!ok_) {                                                                                                    \
             fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                            \
             fprintf(stderr, __VA_ARGS__);                                                                              \

@@ -20,16 +20,7 @@
 #include "jv_ir.h"
 #include "jv_runner.h"
 
-static int passed, failed;
-#define CHECK(c)                                                                                                   \
-    do {                                                                                                           \
-        if (c)                                                                                                     \
-            passed++;                                                                                              \
-        else {                                                                                                     \
-            failed++;                                                                                              \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c);                                        \
-        }                                                                                                          \
-    } while (0)
+#include "jv_check.h"
 
 typedef struct {
     const char *what;

@@ -18,16 +18,7 @@
 #include "jv_runner.h"
 #include "jv_verdict.h"
 
-static int passed, failed;
-#define EXPECT(c)                                                                                                      \
-    do {                                                                                                               \
-        if (c)                                                                                                         \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c);                                            \
-        }                                                                                                              \
-    } while (0)
+#include "jv_check.h"
 
 /* ---- test backends: the CPU backend with a fault after each run ---- */
 typedef enum { FAULT_NONE, FAULT_VALUE, FAULT_UNWRITTEN, FAULT_NAN } fault;
@@ -96,73 +87,73 @@ static void test_runner(const jv_ir *ir) {
     const jv_backend *be = &jv_cpu_backend;
     void *ctx;
     jv_err err = {0};
-    EXPECT(be->open(0, &ctx, &err) == JV_OK);
+    CHECK(be->open(0, &ctx, &err) == JV_OK);
     jv_device_props p;
-    EXPECT(be->props(ctx, &p, &err) == JV_OK && !strcmp(p.backend, "cpu") && p.memory_bytes > 0);
+    CHECK(be->props(ctx, &p, &err) == JV_OK && !strcmp(p.backend, "cpu") && p.memory_bytes > 0);
     /* the launch cost is measured at open: a call through a function pointer, well under a microsecond */
-    EXPECT(p.launch_us > 0 && p.launch_us < 1 && p.host_launch_us == p.launch_us && p.launch_us != 0.05);
-    EXPECT(be->flush_cache && be->flush_cache(ctx, &err) == JV_OK);
+    CHECK(p.launch_us > 0 && p.launch_us < 1 && p.host_launch_us == p.launch_us && p.launch_us != 0.05);
+    CHECK(be->flush_cache && be->flush_cache(ctx, &err) == JV_OK);
     jv_run_opts o;
     fast_opts(&o, &p);
     jv_op_result r;
-    EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK);
-    EXPECT(r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.checked == 64);
-    EXPECT(r.verify.rel_l2 == 0 && r.verify.unwritten == 0 && r.verify.sum_abs_dev > 0 &&
+    CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK);
+    CHECK(r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.checked == 64);
+    CHECK(r.verify.rel_l2 == 0 && r.verify.unwritten == 0 && r.verify.sum_abs_dev > 0 &&
            r.verify.sum_abs_dev == r.verify.sum_abs_ref);
-    EXPECT(r.hot.samples >= 1 && r.hot.median_s > 0 && r.hot.min_s <= r.hot.median_s && r.hot.median_s <= r.hot.max_s);
-    EXPECT(r.cold.samples >= 1 && r.cold.sets >= 2 && r.cold.cold && !r.hot.cold);
-    EXPECT(r.cold.flushed && r.cold.note[0] == 0 && r.cold.max_runs_per_sample <= r.cold.sets); /* flushed */
-    EXPECT(r.hot.host_s > 0 && r.graph_s == 0 && r.graph_why[0] == 0); /* no graphs on the CPU */
-    EXPECT(r.perf.flops == 2.0 * 16 * 8 * 4 && r.traced_count == 3 && r.traced_median_us == 5.0 && r.ex_uid == 42);
-    EXPECT(strstr(r.label, "aten::mm fp32[16,8] fp32[8,4]T") == r.label);
-    EXPECT(!strcmp(r.impl, "cpu reference"));
+    CHECK(r.hot.samples >= 1 && r.hot.median_s > 0 && r.hot.min_s <= r.hot.median_s && r.hot.median_s <= r.hot.max_s);
+    CHECK(r.cold.samples >= 1 && r.cold.sets >= 2 && r.cold.cold && !r.hot.cold);
+    CHECK(r.cold.flushed && r.cold.note[0] == 0 && r.cold.max_runs_per_sample <= r.cold.sets); /* flushed */
+    CHECK(r.hot.host_s > 0 && r.graph_s == 0 && r.graph_why[0] == 0); /* no graphs on the CPU */
+    CHECK(r.perf.flops == 2.0 * 16 * 8 * 4 && r.traced_count == 3 && r.traced_median_us == 5.0 && r.ex_uid == 42);
+    CHECK(strstr(r.label, "aten::mm fp32[16,8] fp32[8,4]T") == r.label);
+    CHECK(!strcmp(r.impl, "cpu reference"));
 
     /* sampled verification */
     jv_run_opts so = o;
     so.verify_max_flops = 0;
     so.verify_samples = 10;
-    EXPECT(jv_run_op(be, ctx, &p, &so, &ir->ops[0], &r, &err) == JV_OK);
-    EXPECT(r.status == JV_RES_OK && r.verify.sampled && r.verify.checked == 10);
+    CHECK(jv_run_op(be, ctx, &p, &so, &ir->ops[0], &r, &err) == JV_OK);
+    CHECK(r.status == JV_RES_OK && r.verify.sampled && r.verify.checked == 10);
 
     /* --max-bytes and a device too small */
     jv_run_opts mo = o;
     mo.max_bytes = 256;
-    EXPECT(jv_run_op(be, ctx, &p, &mo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_SKIPPED &&
+    CHECK(jv_run_op(be, ctx, &p, &mo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_SKIPPED &&
            strstr(r.reason, "--max-bytes"));
-    EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
+    CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
            strstr(r.reason, "free"));
 
     /* --iterations: exactly K launches */
     jv_run_opts io = o;
     io.timing.iterations = 3;
     io.cache_cold = 0;
-    EXPECT(jv_run_op(be, ctx, &p, &io, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
-    EXPECT(r.hot.runs == 3 && r.hot.samples == 3 && r.cold.samples == 0);
+    CHECK(jv_run_op(be, ctx, &p, &io, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
+    CHECK(r.hot.runs == 3 && r.hot.samples == 3 && r.cold.samples == 0);
 
     /* implementations: one on the CPU, two on a backend that offers two; the result names the one that ran */
-    EXPECT(jv_op_variants(be, ctx, &ir->ops[0]) == 1);
+    CHECK(jv_op_variants(be, ctx, &ir->ops[0]) == 1);
     jv_backend two = *be;
     two.prepare = prepare_two;
-    EXPECT(jv_op_variants(&two, ctx, &ir->ops[0]) == 2);
+    CHECK(jv_op_variants(&two, ctx, &ir->ops[0]) == 2);
     jv_run_opts vo = o;
     vo.variant = 1;
-    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK && r.variant == 1 &&
+    CHECK(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK && r.variant == 1 &&
            !strcmp(r.impl, "impl 1"));
     vo.variant = 2;
-    EXPECT(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
+    CHECK(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
            strstr(r.reason, "no variant 2"));
 
     /* faults are caught */
     jv_backend bad = *be;
     bad.launch = launch_value;
-    EXPECT(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
-    EXPECT(r.verify.rel_l2 > r.verify.tol && strstr(r.reason, "rel L2"));
+    CHECK(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
+    CHECK(r.verify.rel_l2 > r.verify.tol && strstr(r.reason, "rel L2"));
     bad.launch = launch_unwritten;
-    EXPECT(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
-    EXPECT(r.verify.unwritten == 1);
+    CHECK(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
+    CHECK(r.verify.unwritten == 1);
     bad.launch = launch_nan;
-    EXPECT(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
-    EXPECT(r.verify.nan == 1);
+    CHECK(jv_run_op(&bad, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_WRONG);
+    CHECK(r.verify.nan == 1);
     be->close(ctx);
 }
 
@@ -183,43 +174,43 @@ static void test_verify(void) {
         dev[i] = ref[i];
     jv_verify v;
     memset(&v, 0, sizeof v);
-    EXPECT(jv_verify_output(&o, dev, ref, NULL, 0, &v) && v.checked == 4 && v.rel_l2 == 0); /* gaps not checked */
-    EXPECT(v.sum_abs_ref == 1 + 3 + 5 + 7);
+    CHECK(jv_verify_output(&o, dev, ref, NULL, 0, &v) && v.checked == 4 && v.rel_l2 == 0); /* gaps not checked */
+    CHECK(v.sum_abs_ref == 1 + 3 + 5 + 7);
     dev[2] = jv_f32_to_bf16(3.0f * 1.0078125f); /* one bf16 ulp off on one element: within tolerance */
     memset(&v, 0, sizeof v);
-    EXPECT(jv_verify_output(&o, dev, ref, NULL, 0, &v) && v.rel_l2 > 0 && v.rel_l2 < jv_verify_tol(JV_DT_BF16));
+    CHECK(jv_verify_output(&o, dev, ref, NULL, 0, &v) && v.rel_l2 > 0 && v.rel_l2 < jv_verify_tol(JV_DT_BF16));
     dev[2] = jv_f32_to_bf16(4.0f);
     memset(&v, 0, sizeof v);
-    EXPECT(!jv_verify_output(&o, dev, ref, NULL, 0, &v) && fabs(v.max_abs - 1.0) < 1e-12);
+    CHECK(!jv_verify_output(&o, dev, ref, NULL, 0, &v) && fabs(v.max_abs - 1.0) < 1e-12);
     int64_t idx[2] = {0, 3};
     memset(&v, 0, sizeof v);
-    EXPECT(jv_verify_output(&o, dev, ref, idx, 2, &v) && v.checked == 2); /* the wrong element is not sampled */
-    EXPECT(jv_verify_tol(JV_DT_F32) < jv_verify_tol(JV_DT_F16) && jv_verify_tol(JV_DT_F16) < jv_verify_tol(JV_DT_BF16));
-    EXPECT(jv_verify_tol(JV_DT_BOOL) == 0);
+    CHECK(jv_verify_output(&o, dev, ref, idx, 2, &v) && v.checked == 2); /* the wrong element is not sampled */
+    CHECK(jv_verify_tol(JV_DT_F32) < jv_verify_tol(JV_DT_F16) && jv_verify_tol(JV_DT_F16) < jv_verify_tol(JV_DT_BF16));
+    CHECK(jv_verify_tol(JV_DT_BOOL) == 0);
 }
 
 static void test_stats(void) {
     double s[5] = {5, 1, 4, 2, 3}, med, mean, rsd;
     jv_timing_stats(s, 5, &med, &mean, &rsd);
-    EXPECT(med == 3 && mean == 3 && fabs(rsd - sqrt(2.5) / 3) < 1e-12 && s[0] == 1 && s[4] == 5);
+    CHECK(med == 3 && mean == 3 && fabs(rsd - sqrt(2.5) / 3) < 1e-12 && s[0] == 1 && s[4] == 5);
     double e[4] = {2, 2, 4, 4};
     jv_timing_stats(e, 4, &med, &mean, &rsd);
-    EXPECT(med == 3 && mean == 3);
+    CHECK(med == 3 && mean == 3);
     /* the same seed fills the same values; normal data has mean ~0 and variance ~1 */
     float a[4096], b[4096];
     jv_fill_host(a, JV_DT_F32, 4096, JV_INIT_NORMAL, 7);
     jv_fill_host(b, JV_DT_F32, 4096, JV_INIT_NORMAL, 7);
-    EXPECT(!memcmp(a, b, sizeof a));
+    CHECK(!memcmp(a, b, sizeof a));
     double m = 0, q = 0;
     for (int i = 0; i < 4096; i++)
         m += a[i], q += (double)a[i] * a[i];
     m /= 4096, q = q / 4096 - m * m;
-    EXPECT(fabs(m) < 0.06 && fabs(q - 1) < 0.08);
+    CHECK(fabs(m) < 0.06 && fabs(q - 1) < 0.08);
     jv_fill_host(b, JV_DT_F32, 4096, JV_INIT_POSITIVE, 8);
     int in = 1;
     for (int i = 0; i < 4096; i++)
         in &= b[i] >= 0.5f && b[i] <= 1.5f;
-    EXPECT(in);
+    CHECK(in);
 }
 
 static void test_baseline_and_verdict(const jv_ir *ir) {
@@ -227,22 +218,22 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     void *ctx;
     jv_err err = {0};
     void *none = NULL;
-    EXPECT(be->open(1, &none, &err) == JV_ERR_NOTFOUND && strstr(err.msg, "device 1") && !none);
-    EXPECT(be->open(0, &ctx, &err) == JV_OK);
+    CHECK(be->open(1, &none, &err) == JV_ERR_NOTFOUND && strstr(err.msg, "device 1") && !none);
+    CHECK(be->open(0, &ctx, &err) == JV_OK);
     jv_device_props p;
     be->props(ctx, &p, &err);
     jv_run_opts o;
     fast_opts(&o, &p);
     static jv_baseline b;
-    EXPECT(jv_baseline_run(be, ctx, &p, &o, 4 << 20, 32, JV_DT_F32, &b, &err) == JV_OK);
-    EXPECT(b.done && b.n == (4 << 20) / 4);
+    CHECK(jv_baseline_run(be, ctx, &p, &o, 4 << 20, 32, JV_DT_F32, &b, &err) == JV_OK);
+    CHECK(b.done && b.n == (4 << 20) / 4);
     double best = 0;
     for (int k = 0; k < JV_BASE_COUNT; k++) {
-        EXPECT(b.verified[k] && b.bw[k] > 0 && b.t[k].samples > 0);
+        CHECK(b.verified[k] && b.bw[k] > 0 && b.t[k].samples > 0);
         if (k != JV_BASE_DOT && b.bw[k] > best) best = b.bw[k];
     }
-    EXPECT(b.bw_ceiling == best && b.bytes[JV_BASE_TRIAD] == 3.0 * 4 * b.n && b.bytes[JV_BASE_COPY] == 2.0 * 4 * b.n);
-    EXPECT(b.gemm_done && b.gemm.status == JV_RES_OK && b.flops_ceiling > 0 && b.gemm.perf.flops == 2.0 * 32 * 32 * 32);
+    CHECK(b.bw_ceiling == best && b.bytes[JV_BASE_TRIAD] == 3.0 * 4 * b.n && b.bytes[JV_BASE_COPY] == 2.0 * 4 * b.n);
+    CHECK(b.gemm_done && b.gemm.status == JV_RES_OK && b.flops_ceiling > 0 && b.gemm.perf.flops == 2.0 * 32 * 32 * 32);
 
     /* verdicts on a synthetic result against these ceilings */
     jv_op_result r;
@@ -255,35 +246,35 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     r.hot.median_s = r.perf.bytes / b.bw_ceiling / 0.8; /* 80 % of the ceiling */
     jv_verdict v;
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_JUDGE_NEAR && fabs(v.eff - 0.8) < 1e-9 && !strcmp(v.limiter, "memory"));
+    CHECK(v.kind == JV_JUDGE_NEAR && fabs(v.eff - 0.8) < 1e-9 && !strcmp(v.limiter, "memory"));
     r.hot.median_s *= 8; /* 10 % */
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_JUDGE_KERNEL && fabs(v.eff - 0.1) < 1e-9);
+    CHECK(v.kind == JV_JUDGE_KERNEL && fabs(v.eff - 0.1) < 1e-9);
     r.hot.median_s /= 4; /* 40 %: below peak (was kernel issue before one rule set served analysis and replay) */
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_JUDGE_BELOW && fabs(v.eff - 0.4) < 1e-9);
+    CHECK(v.kind == JV_JUDGE_BELOW && fabs(v.eff - 0.4) < 1e-9);
     r.hot.median_s *= 4;
     snprintf(r.traced_kernels, sizeof r.traced_kernels, "Cijk_conv; batched_transpose_32x32");
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_JUDGE_LAYOUT);
+    CHECK(v.kind == JV_JUDGE_LAYOUT);
     r.perf.bytes = 8;
     r.perf.flops = 1;
     r.hot.median_s = 1e-6; /* 1 us for 8 bytes on a device whose launch costs 2 us: launch-bound */
     jv_device_props lp = p;
     lp.launch_us = 2.0;
     jv_verdict_of(&r, &b, NULL, &lp, &v);
-    EXPECT(v.kind == JV_JUDGE_LAUNCH && strstr(v.why, "(2.00 us)"));
+    CHECK(v.kind == JV_JUDGE_LAUNCH && strstr(v.why, "(2.00 us)"));
     jv_verdict_of(&r, &b, NULL, &p, &v); /* the CPU's measured call cost is far below 1 us: not launch-bound */
-    EXPECT(v.kind != JV_JUDGE_LAUNCH);
+    CHECK(v.kind != JV_JUDGE_LAUNCH);
     r.status = JV_RES_WRONG;
     jv_verdict_of(&r, &b, NULL, &p, &v);
-    EXPECT(v.kind == JV_JUDGE_NONE);
+    CHECK(v.kind == JV_JUDGE_NONE);
 
     /* Google Benchmark JSON of a run: context and one entry per kernel and op / cache mode */
     jv_op_result res[2];
     jv_verdict ver[2];
-    EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &res[0], &err) == JV_OK);
-    EXPECT(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &res[1], &err) == JV_OK);
+    CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &res[0], &err) == JV_OK);
+    CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &res[1], &err) == JV_OK);
     for (int i = 0; i < 2; i++)
         jv_verdict_of(&res[i], &b, NULL, &p, &ver[i]);
     jv_replay_run run;
@@ -298,43 +289,43 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     run.opts = &o;
     snprintf(run.date, sizeof run.date, "2026-11-21T00:00:00+0000");
     char dir[] = "/tmp/jv_runner_XXXXXX", path[64];
-    EXPECT(mkdtemp(dir) != NULL);
+    CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/b.json", dir);
-    EXPECT(jv_out_gbench(path, 0, &run, &err) == JV_OK);
+    CHECK(jv_out_gbench(path, 0, &run, &err) == JV_OK);
     FILE *f = fopen(path, "rb");
     char *text = calloc(1, 1 << 20);
     size_t n = f ? fread(text, 1, (1 << 20) - 1, f) : 0;
     if (f) fclose(f);
     cJSON *doc = cJSON_Parse(text);
-    EXPECT(doc && n > 0);
+    CHECK(doc && n > 0);
     const cJSON *ctxj = cJSON_GetObjectItem(doc, "context");
-    EXPECT(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(ctxj, "backend")), "cpu"));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(ctxj, "backend")), "cpu"));
     /* the measured launch costs, not a constant */
     const cJSON *lj = cJSON_GetObjectItem(ctxj, "launch_us"), *hj = cJSON_GetObjectItem(ctxj, "host_launch_us");
-    EXPECT(lj && fabs(lj->valuedouble - p.launch_us) <= 1e-12 * p.launch_us); /* 15 significant digits */
-    EXPECT(hj && fabs(hj->valuedouble - p.host_launch_us) <= 1e-12 * p.host_launch_us);
+    CHECK(lj && fabs(lj->valuedouble - p.launch_us) <= 1e-12 * p.launch_us); /* 15 significant digits */
+    CHECK(hj && fabs(hj->valuedouble - p.host_launch_us) <= 1e-12 * p.host_launch_us);
     const cJSON *bm = cJSON_GetObjectItem(doc, "benchmarks");
-    EXPECT(cJSON_GetArraySize(bm) ==
+    CHECK(cJSON_GetArraySize(bm) ==
            JV_BASE_COUNT + 1 + 2 + 1); /* 5 kernels, the GEMM ceiling, mm hot + cold, the refused add */
     const cJSON *gemm = cJSON_GetArrayItem(bm, JV_BASE_COUNT);
-    EXPECT(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(gemm, "name")), "baseline/gemm/fp32/32") &&
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(gemm, "name")), "baseline/gemm/fp32/32") &&
            cJSON_GetObjectItem(gemm, "verified")->valuedouble == 1 &&
            fabs(cJSON_GetObjectItem(gemm, "items_per_second")->valuedouble - b.flops_ceiling) < 1e-6 * b.flops_ceiling);
     const cJSON *mmhot = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 1);
-    EXPECT(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(mmhot, "name")), "/hot") != NULL);
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(mmhot, "name")), "/hot") != NULL);
     /* the verdict judged the cold figure: the cold entry says so, the hot one does not */
     const cJSON *mmcold = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 2);
-    EXPECT(!cJSON_GetObjectItem(mmhot, "judged_figure") &&
+    CHECK(!cJSON_GetObjectItem(mmhot, "judged_figure") &&
            !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(mmcold, "judged_figure")), "cold") &&
            cJSON_GetObjectItem(mmcold, "cache_flushed")->valuedouble == 1);
-    EXPECT(cJSON_GetObjectItem(mmhot, "real_time")->valuedouble > 0 &&
+    CHECK(cJSON_GetObjectItem(mmhot, "real_time")->valuedouble > 0 &&
            cJSON_GetObjectItem(mmhot, "verified")->valuedouble == 1 &&
            cJSON_GetObjectItem(mmhot, "traced_us")->valuedouble == 5.0);
-    EXPECT(fabs(cJSON_GetObjectItem(mmhot, "items_per_second")->valuedouble -
+    CHECK(fabs(cJSON_GetObjectItem(mmhot, "items_per_second")->valuedouble -
                 1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6)) <
            1e-6 * 1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6));
     const cJSON *refused = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 3);
-    EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error_occurred")) &&
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error_occurred")) &&
            cJSON_GetObjectItem(refused, "iterations")->valuedouble == 0 &&
            cJSON_GetObjectItem(refused, "real_time")->valuedouble == 0);
     cJSON_Delete(doc);
