@@ -29,12 +29,12 @@ typedef struct {
     int quiet;
     int include_unlinked;
     double micro_idle_us;
-    long long call_stack_uid; /* -1: none */
-    const char *gpu_arch;     /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
-    int no_roofline;          /* --gpu-arch none */
-    int replay_top;           /* --replay-top N (0: no limit) */
-    double replay_min_percent;/* --replay-min-percent P */
-    const char *reference;    /* --reference REF: comparative analysis against this trace */
+    long long call_stack_uid;  /* -1: none */
+    const char *gpu_arch;      /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
+    int no_roofline;           /* --gpu-arch none */
+    int replay_top;            /* --replay-top N (0: no limit) */
+    double replay_min_percent; /* --replay-min-percent P */
+    const char *reference;     /* --reference REF: comparative analysis against this trace */
 } cli;
 
 static void usage(FILE *f) {
@@ -116,8 +116,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
             }
             break;
         case 4:
-            if (!strcmp(optarg, "none")) c->no_roofline = 1;
-            else c->gpu_arch = optarg;
+            if (!strcmp(optarg, "none"))
+                c->no_roofline = 1;
+            else
+                c->gpu_arch = optarg;
             break;
         case 5: {
             errno = 0;
@@ -163,7 +165,8 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
     const jv_link_counts *k = &t->counts;
     if (tr->counts.x_events == 0) fprintf(stderr, "jarvis-analyze: warning: %s: no complete (X) events\n", p);
     if (k->gpu_events == 0)
-        fprintf(stderr, "jarvis-analyze: warning: %s: no kernel, memcpy or memset events: the GPU sheets are empty\n", p);
+        fprintf(stderr, "jarvis-analyze: warning: %s: no kernel, memcpy or memset events: the GPU sheets are empty\n",
+                p);
     if (k->cpu_ops == 0 && k->gpu_events)
         fprintf(stderr,
                 "jarvis-analyze: warning: %s: no CPU ops (GPU-only trace): GPU work is attributed to its runtime "
@@ -200,10 +203,9 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t n
     printf("%s: %llu events (%llu complete), %llu GPU events: %llu linked to a launch (%llu by correlation, %llu "
            "by flow, %llu by external id), %llu unlinked",
            c->trace, (unsigned long long)tr->counts.events_total, (unsigned long long)tr->counts.x_events,
-           (unsigned long long)k->gpu_events,
-           (unsigned long long)(k->by_correlation + k->by_flow + k->by_external_id),
-           (unsigned long long)k->by_correlation, (unsigned long long)k->by_flow,
-           (unsigned long long)k->by_external_id, (unsigned long long)k->unlinked);
+           (unsigned long long)k->gpu_events, (unsigned long long)(k->by_correlation + k->by_flow + k->by_external_id),
+           (unsigned long long)k->by_correlation, (unsigned long long)k->by_flow, (unsigned long long)k->by_external_id,
+           (unsigned long long)k->unlinked);
     if (k->graph_launches)
         printf("; %llu graph launches own %llu GPU events", (unsigned long long)k->graph_launches,
                (unsigned long long)k->graph_kernels);
@@ -311,8 +313,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
 
 /* Reads the trace at path and fills dg; the target's sheets, package and
  * category data go to OUTDIR. The trace is freed before returning. */
-static jv_status analyse(const cli *c, const char *path, int target, const jv_digest *ref, jv_digest *dg,
-                         jv_err *err) {
+static jv_status analyse(const cli *c, const char *path, int target, const jv_digest *ref, jv_digest *dg, jv_err *err) {
     jv_trace tr;
     jv_tree t;
     jv_launchers l = {0};
@@ -365,8 +366,8 @@ static jv_status run(const cli *c, jv_err *err) {
     if (s == JV_OK && !c->quiet)
         printf("%s: wrote %s/category_data/, %s/category_findings/, %s/standalone_analysis_{fair,rough}.md%s and "
                "%s/report.html\n",
-               c->trace, c->outdir, c->outdir, c->outdir,
-               c->reference ? ", comparative_analysis_{fair,rough}.md" : "", c->outdir);
+               c->trace, c->outdir, c->outdir, c->outdir, c->reference ? ", comparative_analysis_{fair,rough}.md" : "",
+               c->outdir);
     jv_digest_free(&dg);
     jv_digest_free(&ref);
     return s;

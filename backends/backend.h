@@ -22,10 +22,10 @@
 
 /* What a device is. Sizes in bytes; 0 where unknown. */
 typedef struct {
-    char name[128];         /* "NVIDIA H100 80GB HBM3", "CPU: AMD EPYC 7B13" */
-    char backend[16];       /* "cpu", "cuda", "hip" */
-    char driver[64];        /* driver and runtime versions */
-    char arch[32];          /* "sm_90", "gfx942", "x86_64" */
+    char name[128];   /* "NVIDIA H100 80GB HBM3", "CPU: AMD EPYC 7B13" */
+    char backend[16]; /* "cpu", "cuda", "hip" */
+    char driver[64];  /* driver and runtime versions */
+    char arch[32];    /* "sm_90", "gfx942", "x86_64" */
     int is_gpu;
     int64_t memory_bytes;   /* device memory (CPU: physical memory) */
     int64_t free_bytes;     /* free at open time */
@@ -99,8 +99,8 @@ typedef struct jv_backend {
                         jv_err *err);
     void (*release)(void *ctx, void *plan);
     /* Queues one baseline kernel over device fp32 arrays of n elements. */
-    jv_status (*baseline)(void *ctx, jv_base_kernel k, const float *a, const float *b, float *c, int64_t n,
-                          float s, jv_err *err);
+    jv_status (*baseline)(void *ctx, jv_base_kernel k, const float *a, const float *b, float *c, int64_t n, float s,
+                          jv_err *err);
     /* Opens / closes a profiler range named after an op (NVTX, roctx); NULL
      * when the backend has none. */
     void (*range_push)(void *ctx, const char *name);
@@ -109,8 +109,7 @@ typedef struct jv_backend {
      * operand set 0 into one device graph, replays it once to warm up, then
      * `reps` times, each timed alone; *per_run_s = the median replay time /
      * runs: the op's device time without the cost of launching it. */
-    jv_status (*graph_time)(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
-                            jv_err *err);
+    jv_status (*graph_time)(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s, jv_err *err);
     /* Optional (NULL: none): the device clocks now; c->known 0 when they cannot be read. */
     jv_status (*clocks)(void *ctx, jv_clocks *c, jv_err *err);
     /* Optional (NULL: the backend has no options): sets option key to value

@@ -6,7 +6,7 @@
 #include <string.h>
 
 typedef struct {
-    const char *trace;   /* canonical trace name */
+    const char *trace; /* canonical trace name */
     const char *shortn;
     size_t size;
     int is_float;
@@ -37,13 +37,31 @@ static const struct {
     const char *name;
     jv_dtype dt;
 } ALIASES[] = {
-    {"long", JV_DT_I64},       {"int64_t", JV_DT_I64},    {"int32_t", JV_DT_I32}, {"short", JV_DT_I16},
-    {"int8_t", JV_DT_I8},      {"uint8_t", JV_DT_U8},     {"float32", JV_DT_F32}, {"float16", JV_DT_F16},
-    {"half", JV_DT_F16},       {"bfloat16", JV_DT_BF16},  {"float64", JV_DT_F64}, {"int64", JV_DT_I64},
-    {"int32", JV_DT_I32},      {"int16", JV_DT_I16},      {"int8", JV_DT_I8},     {"uint8", JV_DT_U8},
-    {"torch.float32", JV_DT_F32}, {"torch.float16", JV_DT_F16}, {"torch.bfloat16", JV_DT_BF16},
-    {"torch.float64", JV_DT_F64}, {"torch.int64", JV_DT_I64},   {"torch.int32", JV_DT_I32},
-    {"torch.bool", JV_DT_BOOL},   {"torch.uint8", JV_DT_U8},    {"torch.int8", JV_DT_I8},
+    {"long", JV_DT_I64},
+    {"int64_t", JV_DT_I64},
+    {"int32_t", JV_DT_I32},
+    {"short", JV_DT_I16},
+    {"int8_t", JV_DT_I8},
+    {"uint8_t", JV_DT_U8},
+    {"float32", JV_DT_F32},
+    {"float16", JV_DT_F16},
+    {"half", JV_DT_F16},
+    {"bfloat16", JV_DT_BF16},
+    {"float64", JV_DT_F64},
+    {"int64", JV_DT_I64},
+    {"int32", JV_DT_I32},
+    {"int16", JV_DT_I16},
+    {"int8", JV_DT_I8},
+    {"uint8", JV_DT_U8},
+    {"torch.float32", JV_DT_F32},
+    {"torch.float16", JV_DT_F16},
+    {"torch.bfloat16", JV_DT_BF16},
+    {"torch.float64", JV_DT_F64},
+    {"torch.int64", JV_DT_I64},
+    {"torch.int32", JV_DT_I32},
+    {"torch.bool", JV_DT_BOOL},
+    {"torch.uint8", JV_DT_U8},
+    {"torch.int8", JV_DT_I8},
 };
 
 jv_dtype jv_dtype_parse(const char *s) {
@@ -85,13 +103,21 @@ jv_dtype jv_dtype_of_scalar_type(long long code) {
     }
 }
 
-size_t jv_dtype_size(jv_dtype d) { return (unsigned)d < JV_DT_COUNT ? INFO[d].size : 0; }
+size_t jv_dtype_size(jv_dtype d) {
+    return (unsigned)d < JV_DT_COUNT ? INFO[d].size : 0;
+}
 
-const char *jv_dtype_trace_name(jv_dtype d) { return (unsigned)d < JV_DT_COUNT ? INFO[d].trace : ""; }
+const char *jv_dtype_trace_name(jv_dtype d) {
+    return (unsigned)d < JV_DT_COUNT ? INFO[d].trace : "";
+}
 
-const char *jv_dtype_short(jv_dtype d) { return (unsigned)d < JV_DT_COUNT ? INFO[d].shortn : "unknown"; }
+const char *jv_dtype_short(jv_dtype d) {
+    return (unsigned)d < JV_DT_COUNT ? INFO[d].shortn : "unknown";
+}
 
-int jv_dtype_is_float(jv_dtype d) { return (unsigned)d < JV_DT_COUNT && INFO[d].is_float; }
+int jv_dtype_is_float(jv_dtype d) {
+    return (unsigned)d < JV_DT_COUNT && INFO[d].is_float;
+}
 
 static uint32_t bits_of(float f) {
     uint32_t u;
@@ -140,7 +166,9 @@ uint16_t jv_f32_to_f16(float f) {
     return (uint16_t)(sign | r);
 }
 
-float jv_bf16_to_f32(uint16_t b) { return float_of((uint32_t)b << 16); }
+float jv_bf16_to_f32(uint16_t b) {
+    return float_of((uint32_t)b << 16);
+}
 
 uint16_t jv_f32_to_bf16(float f) {
     uint32_t u = bits_of(f);
@@ -151,11 +179,17 @@ uint16_t jv_f32_to_bf16(float f) {
 
 int jv_dtype_is_numeric(jv_dtype d) {
     switch (d) {
-    case JV_DT_F64: case JV_DT_F32: case JV_DT_F16: case JV_DT_BF16: case JV_DT_I64: case JV_DT_I32:
-    case JV_DT_I16: case JV_DT_I8: case JV_DT_U8: case JV_DT_BOOL:
-        return 1;
-    default:
-        return 0;
+    case JV_DT_F64:
+    case JV_DT_F32:
+    case JV_DT_F16:
+    case JV_DT_BF16:
+    case JV_DT_I64:
+    case JV_DT_I32:
+    case JV_DT_I16:
+    case JV_DT_I8:
+    case JV_DT_U8:
+    case JV_DT_BOOL: return 1;
+    default: return 0;
     }
 }
 

@@ -12,18 +12,18 @@ typedef enum {
     JV_DT_F32,
     JV_DT_F16,
     JV_DT_BF16,
-    JV_DT_F8E4M3,      /* c10::Float8_e4m3fn */
-    JV_DT_F8E5M2,      /* c10::Float8_e5m2 */
-    JV_DT_F8E4M3FNUZ,  /* c10::Float8_e4m3fnuz (AMD) */
-    JV_DT_F8E5M2FNUZ,  /* c10::Float8_e5m2fnuz (AMD) */
+    JV_DT_F8E4M3,     /* c10::Float8_e4m3fn */
+    JV_DT_F8E5M2,     /* c10::Float8_e5m2 */
+    JV_DT_F8E4M3FNUZ, /* c10::Float8_e4m3fnuz (AMD) */
+    JV_DT_F8E5M2FNUZ, /* c10::Float8_e5m2fnuz (AMD) */
     JV_DT_I64,
     JV_DT_I32,
     JV_DT_I16,
     JV_DT_I8,
     JV_DT_U8,
     JV_DT_BOOL,
-    JV_DT_C64,         /* c10::complex<float> */
-    JV_DT_C128,        /* c10::complex<double> */
+    JV_DT_C64,  /* c10::complex<float> */
+    JV_DT_C128, /* c10::complex<double> */
     JV_DT_COUNT
 } jv_dtype;
 

@@ -16,7 +16,8 @@ uint32_t jv_hash_bytes(const void *p, size_t n) {
         s += 8;
         n -= 8;
     }
-    while (n--) h = (h ^ *s++) * 1099511628211ull;
+    while (n--)
+        h = (h ^ *s++) * 1099511628211ull;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -28,7 +29,8 @@ static jv_status rehash(jv_intern *t, size_t nslots) {
     if (!slots) return JV_ERR_NOMEM;
     for (size_t id = 0; id < t->count; id++) {
         size_t i = t->hash[id] & (nslots - 1);
-        while (slots[i]) i = (i + 1) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
         slots[i] = (uint32_t)id + 1;
     }
     free(t->slots);

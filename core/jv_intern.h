@@ -33,10 +33,14 @@ jv_status jv_intern_add(jv_intern *t, const char *s, size_t n, uint32_t *id);
 int jv_intern_find(const jv_intern *t, const char *s, size_t n, uint32_t *id);
 
 /* Returns the NUL-terminated text of id (id must be valid). */
-static inline const char *jv_intern_str(const jv_intern *t, uint32_t id) { return t->str[id]; }
+static inline const char *jv_intern_str(const jv_intern *t, uint32_t id) {
+    return t->str[id];
+}
 
 /* Returns the length of id's text. */
-static inline size_t jv_intern_len(const jv_intern *t, uint32_t id) { return t->len[id]; }
+static inline size_t jv_intern_len(const jv_intern *t, uint32_t id) {
+    return t->len[id];
+}
 
 /* 32-bit FNV-1a style hash of n bytes, used by the table and by callers that key on text. */
 uint32_t jv_hash_bytes(const void *p, size_t n);

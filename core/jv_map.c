@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void jv_map_init(jv_map *m) { memset(m, 0, sizeof *m); }
+void jv_map_init(jv_map *m) {
+    memset(m, 0, sizeof *m);
+}
 
 void jv_map_free(jv_map *m) {
     free(m->keys);
@@ -28,7 +30,8 @@ static jv_status grow_to(jv_map *m, size_t n) {
     for (size_t i = 0; i < m->nslots; i++) {
         if (!m->used[i]) continue;
         size_t j = slot_of(m->keys[i], n);
-        while (nm.used[j]) j = (j + 1) & (n - 1);
+        while (nm.used[j])
+            j = (j + 1) & (n - 1);
         nm.used[j] = 1;
         nm.keys[j] = m->keys[i];
         nm.vals[j] = m->vals[i];
@@ -39,7 +42,9 @@ static jv_status grow_to(jv_map *m, size_t n) {
     return JV_OK;
 }
 
-static jv_status grow(jv_map *m) { return grow_to(m, m->nslots ? m->nslots * 2 : 256); }
+static jv_status grow(jv_map *m) {
+    return grow_to(m, m->nslots ? m->nslots * 2 : 256);
+}
 
 jv_status jv_map_reserve(jv_map *m, size_t n) {
     size_t want = 256;
@@ -67,9 +72,13 @@ static jv_status put(jv_map *m, int64_t key, uint32_t val, int replace) {
     return JV_OK;
 }
 
-jv_status jv_map_put(jv_map *m, int64_t key, uint32_t val) { return put(m, key, val, 1); }
+jv_status jv_map_put(jv_map *m, int64_t key, uint32_t val) {
+    return put(m, key, val, 1);
+}
 
-jv_status jv_map_put_first(jv_map *m, int64_t key, uint32_t val) { return put(m, key, val, 0); }
+jv_status jv_map_put_first(jv_map *m, int64_t key, uint32_t val) {
+    return put(m, key, val, 0);
+}
 
 int jv_map_get(const jv_map *m, int64_t key, uint32_t *val) {
     if (!m->nslots) return 0;

@@ -42,7 +42,8 @@ jv_status jv_out_commit(jv_out *o, jv_err *err) {
     if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         remove(o->tmp);
-        jv_status s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot rename into place: %s", o->path, strerror(e));
+        jv_status s =
+            jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot rename into place: %s", o->path, strerror(e));
         jv_out_abort(o);
         return s;
     }
@@ -110,17 +111,18 @@ char *jv_fmt_pyfloat(char *buf, size_t cap, double v) {
     const char *e = strchr(m, 'e');
     for (const char *q = m; q < e; q++)
         if (*q != '.') digits[nd++] = *q;
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
     digits[nd] = '\0';
     int exp10 = atoi(e + 1);
     char *o = buf;
     size_t left = cap;
-#define PUT(...)                                                                                                   \
-    do {                                                                                                           \
-        int w_ = snprintf(o, left, __VA_ARGS__);                                                                   \
-        if (w_ < 0 || (size_t)w_ >= left) return buf;                                                              \
-        o += w_;                                                                                                   \
-        left -= (size_t)w_;                                                                                        \
+#define PUT(...)                                                                                                       \
+    do {                                                                                                               \
+        int w_ = snprintf(o, left, __VA_ARGS__);                                                                       \
+        if (w_ < 0 || (size_t)w_ >= left) return buf;                                                                  \
+        o += w_;                                                                                                       \
+        left -= (size_t)w_;                                                                                            \
     } while (0)
     if (neg) PUT("-");
     if (exp10 < -4 || exp10 >= 16) {
@@ -129,13 +131,17 @@ char *jv_fmt_pyfloat(char *buf, size_t cap, double v) {
         PUT("e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
     } else if (exp10 < 0) {
         PUT("0.");
-        for (int i = 0; i < -exp10 - 1; i++) PUT("0");
+        for (int i = 0; i < -exp10 - 1; i++)
+            PUT("0");
         PUT("%s", digits);
     } else {
-        for (int i = 0; i <= exp10; i++) PUT("%c", i < nd ? digits[i] : '0');
+        for (int i = 0; i <= exp10; i++)
+            PUT("%c", i < nd ? digits[i] : '0');
         PUT(".");
-        if (nd > exp10 + 1) PUT("%s", digits + exp10 + 1);
-        else PUT("0");
+        if (nd > exp10 + 1)
+            PUT("%s", digits + exp10 + 1);
+        else
+            PUT("0");
     }
 #undef PUT
     return buf;
@@ -153,7 +159,9 @@ void jv_csv_int(jv_out *o, long long v) {
     fprintf(o->f, "%lld", v);
 }
 
-void jv_csv_empty(jv_out *o) { sep(o); }
+void jv_csv_empty(jv_out *o) {
+    sep(o);
+}
 
 void jv_csv_end(jv_out *o) {
     fputc('\n', o->f);
@@ -161,7 +169,8 @@ void jv_csv_end(jv_out *o) {
 }
 
 void jv_csv_header(jv_out *o, const char *const *names) {
-    for (; *names; names++) jv_csv_str(o, *names);
+    for (; *names; names++)
+        jv_csv_str(o, *names);
     jv_csv_end(o);
 }
 

@@ -11,9 +11,9 @@
 
 typedef struct {
     FILE *f;
-    char *path;  /* final name */
-    char *tmp;   /* temporary name in the same directory */
-    int row_open;/* a CSV row has fields and needs a separator */
+    char *path;   /* final name */
+    char *tmp;    /* temporary name in the same directory */
+    int row_open; /* a CSV row has fields and needs a separator */
 } jv_out;
 
 /* Opens path.tmp.<pid> for writing; the file appears as path only on commit. */

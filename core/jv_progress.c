@@ -12,7 +12,9 @@ double jv_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int jv_progress_tty(void) { return isatty(fileno(stderr)); }
+int jv_progress_tty(void) {
+    return isatty(fileno(stderr));
+}
 
 void jv_progress_start(jv_progress *p, int enabled, const char *label, uint64_t total) {
     p->enabled = enabled;
@@ -28,7 +30,8 @@ void jv_progress_update(jv_progress *p, uint64_t done) {
     if (t - p->last_shown < 0.1) return;
     p->last_shown = t;
     if (p->total)
-        fprintf(stderr, "\r%s %5.1f%% (%.0f MB)", p->label, 100.0 * (double)done / (double)p->total, (double)done / 1e6);
+        fprintf(stderr, "\r%s %5.1f%% (%.0f MB)", p->label, 100.0 * (double)done / (double)p->total,
+                (double)done / 1e6);
     else
         fprintf(stderr, "\r%s %.0f MB", p->label, (double)done / 1e6);
     fflush(stderr);

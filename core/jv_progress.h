@@ -8,9 +8,9 @@
 typedef struct {
     int enabled;
     const char *label;
-    uint64_t total;     /* 0 when unknown */
-    double last_shown;  /* monotonic seconds of the last update */
-    int shown;          /* something was printed (needs a final newline) */
+    uint64_t total;    /* 0 when unknown */
+    double last_shown; /* monotonic seconds of the last update */
+    int shown;         /* something was printed (needs a final newline) */
 } jv_progress;
 
 /* Returns 1 when stderr is a terminal (the default for showing progress). */

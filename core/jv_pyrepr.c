@@ -13,24 +13,30 @@ typedef struct {
     const char *p, *end;
     jv_strbuf out;
     int bad;
-    int lists;  /* 1: JSON arrays print as Python lists, not tuples */
+    int lists; /* 1: JSON arrays print as Python lists, not tuples */
 } pr;
 
 static void put(pr *r, const char *s, size_t n) {
     if (!r->bad && !jv_sb_append(&r->out, s, n)) r->bad = 1;
 }
 
-static void puts_(pr *r, const char *s) { put(r, s, strlen(s)); }
+static void puts_(pr *r, const char *s) {
+    put(r, s, strlen(s));
+}
 
 static void ws(pr *r) {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r')) r->p++;
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
+        r->p++;
 }
 
 static void value(pr *r, int depth);
 static void quote(pr *r, const char *s, size_t n);
 
 static int hexv(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 static void string(pr *r) {
@@ -48,9 +54,11 @@ static void string(pr *r) {
             char e = *r->p++;
             if (e == 'u' && r->end - r->p >= 4) {
                 unsigned cp = 0;
-                for (int i = 0; i < 4; i++) cp = cp << 4 | (unsigned)hexv(r->p[i]);
+                for (int i = 0; i < 4; i++)
+                    cp = cp << 4 | (unsigned)hexv(r->p[i]);
                 r->p += 4;
-                if (cp < 0x80) s[n++] = (char)cp;
+                if (cp < 0x80)
+                    s[n++] = (char)cp;
                 else if (cp < 0x800) {
                     s[n++] = (char)(0xC0 | (cp >> 6));
                     s[n++] = (char)(0x80 | (cp & 0x3F));
@@ -84,14 +92,18 @@ static void quote(pr *r, const char *s, size_t n) {
         if (c == q || c == '\\') {
             put(r, "\\", 1);
             put(r, &c, 1);
-        } else if (c == '\n') puts_(r, "\\n");
-        else if (c == '\t') puts_(r, "\\t");
-        else if (c == '\r') puts_(r, "\\r");
+        } else if (c == '\n')
+            puts_(r, "\\n");
+        else if (c == '\t')
+            puts_(r, "\\t");
+        else if (c == '\r')
+            puts_(r, "\\r");
         else if ((unsigned char)c < 0x20 || c == 0x7f) {
             char b[8];
             snprintf(b, sizeof b, "\\x%02x", (unsigned char)c);
             puts_(r, b);
-        } else put(r, &c, 1);
+        } else
+            put(r, &c, 1);
     }
     put(r, &q, 1);
 }
@@ -231,9 +243,13 @@ static jv_status pyrepr(const char *json, size_t n, int lists, char **out) {
     return *out ? JV_OK : JV_ERR_NOMEM;
 }
 
-jv_status jv_pyrepr(const char *json, size_t n, char **out) { return pyrepr(json, n, 0, out); }
+jv_status jv_pyrepr(const char *json, size_t n, char **out) {
+    return pyrepr(json, n, 0, out);
+}
 
-jv_status jv_pyrepr_list(const char *json, size_t n, char **out) { return pyrepr(json, n, 1, out); }
+jv_status jv_pyrepr_list(const char *json, size_t n, char **out) {
+    return pyrepr(json, n, 1, out);
+}
 
 char *jv_pyrepr_quote(const char *s) {
     pr r = {NULL, NULL, JV_STRBUF_INIT, 0, 0};

@@ -16,7 +16,9 @@ static const uint32_t K[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+static uint32_t rotr(uint32_t x, int n) {
+    return (x >> n) | (x << (32 - n));
+}
 
 static void block(jv_sha256 *s, const unsigned char *p) {
     uint32_t w[64];
@@ -56,7 +58,8 @@ void jv_sha256_update(jv_sha256 *s, const void *data, size_t n) {
         block(s, s->buf);
         s->nbuf = 0;
     }
-    for (; n >= 64; p += 64, n -= 64) block(s, p);
+    for (; n >= 64; p += 64, n -= 64)
+        block(s, p);
     memcpy(s->buf, p, n);
     s->nbuf = n;
 }
@@ -65,9 +68,11 @@ void jv_sha256_final(jv_sha256 *s, char hex[65]) {
     uint64_t bits = s->len * 8;
     unsigned char pad[72] = {0x80};
     size_t padn = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
-    for (int i = 0; i < 8; i++) pad[padn + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+    for (int i = 0; i < 8; i++)
+        pad[padn + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
     jv_sha256_update(s, pad, padn + 8);
-    for (int i = 0; i < 8; i++) snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
 }
 
 jv_status jv_sha256_file(const char *path, char hex[65], uint64_t *size, jv_err *err) {
@@ -81,7 +86,8 @@ jv_status jv_sha256_file(const char *path, char hex[65], uint64_t *size, jv_err 
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     }
     size_t n;
-    while ((n = fread(buf, 1, 1 << 16, f)) > 0) jv_sha256_update(&s, buf, n);
+    while ((n = fread(buf, 1, 1 << 16, f)) > 0)
+        jv_sha256_update(&s, buf, n);
     int bad = ferror(f);
     free(buf);
     fclose(f);

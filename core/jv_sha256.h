@@ -10,7 +10,7 @@
 
 typedef struct {
     uint32_t h[8];
-    uint64_t len;          /* bytes hashed */
+    uint64_t len; /* bytes hashed */
     unsigned char buf[64];
     size_t nbuf;
 } jv_sha256;

@@ -24,7 +24,8 @@ static int icontains(const char *hay, const char *needle) {
     if (!n) return 0;
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
         if (i == n) return 1;
     }
     return 0;
@@ -90,10 +91,11 @@ static cJSON *builtin_list(void) {
 }
 
 size_t jv_hw_builtin_names(const char **names, size_t max) {
-    static const char *const NAMES[] = {"MI300X", "MI325X", "MI355X", "MI210", "H100 SXM", "H100 PCIe",
-                                        "H200", "B200", "A100 80GB", "A100 40GB", "V100 SXM2 32GB"};
+    static const char *const NAMES[] = {"MI300X", "MI325X", "MI355X",    "MI210",     "H100 SXM",      "H100 PCIe",
+                                        "H200",   "B200",   "A100 80GB", "A100 40GB", "V100 SXM2 32GB"};
     size_t n = sizeof NAMES / sizeof NAMES[0];
-    for (size_t i = 0; i < n && i < max; i++) names[i] = NAMES[i];
+    for (size_t i = 0; i < n && i < max; i++)
+        names[i] = NAMES[i];
     return n;
 }
 
@@ -228,7 +230,9 @@ static double lookup(const jv_hw_spec *s, int n, const char *spec) {
     return NAN;
 }
 
-double jv_hw_peak(const jv_hw *hw, const char *spec) { return lookup(hw->roof, hw->nroof, spec); }
+double jv_hw_peak(const jv_hw *hw, const char *spec) {
+    return lookup(hw->roof, hw->nroof, spec);
+}
 
 double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec) {
     return lookup(hw->datasheet, hw->ndatasheet, spec);

@@ -12,22 +12,22 @@
 #define JV_HW_MAX_SPECS 24
 
 typedef struct {
-    char key[24];        /* compute spec: "matrix_bf16", "vector_fp32", ... */
+    char key[24]; /* compute spec: "matrix_bf16", "vector_fp32", ... */
     double tflops;
 } jv_hw_spec;
 
 typedef struct {
     char name[64];
     char vendor[16];
-    double mem_bw_gbps;  /* GB/s, 1e9 bytes/s */
+    double mem_bw_gbps; /* GB/s, 1e9 bytes/s */
     double memory_gb;
-    double llc_mb;       /* last-level cache (Infinity Cache on AMD, L2 on NVIDIA) */
-    int units;           /* SMs or CUs; 0 when unknown */
+    double llc_mb; /* last-level cache (Infinity Cache on AMD, L2 on NVIDIA) */
+    int units;     /* SMs or CUs; 0 when unknown */
     int nroof;
-    jv_hw_spec roof[JV_HW_MAX_SPECS];  /* peaks the roofline uses: max achievable when given, else datasheet */
+    jv_hw_spec roof[JV_HW_MAX_SPECS]; /* peaks the roofline uses: max achievable when given, else datasheet */
     int ndatasheet;
     jv_hw_spec datasheet[JV_HW_MAX_SPECS];
-    int roof_is_max_achievable;        /* 1 when roof holds max-achievable numbers */
+    int roof_is_max_achievable; /* 1 when roof holds max-achievable numbers */
     char source[320];
 } jv_hw;
 
@@ -36,8 +36,8 @@ typedef struct {
 typedef struct {
     char name[128];
     double total_mem_bytes;
-    int cc_major, cc_minor;  /* compute capability (0.0 when unknown) */
-    int num_sms;             /* SMs or CUs */
+    int cc_major, cc_minor; /* compute capability (0.0 when unknown) */
+    int num_sms;            /* SMs or CUs */
 } jv_hw_device;
 
 /* Number of built-in entries; *names gets their names (static storage). */

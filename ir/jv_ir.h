@@ -14,17 +14,17 @@
 
 /* One entry of an IR file. */
 typedef struct {
-    char *op_name;   /* "aten::convolution" (owned) */
-    jv_opcall call;  /* the arguments in ATen schema order (positional, then keyword), as a trace records
-                      * them; call.name == op_name */
-    void *extra;     /* the entry's "jarvis" object (a cJSON *, owned by the jv_ir), or NULL: TraceLens' */
-    int index;       /* position of the entry in the file (0-based) */
+    char *op_name;  /* "aten::convolution" (owned) */
+    jv_opcall call; /* the arguments in ATen schema order (positional, then keyword), as a trace records
+                     * them; call.name == op_name */
+    void *extra;    /* the entry's "jarvis" object (a cJSON *, owned by the jv_ir), or NULL: TraceLens' */
+    int index;      /* position of the entry in the file (0-based) */
 } jv_ir_op;
 
 typedef struct {
     jv_ir_op *ops;
     int n;
-    void *doc;       /* the parsed document (cJSON *) */
+    void *doc; /* the parsed document (cJSON *) */
 } jv_ir;
 
 /* Parses IR JSON text (len bytes; need not be NUL-terminated). source names

@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <zip.h>
 
-#define MIB ((uint64_t)1 << 20)
-#define RATIO_MAX 1000.0        /* compression ratio of a member over RATIO_FLOOR bytes */
-#define RATIO_FLOOR MIB
-#define TOTAL_FACTOR 64         /* all members together: at most 64 * max_bytes */
-#define MAX_MEMBERS 10000
-#define READ_CHUNK ((size_t)1 << 16)
-#define IR_LIMIT ((size_t)256 << 20)
+#define MIB            ((uint64_t)1 << 20)
+#define RATIO_MAX      1000.0 /* compression ratio of a member over RATIO_FLOOR bytes */
+#define RATIO_FLOOR    MIB
+#define TOTAL_FACTOR   64 /* all members together: at most 64 * max_bytes */
+#define MAX_MEMBERS    10000
+#define READ_CHUNK     ((size_t)1 << 16)
+#define IR_LIMIT       ((size_t)256 << 20)
 #define MANIFEST_LIMIT ((size_t)1 << 20)
 
 /* Why member name s is refused, or NULL when it is a plain relative name. */
@@ -47,7 +47,8 @@ static const char *name_problem(const char *s) {
 /* s made printable for a message (control bytes as '?'), at most cap-1 bytes */
 static const char *printable(char *buf, size_t cap, const char *s) {
     size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++) buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+    for (; s[i] && i + 1 < cap; i++)
+        buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
     buf[i] = 0;
     return buf;
 }
@@ -89,15 +90,14 @@ jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv
         zip_int64_t idx = src ? zip_file_add(za, files[i].name, src, ZIP_FL_ENC_UTF_8) : -1;
         if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) < 0) {
             if (src && idx < 0) zip_source_free(src);
-            st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path,
-                            files[i].name, zip_strerror(za));
+            st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path, files[i].name,
+                            zip_strerror(za));
             zip_discard(za);
             goto out;
         }
     }
     if (zip_close(za) < 0) {
-        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot build the package: %s", path,
-                        zip_strerror(za));
+        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot build the package: %s", path, zip_strerror(za));
         zip_discard(za);
         goto out;
     }
@@ -139,25 +139,28 @@ static jv_status open_zip(const char *path, zip_t **za, jv_err *err) {
     zip_error_init_with_code(&e, ze);
     jv_status code = JV_ERR_FORMAT;
     const char *what = "not a readable zip archive";
-    if (ze == ZIP_ER_NOENT || ze == ZIP_ER_OPEN || ze == ZIP_ER_READ) code = JV_ERR_IO, what = "cannot read it";
-    else if (ze == ZIP_ER_MEMORY) code = JV_ERR_NOMEM, what = "out of memory";
+    if (ze == ZIP_ER_NOENT || ze == ZIP_ER_OPEN || ze == ZIP_ER_READ)
+        code = JV_ERR_IO, what = "cannot read it";
+    else if (ze == ZIP_ER_MEMORY)
+        code = JV_ERR_NOMEM, what = "out of memory";
     jv_err_set(err, code, __FILE__, __LINE__, "%s: %s: %s", path, what, zip_error_strerror(&e));
     zip_error_fini(&e);
     return code;
 }
 
 /* Checks every member of the archive; *index / *size of `member`, or -1. */
-static jv_status check_archive(const char *path, zip_t *za, const char *member, size_t max_bytes,
-                               zip_int64_t *index, uint64_t *size, jv_err *err) {
+static jv_status check_archive(const char *path, zip_t *za, const char *member, size_t max_bytes, zip_int64_t *index,
+                               uint64_t *size, jv_err *err) {
     *index = -1;
     *size = 0;
     char pn[128];
     zip_int64_t n = zip_get_num_entries(za, 0);
     if (n < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: unreadable zip directory", path);
-    if (n > MAX_MEMBERS) JV_FAIL(err, JV_ERR_FORMAT, "%s: %lld members (at most %d): refused", path, (long long)n,
-                                 MAX_MEMBERS);
+    if (n > MAX_MEMBERS)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: %lld members (at most %d): refused", path, (long long)n, MAX_MEMBERS);
     uint64_t total = 0;
-    uint64_t total_max = (uint64_t)max_bytes > UINT64_MAX / TOTAL_FACTOR ? UINT64_MAX : (uint64_t)max_bytes * TOTAL_FACTOR;
+    uint64_t total_max =
+        (uint64_t)max_bytes > UINT64_MAX / TOTAL_FACTOR ? UINT64_MAX : (uint64_t)max_bytes * TOTAL_FACTOR;
     for (zip_int64_t i = 0; i < n; i++) {
         zip_stat_t st;
         zip_stat_init(&st);
@@ -172,13 +175,15 @@ static jv_status check_archive(const char *path, zip_t *za, const char *member, 
         if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' is encrypted: archive refused", path, nm);
         if ((st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
-            JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' uses compression method %d (only stored and deflated): "
-                    "archive refused", path, nm, (int)st.comp_method);
+            JV_FAIL(err, JV_ERR_FORMAT,
+                    "%s: member '%s' uses compression method %d (only stored and deflated): "
+                    "archive refused",
+                    path, nm, (int)st.comp_method);
         if (st.size > RATIO_FLOOR && (st.comp_size == 0 || (double)st.size / (double)st.comp_size > RATIO_MAX))
             JV_FAIL(err, JV_ERR_FORMAT,
                     "%s: member '%s' declares %llu bytes from %llu compressed (a ratio over %.0f:1, a zip bomb): "
-                    "archive refused", path, nm, (unsigned long long)st.size, (unsigned long long)st.comp_size,
-                    RATIO_MAX);
+                    "archive refused",
+                    path, nm, (unsigned long long)st.size, (unsigned long long)st.comp_size, RATIO_MAX);
         total = st.size > UINT64_MAX - total ? UINT64_MAX : total + st.size;
         if (!strcmp(st.name, member)) {
             if (*index >= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' appears twice: archive refused", path, nm);
@@ -187,8 +192,8 @@ static jv_status check_archive(const char *path, zip_t *za, const char *member, 
         }
     }
     if (*index >= 0 && *size > max_bytes)
-        JV_FAIL(err, JV_ERR_LIMIT, "%s: member '%s' is %llu bytes (limit %zu)", path, member,
-                (unsigned long long)*size, max_bytes);
+        JV_FAIL(err, JV_ERR_LIMIT, "%s: member '%s' is %llu bytes (limit %zu)", path, member, (unsigned long long)*size,
+                max_bytes);
     if (total > total_max)
         JV_FAIL(err, JV_ERR_FORMAT, "%s: members declare %llu bytes in all (more than %llu): archive refused", path,
                 (unsigned long long)total, (unsigned long long)total_max);
@@ -247,8 +252,8 @@ jv_status jv_package_read(const char *path, const char *member, size_t max_bytes
                         "%s: member '%s' inflates past its declared %llu bytes: archive refused", path, member,
                         (unsigned long long)size);
     else if (st == JV_OK && got < size)
-        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: member '%s' ends after %zu of %llu bytes",
-                        path, member, got, (unsigned long long)size);
+        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: member '%s' ends after %zu of %llu bytes", path,
+                        member, got, (unsigned long long)size);
     else if (st == JV_OK && ce != 0) {
         zip_error_t e;
         zip_error_init_with_code(&e, ce);
@@ -344,7 +349,8 @@ jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char
     size_t i = 0;
     if (n >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
         i = 3; /* a UTF-8 byte order mark */
-    while (i < n && isspace((unsigned char)text[i])) i++;
+    while (i < n && isspace((unsigned char)text[i]))
+        i++;
     if (i >= n || (text[i] != '[' && text[i] != '{')) {
         free(text);
         JV_FAIL(err, JV_ERR_FORMAT, "%s: neither a replay package (zip) nor a replay IR (JSON)", path);

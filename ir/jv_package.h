@@ -11,7 +11,7 @@
 #include "jv_status.h"
 
 typedef struct {
-    const char *name;  /* member name: relative, no "..", no backslash */
+    const char *name; /* member name: relative, no "..", no backslash */
     const void *data;
     size_t len;
 } jv_pkg_file;

@@ -11,9 +11,10 @@
 
 /* type texts that describe a non-tensor argument */
 static int is_value_type(const char *t) {
-    static const char *const V[] = {"Scalar", "ScalarList", "GenericList", "Int", "Bool", "Double", "Float",
-                                    "String", "Device", "Layout", "MemoryFormat", "ScalarType", "SymInt",
-                                    "IntList", "int[]", "Generator", "Storage", "Stream", NULL};
+    static const char *const V[] = {"Scalar",       "ScalarList", "GenericList", "Int",     "Bool",
+                                    "Double",       "Float",      "String",      "Device",  "Layout",
+                                    "MemoryFormat", "ScalarType", "SymInt",      "IntList", "int[]",
+                                    "Generator",    "Storage",    "Stream",      NULL};
     for (int i = 0; V[i]; i++) {
         if (!strcmp(t, V[i])) return 1;
     }
@@ -56,8 +57,8 @@ static int read_shape(const cJSON *j, int64_t *dims, int *nd) {
     return 1;
 }
 
-jv_status jv_opcall_from_trace(jv_opcall *c, const char *name, const char *dims, const char *types,
-                               const char *strides, const char *concrete, jv_err *err) {
+jv_status jv_opcall_from_trace(jv_opcall *c, const char *name, const char *dims, const char *types, const char *strides,
+                               const char *concrete, jv_err *err) {
     memset(c, 0, sizeof *c);
     c->name = name;
     cJSON *jd, *jt, *js, *jc;
@@ -137,7 +138,8 @@ const char *jv_opcall_value(const jv_opcall *c, int i) {
 }
 
 static const char *skip_ws(const char *s) {
-    while (*s && isspace((unsigned char)*s)) s++;
+    while (*s && isspace((unsigned char)*s))
+        s++;
     return s;
 }
 
@@ -145,8 +147,10 @@ int jv_parse_ints(const char *s, long long *out, int max) {
     if (!s) return -1;
     s = skip_ws(s);
     char close = 0;
-    if (*s == '[') close = ']';
-    else if (*s == '(') close = ')';
+    if (*s == '[')
+        close = ']';
+    else if (*s == '(')
+        close = ')';
     if (close) s = skip_ws(s + 1);
     int n = 0;
     if (close && *s == close) return 0;
@@ -195,7 +199,8 @@ int jv_parse_bools(const char *s, int *out, int max) {
     int n = 0;
     while (*s && *s != close) {
         const char *e = s;
-        while (*e && *e != ',' && *e != close && !isspace((unsigned char)*e)) e++;
+        while (*e && *e != ',' && *e != close && !isspace((unsigned char)*e))
+            e++;
         char w[8];
         size_t len = (size_t)(e - s);
         if (len == 0 || len >= sizeof w) return -1;

@@ -27,10 +27,10 @@ typedef struct {
 } jv_arg;
 
 typedef struct {
-    const char *name;  /* op name ("aten::mm"); owned by the caller */
+    const char *name; /* op name ("aten::mm"); owned by the caller */
     int nargs;
     jv_arg args[JV_MAX_ARGS];
-    void *docs[4];     /* parsed documents the strings point into */
+    void *docs[4]; /* parsed documents the strings point into */
 } jv_opcall;
 
 /* Builds a call from the four raw JSON texts of a trace event's args (any may
@@ -38,8 +38,8 @@ typedef struct {
  * dropped. JV_ERR_FORMAT (with a message in err) when a text is not the JSON
  * list the profiler writes; JV_ERR_NOMEM on allocation failure. On success
  * the call must be released with jv_opcall_free. */
-jv_status jv_opcall_from_trace(jv_opcall *c, const char *name, const char *dims, const char *types,
-                               const char *strides, const char *concrete, jv_err *err);
+jv_status jv_opcall_from_trace(jv_opcall *c, const char *name, const char *dims, const char *types, const char *strides,
+                               const char *concrete, jv_err *err);
 
 /* Releases what jv_opcall_from_trace allocated. Safe on a zeroed call. */
 void jv_opcall_free(jv_opcall *c);

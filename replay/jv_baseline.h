@@ -13,17 +13,17 @@
 #include "jv_timing.h"
 
 typedef struct {
-    int done;                      /* the suite ran */
-    int64_t n;                     /* fp32 elements per array */
+    int done;  /* the suite ran */
+    int64_t n; /* fp32 elements per array */
     jv_timing t[JV_BASE_COUNT];
-    double bytes[JV_BASE_COUNT];   /* bytes one run moves */
-    double bw[JV_BASE_COUNT];      /* achieved bytes/s (median time) */
-    int verified[JV_BASE_COUNT];   /* the result matched the host computation */
-    double bw_ceiling;             /* best of copy, scale, add, triad (bytes/s): read+write traffic */
-    int gemm_done;                 /* the compute ceiling was measured */
-    jv_op_result gemm;             /* the GEMM run (verified, hot) */
+    double bytes[JV_BASE_COUNT]; /* bytes one run moves */
+    double bw[JV_BASE_COUNT];    /* achieved bytes/s (median time) */
+    int verified[JV_BASE_COUNT]; /* the result matched the host computation */
+    double bw_ceiling;           /* best of copy, scale, add, triad (bytes/s): read+write traffic */
+    int gemm_done;               /* the compute ceiling was measured */
+    jv_op_result gemm;           /* the GEMM run (verified, hot) */
     int64_t gemm_n;
-    double flops_ceiling;          /* FLOP/s of the GEMM (its dtype: gemm.perf.dtype) */
+    double flops_ceiling; /* FLOP/s of the GEMM (its dtype: gemm.perf.dtype) */
 } jv_baseline;
 
 /* Name of a baseline kernel ("copy", "scale", "add", "triad", "dot"). */

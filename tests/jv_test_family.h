@@ -25,8 +25,8 @@ static JV_TEST_UNUSED int near(double a, double b) {
 #define CHECK_NEAR(a, b)                                                                                               \
     do {                                                                                                               \
         double a_ = (a), b_ = (b);                                                                                     \
-        if (!near(a_, b_)) fprintf(stderr, "%s:%d: got %.17g, want %.17g\n", __FILE__, __LINE__, a_, b_);             \
-        check_at(near(a_, b_), #a " == " #b, __FILE__, __LINE__);                                                     \
+        if (!near(a_, b_)) fprintf(stderr, "%s:%d: got %.17g, want %.17g\n", __FILE__, __LINE__, a_, b_);              \
+        check_at(near(a_, b_), #a " == " #b, __FILE__, __LINE__);                                                      \
     } while (0)
 
 /* Parses a call built from trace texts with the family under test; returns the status. */

@@ -8,7 +8,7 @@
 
 #include "batchnorm/batchnorm.h"
 
-#define JV_TEST_FAMILY jv_batchnorm_family
+#define JV_TEST_FAMILY     jv_batchnorm_family
 #define JV_TEST_NEAR_FLOOR 1.0
 #include "jv_test_family.h"
 

@@ -11,19 +11,21 @@
 
 static int n_pass, n_fail;
 
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (cond) {                                                                                        \
-            n_pass++;                                                                                      \
-        } else {                                                                                           \
-            n_fail++;                                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                    \
-            printf(__VA_ARGS__);                                                                           \
-            printf("\n");                                                                                  \
-        }                                                                                                  \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            n_pass++;                                                                                                  \
+        } else {                                                                                                       \
+            n_fail++;                                                                                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+        }                                                                                                              \
     } while (0)
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-6 * fmax(1.0, fabs(b)); }
+static int near(double a, double b) {
+    return fabs(a - b) <= 1e-6 * fmax(1.0, fabs(b));
+}
 
 /* one parsed call with its model numbers and params */
 typedef struct {
@@ -80,9 +82,9 @@ static void test_tracelens_binary_rows(void) {
     const jv_family *B = &jv_binary_family;
     /* amd_mi300x_resnet18_train/BinaryElementwise.csv: add_ (512,64,56,56) bf16 + bf16, alpha 1.
      * n = 102760448; bytes = 3*n*2 = 616562688 = 588.0 MiB */
-    const jv_elementwise_desc *g =
-        run(B, "aten::add_", "[[512, 64, 56, 56], [512, 64, 56, 56], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
-            "[[200704, 3136, 56, 1], [200704, 3136, 56, 1], []]", "[\"\", \"\", \"1\"]");
+    const jv_elementwise_desc *g = run(B, "aten::add_", "[[512, 64, 56, 56], [512, 64, 56, 56], []]",
+                                       "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
+                                       "[[200704, 3136, 56, 1], [200704, 3136, 56, 1], []]", "[\"\", \"\", \"1\"]");
     expect_tl("resnet add_", 0.102760448, 588.0, 0);
     if (g) {
         CHECK(g->inplace && !g->write_only && g->arity == 2 && g->op == JV_EW_ADD, "add_ desc flags");
@@ -97,12 +99,13 @@ static void test_tracelens_binary_rows(void) {
     }
     /* threshold_backward (512,64,112,112) bf16: n = 411041792; bytes = 6n = 2352.0 MiB */
     g = run(B, "aten::threshold_backward", "[[512, 64, 112, 112], [512, 64, 112, 112], []]",
-            "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]", "[[802816, 12544, 112, 1], [802816, 12544, 112, 1], []]",
-            "[\"\", \"\", \"0\"]");
+            "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
+            "[[802816, 12544, 112, 1], [802816, 12544, 112, 1], []]", "[\"\", \"\", \"0\"]");
     expect_tl("resnet threshold_backward", 0.411041792, 2352.0, 0);
     if (g) CHECK(g->threshold == 0 && R.d.bwd == 1 && g->arity == 2, "threshold_backward: threshold 0, bwd");
     /* add_ of two 0-d long tensors (num_batches_tracked += 1): 8 + 8 + 8 = 24 bytes */
-    g = run(B, "aten::add_", "[[], [], []]", "[\"long int\", \"long int\", \"Scalar\"]", "[[], [], []]", "[\"\", \"\", \"1\"]");
+    g = run(B, "aten::add_", "[[], [], []]", "[\"long int\", \"long int\", \"Scalar\"]", "[[], [], []]",
+            "[\"\", \"\", \"1\"]");
     expect_tl("resnet add_ 0-d long", 1e-09, 2.288818359375e-05, 0);
     if (g) {
         CHECK(R.p.bytes == 24 && R.p.dtype == JV_DT_I64, "0-d add_: 24 bytes, int64");
@@ -135,13 +138,14 @@ static void test_tracelens_binary_rows(void) {
 
     /* nv_h100_qwen15_05b_infer/BinaryElementwise.csv */
     /* add (16,16,559,64) bf16, one input a transposed view: 6 * 9158656 = 52.40625 MiB */
-    run(B, "aten::add", "[[16, 16, 559, 64], [16, 16, 559, 64], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
-        "[[572416, 64, 1024, 1], [572416, 35776, 64, 1], []]", "[\"\", \"\", \"1\"]");
+    run(B, "aten::add", "[[16, 16, 559, 64], [16, 16, 559, 64], []]",
+        "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]", "[[572416, 64, 1024, 1], [572416, 35776, 64, 1], []]",
+        "[\"\", \"\", \"1\"]");
     expect_tl("qwen add", 0.009158656, 52.40625, 0);
     expect_param("stride_input1", "(572416, 64, 1024, 1)");
     /* mul (16,559,1024) * (16,559,1) fp32, broadcast: 9158656*4 + 8944*4 + 9158656*4 = 73305024 */
-    g = run(B, "aten::mul", "[[16, 559, 1024], [16, 559, 1]]", "[\"float\", \"float\"]", "[[572416, 1024, 1], [559, 1, 1]]",
-            "[\"\", \"\"]");
+    g = run(B, "aten::mul", "[[16, 559, 1024], [16, 559, 1]]", "[\"float\", \"float\"]",
+            "[[572416, 1024, 1], [559, 1, 1]]", "[\"\", \"\"]");
     expect_tl("qwen mul broadcast", 0.009158656, 69.90911865234375, 0);
     if (g) CHECK(R.p.bytes == 73305024.0 && g->n_out == 9158656, "mul broadcast bytes by hand");
     /* mul (16,16,559,64) * (1,1,559,64) bf16: 2n + 35776*2 + 2n */
@@ -217,8 +221,9 @@ static void test_tracelens_unary_rows(void) {
     expect_tl("qwen copy_ fp32->bf16", 3.5776e-05, 0.2047119140625, 0);
     if (g) CHECK(R.p.bytes == 35776.0 * 6 && R.p.dtype == JV_DT_BF16, "fp32->bf16 copy_: 6 bytes/elem");
     /* transposing copy_ bf16: 4n */
-    run(U, "aten::copy_", "[[16, 559, 16, 64], [16, 559, 16, 64], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
-        "[[572416, 1024, 64, 1], [572416, 64, 35776, 1], []]", "[\"\", \"\", \"False\"]");
+    run(U, "aten::copy_", "[[16, 559, 16, 64], [16, 559, 16, 64], []]",
+        "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]", "[[572416, 1024, 64, 1], [572416, 64, 35776, 1], []]",
+        "[\"\", \"\", \"False\"]");
     expect_tl("qwen copy_ transpose", 0.009158656, 34.9375, 0);
     expect_param("stride_output", "(572416, 64, 35776, 1)");
     /* copy_ long -> float: 559*4 + 559*8 */
@@ -226,7 +231,8 @@ static void test_tracelens_unary_rows(void) {
         "[[559, 559, 1], [559, 559, 1], []]", "[\"\", \"\", \"False\"]");
     expect_tl("qwen copy_ long->float", 5.59e-07, 0.006397247314453125, 0);
     /* pow(x, 2) fp32: 2n*4 */
-    g = run(U, "aten::pow", "[[16, 559, 1024], []]", "[\"float\", \"Scalar\"]", "[[572416, 1024, 1], []]", "[\"\", \"2\"]");
+    g = run(U, "aten::pow", "[[16, 559, 1024], []]", "[\"float\", \"Scalar\"]", "[[572416, 1024, 1], []]",
+            "[\"\", \"2\"]");
     expect_tl("qwen pow", 0.009158656, 69.875, 0);
     if (g) {
         CHECK(g->has_exponent && g->exponent == 2 && g->arity == 2, "pow exponent 2");
@@ -280,14 +286,17 @@ static void test_broadcast_and_promotion(void) {
     /* [4,1,8] fp32 + [3,1] fp32 -> [4,3,8]: flops 96; bytes 32*4 + 3*4 + 96*4 = 524 */
     const jv_elementwise_desc *g = run(B, "aten::add", "[[4, 1, 8], [3, 1], []]", "[\"float\", \"float\", \"Scalar\"]",
                                        "[[8, 8, 1], [1, 1], []]", "[\"\", \"\", \"2.5\"]");
-    CHECK(g && R.p.flops == 96 && R.p.bytes == 524, "broadcast add: 96 flops, 524 bytes (got %g, %g)", R.p.flops, R.p.bytes);
+    CHECK(g && R.p.flops == 96 && R.p.bytes == 524, "broadcast add: 96 flops, 524 bytes (got %g, %g)", R.p.flops,
+          R.p.bytes);
     if (g) {
-        CHECK(g->out.ndim == 3 && g->out.shape[0] == 4 && g->out.shape[1] == 3 && g->out.shape[2] == 8, "broadcast shape");
+        CHECK(g->out.ndim == 3 && g->out.shape[0] == 4 && g->out.shape[1] == 3 && g->out.shape[2] == 8,
+              "broadcast shape");
         CHECK(g->alpha == 2.5, "alpha parsed");
         CHECK(g->out.strides[0] == 24 && g->out.strides[1] == 8 && g->out.strides[2] == 1, "contiguous output");
     }
     /* not broadcastable: [4,3] + [5] */
-    run(B, "aten::add", "[[4, 3], [5], []]", "[\"float\", \"float\", \"Scalar\"]", "[[3, 1], [1], []]", "[\"\", \"\", \"1\"]");
+    run(B, "aten::add", "[[4, 3], [5], []]", "[\"float\", \"float\", \"Scalar\"]", "[[3, 1], [1], []]",
+        "[\"\", \"\", \"1\"]");
     CHECK(R.st == JV_ERR_FORMAT, "[4,3] + [5] does not broadcast");
     /* in place: other [4,5] does not fit self [4,1] */
     run(B, "aten::add_", "[[4, 1], [4, 5], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1, 1], [5, 1], []]",
@@ -302,7 +311,8 @@ static void test_broadcast_and_promotion(void) {
     g = run(B, "aten::mul", "[[16], []]", "[\"int\", \"Scalar\"]", "[[1], []]", "[\"\", \"0.5\"]");
     CHECK(g && g->out.dtype == JV_DT_F32 && R.p.bytes == 128, "int32 * 0.5 -> fp32");
     /* int32 [32] - 0-d int64 -> int32 (vllm trace): 32*4 + 8 + 32*4 = 264 */
-    g = run(B, "aten::sub", "[[32], [], []]", "[\"int\", \"long int\", \"Scalar\"]", "[[1], [], []]", "[\"\", \"\", \"1\"]");
+    g = run(B, "aten::sub", "[[32], [], []]", "[\"int\", \"long int\", \"Scalar\"]", "[[1], [], []]",
+            "[\"\", \"\", \"1\"]");
     CHECK(g && g->out.dtype == JV_DT_I32 && R.p.bytes == 264, "int32 - 0-d int64 -> int32, 264 bytes");
     /* fp16 [8] + bf16 [8] -> fp32: 16 + 16 + 32 = 64 (TraceLens: max bpe 2 -> 48) */
     g = run(B, "aten::add", "[[8], [8], []]", "[\"c10::Half\", \"c10::BFloat16\", \"Scalar\"]", "[[1], [1], []]",
@@ -318,8 +328,8 @@ static void test_broadcast_and_promotion(void) {
     g = run(B, "aten::mul", "[[10], []]", "[\"long int\", \"double\"]", "[[1], []]", "[\"\", \"\"]");
     CHECK(g && g->out.dtype == JV_DT_F64, "int64 [10] * 0-d double -> double (higher category)");
     /* channels-last input keeps its layout in the output */
-    g = run(B, "aten::mul", "[[2, 3, 4, 5], [2, 3, 4, 5]]", "[\"float\", \"float\"]", "[[60, 1, 15, 3], [60, 1, 15, 3]]",
-            "[\"\", \"\"]");
+    g = run(B, "aten::mul", "[[2, 3, 4, 5], [2, 3, 4, 5]]", "[\"float\", \"float\"]",
+            "[[60, 1, 15, 3], [60, 1, 15, 3]]", "[\"\", \"\"]");
     CHECK(g && g->in[0].layout == JV_LAYOUT_CHANNELS_LAST && g->out_layout == JV_LAYOUT_CHANNELS_LAST,
           "channels_last output");
 }
@@ -327,7 +337,8 @@ static void test_broadcast_and_promotion(void) {
 static void test_comparisons_and_ternary(void) {
     const jv_family *B = &jv_binary_family;
     /* eq(fp32 [10,20], Scalar 1): out bool 1 byte: 200*4 + 200*1 = 1000 */
-    const jv_elementwise_desc *g = run(B, "aten::eq", "[[10, 20], []]", "[\"float\", \"Scalar\"]", "[[20, 1], []]", "[\"\", \"1\"]");
+    const jv_elementwise_desc *g =
+        run(B, "aten::eq", "[[10, 20], []]", "[\"float\", \"Scalar\"]", "[[20, 1], []]", "[\"\", \"1\"]");
     CHECK(g && g->out.dtype == JV_DT_BOOL && R.p.bytes == 1000 && R.p.flops == 200, "eq -> bool, 1000 bytes");
     if (g) CHECK(R.p.dtype == JV_DT_F32, "compute dtype of eq = input");
     /* lt(fp16 [8], fp16 [8]): 16 + 16 + 8 = 40 */
@@ -339,7 +350,8 @@ static void test_comparisons_and_ternary(void) {
     /* where(bool [64,1], fp32 [64,32], fp32 [32]) -> [64,32] fp32: 64 + 2048*4 + 32*4 + 2048*4 = 16576 */
     g = run(B, "aten::where", "[[64, 1], [64, 32], [32]]", "[\"bool\", \"float\", \"float\"]", "[[1, 1], [32, 1], [1]]",
             "[\"\", \"\", \"\"]");
-    CHECK(g && g->arity == 3 && R.p.flops == 2048 && R.p.bytes == 16576, "where ternary: 16576 bytes (got %g)", R.p.bytes);
+    CHECK(g && g->arity == 3 && R.p.flops == 2048 && R.p.bytes == 16576, "where ternary: 16576 bytes (got %g)",
+          R.p.bytes);
     if (g) {
         CHECK(g->out.dtype == JV_DT_F32, "where out fp32 (cond excluded from promotion)");
         expect_param("dtype_in1_in2_out", "('bool', 'float', 'float')"); /* TraceLens reads Dims[2] as the out */
@@ -357,8 +369,9 @@ static void test_comparisons_and_ternary(void) {
             "[\"\", \"\", \"-inf\"]");
     CHECK(g && R.p.bytes == 18432 && g->has_fill && isinf(g->fill) && g->fill < 0, "masked_fill_: 18432 bytes, -inf");
     /* addcmul_(fp32 [512,8192] x3, value 0.5): 4 * n * 4 bytes */
-    g = run(B, "aten::addcmul_", "[[512, 8192], [512, 8192], [512, 8192], []]", "[\"float\", \"float\", \"float\", \"Scalar\"]",
-            "[[8192, 1], [8192, 1], [8192, 1], []]", "[\"\", \"\", \"\", \"0.5\"]");
+    g = run(B, "aten::addcmul_", "[[512, 8192], [512, 8192], [512, 8192], []]",
+            "[\"float\", \"float\", \"float\", \"Scalar\"]", "[[8192, 1], [8192, 1], [8192, 1], []]",
+            "[\"\", \"\", \"\", \"0.5\"]");
     CHECK(g && R.p.bytes == 4.0 * 4194304 * 4 && g->value == 0.5 && g->arity == 3, "addcmul_: 4 tensors");
     /* lerp(bf16 [100], bf16 [100], Scalar 0.1): 200 + 200 + 200 */
     g = run(B, "aten::lerp", "[[100], [100], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
@@ -371,7 +384,8 @@ static void test_comparisons_and_ternary(void) {
             "[[8, 1], [8, 1], []]", "[\"\", \"\", \"tanh\"]");
     CHECK(g && g->gelu_tanh && R.p.bytes == 32.0 * 6, "gelu_backward tanh");
     /* out= variant: mul(a, b, out=c) writes c's dtype */
-    g = run(B, "aten::mul", "[[8], [8], [8]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"float\"]", "[[1], [1], [1]]", NULL);
+    g = run(B, "aten::mul", "[[8], [8], [8]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"float\"]", "[[1], [1], [1]]",
+            NULL);
     CHECK(g && g->out_arg == 2 && g->out.dtype == JV_DT_F32 && R.p.bytes == 16 + 16 + 32, "mul out=: fp32 out");
     if (g) expect_param("dtype_in1_in2_out", "('c10::BFloat16', 'c10::BFloat16', 'float')");
 }
@@ -379,11 +393,12 @@ static void test_comparisons_and_ternary(void) {
 static void test_unary_cases(void) {
     const jv_family *U = &jv_unary_family;
     /* fill_(bf16 [512,1000], 0): write only, 512000*2 bytes */
-    const jv_elementwise_desc *g =
-        run(U, "aten::fill_", "[[512, 1000], []]", "[\"c10::BFloat16\", \"Scalar\"]", "[[1000, 1], []]", "[\"\", \"0\"]");
+    const jv_elementwise_desc *g = run(U, "aten::fill_", "[[512, 1000], []]", "[\"c10::BFloat16\", \"Scalar\"]",
+                                       "[[1000, 1], []]", "[\"\", \"0\"]");
     CHECK(g && R.p.bytes == 1024000 && R.p.flops == 512000, "fill_: write only");
     if (g) {
-        CHECK(g->write_only && g->inplace && g->has_fill && g->fill == 0 && g->in[0].kind == JV_EW_SCALAR, "fill_ desc");
+        CHECK(g->write_only && g->inplace && g->has_fill && g->fill == 0 && g->in[0].kind == JV_EW_SCALAR,
+              "fill_ desc");
         expect_param("op_shape", "(512, 1000)");
         expect_param("dtype_in_out", "('c10::BFloat16', None)");
         expect_param("stride_input", "(1000, 1)");
@@ -401,7 +416,8 @@ static void test_unary_cases(void) {
     g = run(U, "aten::relu", "[[5, 128]]", "[\"float\"]", "[[128, 1]]", "[\"\"]");
     CHECK(g && R.p.bytes == 5120 && R.p.flops == 640 && g->op == JV_EW_RELU, "relu");
     /* gelu tanh bf16 [1,141,2048] */
-    g = run(U, "aten::gelu", "[[1, 141, 2048], []]", "[\"c10::BFloat16\", \"\"]", "[[288768, 2048, 1], []]", "[\"\", \"tanh\"]");
+    g = run(U, "aten::gelu", "[[1, 141, 2048], []]", "[\"c10::BFloat16\", \"\"]", "[[288768, 2048, 1], []]",
+            "[\"\", \"tanh\"]");
     CHECK(g && g->gelu_tanh && R.p.bytes == 288768.0 * 4, "gelu tanh");
     /* sigmoid of int64 -> fp32 out: 8*8 + 8*4 */
     g = run(U, "aten::sigmoid", "[[8]]", "[\"long int\"]", "[[1]]", NULL);
@@ -409,7 +425,8 @@ static void test_unary_cases(void) {
     /* clamp(fp32, -1., 6.) */
     g = run(U, "aten::clamp", "[[2048, 72], [], []]", "[\"float\", \"Scalar\", \"Scalar\"]", "[[72, 1], [], []]",
             "[\"\", \"-1.\", \"6.\"]");
-    CHECK(g && g->has_min && g->has_max && g->min == -1 && g->max == 6 && R.p.bytes == 2048.0 * 72 * 8, "clamp scalars");
+    CHECK(g && g->has_min && g->has_max && g->min == -1 && g->max == 6 && R.p.bytes == 2048.0 * 72 * 8,
+          "clamp scalars");
     /* clamp(x, None, max tensor [72]): 2048*72*4 + 72*4 + 2048*72*4 */
     g = run(U, "aten::clamp", "[[2048, 72], [], [72]]", "[\"float\", \"\", \"float\"]", "[[72, 1], [], [1]]", NULL);
     CHECK(g && g->in[1].kind == JV_EW_ABSENT && g->in[2].kind == JV_EW_TENSOR && R.p.bytes == 2048.0 * 72 * 8 + 288,
@@ -421,21 +438,22 @@ static void test_unary_cases(void) {
     g = run(U, "aten::leaky_relu", "[[10], []]", "[\"float\", \"Scalar\"]", "[[1], []]", "[\"\", \"0.2\"]");
     CHECK(g && g->slope == 0.2, "leaky_relu slope");
     /* nan_to_num.out (a trailing out tensor) */
-    g = run(U, "aten::nan_to_num", "[[2048, 96], [], [], [], [2048, 96]]", "[\"float\", \"Scalar\", \"\", \"\", \"float\"]",
-            "[[96, 1], [], [], [], [96, 1]]", "[\"\", \"0.\", \"\", \"\", \"\"]");
+    g = run(U, "aten::nan_to_num", "[[2048, 96], [], [], [], [2048, 96]]",
+            "[\"float\", \"Scalar\", \"\", \"\", \"float\"]", "[[96, 1], [], [], [], [96, 1]]",
+            "[\"\", \"0.\", \"\", \"\", \"\"]");
     CHECK(g && g->out_arg == 4 && R.p.bytes == 2048.0 * 96 * 8 && !g->has_posinf, "nan_to_num out=");
     /* _to_copy bf16 -> fp32 (ScalarType 6): n*2 + n*4 */
     g = run(U, "aten::_to_copy", "[[16, 559, 1024], [], [], [], [], [], []]",
-            "[\"c10::BFloat16\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]", "[[572416, 1024, 1], [], [], [], [], [], []]",
-            "[\"\", \"6\", \"\", \"\", \"\", \"False\", \"\"]");
+            "[\"c10::BFloat16\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]",
+            "[[572416, 1024, 1], [], [], [], [], [], []]", "[\"\", \"6\", \"\", \"\", \"\", \"False\", \"\"]");
     CHECK(g && g->out.dtype == JV_DT_F32 && R.p.bytes == 9158656.0 * 6, "_to_copy to fp32");
     /* aten::to.dtype (5 args) to bf16 (15) */
     g = run(U, "aten::to", "[[4, 4], [], [], [], []]", "[\"float\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
             "[[4, 1], [], [], [], []]", "[\"\", \"15\", \"False\", \"False\", \"\"]");
     CHECK(g && g->out.dtype == JV_DT_BF16 && R.p.bytes == 16 * 6, "to(bf16)");
     /* to with an unrecorded dtype: bytes NaN */
-    run(U, "aten::_to_copy", "[[8], [], [], [], [], [], []]", "[\"bool\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]",
-        "[[1], [], [], [], [], [], []]", NULL);
+    run(U, "aten::_to_copy", "[[8], [], [], [], [], [], []]",
+        "[\"bool\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]", "[[1], [], [], [], [], [], []]", NULL);
     CHECK(R.st == JV_OK && isnan(R.p.bytes), "to with unknown dtype: NaN bytes");
     /* copy_ with a broadcast src: dst fp32 [4,8], src bf16 [8]: 32*4 + 8*2 = 144 */
     g = run(U, "aten::copy_", "[[4, 8], [8], []]", "[\"float\", \"c10::BFloat16\", \"Scalar\"]", "[[8, 1], [1], []]",
@@ -445,7 +463,8 @@ static void test_unary_cases(void) {
     run(U, "aten::copy_", "[[8], [4, 8], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [8, 1], []]", NULL);
     CHECK(R.st == JV_ERR_FORMAT, "copy_ src larger than dst");
     /* aten::copy (functional): a new tensor like self */
-    g = run(U, "aten::copy", "[[4, 8], [4, 8], []]", "[\"c10::BFloat16\", \"float\", \"Scalar\"]", "[[1, 4], [8, 1], []]", NULL);
+    g = run(U, "aten::copy", "[[4, 8], [4, 8], []]", "[\"c10::BFloat16\", \"float\", \"Scalar\"]",
+            "[[1, 4], [8, 1], []]", NULL);
     CHECK(g && !g->inplace && g->out_arg == 0 && g->out.strides[0] == 1 && R.p.bytes == 32 * 6, "aten::copy");
     /* clone keeps a transposed layout; contiguous makes it row-major */
     g = run(U, "aten::clone", "[[4, 8], []]", "[\"float\", \"Scalar\"]", "[[1, 4], []]", "[\"\", \"\"]");
@@ -483,29 +502,33 @@ static void test_match_and_params_shape(void) {
     CHECK(U->match("aten::copy_") == JV_MATCH_STRONG && U->match("aten::clone") == JV_MATCH_WEAK, "copy_/clone");
     CHECK(U->match("aten::relu_") == JV_MATCH_WEAK && U->match("aten::zero_") == JV_MATCH_WEAK, "relu_/zero_ weak");
     CHECK(U->match("aten::_to_copy") == JV_MATCH_WEAK && U->match("aten::contiguous") == JV_MATCH_WEAK, "to weak");
-    CHECK(U->match("aten::fill_") == JV_MATCH_STRONG && U->match("aten::upsample_nearest2d") == JV_MATCH_STRONG, "strong");
+    CHECK(U->match("aten::fill_") == JV_MATCH_STRONG && U->match("aten::upsample_nearest2d") == JV_MATCH_STRONG,
+          "strong");
     CHECK(U->match("aten::pow") == JV_MATCH_STRONG && B->match("aten::pow") == JV_MATCH_NONE, "pow: unary only");
     CHECK(B->match("aten::add") == JV_MATCH_STRONG && U->match("aten::add") == JV_MATCH_NONE, "add: binary");
-    CHECK(B->match("aten::masked_fill") == JV_MATCH_WEAK && B->match("aten::masked_fill_") == JV_MATCH_STRONG, "masked_fill");
+    CHECK(B->match("aten::masked_fill") == JV_MATCH_WEAK && B->match("aten::masked_fill_") == JV_MATCH_STRONG,
+          "masked_fill");
     CHECK(B->match("aten::mm") == JV_MATCH_NONE && U->match("") == JV_MATCH_NONE, "others");
     CHECK(!strcmp(U->sheet, "UnaryElementwise") && !strcmp(B->sheet, "BinaryElementwise") && !U->split && !B->split &&
               !strcmp(U->category, "elementwise") && !strcmp(U->name, "unary") && !strcmp(B->name, "binary"),
           "family objects");
     /* every call emits the same param names in the same order */
-    static const char *const UN[] = {"op_shape", "dtype_in_out", "stride_input", "stride_output", "input_shape",
-                                     "output_shape"};
-    static const char *const BN[] = {"shape_in1", "shape_in2", "dtype_in1_in2_out", "stride_input1", "stride_input2",
-                                     "stride_output"};
+    static const char *const UN[] = {"op_shape",      "dtype_in_out", "stride_input",
+                                     "stride_output", "input_shape",  "output_shape"};
+    static const char *const BN[] = {"shape_in1",     "shape_in2",     "dtype_in1_in2_out",
+                                     "stride_input1", "stride_input2", "stride_output"};
     const char *calls[][5] = {
         {"aten::relu", "[[3]]", "[\"float\"]", "[[1]]", NULL},
         {"aten::zero_", "[[3]]", "[\"float\"]", NULL, NULL},
         {"aten::copy_", "[[3], [3], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [1], []]", NULL},
-        {"aten::upsample_nearest1d", "[[1, 2, 3], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL, "[\"\", \"[6]\", \"\"]"},
+        {"aten::upsample_nearest1d", "[[1, 2, 3], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL,
+         "[\"\", \"[6]\", \"\"]"},
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         run(U, calls[i][0], calls[i][1], calls[i][2], calls[i][3], calls[i][4]);
         int ok = R.st == JV_OK && R.ps.n == 6;
-        for (int k = 0; ok && k < 6; k++) ok = !strcmp(R.ps.p[k].name, UN[k]);
+        for (int k = 0; ok && k < 6; k++)
+            ok = !strcmp(R.ps.p[k].name, UN[k]);
         CHECK(ok, "unary params of %s", calls[i][0]);
     }
     run(U, "aten::relu", "[[3]]", "[\"float\"]", NULL, NULL);
@@ -518,7 +541,8 @@ static void test_match_and_params_shape(void) {
     for (size_t i = 0; i < sizeof bcalls / sizeof bcalls[0]; i++) {
         run(B, bcalls[i][0], bcalls[i][1], bcalls[i][2], bcalls[i][3], NULL);
         int ok = R.st == JV_OK && R.ps.n == 6;
-        for (int k = 0; ok && k < 6; k++) ok = !strcmp(R.ps.p[k].name, BN[k]);
+        for (int k = 0; ok && k < 6; k++)
+            ok = !strcmp(R.ps.p[k].name, BN[k]);
         CHECK(ok, "binary params of %s", bcalls[i][0]);
     }
 }
@@ -577,7 +601,8 @@ static void test_hostile(void) {
     run(U, "aten::upsample_nearest2d", "[[1, 3, 4, 4], [], []]", "[\"float\", \"\", \"ScalarList\"]", NULL,
         "[\"\", \"\", \"[1e300, 1e300]\"]");
     CHECK(R.st == JV_ERR_FORMAT, "upsample absurd scale");
-    run(U, "aten::upsample_nearest1d", "[[4, 4], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL, "[\"\", \"[8]\", \"\"]");
+    run(U, "aten::upsample_nearest1d", "[[4, 4], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL,
+        "[\"\", \"[8]\", \"\"]");
     CHECK(R.st == JV_ERR_FORMAT, "upsample1d of a 2-d input");
     run(U, "aten::upsample_nearest1d", "[[1, 2, 4], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL,
         "[\"\", \"[5000000000000000000]\", \"\"]");

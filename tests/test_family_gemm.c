@@ -8,13 +8,14 @@
 
 static int passed, failed;
 
-#define EXPECT(cond)                                                                                               \
-    do {                                                                                                           \
-        if (cond) passed++;                                                                                        \
-        else {                                                                                                     \
-            failed++;                                                                                              \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                     \
-        }                                                                                                          \
+#define EXPECT(cond)                                                                                                   \
+    do {                                                                                                               \
+        if (cond)                                                                                                      \
+            passed++;                                                                                                  \
+        else {                                                                                                         \
+            failed++;                                                                                                  \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
+        }                                                                                                              \
     } while (0)
 
 /* parses a call; returns the status and fills d and p */
@@ -70,13 +71,15 @@ int main(void) {
     EXPECT(jv_gemm_of(&d)->m == 788 && jv_gemm_of(&d)->n == 3072 && jv_gemm_of(&d)->k == 768);
     EXPECT(p.flops == 2.0 * 788 * 3072 * 768 + 788.0 * 3072);
     EXPECT(p.bytes == (788.0 * 768 + 3072.0 * 768 + 788.0 * 3072 + 3072) * 2);
-    EXPECT(jv_gemm_family.match("aten::linear") == JV_MATCH_WEAK && jv_gemm_family.match("aten::mm") == JV_MATCH_STRONG);
+    EXPECT(jv_gemm_family.match("aten::linear") == JV_MATCH_WEAK &&
+           jv_gemm_family.match("aten::mm") == JV_MATCH_STRONG);
     /* matmul with broadcast batch: [2,1,64,32] x [3,32,16] -> batch 2*3 */
     EXPECT(run("aten::matmul", "[[2, 1, 64, 32], [3, 32, 16]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
     EXPECT(jv_gemm_of(&d)->batch == 6 && jv_gemm_of(&d)->m == 64 && p.flops == 6.0 * 2 * 64 * 16 * 32);
     /* _scaled_mm fp8 -> bf16 output (ScalarType 15) */
     EXPECT(run("aten::_scaled_mm", "[[256, 512], [512, 128], [], [], [], [], [], []]",
-               "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"ScalarType\", \"Bool\"]",
+               "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"ScalarType\", "
+               "\"Bool\"]",
                NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &d, &p) == JV_OK);
     EXPECT(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2);
     /* unknown dtype: bytes NaN, flops known */

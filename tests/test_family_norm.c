@@ -9,7 +9,7 @@
 
 #include "norm/norm.h"
 
-#define JV_TEST_FAMILY jv_norm_family
+#define JV_TEST_FAMILY     jv_norm_family
 #define JV_TEST_NEAR_FLOOR 1.0
 #include "jv_test_family.h"
 

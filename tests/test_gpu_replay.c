@@ -30,13 +30,13 @@ typedef struct {
 #define BF "\"c10::BFloat16\""
 #define HF "\"c10::Half\""
 #define FL "\"float\""
-#define CONV_TYPES(T)                                                                                              \
+#define CONV_TYPES(T)                                                                                                  \
     "[" T ", " T ", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
-#define CONV_BWD_TYPES(T)                                                                                          \
-    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "           \
+#define CONV_BWD_TYPES(T)                                                                                              \
+    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "               \
     "\"ScalarList\", \"Scalar\", \"ScalarList\"]"
 #define BN_TYPES(X, P) "[" X ", " P ", " P ", " P ", " P ", \"Scalar\", \"Scalar\", \"Scalar\"]"
-#define BN_BWD_TYPES(X, P)                                                                                         \
+#define BN_BWD_TYPES(X, P)                                                                                             \
     "[" X ", " X ", " P ", " P ", " P ", \"float\", \"float\", \"Scalar\", \"Scalar\", \"ScalarList\"]"
 
 static const gcase CASES[] = {
@@ -60,11 +60,11 @@ static const gcase CASES[] = {
     {"bmm fp16 (small)", "aten::bmm", "[[4, 33, 16], [4, 16, 40]]", "[" HF ", " HF "]", NULL, NULL},
     {"bmm fp16 (traced)", "aten::bmm", "[[96, 197, 64], [96, 64, 197]]", "[" HF ", " HF "]", NULL, NULL},
     /* ---- conv ---- */
-    {"conv2d fp16 NCHW stride 2 (small)", "aten::convolution", "[[2, 8, 9, 9], [16, 8, 3, 3], [], [], [], [], [], [], []]",
-     CONV_TYPES(HF), NULL, "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
-    {"conv2d fp16 NCHW (traced)", "aten::convolution",
-     "[[32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(HF), NULL,
-     "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
+    {"conv2d fp16 NCHW stride 2 (small)", "aten::convolution",
+     "[[2, 8, 9, 9], [16, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(HF), NULL,
+     "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
+    {"conv2d fp16 NCHW (traced)", "aten::convolution", "[[32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
+     CONV_TYPES(HF), NULL, "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"},
     {"conv2d fp16 channels_last groups 4 stride 2", "aten::convolution",
      "[[8, 32, 16, 16], [64, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(HF),
      "[[8192, 1, 512, 32], [72, 1, 24, 8], [], [], [], [], [], [], []]",
@@ -137,8 +137,8 @@ static const gcase CASES[] = {
      "[[572416, 1024, 1], [572416, 1024, 1], []]", "[\"\", \"\", \"1\"]"},
     {"add bf16, a transposed operand", "aten::add", "[[4, 16, 33, 64], [4, 16, 33, 64], []]",
      "[" BF ", " BF ", \"Scalar\"]", "[[33792, 64, 1024, 1], [33792, 2112, 64, 1], []]", "[\"\", \"\", \"1\"]"},
-    {"mul bf16 by a Scalar", "aten::mul", "[[16, 559, 1024], []]", "[" BF ", \"Scalar\"]",
-     "[[572416, 1024, 1], []]", "[\"\", \"0.125\"]"},
+    {"mul bf16 by a Scalar", "aten::mul", "[[16, 559, 1024], []]", "[" BF ", \"Scalar\"]", "[[572416, 1024, 1], []]",
+     "[\"\", \"0.125\"]"},
     {"relu_ bf16", "aten::relu_", "[[64, 64, 56, 56]]", "[" BF "]", "[[200704, 3136, 56, 1]]", "[\"\"]"},
     {"copy_ fp32 -> bf16", "aten::copy_", "[[1, 559, 64], [1, 559, 64], []]", "[" BF ", " FL ", \"Scalar\"]",
      "[[35776, 64, 1], [35776, 64, 1], []]", "[\"\", \"\", \"False\"]"},
@@ -153,15 +153,25 @@ typedef struct {
     int variant;
 } var_ctx;
 
-static const jv_backend *inner_be(void) { return &jv_cuda_backend; }
+static const jv_backend *inner_be(void) {
+    return &jv_cuda_backend;
+}
 static jv_status v_open(int device, void **ctx, jv_err *err) {
     (void)device, (void)ctx;
     JV_FAIL(err, JV_ERR_INTERNAL, "variant backend: not opened this way");
 }
-static void v_close(void *ctx) { (void)ctx; }
-static jv_status v_props(void *c, jv_device_props *p, jv_err *e) { return inner_be()->props(((var_ctx *)c)->inner, p, e); }
-static jv_status v_alloc(void *c, size_t n, void **d, jv_err *e) { return inner_be()->alloc(((var_ctx *)c)->inner, n, d, e); }
-static void v_free(void *c, void *d) { inner_be()->free(((var_ctx *)c)->inner, d); }
+static void v_close(void *ctx) {
+    (void)ctx;
+}
+static jv_status v_props(void *c, jv_device_props *p, jv_err *e) {
+    return inner_be()->props(((var_ctx *)c)->inner, p, e);
+}
+static jv_status v_alloc(void *c, size_t n, void **d, jv_err *e) {
+    return inner_be()->alloc(((var_ctx *)c)->inner, n, d, e);
+}
+static void v_free(void *c, void *d) {
+    inner_be()->free(((var_ctx *)c)->inner, d);
+}
 static jv_status v_upload(void *c, void *d, const void *s, size_t n, jv_err *e) {
     return inner_be()->upload(((var_ctx *)c)->inner, d, s, n, e);
 }
@@ -171,9 +181,15 @@ static jv_status v_download(void *c, void *d, const void *s, size_t n, jv_err *e
 static jv_status v_fill(void *c, void *d, int b, size_t n, jv_err *e) {
     return inner_be()->fill(((var_ctx *)c)->inner, d, b, n, e);
 }
-static jv_status v_sync(void *c, jv_err *e) { return inner_be()->sync(((var_ctx *)c)->inner, e); }
-static jv_status v_tstart(void *c, jv_err *e) { return inner_be()->timer_start(((var_ctx *)c)->inner, e); }
-static jv_status v_tstop(void *c, double *s, jv_err *e) { return inner_be()->timer_stop(((var_ctx *)c)->inner, s, e); }
+static jv_status v_sync(void *c, jv_err *e) {
+    return inner_be()->sync(((var_ctx *)c)->inner, e);
+}
+static jv_status v_tstart(void *c, jv_err *e) {
+    return inner_be()->timer_start(((var_ctx *)c)->inner, e);
+}
+static jv_status v_tstop(void *c, double *s, jv_err *e) {
+    return inner_be()->timer_stop(((var_ctx *)c)->inner, s, e);
+}
 static jv_status v_prepare(void *c, const jv_desc *d, const jv_operands *o, int variant, void **plan, char *impl,
                            size_t cap, jv_err *e) {
     var_ctx *v = c;
@@ -183,7 +199,9 @@ static jv_status v_prepare(void *c, const jv_desc *d, const jv_operands *o, int 
 static jv_status v_launch(void *c, void *plan, const jv_desc *d, const jv_operands *o, void *const *b, jv_err *e) {
     return inner_be()->launch(((var_ctx *)c)->inner, plan, d, o, b, e);
 }
-static void v_release(void *c, void *plan) { inner_be()->release(((var_ctx *)c)->inner, plan); }
+static void v_release(void *c, void *plan) {
+    inner_be()->release(((var_ctx *)c)->inner, plan);
+}
 static jv_status v_baseline(void *c, jv_base_kernel k, const float *a, const float *b, float *o, int64_t n, float s,
                             jv_err *e) {
     return inner_be()->baseline(((var_ctx *)c)->inner, k, a, b, o, n, s, e);
@@ -192,7 +210,9 @@ static jv_status v_baseline(void *c, jv_base_kernel k, const float *a, const flo
 static jv_status v_graph(void *c, jv_be_run_fn fn, void *arg, int runs, int reps, double *per, jv_err *e) {
     return inner_be()->graph_time(((var_ctx *)c)->inner, fn, arg, runs, reps, per, e);
 }
-static jv_status v_clocks(void *c, jv_clocks *k, jv_err *e) { return inner_be()->clocks(((var_ctx *)c)->inner, k, e); }
+static jv_status v_clocks(void *c, jv_clocks *k, jv_err *e) {
+    return inner_be()->clocks(((var_ctx *)c)->inner, k, e);
+}
 
 static const jv_backend VARIANT_BE = {
     .name = "cuda",
@@ -286,9 +306,8 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
                        r.graph_runs, r.hot.median_s * 1e6, r.graph_note[0] ? ": " : "", r.graph_note);
             }
             if (r.clk_load.known)
-                printf("    clocks: SM %.0f MHz idle, %.0f MHz lowest under load (max %.0f)%s%s\n",
-                       r.clk_start.sm_mhz, r.clk_load.sm_mhz, r.clk_load.sm_max_mhz, r.throttled ? ": THROTTLED " : "",
-                       r.throttle);
+                printf("    clocks: SM %.0f MHz idle, %.0f MHz lowest under load (max %.0f)%s%s\n", r.clk_start.sm_mhz,
+                       r.clk_load.sm_mhz, r.clk_load.sm_max_mhz, r.throttled ? ": THROTTLED " : "", r.throttle);
             printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", g->what, v, r.impl,
                    jv_res_status_str(r.status), r.verify.rel_l2, r.verify.tol, r.verify.sampled ? " sampled" : "",
                    r.hot.samples ? r.hot.median_s * 1e6 : 0.0, r.status == JV_RES_OK ? "" : "  ",
@@ -329,7 +348,8 @@ int main(void) {
     jv_status st = jv_cuda_backend.open(0, &ctx, &err);
     if (st == JV_ERR_NOTFOUND) {
         printf("skipped: %s (%d cases parsed, %d checks passed)\n", err.msg, NCASES, passed);
-        for (int i = 0; i < NCASES; i++) jv_opcall_free(&calls[i]);
+        for (int i = 0; i < NCASES; i++)
+            jv_opcall_free(&calls[i]);
         return failed ? 1 : 77;
     }
     CHECK(st == JV_OK);
@@ -350,7 +370,8 @@ int main(void) {
     } else {
         printf("open: %s\n", err.msg);
     }
-    for (int i = 0; i < NCASES; i++) jv_opcall_free(&calls[i]);
+    for (int i = 0; i < NCASES; i++)
+        jv_opcall_free(&calls[i]);
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -71,15 +71,39 @@ static jv_jres skip_n(const char *s, size_t n, int final, const char **err, size
     return r;
 }
 
-static jv_jres skip_s(const char *s, int final, const char **err) { return skip_n(s, strlen(s), final, err, NULL); }
+static jv_jres skip_s(const char *s, int final, const char **err) {
+    return skip_n(s, strlen(s), final, err, NULL);
+}
 
 /* ---------- valid values ---------- */
 
 static void test_valid_values(void) {
     static const char *const vals[] = {
-        "null", "true", "false", "0", "-0", "7", "-12", "3.25", "1e10", "1E+10", "-2.5e-3", "0.0e0",
-        "\"\"", "\"abc\"", "\"caf\xc3\xa9\"", "[]", "{}", "[ ]", "{ }", "[1,2,3]", "[null,true,false]",
-        "{\"a\":1}", "{\"a\":[1,{\"b\":\"c\"}],\"d\":{}}", "[[[[]]]]", "[{\"\":[]}]",
+        "null",
+        "true",
+        "false",
+        "0",
+        "-0",
+        "7",
+        "-12",
+        "3.25",
+        "1e10",
+        "1E+10",
+        "-2.5e-3",
+        "0.0e0",
+        "\"\"",
+        "\"abc\"",
+        "\"caf\xc3\xa9\"",
+        "[]",
+        "{}",
+        "[ ]",
+        "{ }",
+        "[1,2,3]",
+        "[null,true,false]",
+        "{\"a\":1}",
+        "{\"a\":[1,{\"b\":\"c\"}],\"d\":{}}",
+        "[[[[]]]]",
+        "[{\"\":[]}]",
         " \t\r\n[ 1 , \"x\" , { \"k\" : null } ]",
     };
     for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
@@ -189,18 +213,21 @@ static void test_string_escapes(void) {
         {"\"\\u0800\"", "\xe0\xa0\x80", 3},
         {"\"\\u20AC\"", "\xe2\x82\xac", 3},
         {"\"\\uFFFF\"", "\xef\xbf\xbf", 3},
-        {"\"\\uD83D\\uDE00\"", "\xf0\x9f\x98\x80", 4},             /* U+1F600 */
-        {"\"\\ud834\\udd1e\"", "\xf0\x9d\x84\x9e", 4},             /* U+1D11E */
-        {"\"\\uD800\\uDC00\"", "\xf0\x90\x80\x80", 4},             /* U+10000 */
-        {"\"\\uDBFF\\uDFFF\"", "\xf4\x8f\xbf\xbf", 4},             /* U+10FFFF */
-        {"\"\\uD800x\"", "\xef\xbf\xbdx", 4},                      /* lone high surrogate */
-        {"\"\\uD800\"", "\xef\xbf\xbd", 3},                        /* lone high at the end */
-        {"\"\\uDC00\"", "\xef\xbf\xbd", 3},                        /* lone low surrogate */
-        {"\"\\uD800\\u0041\"", "\xef\xbf\xbd" "A", 4},             /* high + non-low */
+        {"\"\\uD83D\\uDE00\"", "\xf0\x9f\x98\x80", 4}, /* U+1F600 */
+        {"\"\\ud834\\udd1e\"", "\xf0\x9d\x84\x9e", 4}, /* U+1D11E */
+        {"\"\\uD800\\uDC00\"", "\xf0\x90\x80\x80", 4}, /* U+10000 */
+        {"\"\\uDBFF\\uDFFF\"", "\xf4\x8f\xbf\xbf", 4}, /* U+10FFFF */
+        {"\"\\uD800x\"", "\xef\xbf\xbdx", 4},          /* lone high surrogate */
+        {"\"\\uD800\"", "\xef\xbf\xbd", 3},            /* lone high at the end */
+        {"\"\\uDC00\"", "\xef\xbf\xbd", 3},            /* lone low surrogate */
+        {"\"\\uD800\\u0041\"",
+         "\xef\xbf\xbd"
+         "A",
+         4}, /* high + non-low */
         {"\"\\uD800\\uD800\\uDC00\"", "\xef\xbf\xbd\xf0\x90\x80\x80", 7},
         {"\"x\\u00e9y\\n\"", "x\xc3\xa9y\n", 5},
-        {"\"caf\xc3\xa9\"", "caf\xc3\xa9", 5},                     /* raw UTF-8 passes through */
-        {"\"\x7f\"", "\x7f", 1},                                   /* DEL is not a control char in JSON */
+        {"\"caf\xc3\xa9\"", "caf\xc3\xa9", 5}, /* raw UTF-8 passes through */
+        {"\"\x7f\"", "\x7f", 1},               /* DEL is not a control char in JSON */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const esc_case *k = &cases[i];
@@ -226,7 +253,8 @@ static void test_string_escapes(void) {
         int same = o == k->out_n && memcmp(dst, k->out, o) == 0;
         if (!same) {
             fprintf(stderr, "  case %zu decoded %zu bytes:", i, o);
-            for (size_t j = 0; j < o; j++) fprintf(stderr, " %02x", (unsigned char)dst[j]);
+            for (size_t j = 0; j < o; j++)
+                fprintf(stderr, " %02x", (unsigned char)dst[j]);
             fputc('\n', stderr);
         }
         CHECK(same, "string case %zu (%s) decodes to the expected bytes", i, k->json);
@@ -239,7 +267,7 @@ static void test_string_escapes(void) {
 
 typedef struct {
     const char *json;
-    size_t n; /* 0: strlen */
+    size_t n;      /* 0: strlen */
     size_t bad_at; /* expected err_p offset, (size_t)-1: any */
 } bad_case;
 
@@ -255,7 +283,9 @@ static void test_bad_strings(void) {
         {"\"\\0\"", 0, 1},
         {"\"\\ \"", 0, 1},
         {"\"ab\\x\"", 0, 3},
-        {"\"a\x01" "b\"", 0, 2},
+        {"\"a\x01"
+         "b\"",
+         0, 2},
         {"\"a\nb\"", 0, 2},
         {"\"a\tb\"", 0, 2},
         {"\"a\rb\"", 0, 2},
@@ -277,8 +307,8 @@ static void test_bad_strings(void) {
             CHECK(r == JV_J_BAD, "bad string %zu final=%d -> %s", i, final, res_name(r));
             CHECK(c.err != NULL && c.err[0], "bad string %zu has a message", i);
             if (k->bad_at != (size_t)-1)
-                CHECK(c.err_p == b + k->bad_at, "bad string %zu: err_p at %td, want %zu", i,
-                      c.err_p ? c.err_p - b : -1, k->bad_at);
+                CHECK(c.err_p == b + k->bad_at, "bad string %zu: err_p at %td, want %zu", i, c.err_p ? c.err_p - b : -1,
+                      k->bad_at);
             const char *err = NULL;
             CHECK(skip_n(k->json, n, final, &err, NULL) == JV_J_BAD && err, "skip rejects bad string %zu", i);
         }
@@ -308,9 +338,25 @@ static void test_bad_strings(void) {
 /* ---------- numbers ---------- */
 
 static void test_numbers(void) {
-    static const char *const good[] = {"0", "-0", "1", "-1", "123", "-123", "0.5", "1.5", "-0.0", "1e5",
-                                       "1E5", "1e+5", "1e-5", "1.5E-05", "-2.25e+10", "0e0", "10.01",
-                                       "1695835585762907", "4458676522690.655"};
+    static const char *const good[] = {"0",
+                                       "-0",
+                                       "1",
+                                       "-1",
+                                       "123",
+                                       "-123",
+                                       "0.5",
+                                       "1.5",
+                                       "-0.0",
+                                       "1e5",
+                                       "1E5",
+                                       "1e+5",
+                                       "1e-5",
+                                       "1.5E-05",
+                                       "-2.25e+10",
+                                       "0e0",
+                                       "10.01",
+                                       "1695835585762907",
+                                       "4458676522690.655"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         size_t n = strlen(good[i]);
         char *b = dup_n(good[i], n);
@@ -329,8 +375,8 @@ static void test_numbers(void) {
         CHECK(skip_s(arr, 1, NULL) == JV_J_OK, "skip(%s) OK", arr);
     }
     /* invalid forms, inside an array so that a partial number cannot pass */
-    static const char *const bad[] = {"01", "00", "-01", "1.", "-", "1e", "1e+", "1E-", "+1", ".5", "-.5",
-                                      "1.e5", "--1", "-a", "1.5.3", "0x10", "1e5.5", "- 1", "1,", "012"};
+    static const char *const bad[] = {"01",  "00",   "-01", "1.", "-",     "1e",   "1e+",   "1E-", "+1", ".5",
+                                      "-.5", "1.e5", "--1", "-a", "1.5.3", "0x10", "1e5.5", "- 1", "1,", "012"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char arr[64];
         snprintf(arr, sizeof arr, "[%s]", bad[i]);
@@ -533,7 +579,8 @@ static char *nested(int depth, int obj, size_t *n) {
         }
     }
     s[o++] = '1';
-    for (int i = 0; i < depth; i++) s[o++] = obj ? '}' : ']';
+    for (int i = 0; i < depth; i++)
+        s[o++] = obj ? '}' : ']';
     *n = o;
     return s;
 }
@@ -549,8 +596,8 @@ static void test_nesting(void) {
             size_t used = 0;
             jv_jres r = skip_n(s, n, 1, &err, &used);
             if (d <= JV_JSON_MAX_DEPTH) {
-                CHECK(r == JV_J_OK && used == n, "%s nesting %d -> %s (%s)", obj ? "object" : "array", d,
-                      res_name(r), err ? err : "");
+                CHECK(r == JV_J_OK && used == n, "%s nesting %d -> %s (%s)", obj ? "object" : "array", d, res_name(r),
+                      err ? err : "");
             } else {
                 CHECK(r == JV_J_BAD, "%s nesting %d -> %s, want BAD", obj ? "object" : "array", d, res_name(r));
                 CHECK(err && strstr(err, "nesting"), "nesting %d message '%s'", d, err ? err : "(null)");
@@ -578,7 +625,8 @@ static void test_nesting(void) {
             }
         }
         s[o++] = '0';
-        for (int i = 599; i >= 0; i--) s[o++] = i % 2 ? '}' : ']';
+        for (int i = 599; i >= 0; i--)
+            s[o++] = i % 2 ? '}' : ']';
         const char *err = NULL;
         CHECK(skip_n(s, o, 1, &err, NULL) == JV_J_BAD && err && strstr(err, "nesting"), "mixed nesting 600 is BAD");
         free(s);
@@ -687,7 +735,8 @@ static void test_truncation(void) {
         "[0]",
         "{\"a\":{\"b\":{\"c\":[[[1e5]]]}}}",
     };
-    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) test_truncation_doc(docs[i], strlen(docs[i]));
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
+        test_truncation_doc(docs[i], strlen(docs[i]));
 }
 
 /* ---------- iteration ---------- */
@@ -745,24 +794,16 @@ static void test_iteration(void) {
         const char *msg; /* substring of the message, or NULL */
     } err_case;
     static const err_case errs[] = {
-        {"{\"a\":1,}", "string"},           /* trailing comma in an object */
-        {"[1,]", "value"},                  /* trailing comma in an array */
-        {"[1,,2]", "value"},
-        {"{\"a\" 1}", "':'"},               /* missing colon */
-        {"{\"a\"}", "':'"},
-        {"{\"a\":1 \"b\":2}", "','"},      /* missing comma */
-        {"[1 2]", "','"},
-        {"{1:2}", "string"},                /* non-string key */
-        {"{a:1}", "string"},
-        {"{,}", "string"},
-        {"{,\"a\":1}", "string"},
-        {"[,1]", "value"},
-        {"{\"a\":}", "value"},
-        {"{\"a\":1;\"b\":2}", "','"},
-        {"[1;2]", "','"},
-        {"{\"a\":1]", "','"},
-        {"[1}", "','"},
-        {"{\"a\"::1}", "value"},
+        {"{\"a\":1,}", "string"},                               /* trailing comma in an object */
+        {"[1,]", "value"},                                      /* trailing comma in an array */
+        {"[1,,2]", "value"},      {"{\"a\" 1}", "':'"},         /* missing colon */
+        {"{\"a\"}", "':'"},       {"{\"a\":1 \"b\":2}", "','"}, /* missing comma */
+        {"[1 2]", "','"},         {"{1:2}", "string"},          /* non-string key */
+        {"{a:1}", "string"},      {"{,}", "string"},
+        {"{,\"a\":1}", "string"}, {"[,1]", "value"},
+        {"{\"a\":}", "value"},    {"{\"a\":1;\"b\":2}", "','"},
+        {"[1;2]", "','"},         {"{\"a\":1]", "','"},
+        {"[1}", "','"},           {"{\"a\"::1}", "value"},
     };
     for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) {
         const char *doc = errs[i].doc;

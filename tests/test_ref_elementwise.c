@@ -16,16 +16,16 @@
 
 static int n_pass, n_fail;
 
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        if (cond) {                                                                                                   \
-            n_pass++;                                                                                                 \
-        } else {                                                                                                      \
-            n_fail++;                                                                                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                               \
-            printf(__VA_ARGS__);                                                                                      \
-            printf("\n");                                                                                             \
-        }                                                                                                             \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            n_pass++;                                                                                                  \
+        } else {                                                                                                       \
+            n_fail++;                                                                                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+        }                                                                                                              \
     } while (0)
 
 /* |got - want| <= tol * max(1, |want|); NaN matches NaN, infinities match exactly */
@@ -35,10 +35,10 @@ static int close_to(double got, double want, double tol) {
     return fabs(got - want) <= tol * fmax(1.0, fabs(want));
 }
 
-#define CHECK_NEAR(got, want, tol, what)                                                                              \
-    do {                                                                                                              \
-        double g_ = (got), w_ = (want);                                                                               \
-        CHECK(close_to(g_, w_, (tol)), "%s: got %.17g, want %.17g", (what), g_, w_);                                  \
+#define CHECK_NEAR(got, want, tol, what)                                                                               \
+    do {                                                                                                               \
+        double g_ = (got), w_ = (want);                                                                                \
+        CHECK(close_to(g_, w_, (tol)), "%s: got %.17g, want %.17g", (what), g_, w_);                                   \
     } while (0)
 
 /* ---- a call with its operands and buffers ---- */
@@ -53,7 +53,8 @@ typedef struct {
 } tcall;
 
 static void tc_close(tcall *c) {
-    for (int i = 0; i < JV_MAX_OPERANDS; i++) free(c->buf[i]);
+    for (int i = 0; i < JV_MAX_OPERANDS; i++)
+        free(c->buf[i]);
     memset(c->buf, 0, sizeof c->buf);
 }
 
@@ -100,13 +101,15 @@ static double tc_get(const tcall *c, int k, int64_t i) {
 static void tc_set(tcall *c, int k, const double *v) {
     const jv_tensor *t = &c->ops.o[k].t;
     int64_t n = jv_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++) jv_dtype_store(t->dtype, c->buf[k], jv_tensor_offset_at(t, i), v[i]);
+    for (int64_t i = 0; i < n; i++)
+        jv_dtype_store(t->dtype, c->buf[k], jv_tensor_offset_at(t, i), v[i]);
 }
 
 static void tc_fill(tcall *c, int k, double v) {
     const jv_tensor *t = &c->ops.o[k].t;
     int64_t n = jv_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++) jv_dtype_store(t->dtype, c->buf[k], jv_tensor_offset_at(t, i), v);
+    for (int64_t i = 0; i < n; i++)
+        jv_dtype_store(t->dtype, c->buf[k], jv_tensor_offset_at(t, i), v);
 }
 
 /* Sets operand `name`; returns 0 (and fails a check) when there is none. */
@@ -167,7 +170,8 @@ static void test_broadcast(void) {
         const double a[] = {1, 2, 3, 4}, b[] = {1, 2, 3, 4, 5};
         double want[20];
         for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 5; j++) want[i * 5 + j] = a[i] * b[j];
+            for (int j = 0; j < 5; j++)
+                want[i * 5 + j] = a[i] * b[j];
         tc_set(&c, 0, a);
         tc_set(&c, 1, b);
         tc_run(&c, NULL);
@@ -261,8 +265,8 @@ static void test_alpha_rsub_inplace(void) {
     tc_close(&c);
 
     /* mul out=: a trailing out tensor of another dtype */
-    tc_open(&c, "aten::mul", "[[3], [3], [3]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"float\"]",
-            "[[1], [1], [1]]", NULL);
+    tc_open(&c, "aten::mul", "[[3], [3], [3]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"float\"]", "[[1], [1], [1]]",
+            NULL);
     CHECK(c.st == JV_OK && c.ops.n == 3 && c.out == 2 && c.ops.o[2].t.dtype == JV_DT_F32, "mul out= operands");
     if (c.st == JV_OK) {
         const double a[] = {1.5, 3, -2}, b[] = {1.5, 0.5, 0.25}, want[] = {2.25, 1.5, -0.5};
@@ -292,7 +296,8 @@ static void test_casts(void) {
                   "copy_: dst written only");
             CHECK(!strcmp(c.ops.o[1].name, "src") && c.ops.o[1].role == JV_ROLE_IN, "copy_: src IN");
             double s32[8];
-            for (int i = 0; i < 8; i++) s32[i] = (float)src[i];
+            for (int i = 0; i < 8; i++)
+                s32[i] = (float)src[i];
             tc_set(&c, 1, s32);
             tc_run(&c, NULL);
             expect_out(&c, want[v], 8, 0, v ? "copy_ fp32 -> fp16" : "copy_ fp32 -> bf16");
@@ -486,7 +491,8 @@ static double binary1(const char *op, const char *concrete3, double a, double b)
     const char *dims = concrete3 ? "[[1], [1], []]" : "[[1], [1]]";
     const char *types = concrete3 ? "[\"double\", \"double\", \"\"]" : "[\"double\", \"double\"]";
     char concrete[64];
-    snprintf(concrete, sizeof concrete, concrete3 ? "[\"\", \"\", \"%s\"]" : "[\"\", \"\"]", concrete3 ? concrete3 : "");
+    snprintf(concrete, sizeof concrete, concrete3 ? "[\"\", \"\", \"%s\"]" : "[\"\", \"\"]",
+             concrete3 ? concrete3 : "");
     if (tc_open(&c, op, dims, types, NULL, concrete) == JV_OK) {
         double v[2] = {a, b};
         tc_set(&c, 0, &v[0]);
@@ -528,7 +534,8 @@ static void test_activations(void) {
         char w[64];
         for (int form = 0; form < 2; form++) {
             const char *ap = form ? ", \"tanh\"" : ", \"none\"";
-            double fd = (unary1("aten::gelu", ", \"\"", ap, x + h) - unary1("aten::gelu", ", \"\"", ap, x - h)) / (2 * h);
+            double fd =
+                (unary1("aten::gelu", ", \"\"", ap, x + h) - unary1("aten::gelu", ", \"\"", ap, x - h)) / (2 * h);
             snprintf(w, sizeof w, "gelu_backward %s at %g", form ? "tanh" : "erf", x);
             CHECK_NEAR(binary1("aten::gelu_backward", form ? "tanh" : "none", 2.0, x), 2.0 * fd, 1e-8, w);
         }
@@ -544,7 +551,8 @@ static void test_activations(void) {
         CHECK_NEAR(binary1("aten::tanh_backward", NULL, 1.0, tanh(x)), fd, 1e-8, w);
     }
     /* threshold at 0 vs relu: threshold_backward(1, x, 0) is relu's derivative */
-    CHECK(binary1("aten::threshold_backward", "0", 1, 0.0) == 0 && binary1("aten::threshold_backward", "0", 1, 1e-9) == 1,
+    CHECK(binary1("aten::threshold_backward", "0", 1, 0.0) == 0 &&
+              binary1("aten::threshold_backward", "0", 1, 1e-9) == 1,
           "threshold_backward at 0");
 }
 
@@ -703,10 +711,12 @@ static void test_upsample(void) {
     CHECK(c.st == JV_OK, "upsample2d: %s", c.err.msg);
     if (c.st == JV_OK) {
         double a[48], want[192];
-        for (int i = 0; i < 48; i++) a[i] = i;
+        for (int i = 0; i < 48; i++)
+            a[i] = i;
         for (int ch = 0; ch < 3; ch++)
             for (int h = 0; h < 8; h++)
-                for (int w = 0; w < 8; w++) want[ch * 64 + h * 8 + w] = ch * 16 + (h / 2) * 4 + w / 2;
+                for (int w = 0; w < 8; w++)
+                    want[ch * 64 + h * 8 + w] = ch * 16 + (h / 2) * 4 + w / 2;
         tc_set(&c, 0, a);
         tc_run(&c, NULL);
         expect_out(&c, want, 192, 0, "upsample2d x2 channels_last");
@@ -737,7 +747,8 @@ static void test_layouts(void) {
         {"permuted", "[[1, 2, 30, 6], [60, 20, 5, 1]]"},
     };
     double a[120], b[120], ref[120];
-    for (int i = 0; i < 120; i++) a[i] = 0.25 * i - 7, b[i] = 1.0 / (1 + i % 7);
+    for (int i = 0; i < 120; i++)
+        a[i] = 0.25 * i - 7, b[i] = 1.0 / (1 + i % 7);
     for (size_t v = 0; v < sizeof L / sizeof L[0]; v++) {
         tcall c;
         tc_open(&c, "aten::mul", "[[2, 3, 4, 5], [2, 3, 4, 5]]", "[\"float\", \"float\"]", L[v].strides,
@@ -748,12 +759,15 @@ static void test_layouts(void) {
             tc_set(&c, 1, b);
             tc_run(&c, NULL);
             double want[120];
-            for (int i = 0; i < 120; i++) want[i] = (float)((float)a[i] * (float)b[i]);
+            for (int i = 0; i < 120; i++)
+                want[i] = (float)((float)a[i] * (float)b[i]);
             expect_out(&c, want, 120, 0, L[v].what);
             if (v == 0)
-                for (int i = 0; i < 120; i++) ref[i] = tc_get(&c, 2, i);
+                for (int i = 0; i < 120; i++)
+                    ref[i] = tc_get(&c, 2, i);
             else
-                for (int i = 0; i < 120; i++) CHECK(tc_get(&c, 2, i) == ref[i], "%s element %d", L[v].what, i);
+                for (int i = 0; i < 120; i++)
+                    CHECK(tc_get(&c, 2, i) == ref[i], "%s element %d", L[v].what, i);
         }
         tc_close(&c);
     }
@@ -764,7 +778,8 @@ static void test_layouts(void) {
     CHECK(c.st == JV_OK, "transposed add: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[12], y[12], want[12];
-        for (int i = 0; i < 12; i++) x[i] = i, y[i] = 100 * i, want[i] = 101 * i;
+        for (int i = 0; i < 12; i++)
+            x[i] = i, y[i] = 100 * i, want[i] = 101 * i;
         tc_set(&c, 0, x);
         tc_set(&c, 1, y);
         /* the transposed operand's storage: element (r, k) at r + 4k */
@@ -779,7 +794,8 @@ static void test_layouts(void) {
     CHECK(c.st == JV_OK && c.ops.n == 2 && c.ops.o[1].t.strides[1] == 1, "neg out= channels_last: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[8], want[8];
-        for (int i = 0; i < 8; i++) x[i] = i + 1, want[i] = -(i + 1);
+        for (int i = 0; i < 8; i++)
+            x[i] = i + 1, want[i] = -(i + 1);
         tc_set(&c, 0, x);
         tc_run(&c, NULL);
         expect_out(&c, want, 8, 0, "neg out= channels_last");
@@ -795,7 +811,8 @@ static void test_sampled(void) {
     CHECK(c.st == JV_OK, "sampled add: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[12], y[4] = {1, 2, 3, 4};
-        for (int i = 0; i < 12; i++) x[i] = 10 * i;
+        for (int i = 0; i < 12; i++)
+            x[i] = 10 * i;
         tc_set(&c, 0, x);
         tc_set(&c, 1, y);
         const int64_t idx[] = {1, 5, 11};
@@ -804,13 +821,16 @@ static void test_sampled(void) {
         CHECK(c.st == JV_OK, "sampled run: %s", c.err.msg);
         for (int i = 0; i < 12; i++) {
             double got = tc_get(&c, 2, i);
-            if (i == 1 || i == 5 || i == 11) CHECK(got == 10 * i + 2 * y[i % 4], "sampled element %d: %g", i, got);
-            else CHECK(isnan(got), "unlisted element %d untouched (poison NaN), got %g", i, got);
+            if (i == 1 || i == 5 || i == 11)
+                CHECK(got == 10 * i + 2 * y[i % 4], "sampled element %d: %g", i, got);
+            else
+                CHECK(isnan(got), "unlisted element %d untouched (poison NaN), got %g", i, got);
         }
         /* a sample of an input operand: every element is computed */
         jv_sample s_in = {0, 1, idx};
         tc_run(&c, &s_in);
-        for (int i = 0; i < 12; i++) CHECK(tc_get(&c, 2, i) == 10 * i + 2 * y[i % 4], "full run element %d", i);
+        for (int i = 0; i < 12; i++)
+            CHECK(tc_get(&c, 2, i) == 10 * i + 2 * y[i % 4], "full run element %d", i);
         /* an index outside the output */
         const int64_t bad[] = {12};
         jv_sample s_bad = {2, 1, bad};
@@ -885,20 +905,53 @@ typedef struct {
 } table_call;
 
 static const table_call TABLE[] = {
-    {"aten::add", "[[2, 3], [3], []]", "[\"double\", \"double\", \"Scalar\"]", NULL, "[\"\", \"\", \"2\"]", {0.75, 1.25}, 3.25},
-    {"aten::sub", "[[4], [4], []]", "[\"double\", \"double\", \"Scalar\"]", NULL, "[\"\", \"\", \"1\"]", {0.75, 1.25}, -0.5},
-    {"aten::rsub", "[[4], [4], []]", "[\"double\", \"double\", \"Scalar\"]", NULL, "[\"\", \"\", \"1\"]", {0.75, 1.25}, 0.5},
+    {"aten::add",
+     "[[2, 3], [3], []]",
+     "[\"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"2\"]",
+     {0.75, 1.25},
+     3.25},
+    {"aten::sub",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"1\"]",
+     {0.75, 1.25},
+     -0.5},
+    {"aten::rsub",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"1\"]",
+     {0.75, 1.25},
+     0.5},
     {"aten::mul", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0.9375},
     {"aten::div", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0.6},
     {"aten::where", "[[4], [4], [4]]", "[\"bool\", \"double\", \"double\"]", NULL, NULL, {1, 1.25, 0.5}, 1.25},
-    {"aten::threshold_backward", "[[4], [4], []]", "[\"double\", \"double\", \"Scalar\"]", NULL, "[\"\", \"\", \"1\"]",
-     {0.75, 1.25}, 0.75},
+    {"aten::threshold_backward",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"1\"]",
+     {0.75, 1.25},
+     0.75},
     {"aten::sigmoid_backward", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, -0.234375},
     {"aten::tanh_backward", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, -0.421875},
-    {"aten::gelu_backward", "[[4], [4], []]", "[\"double\", \"double\", \"\"]", NULL, "[\"\", \"\", \"none\"]",
-     {0.75, 1.25}, 0.8419961873020665},
-    {"aten::gelu_backward", "[[4], [4], []]", "[\"double\", \"double\", \"\"]", NULL, "[\"\", \"\", \"tanh\"]",
-     {0.75, 1.25}, 0.8418694741872366},
+    {"aten::gelu_backward",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"\"]",
+     NULL,
+     "[\"\", \"\", \"none\"]",
+     {0.75, 1.25},
+     0.8419961873020665},
+    {"aten::gelu_backward",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"\"]",
+     NULL,
+     "[\"\", \"\", \"tanh\"]",
+     {0.75, 1.25},
+     0.8418694741872366},
     {"aten::silu_backward", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0.7452606336864843},
     {"aten::maximum", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 1.25},
     {"aten::minimum", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0.75},
@@ -908,21 +961,58 @@ static const table_call TABLE[] = {
     {"aten::le", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"0.75\"]", {0.75}, 1},
     {"aten::gt", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0},
     {"aten::ge_", "[[4], [4]]", "[\"double\", \"double\"]", NULL, NULL, {0.75, 1.25}, 0},
-    {"aten::masked_fill", "[[4], [4], []]", "[\"double\", \"bool\", \"Scalar\"]", NULL, "[\"\", \"\", \"3.5\"]", {0.75, 1},
+    {"aten::masked_fill",
+     "[[4], [4], []]",
+     "[\"double\", \"bool\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"3.5\"]",
+     {0.75, 1},
      3.5},
-    {"aten::addcmul", "[[4], [4], [4], []]", "[\"double\", \"double\", \"double\", \"Scalar\"]", NULL,
-     "[\"\", \"\", \"\", \"2\"]", {0.75, 1.25, 0.5}, 2.0},
-    {"aten::addcdiv_", "[[4], [4], [4], []]", "[\"double\", \"double\", \"double\", \"Scalar\"]", NULL,
-     "[\"\", \"\", \"\", \"2\"]", {0.75, 1.25, 0.5}, 5.75},
-    {"aten::lerp", "[[4], [4], []]", "[\"double\", \"double\", \"Scalar\"]", NULL, "[\"\", \"\", \"0.5\"]", {0.75, 1.25}, 1.0},
+    {"aten::addcmul",
+     "[[4], [4], [4], []]",
+     "[\"double\", \"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"\", \"2\"]",
+     {0.75, 1.25, 0.5},
+     2.0},
+    {"aten::addcdiv_",
+     "[[4], [4], [4], []]",
+     "[\"double\", \"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"\", \"2\"]",
+     {0.75, 1.25, 0.5},
+     5.75},
+    {"aten::lerp",
+     "[[4], [4], []]",
+     "[\"double\", \"double\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"0.5\"]",
+     {0.75, 1.25},
+     1.0},
     {"aten::pow", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"2\"]", {0.75}, 0.5625},
-    {"aten::copy_", "[[4], [4], []]", "[\"double\", \"float\", \"Scalar\"]", NULL, "[\"\", \"\", \"False\"]", {0.75}, 0.75},
-    {"aten::copy", "[[2, 2], [2, 2], []]", "[\"double\", \"float\", \"Scalar\"]", "[[1, 2], [2, 1], []]",
-     "[\"\", \"\", \"False\"]", {-9, 0.75}, 0.75},
+    {"aten::copy_",
+     "[[4], [4], []]",
+     "[\"double\", \"float\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"\", \"False\"]",
+     {0.75},
+     0.75},
+    {"aten::copy",
+     "[[2, 2], [2, 2], []]",
+     "[\"double\", \"float\", \"Scalar\"]",
+     "[[1, 2], [2, 1], []]",
+     "[\"\", \"\", \"False\"]",
+     {-9, 0.75},
+     0.75},
     {"aten::clone", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"\"]", {0.75}, 0.75},
     {"aten::contiguous", "[[2, 2], []]", "[\"double\", \"Scalar\"]", "[[1, 2], []]", "[\"\", \"0\"]", {0.75}, 0.75},
-    {"aten::_to_copy", "[[4], [], [], [], [], [], []]", "[\"float\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]", NULL,
-     "[\"\", \"7\", \"\", \"\", \"\", \"False\", \"\"]", {0.75}, 0.75},
+    {"aten::_to_copy",
+     "[[4], [], [], [], [], [], []]",
+     "[\"float\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]",
+     NULL,
+     "[\"\", \"7\", \"\", \"\", \"\", \"False\", \"\"]",
+     {0.75},
+     0.75},
     {"aten::relu", "[[4]]", "[\"double\"]", NULL, NULL, {-0.75}, 0},
     {"aten::gelu", "[[4], []]", "[\"double\", \"\"]", NULL, "[\"\", \"none\"]", {0.75}, 0.5800294857173488},
     {"aten::gelu_", "[[4], []]", "[\"double\", \"\"]", NULL, "[\"\", \"tanh\"]", {0.75}, 0.5799605551656203},
@@ -936,24 +1026,56 @@ static const table_call TABLE[] = {
     {"aten::log", "[[4]]", "[\"double\"]", NULL, NULL, {0.75}, -0.2876820724517809},
     {"aten::abs", "[[4]]", "[\"double\"]", NULL, NULL, {-0.75}, 0.75},
     {"aten::reciprocal", "[[4]]", "[\"double\"]", NULL, NULL, {0.75}, 4.0 / 3},
-    {"aten::clamp", "[[4], [], []]", "[\"double\", \"Scalar\", \"Scalar\"]", NULL, "[\"\", \"0.8\", \"2\"]", {0.75}, 0.8},
+    {"aten::clamp",
+     "[[4], [], []]",
+     "[\"double\", \"Scalar\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"0.8\", \"2\"]",
+     {0.75},
+     0.8},
     {"aten::clamp_min", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"1.0\"]", {0.75}, 1.0},
     {"aten::clamp_max_", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"0.5\"]", {0.75}, 0.5},
     {"aten::fill_", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"2.5\"]", {0}, 2.5},
     {"aten::zero_", "[[2, 2]]", "[\"double\"]", NULL, NULL, {0}, 0},
-    {"aten::hardtanh", "[[4], [], []]", "[\"double\", \"Scalar\", \"Scalar\"]", NULL, "[\"\", \"0\", \"0.5\"]", {0.75}, 0.5},
+    {"aten::hardtanh",
+     "[[4], [], []]",
+     "[\"double\", \"Scalar\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"0\", \"0.5\"]",
+     {0.75},
+     0.5},
     {"aten::leaky_relu", "[[4], []]", "[\"double\", \"Scalar\"]", NULL, "[\"\", \"0.2\"]", {-2}, -0.4},
     {"aten::erf", "[[4]]", "[\"double\"]", NULL, NULL, {0.75}, 0.7111556336535151},
     {"aten::sin", "[[4]]", "[\"double\"]", NULL, NULL, {0.75}, 0.6816387600233341},
     {"aten::cos", "[[4]]", "[\"double\"]", NULL, NULL, {0.75}, 0.7316888688738209},
-    {"aten::nan_to_num", "[[4], [], [], []]", "[\"double\", \"Scalar\", \"Scalar\", \"Scalar\"]", NULL,
-     "[\"\", \"0.\", \"\", \"\"]", {0.75}, 0.75},
-    {"aten::upsample_nearest1d", "[[1, 2, 3], [], []]", "[\"double\", \"ScalarList\", \"\"]", NULL, "[\"\", \"[6]\", \"\"]",
-     {0.75}, 0.75},
-    {"aten::upsample_nearest2d", "[[1, 1, 2, 2], [], []]", "[\"double\", \"\", \"ScalarList\"]", NULL,
-     "[\"\", \"\", \"[2., 3.]\"]", {0.75}, 0.75},
-    {"aten::upsample_nearest3d", "[[1, 1, 2, 2, 2], [], [], [], []]", "[\"double\", \"ScalarList\", \"\", \"\", \"\"]",
-     NULL, "[\"\", \"[3, 3, 3]\", \"\", \"\", \"\"]", {0.75}, 0.75},
+    {"aten::nan_to_num",
+     "[[4], [], [], []]",
+     "[\"double\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     NULL,
+     "[\"\", \"0.\", \"\", \"\"]",
+     {0.75},
+     0.75},
+    {"aten::upsample_nearest1d",
+     "[[1, 2, 3], [], []]",
+     "[\"double\", \"ScalarList\", \"\"]",
+     NULL,
+     "[\"\", \"[6]\", \"\"]",
+     {0.75},
+     0.75},
+    {"aten::upsample_nearest2d",
+     "[[1, 1, 2, 2], [], []]",
+     "[\"double\", \"\", \"ScalarList\"]",
+     NULL,
+     "[\"\", \"\", \"[2., 3.]\"]",
+     {0.75},
+     0.75},
+    {"aten::upsample_nearest3d",
+     "[[1, 1, 2, 2, 2], [], [], [], []]",
+     "[\"double\", \"ScalarList\", \"\", \"\", \"\"]",
+     NULL,
+     "[\"\", \"[3, 3, 3]\", \"\", \"\", \"\"]",
+     {0.75},
+     0.75},
 };
 
 static void test_every_op(void) {
@@ -984,7 +1106,8 @@ static void test_every_op(void) {
         }
         tc_close(&c);
     }
-    for (int op = 0; op < JV_EW_OP_COUNT; op++) CHECK(seen[op], "jv_ew_op %d is reached by no table call", op);
+    for (int op = 0; op < JV_EW_OP_COUNT; op++)
+        CHECK(seen[op], "jv_ew_op %d is reached by no table call", op);
 }
 
 int main(void) {

@@ -99,7 +99,7 @@ static void test_runner(const jv_ir *ir) {
     CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK);
     CHECK(r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.checked == 64);
     CHECK(r.verify.rel_l2 == 0 && r.verify.unwritten == 0 && r.verify.sum_abs_dev > 0 &&
-           r.verify.sum_abs_dev == r.verify.sum_abs_ref);
+          r.verify.sum_abs_dev == r.verify.sum_abs_ref);
     CHECK(r.hot.samples >= 1 && r.hot.median_s > 0 && r.hot.min_s <= r.hot.median_s && r.hot.median_s <= r.hot.max_s);
     CHECK(r.cold.samples >= 1 && r.cold.sets >= 2 && r.cold.cold && !r.hot.cold);
     CHECK(r.cold.flushed && r.cold.note[0] == 0 && r.cold.max_runs_per_sample <= r.cold.sets); /* flushed */
@@ -119,9 +119,9 @@ static void test_runner(const jv_ir *ir) {
     jv_run_opts mo = o;
     mo.max_bytes = 256;
     CHECK(jv_run_op(be, ctx, &p, &mo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_SKIPPED &&
-           strstr(r.reason, "--max-bytes"));
+          strstr(r.reason, "--max-bytes"));
     CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[1], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
-           strstr(r.reason, "free"));
+          strstr(r.reason, "free"));
 
     /* --iterations: exactly K launches */
     jv_run_opts io = o;
@@ -138,10 +138,10 @@ static void test_runner(const jv_ir *ir) {
     jv_run_opts vo = o;
     vo.variant = 1;
     CHECK(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK && r.variant == 1 &&
-           !strcmp(r.impl, "impl 1"));
+          !strcmp(r.impl, "impl 1"));
     vo.variant = 2;
     CHECK(jv_run_op(&two, ctx, &p, &vo, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_REFUSED &&
-           strstr(r.reason, "no variant 2"));
+          strstr(r.reason, "no variant 2"));
 
     /* faults are caught */
     jv_backend bad = *be;
@@ -306,28 +306,28 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     CHECK(hj && fabs(hj->valuedouble - p.host_launch_us) <= 1e-12 * p.host_launch_us);
     const cJSON *bm = cJSON_GetObjectItem(doc, "benchmarks");
     CHECK(cJSON_GetArraySize(bm) ==
-           JV_BASE_COUNT + 1 + 2 + 1); /* 5 kernels, the GEMM ceiling, mm hot + cold, the refused add */
+          JV_BASE_COUNT + 1 + 2 + 1); /* 5 kernels, the GEMM ceiling, mm hot + cold, the refused add */
     const cJSON *gemm = cJSON_GetArrayItem(bm, JV_BASE_COUNT);
     CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(gemm, "name")), "baseline/gemm/fp32/32") &&
-           cJSON_GetObjectItem(gemm, "verified")->valuedouble == 1 &&
-           fabs(cJSON_GetObjectItem(gemm, "items_per_second")->valuedouble - b.flops_ceiling) < 1e-6 * b.flops_ceiling);
+          cJSON_GetObjectItem(gemm, "verified")->valuedouble == 1 &&
+          fabs(cJSON_GetObjectItem(gemm, "items_per_second")->valuedouble - b.flops_ceiling) < 1e-6 * b.flops_ceiling);
     const cJSON *mmhot = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 1);
     CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(mmhot, "name")), "/hot") != NULL);
     /* the verdict judged the cold figure: the cold entry says so, the hot one does not */
     const cJSON *mmcold = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 2);
     CHECK(!cJSON_GetObjectItem(mmhot, "judged_figure") &&
-           !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(mmcold, "judged_figure")), "cold") &&
-           cJSON_GetObjectItem(mmcold, "cache_flushed")->valuedouble == 1);
+          !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(mmcold, "judged_figure")), "cold") &&
+          cJSON_GetObjectItem(mmcold, "cache_flushed")->valuedouble == 1);
     CHECK(cJSON_GetObjectItem(mmhot, "real_time")->valuedouble > 0 &&
-           cJSON_GetObjectItem(mmhot, "verified")->valuedouble == 1 &&
-           cJSON_GetObjectItem(mmhot, "traced_us")->valuedouble == 5.0);
+          cJSON_GetObjectItem(mmhot, "verified")->valuedouble == 1 &&
+          cJSON_GetObjectItem(mmhot, "traced_us")->valuedouble == 5.0);
     CHECK(fabs(cJSON_GetObjectItem(mmhot, "items_per_second")->valuedouble -
-                1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6)) <
-           1e-6 * 1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6));
+               1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6)) <
+          1e-6 * 1024.0 / (cJSON_GetObjectItem(mmhot, "real_time")->valuedouble * 1e-6));
     const cJSON *refused = cJSON_GetArrayItem(bm, JV_BASE_COUNT + 3);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error_occurred")) &&
-           cJSON_GetObjectItem(refused, "iterations")->valuedouble == 0 &&
-           cJSON_GetObjectItem(refused, "real_time")->valuedouble == 0);
+          cJSON_GetObjectItem(refused, "iterations")->valuedouble == 0 &&
+          cJSON_GetObjectItem(refused, "real_time")->valuedouble == 0);
     cJSON_Delete(doc);
     free(text);
     unlink(path);

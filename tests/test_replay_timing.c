@@ -334,7 +334,7 @@ static void test_graph_rule(const jv_ir *ir) {
             g.o.graph = 0;
             g.f->graph_calls = 0;
             CHECK(jv_run_op(&FAKE, g.ctx, &g.p, &g.o, &ir->ops[0], &r, &err) == JV_OK && g.f->graph_calls == 0 &&
-                   r.graph_s == 0);
+                  r.graph_s == 0);
         }
         rig_close(&g);
     }
@@ -410,10 +410,10 @@ static void test_figure(void) {
         rs[k].index = k;
         jv_verdict_of(&rs[k], NULL, NULL, &p, &vs[k]);
         CHECK(vs[k].figure == cs[k].fig && fabs(vs[k].time_s - cs[k].want_us * 1e-6) < 1e-12 &&
-               !strcmp(vs[k].cache, cs[k].cache));
+              !strcmp(vs[k].cache, cs[k].cache));
     }
     CHECK(!strcmp(jv_figure_str(JV_FIG_COLD_NO_GAP), "cold, launch gap removed") &&
-           !strcmp(jv_figure_short(JV_FIG_COLD_NO_GAP), "cold-gap") && !strcmp(jv_figure_str(JV_FIG_GRAPH), "graph"));
+          !strcmp(jv_figure_short(JV_FIG_COLD_NO_GAP), "cold-gap") && !strcmp(jv_figure_str(JV_FIG_GRAPH), "graph"));
     jv_op_result nt;
     jv_verdict nv;
     timed(&nt, 0, 0, 0);
@@ -461,9 +461,9 @@ static void test_figure(void) {
     CHECK(judged == 7 && gap_ok); /* one judged entry per op */
     const cJSON *ctxj = cJSON_GetObjectItem(doc, "context");
     CHECK(cJSON_GetObjectItem(ctxj, "launch_us")->valuedouble == 2.0 &&
-           cJSON_GetObjectItem(ctxj, "host_launch_us")->valuedouble == 3.0);
+          cJSON_GetObjectItem(ctxj, "host_launch_us")->valuedouble == 3.0);
     CHECK(tm && strstr(tm, "| cold, launch gap removed | 7.00 |") && strstr(tm, "| graph | 5.00 |") &&
-           strstr(tm, "2.000 us, measured"));
+          strstr(tm, "2.000 us, measured"));
     CHECK(tc && strstr(tc, "cold-gap") && strstr(tc, "judged_us") && strstr(tc, "launch gap 3.00 us"));
     cJSON_Delete(doc);
     free(tj);
@@ -549,8 +549,8 @@ static void test_sticky(const jv_ir *ir) {
         char want[64];
         snprintf(want, sizeof want, "after op %d (aten::mm", op_at[c]);
         CHECK(strstr(msg, "device context is unusable") && strstr(msg, want) && strstr(msg, "on fake GPU") &&
-               strstr(msg, "illegal memory access") && strstr(msg, op_at[c] ? "1 op not run" : "2 ops not run") &&
-               strstr(msg, "results so far written to b.json"));
+              strstr(msg, "illegal memory access") && strstr(msg, op_at[c] ? "1 op not run" : "2 ops not run") &&
+              strstr(msg, "results so far written to b.json"));
         jv_session_free(&s);
         rig_close(&g);
     }
@@ -572,7 +572,7 @@ static void test_sticky(const jv_ir *ir) {
     g.o.max_bytes = 0;
     CHECK(jv_baseline_run(&FAKE, g.ctx, &g.p, &g.o, 1 << 20, 0, JV_DT_F32, &b, &be) == JV_ERR_DEVICE);
     CHECK(jv_session_stop(&s, ir, -1, 0, -1, NULL, &be, &err) == JV_OK && s.n == 3 && s.not_run == 3 &&
-           s.res[0].status == JV_RES_NOT_RUN);
+          s.res[0].status == JV_RES_NOT_RUN);
     char msg[1024];
     jv_session_stop_message(&s, g.p.name, "r.md", msg, sizeof msg);
     CHECK(strstr(msg, "after the baseline on fake GPU") && strstr(msg, "3 ops not run"));

@@ -14,7 +14,9 @@
 
 #include "jv_check.h"
 
-static int same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+static int same_num(double a, double b) {
+    return (isnan(a) && isnan(b)) || a == b;
+}
 
 /* two value texts mean the same: equal, or the same number ("1e-05" vs "1.0000000000000001e-05") */
 static int same_value(const char *a, const char *b) {
@@ -56,8 +58,8 @@ static const char *arg_text(const char *name) {
 /* trace texts -> jv_opcall -> IR entry -> text -> jv_ir_parse -> jv_opcall; both
  * calls agree argument by argument and both descriptors give the same model
  * numbers and params. Returns the round-tripped descriptor's perf. */
-static jv_perf round_trip(const char *what, const char *name, const char *dims, const char *types,
-                          const char *strides, const char *conc) {
+static jv_perf round_trip(const char *what, const char *name, const char *dims, const char *types, const char *strides,
+                          const char *conc) {
     jv_perf none = {0, NAN, JV_DT_UNKNOWN, 0};
     jv_err err;
     jv_err_clear(&err);
@@ -172,12 +174,13 @@ static void test_gemm(void) {
 
 static void test_conv(void) {
     /* channels_last x and w, bias None (fp16): 2*288*131072 flops, 430080 bytes (test_family_conv) */
-    jv_perf p = round_trip(
-        "convolution channels_last", "aten::convolution", "[[8, 32, 16, 16], [64, 32, 3, 3], [], [], [], [], [], [], []]",
-        "[\"c10::Half\", \"c10::Half\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
-        "\"ScalarList\", \"Scalar\"]",
-        "[[8192, 1, 512, 32], [288, 1, 96, 32], [], [], [], [], [], [], []]",
-        "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]");
+    jv_perf p =
+        round_trip("convolution channels_last", "aten::convolution",
+                   "[[8, 32, 16, 16], [64, 32, 3, 3], [], [], [], [], [], [], []]",
+                   "[\"c10::Half\", \"c10::Half\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+                   "\"ScalarList\", \"Scalar\"]",
+                   "[[8192, 1, 512, 32], [288, 1, 96, 32], [], [], [], [], [], [], []]",
+                   "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]");
     CHECK(p.flops == 75497472.0 && p.bytes == 430080.0);
     CHECK(!strcmp(arg_text("bias"), "null"));
     CHECK(!strcmp(arg_text("stride"), "[1,1]"));
@@ -293,8 +296,8 @@ static void test_elementwise(void) {
                             "[\"\", \"2\"]");
     CHECK(!strcmp(arg_text("other"), "2"));
     CHECK(pf.bytes == 1000.0 * (8 + 4) && pi.bytes == 1000.0 * (8 + 8));
-    round_trip("mul bf16 * 0.125", "aten::mul", "[[64, 64], []]", "[\"c10::BFloat16\", \"Scalar\"]",
-               "[[64, 1], []]", "[\"\", \"0.125\"]");
+    round_trip("mul bf16 * 0.125", "aten::mul", "[[64, 64], []]", "[\"c10::BFloat16\", \"Scalar\"]", "[[64, 1], []]",
+               "[\"\", \"0.125\"]");
 
     /* copy_ with a dtype cast: dst only written (init null), src read */
     p = round_trip("copy_ cast", "aten::copy_", "[[16, 559, 1024], [16, 559, 1024], []]",
@@ -319,14 +322,13 @@ static void test_elementwise(void) {
     CHECK(!strcmp(arg_text("other"), "0.0"));
 
     /* fill_: self only written */
-    p = round_trip("fill_", "aten::fill_", "[[512, 1000], []]", "[\"c10::BFloat16\", \"Scalar\"]",
-                   "[[1000, 1], []]", "[\"\", \"0\"]");
+    p = round_trip("fill_", "aten::fill_", "[[512, 1000], []]", "[\"c10::BFloat16\", \"Scalar\"]", "[[1000, 1], []]",
+                   "[\"\", \"0\"]");
     CHECK(p.bytes == 512.0 * 1000 * 2);
     CHECK(strstr(arg_text("self"), "\"init\":null") != NULL && !strcmp(arg_text("value"), "0"));
 
     /* gelu approximate (a str keyword) and an out= tensor (init null) */
-    round_trip("gelu tanh", "aten::gelu", "[[2, 64], []]", "[\"float\", \"\"]", "[[64, 1], []]",
-               "[\"\", \"tanh\"]");
+    round_trip("gelu tanh", "aten::gelu", "[[2, 64], []]", "[\"float\", \"\"]", "[[64, 1], []]", "[\"\", \"tanh\"]");
     CHECK(arg_value("approximate", &kw) && kw == 1 && !strcmp(arg_text("approximate"), "\"tanh\""));
     round_trip("add out=", "aten::add", "[[4, 8], [4, 8], [], [4, 8]]", "[\"float\", \"float\", \"Scalar\", \"float\"]",
                "[[8, 1], [8, 1], [], [8, 1]]", "[\"\", \"\", \"1\", \"\"]");
@@ -337,37 +339,141 @@ static void test_elementwise(void) {
                "[\"float\", \"Scalar\", \"Scalar\", \"\", \"\", \"Scalar\", \"Scalar\", \"\"]",
                "[[128, 1], [], [], [], [], [], [], []]",
                "[\"\", \"15\", \"0\", \"\", \"\", \"False\", \"False\", \"\"]");
-    CHECK(!strcmp(arg_text("dtype"), "15") && !strcmp(arg_text("device"), "null") &&
-          arg_value("dtype", &kw) && kw == 1);
+    CHECK(!strcmp(arg_text("dtype"), "15") && !strcmp(arg_text("device"), "null") && arg_value("dtype", &kw) &&
+          kw == 1);
 }
 
 /* Every op name of the gemm, conv, batchnorm and elementwise match tables has a schema. */
 static void test_schema_table(void) {
     static const char *const OPS[] = {
-        "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm", "aten::linear", "aten::matmul",
-        "vllm::rocm_unquantized_gemm", "aten::convolution", "aten::convolution_backward", "aten::_convolution",
-        "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d",
-        "aten::conv_transpose3d", "aten::_convolution_mode", "aten::cudnn_convolution",
-        "aten::cudnn_convolution_transpose", "aten::miopen_convolution", "aten::miopen_depthwise_convolution",
-        "aten::miopen_convolution_transpose", "aten::batch_norm", "aten::_batch_norm_impl_index",
-        "aten::native_batch_norm", "aten::cudnn_batch_norm", "aten::miopen_batch_norm",
-        "aten::_native_batch_norm_legit", "aten::_native_batch_norm_legit_no_training", "aten::_batch_norm_with_update",
-        "aten::_batch_norm_no_update", "aten::native_batch_norm_backward", "aten::batch_norm_backward",
-        "aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward", "aten::copy_", "aten::copy",
-        "aten::clone", "aten::contiguous", "aten::to", "aten::_to_copy", "aten::relu", "aten::relu_", "aten::gelu",
-        "aten::gelu_", "aten::silu", "aten::silu_", "aten::sigmoid", "aten::sigmoid_", "aten::tanh", "aten::tanh_",
-        "aten::neg", "aten::neg_", "aten::rsqrt", "aten::rsqrt_", "aten::sqrt", "aten::sqrt_", "aten::exp",
-        "aten::exp_", "aten::log", "aten::log_", "aten::abs", "aten::abs_", "aten::reciprocal", "aten::reciprocal_",
-        "aten::pow", "aten::pow_", "aten::clamp", "aten::clamp_", "aten::clamp_min", "aten::clamp_min_",
-        "aten::clamp_max", "aten::clamp_max_", "aten::fill_", "aten::zero_", "aten::hardtanh", "aten::hardtanh_",
-        "aten::leaky_relu", "aten::leaky_relu_", "aten::erf", "aten::erf_", "aten::sin", "aten::sin_", "aten::cos",
-        "aten::cos_", "aten::nan_to_num", "aten::nan_to_num_", "aten::upsample_nearest1d", "aten::upsample_nearest2d",
-        "aten::upsample_nearest3d", "aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::rsub", "aten::mul",
-        "aten::mul_", "aten::div", "aten::div_", "aten::where", "aten::threshold_backward", "aten::sigmoid_backward",
-        "aten::tanh_backward", "aten::gelu_backward", "aten::silu_backward", "aten::maximum", "aten::minimum",
-        "aten::eq", "aten::eq_", "aten::ne", "aten::ne_", "aten::lt", "aten::lt_", "aten::le", "aten::le_", "aten::gt",
-        "aten::gt_", "aten::ge", "aten::ge_", "aten::masked_fill", "aten::masked_fill_", "aten::addcmul",
-        "aten::addcmul_", "aten::addcdiv", "aten::addcdiv_", "aten::lerp", "aten::lerp_",
+        "aten::mm",
+        "aten::addmm",
+        "aten::bmm",
+        "aten::baddbmm",
+        "aten::_scaled_mm",
+        "aten::linear",
+        "aten::matmul",
+        "vllm::rocm_unquantized_gemm",
+        "aten::convolution",
+        "aten::convolution_backward",
+        "aten::_convolution",
+        "aten::conv1d",
+        "aten::conv2d",
+        "aten::conv3d",
+        "aten::conv_transpose1d",
+        "aten::conv_transpose2d",
+        "aten::conv_transpose3d",
+        "aten::_convolution_mode",
+        "aten::cudnn_convolution",
+        "aten::cudnn_convolution_transpose",
+        "aten::miopen_convolution",
+        "aten::miopen_depthwise_convolution",
+        "aten::miopen_convolution_transpose",
+        "aten::batch_norm",
+        "aten::_batch_norm_impl_index",
+        "aten::native_batch_norm",
+        "aten::cudnn_batch_norm",
+        "aten::miopen_batch_norm",
+        "aten::_native_batch_norm_legit",
+        "aten::_native_batch_norm_legit_no_training",
+        "aten::_batch_norm_with_update",
+        "aten::_batch_norm_no_update",
+        "aten::native_batch_norm_backward",
+        "aten::batch_norm_backward",
+        "aten::cudnn_batch_norm_backward",
+        "aten::miopen_batch_norm_backward",
+        "aten::copy_",
+        "aten::copy",
+        "aten::clone",
+        "aten::contiguous",
+        "aten::to",
+        "aten::_to_copy",
+        "aten::relu",
+        "aten::relu_",
+        "aten::gelu",
+        "aten::gelu_",
+        "aten::silu",
+        "aten::silu_",
+        "aten::sigmoid",
+        "aten::sigmoid_",
+        "aten::tanh",
+        "aten::tanh_",
+        "aten::neg",
+        "aten::neg_",
+        "aten::rsqrt",
+        "aten::rsqrt_",
+        "aten::sqrt",
+        "aten::sqrt_",
+        "aten::exp",
+        "aten::exp_",
+        "aten::log",
+        "aten::log_",
+        "aten::abs",
+        "aten::abs_",
+        "aten::reciprocal",
+        "aten::reciprocal_",
+        "aten::pow",
+        "aten::pow_",
+        "aten::clamp",
+        "aten::clamp_",
+        "aten::clamp_min",
+        "aten::clamp_min_",
+        "aten::clamp_max",
+        "aten::clamp_max_",
+        "aten::fill_",
+        "aten::zero_",
+        "aten::hardtanh",
+        "aten::hardtanh_",
+        "aten::leaky_relu",
+        "aten::leaky_relu_",
+        "aten::erf",
+        "aten::erf_",
+        "aten::sin",
+        "aten::sin_",
+        "aten::cos",
+        "aten::cos_",
+        "aten::nan_to_num",
+        "aten::nan_to_num_",
+        "aten::upsample_nearest1d",
+        "aten::upsample_nearest2d",
+        "aten::upsample_nearest3d",
+        "aten::add",
+        "aten::add_",
+        "aten::sub",
+        "aten::sub_",
+        "aten::rsub",
+        "aten::mul",
+        "aten::mul_",
+        "aten::div",
+        "aten::div_",
+        "aten::where",
+        "aten::threshold_backward",
+        "aten::sigmoid_backward",
+        "aten::tanh_backward",
+        "aten::gelu_backward",
+        "aten::silu_backward",
+        "aten::maximum",
+        "aten::minimum",
+        "aten::eq",
+        "aten::eq_",
+        "aten::ne",
+        "aten::ne_",
+        "aten::lt",
+        "aten::lt_",
+        "aten::le",
+        "aten::le_",
+        "aten::gt",
+        "aten::gt_",
+        "aten::ge",
+        "aten::ge_",
+        "aten::masked_fill",
+        "aten::masked_fill_",
+        "aten::addcmul",
+        "aten::addcmul_",
+        "aten::addcdiv",
+        "aten::addcdiv_",
+        "aten::lerp",
+        "aten::lerp_",
     };
     int missing = 0;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++) {
@@ -489,7 +595,8 @@ static void test_tracelens_form(void) {
     CHECK(ir.n == 0 && ir.ops == NULL && ir.doc == NULL);
 
     /* an object wrapping the list, and a lone entry */
-    const char *wrapped = "{\"version\": 1, \"kernels\": [\"k\"], \"ops\": [{\"op_name\": \"aten::relu\", \"replay_ir\": {\"list_pos_args\":"
+    const char *wrapped = "{\"version\": 1, \"kernels\": [\"k\"], \"ops\": [{\"op_name\": \"aten::relu\", "
+                          "\"replay_ir\": {\"list_pos_args\":"
                           " [{\"arg_name\": \"self\", \"arg_type\": \"Tensor\", \"value\": {\"shape\": [3],"
                           " \"dtype\": \"float\", \"strides\": [1]}}], \"list_kwargs\": []}}]}";
     jv_err_clear(&err);
@@ -564,19 +671,18 @@ static void test_hostile(void) {
     expect_bad_tensor("9 dims", "{\"shape\": [1, 1, 1, 1, 1, 1, 1, 1, 1], \"dtype\": \"float\"}", "9 dims");
     expect_bad_tensor("strides length", "{\"shape\": [2, 3], \"dtype\": \"float\", \"strides\": [1]}",
                       "1 strides for 2 dims");
-    expect_bad_tensor("negative stride", "{\"shape\": [2, 3], \"dtype\": \"float\", \"strides\": [3, -1]}",
-                      "stride 1");
+    expect_bad_tensor("negative stride", "{\"shape\": [2, 3], \"dtype\": \"float\", \"strides\": [3, -1]}", "stride 1");
     expect_bad_tensor("unknown dtype", "{\"shape\": [2], \"dtype\": \"float128\", \"strides\": [1]}",
                       "unknown dtype 'float128'");
     expect_bad_tensor("no dtype", "{\"shape\": [2], \"strides\": [1]}", "dtype");
-    expect_bad_tensor("storage > 2^50 (dims)", "{\"shape\": [1048576, 1048576, 2048], \"dtype\": \"float\"}",
-                      "2^50");
+    expect_bad_tensor("storage > 2^50 (dims)", "{\"shape\": [1048576, 1048576, 2048], \"dtype\": \"float\"}", "2^50");
     expect_bad_tensor("storage > 2^50 (strides)",
                       "{\"shape\": [2, 2], \"dtype\": \"float\", \"strides\": [562949953421312, 1]}", "2^50");
     expect_bad_tensor("not a tensor", "[1, 2]", "not a tensor");
     /* just under the limit is fine: 2^48 floats = 2^50 bytes */
-    const char *ok = "[{\"op_name\": \"aten::relu\", \"replay_ir\": {\"list_pos_args\": [{\"arg_name\": \"self\","
-                     " \"arg_type\": \"Tensor\", \"value\": {\"shape\": [262144, 1073741824], \"dtype\": \"float\"}}]}}]";
+    const char *ok =
+        "[{\"op_name\": \"aten::relu\", \"replay_ir\": {\"list_pos_args\": [{\"arg_name\": \"self\","
+        " \"arg_type\": \"Tensor\", \"value\": {\"shape\": [262144, 1073741824], \"dtype\": \"float\"}}]}}]";
     jv_ir ir;
     jv_err err;
     jv_err_clear(&err);
@@ -587,8 +693,10 @@ static void test_hostile(void) {
     char big[8192];
     size_t len = (size_t)snprintf(big, sizeof big, "[{\"op_name\": \"aten::x\", \"replay_ir\": {\"list_pos_args\": [");
     for (int i = 0; i < JV_MAX_ARGS + 1; i++)
-        len += (size_t)snprintf(big + len, sizeof big - len, "%s{\"arg_name\": \"a\", \"arg_type\": \"int\", "
-                                "\"value\": %d}", i ? ", " : "", i);
+        len += (size_t)snprintf(big + len, sizeof big - len,
+                                "%s{\"arg_name\": \"a\", \"arg_type\": \"int\", "
+                                "\"value\": %d}",
+                                i ? ", " : "", i);
     snprintf(big + len, sizeof big - len, "]}}]");
     expect_bad("too many arguments", big, "entry 0 (aten::x): 33 arguments");
 }

@@ -19,7 +19,9 @@
 
 static char dir[64];
 
-static void path_in(char *buf, size_t cap, const char *name) { snprintf(buf, cap, "%s/%s", dir, name); }
+static void path_in(char *buf, size_t cap, const char *name) {
+    snprintf(buf, cap, "%s/%s", dir, name);
+}
 
 /* Number of entries of dir (without . and ..); the names go to stderr when verbose. */
 static int dir_count(const char *d, int verbose) {
@@ -77,9 +79,11 @@ static void test_round_trip(void) {
     /* a README big enough that deflate matters */
     size_t rlen = 100000;
     char *readme = malloc(rlen);
-    for (size_t i = 0; i < rlen; i++) readme[i] = "replay package README\n"[i % 22];
-    jv_pkg_file files[3] = {
-        {"replay_ir.json", IR, sizeof IR - 1}, {"manifest.json", MANIFEST, sizeof MANIFEST - 1}, {"README.md", readme, rlen}};
+    for (size_t i = 0; i < rlen; i++)
+        readme[i] = "replay package README\n"[i % 22];
+    jv_pkg_file files[3] = {{"replay_ir.json", IR, sizeof IR - 1},
+                            {"manifest.json", MANIFEST, sizeof MANIFEST - 1},
+                            {"README.md", readme, rlen}};
     jv_err err;
     jv_err_clear(&err);
     CHECK_MSG(jv_package_write(pkg, files, 3, &err) == JV_OK, "write: %s", err.msg);
@@ -108,8 +112,8 @@ static void test_round_trip(void) {
     char *ir = NULL, *man = NULL;
     size_t irlen = 0;
     jv_err_clear(&err);
-    CHECK(jv_package_load(pkg, &ir, &irlen, &man, &err) == JV_OK && irlen == sizeof IR - 1 && !strcmp(ir, IR) &&
-          man && !strcmp(man, MANIFEST));
+    CHECK(jv_package_load(pkg, &ir, &irlen, &man, &err) == JV_OK && irlen == sizeof IR - 1 && !strcmp(ir, IR) && man &&
+          !strcmp(man, MANIFEST));
     free(ir);
     free(man);
     jv_err_clear(&err);
@@ -142,8 +146,8 @@ static void test_failed_writes(void) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         jv_pkg_file g[2] = {{"replay_ir.json", IR, 3}, {names[i], "x", 1}};
         jv_err_clear(&err);
-        CHECK_MSG(jv_package_write(pkg, g, 2, &err) == JV_ERR_FORMAT && strstr(err.msg, pkg),
-                  "name '%s': '%s'", names[i], err.msg);
+        CHECK_MSG(jv_package_write(pkg, g, 2, &err) == JV_ERR_FORMAT && strstr(err.msg, pkg), "name '%s': '%s'",
+                  names[i], err.msg);
     }
     jv_pkg_file dup[2] = {{"a.json", "1", 1}, {"a.json", "2", 1}};
     jv_err_clear(&err);

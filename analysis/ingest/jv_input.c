@@ -14,8 +14,8 @@ struct jv_input {
     FILE *f;
     const char *path;
     int gz;
-    int z_open;     /* inflate state initialised */
-    int z_end;      /* last member finished and no more data */
+    int z_open; /* inflate state initialised */
+    int z_end;  /* last member finished and no more data */
     z_stream z;
     unsigned char *zbuf;
     uint64_t pos, size;
@@ -57,9 +57,15 @@ jv_status jv_input_open(const char *path, jv_input **out, jv_err *err) {
     return JV_OK;
 }
 
-int jv_input_is_gzip(const jv_input *in) { return in->gz; }
-uint64_t jv_input_file_pos(const jv_input *in) { return in->pos; }
-uint64_t jv_input_file_size(const jv_input *in) { return in->size; }
+int jv_input_is_gzip(const jv_input *in) {
+    return in->gz;
+}
+uint64_t jv_input_file_pos(const jv_input *in) {
+    return in->pos;
+}
+uint64_t jv_input_file_size(const jv_input *in) {
+    return in->size;
+}
 
 jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
     *n = 0;
@@ -109,7 +115,8 @@ jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *
         }
         if (r == Z_BUF_ERROR && in->z.avail_in == 0) continue;
         if (r != Z_OK)
-            JV_FAIL(err, JV_ERR_FORMAT, "%s: corrupt gzip data: %s", in->path, in->z.msg ? in->z.msg : "inflate failed");
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: corrupt gzip data: %s", in->path,
+                    in->z.msg ? in->z.msg : "inflate failed");
     }
     *n = cap - in->z.avail_out;
     return JV_OK;

@@ -25,11 +25,14 @@ static jv_jres more(jv_jcur *c) {
     return JV_J_MORE;
 }
 
-static inline int is_ws(unsigned char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
+static inline int is_ws(unsigned char ch) {
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
 
 static inline jv_jres ws(jv_jcur *c) {
     const char *p = c->p;
-    while (p < c->end && is_ws((unsigned char)*p)) p++;
+    while (p < c->end && is_ws((unsigned char)*p))
+        p++;
     c->p = p;
     return p < c->end ? JV_J_OK : more(c);
 }
@@ -45,7 +48,7 @@ jv_jres jv_json_expect(jv_jcur *c, char ch) {
     jv_jres r = ws(c);
     if (r != JV_J_OK) return r;
     if (*c->p != ch) {
-        static const char *const msgs[] = {"expected '{'", "expected '}'", "expected '['", "expected ']'",
+        static const char *const msgs[] = {"expected '{'", "expected '}'", "expected '['",        "expected ']'",
                                            "expected ':'", "expected ','", "unexpected character"};
         int i = ch == '{' ? 0 : ch == '}' ? 1 : ch == '[' ? 2 : ch == ']' ? 3 : ch == ':' ? 4 : ch == ',' ? 5 : 6;
         return bad(c, c->p, msgs[i]);
@@ -80,17 +83,21 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
         escaped = 1;
         if (p + 1 >= end) return more(c);
         switch (p[1]) {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-            p += 2;
-            break;
+        case '"':
+        case '\\':
+        case '/':
+        case 'b':
+        case 'f':
+        case 'n':
+        case 'r':
+        case 't': p += 2; break;
         case 'u':
             if (end - p < 6) return more(c);
             for (int i = 2; i < 6; i++)
                 if (hexval((unsigned char)p[i]) < 0) return bad(c, p, "bad \\u escape in a string");
             p += 6;
             break;
-        default:
-            return bad(c, p, "bad escape in a string");
+        default: return bad(c, p, "bad escape in a string");
         }
     }
     if (out) {
@@ -112,8 +119,10 @@ jv_jres jv_json_string(jv_jcur *c, jv_jstr *out) {
 /* c->p at the first byte of a number. */
 static jv_jres scan_number(jv_jcur *c) {
     const char *p = c->p, *end = c->end;
-#define NEED() \
-    do { if (p >= end) return more(c); } while (0)
+#define NEED()                                                                                                         \
+    do {                                                                                                               \
+        if (p >= end) return more(c);                                                                                  \
+    } while (0)
     if (*p == '-') {
         p++;
         NEED();
@@ -121,7 +130,8 @@ static jv_jres scan_number(jv_jcur *c) {
     if (*p == '0') {
         p++;
     } else if (*p >= '1' && *p <= '9') {
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
     } else {
         return bad(c, p, "invalid number");
     }
@@ -129,7 +139,8 @@ static jv_jres scan_number(jv_jcur *c) {
         p++;
         NEED();
         if (!(*p >= '0' && *p <= '9')) return bad(c, p, "invalid number: no digit after '.'");
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
@@ -139,7 +150,8 @@ static jv_jres scan_number(jv_jcur *c) {
             NEED();
         }
         if (!(*p >= '0' && *p <= '9')) return bad(c, p, "invalid number: bad exponent");
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
     }
     /* a number is only complete when a delimiter follows (or the input ends) */
     if (p >= end && !c->final) return JV_J_MORE;
@@ -206,8 +218,10 @@ jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n) {
             case 'f': r = scan_literal(c, "false", 5); break;
             case 'n': r = scan_literal(c, "null", 4); break;
             default:
-                if (ch == '-' || (ch >= '0' && ch <= '9')) r = scan_number(c);
-                else return bad(c, c->p, ch == 0 ? "NUL byte where a value was expected" : "expected a value");
+                if (ch == '-' || (ch >= '0' && ch <= '9'))
+                    r = scan_number(c);
+                else
+                    return bad(c, c->p, ch == 0 ? "NUL byte where a value was expected" : "expected a value");
             }
             if (r != JV_J_OK) return r;
             need_value = 0;
@@ -408,7 +422,8 @@ int jv_json_int64(const char *s, size_t n, int64_t *out) {
         v = v * 10 + dgt;
     }
     if (i < n && s[i] == '.') { /* accept 7.0 */
-        for (i++; i < n && s[i] == '0'; i++) {}
+        for (i++; i < n && s[i] == '0'; i++) {
+        }
     }
     if (i != n) return 0;
     *out = neg ? -(int64_t)v : (int64_t)v;

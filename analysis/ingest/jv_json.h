@@ -28,7 +28,7 @@ typedef struct {
 typedef struct {
     const char *s; /* raw bytes between the quotes */
     size_t n;
-    int escaped;   /* 1 when s holds backslash escapes (see jv_json_unescape) */
+    int escaped; /* 1 when s holds backslash escapes (see jv_json_unescape) */
 } jv_jstr;
 
 /* Sets up a cursor over [p, end); final says whether more input can follow. */

@@ -26,11 +26,14 @@ size_t jv_iv_merge(jv_iv *iv, size_t n) {
 
 int64_t jv_iv_len(const jv_iv *iv, size_t n) {
     int64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += iv[i].end - iv[i].start;
+    for (size_t i = 0; i < n; i++)
+        s += iv[i].end - iv[i].start;
     return s;
 }
 
-int64_t jv_iv_union_len(jv_iv *iv, size_t n) { return jv_iv_len(iv, jv_iv_merge(iv, n)); }
+int64_t jv_iv_union_len(jv_iv *iv, size_t n) {
+    return jv_iv_len(iv, jv_iv_merge(iv, n));
+}
 
 int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
     int64_t s = 0;
@@ -39,8 +42,10 @@ int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
         int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
         int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
         if (hi > lo) s += hi - lo;
-        if (a[i].end < b[j].end) i++;
-        else j++;
+        if (a[i].end < b[j].end)
+            i++;
+        else
+            j++;
     }
     return s;
 }
@@ -57,7 +62,8 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     memset(out, 0, sizeof *out);
     out->device = dev;
     size_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++) n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
+    for (size_t i = 0; i < tr->nev; i++)
+        n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
     /* one buffer of 2n: computation grows from the front, communication from the
        back of the first half, memcpy from the back of the second; the free second
        half serves the unions */
@@ -84,9 +90,12 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
             cache_id[slot] = e->name;
             cache_comm[slot] = (uint8_t)jv_is_comm_kernel(name);
         }
-        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) *(mem_end - ++nm) = iv;
-        else if (k == JV_K_KERNEL && cache_comm[slot]) *(comm_end - ++nk) = iv;
-        else comp[nc++] = iv;
+        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23))
+            *(mem_end - ++nm) = iv;
+        else if (k == JV_K_KERNEL && cache_comm[slot])
+            *(comm_end - ++nk) = iv;
+        else
+            comp[nc++] = iv;
         out->events++;
     }
     if (out->events == 0) {
@@ -122,8 +131,10 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     if (o->micro_idle_ns > 0) {
         for (size_t i = 1; i < na; i++) {
             int64_t gap = comp[i].start - comp[i - 1].end;
-            if (gap < o->micro_idle_ns) out->micro_idle += gap;
-            else out->macro_idle += gap;
+            if (gap < o->micro_idle_ns)
+                out->micro_idle += gap;
+            else
+                out->macro_idle += gap;
         }
     }
     free(buf);
@@ -142,7 +153,8 @@ jv_status jv_timeline_devices(const jv_trace *tr, int **devs, size_t *n) {
     for (size_t g = 0; g < tr->ngpu; g++) {
         int d = tr->gpu[g].device;
         size_t k;
-        for (k = 0; k < *n && (*devs)[k] != d; k++) {}
+        for (k = 0; k < *n && (*devs)[k] != d; k++) {
+        }
         if (k < *n) continue;
         JV_CHECK(JV_RESERVE(*devs, cap, *n + 1));
         (*devs)[(*n)++] = d;

@@ -25,16 +25,16 @@ int64_t jv_iv_union_len(jv_iv *iv, size_t n);
 int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb);
 
 typedef struct {
-    int device;               /* -1 for all devices merged */
-    size_t events;            /* GPU events counted */
+    int device;    /* -1 for all devices merged */
+    size_t events; /* GPU events counted */
     int64_t computation, exposed_comm, exposed_memcpy, busy, idle, total, total_comm, total_memcpy; /* ns */
     int64_t micro_idle, macro_idle; /* idle split at the threshold (when one was given) */
     int64_t first_start;
 } jv_gpu_timeline;
 
 typedef struct {
-    int include_unlinked;     /* count GPU events whose launch is not in the trace (TraceLens: no) */
-    int64_t micro_idle_ns;    /* gaps shorter than this are micro idle; <= 0: no split */
+    int include_unlinked;  /* count GPU events whose launch is not in the trace (TraceLens: no) */
+    int64_t micro_idle_ns; /* gaps shorter than this are micro idle; <= 0: no split */
 } jv_timeline_opts;
 
 /* Computes the breakdown over the GPU events of device dev (-1 = all). An empty

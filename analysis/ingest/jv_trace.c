@@ -17,26 +17,26 @@
 enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = 1 << 30 };
 
 const char *jv_kind_name(jv_kind k) {
-    static const char *const names[JV_K_COUNT] = {"other",  "cpu_op",      "user_annotation", "python_function",
-                                                   "cuda_runtime", "cuda_driver", "cuda_sync", "kernel",
-                                                   "gpu_memcpy",   "gpu_memset",  "gpu_user_annotation"};
+    static const char *const names[JV_K_COUNT] = {
+        "other",     "cpu_op", "user_annotation", "python_function", "cuda_runtime",       "cuda_driver",
+        "cuda_sync", "kernel", "gpu_memcpy",      "gpu_memset",      "gpu_user_annotation"};
     return (unsigned)k < JV_K_COUNT ? names[k] : "other";
 }
 
 typedef struct {
-    jv_map sig_of_text;  /* interned combined text -> sig index */
-    jv_map proc_of_pid;  /* pid key -> process index (for non-huge keys: hashed) */
-    size_t last_thread;  /* cache for thread lookups */
+    jv_map sig_of_text; /* interned combined text -> sig index */
+    jv_map proc_of_pid; /* pid key -> process index (for non-huge keys: hashed) */
+    size_t last_thread; /* cache for thread lookups */
 } trace_priv;
 
 typedef struct {
     jv_input *in;
     const char *path;
     char *buf;
-    size_t cap, len, pos;  /* window capacity, bytes held, parse position */
-    uint64_t base;         /* absolute offset of buf[0] in the decompressed stream */
+    size_t cap, len, pos; /* window capacity, bytes held, parse position */
+    uint64_t base;        /* absolute offset of buf[0] in the decompressed stream */
     int eof;
-    char *scratch;         /* unescape buffer */
+    char *scratch; /* unescape buffer */
     size_t scratch_cap;
     jv_progress prog;
     jv_trace *tr;
@@ -136,8 +136,7 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
         jv_jstr s;
         x = jv_json_string(c, &s);
         if (x != JV_J_OK) return x;
-        if (!s.escaped && all_digits(s.s, s.n) && jv_json_int64(s.s, s.n, key) && *key < JV_STRKEY_BASE)
-            return JV_J_OK;
+        if (!s.escaped && all_digits(s.s, s.n) && jv_json_int64(s.s, s.n, key) && *key < JV_STRKEY_BASE) return JV_J_OK;
         uint32_t id;
         x = intern_str(r, c, &s, &id);
         if (x != JV_J_OK) return x;
@@ -240,7 +239,7 @@ static jv_kind kind_of_cat(const jv_jstr *cat) {
 typedef struct {
     char ph;
     jv_kind kind;
-    int launch_flow;   /* cat is ac2g / async / async_cpu_to_gpu */
+    int launch_flow; /* cat is ac2g / async / async_cpu_to_gpu */
     int fwdbwd_flow;
     uint32_t name;
     int64_t pid, tid, id;
@@ -267,16 +266,24 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
         const char *s = k.s;
         size_t n = k.n;
         int handled = 1;
-        if (n == 11 && !memcmp(s, "correlation", 11)) x = read_int(c, &e->corr);
+        if (n == 11 && !memcmp(s, "correlation", 11))
+            x = read_int(c, &e->corr);
         else if ((n == 11 && (!memcmp(s, "External id", 11) || !memcmp(s, "external id", 11))))
             x = read_int(c, &e->ext);
-        else if (n == 15 && !memcmp(s, "Sequence number", 15)) x = read_int(c, &e->seq);
-        else if (n == 6 && !memcmp(s, "stream", 6)) x = read_int(c, &e->stream);
-        else if (n == 6 && !memcmp(s, "device", 6)) x = read_int(c, &e->device);
-        else if (n == 10 && (!memcmp(s, "Input Dims", 10) || !memcmp(s, "Input dims", 10))) x = read_raw(r, c, &e->dims);
-        else if (n == 10 && !memcmp(s, "Input type", 10)) x = read_raw(r, c, &e->types);
-        else if (n == 13 && !memcmp(s, "Input Strides", 13)) x = read_raw(r, c, &e->strides);
-        else if (n == 15 && !memcmp(s, "Concrete Inputs", 15)) x = read_raw(r, c, &e->concrete);
+        else if (n == 15 && !memcmp(s, "Sequence number", 15))
+            x = read_int(c, &e->seq);
+        else if (n == 6 && !memcmp(s, "stream", 6))
+            x = read_int(c, &e->stream);
+        else if (n == 6 && !memcmp(s, "device", 6))
+            x = read_int(c, &e->device);
+        else if (n == 10 && (!memcmp(s, "Input Dims", 10) || !memcmp(s, "Input dims", 10)))
+            x = read_raw(r, c, &e->dims);
+        else if (n == 10 && !memcmp(s, "Input type", 10))
+            x = read_raw(r, c, &e->types);
+        else if (n == 13 && !memcmp(s, "Input Strides", 13))
+            x = read_raw(r, c, &e->strides);
+        else if (n == 15 && !memcmp(s, "Concrete Inputs", 15))
+            x = read_raw(r, c, &e->concrete);
         else if (e->ph == 'M' && n == 4 && !memcmp(s, "name", 4)) {
             jv_jstr v;
             char ch;
@@ -297,7 +304,8 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
             } else if (x == JV_J_OK) {
                 x = jv_json_skip(c, NULL, NULL);
             }
-        } else handled = 0;
+        } else
+            handled = 0;
         if (!handled) x = jv_json_skip(c, NULL, NULL);
         if (x != JV_J_OK) return x;
     }
@@ -323,8 +331,10 @@ static jv_jres parse_time(jv_jcur *c, int64_t *out, int *has, int *bad) {
         *bad = 1;
         return jv_json_skip(c, NULL, NULL);
     }
-    if (jv_json_us_to_ns(s, n, out)) *has = 1;
-    else *bad = 1;
+    if (jv_json_us_to_ns(s, n, out))
+        *has = 1;
+    else
+        *bad = 1;
     return JV_J_OK;
 }
 
@@ -358,8 +368,8 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
                 x = jv_json_string(c, &v);
                 if (x == JV_J_OK) {
                     e->kind = kind_of_cat(&v);
-                    e->launch_flow = jv_jstr_eq(&v, "ac2g") || jv_jstr_eq(&v, "async") ||
-                                     jv_jstr_eq(&v, "async_cpu_to_gpu");
+                    e->launch_flow =
+                        jv_jstr_eq(&v, "ac2g") || jv_jstr_eq(&v, "async") || jv_jstr_eq(&v, "async_cpu_to_gpu");
                     e->fwdbwd_flow = jv_jstr_eq(&v, "fwdbwd");
                 }
             } else if (x == JV_J_OK) {
@@ -512,8 +522,10 @@ static jv_status commit_event(reader *r, const ev_tmp *e) {
         if (!strcmp(nm, "process_name") || !strcmp(nm, "process_labels")) {
             size_t pi;
             JV_CHECK(process_index(r, e->pid, &pi));
-            if (nm[8] == 'n') tr->procs[pi].name = e->arg_name;
-            else tr->procs[pi].labels = e->arg_labels;
+            if (nm[8] == 'n')
+                tr->procs[pi].name = e->arg_name;
+            else
+                tr->procs[pi].labels = e->arg_labels;
         } else if (!strcmp(nm, "thread_name")) {
             uint32_t th;
             JV_CHECK(thread_index(r, e->pid, e->tid, &th));
@@ -528,8 +540,8 @@ static jv_status commit_event(reader *r, const ev_tmp *e) {
         return JV_OK;
     }
     if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
-    jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name, (uint32_t)(n->events_total - 1), 0, (uint8_t)e->kind,
-                   {0, 0, 0}, JV_NONE32};
+    jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name,   (uint32_t)(n->events_total - 1),
+                   0,     (uint8_t)e->kind,        {0, 0, 0}, JV_NONE32};
     if (ev.dur < 0) {
         n->negative_dur++;
         ev.dur = 0;
@@ -549,9 +561,9 @@ static jv_status commit_event(reader *r, const ev_tmp *e) {
     case JV_K_MEMCPY:
     case JV_K_MEMSET: {
         JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpu + 1));
-        int32_t dev = e->device != JV_NONE64 ? (int32_t)e->device
+        int32_t dev = e->device != JV_NONE64                             ? (int32_t)e->device
                       : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
-                                                                          : 0;
+                                                                         : 0;
         tr->gpu[tr->ngpu] = (jv_gpuargs){e->corr, e->ext, stream_of(tr, e), dev};
         ev.aux = (uint32_t)tr->ngpu++;
         break;
@@ -655,19 +667,23 @@ static jv_status parse_devices(reader *r, const char *s, size_t n) {
             if (!cJSON_IsObject(d)) continue;
             jv_device *dv = &tr->devices[tr->ndevices++];
             cJSON *v;
-            dv->id = (v = cJSON_GetObjectItemCaseSensitive(d, "id")) && cJSON_IsNumber(v) ? v->valueint : (int)tr->ndevices - 1;
+            dv->id = (v = cJSON_GetObjectItemCaseSensitive(d, "id")) && cJSON_IsNumber(v) ? v->valueint
+                                                                                          : (int)tr->ndevices - 1;
             if ((v = cJSON_GetObjectItemCaseSensitive(d, "name")) && cJSON_IsString(v))
                 snprintf(dv->name, sizeof dv->name, "%s", v->valuestring);
             if ((v = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem")) && cJSON_IsNumber(v))
                 dv->total_mem_bytes = v->valuedouble;
             if (((v = cJSON_GetObjectItemCaseSensitive(d, "computeMajor")) ||
-                 (v = cJSON_GetObjectItemCaseSensitive(d, "major"))) && cJSON_IsNumber(v))
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "major"))) &&
+                cJSON_IsNumber(v))
                 dv->cc_major = v->valueint;
             if (((v = cJSON_GetObjectItemCaseSensitive(d, "computeMinor")) ||
-                 (v = cJSON_GetObjectItemCaseSensitive(d, "minor"))) && cJSON_IsNumber(v))
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "minor"))) &&
+                cJSON_IsNumber(v))
                 dv->cc_minor = v->valueint;
             if (((v = cJSON_GetObjectItemCaseSensitive(d, "numSms")) ||
-                 (v = cJSON_GetObjectItemCaseSensitive(d, "multiProcessorCount"))) && cJSON_IsNumber(v))
+                 (v = cJSON_GetObjectItemCaseSensitive(d, "multiProcessorCount"))) &&
+                cJSON_IsNumber(v))
                 dv->num_sms = v->valueint;
             if ((v = cJSON_GetObjectItemCaseSensitive(d, "warpSize")) && cJSON_IsNumber(v)) dv->warp_size = v->valueint;
         }
@@ -721,7 +737,8 @@ static jv_status read_top_object(reader *r) {
             r->tr->is_amd = 1;
         }
     }
-    if (!saw_events) JV_FAIL(r->err, JV_ERR_FORMAT, "%s: no \"traceEvents\" array: not a PyTorch profiler trace", r->path);
+    if (!saw_events)
+        JV_FAIL(r->err, JV_ERR_FORMAT, "%s: no \"traceEvents\" array: not a PyTorch profiler trace", r->path);
     return JV_OK;
 }
 
@@ -777,11 +794,13 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     }
     /* only whitespace may follow */
     for (;;) {
-        while (r.pos < r.len && (r.buf[r.pos] == ' ' || r.buf[r.pos] == '\n' || r.buf[r.pos] == '\r' || r.buf[r.pos] == '\t'))
+        while (r.pos < r.len &&
+               (r.buf[r.pos] == ' ' || r.buf[r.pos] == '\n' || r.buf[r.pos] == '\r' || r.buf[r.pos] == '\t'))
             r.pos++;
         if (r.pos < r.len) {
-            s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__, "%s: not valid JSON: extra data after the trace at byte %llu",
-                           path, (unsigned long long)(r.base + r.pos));
+            s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                           "%s: not valid JSON: extra data after the trace at byte %llu", path,
+                           (unsigned long long)(r.base + r.pos));
             goto done;
         }
         if (r.eof) break;
@@ -826,9 +845,12 @@ void jv_trace_drop_flows(jv_trace *tr) {
 }
 
 const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap) {
-    if (key == JV_NONE64) snprintf(buf, cap, "%s", "");
-    else if (key >= JV_STRKEY_BASE) snprintf(buf, cap, "%s", jv_trace_str(tr, (uint32_t)(key - JV_STRKEY_BASE)));
-    else snprintf(buf, cap, "%lld", (long long)key);
+    if (key == JV_NONE64)
+        snprintf(buf, cap, "%s", "");
+    else if (key >= JV_STRKEY_BASE)
+        snprintf(buf, cap, "%s", jv_trace_str(tr, (uint32_t)(key - JV_STRKEY_BASE)));
+    else
+        snprintf(buf, cap, "%lld", (long long)key);
     return buf;
 }
 

@@ -13,22 +13,24 @@
 
 /* What an event is, from its category (all eras' names map here). */
 typedef enum {
-    JV_K_OTHER = 0,   /* anything else kept (Trace spans, overhead, ...) */
-    JV_K_CPU_OP,      /* cpu_op, Operator */
-    JV_K_USER_ANNOT,  /* user_annotation */
-    JV_K_PYTHON,      /* python_function */
-    JV_K_RUNTIME,     /* cuda_runtime, Runtime (also HIP launches) */
-    JV_K_DRIVER,      /* cuda_driver */
-    JV_K_SYNC,        /* cuda_sync */
-    JV_K_KERNEL,      /* kernel, Kernel */
-    JV_K_MEMCPY,      /* gpu_memcpy, Memcpy */
-    JV_K_MEMSET,      /* gpu_memset, Memset */
-    JV_K_GPU_ANNOT,   /* gpu_user_annotation */
+    JV_K_OTHER = 0,  /* anything else kept (Trace spans, overhead, ...) */
+    JV_K_CPU_OP,     /* cpu_op, Operator */
+    JV_K_USER_ANNOT, /* user_annotation */
+    JV_K_PYTHON,     /* python_function */
+    JV_K_RUNTIME,    /* cuda_runtime, Runtime (also HIP launches) */
+    JV_K_DRIVER,     /* cuda_driver */
+    JV_K_SYNC,       /* cuda_sync */
+    JV_K_KERNEL,     /* kernel, Kernel */
+    JV_K_MEMCPY,     /* gpu_memcpy, Memcpy */
+    JV_K_MEMSET,     /* gpu_memset, Memset */
+    JV_K_GPU_ANNOT,  /* gpu_user_annotation */
     JV_K_COUNT
 } jv_kind;
 
 /* 1 for kernel, memcpy and memset events: the GPU work that is timed. */
-static inline int jv_kind_is_gpu(jv_kind k) { return k == JV_K_KERNEL || k == JV_K_MEMCPY || k == JV_K_MEMSET; }
+static inline int jv_kind_is_gpu(jv_kind k) {
+    return k == JV_K_KERNEL || k == JV_K_MEMCPY || k == JV_K_MEMSET;
+}
 /* 1 for host events that enter the call tree. */
 static inline int jv_kind_is_host(jv_kind k) {
     return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT || k == JV_K_PYTHON || k == JV_K_RUNTIME || k == JV_K_DRIVER ||
@@ -42,26 +44,28 @@ enum { JV_NONE32 = 0xFFFFFFFFu };
 
 /* A complete ('X') event. 32 bytes. */
 typedef struct {
-    int64_t ts;       /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
-    int64_t dur;      /* duration, ns (>= 0) */
-    uint32_t name;    /* interned name */
-    uint32_t uid;     /* index of the event in traceEvents (TraceLens' UID) */
-    uint32_t thread;  /* index into jv_trace.threads */
-    uint8_t kind;     /* jv_kind */
+    int64_t ts;      /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
+    int64_t dur;     /* duration, ns (>= 0) */
+    uint32_t name;   /* interned name */
+    uint32_t uid;    /* index of the event in traceEvents (TraceLens' UID) */
+    uint32_t thread; /* index into jv_trace.threads */
+    uint8_t kind;    /* jv_kind */
     uint8_t pad_[3];
-    uint32_t aux;     /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
+    uint32_t aux; /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
 } jv_event;
 
 /* Arguments of a cpu op (or user annotation). 12 bytes: there is one per op. */
 typedef struct {
-    uint32_t sig;      /* index into jv_trace.sigs: the op's shape arguments */
-    int32_t ext;       /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
-    int32_t seq;       /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
+    uint32_t sig; /* index into jv_trace.sigs: the op's shape arguments */
+    int32_t ext;  /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
+    int32_t seq;  /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
 } jv_opargs;
 
 #define JV_NONE32I INT32_MIN
 /* Narrows an id read as int64 (JV_NONE64 when absent) to the 32-bit form of jv_opargs. */
-static inline int32_t jv_id32(int64_t v) { return v > INT32_MIN && v <= INT32_MAX ? (int32_t)v : JV_NONE32I; }
+static inline int32_t jv_id32(int64_t v) {
+    return v > INT32_MIN && v <= INT32_MAX ? (int32_t)v : JV_NONE32I;
+}
 
 /* The four shape arguments of an op as raw JSON text (interned ids; 0 = absent). */
 typedef struct {
@@ -70,10 +74,10 @@ typedef struct {
 
 /* GPU-side arguments of a kernel, memcpy or memset. */
 typedef struct {
-    int64_t corr;    /* correlation, JV_NONE64 when absent */
-    int64_t ext;     /* External id / external id, JV_NONE64 when absent */
-    int32_t stream;  /* args.stream, else the number in tid, else -1 */
-    int32_t device;  /* args.device, else pid */
+    int64_t corr;   /* correlation, JV_NONE64 when absent */
+    int64_t ext;    /* External id / external id, JV_NONE64 when absent */
+    int32_t stream; /* args.stream, else the number in tid, else -1 */
+    int32_t device; /* args.device, else pid */
 } jv_gpuargs;
 
 /* A flow endpoint ('s' or 'f'). */
@@ -81,8 +85,8 @@ typedef struct {
     int64_t id;
     int64_t ts;
     uint32_t thread;
-    uint8_t phase;   /* 's' or 'f' */
-    uint8_t fwdbwd;  /* 1 for autograd fwdbwd flows, 0 for launch (ac2g/async) flows */
+    uint8_t phase;  /* 's' or 'f' */
+    uint8_t fwdbwd; /* 1 for autograd fwdbwd flows, 0 for launch (ac2g/async) flows */
     uint8_t pad_[2];
 } jv_flow;
 
@@ -91,7 +95,7 @@ typedef struct {
 #define JV_STRKEY_BASE (INT64_C(1) << 62)
 typedef struct {
     int64_t pid, tid;
-    uint32_t name;   /* thread_name from 'M' events, 0 when none */
+    uint32_t name; /* thread_name from 'M' events, 0 when none */
 } jv_thread;
 
 typedef struct {
@@ -112,42 +116,51 @@ typedef struct {
 
 /* What the reader saw and skipped (for warnings and reports). */
 typedef struct {
-    uint64_t events_total;      /* entries in traceEvents */
-    uint64_t x_events;          /* complete events kept */
-    uint64_t instant_events;    /* 'i' / 'I' events (not kept) */
-    uint64_t meta_events;       /* 'M' events */
-    uint64_t flow_events;       /* 's' / 'f' */
-    uint64_t other_phase;       /* other phases (counters, async b/e, ...) */
-    uint64_t bad_time;          /* X events without a usable ts/dur (skipped) */
-    uint64_t negative_dur;      /* X events with dur < 0 (kept with dur 0) */
-    uint64_t non_object;        /* traceEvents entries that are not objects */
+    uint64_t events_total;   /* entries in traceEvents */
+    uint64_t x_events;       /* complete events kept */
+    uint64_t instant_events; /* 'i' / 'I' events (not kept) */
+    uint64_t meta_events;    /* 'M' events */
+    uint64_t flow_events;    /* 's' / 'f' */
+    uint64_t other_phase;    /* other phases (counters, async b/e, ...) */
+    uint64_t bad_time;       /* X events without a usable ts/dur (skipped) */
+    uint64_t negative_dur;   /* X events with dur < 0 (kept with dur 0) */
+    uint64_t non_object;     /* traceEvents entries that are not objects */
     uint64_t uncompressed_bytes;
     uint64_t file_bytes;
 } jv_trace_counts;
 
 typedef struct {
     jv_intern strings;
-    jv_event *ev;      size_t nev, cap_ev;
-    jv_opargs *ops;    size_t nops, cap_ops;
-    jv_gpuargs *gpu;   size_t ngpu, cap_gpu;
-    int64_t *launch_corr; size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events */
-    jv_flow *flows;    size_t nflows, cap_flows;
-    jv_sig *sigs;      size_t nsigs, cap_sigs;
-    jv_thread *threads; size_t nthreads, cap_threads;
-    jv_process *procs; size_t nprocs, cap_procs;
-    jv_device *devices; size_t ndevices;
-    int has_base_time;       /* baseTimeNanoseconds present */
-    int bare_array;          /* the file was a bare array of events */
-    int device_props_key;    /* 0 none, 1 deviceProperties, 2 computeProperties */
-    char *distributed_info;  /* raw JSON text of distributedInfo, or NULL */
-    char *runtime_version;   /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
-    int is_amd;              /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
+    jv_event *ev;
+    size_t nev, cap_ev;
+    jv_opargs *ops;
+    size_t nops, cap_ops;
+    jv_gpuargs *gpu;
+    size_t ngpu, cap_gpu;
+    int64_t *launch_corr;
+    size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events */
+    jv_flow *flows;
+    size_t nflows, cap_flows;
+    jv_sig *sigs;
+    size_t nsigs, cap_sigs;
+    jv_thread *threads;
+    size_t nthreads, cap_threads;
+    jv_process *procs;
+    size_t nprocs, cap_procs;
+    jv_device *devices;
+    size_t ndevices;
+    int has_base_time;      /* baseTimeNanoseconds present */
+    int bare_array;         /* the file was a bare array of events */
+    int device_props_key;   /* 0 none, 1 deviceProperties, 2 computeProperties */
+    char *distributed_info; /* raw JSON text of distributedInfo, or NULL */
+    char *runtime_version;  /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
+    int is_amd;             /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
     jv_trace_counts counts;
-    void *priv_;             /* reader-internal lookup tables */
+    void *priv_; /* reader-internal lookup tables */
 } jv_trace;
 
 typedef struct {
-    int progress;            /* show progress on stderr (caller decides: tty and not --quiet) */
+    int progress; /* show progress on stderr (caller decides: tty and not --quiet) */
 } jv_load_opts;
 
 /* Reads the trace at path into *tr (which is initialised here). Plain or
@@ -164,10 +177,14 @@ void jv_trace_free(jv_trace *tr);
 void jv_trace_drop_flows(jv_trace *tr);
 
 /* Text of an interned id. */
-static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) { return jv_intern_str(&tr->strings, id); }
+static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) {
+    return jv_intern_str(&tr->strings, id);
+}
 
 /* Event kind. */
-static inline jv_kind jv_ev_kind(const jv_event *e) { return (jv_kind)e->kind; }
+static inline jv_kind jv_ev_kind(const jv_event *e) {
+    return (jv_kind)e->kind;
+}
 
 /* Writes a pid or tid key as text (number, or the original string) into buf. */
 const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap);

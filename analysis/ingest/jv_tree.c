@@ -10,7 +10,8 @@ int jv_contains_nocase(const char *hay, const char *needle) {
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20)) i++;
+        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20))
+            i++;
         if (i == n) return 1;
     }
     return 0;
@@ -41,7 +42,8 @@ static int in_tree(jv_kind k, int with_python) {
 
 static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
     size_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++) n += in_tree((jv_kind)tr->ev[i].kind, with_python);
+    for (size_t i = 0; i < tr->nev; i++)
+        n += in_tree((jv_kind)tr->ev[i].kind, with_python);
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
     uint32_t *stack = NULL;
     size_t cap_stack = 0;
@@ -60,7 +62,8 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
             cur_thread = e->thread;
         }
         int64_t end = e->ts + e->dur;
-        while (depth && e->ts >= tr->ev[stack[depth - 1]].ts + tr->ev[stack[depth - 1]].dur) depth--;
+        while (depth && e->ts >= tr->ev[stack[depth - 1]].ts + tr->ev[stack[depth - 1]].dur)
+            depth--;
         if (depth) {
             const jv_event *top = &tr->ev[stack[depth - 1]];
             int64_t top_end = top->ts + top->dur;
@@ -113,7 +116,8 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
         }
     }
     for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++)
-        if (tr->flows[f].phase == 's' && !tr->flows[f].fwdbwd) s = jv_map_put_first(&start_of, tr->flows[f].id, (uint32_t)f);
+        if (tr->flows[f].phase == 's' && !tr->flows[f].fwdbwd)
+            s = jv_map_put_first(&start_of, tr->flows[f].id, (uint32_t)f);
     for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++) {
         const jv_flow *fl = &tr->flows[f];
         uint32_t g, st, l;

@@ -14,35 +14,58 @@ static int ends_with(const char *s, const char *suf) {
     return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int starts_with(const char *s, const char *pre) { return !strncmp(s, pre, strlen(pre)); }
+static int starts_with(const char *s, const char *pre) {
+    return !strncmp(s, pre, strlen(pre));
+}
 
-static const char *const GEMM[] = {"aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm",
-                                    "trtllm::cublas_scaled_mm", "bitsandbytes::int8_linear_matmul",
-                                    "tex_ts::te_gemm_ts", "vllm::gemm_with_dynamic_quant", NULL};
-static const char *const CONV_FWD[] = {"aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution",
-                                        "ConvBias_", "ConvBiasReLU_", NULL};
+static const char *const GEMM[] = {"aten::mm",
+                                   "aten::addmm",
+                                   "aten::_scaled_mm",
+                                   "aten::bmm",
+                                   "aten::baddbmm",
+                                   "trtllm::cublas_scaled_mm",
+                                   "bitsandbytes::int8_linear_matmul",
+                                   "tex_ts::te_gemm_ts",
+                                   "vllm::gemm_with_dynamic_quant",
+                                   NULL};
+static const char *const CONV_FWD[] = {
+    "aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution", "ConvBias_", "ConvBiasReLU_", NULL};
 static const char *const CONV_BWD[] = {"aten::convolution_backward", "ConvBias_Backward", "ConvBiasReLU_Backward",
-                                        NULL};
-static const char *const SDPA[] = {"FlashAttnFunc", "flash_attn::_flash_attn_forward",
-                                   "flash_attn::_flash_attn_varlen_forward", "flash_attn::_flash_attn_backward",
+                                       NULL};
+static const char *const SDPA[] = {"FlashAttnFunc",
+                                   "flash_attn::_flash_attn_forward",
+                                   "flash_attn::_flash_attn_varlen_forward",
+                                   "flash_attn::_flash_attn_backward",
                                    "flash_attn::_flash_attn_varlen_backward",
                                    "aten::_scaled_dot_product_cudnn_attention",
                                    "aten::_scaled_dot_product_efficient_attention",
                                    "aten::_scaled_dot_product_flash_attention",
                                    "aten::_scaled_dot_product_cudnn_attention_backward",
                                    "aten::_scaled_dot_product_efficient_attention_backward",
-                                   "aten::_scaled_dot_product_flash_attention_backward", "aiter::mha_fwd",
-                                   "aiter::mha_bwd", "aiter::fmha_v3_fwd", "flash_attn_3::fwd",
-                                   "vllm::unified_attention_with_output", "EvoformerAttention", NULL};
+                                   "aten::_scaled_dot_product_flash_attention_backward",
+                                   "aiter::mha_fwd",
+                                   "aiter::mha_bwd",
+                                   "aiter::fmha_v3_fwd",
+                                   "flash_attn_3::fwd",
+                                   "vllm::unified_attention_with_output",
+                                   "EvoformerAttention",
+                                   NULL};
 static const char *const SDPA_BWD[] = {"FlashAttnFuncBackward", "aiter::mha_bwd", NULL};
-static const char *const BINARY[] = {"aten::div", "aten::div_", "aten::mul", "aten::mul_", "aten::add",
-                                     "aten::add_", "aten::sigmoid_backward", "aten::threshold_backward", NULL};
-static const char *const REDUCE[] = {"aten::sum", "aten::mean", "aten::max", "aten::min", "aten::norm",
-                                     "aten::linalg_norm", "aten::std", "aten::var", "aten::logsumexp",
-                                     "aten::cumsum", "aten::cumprod", "aten::amin", "aten::amax", NULL};
-static const char *const UNARY[] = {"aten::copy", "aten::copy_", "aten::clamp_min", "aten::clamp_min_",
-                                    "aten::clamp_max", "aten::clamp_max_", "aten::sigmoid", "aten::rsqrt",
-                                    "aten::silu", "aten::neg", "aten::pow", NULL};
+static const char *const BINARY[] = {"aten::div",
+                                     "aten::div_",
+                                     "aten::mul",
+                                     "aten::mul_",
+                                     "aten::add",
+                                     "aten::add_",
+                                     "aten::sigmoid_backward",
+                                     "aten::threshold_backward",
+                                     NULL};
+static const char *const REDUCE[] = {
+    "aten::sum", "aten::mean",      "aten::max",    "aten::min",     "aten::norm", "aten::linalg_norm", "aten::std",
+    "aten::var", "aten::logsumexp", "aten::cumsum", "aten::cumprod", "aten::amin", "aten::amax",        NULL};
+static const char *const UNARY[] = {"aten::copy",      "aten::copy_",      "aten::clamp_min", "aten::clamp_min_",
+                                    "aten::clamp_max", "aten::clamp_max_", "aten::sigmoid",   "aten::rsqrt",
+                                    "aten::silu",      "aten::neg",        "aten::pow",       NULL};
 
 static int is_norm(const char *name) {
     static const char *const pre[] = {"aten::", "aten::native_", "aten::miopen_", "aten::cudnn_", NULL};
@@ -70,7 +93,7 @@ const char *jv_op_category(const char *name, const char *first_kernel) {
     if (is_norm(name)) return ends_with(name, "_backward") || ends_with(name, "Backward") ? "NORM_bwd" : "NORM_fwd";
     if (in_list(name, SDPA) || starts_with(name, "aiter::_flash_attn_") || starts_with(name, "aiter::wrapper_fmha_v3_"))
         return ends_with(name, "_backward") || in_list(name, SDPA_BWD) || ends_with(name, "_bwd") ? "SDPA_bwd"
-                                                                                                 : "SDPA_fwd";
+                                                                                                  : "SDPA_fwd";
     if (in_list(name, BINARY)) return "elementwise";
     if (in_list(name, REDUCE)) return "reduce";
     if (starts_with(name, "triton")) return "triton";

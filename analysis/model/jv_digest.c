@@ -23,7 +23,8 @@ const char *jv_dcat_title(jv_dcat c) {
 }
 
 void jv_digest_cat_order(const jv_digest *d, jv_dcat order[JV_DCAT_COUNT]) {
-    for (int c = 0; c < JV_DCAT_COUNT; c++) order[c] = (jv_dcat)c;
+    for (int c = 0; c < JV_DCAT_COUNT; c++)
+        order[c] = (jv_dcat)c;
     for (int a = 1; a < JV_DCAT_COUNT; a++)
         for (int b = a; b > 0 && d->cat_us[order[b]] > d->cat_us[order[b - 1]]; b--) {
             jv_dcat t = order[b];
@@ -134,7 +135,7 @@ static void baseline_of(jv_digest *d) {
 typedef struct {
     int64_t ts, end;
     uint32_t thread;
-    uint32_t id;     /* module event index, or instance index for points */
+    uint32_t id; /* module event index, or instance index for points */
     int is_point;
 } sweep_item;
 
@@ -154,14 +155,15 @@ static const char MODULE_PREFIX[] = "nn.Module: ";
 static size_t module_class(const char *name, const char **cls) {
     const char *s = name + sizeof MODULE_PREFIX - 1;
     size_t n = strlen(s), k = n;
-    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') k--;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
     if (k > 0 && k < n && s[k - 1] == '_') n = k - 1;
     *cls = s;
     return n;
 }
 
 typedef struct {
-    uint32_t key;        /* interned name of the module class or parent op */
+    uint32_t key; /* interned name of the module class or parent op */
     uint32_t instances, ew_kernels, example_uid;
     double ew_us, total_us;
     uint32_t ops[8];
@@ -173,7 +175,7 @@ typedef struct {
     double ew_us, total_us;
     uint32_t ops[8];
     int nops, more_ops;
-    int grouped;         /* already counted in its group */
+    int grouped; /* already counted in its group */
 } fholder;
 
 static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
@@ -184,8 +186,10 @@ static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
 static void add_op(uint32_t *ops, int *nops, int *more, uint32_t name) {
     for (int k = 0; k < *nops; k++)
         if (ops[k] == name) return;
-    if (*nops < 8) ops[(*nops)++] = name;
-    else *more = 1;
+    if (*nops < 8)
+        ops[(*nops)++] = name;
+    else
+        *more = 1;
 }
 
 /* holder per perf instance: the innermost module event (by time on the same
@@ -227,9 +231,12 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < n && s == JV_OK; i++) {
         const sweep_item *x = &it[i];
         if (x->thread != cur_thread) ns = 0, cur_thread = x->thread;
-        while (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur < x->ts) ns--;
-        if (!x->is_point) stack[ns++] = x->id;
-        else if (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur >= x->end) holder[x->id] = stack[ns - 1];
+        while (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur < x->ts)
+            ns--;
+        if (!x->is_point)
+            stack[ns++] = x->id;
+        else if (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur >= x->end)
+            holder[x->id] = stack[ns - 1];
     }
     free(it);
     free(stack);
@@ -335,7 +342,8 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         g->ew_kernels += hs[h].ew_kernels;
         g->ew_us += hs[h].ew_us;
         g->total_us += hs[h].total_us;
-        for (int k = 0; k < hs[h].nops; k++) add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
+        for (int k = 0; k < hs[h].nops; k++)
+            add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
         if (hs[h].more_ops) g->more_ops = 1;
         hs[h].grouped = 1;
     }
@@ -396,7 +404,8 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     if (jv_sort_stable(d->rows, d->nrows, sizeof *d->rows, cmp_rows, NULL) != JV_OK)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
     d->total_us = 0;
-    for (int c = 0; c < JV_DCAT_COUNT; c++) d->cat_us[c] = 0, d->cat_rows[c] = 0;
+    for (int c = 0; c < JV_DCAT_COUNT; c++)
+        d->cat_us[c] = 0, d->cat_rows[c] = 0;
     d->layout_outside_us = 0;
     for (size_t i = 0; i < d->nrows; i++) {
         const jv_drow *r = &d->rows[i];

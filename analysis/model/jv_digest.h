@@ -32,7 +32,7 @@ typedef struct {
     const char *name;
     double total_us;
     uint32_t count;
-    int layout;              /* 1: a layout conversion (jv_is_layout_kernel) */
+    int layout; /* 1: a layout conversion (jv_is_layout_kernel) */
 } jv_dkernel;
 
 #define JV_DROW_KERNELS 8
@@ -43,75 +43,75 @@ typedef struct {
     const char *op_name;     /* the op itself (for a synthetic row: its parent) */
     const char *op_category; /* TraceLens' op category ("GEMM", "CONV_fwd", "NORM_bwd", "elementwise", ...) */
     jv_dcat cat;
-    const char *family;      /* perf-model family ("gemm", "conv", "batchnorm", "unary", ...), "" without a model */
-    int bwd;                 /* backward op */
-    int family_id;           /* its family (jv_family_get), -1 without a model */
+    const char *family; /* perf-model family ("gemm", "conv", "batchnorm", "unary", ...), "" without a model */
+    int bwd;            /* backward op */
+    int family_id;      /* its family (jv_family_get), -1 without a model */
     int synthetic;
     const char *dims, *types, *strides, *concrete; /* Python repr as in the sheet, "" when absent */
-    const char *params;      /* perf_params (Python dict text), "" without a model */
-    uint32_t uid;            /* ex_UID: the example instance (for --call-stack) */
-    uint32_t count;          /* operation_count */
-    double time_us;          /* Kernel Time (µs)_sum */
+    const char *params;                            /* perf_params (Python dict text), "" without a model */
+    uint32_t uid;                                  /* ex_UID: the example instance (for --call-stack) */
+    uint32_t count;                                /* operation_count */
+    double time_us;                                /* Kernel Time (µs)_sum */
     double mean_us, median_us, min_us, max_us;
-    double flops, bytes;     /* per call, from the perf model */
-    double fpb;              /* FLOPS/Byte */
-    double tbs, tflops;      /* achieved, mean over calls */
-    char spec[32];           /* Compute Spec ("matrix_bf16"), "" when none */
-    double roof_us;          /* roofline time of one call */
-    double pct;              /* Pct Roofline_mean (%) */
-    const char *bound;       /* "COMPUTE_BOUND", "MEMORY_BOUND" or "" */
-    double percent;          /* share of all rows' kernel time (%) */
-    double layout_us;        /* of time_us: layout-conversion kernels */
-    int nkernels;            /* distinct kernels kept (the largest JV_DROW_KERNELS) */
-    int nkernels_all;        /* distinct kernels in all */
+    double flops, bytes;                 /* per call, from the perf model */
+    double fpb;                          /* FLOPS/Byte */
+    double tbs, tflops;                  /* achieved, mean over calls */
+    char spec[32];                       /* Compute Spec ("matrix_bf16"), "" when none */
+    double roof_us;                      /* roofline time of one call */
+    double pct;                          /* Pct Roofline_mean (%) */
+    const char *bound;                   /* "COMPUTE_BOUND", "MEMORY_BOUND" or "" */
+    double percent;                      /* share of all rows' kernel time (%) */
+    double layout_us;                    /* of time_us: layout-conversion kernels */
+    int nkernels;                        /* distinct kernels kept (the largest JV_DROW_KERNELS) */
+    int nkernels_all;                    /* distinct kernels in all */
     jv_dkernel kernels[JV_DROW_KERNELS]; /* by total time, largest first */
-    int32_t model;           /* index into the perf table's models (-1 none); internal */
-    int32_t replay_op;       /* its entry in OUTDIR/replay_package.zip (jarvis-replay --op N), -1 when not in it */
+    int32_t model;                       /* index into the perf table's models (-1 none); internal */
+    int32_t replay_op; /* its entry in OUTDIR/replay_package.zip (jarvis-replay --op N), -1 when not in it */
 } jv_drow;
 
 /* A fusion candidate: a module (nn.Module events) or a parent op whose
  * instances each run several small elementwise kernels. */
 typedef struct {
-    const char *name;        /* module class ("LayerNorm", "Qwen2RMSNorm") or parent op name */
-    int from_module;         /* 1: found through nn.Module events; 0: repeated kernels under one parent op */
-    uint32_t instances;      /* module instances (or parent events) holding elementwise kernels */
-    uint32_t ew_kernels;     /* elementwise kernels in all instances */
-    double ew_us;            /* their summed time */
-    double total_us;         /* all kernel time in those instances (elementwise or not) */
-    uint32_t example_uid;    /* UID of one instance */
-    const char *ops;         /* the distinct elementwise op names of the instances, ", "-joined */
+    const char *name;     /* module class ("LayerNorm", "Qwen2RMSNorm") or parent op name */
+    int from_module;      /* 1: found through nn.Module events; 0: repeated kernels under one parent op */
+    uint32_t instances;   /* module instances (or parent events) holding elementwise kernels */
+    uint32_t ew_kernels;  /* elementwise kernels in all instances */
+    double ew_us;         /* their summed time */
+    double total_us;      /* all kernel time in those instances (elementwise or not) */
+    uint32_t example_uid; /* UID of one instance */
+    const char *ops;      /* the distinct elementwise op names of the instances, ", "-joined */
 } jv_dfusion;
 
 /* The elementwise baseline of one trace: simple add/mul/copy ops. */
 typedef struct {
-    uint32_t rows;           /* rows that went in */
+    uint32_t rows; /* rows that went in */
     uint64_t calls;
-    double bytes;            /* all their bytes */
-    double time_us;          /* all their kernel time */
-    double tbs;              /* bytes / time (TB/s); NaN when none */
-    int small_only;          /* 1: no such op moves >= 1 MiB per call, so all sizes went in */
+    double bytes;   /* all their bytes */
+    double time_us; /* all their kernel time */
+    double tbs;     /* bytes / time (TB/s); NaN when none */
+    int small_only; /* 1: no such op moves >= 1 MiB per call, so all sizes went in */
 } jv_dbaseline;
 
 typedef struct {
-    const char *trace;       /* path as given */
-    const char *trace_name;  /* base name */
+    const char *trace;      /* path as given */
+    const char *trace_name; /* base name */
     uint64_t file_bytes, events, gpu_events;
-    const char *device;      /* name of the first GPU in deviceProperties ("" unknown) */
+    const char *device; /* name of the first GPU in deviceProperties ("" unknown) */
     int ndevices;
     int is_amd;
     int has_hw;
-    jv_hw hw;                /* the roofline GPU (when has_hw) */
-    const char *hw_why;      /* how it was chosen */
-    jv_gpu_timeline tl;      /* all devices merged */
-    double total_us;         /* sum of rows' time_us */
+    jv_hw hw;           /* the roofline GPU (when has_hw) */
+    const char *hw_why; /* how it was chosen */
+    jv_gpu_timeline tl; /* all devices merged */
+    double total_us;    /* sum of rows' time_us */
     double cat_us[JV_DCAT_COUNT];
     uint32_t cat_rows[JV_DCAT_COUNT];
     jv_drow *rows;
     size_t nrows;
-    jv_dfusion *fusion;      /* by ew_us, largest first */
+    jv_dfusion *fusion; /* by ew_us, largest first */
     size_t nfusion;
     jv_dbaseline baseline;
-    double layout_outside_us;/* layout-conversion kernels of rows that are not convolutions */
+    double layout_outside_us; /* layout-conversion kernels of rows that are not convolutions */
     jv_arena arena;
     size_t cap_rows;
 } jv_digest;

@@ -118,7 +118,8 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     }
     /* 4. rows by ts */
     if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr->ev);
-    for (size_t r = 0; s == JV_OK && r < out->n; r++) s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
+    for (size_t r = 0; s == JV_OK && r < out->n; r++)
+        s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);
     free(pairs);
     jv_map_free(&row_of);

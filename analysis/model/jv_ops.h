@@ -11,19 +11,19 @@
 #include "jv_tree.h"
 
 typedef struct {
-    uint32_t ev;          /* the launcher event */
-    uint32_t ndirect;     /* direct GPU events */
-    uint32_t first_gpu;   /* first direct GPU event (file order) */
-    uint32_t gpu_begin;   /* range in jv_launchers.gpu_list */
+    uint32_t ev;        /* the launcher event */
+    uint32_t ndirect;   /* direct GPU events */
+    uint32_t first_gpu; /* first direct GPU event (file order) */
+    uint32_t gpu_begin; /* range in jv_launchers.gpu_list */
     int64_t direct_ns, subtree_ns;
     const char *category; /* jv_op_category of the launcher */
 } jv_launcher;
 
 typedef struct {
-    jv_launcher *rows;    /* sorted by (ts, uid) */
+    jv_launcher *rows; /* sorted by (ts, uid) */
     size_t n;
-    uint32_t *gpu_list;   /* direct GPU events of each row, file order */
-    jv_map row_of;        /* launcher event -> row index */
+    uint32_t *gpu_list; /* direct GPU events of each row, file order */
+    jv_map row_of;      /* launcher event -> row index */
 } jv_launchers;
 
 /* Collects launchers; communication kernels are left out of direct lists (as

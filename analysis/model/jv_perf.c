@@ -20,8 +20,8 @@
 
 typedef struct {
     const jv_trace *tr;
-    jv_map fam;   /* name id -> 1 + family*4 + jv_match, 0 never stored */
-    jv_map comm;  /* name id -> 1 + is_comm */
+    jv_map fam;  /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm; /* name id -> 1 + is_comm */
 } build_ctx;
 
 static jv_status family_of(build_ctx *b, uint32_t name, int *fam, jv_match *how) {
@@ -130,8 +130,8 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     return JV_OK;
 }
 
-#define KL_GET(kl, i) (((kl)[(i) >> 3] >> ((i) & 7)) & 1)
-#define KL_SET(kl, i) ((kl)[(i) >> 3] |= (uint8_t)(1u << ((i) & 7)))
+#define KL_GET(kl, i) (((kl)[(i) >> 3] >> ((i)&7)) & 1)
+#define KL_SET(kl, i) ((kl)[(i) >> 3] |= (uint8_t)(1u << ((i)&7)))
 
 /* The instance key of GPU event i: *op = the op event (claimed or launcher),
  * or *synth = the parent of a synthetic instance (an op or a launch call). */
@@ -153,10 +153,14 @@ static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, ui
     }
     *synthetic = 0;
     *fam = claim_fam;
-    if (claim != JV_NONE32) *target = claim;
-    else if (L == JV_NONE32) *target = t->parent[i], *synthetic = 1;
-    else if (KL_GET(kl, L)) *target = L, *synthetic = 1;
-    else *target = L;
+    if (claim != JV_NONE32)
+        *target = claim;
+    else if (L == JV_NONE32)
+        *target = t->parent[i], *synthetic = 1;
+    else if (KL_GET(kl, L))
+        *target = L, *synthetic = 1;
+    else
+        *target = L;
     if (claim == JV_NONE32 && !*synthetic) {
         jv_match how;
         JV_CHECK(family_of(b, tr->ev[L].name, fam, &how));
@@ -249,7 +253,8 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
             int synth, fam;
             if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
             if (synth) {
-                while (syn < pt->ninst && pt->inst[syn].kernel != (uint32_t)i) syn++;
+                while (syn < pt->ninst && pt->inst[syn].kernel != (uint32_t)i)
+                    syn++;
                 if (syn == pt->ninst) {
                     s = JV_ERR_INTERNAL;
                     break;

@@ -17,20 +17,20 @@
 
 /* The model numbers of one distinct (op name, args). */
 typedef struct {
-    uint32_t name, sig;   /* interned name; index into tr->sigs */
-    int family;           /* registry index */
-    int ok;               /* 1: parsed and modelled; 0: the call could not be modelled */
+    uint32_t name, sig; /* interned name; index into tr->sigs */
+    int family;         /* registry index */
+    int ok;             /* 1: parsed and modelled; 0: the call could not be modelled */
     int bwd;
     jv_perf perf;
 } jv_perf_model;
 
 /* One op instance: an op event with the GPU events it owns. */
 typedef struct {
-    uint32_t ev;          /* the op (or, for a synthetic instance, its parent: an op or a launch call) */
-    uint32_t kernel;      /* synthetic instance: its one GPU event; else JV_NONE32 */
-    uint32_t kbegin, kn;  /* range in jv_perf_table.kernels (ts order) */
-    int64_t busy_ns;      /* union of the kernels' intervals */
-    int32_t model;        /* index into models; -1 when the op's name has no perf model */
+    uint32_t ev;         /* the op (or, for a synthetic instance, its parent: an op or a launch call) */
+    uint32_t kernel;     /* synthetic instance: its one GPU event; else JV_NONE32 */
+    uint32_t kbegin, kn; /* range in jv_perf_table.kernels (ts order) */
+    int64_t busy_ns;     /* union of the kernels' intervals */
+    int32_t model;       /* index into models; -1 when the op's name has no perf model */
 } jv_perf_inst;
 
 typedef struct jv_perf_table_ {
@@ -40,7 +40,7 @@ typedef struct jv_perf_table_ {
     size_t nkernels;
     jv_perf_model *models;
     size_t nmodels;
-    uint64_t model_errors;  /* instances whose op has a model name but args that could not be modelled */
+    uint64_t model_errors; /* instances whose op has a model name but args that could not be modelled */
 } jv_perf_table;
 
 /* Builds the instance table. JV_ERR_NOMEM on failure (table freed). */

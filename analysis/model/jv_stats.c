@@ -23,10 +23,12 @@ jv_stats jv_stats_of(double *v, size_t n, int ddof) {
         if (!isnan(v[i])) v[m++] = v[i];
     s.n = m;
     if (m == 0) return s;
-    for (size_t i = 0; i < m; i++) s.sum += v[i];
+    for (size_t i = 0; i < m; i++)
+        s.sum += v[i];
     s.mean = s.sum / (double)m;
     double ss = 0;
-    for (size_t i = 0; i < m; i++) ss += (v[i] - s.mean) * (v[i] - s.mean);
+    for (size_t i = 0; i < m; i++)
+        ss += (v[i] - s.mean) * (v[i] - s.mean);
     s.std = m > (size_t)ddof ? sqrt(ss / (double)(m - (size_t)ddof)) : NAN;
     qsort(v, m, sizeof *v, cmp_dbl);
     s.min = v[0];
@@ -77,8 +79,10 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         const jv_stats *st = &ke[k].st;
         char *qn = jv_pyrepr_quote(ke[k].name);
         char tn[80];
-        if (strlen(ke[k].name) > 64) snprintf(tn, sizeof tn, "%.64s...", ke[k].name);
-        else snprintf(tn, sizeof tn, "%s", ke[k].name);
+        if (strlen(ke[k].name) > 64)
+            snprintf(tn, sizeof tn, "%.64s...", ke[k].name);
+        else
+            snprintf(tn, sizeof tn, "%s", ke[k].name);
         char *qt = jv_pyrepr_quote(tn);
         char b[7][48];
         ok = qn && qt &&

@@ -10,8 +10,10 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
     size_t lo = 0, hi = tr->nev;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (tr->ev[mid].uid < uid) lo = mid + 1;
-        else hi = mid;
+        if (tr->ev[mid].uid < uid)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < tr->nev && tr->ev[lo].uid == uid ? (uint32_t)lo : JV_NONE32;
 }
@@ -19,7 +21,8 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
 static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t raw) {
     if (!raw) return;
     char *s = NULL;
-    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) fprintf(f, "  %s=%s", label, s);
+    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK)
+        fprintf(f, "  %s=%s", label, s);
     free(s);
 }
 
@@ -64,7 +67,8 @@ jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint
     const jv_thread *thr = &tr->threads[tr->ev[i].thread];
     fprintf(f, "# call stack of UID %u on pid %s tid %s\n# parent chain (root first):\n", uid,
             jv_trace_key_str(tr, thr->pid, pid, sizeof pid), jv_trace_key_str(tr, thr->tid, th, sizeof th));
-    for (size_t d = depth; d-- > 0;) print_event(f, tr, t, chain[d], (int)(depth - 1 - d), "  ");
+    for (size_t d = depth; d-- > 0;)
+        print_event(f, tr, t, chain[d], (int)(depth - 1 - d), "  ");
     free(chain);
     fprintf(f, "# the event and its subtree:\n");
     /* children: CSR built over the whole tree */
@@ -75,7 +79,8 @@ jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint
     if (!start || !kids) s = JV_ERR_NOMEM;
     for (size_t k = 0; s == JV_OK && k < tr->nev; k++)
         if (t->parent[k] != JV_NONE32) start[t->parent[k] + 1]++;
-    for (size_t k = 0; s == JV_OK && k < tr->nev; k++) start[k + 1] += start[k];
+    for (size_t k = 0; s == JV_OK && k < tr->nev; k++)
+        start[k + 1] += start[k];
     uint32_t *fill = s == JV_OK ? calloc(tr->nev ? tr->nev : 1, sizeof *fill) : NULL;
     if (s == JV_OK && !fill) s = JV_ERR_NOMEM;
     /* children in ts order: events are in file order; host children sorted by ts below */

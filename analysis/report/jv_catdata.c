@@ -43,14 +43,38 @@ static char *kernels_text(const jv_drow *r) {
 }
 
 static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path, jv_err *err) {
-    static const char *const H[] = {"name", "op category", "Input Dims", "Input type", "Input Strides",
-                                    "Concrete Inputs", "ex_UID", "operation_count", "GFLOPS", "Data Moved (MB)",
-                                    "FLOPS/Byte", "Compute Spec", "Roofline Bound", "TB/s_mean", "TFLOPS/s_mean",
-                                    "Kernel Time (µs)_sum", "Kernel Time (µs)_mean", "Kernel Time (µs)_median",
-                                    "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Roofline Time (µs)_first",
-                                    "Pct Roofline_mean", "Efficiency Band", "Percentage (%)", "perf_params",
-                                    "family", "kernels", "distinct kernels", "layout conversion (µs)", "replay_op",
-                                    "share of category (%)", NULL};
+    static const char *const H[] = {"name",
+                                    "op category",
+                                    "Input Dims",
+                                    "Input type",
+                                    "Input Strides",
+                                    "Concrete Inputs",
+                                    "ex_UID",
+                                    "operation_count",
+                                    "GFLOPS",
+                                    "Data Moved (MB)",
+                                    "FLOPS/Byte",
+                                    "Compute Spec",
+                                    "Roofline Bound",
+                                    "TB/s_mean",
+                                    "TFLOPS/s_mean",
+                                    "Kernel Time (µs)_sum",
+                                    "Kernel Time (µs)_mean",
+                                    "Kernel Time (µs)_median",
+                                    "Kernel Time (µs)_min",
+                                    "Kernel Time (µs)_max",
+                                    "Roofline Time (µs)_first",
+                                    "Pct Roofline_mean",
+                                    "Efficiency Band",
+                                    "Percentage (%)",
+                                    "perf_params",
+                                    "family",
+                                    "kernels",
+                                    "distinct kernels",
+                                    "layout conversion (µs)",
+                                    "replay_op",
+                                    "share of category (%)",
+                                    NULL};
     jv_out o;
     JV_CHECK(jv_out_open(&o, path, err));
     jv_csv_header(&o, H);
@@ -107,8 +131,8 @@ typedef struct {
 } tnode;
 
 typedef struct {
-    uint32_t ev;         /* the example's event index (JV_NONE32 when the UID is not in the trace) */
-    tnode *nodes;        /* subtree (the example excluded), up to SUBTREE_CAP */
+    uint32_t ev;  /* the example's event index (JV_NONE32 when the UID is not in the trace) */
+    tnode *nodes; /* subtree (the example excluded), up to SUBTREE_CAP */
     size_t n, cap;
     uint64_t left_out;
 } texample;
@@ -132,7 +156,8 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
     jv_kind k = (jv_kind)e->kind;
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    int ok = cJSON_AddNumberToObject(o, "uid", e->uid) && cJSON_AddStringToObject(o, "name", jv_trace_str(tr, e->name)) &&
+    int ok = cJSON_AddNumberToObject(o, "uid", e->uid) &&
+             cJSON_AddStringToObject(o, "name", jv_trace_str(tr, e->name)) &&
              cJSON_AddStringToObject(o, "kind", jv_kind_name(k)) &&
              cJSON_AddNumberToObject(o, "dur_us", (double)e->dur / 1e3);
     if (ok && depth >= 0) {
@@ -215,10 +240,12 @@ static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, c
     ok = chain != NULL;
     /* the chain, root first */
     size_t depth = 0;
-    for (uint32_t a = t->parent[x->ev]; a != JV_NONE32; a = t->parent[a]) depth++;
+    for (uint32_t a = t->parent[x->ev]; a != JV_NONE32; a = t->parent[a])
+        depth++;
     for (size_t want = depth; ok && want-- > 0;) {
         uint32_t a = t->parent[x->ev];
-        for (size_t s = 0; s < want; s++) a = t->parent[a];
+        for (size_t s = 0; s < want; s++)
+            a = t->parent[a];
         cJSON *nj = node_json(tr, t, a, -1);
         ok = nj && cJSON_AddItemToArray(chain, nj);
     }
@@ -297,7 +324,8 @@ static jv_status write_tree_json(const jv_digest *d, jv_dcat cat, const jv_trace
     JV_CHECK(jv_out_open(&o, path, err));
     cJSON *head = cJSON_CreateObject();
     char *ht = NULL;
-    if (head && cJSON_AddStringToObject(head, "trace", d->trace_name) && cJSON_AddStringToObject(head, "category", jv_dcat_name(cat)) &&
+    if (head && cJSON_AddStringToObject(head, "trace", d->trace_name) &&
+        cJSON_AddStringToObject(head, "category", jv_dcat_name(cat)) &&
         cJSON_AddNumberToObject(head, "rows", d->cat_rows[cat]) &&
         cJSON_AddNumberToObject(head, "max_subtree_nodes", SUBTREE_CAP) &&
         cJSON_AddStringToObject(head, "note",
@@ -345,12 +373,13 @@ static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *pat
     ok = ok && cJSON_AddStringToObject(m, "generator", "jarvis-analyze " JV_VERSION) &&
          cJSON_AddStringToObject(m, "trace", d->trace_name) && cJSON_AddStringToObject(m, "trace_path", d->trace) &&
          cJSON_AddStringToObject(m, "category", jv_dcat_name(cat)) &&
-         cJSON_AddStringToObject(m, "platform", d->is_amd ? "AMD" : (d->ndevices || d->gpu_events ? "NVIDIA" : "unknown")) &&
+         cJSON_AddStringToObject(m, "platform",
+                                 d->is_amd ? "AMD" : (d->ndevices || d->gpu_events ? "NVIDIA" : "unknown")) &&
          cJSON_AddStringToObject(m, "device", d->device) && cJSON_AddNumberToObject(m, "device_count", d->ndevices);
     if (ok && d->has_hw) {
         cJSON *h = cJSON_AddObjectToObject(m, "roofline_gpu");
-        ok = h && cJSON_AddStringToObject(h, "name", d->hw.name) && cJSON_AddStringToObject(h, "vendor", d->hw.vendor) &&
-             cJSON_AddStringToObject(h, "chosen", d->hw_why) &&
+        ok = h && cJSON_AddStringToObject(h, "name", d->hw.name) &&
+             cJSON_AddStringToObject(h, "vendor", d->hw.vendor) && cJSON_AddStringToObject(h, "chosen", d->hw_why) &&
              cJSON_AddNumberToObject(h, "hbm_gbps", d->hw.mem_bw_gbps) &&
              cJSON_AddStringToObject(h, "peaks_are", d->hw.roof_is_max_achievable ? "max-achievable" : "datasheet");
         cJSON *pk = ok ? cJSON_AddObjectToObject(h, "peak_tflops") : NULL;
@@ -359,7 +388,8 @@ static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *pat
             const jv_drow *r = &d->rows[i];
             if (r->cat != cat || !r->spec[0] || cJSON_GetObjectItemCaseSensitive(pk, r->spec)) continue;
             double p = jv_hw_peak(&d->hw, r->spec);
-            ok = isnan(p) ? cJSON_AddNullToObject(pk, r->spec) != NULL : cJSON_AddNumberToObject(pk, r->spec, p) != NULL;
+            ok =
+                isnan(p) ? cJSON_AddNullToObject(pk, r->spec) != NULL : cJSON_AddNumberToObject(pk, r->spec, p) != NULL;
         }
     } else if (ok) {
         ok = cJSON_AddNullToObject(m, "roofline_gpu") && cJSON_AddStringToObject(m, "roofline_gpu_missing", d->hw_why);
@@ -367,9 +397,11 @@ static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *pat
     ok = ok && cJSON_AddNumberToObject(m, "rows", d->cat_rows[cat]) &&
          cJSON_AddNumberToObject(m, "category_total_us", cat_us) &&
          cJSON_AddNumberToObject(m, "gpu_kernel_time_us", d->total_us) &&
-         cJSON_AddNumberToObject(m, "share_of_gpu_kernel_time_pct", d->total_us > 0 ? 100.0 * cat_us / d->total_us : 0) &&
+         cJSON_AddNumberToObject(m, "share_of_gpu_kernel_time_pct",
+                                 d->total_us > 0 ? 100.0 * cat_us / d->total_us : 0) &&
          cJSON_AddNumberToObject(m, "gpu_busy_time_us", (double)tl->busy / 1e3) &&
-         cJSON_AddNumberToObject(m, "share_of_busy_time_pct", tl->busy > 0 ? 100.0 * cat_us / ((double)tl->busy / 1e3) : 0) &&
+         cJSON_AddNumberToObject(m, "share_of_busy_time_pct",
+                                 tl->busy > 0 ? 100.0 * cat_us / ((double)tl->busy / 1e3) : 0) &&
          cJSON_AddNumberToObject(m, "gpu_total_time_us", (double)tl->total / 1e3);
     if (ok && cat == JV_DCAT_CONV) {
         double lay = 0;
@@ -384,7 +416,8 @@ static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *pat
         ok = bj && cJSON_AddStringToObject(bj, "ops", "aten::add, aten::add_, aten::mul, aten::mul_, aten::copy_") &&
              cJSON_AddNumberToObject(bj, "rows", b->rows) && cJSON_AddNumberToObject(bj, "calls", (double)b->calls) &&
              cJSON_AddNumberToObject(bj, "bytes", b->bytes) && cJSON_AddNumberToObject(bj, "time_us", b->time_us) &&
-             (isnan(b->tbs) ? cJSON_AddNullToObject(bj, "tbs") != NULL : cJSON_AddNumberToObject(bj, "tbs", b->tbs) != NULL) &&
+             (isnan(b->tbs) ? cJSON_AddNullToObject(bj, "tbs") != NULL
+                            : cJSON_AddNumberToObject(bj, "tbs", b->tbs) != NULL) &&
              cJSON_AddBoolToObject(bj, "small_only", b->small_only);
         if (ok && d->has_hw && !isnan(b->tbs) && d->hw.mem_bw_gbps > 0)
             ok = cJSON_AddNumberToObject(bj, "pct_of_hbm", 100.0 * b->tbs * 1e3 / d->hw.mem_bw_gbps) != NULL;
@@ -426,7 +459,8 @@ jv_status jv_catdata_write(const jv_digest *d, const jv_trace *tr, const jv_tree
         snprintf(path, sizeof path, "%s/metadata/%s_metadata.json", outdir, cn);
         s = write_metadata(d, CATS[c], path, err);
     }
-    for (size_t i = 0; i < d->nrows; i++) free(xs[i].nodes);
+    for (size_t i = 0; i < d->nrows; i++)
+        free(xs[i].nodes);
     free(xs);
     return s;
 }

@@ -1059,7 +1059,8 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
     fprintf(f, "%zu target rows, %.3f µs; %zu reference rows, %.3f µs).\n", T->nrows, T->total_us, R->nrows,
             R->total_us);
     fputs("2. Rows matched in passes (rules in [the fair report's appendix](comparative_analysis_fair.md#matching-"
-          "rules)); kernel names only between two traces of the same vendor (pass 5).\n3. Per pair: time ratio, roofline bound of each side, expected ratio "
+          "rules)); kernel names only between two traces of the same vendor (pass 5).\n3. Per pair: time ratio, "
+          "roofline bound of each side, expected ratio "
           "from the two GPUs, flag.\n\n",
           f);
 

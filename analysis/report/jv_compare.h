@@ -58,7 +58,7 @@ typedef struct {
     int32_t *pair_of_t; /* per target row: its pair, -1 when unmatched */
     int32_t *pair_of_r; /* per reference row: its pair, -1 when unmatched */
     double t_matched_us, r_matched_us;
-    double t_coverage, r_coverage; /* matched time / total time (%), NaN for an empty side */
+    double t_coverage, r_coverage;   /* matched time / total time (%), NaN for an empty side */
     size_t pass_pairs[JV_CMP_NPASS]; /* pairs per pass (index = jv_cmp_pass) */
     double pass_t_us[JV_CMP_NPASS], pass_r_us[JV_CMP_NPASS];
     size_t nflagged, nquestions;

@@ -15,9 +15,9 @@
 #include "jv_standalone.h"
 #include "jv_tensor.h"
 
-#define TOP_ROWS 15        /* rows in a per-op table */
-#define TOP_IMPACT 5       /* ops with an impact projection */
-#define SIGNIFICANT_PCT 1.0/* an op is significant from this share of GPU kernel time (%) */
+#define TOP_ROWS        15  /* rows in a per-op table */
+#define TOP_IMPACT      5   /* ops with an impact projection */
+#define SIGNIFICANT_PCT 1.0 /* an op is significant from this share of GPU kernel time (%) */
 
 static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
 static const double TARGETS[] = {20, 50, 80};
@@ -35,9 +35,12 @@ const char *jv_md_kernel_short(const char *name, char *buf, size_t cap) {
 }
 
 const char *jv_md_time(char *buf, size_t cap, double us) {
-    if (isnan(us)) snprintf(buf, cap, "n/a");
-    else if (fabs(us) >= 1000) snprintf(buf, cap, "%.2f ms", us / 1e3);
-    else snprintf(buf, cap, "%.1f µs", us);
+    if (isnan(us))
+        snprintf(buf, cap, "n/a");
+    else if (fabs(us) >= 1000)
+        snprintf(buf, cap, "%.2f ms", us / 1e3);
+    else
+        snprintf(buf, cap, "%.1f µs", us);
     return buf;
 }
 
@@ -93,29 +96,37 @@ static const char *first_type(const jv_drow *r, char *buf, size_t cap) {
     if (n >= sizeof t) n = sizeof t - 1;
     memcpy(t, q + 1, n);
     t[n] = 0;
-    if (strstr(t, "BFloat16")) snprintf(buf, cap, "bf16");
-    else if (strstr(t, "Half")) snprintf(buf, cap, "fp16");
-    else if (!strcmp(t, "float")) snprintf(buf, cap, "fp32");
-    else if (!strcmp(t, "double")) snprintf(buf, cap, "fp64");
-    else snprintf(buf, cap, "%s", t);
+    if (strstr(t, "BFloat16"))
+        snprintf(buf, cap, "bf16");
+    else if (strstr(t, "Half"))
+        snprintf(buf, cap, "fp16");
+    else if (!strcmp(t, "float"))
+        snprintf(buf, cap, "fp32");
+    else if (!strcmp(t, "double"))
+        snprintf(buf, cap, "fp64");
+    else
+        snprintf(buf, cap, "%s", t);
     return buf;
 }
 
 /* Parses the top-level tuple "((a, b), (), ...)" into shapes; nd[i] = -1 for an item that is not a flat
  * tuple of integers. Returns the number of items (at most max). */
 static int parse_shapes(const char *s, int64_t shp[][JV_MAX_DIMS], int *nd, int max) {
-    while (*s == ' ') s++;
+    while (*s == ' ')
+        s++;
     if (*s != '(') return 0;
     s++;
     int n = 0;
     while (*s && n < max) {
-        while (*s == ' ' || *s == ',') s++;
+        while (*s == ' ' || *s == ',')
+            s++;
         if (!*s || *s == ')') break;
         nd[n] = 0;
         if (*s == '(') {
             s++;
             for (;;) {
-                while (*s == ' ' || *s == ',') s++;
+                while (*s == ' ' || *s == ',')
+                    s++;
                 if (*s == ')') {
                     s++;
                     break;
@@ -126,22 +137,28 @@ static int parse_shapes(const char *s, int64_t shp[][JV_MAX_DIMS], int *nd, int 
                     int depth = 1;
                     nd[n] = -1;
                     while (*s && depth) {
-                        if (*s == '(' || *s == '[') depth++;
-                        else if (*s == ')' || *s == ']') depth--;
+                        if (*s == '(' || *s == '[')
+                            depth++;
+                        else if (*s == ')' || *s == ']')
+                            depth--;
                         s++;
                     }
                     break;
                 }
-                if (nd[n] >= 0 && nd[n] < JV_MAX_DIMS) shp[n][nd[n]++] = v;
-                else nd[n] = -1;
+                if (nd[n] >= 0 && nd[n] < JV_MAX_DIMS)
+                    shp[n][nd[n]++] = v;
+                else
+                    nd[n] = -1;
                 s = e;
             }
         } else { /* a list or scalar item: skip it */
             int depth = 0;
             nd[n] = -1;
             while (*s && (depth || (*s != ',' && *s != ')'))) {
-                if (*s == '(' || *s == '[') depth++;
-                else if (*s == ')' || *s == ']') depth--;
+                if (*s == '(' || *s == '[')
+                    depth++;
+                else if (*s == ')' || *s == ']')
+                    depth--;
                 s++;
             }
         }
@@ -183,7 +200,8 @@ static const char *layout_of(const jv_drow *r, int k) {
         t.strides[i] = st[k][i];
     }
     jv_layout l = jv_tensor_layout(&t);
-    if (l == JV_LAYOUT_CONTIGUOUS) return t.ndim == 4 ? "NCHW (contiguous)" : t.ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
+    if (l == JV_LAYOUT_CONTIGUOUS)
+        return t.ndim == 4 ? "NCHW (contiguous)" : t.ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
     if (l == JV_LAYOUT_CHANNELS_LAST) return "channels_last";
     return jv_layout_name(l);
 }
@@ -233,30 +251,37 @@ typedef struct {
     jv_finding_list *out;
     size_t idx[TOP_IMPACT]; /* significant rows with an impact projection */
     int nimp;
-    int nomem;              /* a finding could not be stored */
+    int nomem; /* a finding could not be stored */
 } cctx;
 
 static void achieved_cell(FILE *f, const jv_row_eval *e) {
-    if (isnan(e->achieved)) fputs("n/a", f);
-    else if (e->memory_bound) fprintf(f, "%.3f TB/s", e->achieved);
-    else fprintf(f, "%.1f TFLOPS/s", e->achieved);
+    if (isnan(e->achieved))
+        fputs("n/a", f);
+    else if (e->memory_bound)
+        fprintf(f, "%.3f TB/s", e->achieved);
+    else
+        fprintf(f, "%.1f TFLOPS/s", e->achieved);
 }
 
 static void pct_cell(FILE *f, double v) {
-    if (isnan(v)) fputs("n/a", f);
-    else fprintf(f, "%.1f %%", v);
+    if (isnan(v))
+        fputs("n/a", f);
+    else
+        fprintf(f, "%.1f %%", v);
 }
 
 static void write_ops_table(cctx *c) {
     const jv_digest *d = c->d;
     FILE *f = c->f;
     fprintf(f, "<a id=\"ops\"></a>\n\n## Per-op efficiency\n\n");
-    fprintf(f, "Rows by kernel time (all rows: [%s_ops.csv](../category_data/%s_ops.csv)). %% of peak = Pct Roofline "
-               "(roofline time / kernel time, mean over calls); vs baseline = achieved TB/s / the trace's elementwise "
-               "baseline (memory-bound rows).\n\n",
+    fprintf(f,
+            "Rows by kernel time (all rows: [%s_ops.csv](../category_data/%s_ops.csv)). %% of peak = Pct Roofline "
+            "(roofline time / kernel time, mean over calls); vs baseline = achieved TB/s / the trace's elementwise "
+            "baseline (memory-bound rows).\n\n",
             jv_dcat_name(c->cat), jv_dcat_name(c->cat));
-    fprintf(f, "| # | Op | Input Dims | Type | Calls | Time | Share of category | Achieved | %% of peak | vs baseline | "
-               "Band | Verdict | UID | Replay op |\n");
+    fprintf(f,
+            "| # | Op | Input Dims | Type | Calls | Time | Share of category | Achieved | %% of peak | vs baseline | "
+            "Band | Verdict | UID | Replay op |\n");
     fprintf(f, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n");
     int shown = 0;
     size_t more = 0;
@@ -281,23 +306,28 @@ static void write_ops_table(cctx *c) {
         fputs(" | ", f);
         pct_cell(f, e.pct);
         fputs(" | ", f);
-        if (isnan(e.vs_base)) fputs("n/a", f);
-        else fprintf(f, "%.2fx", e.vs_base);
+        if (isnan(e.vs_base))
+            fputs("n/a", f);
+        else
+            fprintf(f, "%.2fx", e.vs_base);
         fprintf(f, " | %s | %s | %u | ", e.band[0] ? e.band : "n/a", e.verdict, r->uid);
-        if (r->replay_op >= 0) fprintf(f, "%d |\n", r->replay_op);
-        else fputs("not packaged |\n", f);
+        if (r->replay_op >= 0)
+            fprintf(f, "%d |\n", r->replay_op);
+        else
+            fputs("not packaged |\n", f);
     }
     if (!shown) fprintf(f, "| - | none | | | | | | | | | | | | |\n");
-    if (more) fprintf(f, "\n%zu more rows in [%s_ops.csv](../category_data/%s_ops.csv).\n", more, jv_dcat_name(c->cat),
-                      jv_dcat_name(c->cat));
+    if (more)
+        fprintf(f, "\n%zu more rows in [%s_ops.csv](../category_data/%s_ops.csv).\n", more, jv_dcat_name(c->cat),
+                jv_dcat_name(c->cat));
     double bp = jv_baseline_pct_of_hbm(d);
     fprintf(f,
             "\nVerdicts, first that applies: *launch-bound*: roofline time < %.1f µs (a nominal launch) and median "
             "kernel < %.0f µs; *near peak* >= %.0f %% of roofline; *layout overhead*: layout-conversion kernels >= "
             "%.0f %% of the op's time; *hardware-limited*: memory-bound at >= %.1fx the trace's elementwise baseline; "
             "*kernel issue*: < %.0f %% of roofline",
-            JV_JUDGE_LAUNCH_NOMINAL_US, JV_JUDGE_LAUNCH_RUNS * JV_JUDGE_LAUNCH_NOMINAL_US,
-            100 * JV_JUDGE_NEAR_EFF, 100 * JV_JUDGE_LAYOUT_SHARE, JV_JUDGE_CEILING, 100 * JV_JUDGE_KERNEL_EFF);
+            JV_JUDGE_LAUNCH_NOMINAL_US, JV_JUDGE_LAUNCH_RUNS * JV_JUDGE_LAUNCH_NOMINAL_US, 100 * JV_JUDGE_NEAR_EFF,
+            100 * JV_JUDGE_LAYOUT_SHARE, JV_JUDGE_CEILING, 100 * JV_JUDGE_KERNEL_EFF);
     if (!isnan(bp)) fprintf(f, " while simple ops of this trace reach %.1f %% of HBM peak", bp);
     fprintf(f, "; *below peak*: the rest.\n\n");
 }
@@ -317,19 +347,24 @@ static void pick_significant(cctx *c) {
 }
 
 /* time of row r at target efficiency t (%): count * roofline time / (t/100) */
-static double time_at(const jv_drow *r, double t) { return r->count * r->roof_us / (t / 100.0); }
+static double time_at(const jv_drow *r, double t) {
+    return r->count * r->roof_us / (t / 100.0);
+}
 
 static void write_impact(cctx *c) {
     const jv_digest *d = c->d;
     FILE *f = c->f;
     fprintf(f, "<a id=\"impact\"></a>\n\n## Impact projection\n\n");
     if (!c->nimp) {
-        fprintf(f, "No op of this category has both a roofline and >= %.0f %% of GPU kernel time below 80 %% "
-                   "efficiency: nothing to project.\n\n", SIGNIFICANT_PCT);
+        fprintf(f,
+                "No op of this category has both a roofline and >= %.0f %% of GPU kernel time below 80 %% "
+                "efficiency: nothing to project.\n\n",
+                SIGNIFICANT_PCT);
         return;
     }
-    fprintf(f, "Op time at a target efficiency = calls x roofline time / target; saving = time now - that time; "
-               "share = saving / all GPU kernel time (%.3f ms). Efficiency now = calls x roofline time / kernel time.\n\n",
+    fprintf(f,
+            "Op time at a target efficiency = calls x roofline time / target; saving = time now - that time; "
+            "share = saving / all GPU kernel time (%.3f ms). Efficiency now = calls x roofline time / kernel time.\n\n",
             d->total_us / 1e3);
     for (int k = 0; k < c->nimp; k++) {
         const jv_drow *r = &d->rows[c->idx[k]];
@@ -378,8 +413,10 @@ static void write_path_b(cctx *c) {
             if (q) fputs(", ", f);
             jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 50, 0);
         }
-        if (r->replay_op >= 0) fprintf(f, "; replay: `jarvis-replay ../replay_package.zip --op %d`", r->replay_op);
-        else fputs("; not in the replay package", f);
+        if (r->replay_op >= 0)
+            fprintf(f, "; replay: `jarvis-replay ../replay_package.zip --op %d`", r->replay_op);
+        else
+            fputs("; not in the replay package", f);
         fprintf(f, "; call stack: `jarvis-analyze %s --call-stack %u`.\n", d->trace, r->uid);
         any = 1;
         /* a recommendation for the two largest such ops of the category, unless a category-wide one covers them */
@@ -402,7 +439,8 @@ static void write_path_b(cctx *c) {
             else
                 snprintf(action, sizeof action,
                          "Kernel team: reproduce the shape (`jarvis-analyze %s --call-stack %u`) and profile it "
-                         "(Nsight Compute / rocprof).", d->trace, r->uid);
+                         "(Nsight Compute / rocprof).",
+                         d->trace, r->uid);
             snprintf(impact, sizeof impact, "%.2f ms (%.1f %% of GPU kernel time) at 50 %% of peak", g / 1e3,
                      d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
             char anchor[32];
@@ -413,8 +451,9 @@ static void write_path_b(cctx *c) {
         }
     }
     if (!any) fprintf(f, "No significant op below 80 %% efficiency.\n");
-    fprintf(f, "\nA trace shows kernel names, durations, shapes and achieved rates; it cannot show occupancy, cache hit "
-               "rates, coalescing or bank conflicts: profile the replayed op to find out why a kernel is slow.\n\n");
+    fprintf(f,
+            "\nA trace shows kernel names, durations, shapes and achieved rates; it cannot show occupancy, cache hit "
+            "rates, coalescing or bank conflicts: profile the replayed op to find out why a kernel is slow.\n\n");
 }
 
 static void write_header(cctx *c) {
@@ -423,9 +462,10 @@ static void write_header(cctx *c) {
     const char *cn = jv_dcat_name(c->cat);
     char tb[32];
     fprintf(f, "<a id=\"top\"></a>\n\n# %s findings: %s\n\n", jv_dcat_title(c->cat), d->trace_name);
-    fprintf(f, "Part of the [standalone analysis](../standalone_analysis_fair.md). Inputs: "
-               "[%s_ops.csv](../category_data/%s_ops.csv), [%s_tree_data.json](../category_data/%s_tree_data.json), "
-               "[%s_metadata.json](../metadata/%s_metadata.json).\n\n",
+    fprintf(f,
+            "Part of the [standalone analysis](../standalone_analysis_fair.md). Inputs: "
+            "[%s_ops.csv](../category_data/%s_ops.csv), [%s_tree_data.json](../category_data/%s_tree_data.json), "
+            "[%s_metadata.json](../metadata/%s_metadata.json).\n\n",
             cn, cn, cn, cn, cn, cn);
     fprintf(f, "<a id=\"significance\"></a>\n\n## Significance\n\n");
     double cat = d->cat_us[c->cat], busy = (double)d->tl.busy / 1e3;
@@ -443,7 +483,8 @@ static void write_header(cctx *c) {
             const jv_drow *r = &d->rows[i];
             if (r->cat != c->cat || !r->spec[0]) continue;
             int dup = 0;
-            for (int s = 0; s < ns; s++) dup |= !strcmp(seen[s], r->spec);
+            for (int s = 0; s < ns; s++)
+                dup |= !strcmp(seen[s], r->spec);
             if (dup) continue;
             snprintf(seen[ns++], sizeof seen[0], "%s", r->spec);
             double p = jv_hw_peak(&d->hw, r->spec);
@@ -456,9 +497,10 @@ static void write_header(cctx *c) {
     double bp = jv_baseline_pct_of_hbm(d);
     if (!isnan(d->baseline.tbs))
         fprintf(f, "| Elementwise baseline (add/mul/copy_, %s) | %.3f TB/s%s |\n",
-                d->baseline.small_only ? "all sizes: none moves >= 1 MiB per call" : ">= 1 MiB per call", d->baseline.tbs,
-                isnan(bp) ? "" : "");
-    else fprintf(f, "| Elementwise baseline | none (no add/mul/copy_ op with a model in this trace) |\n");
+                d->baseline.small_only ? "all sizes: none moves >= 1 MiB per call" : ">= 1 MiB per call",
+                d->baseline.tbs, isnan(bp) ? "" : "");
+    else
+        fprintf(f, "| Elementwise baseline | none (no add/mul/copy_ op with a model in this trace) |\n");
     if (!isnan(bp)) fprintf(f, "| Baseline vs HBM peak | %.1f %% |\n", bp);
     fputc('\n', f);
 }
@@ -486,26 +528,32 @@ static void write_conv(cctx *c) {
         if (r->cat != c->cat) continue;
         lay += r->layout_us;
         const char *l = layout_of(r, 0);
-        if (!strncmp(l, "NCHW", 4) || !strncmp(l, "NCDHW", 5)) nchw++;
-        else if (!strcmp(l, "channels_last")) cl++;
-        else other++;
+        if (!strncmp(l, "NCHW", 4) || !strncmp(l, "NCDHW", 5))
+            nchw++;
+        else if (!strcmp(l, "channels_last"))
+            cl++;
+        else
+            other++;
         for (int k = 0; k < r->nkernels; k++)
             if (!r->kernels[k].layout && jv_contains_nocase(r->kernels[k].name, "nhwc")) nhwc_kernels = 1;
     }
     char tb[32], kb[160];
     fprintf(f, "<a id=\"layout\"></a>\n\n## Layout conversions\n\n");
-    fprintf(f, "Layout conversions: **%.1f µs** = **%.1f %%** of convolution time (%.1f %% of GPU kernel time). "
-               "Kernels counted: `batched_transpose*`, `nchwToNhwc*`, `nhwcToNchw*`, `transpose_*` and other transposes "
-               "launched by the convolution ops.\n\n",
+    fprintf(f,
+            "Layout conversions: **%.1f µs** = **%.1f %%** of convolution time (%.1f %% of GPU kernel time). "
+            "Kernels counted: `batched_transpose*`, `nchwToNhwc*`, `nhwcToNchw*`, `transpose_*` and other transposes "
+            "launched by the convolution ops.\n\n",
             lay, cat > 0 ? 100.0 * lay / cat : 0.0, d->total_us > 0 ? 100.0 * lay / d->total_us : 0.0);
-    fprintf(f, "Input layout of the convolution rows (from the strides of input 0): %d NCHW, %d channels_last, %d "
-               "other or unknown.%s\n\n",
+    fprintf(f,
+            "Input layout of the convolution rows (from the strides of input 0): %d NCHW, %d channels_last, %d "
+            "other or unknown.%s\n\n",
             nchw, cl, other,
             nhwc_kernels ? " The convolution kernels themselves are NHWC (`nhwc` in their names): the library converts "
                            "NCHW tensors around each call."
                          : "");
     if (lay > 0) {
-        fprintf(f, "| # | Op | Input Dims | Input layout | Layout kernels | Layout time | Share of op time | Op time |\n");
+        fprintf(f,
+                "| # | Op | Input Dims | Input layout | Layout kernels | Layout time | Share of op time | Op time |\n");
         fprintf(f, "|---|---|---|---|---|---:|---:|---:|\n");
         int k = 0;
         for (size_t i = 0; i < d->nrows && k < TOP_ROWS; i++) {
@@ -541,9 +589,11 @@ static void write_conv(cctx *c) {
                  "`x = x.to(memory_format=torch.channels_last)`; re-profile and check that the transposes are gone.");
         snprintf(impact, sizeof impact, "up to %.2f ms (%.1f %% of GPU kernel time) if all conversions go", lay / 1e3,
                  d->total_us > 0 ? 100.0 * lay / d->total_us : 0.0);
-        finding_add(c->out, &c->nomem, c->cat, "layout", "Layout conversions around convolutions", lay, lay, issue, action, impact);
-        fprintf(f, "Recommendation: channels_last (`model = model.to(memory_format=torch.channels_last)`, and the "
-                   "inputs with `x.to(memory_format=torch.channels_last)`): the conversions are at most %s.\n\n",
+        finding_add(c->out, &c->nomem, c->cat, "layout", "Layout conversions around convolutions", lay, lay, issue,
+                    action, impact);
+        fprintf(f,
+                "Recommendation: channels_last (`model = model.to(memory_format=torch.channels_last)`, and the "
+                "inputs with `x.to(memory_format=torch.channels_last)`): the conversions are at most %s.\n\n",
                 jv_md_time(tb, sizeof tb, lay));
     } else if (lay > 0) {
         fprintf(f, "The inputs are not NCHW, yet conversions run: the library converts internally; a replay of the op "
@@ -551,8 +601,9 @@ static void write_conv(cctx *c) {
     }
     /* kernel sizes */
     fprintf(f, "<a id=\"kernel-size\"></a>\n\n## Large-kernel vs small-kernel convolutions\n\n");
-    fprintf(f, "Spatial kernel size from the weight shape (Input Dims[1], backward: [2]). Expected (REFERENCE.md "
-               "section 8): >= 5x5 compute-bound at 60-80 %% of peak; 1x1 and 3x3 memory-bound at 50-70 %% of HBM.\n\n");
+    fprintf(f,
+            "Spatial kernel size from the weight shape (Input Dims[1], backward: [2]). Expected (REFERENCE.md "
+            "section 8): >= 5x5 compute-bound at 60-80 %% of peak; 1x1 and 3x3 memory-bound at 50-70 %% of HBM.\n\n");
     fprintf(f, "| Group | Rows | Compute-bound rows | Time | Share of convolution | Σ roofline time | Efficiency "
                "(Σ roofline / Σ time) |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (int g = 0; g < 3; g++) {
@@ -562,8 +613,10 @@ static void write_conv(cctx *c) {
             const jv_drow *r = &d->rows[i];
             if (r->cat != c->cat) continue;
             int kh, kw, grp;
-            if (!conv_weight_k(r, &kh, &kw)) grp = 2;
-            else grp = (kh >= 5 || kw >= 5) ? 0 : 1;
+            if (!conv_weight_k(r, &kh, &kw))
+                grp = 2;
+            else
+                grp = (kh >= 5 || kw >= 5) ? 0 : 1;
             if (grp != g) continue;
             rows++;
             t += r->time_us;
@@ -577,12 +630,17 @@ static void write_conv(cctx *c) {
         if (g == 2 && !rows) continue;
         fprintf(f, "| %s | %d | %d | %s | %.1f %% | %.1f µs | ", G[g], rows, cb, jv_md_time(tb, sizeof tb, t),
                 cat > 0 ? 100.0 * t / cat : 0.0, roof);
-        if (troof > 0) fprintf(f, "%.1f %% |\n", 100.0 * roof / troof);
-        else fputs("n/a |\n", f);
+        if (troof > 0)
+            fprintf(f, "%.1f %% |\n", 100.0 * roof / troof);
+        else
+            fputs("n/a |\n", f);
     }
     fputc('\n', f);
-    fprintf(f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
-    if (lay > 0) fprintf(f, "- channels_last removes the conversions measured [above](#layout) when the library has NHWC kernels for these shapes.\n");
+    fprintf(
+        f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
+    if (lay > 0)
+        fprintf(f, "- channels_last removes the conversions measured [above](#layout) when the library has NHWC "
+                   "kernels for these shapes.\n");
     fprintf(f, "- Fuse the convolution with the following batch norm and activation in inference (conv-BN folding, "
                "torch.compile); in training, torch.compile fuses BN + ReLU into fewer kernels.\n\n");
 }
@@ -648,15 +706,20 @@ static void write_bn(cctx *c) {
     if (!k) fprintf(f, "| - | none | | | | | | | | |\n");
     fputc('\n', f);
     if (rows) {
-        fprintf(f, "Why: %d of %d rows run PyTorch's native kernels (%s).", n_native, rows, jv_md_time(tb, sizeof tb, t_native));
+        fprintf(f, "Why: %d of %d rows run PyTorch's native kernels (%s).", n_native, rows,
+                jv_md_time(tb, sizeof tb, t_native));
         if (n_bf16)
-            fprintf(f, " %d rows have bf16 inputs: PyTorch uses cuDNN and MIOpen batch norm only for non-bf16 inputs, so "
-                       "bf16 runs the native kernels on both vendors.", n_bf16);
+            fprintf(f,
+                    " %d rows have bf16 inputs: PyTorch uses cuDNN and MIOpen batch norm only for non-bf16 inputs, so "
+                    "bf16 runs the native kernels on both vendors.",
+                    n_bf16);
         if (d->is_amd && n_cl) fprintf(f, " %d rows are channels_last: MIOpen refuses channels_last.", n_cl);
         if (d->is_amd && n_dbl) fprintf(f, " %d rows are double: MIOpen refuses double.", n_dbl);
         if (n_noaff)
-            fprintf(f, " %d native rows have no affine weight and bias (Input Dims `()`): PyTorch's cuDNN and MIOpen "
-                       "paths need both.", n_noaff);
+            fprintf(f,
+                    " %d native rows have no affine weight and bias (Input Dims `()`): PyTorch's cuDNN and MIOpen "
+                    "paths need both.",
+                    n_noaff);
         if (n_native > n_bf16 + n_cl + n_dbl + n_noaff)
             fprintf(f, " For the other native rows the dtype allowed a vendor library; the trace does not show which "
                        "other condition (size limits, build options) made PyTorch pick the native path.");
@@ -676,17 +739,22 @@ static void write_bn(cctx *c) {
         return;
     }
     double tbs = bytes / (t * 1e-6) / 1e12;
-    fprintf(f, "Bytes per call are the minimal bytes of REFERENCE.md section 2 (forward training 3 N, inference 2 N, "
-               "backward 5 N elements x bytes per element, plus O(C) parameters). All batch norm rows with a model: "
-               "%.3f GB in %s = **%.3f TB/s**",
+    fprintf(f,
+            "Bytes per call are the minimal bytes of REFERENCE.md section 2 (forward training 3 N, inference 2 N, "
+            "backward 5 N elements x bytes per element, plus O(C) parameters). All batch norm rows with a model: "
+            "%.3f GB in %s = **%.3f TB/s**",
             bytes / 1e9, jv_md_time(tb, sizeof tb, t), tbs);
-    if (d->has_hw) fprintf(f, " = %.1f %% of HBM (%.2f TB/s)", 100.0 * tbs * 1e3 / d->hw.mem_bw_gbps, d->hw.mem_bw_gbps / 1e3);
-    if (!isnan(d->baseline.tbs)) fprintf(f, " = %.2fx the trace's elementwise baseline (%.3f TB/s)", tbs / d->baseline.tbs, d->baseline.tbs);
+    if (d->has_hw)
+        fprintf(f, " = %.1f %% of HBM (%.2f TB/s)", 100.0 * tbs * 1e3 / d->hw.mem_bw_gbps, d->hw.mem_bw_gbps / 1e3);
+    if (!isnan(d->baseline.tbs))
+        fprintf(f, " = %.2fx the trace's elementwise baseline (%.3f TB/s)", tbs / d->baseline.tbs, d->baseline.tbs);
     fprintf(f, ".\n\n");
     if (!isnan(d->baseline.tbs) && d->baseline.tbs > tbs) {
         double at_base = bytes / (d->baseline.tbs * 1e12) * 1e6, g = t - at_base;
-        fprintf(f, "At the elementwise baseline the same bytes would take %s: %s less (%.1f %% of GPU kernel time).\n\n",
-                jv_md_time(tb, sizeof tb, at_base), jv_md_time(ty, sizeof ty, g), d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
+        fprintf(f,
+                "At the elementwise baseline the same bytes would take %s: %s less (%.1f %% of GPU kernel time).\n\n",
+                jv_md_time(tb, sizeof tb, at_base), jv_md_time(ty, sizeof ty, g),
+                d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
         if (d->total_us > 0 && 100.0 * t / d->total_us >= 5) {
             char issue[512], action[640], impact[384];
             snprintf(issue, sizeof issue,
@@ -698,17 +766,21 @@ static void write_bn(cctx *c) {
                      "A: in inference fold BN into the convolution; in training try torch.compile (BN + ReLU fused) or "
                      "channels_last inputs, measured per shape with the replay package. B: the kernel team replays "
                      "the BN ops (`jarvis-replay replay_package.zip --op N`, see the findings) against the baseline.");
-            snprintf(impact, sizeof impact, "%.2f ms (%.1f %% of GPU kernel time) if BN reached the elementwise baseline",
-                     g / 1e3, d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
+            snprintf(impact, sizeof impact,
+                     "%.2f ms (%.1f %% of GPU kernel time) if BN reached the elementwise baseline", g / 1e3,
+                     d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
             finding_add(c->out, &c->nomem, c->cat, "bandwidth", "Batch norm bandwidth", t, g, issue, action, impact);
         }
     }
-    fprintf(f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
+    fprintf(
+        f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
     fprintf(f, "- Inference: fold batch norm into the preceding convolution (no BN kernel left).\n");
-    fprintf(f, "- Training: torch.compile fuses the normalize step with the activation; channels_last inputs select "
-               "PyTorch's channels-last BN kernels%s.\n",
+    fprintf(f,
+            "- Training: torch.compile fuses the normalize step with the activation; channels_last inputs select "
+            "PyTorch's channels-last BN kernels%s.\n",
             n_bf16 ? "; a non-bf16 BN input (e.g. keeping BN in fp32 under autocast) makes cuDNN / MIOpen eligible, a "
-                     "numerics and speed trade-off to measure" : "");
+                     "numerics and speed trade-off to measure"
+                   : "");
     fputc('\n', f);
 }
 
@@ -723,12 +795,14 @@ static void write_ew(cctx *c) {
         fprintf(f, "No module (nn.Module events) or parent op whose instances run two or more elementwise kernels on "
                    "average.\n\n");
     } else {
-        fprintf(f, "Instances found through %s. Projected fused time assumes one fused kernel per instance that costs "
-                   "the mean time of one of its elementwise kernels (it reads the inputs and writes the output once "
-                   "instead of once per kernel): fused = instances x elementwise time / elementwise kernels.\n\n",
+        fprintf(f,
+                "Instances found through %s. Projected fused time assumes one fused kernel per instance that costs "
+                "the mean time of one of its elementwise kernels (it reads the inputs and writes the output once "
+                "instead of once per kernel): fused = instances x elementwise time / elementwise kernels.\n\n",
                 d->fusion[0].from_module ? "nn.Module python events" : "the parent op of the elementwise kernels");
-        fprintf(f, "| # | Module or parent | Instances | Elementwise kernels | Kernels per instance | Elementwise time "
-                   "| Per instance | Fused (projected) | Saving | Saving, %% of GPU kernel time | Ops | Example UID |\n");
+        fprintf(f,
+                "| # | Module or parent | Instances | Elementwise kernels | Kernels per instance | Elementwise time "
+                "| Per instance | Fused (projected) | Saving | Saving, %% of GPU kernel time | Ops | Example UID |\n");
         fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for (size_t i = 0; i < d->nfusion && i < TOP_ROWS; i++) {
             const jv_dfusion *x = &d->fusion[i];
@@ -761,8 +835,11 @@ static void write_ew(cctx *c) {
         }
         fputc('\n', f);
     }
-    fprintf(f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
-    fprintf(f, "- Fuse chains of elementwise ops (torch.compile, fused module kernels): the candidates [above](#fusion).\n");
+    fprintf(
+        f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
+    fprintf(
+        f,
+        "- Fuse chains of elementwise ops (torch.compile, fused module kernels): the candidates [above](#fusion).\n");
     fprintf(f, "- Remove dtype casts (`aten::copy_` / `aten::to` between dtypes) where the model allows.\n\n");
 }
 
@@ -773,8 +850,11 @@ static void write_gemm(cctx *c) {
     FILE *f = c->f;
     char tb[32], kb[160];
     fprintf(f, "<a id=\"shapes\"></a>\n\n## Shapes\n\n");
-    fprintf(f, "M, N, K (and batch B) from the perf model; *skinny*: min(M, N) <= 32; *small*: < 1 GFLOP per call.\n\n");
-    fprintf(f, "| # | Op | B | M | N | K | GFLOP per call | Calls | Time | Achieved | %% of peak (spec) | Flag | Kernel |\n");
+    fprintf(f,
+            "M, N, K (and batch B) from the perf model; *skinny*: min(M, N) <= 32; *small*: < 1 GFLOP per call.\n\n");
+    fprintf(
+        f,
+        "| # | Op | B | M | N | K | GFLOP per call | Calls | Time | Achieved | %% of peak (spec) | Flag | Kernel |\n");
     fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     int k = 0, small = 0;
     double small_us = 0;
@@ -805,10 +885,12 @@ static void write_gemm(cctx *c) {
     if (!k) fprintf(f, "| - | none | | | | | | | | | | | |\n");
     fputc('\n', f);
     if (small)
-        fprintf(f, "%d skinny or small GEMM rows take %s: they cannot fill the GPU; batching them (bmm, grouped GEMM) "
-                   "or fusing them into neighbours is path A.\n\n",
+        fprintf(f,
+                "%d skinny or small GEMM rows take %s: they cannot fill the GPU; batching them (bmm, grouped GEMM) "
+                "or fusing them into neighbours is path A.\n\n",
                 small, jv_md_time(tb, sizeof tb, small_us));
-    fprintf(f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
+    fprintf(
+        f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
     fprintf(f, "- Batch small GEMMs of the same shape (bmm / grouped GEMM), fuse bias and activation epilogues, keep "
                "dimensions multiples of 64 or 128.\n\n");
 }
@@ -823,18 +905,23 @@ static jv_status write_category(const jv_digest *d, jv_dcat cat, const char *out
     JV_CHECK(jv_out_open(&o, path, err));
     cctx c = {d, cat, o.f, out, {0}, 0, 0};
     if (!d->cat_rows[cat]) {
-        fprintf(o.f, "<a id=\"top\"></a>\n\n# %s findings: %s\n\nThis trace has no %s ops (0 of %zu rows of "
-                     "unified_perf_summary); see the [standalone analysis](../standalone_analysis_fair.md).\n",
+        fprintf(o.f,
+                "<a id=\"top\"></a>\n\n# %s findings: %s\n\nThis trace has no %s ops (0 of %zu rows of "
+                "unified_perf_summary); see the [standalone analysis](../standalone_analysis_fair.md).\n",
                 jv_dcat_title(cat), d->trace_name, jv_dcat_title(cat), d->nrows);
         return jv_out_commit(&o, err);
     }
     write_header(&c);
     pick_significant(&c);
     write_ops_table(&c);
-    if (cat == JV_DCAT_CONV) write_conv(&c);
-    else if (cat == JV_DCAT_BN) write_bn(&c);
-    else if (cat == JV_DCAT_EW) write_ew(&c);
-    else write_gemm(&c);
+    if (cat == JV_DCAT_CONV)
+        write_conv(&c);
+    else if (cat == JV_DCAT_BN)
+        write_bn(&c);
+    else if (cat == JV_DCAT_EW)
+        write_ew(&c);
+    else
+        write_gemm(&c);
     write_path_b(&c);
     write_impact(&c);
     if (c.nomem) {
@@ -850,7 +937,8 @@ jv_status jv_findings_write(const jv_digest *d, const char *outdir, jv_err *err)
     JV_CHECK(jv_mkdir_p(path, err));
     jv_finding_list fl = {0};
     jv_status s = JV_OK;
-    for (size_t c = 0; s == JV_OK && c < sizeof CATS / sizeof CATS[0]; c++) s = write_category(d, CATS[c], outdir, &fl, err);
+    for (size_t c = 0; s == JV_OK && c < sizeof CATS / sizeof CATS[0]; c++)
+        s = write_category(d, CATS[c], outdir, &fl, err);
     if (s == JV_OK) s = jv_standalone_write(d, &fl, outdir, err);
     free(fl.v);
     return s;

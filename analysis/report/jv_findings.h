@@ -22,12 +22,12 @@ jv_status jv_findings_write(const jv_digest *d, const char *outdir, jv_err *err)
 typedef struct {
     jv_dcat cat;
     char anchor[48];
-    char title[96];      /* a short heading ("Layout conversions around convolutions") */
+    char title[96]; /* a short heading ("Layout conversions around convolutions") */
     char issue[512];
     char action[640];
     char impact[384];
-    double time_us;      /* the GPU time the issue concerns */
-    double gain_us;      /* estimated saving (the ranking key); its basis is stated in impact */
+    double time_us; /* the GPU time the issue concerns */
+    double gain_us; /* estimated saving (the ranking key); its basis is stated in impact */
 } jv_finding;
 
 typedef struct {
@@ -37,14 +37,14 @@ typedef struct {
 
 /* The efficiency of one row against the roofline and the trace's elementwise baseline. */
 typedef struct {
-    int has_roof;        /* roofline time and peak known */
+    int has_roof; /* roofline time and peak known */
     int memory_bound;
-    double peak;         /* TB/s (memory-bound) or TFLOPS/s (compute-bound); NaN without roofline */
-    double achieved;     /* mean achieved TB/s or TFLOPS/s */
-    double pct;          /* Pct Roofline_mean (%) */
-    double eff;          /* aggregate efficiency (%): count * roofline time / kernel time */
-    double vs_base;      /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
-    const char *band;    /* excellent / good / acceptable / investigate, "" without roofline */
+    double peak;            /* TB/s (memory-bound) or TFLOPS/s (compute-bound); NaN without roofline */
+    double achieved;        /* mean achieved TB/s or TFLOPS/s */
+    double pct;             /* Pct Roofline_mean (%) */
+    double eff;             /* aggregate efficiency (%): count * roofline time / kernel time */
+    double vs_base;         /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
+    const char *band;       /* excellent / good / acceptable / investigate, "" without roofline */
     jv_judgement judgement; /* the verdict (hw/jv_judge.h); JV_JUDGE_NONE for no model / no roofline */
     const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline" */
 } jv_row_eval;

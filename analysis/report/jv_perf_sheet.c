@@ -21,10 +21,10 @@
 /* ---------- per-instance metrics ---------- */
 
 typedef struct {
-    double gflops, mb, fpb;         /* NaN when unknown */
-    double tbs, tflops;             /* per instance */
-    double roof_us, pct;            /* NaN without a roofline */
-    const char *bound;              /* NULL without a roofline */
+    double gflops, mb, fpb; /* NaN when unknown */
+    double tbs, tflops;     /* per instance */
+    double roof_us, pct;    /* NaN without a roofline */
+    const char *bound;      /* NULL without a roofline */
     char spec[32];
 } inst_metrics;
 
@@ -57,8 +57,8 @@ static void metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv
 typedef struct {
     const jv_trace *tr;
     const jv_perf_table *pt;
-    const char **cat;     /* per instance */
-    char **ptext;         /* per model: params text (family sheets) */
+    const char **cat; /* per instance */
+    char **ptext;     /* per model: params text (family sheets) */
 } gctx;
 
 static uint32_t inst_uid(const jv_trace *tr, const jv_perf_inst *in) {
@@ -70,7 +70,9 @@ static uint32_t inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
     return e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
 }
 
-static const char *or_unknown(const char *s) { return s && *s ? s : "Unknown"; }
+static const char *or_unknown(const char *s) {
+    return s && *s ? s : "Unknown";
+}
 
 /* orders instances by the unified grouping key (name, synthetic kernel,
  * category, process, label, thread, args); 0 = same group */
@@ -86,7 +88,8 @@ static int unified_key_cmp(const gctx *g, uint32_t x, uint32_t y) {
     if (c) return c;
     if (ex->thread != ey->thread) {
         const jv_thread *tx = &tr->threads[ex->thread], *ty = &tr->threads[ey->thread];
-        if ((c = strcmp(or_unknown(jv_trace_process_name(tr, tx->pid)), or_unknown(jv_trace_process_name(tr, ty->pid)))))
+        if ((c = strcmp(or_unknown(jv_trace_process_name(tr, tx->pid)),
+                        or_unknown(jv_trace_process_name(tr, ty->pid)))))
             return c;
         if ((c = strcmp(or_unknown(jv_trace_process_labels(tr, tx->pid)),
                         or_unknown(jv_trace_process_labels(tr, ty->pid)))))
@@ -104,10 +107,10 @@ static int cmp_unified(const void *a, const void *b, void *ctx) {
 }
 
 typedef struct {
-    size_t begin, n;      /* range in the sorted instance index array */
-    double ksum;          /* Kernel Time (µs)_sum */
+    size_t begin, n; /* range in the sorted instance index array */
+    double ksum;     /* Kernel Time (µs)_sum */
     uint32_t uid_first;
-    uint32_t first;       /* instance with the smallest uid */
+    uint32_t first; /* instance with the smallest uid */
 } group;
 
 static int cmp_group(const void *a, const void *b) {
@@ -171,9 +174,7 @@ static jv_stats group_stats(const gctx *g, const uint32_t *idx, const group *gr,
         switch (kind) {
         case 0: buf[k] = US(in->busy_ns); break;
         case 1: buf[k] = US(g->tr->ev[in->ev].dur); break;
-        default:
-            metrics_of(g->pt, in, hw, &m);
-            buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
+        default: metrics_of(g->pt, in, hw, &m); buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
         }
     }
     return jv_stats_of(buf, gr->n, ddof);
@@ -218,8 +219,8 @@ static int param_is_literal(const jv_param *p) {
 /* what a unified_perf_summary row's cells were computed from, handed on to the digest */
 typedef struct {
     const char *name, *params;
-    const char *args[4];          /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
-    const inst_metrics *m;        /* of the example instance */
+    const char *args[4];   /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
+    const inst_metrics *m; /* of the example instance */
     const jv_stats *kt, *tbs, *tfl, *pct;
     double percent;
 } urow;
@@ -332,12 +333,14 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
         free(buf);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (unified_perf_summary)");
     }
-    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
     jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_unified, (void *)g);
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;
-        while (j < n && !unified_key_cmp(g, idx[i], idx[j])) j++;
+        while (j < n && !unified_key_cmp(g, idx[i], idx[j]))
+            j++;
         groups[ng].begin = i;
         groups[ng].n = j - i;
         finish_group(g, idx, &groups[ng]);
@@ -346,33 +349,78 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
     }
     qsort(groups, ng, sizeof *groups, cmp_group);
     double total = 0, cum = 0;
-    for (size_t i = 0; i < ng; i++) total += groups[i].ksum;
+    for (size_t i = 0; i < ng; i++)
+        total += groups[i].ksum;
     jv_sheet o;
-    if (s == JV_OK) s = jv_sheet_open(&o, book, "unified_perf_summary", err);
-    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
+    if (s == JV_OK)
+        s = jv_sheet_open(&o, book, "unified_perf_summary", err);
+    else
+        jv_err_set(err, s, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
     if (s == JV_OK) {
-        static const char *const h1[] = {"name", "op category", "process_name", "process_label", "thread_name",
-                                         "Input Dims", "Input type", "Input Strides", "Concrete Inputs", "ex_UID",
-                                         "operation_count", "total_duration_us", "mean_duration_us",
-                                         "std_duration_us", "GFLOPS", "Data Moved (MB)", "FLOPS/Byte",
-                                         "Compute Spec", NULL};
-        for (const char *const *h = h1; *h; h++) jv_sheet_str(&o, *h);
-        if (hw) jv_sheet_str(&o, "Roofline Bound");
-        static const char *const h2[] = {"TB/s_mean", "TB/s_std", "TFLOPS/s_mean", "TFLOPS/s_std",
-                                         "Kernel Time (µs)_mean", "Kernel Time (µs)_std", "Kernel Time (µs)_sum",
-                                         "duration_us_median", "duration_us_min", "duration_us_max", "TB/s_median",
-                                         "TB/s_min", "TB/s_max", "TFLOPS/s_median", "TFLOPS/s_min", "TFLOPS/s_max",
+        static const char *const h1[] = {"name",
+                                         "op category",
+                                         "process_name",
+                                         "process_label",
+                                         "thread_name",
+                                         "Input Dims",
+                                         "Input type",
+                                         "Input Strides",
+                                         "Concrete Inputs",
+                                         "ex_UID",
+                                         "operation_count",
+                                         "total_duration_us",
+                                         "mean_duration_us",
+                                         "std_duration_us",
+                                         "GFLOPS",
+                                         "Data Moved (MB)",
+                                         "FLOPS/Byte",
+                                         "Compute Spec",
                                          NULL};
-        for (const char *const *h = h2; *h; h++) jv_sheet_str(&o, *h);
+        for (const char *const *h = h1; *h; h++)
+            jv_sheet_str(&o, *h);
+        if (hw) jv_sheet_str(&o, "Roofline Bound");
+        static const char *const h2[] = {"TB/s_mean",
+                                         "TB/s_std",
+                                         "TFLOPS/s_mean",
+                                         "TFLOPS/s_std",
+                                         "Kernel Time (µs)_mean",
+                                         "Kernel Time (µs)_std",
+                                         "Kernel Time (µs)_sum",
+                                         "duration_us_median",
+                                         "duration_us_min",
+                                         "duration_us_max",
+                                         "TB/s_median",
+                                         "TB/s_min",
+                                         "TB/s_max",
+                                         "TFLOPS/s_median",
+                                         "TFLOPS/s_min",
+                                         "TFLOPS/s_max",
+                                         NULL};
+        for (const char *const *h = h2; *h; h++)
+            jv_sheet_str(&o, *h);
         if (hw) {
-            static const char *const h3[] = {"Roofline Time (µs)_first", "Pct Roofline_mean", "Pct Roofline_median",
-                                             "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max", NULL};
-            for (const char *const *h = h3; *h; h++) jv_sheet_str(&o, *h);
+            static const char *const h3[] = {"Roofline Time (µs)_first",
+                                             "Pct Roofline_mean",
+                                             "Pct Roofline_median",
+                                             "Pct Roofline_std",
+                                             "Pct Roofline_min",
+                                             "Pct Roofline_max",
+                                             NULL};
+            for (const char *const *h = h3; *h; h++)
+                jv_sheet_str(&o, *h);
         }
-        static const char *const h4[] = {"Kernel Time (µs)_median", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
-                                         "kernel_details_summary", "trunc_kernel_details", "perf_params",
-                                         "has_perf_model", "Percentage (%)", "Cumulative Percentage (%)", NULL};
-        for (const char *const *h = h4; *h; h++) jv_sheet_str(&o, *h);
+        static const char *const h4[] = {"Kernel Time (µs)_median",
+                                         "Kernel Time (µs)_min",
+                                         "Kernel Time (µs)_max",
+                                         "kernel_details_summary",
+                                         "trunc_kernel_details",
+                                         "perf_params",
+                                         "has_perf_model",
+                                         "Percentage (%)",
+                                         "Cumulative Percentage (%)",
+                                         NULL};
+        for (const char *const *h = h4; *h; h++)
+            jv_sheet_str(&o, *h);
         if (hw) jv_sheet_str(&o, "Efficiency Band");
         jv_sheet_end(&o);
         for (size_t gi = 0; gi < ng; gi++) {
@@ -402,8 +450,10 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
             char *atmp[4];
             for (int k = 0; k < 4; k++) { /* converted once: for the sheet and the digest */
                 u.args[k] = pyargs_text(tr, raw[k], 0, &atmp[k]);
-                if (raw[k]) jv_sheet_str(&o, u.args[k]);
-                else jv_sheet_empty(&o);
+                if (raw[k])
+                    jv_sheet_str(&o, u.args[k]);
+                else
+                    jv_sheet_empty(&o);
             }
             jv_sheet_int(&o, gr->uid_first);
             jv_sheet_int(&o, (long long)gr->n);
@@ -478,13 +528,16 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
                 u.percent = p;
                 s = digest_row(g, idx, gr, &u, dg, err);
             }
-            for (int k = 0; k < 4; k++) free(atmp[k]);
+            for (int k = 0; k < 4; k++)
+                free(atmp[k]);
             free(params_text);
             free(nm);
             if (s != JV_OK) break;
         }
-        if (s == JV_OK) s = jv_sheet_commit(&o, err);
-        else jv_sheet_abort(&o);
+        if (s == JV_OK)
+            s = jv_sheet_commit(&o, err);
+        else
+            jv_sheet_abort(&o);
     }
     free(idx);
     free(groups);
@@ -496,7 +549,7 @@ static jv_status write_unified(const gctx *g, const jv_hw *hw, jv_book *book, jv
 
 typedef struct {
     const gctx *g;
-    const jv_params *ps;  /* per model index, params */
+    const jv_params *ps; /* per model index, params */
 } fctx;
 
 /* orders instances by the family-sheet grouping key (name, param texts); 0 = same group */
@@ -528,12 +581,13 @@ static int in_sheet(const jv_perf_table *pt, const jv_perf_inst *in, const char 
 }
 
 /* one family sheet: instances whose model's family writes sheet `base` (bwd: -1 any, 0 fwd, 1 bwd) */
-static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *book, const char *base,
-                                    const char *sheet, int bwd, const jv_params *ps, jv_err *err) {
+static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *book, const char *base, const char *sheet,
+                                    int bwd, const jv_params *ps, jv_err *err) {
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     size_t n = 0;
-    for (size_t i = 0; i < pt->ninst; i++) n += in_sheet(pt, &pt->inst[i], base, bwd);
+    for (size_t i = 0; i < pt->ninst; i++)
+        n += in_sheet(pt, &pt->inst[i], base, bwd);
     if (!n) return JV_OK;
     uint32_t *idx = malloc(n * sizeof *idx);
     group *groups = malloc(n * sizeof *groups);
@@ -552,7 +606,8 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;
-        while (j < n && !family_key_cmp(&f, idx[i], idx[j])) j++;
+        while (j < n && !family_key_cmp(&f, idx[i], idx[j]))
+            j++;
         groups[ng].begin = i;
         groups[ng].n = j - i;
         finish_group(g, idx, &groups[ng]);
@@ -561,8 +616,10 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
     }
     qsort(groups, ng, sizeof *groups, cmp_group);
     jv_sheet o;
-    if (s == JV_OK) s = jv_sheet_open(&o, book, sheet, err);
-    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (%s)", sheet);
+    if (s == JV_OK)
+        s = jv_sheet_open(&o, book, sheet, err);
+    else
+        jv_err_set(err, s, __FILE__, __LINE__, "out of memory (%s)", sheet);
     if (s != JV_OK) {
         free(idx);
         free(groups);
@@ -587,24 +644,50 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
         snprintf(col, sizeof col, "param: %s", p0->p[k].name);
         jv_sheet_str(&o, col);
     }
-    static const char *const h1[] = {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", "TB/s_mean",
-                                     "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max", "TFLOPS/s_mean",
-                                     "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-                                     "process_name_first", "process_label_first", "thread_name_first",
-                                     "Compute Spec", NULL};
-    for (const char *const *h = h1; *h; h++) jv_sheet_str(&o, *h);
+    static const char *const h1[] = {"GFLOPS_first",
+                                     "Data Moved (MB)_first",
+                                     "FLOPS/Byte_first",
+                                     "TB/s_mean",
+                                     "TB/s_median",
+                                     "TB/s_std",
+                                     "TB/s_min",
+                                     "TB/s_max",
+                                     "TFLOPS/s_mean",
+                                     "TFLOPS/s_median",
+                                     "TFLOPS/s_std",
+                                     "TFLOPS/s_min",
+                                     "TFLOPS/s_max",
+                                     "process_name_first",
+                                     "process_label_first",
+                                     "thread_name_first",
+                                     "Compute Spec",
+                                     NULL};
+    for (const char *const *h = h1; *h; h++)
+        jv_sheet_str(&o, *h);
     if (hw) {
-        static const char *const h2[] = {"Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-                                         "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min",
-                                         "Pct Roofline_max", NULL};
-        for (const char *const *h = h2; *h; h++) jv_sheet_str(&o, *h);
+        static const char *const h2[] = {
+            "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean", "Pct Roofline_median",
+            "Pct Roofline_std",         "Pct Roofline_min",     "Pct Roofline_max",  NULL};
+        for (const char *const *h = h2; *h; h++)
+            jv_sheet_str(&o, *h);
     }
-    static const char *const h3[] = {"kernel_details__summarize_kernel_stats", "trunc_kernel_details",
-                                     "Input Dims_first", "Input type_first", "Input Strides_first",
-                                     "Concrete Inputs_first", "Kernel Time (µs)_mean", "Kernel Time (µs)_median",
-                                     "Kernel Time (µs)_std", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
-                                     "Kernel Time (µs)_sum", "name_count", "UID_first", NULL};
-    for (const char *const *h = h3; *h; h++) jv_sheet_str(&o, *h);
+    static const char *const h3[] = {"kernel_details__summarize_kernel_stats",
+                                     "trunc_kernel_details",
+                                     "Input Dims_first",
+                                     "Input type_first",
+                                     "Input Strides_first",
+                                     "Concrete Inputs_first",
+                                     "Kernel Time (µs)_mean",
+                                     "Kernel Time (µs)_median",
+                                     "Kernel Time (µs)_std",
+                                     "Kernel Time (µs)_min",
+                                     "Kernel Time (µs)_max",
+                                     "Kernel Time (µs)_sum",
+                                     "name_count",
+                                     "UID_first",
+                                     NULL};
+    for (const char *const *h = h3; *h; h++)
+        jv_sheet_str(&o, *h);
     if (hw) jv_sheet_str(&o, "Efficiency Band");
     jv_sheet_end(&o);
     for (size_t gi = 0; gi < ng; gi++) {
@@ -619,11 +702,14 @@ static jv_status write_family_sheet(const gctx *g, const jv_hw *hw, jv_book *boo
             const jv_param *hit = NULL;
             for (int q = 0; q < pp->n && !hit; q++)
                 if (!strcmp(pp->p[q].name, p0->p[k].name)) hit = &pp->p[q];
-            if (!hit) jv_sheet_empty(&o);
+            if (!hit)
+                jv_sheet_empty(&o);
             else if (hit->is_num && hit->num == floor(hit->num) && fabs(hit->num) < 9e15 && !strchr(hit->text, '.'))
                 jv_sheet_int(&o, (long long)hit->num);
-            else if (hit->is_num) jv_sheet_num(&o, hit->num);
-            else jv_sheet_str(&o, hit->text);
+            else if (hit->is_num)
+                jv_sheet_num(&o, hit->num);
+            else
+                jv_sheet_str(&o, hit->text);
         }
         inst_metrics m;
         metrics_of(pt, in, hw, &m);

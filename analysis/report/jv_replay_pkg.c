@@ -15,7 +15,7 @@
 #include "jv_sha256.h"
 #include "jv_sort.h"
 
-#define US(ns) ((double)(ns) / 1e3)
+#define US(ns)           ((double)(ns) / 1e3)
 #define MAX_KERNEL_NAMES 8
 #define MAX_NOT_REPLAYED 200
 
@@ -24,7 +24,7 @@ typedef struct {
     int64_t busy_ns;
     int64_t count;
     uint32_t first_inst;
-    int32_t model;     /* -1: an op without a model (name below) */
+    int32_t model; /* -1: an op without a model (name below) */
     uint32_t name;
 } agg;
 
@@ -55,7 +55,8 @@ static jv_status model_details(const jv_trace *tr, const jv_perf_table *pt, cons
         for (uint32_t k = 0; k < in->kn && nseen < MAX_KERNEL_NAMES; k++) {
             uint32_t nm = tr->ev[pt->kernels[in->kbegin + k]].name;
             int dup = 0;
-            for (int j = 0; j < nseen; j++) dup |= seen[j] == nm;
+            for (int j = 0; j < nseen; j++)
+                dup |= seen[j] == nm;
             if (!dup) {
                 seen[nseen++] = nm;
                 cJSON_AddItemToArray(names, cJSON_CreateString(jv_trace_str(tr, nm)));
@@ -120,7 +121,8 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     pkg->op_of_model = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *pkg->op_of_model);
     if (!pkg->op_of_model) JV_FAIL(err, JV_ERR_NOMEM, "out of memory");
     pkg->nmodels = pt->nmodels;
-    for (size_t m = 0; m < pt->nmodels; m++) pkg->op_of_model[m] = -1;
+    for (size_t m = 0; m < pt->nmodels; m++)
+        pkg->op_of_model[m] = -1;
     agg *g = NULL;
     cJSON *ir = NULL, *man = NULL;
     char *ir_text = NULL, *man_text = NULL;

@@ -13,23 +13,23 @@
 #include "jv_trace.h"
 
 typedef struct {
-    int top;             /* at most this many ops (0: no limit) */
-    double min_percent;  /* only ops with at least this share of GPU kernel time */
-    const char *trace;   /* the trace path (named and hashed in the manifest) */
+    int top;            /* at most this many ops (0: no limit) */
+    double min_percent; /* only ops with at least this share of GPU kernel time */
+    const char *trace;  /* the trace path (named and hashed in the manifest) */
 } jv_replay_pkg_opts;
 
 typedef struct {
-    int ops;             /* entries written */
-    int not_replayed;    /* distinct ops listed as not replayable */
-    double replayed_us;  /* traced kernel time of the entries */
-    double total_us;     /* all GPU kernel time owned by op instances */
+    int ops;            /* entries written */
+    int not_replayed;   /* distinct ops listed as not replayable */
+    double replayed_us; /* traced kernel time of the entries */
+    double total_us;    /* all GPU kernel time owned by op instances */
 } jv_replay_pkg_summary;
 
 /* The package's texts, built while the perf table exists and written after
  * it is freed (libzip's buffers then reuse its memory: the peak stays). */
 typedef struct {
-    char *ir_text;        /* replay_ir.json */
-    char *manifest_text;  /* manifest.json */
+    char *ir_text;       /* replay_ir.json */
+    char *manifest_text; /* manifest.json */
     jv_replay_pkg_summary sum;
     int32_t *op_of_model; /* per perf model: its index in replay_ir.json (jarvis-replay --op N), -1 when left out */
     size_t nmodels;

@@ -10,9 +10,9 @@
 
 #include "jv_category.h"
 #include "jv_output.h"
+#include "jv_pyrepr.h"
 #include "jv_sheet.h"
 #include "jv_stats.h"
-#include "jv_pyrepr.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 #define MS(ns) ((double)(ns) / 1e6)
@@ -23,10 +23,16 @@ static void timeline_rows(jv_sheet *o, const jv_gpu_timeline *g, const jv_timeli
     struct {
         const char *name;
         int64_t v;
-    } rows[] = {{"computation_time", g->computation}, {"exposed_comm_time", g->exposed_comm},
-                {"exposed_memcpy_time", g->exposed_memcpy}, {"busy_time", g->busy},
-                {"idle_time", g->idle}, {"micro_idle_time", g->micro_idle}, {"macro_idle_time", g->macro_idle},
-                {"total_time", g->total}, {"total_comm_time", g->total_comm}, {"total_memcpy_time", g->total_memcpy}};
+    } rows[] = {{"computation_time", g->computation},
+                {"exposed_comm_time", g->exposed_comm},
+                {"exposed_memcpy_time", g->exposed_memcpy},
+                {"busy_time", g->busy},
+                {"idle_time", g->idle},
+                {"micro_idle_time", g->micro_idle},
+                {"macro_idle_time", g->macro_idle},
+                {"total_time", g->total},
+                {"total_comm_time", g->total_comm},
+                {"total_memcpy_time", g->total_memcpy}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int split = to->micro_idle_ns > 0;
         if (split && i == 4) continue;
@@ -41,7 +47,8 @@ static void timeline_rows(jv_sheet *o, const jv_gpu_timeline *g, const jv_timeli
 
 static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_report_opts *ro, jv_err *err) {
     jv_gpu_timeline g;
-    if (jv_timeline_compute(tr, t, &ro->timeline, -1, &g) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+    if (jv_timeline_compute(tr, t, &ro->timeline, -1, &g) != JV_OK)
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     jv_sheet o;
     JV_CHECK(jv_sheet_open(&o, ro->book, "gpu_timeline", err));
     static const char *const hdr[] = {"type", "time ms", "percent", NULL};
@@ -81,12 +88,12 @@ static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_r
 /* ---------- ops_summary and ops_summary_by_category ---------- */
 
 typedef struct {
-    const char *key;       /* op name or category */
-    const char *cats[4];   /* distinct categories (ops_summary) */
+    const char *key;     /* op name or category */
+    const char *cats[4]; /* distinct categories (ops_summary) */
     int ncats;
     double direct_us, subtree_us;
     size_t count;
-    uint32_t first;        /* order of first appearance */
+    uint32_t first; /* order of first appearance */
 } group;
 
 static int cmp_group(const void *a, const void *b) {
@@ -117,7 +124,8 @@ static jv_status group_rows(const jv_trace *tr, const jv_launchers *l, int by_ca
         g[gi].subtree_us += US(row->subtree_ns);
         g[gi].count++;
         int c;
-        for (c = 0; c < g[gi].ncats && strcmp(g[gi].cats[c], row->category); c++) {}
+        for (c = 0; c < g[gi].ncats && strcmp(g[gi].cats[c], row->category); c++) {
+        }
         if (c == g[gi].ncats && c < 4) g[gi].cats[g[gi].ncats++] = row->category;
     }
     jv_map_free(&idx);
@@ -136,13 +144,21 @@ static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, co
     size_t n;
     if (group_rows(tr, l, 0, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary)");
     double total = 0, cum = 0;
-    for (size_t i = 0; i < n; i++) total += g[i].direct_us;
+    for (size_t i = 0; i < n; i++)
+        total += g[i].direct_us;
     jv_sheet o;
     jv_status s = jv_sheet_open(&o, ro->book, "ops_summary", err);
     if (s == JV_OK) {
-        static const char *const hdr[] = {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
-                                          "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
-                                          "Categories", "Percentage (%)", "Cumulative Percentage (%)", NULL};
+        static const char *const hdr[] = {"name",
+                                          "total_direct_kernel_time_sum",
+                                          "total_subtree_kernel_time_sum",
+                                          "total_direct_kernel_time_ms",
+                                          "total_subtree_kernel_time_ms",
+                                          "Count",
+                                          "Categories",
+                                          "Percentage (%)",
+                                          "Cumulative Percentage (%)",
+                                          NULL};
         jv_sheet_header(&o, hdr);
         for (size_t i = 0; i < n; i++) {
             char cats[160] = "[";
@@ -172,8 +188,8 @@ static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, co
     if (group_rows(tr, l, 1, &g, &n) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_summary_by_category)");
     s = jv_sheet_open(&o, ro->book, "ops_summary_by_category", err);
     if (s == JV_OK) {
-        static const char *const hdr[] = {"op category", "Count", "total_direct_kernel_time_ms", "Percentage (%)",
-                                          "Cumulative Percentage (%)", NULL};
+        static const char *const hdr[] = {
+            "op category", "Count", "total_direct_kernel_time_ms", "Percentage (%)", "Cumulative Percentage (%)", NULL};
         jv_sheet_header(&o, hdr);
         cum = 0;
         for (size_t i = 0; i < n; i++) {
@@ -205,7 +221,9 @@ typedef struct {
     const char *cat, *proc, *label, *thread;
 } ua_key;
 
-static const char *or_unknown(const char *s) { return s && *s ? s : "Unknown"; }
+static const char *or_unknown(const char *s) {
+    return s && *s ? s : "Unknown";
+}
 
 static int cmp_ua(const ua_key *x, const ua_key *y) {
     if (x->name != y->name) return x->name < y->name ? -1 : 1;
@@ -218,10 +236,12 @@ static int cmp_ua(const ua_key *x, const ua_key *y) {
     return (x->row > y->row) - (x->row < y->row); /* rows are in ts order */
 }
 
-static int cmp_ua_q(const void *a, const void *b) { return cmp_ua(a, b); }
+static int cmp_ua_q(const void *a, const void *b) {
+    return cmp_ua(a, b);
+}
 
 typedef struct {
-    size_t begin, n;   /* range in the sorted key array */
+    size_t begin, n; /* range in the sorted key array */
     double direct_sum;
     uint32_t ex_uid;
 } ua_group;
@@ -238,8 +258,10 @@ static void csv_pyrepr(jv_sheet *o, const jv_trace *tr, uint32_t raw) {
         return;
     }
     char *s = NULL;
-    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK) jv_sheet_str(o, s);
-    else jv_sheet_str(o, jv_trace_str(tr, raw));
+    if (jv_pyrepr(jv_trace_str(tr, raw), jv_intern_len(&tr->strings, raw), &s) == JV_OK)
+        jv_sheet_str(o, s);
+    else
+        jv_sheet_str(o, jv_trace_str(tr, raw));
     free(s);
 }
 
@@ -276,7 +298,10 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
         const jv_event *e = &tr->ev[l->rows[r].ev];
         const jv_thread *th = &tr->threads[e->thread];
         uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
-        keys[r] = (ua_key){(uint32_t)r, e->name, sig, l->rows[r].category,
+        keys[r] = (ua_key){(uint32_t)r,
+                           e->name,
+                           sig,
+                           l->rows[r].category,
                            or_unknown(jv_trace_process_name(tr, th->pid)),
                            or_unknown(jv_trace_process_labels(tr, th->pid)),
                            or_unknown(jv_trace_str(tr, th->name))};
@@ -285,32 +310,54 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     size_t ng = 0;
     for (size_t i = 0; i < l->n;) {
         size_t j = i + 1;
-        while (j < l->n && keys[j].name == keys[i].name && keys[j].sig == keys[i].sig && !strcmp(keys[j].cat, keys[i].cat) &&
-               !strcmp(keys[j].proc, keys[i].proc) && !strcmp(keys[j].label, keys[i].label) &&
-               !strcmp(keys[j].thread, keys[i].thread))
+        while (j < l->n && keys[j].name == keys[i].name && keys[j].sig == keys[i].sig &&
+               !strcmp(keys[j].cat, keys[i].cat) && !strcmp(keys[j].proc, keys[i].proc) &&
+               !strcmp(keys[j].label, keys[i].label) && !strcmp(keys[j].thread, keys[i].thread))
             j++;
         ua_group *g = &groups[ng++];
         g->begin = i;
         g->n = j - i;
         g->direct_sum = 0;
-        for (size_t k = i; k < j; k++) g->direct_sum += US(l->rows[keys[k].row].direct_ns);
+        for (size_t k = i; k < j; k++)
+            g->direct_sum += US(l->rows[keys[k].row].direct_ns);
         g->ex_uid = tr->ev[l->rows[keys[i].row].ev].uid;
         i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ua_group);
     double total = 0, cum = 0;
-    for (size_t i = 0; i < ng; i++) total += groups[i].direct_sum;
+    for (size_t i = 0; i < ng; i++)
+        total += groups[i].direct_sum;
     jv_sheet o;
     jv_status s = jv_sheet_open(&o, ro->book, "ops_unique_args", err);
     if (s == JV_OK) {
-        static const char *const hdr[] = {
-            "name", "op category", "process_name", "process_label", "thread_name", "Input Dims", "Input type",
-            "Input Strides", "Concrete Inputs", "operation_count", "total_direct_kernel_time_mean",
-            "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
-            "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
-            "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
-            "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
-            "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)", NULL};
+        static const char *const hdr[] = {"name",
+                                          "op category",
+                                          "process_name",
+                                          "process_label",
+                                          "thread_name",
+                                          "Input Dims",
+                                          "Input type",
+                                          "Input Strides",
+                                          "Concrete Inputs",
+                                          "operation_count",
+                                          "total_direct_kernel_time_mean",
+                                          "total_subtree_kernel_time_mean",
+                                          "total_direct_kernel_time_median",
+                                          "total_subtree_kernel_time_median",
+                                          "total_direct_kernel_time_std",
+                                          "total_subtree_kernel_time_std",
+                                          "total_direct_kernel_time_min",
+                                          "total_subtree_kernel_time_min",
+                                          "total_direct_kernel_time_max",
+                                          "total_subtree_kernel_time_max",
+                                          "total_direct_kernel_time_sum",
+                                          "total_subtree_kernel_time_sum",
+                                          "ex_UID",
+                                          "kernel_details_summary",
+                                          "trunc_kernel_details",
+                                          "Percentage (%)",
+                                          "Cumulative Percentage (%)",
+                                          NULL};
         jv_sheet_header(&o, hdr);
         for (size_t gi = 0; gi < ng; gi++) {
             const ua_group *g = &groups[gi];
@@ -327,9 +374,11 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             csv_pyrepr(&o, tr, sg->concrete);
             jv_sheet_int(&o, (long long)g->n);
             jv_stats sd, ss;
-            for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
+            for (size_t k = 0; k < g->n; k++)
+                v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
             sd = jv_stats_of(v, g->n, 1);
-            for (size_t k = 0; k < g->n; k++) v[k] = US(l->rows[keys[g->begin + k].row].subtree_ns);
+            for (size_t k = 0; k < g->n; k++)
+                v[k] = US(l->rows[keys[g->begin + k].row].subtree_ns);
             ss = jv_stats_of(v, g->n, 1);
             double pairs[6][2] = {{sd.mean, ss.mean}, {sd.median, ss.median}, {sd.std, ss.std},
                                   {sd.min, ss.min},   {sd.max, ss.max},       {sd.sum, ss.sum}};
@@ -385,7 +434,8 @@ static int cmp_ks_group(const void *a, const void *b) {
 static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
                                       const jv_report_opts *ro, jv_err *err) {
     size_t nk = 0;
-    for (size_t i = 0; i < tr->nev; i++) nk += tr->ev[i].kind == JV_K_KERNEL;
+    for (size_t i = 0; i < tr->nev; i++)
+        nk += tr->ev[i].kind == JV_K_KERNEL;
     ks_key *keys = malloc((nk ? nk : 1) * sizeof *keys);
     ks_group *groups = malloc((nk ? nk : 1) * sizeof *groups);
     double *v = malloc((nk ? nk : 1) * sizeof *v);
@@ -433,28 +483,39 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         g->begin = i;
         g->n = j - i;
         g->sum = 0;
-        for (size_t k = i; k < j; k++) g->sum += US(tr->ev[keys[k].ev].dur);
+        for (size_t k = i; k < j; k++)
+            g->sum += US(tr->ev[keys[k].ev].dur);
         i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ks_group);
     jv_gpu_timeline tl;
     jv_status s = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
     jv_sheet o;
-    if (s == JV_OK) s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
-    else jv_err_set(err, s, __FILE__, __LINE__, "out of memory (timeline)");
+    if (s == JV_OK)
+        s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
+    else
+        jv_err_set(err, s, __FILE__, __LINE__, "out of memory (timeline)");
     if (s == JV_OK) {
-        static const char *const hdr[] = {"Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
-                                          "Kernel duration (µs)_sum", "Kernel duration (µs)_count",
-                                          "Kernel duration (µs)_mean", "Kernel duration (µs)_min",
-                                          "Kernel duration (µs)_max", "Percent of kernels time (%)",
-                                          "Percent of total time (%)", NULL};
+        static const char *const hdr[] = {"Parent op category",
+                                          "Parent cpu_op",
+                                          "Kernel name",
+                                          "Kernel stream",
+                                          "Kernel duration (µs)_sum",
+                                          "Kernel duration (µs)_count",
+                                          "Kernel duration (µs)_mean",
+                                          "Kernel duration (µs)_min",
+                                          "Kernel duration (µs)_max",
+                                          "Percent of kernels time (%)",
+                                          "Percent of total time (%)",
+                                          NULL};
         for (const char *const *h = hdr; *h; h++)
             if (any_op || h != &hdr[1]) jv_sheet_str(&o, *h);
         jv_sheet_end(&o);
         for (size_t gi = 0; gi < ng; gi++) {
             const ks_group *g = &groups[gi];
             const ks_key *k0 = &keys[g->begin];
-            for (size_t k = 0; k < g->n; k++) v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
+            for (size_t k = 0; k < g->n; k++)
+                v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
             jv_stats st = jv_stats_of(v, g->n, 0);
             jv_sheet_str(&o, k0->cat);
             if (any_op) jv_sheet_str(&o, k0->parent);
@@ -484,7 +545,7 @@ jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_lau
     return write_unique_args(tr, l, o, err);
 }
 
-jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
-                                  const jv_report_opts *o, jv_err *err) {
+jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
+                                  jv_err *err) {
     return write_kernel_summary(tr, t, l, o, err);
 }

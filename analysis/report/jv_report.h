@@ -10,7 +10,7 @@
 #include "jv_timeline.h"
 
 typedef struct {
-    jv_book *book;               /* where sheets go */
+    jv_book *book; /* where sheets go */
     jv_timeline_opts timeline;
 } jv_report_opts;
 
@@ -21,7 +21,7 @@ jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_lau
                               jv_err *err);
 
 /* Writes kernel_summary (after the perf sheets, as TraceLens orders them). */
-jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
-                                  const jv_report_opts *o, jv_err *err);
+jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
+                                  jv_err *err);
 
 #endif

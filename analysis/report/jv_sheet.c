@@ -12,7 +12,7 @@ struct jv_book {
     char *csv_dir;
     char *xlsx_path, *xlsx_tmp;
     lxw_workbook *wb;
-    int failed;      /* a cell could not be written */
+    int failed; /* a cell could not be written */
 };
 
 static char *dup_str(const char *s) {
@@ -31,7 +31,8 @@ jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path
     }
     if (!b || !csv_dir || !(b->csv_dir = dup_str(csv_dir))) {
         free(b);
-        JV_FAIL(err, b ? JV_ERR_INTERNAL : JV_ERR_NOMEM, "%s", b ? "a workbook without CSV files" : "out of memory (workbook)");
+        JV_FAIL(err, b ? JV_ERR_INTERNAL : JV_ERR_NOMEM, "%s",
+                b ? "a workbook without CSV files" : "out of memory (workbook)");
     }
     jv_status s = jv_mkdir_p(csv_dir, err);
     if (s != JV_OK) {
@@ -115,7 +116,9 @@ jv_status jv_sheet_open(jv_sheet *s, jv_book *b, const char *name, jv_err *err) 
     return JV_OK;
 }
 
-static int keeps_nothing(const jv_sheet *s) { return s->book && !s->book->csv_dir; }
+static int keeps_nothing(const jv_sheet *s) {
+    return s->book && !s->book->csv_dir;
+}
 
 jv_status jv_sheet_commit(jv_sheet *s, jv_err *err) {
     if (keeps_nothing(s)) {
@@ -145,7 +148,8 @@ void jv_sheet_str(jv_sheet *s, const char *v) {
         size_t len = strlen(v);
         if (len > XLSX_STR_MAX) {
             size_t cut = XLSX_STR_MAX;
-            while (cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80) cut--;
+            while (cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80)
+                cut--;
             char *t = malloc(cut + 1);
             if (!t) {
                 s->book->failed = 1;
@@ -190,6 +194,7 @@ void jv_sheet_end(jv_sheet *s) {
 }
 
 void jv_sheet_header(jv_sheet *s, const char *const *names) {
-    for (; *names; names++) jv_sheet_str(s, *names);
+    for (; *names; names++)
+        jv_sheet_str(s, *names);
     jv_sheet_end(s);
 }

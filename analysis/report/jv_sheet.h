@@ -24,7 +24,7 @@ void jv_book_abort(jv_book *b);
 
 typedef struct {
     jv_out csv;
-    void *ws;        /* lxw_worksheet, or NULL */
+    void *ws; /* lxw_worksheet, or NULL */
     uint32_t row;
     uint16_t col;
     jv_book *book;
@@ -39,7 +39,7 @@ void jv_sheet_abort(jv_sheet *s);
 
 /* Cells, left to right; jv_sheet_end closes the row. */
 void jv_sheet_str(jv_sheet *s, const char *v);
-void jv_sheet_num(jv_sheet *s, double v);   /* NaN: empty cell */
+void jv_sheet_num(jv_sheet *s, double v); /* NaN: empty cell */
 void jv_sheet_int(jv_sheet *s, long long v);
 void jv_sheet_empty(jv_sheet *s);
 void jv_sheet_end(jv_sheet *s);

@@ -9,14 +9,19 @@
 
 #include "jv_output.h"
 
-#define MAX_RECS 8      /* recommendations in the fair report */
-#define TOP_OPS 20      /* rows of the rough report's top-ops table */
+#define MAX_RECS 8  /* recommendations in the fair report */
+#define TOP_OPS  20 /* rows of the rough report's top-ops table */
 
+static double ms(int64_t ns) {
+    return (double)ns / 1e6;
+}
+static double pct_of(double a, double b) {
+    return b > 0 ? 100.0 * a / b : 0.0;
+}
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
-static double pct_of(double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; }
-
-static int has_findings_file(jv_dcat c) { return c != JV_DCAT_OTHER; }
+static int has_findings_file(jv_dcat c) {
+    return c != JV_DCAT_OTHER;
+}
 
 /* Σ count x roofline time / Σ time over the rows of category c that have a roofline (%), NaN when none */
 static double cat_eff(const jv_digest *d, jv_dcat c, double *roof_out, double *time_out) {
@@ -41,7 +46,7 @@ static int cmp_gain(const void *a, const void *b) {
 typedef struct {
     char title[96];
     char issue[512], action[640], impact[384];
-    char link[160];      /* relative link target */
+    char link[160]; /* relative link target */
     char link_text[96];
     double gain_us;
 } rec;
@@ -58,7 +63,8 @@ static int timeline_recs(const jv_digest *d, rec *out, int max) {
         const char *action;
     } items[] = {
         {"GPU idle", tl->idle,
-         "Look at the host side of the gaps in the trace (Perfetto): synchronisations (`cuda_sync` / `hipDeviceSynchronize`), "
+         "Look at the host side of the gaps in the trace (Perfetto): synchronisations (`cuda_sync` / "
+         "`hipDeviceSynchronize`), "
          "data loading, Python overhead between launches; CUDA / HIP graphs or torch.compile shorten launch gaps."},
         {"Exposed communication", tl->exposed_comm,
          "Overlap communication with computation (bucketing, async collectives); check the collectives' sizes."},
@@ -89,8 +95,10 @@ static void write_metrics(FILE *f, const jv_digest *d) {
     fprintf(f, "| GPU timeline span | %.3f ms |\n", ms(tl->total));
     fprintf(f, "| Computation | %.3f ms (%.1f %%) |\n", ms(tl->computation), pct_of((double)tl->computation, tot));
     fprintf(f, "| Idle | %.3f ms (%.1f %%) |\n", ms(tl->idle), pct_of((double)tl->idle, tot));
-    fprintf(f, "| Exposed communication | %.3f ms (%.1f %%) |\n", ms(tl->exposed_comm), pct_of((double)tl->exposed_comm, tot));
-    fprintf(f, "| Exposed memcpy | %.3f ms (%.1f %%) |\n", ms(tl->exposed_memcpy), pct_of((double)tl->exposed_memcpy, tot));
+    fprintf(f, "| Exposed communication | %.3f ms (%.1f %%) |\n", ms(tl->exposed_comm),
+            pct_of((double)tl->exposed_comm, tot));
+    fprintf(f, "| Exposed memcpy | %.3f ms (%.1f %%) |\n", ms(tl->exposed_memcpy),
+            pct_of((double)tl->exposed_memcpy, tot));
     fprintf(f, "| GPU kernel time (Σ ops) | %.3f ms |\n", d->total_us / 1e3);
     jv_dcat order[JV_DCAT_COUNT];
     jv_digest_cat_order(d, order);
@@ -115,18 +123,22 @@ static void write_ranking(FILE *f, const jv_digest *d) {
     const jv_gpu_timeline *tl = &d->tl;
     double comp = pct_of((double)tl->computation, (double)tl->total);
     int n = 0;
-    fprintf(f, "Bottleneck ranking%s:\n\n", tl->total > 0 && comp < 95 ? " (computation < 95 %: the timeline first)" : "");
+    fprintf(f, "Bottleneck ranking%s:\n\n",
+            tl->total > 0 && comp < 95 ? " (computation < 95 %: the timeline first)" : "");
     struct {
         const char *what;
         int64_t ns;
-    } tli[] = {{"GPU idle", tl->idle}, {"Exposed communication", tl->exposed_comm}, {"Exposed memcpy", tl->exposed_memcpy}};
+    } tli[] = {
+        {"GPU idle", tl->idle}, {"Exposed communication", tl->exposed_comm}, {"Exposed memcpy", tl->exposed_memcpy}};
     int timeline_first = tl->total > 0 && comp < 95;
     for (int pass = 0; pass < 2; pass++) {
         int do_timeline = (pass == 0) == timeline_first;
         if (do_timeline) {
             for (size_t i = 0; i < 3; i++) {
                 if (tli[i].ns <= 0 || pct_of((double)tli[i].ns, (double)tl->total) < 1) continue;
-                fprintf(f, "%d. %s: %.2f ms (%.1f %% of the timeline); see [GPU timeline](standalone_analysis_rough.md#timeline)\n",
+                fprintf(f,
+                        "%d. %s: %.2f ms (%.1f %% of the timeline); see [GPU "
+                        "timeline](standalone_analysis_rough.md#timeline)\n",
                         ++n, tli[i].what, ms(tli[i].ns), pct_of((double)tli[i].ns, (double)tl->total));
             }
         } else {
@@ -171,16 +183,21 @@ static void write_appendix(FILE *f, const jv_digest *d) {
             const jv_drow *r = &d->rows[i];
             if (!r->spec[0]) continue;
             int dup = 0;
-            for (int s = 0; s < ns; s++) dup |= !strcmp(seen[s], r->spec);
+            for (int s = 0; s < ns; s++)
+                dup |= !strcmp(seen[s], r->spec);
             if (dup) continue;
             snprintf(seen[ns++], sizeof seen[0], "%s", r->spec);
             double p = jv_hw_peak(&d->hw, r->spec), q = jv_hw_datasheet_peak(&d->hw, r->spec);
             fprintf(f, "| %s | ", r->spec);
-            if (isnan(p)) fputs("n/a", f);
-            else fprintf(f, "%.1f TFLOPS/s", p);
+            if (isnan(p))
+                fputs("n/a", f);
+            else
+                fprintf(f, "%.1f TFLOPS/s", p);
             fputs(" | ", f);
-            if (isnan(q)) fputs("n/a", f);
-            else fprintf(f, "%.1f TFLOPS/s", q);
+            if (isnan(q))
+                fputs("n/a", f);
+            else
+                fprintf(f, "%.1f TFLOPS/s", q);
             fputs(" |\n", f);
         }
         fprintf(f, "\nThe roofline uses %s peaks. Pass `--gpu-arch NAME|FILE` to use another GPU's numbers.\n\n",
@@ -197,11 +214,12 @@ static void write_appendix(FILE *f, const jv_digest *d) {
             trep += d->rows[i].time_us;
         }
     fprintf(f, "<a id=\"replay\"></a>\n\n### Replay package\n\n");
-    fprintf(f, "`replay_package.zip` holds the replay IR of the top ops (shapes, strides, dtypes, the traced kernel "
-               "names and times, the model's FLOPs and bytes) and a manifest; %d rows of this report (%.1f %% of GPU "
-               "kernel time) are in it. Run all: `jarvis-replay replay_package.zip --device 0`; one op under a "
-               "profiler: `jarvis-replay replay_package.zip --op N --iterations 1` (N is the Replay op column of the "
-               "category findings).\n\n",
+    fprintf(f,
+            "`replay_package.zip` holds the replay IR of the top ops (shapes, strides, dtypes, the traced kernel "
+            "names and times, the model's FLOPs and bytes) and a manifest; %d rows of this report (%.1f %% of GPU "
+            "kernel time) are in it. Run all: `jarvis-replay replay_package.zip --device 0`; one op under a "
+            "profiler: `jarvis-replay replay_package.zip --op N --iterations 1` (N is the Replay op column of the "
+            "category findings).\n\n",
             nrep, pct_of(trep, d->total_us));
     fprintf(f, "<a id=\"limits\"></a>\n\n### What a trace cannot show\n\n");
     fprintf(f, "Kernel names, durations, shapes, achieved rates, efficiency and call stacks come from the trace. "
@@ -215,8 +233,9 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
     JV_CHECK(jv_out_open(&o, path, err));
     FILE *f = o.f;
     fprintf(f, "<a id=\"top\"></a>\n\n# Standalone analysis: %s\n\n", d->trace_name);
-    fprintf(f, "Device %s; roofline GPU %s. Working notes with the raw tables and calculations: "
-               "[standalone_analysis_rough.md](standalone_analysis_rough.md).\n\n",
+    fprintf(f,
+            "Device %s; roofline GPU %s. Working notes with the raw tables and calculations: "
+            "[standalone_analysis_rough.md](standalone_analysis_rough.md).\n\n",
             d->device[0] ? d->device : "unknown", d->has_hw ? d->hw.name : "none");
     fprintf(f, "<a id=\"summary\"></a>\n\n## Executive summary\n\n");
     write_metrics(f, d);
@@ -229,7 +248,8 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
         jv_out_abort(&o);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
     }
-    for (size_t i = 0; i < fl->n; i++) sorted[i] = &fl->v[i];
+    for (size_t i = 0; i < fl->n; i++)
+        sorted[i] = &fl->v[i];
     qsort(sorted, fl->n, sizeof *sorted, cmp_gain);
     double comp = pct_of((double)d->tl.computation, (double)d->tl.total);
     int ntl = nr;
@@ -268,12 +288,15 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
         double e = cat_eff(d, (jv_dcat)c, NULL, NULL);
         fprintf(f, "| %s | %u | %.3f ms | %.1f %% | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c] / 1e3,
                 pct_of(d->cat_us[c], d->total_us));
-        if (isnan(e)) fputs("n/a", f);
-        else fprintf(f, "%.1f %%", e);
+        if (isnan(e))
+            fputs("n/a", f);
+        else
+            fprintf(f, "%.1f %%", e);
         if (has_findings_file((jv_dcat)c))
             fprintf(f, " | [%s_findings.md](category_findings/%s_findings.md) |\n", jv_dcat_name((jv_dcat)c),
                     jv_dcat_name((jv_dcat)c));
-        else fprintf(f, " | [top ops](standalone_analysis_rough.md#top-ops) |\n");
+        else
+            fprintf(f, " | [top ops](standalone_analysis_rough.md#top-ops) |\n");
     }
     fprintf(f, "\nGPU timeline, top ops, the calculations and the call stacks to look at: "
                "[working notes](standalone_analysis_rough.md). Perf report: `perf_report.xlsx` and "
@@ -291,14 +314,19 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     const jv_gpu_timeline *tl = &d->tl;
     double tot = (double)tl->total;
     fprintf(f, "<a id=\"top\"></a>\n\n# Standalone analysis, working notes: %s\n\n", d->trace_name);
-    fprintf(f, "The summary and recommendations are in [standalone_analysis_fair.md](standalone_analysis_fair.md).\n\n");
+    fprintf(f,
+            "The summary and recommendations are in [standalone_analysis_fair.md](standalone_analysis_fair.md).\n\n");
     fprintf(f, "<a id=\"process\"></a>\n\n## Process\n\n");
-    fprintf(f, "1. Read `%s`: %llu events, %llu GPU events counted in the timeline, %d device(s) in deviceProperties (%s).\n",
-            d->trace, (unsigned long long)d->events, (unsigned long long)d->gpu_events, d->ndevices,
-            d->device[0] ? d->device : "none named");
+    fprintf(
+        f,
+        "1. Read `%s`: %llu events, %llu GPU events counted in the timeline, %d device(s) in deviceProperties (%s).\n",
+        d->trace, (unsigned long long)d->events, (unsigned long long)d->gpu_events, d->ndevices,
+        d->device[0] ? d->device : "none named");
     fprintf(f, "2. GPU timeline (all devices merged): computation, exposed communication and memcpy, idle.\n");
-    fprintf(f, "3. unified_perf_summary: %zu rows (op + shapes), every kernel counted once; categories GEMM, "
-               "convolution, batch norm, elementwise, other.\n", d->nrows);
+    fprintf(f,
+            "3. unified_perf_summary: %zu rows (op + shapes), every kernel counted once; categories GEMM, "
+            "convolution, batch norm, elementwise, other.\n",
+            d->nrows);
     fprintf(f, "4. Roofline: %s.\n", d->has_hw ? d->hw_why : "none");
     fprintf(f, "5. Elementwise baseline from simple add/mul/copy_ ops; per-op verdicts; category findings; impact "
                "projections; recommendations ranked by projected saving.\n\n");
@@ -306,15 +334,21 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     struct {
         const char *n;
         int64_t v;
-    } t[] = {{"computation", tl->computation}, {"exposed_comm", tl->exposed_comm},
-             {"exposed_memcpy", tl->exposed_memcpy}, {"busy", tl->busy}, {"idle", tl->idle}, {"total", tl->total},
-             {"total_comm", tl->total_comm}, {"total_memcpy", tl->total_memcpy}};
+    } t[] = {{"computation", tl->computation},
+             {"exposed_comm", tl->exposed_comm},
+             {"exposed_memcpy", tl->exposed_memcpy},
+             {"busy", tl->busy},
+             {"idle", tl->idle},
+             {"total", tl->total},
+             {"total_comm", tl->total_comm},
+             {"total_memcpy", tl->total_memcpy}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         fprintf(f, "| %s | %.3f | %.1f |\n", t[i].n, ms(t[i].v), pct_of((double)t[i].v, tot));
     fputc('\n', f);
     fprintf(f, "<a id=\"top-ops\"></a>\n\n## Top ops by kernel time\n\n");
-    fprintf(f, "| # | Op | Category | Input Dims | Calls | Time (µs) | Median (µs) | Roofline (µs per call) | Bound | "
-               "%% of peak | Verdict | UID | Replay op |\n|---|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|\n");
+    fprintf(f,
+            "| # | Op | Category | Input Dims | Calls | Time (µs) | Median (µs) | Roofline (µs per call) | Bound | "
+            "%% of peak | Verdict | UID | Replay op |\n|---|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|\n");
     for (size_t i = 0; i < d->nrows && i < TOP_OPS; i++) {
         const jv_drow *r = &d->rows[i];
         jv_row_eval e;
@@ -324,26 +358,36 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
         fprintf(f, " | %s | ", jv_dcat_title(r->cat));
         jv_md_code(f, r->dims, 60, 1);
         fprintf(f, " | %u | %.1f | %.1f | ", r->count, r->time_us, r->median_us);
-        if (isnan(r->roof_us)) fputs("n/a", f);
-        else fprintf(f, "%.2f", r->roof_us);
+        if (isnan(r->roof_us))
+            fputs("n/a", f);
+        else
+            fprintf(f, "%.2f", r->roof_us);
         fprintf(f, " | %s | ", r->bound[0] ? r->bound : "n/a");
-        if (isnan(e.pct)) fputs("n/a", f);
-        else fprintf(f, "%.1f", e.pct);
+        if (isnan(e.pct))
+            fputs("n/a", f);
+        else
+            fprintf(f, "%.1f", e.pct);
         fprintf(f, " | %s | %u | ", e.verdict, r->uid);
-        if (r->replay_op >= 0) fprintf(f, "%d |\n", r->replay_op);
-        else fputs("- |\n", f);
+        if (r->replay_op >= 0)
+            fprintf(f, "%d |\n", r->replay_op);
+        else
+            fputs("- |\n", f);
     }
     if (!d->nrows) fprintf(f, "| - | no GPU kernels with an op | | | | | | | | | | | |\n");
     fputc('\n', f);
-    fprintf(f, "<a id=\"categories\"></a>\n\n## Categories\n\n| Category | Rows | Time (µs) | Share (%%) | Σ roofline (µs) | "
-               "Σ time with roofline (µs) | Efficiency (%%) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    fprintf(
+        f,
+        "<a id=\"categories\"></a>\n\n## Categories\n\n| Category | Rows | Time (µs) | Share (%%) | Σ roofline (µs) | "
+        "Σ time with roofline (µs) | Efficiency (%%) |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (int c = 0; c < JV_DCAT_COUNT; c++) {
         double roof, tr;
         double e = cat_eff(d, (jv_dcat)c, &roof, &tr);
         fprintf(f, "| %s | %u | %.1f | %.2f | %.1f | %.1f | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c],
                 pct_of(d->cat_us[c], d->total_us), roof, tr);
-        if (isnan(e)) fputs("n/a |\n", f);
-        else fprintf(f, "%.1f |\n", e);
+        if (isnan(e))
+            fputs("n/a |\n", f);
+        else
+            fprintf(f, "%.1f |\n", e);
     }
     fputc('\n', f);
     fprintf(f, "<a id=\"calculations\"></a>\n\n## Calculations\n\n");
@@ -351,10 +395,12 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
             ms(tl->total), pct_of((double)tl->computation, tot));
     const jv_dbaseline *b = &d->baseline;
     if (!isnan(b->tbs)) {
-        fprintf(f, "- Elementwise baseline = Σ bytes / Σ time over %u rows (%llu calls) of aten::add/add_/mul/mul_/copy_ "
-                   "%s = %.0f B / %.1f µs = %.3f TB/s",
-                b->rows, (unsigned long long)b->calls, b->small_only ? "(all sizes: none moves >= 1 MiB per call)" : "moving >= 1 MiB per call",
-                b->bytes, b->time_us, b->tbs);
+        fprintf(f,
+                "- Elementwise baseline = Σ bytes / Σ time over %u rows (%llu calls) of aten::add/add_/mul/mul_/copy_ "
+                "%s = %.0f B / %.1f µs = %.3f TB/s",
+                b->rows, (unsigned long long)b->calls,
+                b->small_only ? "(all sizes: none moves >= 1 MiB per call)" : "moving >= 1 MiB per call", b->bytes,
+                b->time_us, b->tbs);
         double bp = jv_baseline_pct_of_hbm(d);
         if (!isnan(bp)) fprintf(f, "; / HBM %.2f TB/s = %.1f %%", d->hw.mem_bw_gbps / 1e3, bp);
         fprintf(f, ".\n");
@@ -369,8 +415,9 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
         const jv_drow *r = &d->rows[i];
         if (isnan(r->roof_us) || !(r->roof_us > 0)) continue;
         double e = 100.0 * r->count * r->roof_us / r->time_us;
-        fprintf(f, "- Row %zu (`%.60s`): efficiency = calls x roofline / time = %u x %.3f µs / %.1f µs = %.1f %%; "
-                   "at 50 %%: %u x %.3f / 0.5 = %.1f µs",
+        fprintf(f,
+                "- Row %zu (`%.60s`): efficiency = calls x roofline / time = %u x %.3f µs / %.1f µs = %.1f %%; "
+                "at 50 %%: %u x %.3f / 0.5 = %.1f µs",
                 i + 1, r->name, r->count, r->roof_us, r->time_us, e, r->count, r->roof_us, r->count * r->roof_us / 0.5);
         if (e < 50) fprintf(f, ", saving %.1f µs", r->time_us - r->count * r->roof_us / 0.5);
         fprintf(f, ".\n");
@@ -411,7 +458,8 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     }
     fprintf(f, "- Rows without a perf model (no FLOPs/bytes, no %% of peak): %d, %.1f µs (%.1f %% of kernel time).\n",
             nomodel, t_nomodel, pct_of(t_nomodel, d->total_us));
-    fprintf(f, "- Rows in the replay package: %d, %.1f %% of kernel time; the rest can only be judged from the trace.\n",
+    fprintf(f,
+            "- Rows in the replay package: %d, %.1f %% of kernel time; the rest can only be judged from the trace.\n",
             nrep, pct_of(t_rep, d->total_us));
     if (!d->has_hw) fprintf(f, "- No roofline GPU: %s.\n", d->hw_why);
     if (!d->nrows) fprintf(f, "- The trace has no GPU kernels attributed to ops: no per-op analysis.\n");
@@ -420,12 +468,15 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     fprintf(f, "- Not visible in a trace: occupancy, cache hit rates, coalescing, bank conflicts, clocks.\n\n");
     fprintf(f, "<a id=\"open-questions\"></a>\n\n## Open questions\n\n");
     if (tot > 0 && pct_of((double)tl->idle, tot) >= 5)
-        fprintf(f, "- Is the idle time (%.1f %%) inside the training/inference steps or between profiler steps? "
-                   "Look at the host timeline of the largest gaps.\n", pct_of((double)tl->idle, tot));
+        fprintf(f,
+                "- Is the idle time (%.1f %%) inside the training/inference steps or between profiler steps? "
+                "Look at the host timeline of the largest gaps.\n",
+                pct_of((double)tl->idle, tot));
     fprintf(f, "- Do the replayed ops reach the roofline on the device? Run `jarvis-replay replay_package.zip` on the "
                "target GPU and compare with the traced times.\n");
-    if (fl->n) fprintf(f, "- The savings are projections (roofline or elementwise baseline); confirm each with a "
-                          "change and a new trace.\n");
+    if (fl->n)
+        fprintf(f, "- The savings are projections (roofline or elementwise baseline); confirm each with a "
+                   "change and a new trace.\n");
     return jv_out_commit(&o, err);
 }
 

@@ -33,8 +33,8 @@ typedef struct jv_gpu_batchnorm_plan jv_gpu_batchnorm_plan;
  * JV_ERR_NOTFOUND with the reason when jv_gpu_batchnorm_supported refuses
  * the call, JV_ERR_NOMEM. On success free *out with
  * jv_gpu_batchnorm_plan_free. Launches nothing. */
-jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
-                                       jv_gpu_batchnorm_plan **out, size_t *ws_bytes, jv_err *err);
+jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops, int sms, jv_gpu_batchnorm_plan **out,
+                                       size_t *ws_bytes, jv_err *err);
 
 /* Queues the planned call over device buffers bufs[i] (storage bases of the
  * planned ops->o[i]); workspace holds *ws_bytes of the plan. Returns 0 or the

@@ -361,8 +361,8 @@ const jv_family jv_conv_family = {
 };
 
 int jv_is_layout_kernel(const char *name) {
-    static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_", "Transpose",
-                                    "nchw2nhwc", "nhwc2nchw", NULL};
+    static const char *const P[] = {"batched_transpose", "nchwToNhwc", "nhwcToNchw", "transpose_",
+                                    "Transpose",         "nchw2nhwc",  "nhwc2nchw",  NULL};
     for (int i = 0; P[i]; i++)
         if (strstr(name, P[i])) return 1;
     return 0;

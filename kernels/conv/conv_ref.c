@@ -453,8 +453,10 @@ static jv_status run_map(const geom *m, int adj, const view *src, const view *W,
         for (int64_t n = 0; n < m->n; n++) {
             gather(src, n, szs, in);
             memset(out, 0, (size_t)(cd * sd) * sizeof *out);
-            if (adj) map_slice(m, out, w, in, 1);
-            else map_slice(m, in, w, out, 0);
+            if (adj)
+                map_slice(m, out, w, in, 1);
+            else
+                map_slice(m, in, w, out, 0);
             if (bias)
                 for (int64_t ch = 0; ch < cd; ch++) {
                     double bv = vload(bias, 0, ch, 0, 0, 0);

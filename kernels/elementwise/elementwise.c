@@ -36,12 +36,12 @@ static const struct {
     jv_match how;
 } UNARY_OPS[] = {
     {"aten::copy_", JV_EW_COPY, JV_MATCH_STRONG},
-    {"aten::copy", JV_EW_COPY, JV_MATCH_WEAK}, /* empty_strided + copy_ */
+    {"aten::copy", JV_EW_COPY, JV_MATCH_WEAK},   /* empty_strided + copy_ */
     {"aten::clone", JV_EW_CLONE, JV_MATCH_WEAK}, /* runs copy_ */
     {"aten::contiguous", JV_EW_CONTIGUOUS, JV_MATCH_WEAK},
     {"aten::to", JV_EW_TO, JV_MATCH_WEAK},
     {"aten::_to_copy", JV_EW_TO, JV_MATCH_WEAK},
-    {"aten::relu", JV_EW_RELU, JV_MATCH_WEAK}, /* runs clamp_min */
+    {"aten::relu", JV_EW_RELU, JV_MATCH_WEAK},  /* runs clamp_min */
     {"aten::relu_", JV_EW_RELU, JV_MATCH_WEAK}, /* runs clamp_min_ */
     {"aten::gelu", JV_EW_GELU, JV_MATCH_STRONG},
     {"aten::gelu_", JV_EW_GELU, JV_MATCH_STRONG},
@@ -74,7 +74,7 @@ static const struct {
     {"aten::clamp_max", JV_EW_CLAMP_MAX, JV_MATCH_STRONG},
     {"aten::clamp_max_", JV_EW_CLAMP_MAX, JV_MATCH_STRONG},
     {"aten::fill_", JV_EW_FILL, JV_MATCH_STRONG},
-    {"aten::zero_", JV_EW_ZERO, JV_MATCH_WEAK}, /* runs fill_ */
+    {"aten::zero_", JV_EW_ZERO, JV_MATCH_WEAK},        /* runs fill_ */
     {"aten::hardtanh", JV_EW_HARDTANH, JV_MATCH_WEAK}, /* runs clamp */
     {"aten::hardtanh_", JV_EW_HARDTANH, JV_MATCH_WEAK},
     {"aten::leaky_relu", JV_EW_LEAKY_RELU, JV_MATCH_STRONG},
@@ -161,18 +161,21 @@ enum {
 };
 
 typedef struct {
-    signed char slot_arg[3];  /* argument index of each operand slot, -1 none */
-    unsigned char slot[3];    /* SLOT_* */
-    unsigned char out_rule;   /* OUT_* */
-    unsigned char self_role;  /* SELF_* */
-    unsigned char max_args;   /* positional arguments of the widest overload (without out=) */
-    unsigned char outable;    /* an out= overload exists (a trailing tensor) */
+    signed char slot_arg[3]; /* argument index of each operand slot, -1 none */
+    unsigned char slot[3];   /* SLOT_* */
+    unsigned char out_rule;  /* OUT_* */
+    unsigned char self_role; /* SELF_* */
+    unsigned char max_args;  /* positional arguments of the widest overload (without out=) */
+    unsigned char outable;   /* an out= overload exists (a trailing tensor) */
     unsigned char bwd;
 } op_info;
 
-#define U1(rule) {{0, -1, -1}, {SLOT_T, 0, 0}, rule, SELF_OPERAND, 1, 1, 0}
-#define B2(rule, maxa) {{0, 1, -1}, {SLOT_TS, SLOT_TS, 0}, rule, SELF_OPERAND, maxa, 1, 0}
-#define BWD2(maxa) {{0, 1, -1}, {SLOT_T, SLOT_T, 0}, OUT_PROMOTE, SELF_OPERAND, maxa, 1, 1}
+#define U1(rule)                                                                                                       \
+    { {0, -1, -1}, {SLOT_T, 0, 0}, rule, SELF_OPERAND, 1, 1, 0 }
+#define B2(rule, maxa)                                                                                                 \
+    { {0, 1, -1}, {SLOT_TS, SLOT_TS, 0}, rule, SELF_OPERAND, maxa, 1, 0 }
+#define BWD2(maxa)                                                                                                     \
+    { {0, 1, -1}, {SLOT_T, SLOT_T, 0}, OUT_PROMOTE, SELF_OPERAND, maxa, 1, 1 }
 
 static const op_info INFO[JV_EW_OP_COUNT] = {
     [JV_EW_ADD] = B2(OUT_PROMOTE, 3),
@@ -255,10 +258,18 @@ static jv_match binary_match(const char *op) {
 
 /* ---- PyTorch type promotion (c10::promoteTypes, at::native::result_type) ---- */
 
-static int is_fp8(jv_dtype d) { return d >= JV_DT_F8E4M3 && d <= JV_DT_F8E5M2FNUZ; }
-static int is_complex(jv_dtype d) { return d == JV_DT_C64 || d == JV_DT_C128; }
-static int is_floating(jv_dtype d) { return jv_dtype_is_float(d) && !is_complex(d); }
-static int is_integral(jv_dtype d) { return d >= JV_DT_I64 && d <= JV_DT_U8; }
+static int is_fp8(jv_dtype d) {
+    return d >= JV_DT_F8E4M3 && d <= JV_DT_F8E5M2FNUZ;
+}
+static int is_complex(jv_dtype d) {
+    return d == JV_DT_C64 || d == JV_DT_C128;
+}
+static int is_floating(jv_dtype d) {
+    return jv_dtype_is_float(d) && !is_complex(d);
+}
+static int is_integral(jv_dtype d) {
+    return d >= JV_DT_I64 && d <= JV_DT_U8;
+}
 
 static int int_bits(jv_dtype d) {
     switch (d) {
@@ -303,7 +314,9 @@ static jv_dtype promote2(jv_dtype a, jv_dtype b) {
     return int_of_bits(int_bits(a) > int_bits(b) ? int_bits(a) : int_bits(b));
 }
 
-static jv_dtype to_complex(jv_dtype d) { return d == JV_DT_F64 ? JV_DT_C128 : JV_DT_C64; }
+static jv_dtype to_complex(jv_dtype d) {
+    return d == JV_DT_F64 ? JV_DT_C128 : JV_DT_C64;
+}
 
 /* c10 combine_categories(higher, lower) */
 static jv_dtype combine_categories(jv_dtype higher, jv_dtype lower) {
@@ -322,9 +335,12 @@ typedef struct {
 
 static void promo_add(promo *s, const jv_ew_operand *o) {
     if (o->kind == JV_EW_TENSOR) {
-        if (o->t.dtype == JV_DT_UNKNOWN) s->unknown = 1;
-        else if (o->t.ndim > 0) s->dim = promote2(s->dim, o->t.dtype);
-        else s->zero = promote2(s->zero, o->t.dtype);
+        if (o->t.dtype == JV_DT_UNKNOWN)
+            s->unknown = 1;
+        else if (o->t.ndim > 0)
+            s->dim = promote2(s->dim, o->t.dtype);
+        else
+            s->zero = promote2(s->zero, o->t.dtype);
     } else if (o->kind == JV_EW_SCALAR && o->t.dtype != JV_DT_UNKNOWN) {
         /* a wrapped Python number: float -> the default dtype, complex -> the default complex */
         jv_dtype w = o->t.dtype == JV_DT_F64 ? JV_DT_F32 : o->t.dtype == JV_DT_C128 ? JV_DT_C64 : o->t.dtype;
@@ -343,7 +359,8 @@ static jv_dtype promo_result(const promo *s) {
 /* 1 when s is a single integer literal ("3", "-1") */
 static int parse_int1(const char *s, long long *v) {
     if (!s) return 0;
-    while (*s == ' ') s++;
+    while (*s == ' ')
+        s++;
     if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+')) return 0;
     return jv_parse_ints(s, v, 1) == 1;
 }
@@ -409,22 +426,27 @@ static int read_operand(const jv_opcall *c, int i, int k, jv_ew_operand *o) {
 }
 
 /* the numeric concrete value of argument i */
-static int arg_double(const jv_opcall *c, int i, double *v) { return jv_parse_double(jv_opcall_value(c, i), v); }
+static int arg_double(const jv_opcall *c, int i, double *v) {
+    return jv_parse_double(jv_opcall_value(c, i), v);
+}
 
 /* Parses "[2.0, 2.0]", "(2., 3.)" or "2.0" into out (at most max). Returns the count, or -1. */
 static int parse_doubles(const char *s, double *out, int max) {
     if (!s) return -1;
-    while (*s == ' ') s++;
+    while (*s == ' ')
+        s++;
     if (*s != '[' && *s != '(') return jv_parse_double(s, out) ? 1 : -1;
     char close = *s == '[' ? ']' : ')';
     s++;
     int n = 0;
     for (;;) {
-        while (*s == ' ') s++;
+        while (*s == ' ')
+            s++;
         if (*s == close) break;
         char buf[64];
         size_t len = 0;
-        while (s[len] && s[len] != ',' && s[len] != close) len++;
+        while (s[len] && s[len] != ',' && s[len] != close)
+            len++;
         if (len == 0 || len >= sizeof buf || n >= max) return -1;
         memcpy(buf, s, len);
         buf[len] = 0;
@@ -434,7 +456,8 @@ static int parse_doubles(const char *s, double *out, int max) {
         if (*s == ',') s++;
     }
     s++;
-    while (*s == ' ') s++;
+    while (*s == ' ')
+        s++;
     return *s ? -1 : n;
 }
 
@@ -488,8 +511,10 @@ static jv_status parse_upsample(const jv_opcall *c, jv_elementwise_desc *g, jv_e
         if (nsc != sp && nsc != 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: scale_factors do not match the input", c->name);
     } else {
         for (int i = 0; i < sp; i++) {
-            if (arg_double(c, 2 + i, &sc[i])) nsc++;
-            else sc[i] = 0;
+            if (arg_double(c, 2 + i, &sc[i]))
+                nsc++;
+            else
+                sc[i] = 0;
         }
     }
     for (int i = 0; i < sp; i++) {
@@ -498,7 +523,8 @@ static jv_status parse_upsample(const jv_opcall *c, jv_elementwise_desc *g, jv_e
     }
     g->out = *x;
     if (nsize == sp) {
-        for (int i = 0; i < sp; i++) g->out.shape[2 + i] = size[i];
+        for (int i = 0; i < sp; i++)
+            g->out.shape[2 + i] = size[i];
     } else if (nsize <= 0 && nsc == sp) {
         for (int i = 0; i < sp; i++) {
             double o = floor((double)x->shape[2 + i] * sc[i]);
@@ -511,8 +537,10 @@ static jv_status parse_upsample(const jv_opcall *c, jv_elementwise_desc *g, jv_e
     for (int i = 0; i < sp; i++)
         if (g->out.shape[2 + i] <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: output size must be positive", c->name);
     if (jv_tensor_numel(&g->out) < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: output size overflows", c->name);
-    if (x->has_strides && jv_tensor_layout(x) == JV_LAYOUT_CHANNELS_LAST) set_channels_last(&g->out);
-    else jv_tensor_set_contiguous(&g->out);
+    if (x->has_strides && jv_tensor_layout(x) == JV_LAYOUT_CHANNELS_LAST)
+        set_channels_last(&g->out);
+    else
+        jv_tensor_set_contiguous(&g->out);
     g->out.has_strides = 1;
     return JV_OK;
 }
@@ -533,8 +561,10 @@ static int cast_dtype(const jv_opcall *c, const jv_tensor *self, jv_dtype *dt) {
     }
     const char *v = jv_opcall_value(c, i);
     long long code;
-    if (parse_int1(v, &code)) *dt = jv_dtype_of_scalar_type(code);
-    else *dt = jv_dtype_parse(v);
+    if (parse_int1(v, &code))
+        *dt = jv_dtype_of_scalar_type(code);
+    else
+        *dt = jv_dtype_parse(v);
     return *dt != JV_DT_UNKNOWN;
 }
 
@@ -565,7 +595,8 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
         g->out_arg = nargs - 1;
         nargs--;
     }
-    if (nargs > inf->max_args) JV_FAIL(err, JV_ERR_FORMAT, "%s: %d arguments, at most %d expected", name, c->nargs, inf->max_args);
+    if (nargs > inf->max_args)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: %d arguments, at most %d expected", name, c->nargs, inf->max_args);
 
     /* operands */
     for (int k = 0; k < 3; k++) {
@@ -590,7 +621,8 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
     for (int k = 0; k < g->arity; k++) {
         if (g->in[k].kind != JV_EW_TENSOR) continue;
         ntensor++;
-        if (!tensor_ok(&g->in[k].t)) JV_FAIL(err, JV_ERR_FORMAT, "%s: argument %d has a negative or huge shape", name, g->in[k].arg);
+        if (!tensor_ok(&g->in[k].t))
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: argument %d has a negative or huge shape", name, g->in[k].arg);
     }
 
     /* self as the output: in-place ops, copy_/fill_/zero_, and aten::copy (a new
@@ -644,15 +676,18 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
         }
     }
     if (outt && g->out_arg != 0) {
-        if (same_shape(outt, &g->out) && outt->has_strides) memcpy(g->out.strides, outt->strides, sizeof g->out.strides);
+        if (same_shape(outt, &g->out) && outt->has_strides)
+            memcpy(g->out.strides, outt->strides, sizeof g->out.strides);
     }
 
     /* output dtype */
     int rule = inf->out_rule;
     if (g->op == JV_EW_DIV) {
         const char *rm = jv_opcall_value(c, 2);
-        if (rm && strstr(rm, "trunc")) g->rounding = 1;
-        else if (rm && strstr(rm, "floor")) g->rounding = 2;
+        if (rm && strstr(rm, "trunc"))
+            g->rounding = 1;
+        else if (rm && strstr(rm, "floor"))
+            g->rounding = 2;
         if (g->rounding) rule = OUT_PROMOTE; /* floor/trunc division keeps integers */
     }
     promo pr = {JV_DT_UNKNOWN, JV_DT_UNKNOWN, JV_DT_UNKNOWN, 0};
@@ -660,7 +695,8 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
     switch (rule) {
     case OUT_PROMOTE:
     case OUT_FLOAT:
-        for (int k = 0; k < g->arity; k++) promo_add(&pr, &g->in[k]);
+        for (int k = 0; k < g->arity; k++)
+            promo_add(&pr, &g->in[k]);
         od = promo_result(&pr);
         if (rule == OUT_FLOAT && (is_integral(od) || od == JV_DT_BOOL)) od = JV_DT_F32;
         break;
@@ -761,9 +797,13 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
     return JV_OK;
 }
 
-static jv_status unary_parse(const jv_opcall *c, jv_desc *d, jv_err *err) { return ew_parse(c, d, err, 0); }
+static jv_status unary_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
+    return ew_parse(c, d, err, 0);
+}
 
-static jv_status binary_parse(const jv_opcall *c, jv_desc *d, jv_err *err) { return ew_parse(c, d, err, 1); }
+static jv_status binary_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
+    return ew_parse(c, d, err, 1);
+}
 
 /* ---- model ---- */
 
@@ -783,10 +823,10 @@ static void ew_model(const jv_desc *d, jv_perf *p) {
 /* ---- params (TraceLens reads them positionally: Dims[k], Input type[k], Input Strides[k]) ---- */
 
 typedef struct {
-    int present;         /* an operand or the output sits at this argument */
-    int scalar;          /* a Scalar: shape () and strides () */
+    int present; /* an operand or the output sits at this argument */
+    int scalar;  /* a Scalar: shape () and strides () */
     const jv_tensor *t;
-    const char *type;    /* dtype text */
+    const char *type; /* dtype text */
 } argview;
 
 static argview view_arg(const jv_elementwise_desc *g, int k) {
@@ -814,24 +854,32 @@ static void tuple_of(jv_params *ps, const char *name, const argview *v, int stri
         jv_param_tuple(ps, name, none, 0); /* () */
         return;
     }
-    if (strides) jv_param_tuple(ps, name, v->t->has_strides ? v->t->strides : NULL, v->t->ndim);
-    else jv_param_tuple(ps, name, v->t->shape, v->t->ndim);
+    if (strides)
+        jv_param_tuple(ps, name, v->t->has_strides ? v->t->strides : NULL, v->t->ndim);
+    else
+        jv_param_tuple(ps, name, v->t->shape, v->t->ndim);
 }
 
 /* a tensor with dims at argument k (TraceLens: "Dims[k] is non-empty") */
-static int has_dims(const argview *v) { return v->present && !v->scalar && v->t->ndim > 0; }
+static int has_dims(const argview *v) {
+    return v->present && !v->scalar && v->t->ndim > 0;
+}
 
 static void unary_params(const jv_desc *d, jv_params *ps) {
     const jv_elementwise_desc *g = jv_elementwise_of(d);
     argview a0 = view_arg(g, 0), a1 = view_arg(g, 1);
     int up = g->spatial > 0;
-    if (up) jv_param_tuple(ps, "op_shape", g->out.shape, g->out.ndim);
-    else tuple_of(ps, "op_shape", &a0, 0);
+    if (up)
+        jv_param_tuple(ps, "op_shape", g->out.shape, g->out.ndim);
+    else
+        tuple_of(ps, "op_shape", &a0, 0);
     const char *dt[2] = {a0.present ? a0.type : NULL, up ? a0.type : has_dims(&a1) ? a1.type : NULL};
     jv_param_dtypes(ps, "dtype_in_out", dt, 2);
     tuple_of(ps, "stride_input", &a0, 1);
-    if (!up && has_dims(&a1)) tuple_of(ps, "stride_output", &a1, 1);
-    else jv_param_text(ps, "stride_output", "None");
+    if (!up && has_dims(&a1))
+        tuple_of(ps, "stride_output", &a1, 1);
+    else
+        jv_param_text(ps, "stride_output", "None");
     /* upsample's own columns; TraceLens leaves them missing (nan) for the other ops */
     if (up) {
         jv_param_tuple(ps, "input_shape", g->in[0].t.shape, g->in[0].t.ndim);
@@ -851,8 +899,10 @@ static void binary_params(const jv_desc *d, jv_params *ps) {
     jv_param_dtypes(ps, "dtype_in1_in2_out", dt, 3);
     tuple_of(ps, "stride_input1", &a0, 1);
     tuple_of(ps, "stride_input2", &a1, 1);
-    if (has_dims(&a2)) tuple_of(ps, "stride_output", &a2, 1);
-    else jv_param_text(ps, "stride_output", "None");
+    if (has_dims(&a2))
+        tuple_of(ps, "stride_output", &a2, 1);
+    else
+        jv_param_text(ps, "stride_output", "None");
 }
 
 const jv_family jv_unary_family = {

@@ -15,16 +15,61 @@
  * (inplace flag) and its out= variant. */
 typedef enum {
     /* binary family */
-    JV_EW_ADD, JV_EW_SUB, JV_EW_RSUB, JV_EW_MUL, JV_EW_DIV, JV_EW_WHERE, JV_EW_THRESHOLD_BACKWARD,
-    JV_EW_SIGMOID_BACKWARD, JV_EW_TANH_BACKWARD, JV_EW_GELU_BACKWARD, JV_EW_SILU_BACKWARD, JV_EW_MAXIMUM,
-    JV_EW_MINIMUM, JV_EW_EQ, JV_EW_NE, JV_EW_LT, JV_EW_LE, JV_EW_GT, JV_EW_GE, JV_EW_MASKED_FILL, JV_EW_ADDCMUL,
-    JV_EW_ADDCDIV, JV_EW_LERP,
+    JV_EW_ADD,
+    JV_EW_SUB,
+    JV_EW_RSUB,
+    JV_EW_MUL,
+    JV_EW_DIV,
+    JV_EW_WHERE,
+    JV_EW_THRESHOLD_BACKWARD,
+    JV_EW_SIGMOID_BACKWARD,
+    JV_EW_TANH_BACKWARD,
+    JV_EW_GELU_BACKWARD,
+    JV_EW_SILU_BACKWARD,
+    JV_EW_MAXIMUM,
+    JV_EW_MINIMUM,
+    JV_EW_EQ,
+    JV_EW_NE,
+    JV_EW_LT,
+    JV_EW_LE,
+    JV_EW_GT,
+    JV_EW_GE,
+    JV_EW_MASKED_FILL,
+    JV_EW_ADDCMUL,
+    JV_EW_ADDCDIV,
+    JV_EW_LERP,
     /* unary family (pow: both forms, see elementwise.c) */
-    JV_EW_POW, JV_EW_COPY, JV_EW_CLONE, JV_EW_CONTIGUOUS, JV_EW_TO, JV_EW_RELU, JV_EW_GELU, JV_EW_SILU,
-    JV_EW_SIGMOID, JV_EW_TANH, JV_EW_NEG, JV_EW_RSQRT, JV_EW_SQRT, JV_EW_EXP, JV_EW_LOG, JV_EW_ABS,
-    JV_EW_RECIPROCAL, JV_EW_CLAMP, JV_EW_CLAMP_MIN, JV_EW_CLAMP_MAX, JV_EW_FILL, JV_EW_ZERO, JV_EW_HARDTANH,
-    JV_EW_LEAKY_RELU, JV_EW_ERF, JV_EW_SIN, JV_EW_COS, JV_EW_NAN_TO_NUM, JV_EW_UPSAMPLE_NEAREST1D,
-    JV_EW_UPSAMPLE_NEAREST2D, JV_EW_UPSAMPLE_NEAREST3D,
+    JV_EW_POW,
+    JV_EW_COPY,
+    JV_EW_CLONE,
+    JV_EW_CONTIGUOUS,
+    JV_EW_TO,
+    JV_EW_RELU,
+    JV_EW_GELU,
+    JV_EW_SILU,
+    JV_EW_SIGMOID,
+    JV_EW_TANH,
+    JV_EW_NEG,
+    JV_EW_RSQRT,
+    JV_EW_SQRT,
+    JV_EW_EXP,
+    JV_EW_LOG,
+    JV_EW_ABS,
+    JV_EW_RECIPROCAL,
+    JV_EW_CLAMP,
+    JV_EW_CLAMP_MIN,
+    JV_EW_CLAMP_MAX,
+    JV_EW_FILL,
+    JV_EW_ZERO,
+    JV_EW_HARDTANH,
+    JV_EW_LEAKY_RELU,
+    JV_EW_ERF,
+    JV_EW_SIN,
+    JV_EW_COS,
+    JV_EW_NAN_TO_NUM,
+    JV_EW_UPSAMPLE_NEAREST1D,
+    JV_EW_UPSAMPLE_NEAREST2D,
+    JV_EW_UPSAMPLE_NEAREST3D,
     JV_EW_OP_COUNT
 } jv_ew_op;
 
@@ -45,28 +90,28 @@ typedef struct {
     jv_layout layout; /* TENSOR: the layout of its strides */
     int has_value;    /* SCALAR: value is known (complex: real part only) */
     double value;
-    char type[24];    /* the recorded type text ("c10::BFloat16", "Scalar"), truncated */
+    char type[24]; /* the recorded type text ("c10::BFloat16", "Scalar"), truncated */
 } jv_ew_operand;
 
 /* A parsed elementwise call. Scalar arguments carry PyTorch's defaults when
  * the trace omits them. */
 typedef struct {
     jv_ew_op op;
-    const char *name;     /* the op name as matched (static storage): "aten::add_" */
-    int binary;           /* 1: parsed by jv_binary_family; 0: jv_unary_family */
-    int arity;            /* 1..3 operand slots in in[] (some may be ABSENT or SCALAR) */
-    jv_ew_operand in[3];  /* operands in math order: copy_: in[0] = src; fill_/zero_: in[0] = the fill
-                           * value; where: cond, self, other; masked_fill: self, mask, value; clamp:
-                           * self, min, max; lerp: self, end, weight; addcmul: self, tensor1, tensor2 */
-    jv_tensor out;        /* the output: broadcast shape of the operands (upsample: the resized shape),
-                           * its dtype (PyTorch type promotion; bool for comparisons) and strides */
+    const char *name;    /* the op name as matched (static storage): "aten::add_" */
+    int binary;          /* 1: parsed by jv_binary_family; 0: jv_unary_family */
+    int arity;           /* 1..3 operand slots in in[] (some may be ABSENT or SCALAR) */
+    jv_ew_operand in[3]; /* operands in math order: copy_: in[0] = src; fill_/zero_: in[0] = the fill
+                          * value; where: cond, self, other; masked_fill: self, mask, value; clamp:
+                          * self, min, max; lerp: self, end, weight; addcmul: self, tensor1, tensor2 */
+    jv_tensor out;       /* the output: broadcast shape of the operands (upsample: the resized shape),
+                          * its dtype (PyTorch type promotion; bool for comparisons) and strides */
     jv_layout out_layout;
-    int out_arg;          /* argument the output is (in-place self, copy_ dst, out=) or, for
-                           * aten::copy, whose shape and strides it copies; -1 for a new tensor */
-    int inplace;          /* the name ends with '_': the output is self */
-    int write_only;       /* fill_/zero_: the output is written without being read */
-    int64_t n_out;        /* elements of out */
-    jv_dtype compute;     /* the first tensor argument's dtype (TraceLens: Input type[0]) */
+    int out_arg;      /* argument the output is (in-place self, copy_ dst, out=) or, for
+                       * aten::copy, whose shape and strides it copies; -1 for a new tensor */
+    int inplace;      /* the name ends with '_': the output is self */
+    int write_only;   /* fill_/zero_: the output is written without being read */
+    int64_t n_out;    /* elements of out */
+    jv_dtype compute; /* the first tensor argument's dtype (TraceLens: Input type[0]) */
     /* scalar arguments */
     double alpha;         /* add/sub/rsub: other's multiplier (1) */
     double threshold;     /* threshold_backward: grad where self <= threshold is zeroed (0 if unknown) */
@@ -74,18 +119,18 @@ typedef struct {
     double min, max;      /* hardtanh defaults -1, 1 */
     double fill;          /* fill_ / masked_fill Scalar value; zero_ 0 (has_fill) */
     int has_fill;
-    double slope;         /* leaky_relu negative_slope (0.01) */
-    double value;         /* addcmul/addcdiv value (1) */
-    int has_exponent;     /* pow: the exponent is a Scalar with a known value */
+    double slope;     /* leaky_relu negative_slope (0.01) */
+    double value;     /* addcmul/addcdiv value (1) */
+    int has_exponent; /* pow: the exponent is a Scalar with a known value */
     double exponent;
-    int has_weight;       /* lerp: the weight is a Scalar with a known value */
+    int has_weight; /* lerp: the weight is a Scalar with a known value */
     double weight;
     double nan, posinf, neginf; /* nan_to_num: nan (0), posinf/neginf when has_ (else dtype max/lowest) */
     int has_posinf, has_neginf;
-    int gelu_tanh;        /* gelu / gelu_backward approximate='tanh' */
-    int rounding;         /* div rounding_mode: 0 true division, 1 'trunc', 2 'floor' */
-    int spatial;          /* upsample: 1, 2 or 3 resized trailing dims */
-    double scales[3];     /* upsample: scale per resized dim, 0 when not given */
+    int gelu_tanh;    /* gelu / gelu_backward approximate='tanh' */
+    int rounding;     /* div rounding_mode: 0 true division, 1 'trunc', 2 'floor' */
+    int spatial;      /* upsample: 1, 2 or 3 resized trailing dims */
+    double scales[3]; /* upsample: scale per resized dim, 0 when not given */
 } jv_elementwise_desc;
 
 extern const jv_family jv_unary_family;

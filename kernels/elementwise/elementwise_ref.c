@@ -19,7 +19,7 @@
 
 #define EW_CHUNK 512
 
-static const double SQRT1_2 = 0.70710678118654752440;     /* 1/sqrt(2) */
+static const double SQRT1_2 = 0.70710678118654752440;      /* 1/sqrt(2) */
 static const double INV_SQRT_2PI = 0.39894228040143267794; /* 1/sqrt(2*pi) */
 static const double SQRT_2_PI = 0.79788456080286535588;    /* sqrt(2/pi) */
 static const double GELU_K = 0.044715;
@@ -32,7 +32,9 @@ typedef struct {
     int out;     /* operand index of the output */
 } ew_plan;
 
-static int is_upsample(jv_ew_op op) { return op >= JV_EW_UPSAMPLE_NEAREST1D && op <= JV_EW_UPSAMPLE_NEAREST3D; }
+static int is_upsample(jv_ew_op op) {
+    return op >= JV_EW_UPSAMPLE_NEAREST1D && op <= JV_EW_UPSAMPLE_NEAREST3D;
+}
 
 /* The ATen argument name of operand slot k. */
 static const char *slot_name(const jv_elementwise_desc *g, int k) {
@@ -93,8 +95,8 @@ static jv_status plan_build(const jv_elementwise_desc *g, jv_operands *ops, ew_p
             if (o->t.dtype == JV_DT_C128)
                 JV_FAIL(err, JV_ERR_FORMAT, "%s: argument %d is a complex Scalar, which replay does not support", name,
                         o->arg);
-            JV_FAIL(err, JV_ERR_FORMAT, "%s: the value of Scalar argument %d ('%s') is not recorded in the trace",
-                    name, o->arg, slot_name(g, k));
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: the value of Scalar argument %d ('%s') is not recorded in the trace", name,
+                    o->arg, slot_name(g, k));
         }
         if (o->kind == JV_EW_TENSOR && !jv_dtype_is_numeric(o->t.dtype))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: operand '%s' has dtype '%s', which replay does not support", name,
@@ -143,7 +145,8 @@ jv_status jv_elementwise_operands(const jv_desc *d, jv_operands *out, jv_err *er
 jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_operands *ops, jv_err *err) {
     ew_plan p;
     JV_CHECK(plan_build(jv_elementwise_of(d), ops, &p, err));
-    for (int k = 0; k < 3; k++) slot[k] = p.slot[k];
+    for (int k = 0; k < 3; k++)
+        slot[k] = p.slot[k];
     *out = p.out;
     return JV_OK;
 }
@@ -158,9 +161,15 @@ typedef struct {
     int lowp;     /* comparisons and rounding divisions run in float (PyTorch's opmath for fp32/fp16/bf16) */
 } ew_ctx;
 
-static double max_nan(double a, double b) { return (a != a || b != b) ? NAN : a > b ? a : b; }
-static double min_nan(double a, double b) { return (a != a || b != b) ? NAN : a < b ? a : b; }
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double max_nan(double a, double b) {
+    return (a != a || b != b) ? NAN : a > b ? a : b;
+}
+static double min_nan(double a, double b) {
+    return (a != a || b != b) ? NAN : a < b ? a : b;
+}
+static double sigmoid(double x) {
+    return 1.0 / (1.0 + exp(-x));
+}
 
 static double gelu(double x, int tanh_form) {
     if (tanh_form) return 0.5 * x * (1.0 + tanh(SQRT_2_PI * (x + GELU_K * x * x * x)));
@@ -199,9 +208,10 @@ static double div_floor_f(double da, double db) {
     return q - f > 0.5f ? f + 1 : f;
 }
 
-#define EW_LOOP(expr)                                                                                                \
-    do {                                                                                                             \
-        for (int64_t i = 0; i < n; i++) o[i] = (expr);                                                               \
+#define EW_LOOP(expr)                                                                                                  \
+    do {                                                                                                               \
+        for (int64_t i = 0; i < n; i++)                                                                                \
+            o[i] = (expr);                                                                                             \
     } while (0)
 
 /* o[i] = op(a[i], b[i], c[i]) for i < n */
@@ -214,11 +224,16 @@ static void ew_compute(const ew_ctx *x, int64_t n, const double *restrict a, con
     case JV_EW_RSUB: EW_LOOP(b[i] - alpha * a[i]); break;
     case JV_EW_MUL: EW_LOOP(a[i] * b[i]); break;
     case JV_EW_DIV:
-        if (x->rounding == 0) EW_LOOP(a[i] / b[i]);
-        else if (x->rounding == 1 && x->lowp) EW_LOOP((double)truncf((float)a[i] / (float)b[i]));
-        else if (x->rounding == 1) EW_LOOP(trunc(a[i] / b[i]));
-        else if (x->lowp) EW_LOOP(div_floor_f(a[i], b[i]));
-        else EW_LOOP(div_floor_d(a[i], b[i]));
+        if (x->rounding == 0)
+            EW_LOOP(a[i] / b[i]);
+        else if (x->rounding == 1 && x->lowp)
+            EW_LOOP((double)truncf((float)a[i] / (float)b[i]));
+        else if (x->rounding == 1)
+            EW_LOOP(trunc(a[i] / b[i]));
+        else if (x->lowp)
+            EW_LOOP(div_floor_f(a[i], b[i]));
+        else
+            EW_LOOP(div_floor_d(a[i], b[i]));
         break;
     case JV_EW_WHERE: EW_LOOP(a[i] != 0 ? b[i] : c[i]); break;
     case JV_EW_THRESHOLD_BACKWARD: EW_LOOP(b[i] <= x->thr ? 0.0 : a[i]); break;
@@ -234,28 +249,40 @@ static void ew_compute(const ew_ctx *x, int64_t n, const double *restrict a, con
     case JV_EW_MAXIMUM: EW_LOOP(max_nan(a[i], b[i])); break;
     case JV_EW_MINIMUM: EW_LOOP(min_nan(a[i], b[i])); break;
     case JV_EW_EQ:
-        if (x->lowp) EW_LOOP((float)a[i] == (float)b[i]);
-        else EW_LOOP(a[i] == b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] == (float)b[i]);
+        else
+            EW_LOOP(a[i] == b[i]);
         break;
     case JV_EW_NE:
-        if (x->lowp) EW_LOOP((float)a[i] != (float)b[i]);
-        else EW_LOOP(a[i] != b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] != (float)b[i]);
+        else
+            EW_LOOP(a[i] != b[i]);
         break;
     case JV_EW_LT:
-        if (x->lowp) EW_LOOP((float)a[i] < (float)b[i]);
-        else EW_LOOP(a[i] < b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] < (float)b[i]);
+        else
+            EW_LOOP(a[i] < b[i]);
         break;
     case JV_EW_LE:
-        if (x->lowp) EW_LOOP((float)a[i] <= (float)b[i]);
-        else EW_LOOP(a[i] <= b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] <= (float)b[i]);
+        else
+            EW_LOOP(a[i] <= b[i]);
         break;
     case JV_EW_GT:
-        if (x->lowp) EW_LOOP((float)a[i] > (float)b[i]);
-        else EW_LOOP(a[i] > b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] > (float)b[i]);
+        else
+            EW_LOOP(a[i] > b[i]);
         break;
     case JV_EW_GE:
-        if (x->lowp) EW_LOOP((float)a[i] >= (float)b[i]);
-        else EW_LOOP(a[i] >= b[i]);
+        if (x->lowp)
+            EW_LOOP((float)a[i] >= (float)b[i]);
+        else
+            EW_LOOP(a[i] >= b[i]);
         break;
     case JV_EW_MASKED_FILL: EW_LOOP(b[i] != 0 ? c[i] : a[i]); break;
     case JV_EW_ADDCMUL: EW_LOOP(a[i] + x->value * b[i] * c[i]); break;
@@ -312,8 +339,12 @@ static double dtype_max(jv_dtype d) {
     }
 }
 
-static int is_lowp_float(jv_dtype d) { return d == JV_DT_F32 || d == JV_DT_F16 || d == JV_DT_BF16; }
-static int is_int_or_bool(jv_dtype d) { return d >= JV_DT_I64 && d <= JV_DT_BOOL; }
+static int is_lowp_float(jv_dtype d) {
+    return d == JV_DT_F32 || d == JV_DT_F16 || d == JV_DT_BF16;
+}
+static int is_int_or_bool(jv_dtype d) {
+    return d >= JV_DT_I64 && d <= JV_DT_BOOL;
+}
 
 /* comparisons run in float unless a double takes part (a dimensioned one, or
  * any when all tensors are 0-d) or every operand is an integer or bool */
@@ -349,8 +380,10 @@ static void ctx_init(ew_ctx *x, const jv_elementwise_desc *g, const jv_operands 
     x->neginf = g->has_neginf ? g->neginf : -dtype_max(out_dt);
     x->gelu_tanh = g->gelu_tanh;
     x->rounding = g->rounding;
-    if (g->op == JV_EW_DIV) x->lowp = is_lowp_float(out_dt);
-    else if (g->op >= JV_EW_EQ && g->op <= JV_EW_GE) x->lowp = compare_lowp(g, ops, p);
+    if (g->op == JV_EW_DIV)
+        x->lowp = is_lowp_float(out_dt);
+    else if (g->op >= JV_EW_EQ && g->op <= JV_EW_GE)
+        x->lowp = compare_lowp(g, ops, p);
 }
 
 /* The constant of an operand slot that is not a tensor: a Scalar's value,
@@ -368,35 +401,42 @@ static double slot_const(const jv_elementwise_desc *g, int k) {
 static void gather(jv_dtype dt, const void *base, int64_t off, int64_t st, int64_t n, double *restrict dst) {
     if (st == 0) {
         double v = jv_dtype_load(dt, base, off);
-        for (int64_t j = 0; j < n; j++) dst[j] = v;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = v;
         return;
     }
     switch (dt) {
     case JV_DT_F32: {
         const float *src = (const float *)base + off;
         if (st == 1)
-            for (int64_t j = 0; j < n; j++) dst[j] = src[j];
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = src[j];
         else
-            for (int64_t j = 0; j < n; j++) dst[j] = src[j * st];
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = src[j * st];
         break;
     }
     case JV_DT_F64: {
         const double *src = (const double *)base + off;
-        for (int64_t j = 0; j < n; j++) dst[j] = src[j * st];
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = src[j * st];
         break;
     }
     case JV_DT_BF16: {
         const uint16_t *src = (const uint16_t *)base + off;
-        for (int64_t j = 0; j < n; j++) dst[j] = jv_bf16_to_f32(src[j * st]);
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = jv_bf16_to_f32(src[j * st]);
         break;
     }
     case JV_DT_F16: {
         const uint16_t *src = (const uint16_t *)base + off;
-        for (int64_t j = 0; j < n; j++) dst[j] = jv_f16_to_f32(src[j * st]);
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = jv_f16_to_f32(src[j * st]);
         break;
     }
     default:
-        for (int64_t j = 0; j < n; j++) dst[j] = jv_dtype_load(dt, base, off + j * st);
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = jv_dtype_load(dt, base, off + j * st);
         break;
     }
 }
@@ -407,18 +447,22 @@ static void scatter(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n,
     case JV_DT_F32: {
         float *dst = (float *)base + off;
         if (st == 1)
-            for (int64_t j = 0; j < n; j++) dst[j] = (float)v[j];
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = (float)v[j];
         else
-            for (int64_t j = 0; j < n; j++) dst[j * st] = (float)v[j];
+            for (int64_t j = 0; j < n; j++)
+                dst[j * st] = (float)v[j];
         break;
     }
     case JV_DT_F64: {
         double *dst = (double *)base + off;
-        for (int64_t j = 0; j < n; j++) dst[j * st] = v[j];
+        for (int64_t j = 0; j < n; j++)
+            dst[j * st] = v[j];
         break;
     }
     default:
-        for (int64_t j = 0; j < n; j++) jv_dtype_store(dt, base, off + j * st, v[j]);
+        for (int64_t j = 0; j < n; j++)
+            jv_dtype_store(dt, base, off + j * st, v[j]);
         break;
     }
 }
@@ -477,26 +521,30 @@ static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const 
             shape[nd - 1] *= out->shape[dd];
         } else {
             shape[nd] = out->shape[dd];
-            for (int s = 0; s < nstream; s++) st[s][nd] = sm[s].bst[dd];
+            for (int s = 0; s < nstream; s++)
+                st[s][nd] = sm[s].bst[dd];
             nd++;
         }
     }
     if (nd == 0) {
         shape[0] = 1;
-        for (int s = 0; s < nstream; s++) st[s][0] = 0;
+        for (int s = 0; s < nstream; s++)
+            st[s][0] = 0;
         nd = 1;
     }
     for (int i = 0; i < nd / 2; i++) { /* to outermost first */
         int j = nd - 1 - i;
         int64_t t = shape[i];
         shape[i] = shape[j], shape[j] = t;
-        for (int s = 0; s < nstream; s++) t = st[s][i], st[s][i] = st[s][j], st[s][j] = t;
+        for (int s = 0; s < nstream; s++)
+            t = st[s][i], st[s][i] = st[s][j], st[s][j] = t;
     }
 
     double buf[4][EW_CHUNK];
     for (int s = 1; s < nstream; s++)
         if (!sm[s].is_tensor)
-            for (int j = 0; j < EW_CHUNK; j++) buf[s][j] = sm[s].cval;
+            for (int j = 0; j < EW_CHUNK; j++)
+                buf[s][j] = sm[s].cval;
     const double *in1 = buf[1], *in2 = nstream > 2 ? buf[2] : buf[1], *in3 = nstream > 3 ? buf[3] : buf[1];
 
     int64_t idx[JV_MAX_DIMS] = {0}, off[4] = {0, 0, 0, 0};
@@ -513,9 +561,11 @@ static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const 
         int dd = nd - 2;
         for (; dd >= 0; dd--) {
             idx[dd]++;
-            for (int s = 0; s < nstream; s++) off[s] += st[s][dd];
+            for (int s = 0; s < nstream; s++)
+                off[s] += st[s][dd];
             if (idx[dd] < shape[dd]) break;
-            for (int s = 0; s < nstream; s++) off[s] -= st[s][dd] * shape[dd];
+            for (int s = 0; s < nstream; s++)
+                off[s] -= st[s][dd] * shape[dd];
             idx[dd] = 0;
         }
         if (dd < 0) break;
@@ -526,14 +576,16 @@ static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const 
 static void walk_sample(const ew_ctx *x, const jv_tensor *out, void *obase, const ew_stream *sm, int nstream,
                         const jv_sample *s) {
     double v[4];
-    for (int k = 1; k < nstream; k++) v[k] = sm[k].cval;
+    for (int k = 1; k < nstream; k++)
+        v[k] = sm[k].cval;
     int64_t idx[JV_MAX_DIMS];
     for (int64_t i = 0; i < s->n; i++) {
         jv_tensor_unravel(out, s->idx[i], idx);
         for (int k = 1; k < nstream; k++) {
             if (!sm[k].is_tensor) continue;
             int64_t off = 0;
-            for (int dd = 0; dd < out->ndim; dd++) off += idx[dd] * sm[k].bst[dd];
+            for (int dd = 0; dd < out->ndim; dd++)
+                off += idx[dd] * sm[k].bst[dd];
             v[k] = jv_dtype_load(sm[k].dt, sm[k].base, off);
         }
         ew_compute(x, 1, &v[1], &v[nstream > 2 ? 2 : 1], &v[nstream > 3 ? 3 : 1], &v[0]);
@@ -583,7 +635,8 @@ static void upsample_full(const ew_resize *r, const jv_tensor *in, const void *i
             int64_t len = inner - j0 < EW_CHUNK ? inner - j0 : EW_CHUNK;
             if (in->dtype == JV_DT_F32) {
                 const float *src = (const float *)ibase + ioff;
-                for (int64_t j = 0; j < len; j++) buf[j] = src[src_index(r, nd - 1, j0 + j) * ist];
+                for (int64_t j = 0; j < len; j++)
+                    buf[j] = src[src_index(r, nd - 1, j0 + j) * ist];
             } else {
                 for (int64_t j = 0; j < len; j++)
                     buf[j] = jv_dtype_load(in->dtype, ibase, ioff + src_index(r, nd - 1, j0 + j) * ist);
@@ -605,7 +658,8 @@ static void upsample_sample(const ew_resize *r, const jv_tensor *in, const void 
     for (int64_t i = 0; i < s->n; i++) {
         jv_tensor_unravel(out, s->idx[i], idx);
         int64_t ioff = 0;
-        for (int dd = 0; dd < out->ndim; dd++) ioff += src_index(r, dd, idx[dd]) * in->strides[dd];
+        for (int dd = 0; dd < out->ndim; dd++)
+            ioff += src_index(r, dd, idx[dd]) * in->strides[dd];
         jv_dtype_store(out->dtype, obase, jv_tensor_offset(out, idx), jv_dtype_load(in->dtype, ibase, ioff));
     }
 }
@@ -630,7 +684,8 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
     for (int i = 0; i < ops->n; i++) {
         const jv_tensor *t = &ops->o[i].t;
         if (!same_shape(t, &want.o[i].t))
-            JV_FAIL(err, JV_ERR_FORMAT, "%s: operand %d ('%s') does not have the call's shape", g->name, i, want.o[i].name);
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: operand %d ('%s') does not have the call's shape", g->name, i,
+                    want.o[i].name);
         if (!jv_dtype_is_numeric(t->dtype))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: operand %d ('%s') has a dtype replay does not support", g->name, i,
                     want.o[i].name);
@@ -659,8 +714,10 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
             if (in->shape[dd] <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: empty input with a non-empty output", g->name);
         ew_resize r;
         resize_init(&r, g, in, out);
-        if (samp) upsample_sample(&r, in, bufs[p.slot[0]], out, bufs[p.out], samp);
-        else upsample_full(&r, in, bufs[p.slot[0]], out, bufs[p.out]);
+        if (samp)
+            upsample_sample(&r, in, bufs[p.slot[0]], out, bufs[p.out], samp);
+        else
+            upsample_full(&r, in, bufs[p.slot[0]], out, bufs[p.out]);
         return JV_OK;
     }
 
@@ -670,7 +727,8 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
     sm[0].is_tensor = 1;
     sm[0].dt = out->dtype;
     sm[0].base = bufs[p.out];
-    for (int dd = 0; dd < out->ndim; dd++) sm[0].bst[dd] = out->strides[dd];
+    for (int dd = 0; dd < out->ndim; dd++)
+        sm[0].bst[dd] = out->strides[dd];
     for (int k = 0; k < nstream - 1; k++) {
         ew_stream *t = &sm[k + 1];
         if (k < g->arity && p.slot[k] >= 0) {
@@ -687,7 +745,9 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
     }
     ew_ctx x;
     ctx_init(&x, g, ops, &p, out->dtype);
-    if (samp) walk_sample(&x, out, bufs[p.out], sm, nstream, samp);
-    else walk_full(&x, out, bufs[p.out], sm, nstream);
+    if (samp)
+        walk_sample(&x, out, bufs[p.out], sm, nstream, samp);
+    else
+        walk_full(&x, out, bufs[p.out], sm, nstream);
     return JV_OK;
 }

@@ -13,9 +13,12 @@ static const struct {
     jv_gemm_op op;
     jv_match how;
 } OPS[] = {
-    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG},         {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG},
-    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG},       {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG},
-    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG}, {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK},
+    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG},
+    {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG},
+    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG},
+    {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG},
+    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG},
+    {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK},
     {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK},
     /* vLLM's ROCm GEMM: linear(x, W[N,K], bias) that launches hipBLASLt itself */
     {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG},
@@ -42,7 +45,8 @@ static int is_transposed(const jv_tensor *t) {
 
 static int64_t prod_dims(const jv_tensor *t, int from, int to) {
     int64_t p = 1;
-    for (int i = from; i < to; i++) p *= t->shape[i];
+    for (int i = from; i < to; i++)
+        p *= t->shape[i];
     return p;
 }
 
@@ -104,23 +108,27 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
             /* batch dims broadcast */
             jv_tensor ba = {0}, bb = {0}, bo;
             ba.ndim = na > 2 ? na - 2 : 0;
-            for (int i = 0; i < ba.ndim; i++) ba.shape[i] = a->shape[i];
+            for (int i = 0; i < ba.ndim; i++)
+                ba.shape[i] = a->shape[i];
             bb.ndim = nb - 2;
-            for (int i = 0; i < bb.ndim; i++) bb.shape[i] = b->shape[i];
+            for (int i = 0; i < bb.ndim; i++)
+                bb.shape[i] = b->shape[i];
             if (!jv_tensor_broadcast(&ba, &bb, &bo))
                 JV_FAIL(err, JV_ERR_FORMAT, "%s: batch dimensions do not broadcast", c->name);
             g->batch = prod_dims(&bo, 0, bo.ndim);
         }
         break;
     }
-    if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: negative dimension", c->name);
+    if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: negative dimension", c->name);
     g->trans_a = is_transposed(a);
     /* linear's weight [N,K] row-major is B = W^T stored column-major */
     g->trans_b = g->op == JV_GEMM_LINEAR ? !is_transposed(b) : is_transposed(b);
     g->out_dtype = a->dtype;
     if (g->op == JV_GEMM_SCALED_MM) {
         jv_dtype od = jv_parse_scalar_type(jv_opcall_value(c, 6));
-        if (!jv_dtype_is_float(od) || od == JV_DT_C64 || od == JV_DT_C128) od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
+        if (!jv_dtype_is_float(od) || od == JV_DT_C64 || od == JV_DT_C128)
+            od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
         g->out_dtype = od;
     }
     if (g->op == JV_GEMM_ADDMM || g->op == JV_GEMM_BADDBMM) {

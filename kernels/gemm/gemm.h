@@ -10,15 +10,22 @@
 
 #include "jv_family.h"
 
-typedef enum { JV_GEMM_MM, JV_GEMM_ADDMM, JV_GEMM_BMM, JV_GEMM_BADDBMM, JV_GEMM_SCALED_MM, JV_GEMM_LINEAR,
-               JV_GEMM_MATMUL } jv_gemm_op;
+typedef enum {
+    JV_GEMM_MM,
+    JV_GEMM_ADDMM,
+    JV_GEMM_BMM,
+    JV_GEMM_BADDBMM,
+    JV_GEMM_SCALED_MM,
+    JV_GEMM_LINEAR,
+    JV_GEMM_MATMUL
+} jv_gemm_op;
 
 typedef struct {
     jv_gemm_op op;
     int64_t batch, m, n, k;
-    jv_tensor a, b;        /* operands as traced (linear: b is the weight [N, K]) */
+    jv_tensor a, b; /* operands as traced (linear: b is the weight [N, K]) */
     int has_bias;
-    jv_tensor bias;        /* addmm/baddbmm "self", linear/_scaled_mm bias */
+    jv_tensor bias; /* addmm/baddbmm "self", linear/_scaled_mm bias */
     jv_dtype out_dtype;
     int trans_a, trans_b;
     double alpha, beta;
@@ -65,6 +72,8 @@ jv_status jv_gemm_reference(const jv_desc *d, const jv_operands *ops, void *cons
                             jv_err *err);
 
 /* The descriptor inside a parsed jv_desc of this family. */
-static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) { return (const jv_gemm_desc *)(const void *)d->data; }
+static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) {
+    return (const jv_gemm_desc *)(const void *)d->data;
+}
 
 #endif

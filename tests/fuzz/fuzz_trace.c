@@ -81,7 +81,8 @@ static void deep_checks(const jv_trace *tr, const jv_tree *t, int with_python) {
     int *devs = NULL;
     size_t nd = 0;
     if (jv_timeline_devices(tr, &devs, &nd) == JV_OK) {
-        for (size_t i = 0; i < nd && i < 4; i++) (void)jv_timeline_compute(tr, t, &to, devs[i], &tl);
+        for (size_t i = 0; i < nd && i < 4; i++)
+            (void)jv_timeline_compute(tr, t, &to, devs[i], &tl);
         free(devs);
     }
     if (!g_null) g_null = fopen("/dev/null", "w");
@@ -104,8 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     jv_status s = jv_trace_load(g_path, &lo, &tr, &err);
     if (s != JV_OK) {
         if (err.code == JV_OK || !err.msg[0] || !strstr(err.msg, g_path)) {
-            fprintf(stderr, "fuzz_trace: load failed (%s) without a message naming the file: '%s'\n",
-                    jv_status_str(s), err.msg);
+            fprintf(stderr, "fuzz_trace: load failed (%s) without a message naming the file: '%s'\n", jv_status_str(s),
+                    err.msg);
             abort();
         }
         return 0;
