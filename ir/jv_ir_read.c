@@ -20,68 +20,25 @@
 #include "jv_ir.h"
 #include "jv_ir_args.h"
 #include "jv_output.h"
+#include "jv_strbuf.h"
 
 /* ------------------------------------------------------------------------ */
 /* Reader */
 
-/* A growing string. */
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void sb_putn(sbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void sb_puts(sbuf *b, const char *s) {
-    sb_putn(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    char buf[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) {
-        b->oom = 1; /* never: callers format numbers */
-        return;
-    }
-    sb_putn(b, buf, (size_t)n);
-}
-
 /* s as a JSON string literal */
-static void sb_json_str(sbuf *b, const char *s) {
-    sb_puts(b, "\"");
+static void sb_json_str(jv_strbuf *b, const char *s) {
+    jv_sb_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') {
             char e[2] = {'\\', (char)*p};
-            sb_putn(b, e, 2);
+            jv_sb_append(b, e, 2);
         } else if (*p < 0x20) {
-            sb_printf(b, "\\u%04x", *p);
+            jv_sb_printf(b, "\\u%04x", *p);
         } else {
-            sb_putn(b, (const char *)p, 1);
+            jv_sb_append(b, (const char *)p, 1);
         }
     }
-    sb_puts(b, "\"");
+    jv_sb_puts(b, "\"");
 }
 
 /* Which numbers of the document were written as floats: cJSON keeps only the
@@ -277,49 +234,50 @@ static jv_status read_tensor(const rctx *x, const cJSON *o, jv_tensor *t) {
     return JV_OK;
 }
 
-static void sb_dims(sbuf *b, const int64_t *v, int n) {
-    sb_puts(b, "[");
+static void sb_dims(jv_strbuf *b, const int64_t *v, int n) {
+    jv_sb_puts(b, "[");
     for (int i = 0; i < n; i++)
-        sb_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
-    sb_puts(b, "]");
+        jv_sb_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+    jv_sb_puts(b, "]");
 }
 
 /* A float value text that reads back as a float ("2.0", "1e-05", "inf"). */
-static void sb_float(sbuf *b, double v) {
+static void sb_float(jv_strbuf *b, double v) {
     char buf[40];
-    sb_puts(b, jv_fmt_pyfloat(buf, sizeof buf, v));
+    jv_sb_puts(b, jv_fmt_pyfloat(buf, sizeof buf, v));
 }
 
 /* The four trace texts of one call, built argument by argument. */
 typedef struct {
-    sbuf dims, types, strides, conc;
+    jv_strbuf dims, types, strides, conc;
     int n;
 } texts;
 
 static void texts_next(texts *T) {
     if (T->n++) {
-        sb_puts(&T->dims, ", ");
-        sb_puts(&T->types, ", ");
-        sb_puts(&T->strides, ", ");
-        sb_puts(&T->conc, ", ");
+        jv_sb_puts(&T->dims, ", ");
+        jv_sb_puts(&T->types, ", ");
+        jv_sb_puts(&T->strides, ", ");
+        jv_sb_puts(&T->conc, ", ");
     }
 }
 
 static void texts_free(texts *T) {
-    free(T->dims.p);
-    free(T->types.p);
-    free(T->strides.p);
-    free(T->conc.p);
+    jv_sb_free(&T->dims);
+    jv_sb_free(&T->types);
+    jv_sb_free(&T->strides);
+    jv_sb_free(&T->conc);
 }
 
 /* Appends argument j's value text for a non-tensor type k (into v) and its
  * trace type text (into type). */
-static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numflags *nf, sbuf *v, const char **type) {
+static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numflags *nf, jv_strbuf *v,
+                            const char **type) {
     long long iv;
     *type = "Scalar";
     if (cJSON_IsBool(j)) {
         if (k != K_BOOL && k != K_SCALAR && k != K_OTHER) return rfail(x, "a bool where its type says otherwise");
-        sb_puts(v, cJSON_IsTrue(j) ? "True" : "False");
+        jv_sb_puts(v, cJSON_IsTrue(j) ? "True" : "False");
         return JV_OK;
     }
     if (cJSON_IsNumber(j)) {
@@ -332,13 +290,13 @@ static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numfla
         case K_DEVICE:
         case K_INTLIST: /* a single int for an int[N] (repeated) */
             if (!json_i64(j, -IR_MAX_DIM, &iv)) return rfail(x, "not an integer");
-            sb_printf(v, "%lld", iv);
+            jv_sb_printf(v, "%lld", iv);
             return JV_OK;
         case K_FLOAT: sb_float(v, j->valuedouble); return JV_OK;
         case K_SCALAR:
         case K_OTHER:
             if (!flt && json_i64(j, -IR_MAX_DIM, &iv))
-                sb_printf(v, "%lld", iv);
+                jv_sb_printf(v, "%lld", iv);
             else
                 sb_float(v, j->valuedouble);
             return JV_OK;
@@ -349,14 +307,14 @@ static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numfla
         const char *s = j->valuestring;
         int special = !strcmp(s, "inf") || !strcmp(s, "-inf") || !strcmp(s, "nan");
         if ((k == K_FLOAT || k == K_SCALAR) && special) {
-            sb_puts(v, s);
+            jv_sb_puts(v, s);
             return JV_OK;
         }
         if (k != K_STR && k != K_DEVICE && k != K_OTHER && k != K_SCALAR)
             return rfail(x, "a string where its type says otherwise");
         *type = "";
         if (k == K_SCALAR) *type = "Scalar"; /* a complex "(1+2j)" */
-        sb_puts(v, s);
+        jv_sb_puts(v, s);
         return JV_OK;
     }
     if (cJSON_IsArray(j)) {
@@ -364,28 +322,28 @@ static jv_status value_text(const rctx *x, const cJSON *j, akind k, const numfla
             return rfail(x, "a list where its type says otherwise");
         if (cJSON_GetArraySize(j) > LIST_MAX) return rfail(x, "a list of more than %d values", LIST_MAX);
         *type = "ScalarList";
-        sb_puts(v, "[");
+        jv_sb_puts(v, "[");
         int i = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, j) {
-            if (i++) sb_puts(v, ", ");
+            if (i++) jv_sb_puts(v, ", ");
             if (cJSON_IsBool(e) && (k == K_BOOLLIST || k == K_SCALARLIST || k == K_OTHER)) {
-                sb_puts(v, cJSON_IsTrue(e) ? "True" : "False");
+                jv_sb_puts(v, cJSON_IsTrue(e) ? "True" : "False");
             } else if (cJSON_IsNumber(e) && k != K_BOOLLIST) {
                 int flt = num_is_float(nf, e);
                 if (k == K_INTLIST) {
                     if (!json_i64(e, -IR_MAX_DIM, &iv)) return rfail(x, "list element %d is not an integer", i - 1);
-                    sb_printf(v, "%lld", iv);
+                    jv_sb_printf(v, "%lld", iv);
                 } else if (k == K_FLOATLIST || flt || !json_i64(e, -IR_MAX_DIM, &iv)) {
                     sb_float(v, e->valuedouble);
                 } else {
-                    sb_printf(v, "%lld", iv);
+                    jv_sb_printf(v, "%lld", iv);
                 }
             } else {
                 return rfail(x, "list element %d is not what the type says", i - 1);
             }
         }
-        sb_puts(v, "]");
+        jv_sb_puts(v, "]");
         return JV_OK;
     }
     return rfail(x, "a value of no argument form (an object?)");
@@ -407,10 +365,10 @@ static jv_status read_arg(rctx *x, const cJSON *a, const numflags *nf, texts *T)
     jv_ir_type_parse(type->valuestring, &t);
     texts_next(T);
     if (cJSON_IsNull(v)) { /* None */
-        sb_puts(&T->dims, "[]");
-        sb_puts(&T->types, "\"\"");
-        sb_puts(&T->strides, "[]");
-        sb_puts(&T->conc, "\"\"");
+        jv_sb_puts(&T->dims, "[]");
+        jv_sb_puts(&T->types, "\"\"");
+        jv_sb_puts(&T->strides, "[]");
+        jv_sb_puts(&T->conc, "\"\"");
         return JV_OK;
     }
     if (t.k == K_TENSOR) {
@@ -419,23 +377,23 @@ static jv_status read_arg(rctx *x, const cJSON *a, const numflags *nf, texts *T)
         sb_dims(&T->dims, tn.shape, tn.ndim);
         sb_json_str(&T->types, jv_dtype_trace_name(tn.dtype));
         sb_dims(&T->strides, tn.strides, tn.ndim);
-        sb_puts(&T->conc, "\"\"");
+        jv_sb_puts(&T->conc, "\"\"");
         return JV_OK;
     }
     if (t.k == K_TENSORLIST) {
         if (!cJSON_IsArray(v)) return rfail(x, "a tensor list that is not a list");
-        sb_puts(&T->dims, "[");
-        sb_puts(&T->strides, "[");
+        jv_sb_puts(&T->dims, "[");
+        jv_sb_puts(&T->strides, "[");
         int i = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, v) {
             if (i++) {
-                sb_puts(&T->dims, ", ");
-                sb_puts(&T->strides, ", ");
+                jv_sb_puts(&T->dims, ", ");
+                jv_sb_puts(&T->strides, ", ");
             }
             if (cJSON_IsNull(e)) {
-                sb_puts(&T->dims, "[]");
-                sb_puts(&T->strides, "[]");
+                jv_sb_puts(&T->dims, "[]");
+                jv_sb_puts(&T->strides, "[]");
                 continue;
             }
             jv_tensor tn;
@@ -443,24 +401,24 @@ static jv_status read_arg(rctx *x, const cJSON *a, const numflags *nf, texts *T)
             sb_dims(&T->dims, tn.shape, tn.ndim);
             sb_dims(&T->strides, tn.strides, tn.ndim);
         }
-        sb_puts(&T->dims, "]");
-        sb_puts(&T->strides, "]");
-        sb_puts(&T->types, "\"TensorList\"");
-        sb_puts(&T->conc, "\"\"");
+        jv_sb_puts(&T->dims, "]");
+        jv_sb_puts(&T->strides, "]");
+        jv_sb_puts(&T->types, "\"TensorList\"");
+        jv_sb_puts(&T->conc, "\"\"");
         return JV_OK;
     }
     if (t.k == K_GENERATOR) return rfail(x, "a Generator other than None");
-    sbuf val = {0};
+    jv_strbuf val = JV_STRBUF_INIT;
     const char *tt = "";
     jv_status st = value_text(x, v, t.k, nf, &val, &tt);
-    if (st == JV_OK && val.oom) st = JV_ERR_NOMEM;
+    if (st == JV_OK && val.bad) st = JV_ERR_NOMEM;
     if (st == JV_OK) {
-        sb_puts(&T->dims, "[]");
+        jv_sb_puts(&T->dims, "[]");
         sb_json_str(&T->types, tt);
-        sb_puts(&T->strides, "[]");
-        sb_json_str(&T->conc, val.p ? val.p : "");
+        jv_sb_puts(&T->strides, "[]");
+        sb_json_str(&T->conc, val.buf ? val.buf : "");
     }
-    free(val.p);
+    jv_sb_free(&val);
     return st;
 }
 
@@ -496,10 +454,10 @@ static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_o
 
     texts T;
     memset(&T, 0, sizeof T);
-    sb_puts(&T.dims, "[");
-    sb_puts(&T.types, "[");
-    sb_puts(&T.strides, "[");
-    sb_puts(&T.conc, "[");
+    jv_sb_puts(&T.dims, "[");
+    jv_sb_puts(&T.types, "[");
+    jv_sb_puts(&T.strides, "[");
+    jv_sb_puts(&T.conc, "[");
     jv_status st = JV_OK;
     const cJSON *a;
     cJSON_ArrayForEach(a, pos) {
@@ -513,16 +471,16 @@ static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_o
         }
     }
     x->arg = NULL;
-    sb_puts(&T.dims, "]");
-    sb_puts(&T.types, "]");
-    sb_puts(&T.strides, "]");
-    sb_puts(&T.conc, "]");
-    if (st == JV_OK && (T.dims.oom || T.types.oom || T.strides.oom || T.conc.oom)) st = JV_ERR_NOMEM;
+    jv_sb_puts(&T.dims, "]");
+    jv_sb_puts(&T.types, "]");
+    jv_sb_puts(&T.strides, "]");
+    jv_sb_puts(&T.conc, "]");
+    if (st == JV_OK && (T.dims.bad || T.types.bad || T.strides.bad || T.conc.bad)) st = JV_ERR_NOMEM;
     if (st == JV_ERR_NOMEM) jv_err_set(x->err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x->src);
     if (st == JV_OK) {
         jv_err e2;
         jv_err_clear(&e2);
-        st = jv_opcall_from_trace(&op->call, op->op_name, T.dims.p, T.types.p, T.strides.p, T.conc.p, &e2);
+        st = jv_opcall_from_trace(&op->call, op->op_name, T.dims.buf, T.types.buf, T.strides.buf, T.conc.buf, &e2);
         if (st == JV_ERR_NOMEM)
             jv_err_set(x->err, st, __FILE__, __LINE__, "%s: out of memory", x->src);
         else if (st != JV_OK)
