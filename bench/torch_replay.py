@@ -22,7 +22,7 @@ measured (no torch or no CUDA device: the JSON is still written, every op "skipp
 unreadable or the output unwritable; 2 bad usage.
 
 The pure parts (reading the IR, parsing ATen schemas, choosing the overload, mapping arguments) need neither
-torch nor a GPU: tests/test_gpu_summary.py checks them against a stub torch module.
+torch nor a GPU: tests/integration/test_gpu_summary.py checks them against a stub torch module.
 """
 import argparse
 import datetime

@@ -3,7 +3,7 @@
  * compiles this file again with JV_FAMILIES_EXTRA naming its own list
  * (tests/kernels/test_families.def) and links that object ahead of jv_kernels,
  * so its programs see the test families after the product's and jarvis-analyze
- * and jarvis-replay never contain them (tests/CMakeLists.txt). */
+ * and jarvis-replay never contain them (tests/kernels/CMakeLists.txt). */
 #include "jv_family.h"
 
 #define JV_FAMILY(name, NAME) extern const jv_family jv_##name##_family;

@@ -11,7 +11,7 @@ shared=${JV_SHARED_DIR:-$(cd .. && pwd)/shared}
 # the CUDA toolkit of the development machines, when nvcc is not on PATH (the CUDA backend is built when found)
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export CUDACXX=/usr/local/cuda/bin/nvcc; fi
 
-# the release suite includes gpu_bundle (tests/test_gpu_bundle.sh): with nvcc it builds the GPU bundle
+# the release suite includes gpu_bundle (tests/integration/test_gpu_bundle.sh): with nvcc it builds the GPU bundle
 # (bench/gpu_bundle.sh, ~1-2 min) and checks it against NVIDIA's pip wheels (~800 MB downloaded once into
 # ~/.cache/jarvis-wheels); skipped without nvcc or the wheels
 echo "== release build, warnings as errors"

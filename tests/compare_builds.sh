@@ -20,7 +20,7 @@
 # folders is touched; `rm -rf ~/.cache/jarvis-compare` reclaims the space.
 #
 # Cases, both sides run from the same relative folder with the same arguments (jarvis-analyze -q):
-#   every trace in --traces; the four H100 / MI300X VF pairs of tests/test_compare.py in both
+#   every trace in --traces; the four H100 / MI300X VF pairs of tests/integration/test_compare.py in both
 #   directions (--reference); the bundled examples/*.json.gz, plain, with --micro-idle-us 5, and
 #   `jarvis-replay out/replay_package.zip --backend cpu --max-bytes 8M --seed 1 --no-baseline` on its
 #   package (only its deterministic results are compared: op list, statuses, verification numbers).
@@ -149,7 +149,7 @@ list_cases() { # EXAMPLE_DIR...: the first that holds examples
     have_traces=1
     add_case "$(basename "$t")" "$t" "" 0
   done
-  # the H100 / MI300X VF pairs of tests/test_compare.py, both directions
+  # the H100 / MI300X VF pairs of tests/integration/test_compare.py, both directions
   for m in bert_small_infer nsfw_vit_infer qwen15_05b_infer timesformer_infer; do
     for pair in "nv_h100_ amd_mi300xvf_" "amd_mi300xvf_ nv_h100_"; do
       read -r a b <<<"$pair"

@@ -1,8 +1,9 @@
 """Shared helpers of the Python checks under tests/ (Python 3 standard library only).
 
-A test script finds this module through one line after its imports, the same in every script:
+A test script (in tests/unit/ or tests/integration/) finds this module, in the parent folder of its own, through
+one line after its imports, the same in every script:
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 
 and then counts its checks and ends with the plain closing line and exit status:
 

@@ -8,7 +8,7 @@ relative; text equal, Excel's 32767-character cell limit aside). Usage: test_xls
 """
 import os, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, close, finish, read_csv, require_module, run, tally  # noqa: E402
 
 

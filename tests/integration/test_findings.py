@@ -18,7 +18,7 @@ Usage: test_findings.py JARVIS_ANALYZE EXAMPLE_TRACE SHARED_DIR
 """
 import json, os, re, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 import md_check  # noqa: E402
 from jvcheck import check, closeness, finish, num, optional_module, read_csv, skip_part  # noqa: E402
 

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 import md_check  # noqa: E402
 from jvcheck import check, closeness, finish, num, optional_module, read_csv, skip_part  # noqa: E402
 
@@ -461,7 +461,7 @@ def main():
         return 2
     exe, example, shared = sys.argv[1:4]
     optional_module("markdown_it", md_check.NEEDS)
-    hw = json.load(open(os.path.join(HERE, "..", "data", "hardware.json"), encoding="utf-8"))
+    hw = json.load(open(os.path.join(HERE, "..", "..", "data", "hardware.json"), encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="jv_cmp_") as tmp:
         self_compare(exe, example, tmp, hw, "example")
         vendor_pair(exe, tmp, hw)

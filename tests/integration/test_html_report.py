@@ -37,7 +37,7 @@ import tempfile
 import zlib
 from html.parser import HTMLParser
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, closeness, finish, num, optional_tool, read_csv, run, skip_part  # noqa: E402
 
 TOP_N = 15

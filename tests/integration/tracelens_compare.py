@@ -15,7 +15,7 @@ Prints 'N passed, N failed' and exits 1 on any failure.
 """
 import functools, gzip, json, os, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 import jvcheck  # noqa: E402
 from jvcheck import Tally, check, close, finish, read_csv  # noqa: E402
 

@@ -12,7 +12,7 @@ Exit 77 without ../shared/traces.
 """
 import gzip, json, os, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, finish, read_csv  # noqa: E402
 
 

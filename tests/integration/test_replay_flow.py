@@ -15,7 +15,7 @@ Usage: test_replay_flow.py JARVIS_ANALYZE JARVIS_REPLAY EXAMPLE_TRACE SHARED_DIR
 """
 import hashlib, json, os, sys, tempfile, zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, finish, optional_module, optional_tool, read_csv, run  # noqa: E402
 
 FAST = ['--backend', 'cpu', '--time-limit', '0.01', '--baseline-bytes', '4M', '--peak-gemm', '48']

@@ -12,7 +12,7 @@ Usage: test_hw.py JARVIS_ANALYZE EXAMPLE_TRACE SHARED_DIR
 """
 import json, math, os, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, finish, read_csv, run  # noqa: E402
 
 

@@ -19,7 +19,7 @@ Exit 77 when the reference directory is absent.
 """
 import ast, functools, os, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 import jvcheck  # noqa: E402
 from jvcheck import Tally, closeness, num  # noqa: E402
 from tracelens_compare import flowless_extras, load_events  # noqa: E402

@@ -13,7 +13,7 @@
 # device call (64 MiB with the working tree). Exit 0 pass, 1 fail, 77 skipped (no nvcc, or no wheels).
 set -uo pipefail
 [ $# -ge 1 ] || { echo "usage: test_gpu_bundle.sh WORKDIR [SHARED_DIR]" >&2; exit 2; }
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 work=$(cd "$1" && pwd)
 shared=${2:-}

@@ -11,7 +11,7 @@ Usage: test_replay_hostile.py JARVIS_REPLAY
 """
 import json, os, subprocess, sys, tempfile, zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/: jvcheck, md_check
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 from jvcheck import check, finish  # noqa: E402
 
 

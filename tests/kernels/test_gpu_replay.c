@@ -1,5 +1,5 @@
 /* test_gpu_replay: the CUDA backend end to end (label gpu). Every case is a
- * call in trace form (as tests/test_family_*.c spell them), small and at a
+ * call in trace form (as tests/unit/test_family_*.c spell them), small and at a
  * traced size, for gemm (mm bf16 with a transposed operand, addmm fp32 with
  * the epilogue bias and with beta/alpha, bmm fp16), conv (fp16 NCHW, fp16
  * channels_last grouped and strided, convolution_backward bf16), batch norm
