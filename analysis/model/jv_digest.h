@@ -15,6 +15,7 @@
 #include "jv_family.h"
 #include "jv_hw.h"
 #include "jv_judge.h"
+#include "jv_opcall.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
@@ -35,7 +36,14 @@ typedef struct {
     int layout; /* 1: a layout conversion (jv_is_layout_kernel) */
 } jv_dkernel;
 
-#define JV_DROW_KERNELS 8
+#define JV_DROW_KERNELS  8
+#define JV_DROW_OPERANDS 8
+
+/* One argument of a row's call, typed (from jv_opcall: the trace's args as the perf model reads them). */
+typedef struct {
+    jv_arg_kind kind; /* JV_ARG_NONE for an absent optional (Tensor? = None) */
+    jv_tensor t;      /* JV_ARG_TENSOR: shape, strides (has_strides), dtype */
+} jv_doperand;
 
 /* One unified_perf_summary row. NaN where unknown (no model, no roofline). */
 typedef struct {
@@ -47,11 +55,14 @@ typedef struct {
     int bwd;            /* backward op */
     int family_id;      /* its family (jv_family_get), -1 without a model */
     int synthetic;
-    const char *dims, *types, *strides, *concrete; /* Python repr as in the sheet, "" when absent */
-    const char *params;                            /* perf_params (Python dict text), "" without a model */
-    uint32_t uid;                                  /* ex_UID: the example instance (for --call-stack) */
-    uint32_t count;                                /* operation_count */
-    double time_us;                                /* Kernel Time (µs)_sum */
+    const char *dims, *types, *strides, *concrete; /* Python repr as in the sheet, "" when absent (display only) */
+    int noperands;                                 /* the call's arguments kept (at most JV_DROW_OPERANDS) */
+    jv_doperand operands[JV_DROW_OPERANDS];        /* the first arguments of the example instance's call */
+    const char *type0;  /* the first argument's recorded type ("c10::BFloat16", "Scalar"), "" when none */
+    const char *params; /* perf_params (Python dict text), "" without a model */
+    uint32_t uid;       /* ex_UID: the example instance (for --call-stack) */
+    uint32_t count;     /* operation_count */
+    double time_us;     /* Kernel Time (µs)_sum */
     double mean_us, median_us, min_us, max_us;
     double flops, bytes;                 /* per call, from the perf model */
     double fpb;                          /* FLOPS/Byte */

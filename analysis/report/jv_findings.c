@@ -22,186 +22,49 @@
 static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
 static const double TARGETS[] = {20, 50, 80};
 
-/* ---------- shared helpers ---------- */
-
-const char *jv_md_kernel_short(const char *name, char *buf, size_t cap) {
-    if (!strncmp(name, "void ", 5)) name += 5;
-    size_t n = strcspn(name, "<(");
-    if (n >= cap - 8) n = cap - 8;
-    memcpy(buf, name, n);
-    buf[n] = 0;
-    if (name[n] == '<') strcat(buf, "<…>");
-    return buf;
-}
-
-const char *jv_md_time(char *buf, size_t cap, double us) {
-    if (isnan(us))
-        snprintf(buf, cap, "n/a");
-    else if (fabs(us) >= 1000)
-        snprintf(buf, cap, "%.2f ms", us / 1e3);
-    else
-        snprintf(buf, cap, "%.1f µs", us);
-    return buf;
-}
-
-double jv_baseline_pct_of_hbm(const jv_digest *d) {
-    if (!d->has_hw || !(d->hw.mem_bw_gbps > 0) || isnan(d->baseline.tbs)) return NAN;
-    return 100.0 * d->baseline.tbs * 1e3 / d->hw.mem_bw_gbps;
-}
-
-void jv_row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
-    memset(e, 0, sizeof *e);
-    e->peak = e->achieved = e->pct = e->eff = e->vs_base = NAN;
-    e->band = "";
-    e->memory_bound = !strcmp(r->bound, "MEMORY_BOUND");
-    if (r->model < 0 && isnan(r->flops)) {
-        e->verdict = "no model";
-        return;
+/* The type of a row's first argument: "bf16", "fp16", "fp32", "fp64", else its recorded type ("long int"),
+ * "" when unknown. */
+static const char *first_type(const jv_drow *r) {
+    const jv_doperand *o = r->noperands > 0 ? &r->operands[0] : NULL;
+    jv_dtype dt = o && o->kind == JV_ARG_TENSOR ? o->t.dtype : JV_DT_UNKNOWN;
+    switch (dt) {
+    case JV_DT_BF16:
+    case JV_DT_F16:
+    case JV_DT_F32:
+    case JV_DT_F64: return jv_dtype_short(dt);
+    default: return r->type0;
     }
-    e->has_roof = d->has_hw && !isnan(r->roof_us) && r->roof_us > 0 && r->time_us > 0 && r->bound[0];
-    if (!e->has_roof) {
-        e->verdict = "no roofline";
-        return;
-    }
-    if (e->memory_bound) {
-        e->peak = d->hw.mem_bw_gbps / 1e3;
-        e->achieved = r->tbs;
-        if (!isnan(d->baseline.tbs) && d->baseline.tbs > 0) e->vs_base = r->tbs / d->baseline.tbs;
-    } else {
-        e->peak = jv_hw_peak(&d->hw, r->spec);
-        e->achieved = r->tflops;
-    }
-    e->pct = r->pct;
-    e->eff = 100.0 * r->count * r->roof_us / r->time_us;
-    e->band = jv_efficiency_band(e->pct);
-    jv_judge_in in = jv_judge_in_none(); /* the trace has no measured launch cost: the nominal one */
-    in.time_us = r->median_us;
-    in.bound_us = r->roof_us;
-    in.eff = e->pct / 100;
-    in.layout_share = r->layout_us / r->time_us;
-    if (e->memory_bound) in.vs_ceiling = e->vs_base; /* the trace's elementwise baseline: its measured ceiling */
-    e->judgement = jv_judge(&in);
-    e->verdict = jv_judge_str(e->judgement);
 }
 
-/* the type of a row's first input ("c10::BFloat16" -> "bf16"), "" when unknown */
-static const char *first_type(const jv_drow *r, char *buf, size_t cap) {
-    const char *q = strchr(r->types, '\'');
-    buf[0] = 0;
-    if (!q) return buf;
-    const char *e = strchr(q + 1, '\'');
-    if (!e) return buf;
-    size_t n = (size_t)(e - q - 1);
-    char t[32];
-    if (n >= sizeof t) n = sizeof t - 1;
-    memcpy(t, q + 1, n);
-    t[n] = 0;
-    if (strstr(t, "BFloat16"))
-        snprintf(buf, cap, "bf16");
-    else if (strstr(t, "Half"))
-        snprintf(buf, cap, "fp16");
-    else if (!strcmp(t, "float"))
-        snprintf(buf, cap, "fp32");
-    else if (!strcmp(t, "double"))
-        snprintf(buf, cap, "fp64");
-    else
-        snprintf(buf, cap, "%s", t);
-    return buf;
+/* Argument k of a row as a tensor, or NULL. */
+static const jv_tensor *operand_tensor(const jv_drow *r, int k) {
+    return k < r->noperands && r->operands[k].kind == JV_ARG_TENSOR ? &r->operands[k].t : NULL;
 }
 
-/* Parses the top-level tuple "((a, b), (), ...)" into shapes; nd[i] = -1 for an item that is not a flat
- * tuple of integers. Returns the number of items (at most max). */
-static int parse_shapes(const char *s, int64_t shp[][JV_MAX_DIMS], int *nd, int max) {
-    while (*s == ' ')
-        s++;
-    if (*s != '(') return 0;
-    s++;
-    int n = 0;
-    while (*s && n < max) {
-        while (*s == ' ' || *s == ',')
-            s++;
-        if (!*s || *s == ')') break;
-        nd[n] = 0;
-        if (*s == '(') {
-            s++;
-            for (;;) {
-                while (*s == ' ' || *s == ',')
-                    s++;
-                if (*s == ')') {
-                    s++;
-                    break;
-                }
-                char *e;
-                long long v = strtoll(s, &e, 10);
-                if (e == s) { /* not a flat int tuple: skip to the matching ')' */
-                    int depth = 1;
-                    nd[n] = -1;
-                    while (*s && depth) {
-                        if (*s == '(' || *s == '[')
-                            depth++;
-                        else if (*s == ')' || *s == ']')
-                            depth--;
-                        s++;
-                    }
-                    break;
-                }
-                if (nd[n] >= 0 && nd[n] < JV_MAX_DIMS)
-                    shp[n][nd[n]++] = v;
-                else
-                    nd[n] = -1;
-                s = e;
-            }
-        } else { /* a list or scalar item: skip it */
-            int depth = 0;
-            nd[n] = -1;
-            while (*s && (depth || (*s != ',' && *s != ')'))) {
-                if (*s == '(' || *s == '[')
-                    depth++;
-                else if (*s == ')' || *s == ']')
-                    depth--;
-                s++;
-            }
-        }
-        n++;
-    }
-    return n;
-}
-
-/* The first shape of a row's Input Dims ("(512, 64, 56, 56)"), "?" when none. */
+/* The shape of a row's first argument ("(512, 64, 56, 56)"), "?" when it is not a tensor. */
 static const char *first_shape(const jv_drow *r, char *buf, size_t cap) {
-    int64_t sh[1][JV_MAX_DIMS];
-    int nd[1];
-    if (parse_shapes(r->dims, sh, nd, 1) < 1 || nd[0] < 0) {
+    const jv_tensor *t = operand_tensor(r, 0);
+    if (!t) {
         snprintf(buf, cap, "?");
         return buf;
     }
     size_t l = 0;
     buf[l++] = '(';
     buf[l] = 0;
-    for (int i = 0; i < nd[0] && l + 24 < cap; i++)
-        l += (size_t)snprintf(buf + l, cap - l, "%s%lld", i ? ", " : "", (long long)sh[0][i]);
-    snprintf(buf + l, cap - l, "%s)", nd[0] == 1 ? "," : "");
+    for (int i = 0; i < t->ndim && l + 24 < cap; i++)
+        l += (size_t)snprintf(buf + l, cap - l, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    snprintf(buf + l, cap - l, "%s)", t->ndim == 1 ? "," : "");
     return buf;
 }
 
-/* The memory layout of input k of a row from its dims and strides. */
+/* The memory layout of argument k of a row from its shape and strides. */
 static const char *layout_of(const jv_drow *r, int k) {
-    int64_t sh[8][JV_MAX_DIMS], st[8][JV_MAX_DIMS];
-    int nsh[8], nst[8];
-    int a = parse_shapes(r->dims, sh, nsh, 8), b = parse_shapes(r->strides, st, nst, 8);
-    if (k >= a || nsh[k] < 3) return "unknown";
-    if (k >= b || nst[k] != nsh[k]) return "unknown (no strides)";
-    jv_tensor t;
-    memset(&t, 0, sizeof t);
-    t.ndim = nsh[k];
-    t.has_strides = 1;
-    for (int i = 0; i < t.ndim; i++) {
-        t.shape[i] = sh[k][i];
-        t.strides[i] = st[k][i];
-    }
-    jv_layout l = jv_tensor_layout(&t);
+    const jv_tensor *t = operand_tensor(r, k);
+    if (!t || t->ndim < 3) return "unknown";
+    if (!t->has_strides) return "unknown (no strides)";
+    jv_layout l = jv_tensor_layout(t);
     if (l == JV_LAYOUT_CONTIGUOUS)
-        return t.ndim == 4 ? "NCHW (contiguous)" : t.ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
+        return t->ndim == 4 ? "NCHW (contiguous)" : t->ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
     if (l == JV_LAYOUT_CHANNELS_LAST) return "channels_last";
     return jv_layout_name(l);
 }
@@ -294,13 +157,12 @@ static void write_ops_table(cctx *c) {
         }
         jv_row_eval e;
         jv_row_evaluate(d, r, &e);
-        char tb[32], ty[32];
+        char tb[32];
         fprintf(f, "| %d | ", ++shown);
         jv_md_code(f, r->name, 70, 1);
         fputs(" | ", f);
         jv_md_code(f, r->dims, 80, 1);
-        fprintf(f, " | %s | %u | %s | %.1f %% | ", first_type(r, ty, sizeof ty), r->count,
-                jv_md_time(tb, sizeof tb, r->time_us),
+        fprintf(f, " | %s | %u | %s | %.1f %% | ", first_type(r), r->count, jv_md_time(tb, sizeof tb, r->time_us),
                 d->cat_us[c->cat] > 0 ? 100.0 * r->time_us / d->cat_us[c->cat] : 0.0);
         achieved_cell(f, &e);
         fputs(" | ", f);
@@ -508,13 +370,10 @@ static void write_header(cctx *c) {
 /* ---------- convolution ---------- */
 
 static int conv_weight_k(const jv_drow *r, int *kh, int *kw) {
-    int64_t sh[8][JV_MAX_DIMS];
-    int nd[8];
-    int n = parse_shapes(r->dims, sh, nd, 8);
-    int wi = strstr(r->op_name, "backward") ? 2 : 1;
-    if (wi >= n || nd[wi] < 3) return 0;
-    *kh = (int)sh[wi][2];
-    *kw = nd[wi] >= 4 ? (int)sh[wi][3] : 1;
+    const jv_tensor *w = operand_tensor(r, strstr(r->op_name, "backward") ? 2 : 1);
+    if (!w || w->ndim < 3) return 0;
+    *kh = (int)w->shape[2];
+    *kw = w->ndim >= 4 ? (int)w->shape[3] : 1;
     return 1;
 }
 
@@ -668,7 +527,7 @@ static int bn_training(const jv_drow *r) {
 static void write_bn(cctx *c) {
     const jv_digest *d = c->d;
     FILE *f = c->f;
-    char tb[32], ty[32], kb[160];
+    char tb[32], gb[32], kb[160];
     fprintf(f, "<a id=\"implementation\"></a>\n\n## Implementation\n\n");
     fprintf(f, "| # | Op | Input Dims | Type | Layout | Mode | Direction | Implementation | Kernels | Time |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---:|\n");
@@ -678,7 +537,7 @@ static void write_bn(cctx *c) {
         const jv_drow *r = &d->rows[i];
         if (r->cat != c->cat) continue;
         rows++;
-        const char *impl = bn_impl(r), *ty_s = first_type(r, ty, sizeof ty), *lay = layout_of(r, 0);
+        const char *impl = bn_impl(r), *ty_s = first_type(r), *lay = layout_of(r, 0);
         int native = !strncmp(impl, "native", 6);
         n_native += native;
         if (native) t_native += r->time_us;
@@ -686,9 +545,9 @@ static void write_bn(cctx *c) {
         n_dbl += !strcmp(ty_s, "fp64");
         n_cl += !strcmp(lay, "channels_last");
         if (native) { /* no affine weight (Input Dims[1], backward [2] is ()): cuDNN and MIOpen need weight and bias */
-            int64_t sh[3][JV_MAX_DIMS];
-            int nd[3], wi = strstr(r->op_name, "backward") ? 2 : 1;
-            if (parse_shapes(r->dims, sh, nd, 3) > wi && nd[wi] == 0) n_noaff++;
+            int wi = strstr(r->op_name, "backward") ? 2 : 1;
+            const jv_doperand *w = wi < r->noperands ? &r->operands[wi] : NULL;
+            if (w && (w->kind == JV_ARG_NONE || (w->kind == JV_ARG_TENSOR && w->t.ndim == 0))) n_noaff++;
         }
         if (k >= TOP_ROWS) continue;
         fprintf(f, "| %d | ", ++k);
@@ -753,7 +612,7 @@ static void write_bn(cctx *c) {
         double at_base = bytes / (d->baseline.tbs * 1e12) * 1e6, g = t - at_base;
         fprintf(f,
                 "At the elementwise baseline the same bytes would take %s: %s less (%.1f %% of GPU kernel time).\n\n",
-                jv_md_time(tb, sizeof tb, at_base), jv_md_time(ty, sizeof ty, g),
+                jv_md_time(tb, sizeof tb, at_base), jv_md_time(gb, sizeof gb, g),
                 d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
         if (d->total_us > 0 && 100.0 * t / d->total_us >= 5) {
             char issue[512], action[640], impact[384];

@@ -249,6 +249,22 @@ static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr,
     r.strides = jv_digest_str(dg, u->args[2]);
     r.concrete = jv_digest_str(dg, u->args[3]);
     r.params = jv_digest_str(dg, u->params);
+    /* the call's first arguments, typed: read from the trace's args as the perf model reads them (never from
+     * the Python text above); a call whose args are not the JSON lists the profiler writes has none */
+    jv_opcall call;
+    jv_err cerr;
+    jv_err_clear(&cerr);
+    jv_status cs = jv_perf_call_of(tr, tr->ev[in->ev].name, inst_sig(tr, in), &call, &cerr);
+    if (cs == JV_OK) {
+        r.noperands = call.nargs < JV_DROW_OPERANDS ? call.nargs : JV_DROW_OPERANDS;
+        for (int k = 0; k < r.noperands; k++) {
+            r.operands[k].kind = call.args[k].kind;
+            r.operands[k].t = call.args[k].t;
+        }
+    }
+    r.type0 = jv_digest_str(dg, cs == JV_OK && call.nargs > 0 ? call.args[0].type : "");
+    jv_opcall_free(&call);
+    if (cs == JV_ERR_NOMEM) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
     r.uid = gr->uid_first;
     r.count = (uint32_t)gr->n;
     r.time_us = kt->sum;
@@ -315,7 +331,7 @@ static jv_status digest_row(const gctx *g, const uint32_t *idx, const group *gr,
     free(ks);
     free(knames);
     if (s != JV_OK || !r.name || !r.op_name || !r.op_category || !r.family || !r.dims || !r.types || !r.strides ||
-        !r.concrete || !r.params)
+        !r.concrete || !r.params || !r.type0)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
     return jv_digest_add_row(dg, &r, err);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_escape.h"
 #include "jv_output.h"
 
 #define MAX_RECS 8  /* recommendations in the fair report */

@@ -7,7 +7,7 @@
 #define JV_STANDALONE_H
 
 #include "jv_digest.h"
-#include "jv_findings.h"
+#include "jv_row_eval.h"
 
 /* Writes OUTDIR/standalone_analysis_fair.md and OUTDIR/standalone_analysis_rough.md
  * from digest d and the findings f of its categories (jv_findings_write collects
