@@ -263,33 +263,41 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         jv_launchers_free(l);
         return s;
     }
+    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)};
+    jv_perf_table pt = {0};
+    jv_replay_pkg pkg = {0};
+    if (!target) { /* a reference: its digest alone (the model), no sheets */
+        jv_launchers_free(l);
+        s = jv_perf_build(tr, t, &pt, err);
+        if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
+        if (s == JV_OK) s = jv_digest_build(tr, &pt, hw, dg, err);
+        if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
+        jv_perf_free(&pt);
+        return s;
+    }
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
     jv_book *book;
-    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)};
-    s = target ? jv_book_open(&book, csvdir, xlsx, err) : jv_book_open(&book, NULL, NULL, err);
+    s = jv_book_open(&book, csvdir, xlsx, err);
     if (s != JV_OK) {
         jv_launchers_free(l);
         return s;
     }
     jv_report_opts ro = {book, to};
-    if (target) s = jv_report_write_ops(tr, t, l, &ro, err);
-    if (s == JV_OK && target) s = jv_report_write_kernels(tr, t, l, &ro, err);
+    s = jv_report_write_ops(tr, t, l, &ro, err);
+    if (s == JV_OK) s = jv_report_write_kernels(tr, t, l, &ro, err);
     jv_launchers_free(l);
-    jv_perf_table pt = {0};
-    jv_replay_pkg pkg = {0};
+    /* the model: the perf table, the digest (complete, replay entries included) and the replay package; the
+     * writers below take the digest read-only */
     if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
     if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
-    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, dg, err);
+    if (s == JV_OK) s = jv_digest_build(tr, &pt, hw, dg, err);
     if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
     jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
-    if (s == JV_OK && target) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
-    if (s == JV_OK && target)
-        for (size_t i = 0; i < dg->nrows; i++) {
-            jv_drow *r = &dg->rows[i];
-            if (r->model >= 0 && (size_t)r->model < pkg.nmodels) r->replay_op = pkg.op_of_model[r->model];
-        }
+    if (s == JV_OK) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
+    if (s == JV_OK) jv_digest_set_replay(dg, pkg.op_of_model, pkg.nmodels);
+    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
     jv_perf_free(&pt);
     if (s != JV_OK) {

@@ -1,4 +1,4 @@
-/* jv_digest: rows come from jv_perf_write; finish adds the totals, the
+/* jv_digest: rows come from jv_digest_build (jv_pgroup.c); finish adds the totals, the
  * trace's elementwise baseline, the timeline and the fusion candidates. */
 #include "jv_digest.h"
 
@@ -87,15 +87,25 @@ const char *jv_digest_str(jv_digest *d, const char *s) {
 jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err) {
     if (JV_RESERVE(d->rows, d->cap_rows, d->nrows + 1) != JV_OK)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
-    d->rows[d->nrows++] = *r;
+    d->rows[d->nrows] = *r;
+    d->rows[d->nrows].sheet_pos = (uint32_t)d->nrows;
+    d->nrows++;
     return JV_OK;
 }
 
 void jv_digest_free(jv_digest *d) {
     free(d->rows);
+    free(d->sheet_order);
     free(d->fusion);
     jv_arena_free(&d->arena);
     memset(d, 0, sizeof *d);
+}
+
+void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmodels) {
+    for (size_t i = 0; i < d->nrows; i++) {
+        jv_drow *r = &d->rows[i];
+        if (r->model >= 0 && (size_t)r->model < nmodels) r->replay_op = op_of_model[r->model];
+    }
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx) {
@@ -403,6 +413,11 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                            const jv_timeline_opts *opts, jv_err *err) {
     if (jv_sort_stable(d->rows, d->nrows, sizeof *d->rows, cmp_rows, NULL) != JV_OK)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    free(d->sheet_order);
+    d->sheet_order = malloc((d->nrows ? d->nrows : 1) * sizeof *d->sheet_order);
+    if (!d->sheet_order) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
+    for (size_t i = 0; i < d->nrows; i++)
+        d->sheet_order[d->rows[i].sheet_pos] = (uint32_t)i;
     d->total_us = 0;
     for (int c = 0; c < JV_DCAT_COUNT; c++)
         d->cat_us[c] = 0, d->cat_rows[c] = 0;

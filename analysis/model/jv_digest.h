@@ -16,6 +16,7 @@
 #include "jv_hw.h"
 #include "jv_judge.h"
 #include "jv_opcall.h"
+#include "jv_stats.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
@@ -78,6 +79,19 @@ typedef struct {
     jv_dkernel kernels[JV_DROW_KERNELS]; /* by total time, largest first */
     int32_t model;                       /* index into the perf table's models (-1 none); internal */
     int32_t replay_op; /* its entry in OUTDIR/replay_package.zip (jarvis-replay --op N), -1 when not in it */
+    /* the rest of the row's unified_perf_summary cells (report/jv_perf_sheet.c prints them) */
+    const char *process_name, *process_label, *thread_name; /* of the example instance, "Unknown" when none */
+    unsigned args_present; /* bit k: dims, types, strides, concrete recorded (else an empty cell) */
+    int has_model;         /* has_perf_model: the instance has a model (it may have failed) */
+    int has_params;        /* params is a perf_params cell (else an empty cell) */
+    double gflops, mb;     /* GFLOPS, Data Moved (MB) of one call (NaN unknown) */
+    jv_stats cpu, kt;      /* duration_us (CPU op) and Kernel Time (µs) statistics */
+    jv_stats tbs_s, tfl_s; /* TB/s, TFLOPS/s statistics */
+    jv_stats pct_s;        /* Pct Roofline statistics (NaN without a roofline) */
+    const char *kernel_details, *trunc_kernel_details; /* kernel_details_summary, trunc_kernel_details */
+    double cum_percent;                                /* Cumulative Percentage (%) */
+    const char *band;                                  /* Efficiency Band with a roofline, else "" */
+    uint32_t sheet_pos;                                /* its row in unified_perf_summary (0: the first) */
 } jv_drow;
 
 /* A fusion candidate: a module (nn.Module events) or a parent op whose
@@ -119,7 +133,8 @@ typedef struct {
     uint32_t cat_rows[JV_DCAT_COUNT];
     jv_drow *rows;
     size_t nrows;
-    jv_dfusion *fusion; /* by ew_us, largest first */
+    uint32_t *sheet_order; /* the rows in unified_perf_summary order (indices into rows) */
+    jv_dfusion *fusion;    /* by ew_us, largest first */
     size_t nfusion;
     jv_dbaseline baseline;
     double layout_outside_us; /* layout-conversion kernels of rows that are not convolutions */
@@ -138,11 +153,21 @@ const char *jv_digest_str(jv_digest *d, const char *s);
 /* Appends a row (its strings must already live in the digest: jv_digest_str). */
 jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err);
 
+/* Appends the rows of trace tr's perf table pt (the rows of unified_perf_summary: op instances grouped as
+ * TraceLens groups them, with their metrics and statistics; hw NULL: no roofline) to d (jv_digest_init).
+ * jv_digest_finish completes it. Defined in jv_pgroup.c, with the grouping. */
+struct jv_perf_table_;
+jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, const jv_hw *hw, jv_digest *d,
+                          jv_err *err);
+
+/* Sets every row's replay_op from the replay package's map of perf models to package ops (op_of_model[m]
+ * for m < nmodels): a model step, done before any writer reads the digest. */
+void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmodels);
+
 /* Completes the digest once every row is in: the order by time, category
  * totals, the trace's elementwise baseline, the GPU timeline (opts) and the
  * fusion candidates (through the tree; nn.Module python events when the
  * trace has them; else elementwise kernels repeated under one parent op). */
-struct jv_perf_table_;
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
                            const jv_timeline_opts *opts, jv_err *err);
 

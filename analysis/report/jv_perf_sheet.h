@@ -10,10 +10,10 @@
 #include "jv_sheet.h"
 #include "jv_trace.h"
 
-/* Writes unified_perf_summary and the family sheets into book; hw NULL: no
- * roofline columns. With dg non-NULL every unified_perf_summary row is also
- * appended to the digest (jv_digest_finish completes it). */
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book, jv_digest *dg,
-                        jv_err *err);
+/* Writes unified_perf_summary (the rows of dg, built by jv_digest_build and
+ * completed by jv_digest_finish from the same tr, pt and hw; read only) and
+ * the family sheets into book; hw NULL: no roofline columns. */
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book,
+                        const jv_digest *dg, jv_err *err);
 
 #endif
