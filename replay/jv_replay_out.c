@@ -11,12 +11,6 @@
 #include "jv_family.h"
 #include "jv_output.h"
 
-/* the launch gap of a graphed op: hot median - graph per-run time, >= 0 */
-static double launch_gap_s(const jv_op_result *r) {
-    double g = r->hot.median_s - r->graph_s;
-    return r->graph_s > 0 && g > 0 ? g : 0;
-}
-
 /* the cache modes an op was timed in */
 static const jv_timing *timing_of(const jv_op_result *r, int cold) {
     return cold ? &r->cold : &r->hot;
@@ -103,7 +97,7 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
             fprintf(f,
                     "# %4d graph: %.2f us per run with %d runs in one device graph; launch gap %.2f us of the "
                     "%.2f us hot median (graphed: %s)\n",
-                    r->index, r->graph_s * 1e6, r->graph_runs, launch_gap_s(r) * 1e6, r->hot.median_s * 1e6,
+                    r->index, r->graph_s * 1e6, r->graph_runs, jv_launch_gap_s(r) * 1e6, r->hot.median_s * 1e6,
                     r->graph_why);
         else if (r->graph_note[0])
             fprintf(f, "# %4d graph: not measured: %s\n", r->index, r->graph_note);
@@ -240,7 +234,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             }
             if (!cold && r->graph_s > 0) {
                 add_counter(e, "graph_us", r->graph_s * 1e6);
-                add_counter(e, "launch_gap_us", launch_gap_s(r) * 1e6);
+                add_counter(e, "launch_gap_us", jv_launch_gap_s(r) * 1e6);
             }
             if (r->clk_load.known) {
                 add_counter(e, "throttled", r->throttled);
@@ -519,7 +513,7 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             fprintf(f,
                     " Graph-timed because %s: in a device graph (%d runs) %.2f us per run, so launching costs "
                     "%.2f us of the %.2f us hot median.",
-                    r->graph_why, r->graph_runs, r->graph_s * 1e6, launch_gap_s(r) * 1e6, r->hot.median_s * 1e6);
+                    r->graph_why, r->graph_runs, r->graph_s * 1e6, jv_launch_gap_s(r) * 1e6, r->hot.median_s * 1e6);
         else if (r->graph_note[0]) {
             fputs(" Graph timing wanted but not measured: ", f);
             jv_md_text(f, r->graph_note);

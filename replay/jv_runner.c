@@ -173,23 +173,13 @@ static void read_clocks(const jv_backend *be, void *ctx, jv_clocks *c) {
     if (be->clocks && be->clocks(ctx, c, &e) != JV_OK) memset(c, 0, sizeof *c);
 }
 
-/* merges the under-load clocks of a timing into acc */
-static void merge_load(jv_clocks *acc, const jv_clocks *c) {
-    if (!c->known) return;
-    if (!acc->known || c->sm_mhz < acc->sm_mhz) acc->sm_mhz = c->sm_mhz;
-    if (!acc->known || c->mem_mhz < acc->mem_mhz) acc->mem_mhz = c->mem_mhz;
-    if (c->sm_max_mhz > acc->sm_max_mhz) acc->sm_max_mhz = c->sm_max_mhz;
-    acc->reasons |= c->reasons;
-    acc->known = 1;
-}
-
 /* throttling, judged on the clocks read under load: a power, thermal or hardware-slowdown reason in force,
  * or a lowest SM clock more than 10 % under the highest allowed one (the idle clock when that is unknown) */
 static void note_throttle(jv_op_result *r) {
     jv_clocks *l = &r->clk_load;
     memset(l, 0, sizeof *l);
-    merge_load(l, &r->hot.load);
-    merge_load(l, &r->cold.load);
+    jv_clocks_merge_load(l, &r->hot.load);
+    jv_clocks_merge_load(l, &r->cold.load);
     r->throttled = 0;
     r->throttle[0] = 0;
     if (!l->known) return;

@@ -28,6 +28,15 @@ void jv_timing_stats(double *s, int n, double *median, double *mean, double *rsd
     *rsd = sqrt(ss / (n - 1)) / *mean;
 }
 
+void jv_clocks_merge_load(jv_clocks *acc, const jv_clocks *c) {
+    if (!c->known) return;
+    if (!acc->known || c->sm_mhz < acc->sm_mhz) acc->sm_mhz = c->sm_mhz;
+    if (!acc->known || c->mem_mhz < acc->mem_mhz) acc->mem_mhz = c->mem_mhz;
+    if (c->sm_max_mhz > acc->sm_max_mhz) acc->sm_max_mhz = c->sm_max_mhz;
+    acc->reasons |= c->reasons;
+    acc->known = 1;
+}
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -57,12 +66,7 @@ static void read_load(meas *m) {
         return;
     }
     m->clk_cost = now_s() - t0;
-    jv_clocks *l = &m->out->load;
-    if (!l->known || c.sm_mhz < l->sm_mhz) l->sm_mhz = c.sm_mhz;
-    if (!l->known || c.mem_mhz < l->mem_mhz) l->mem_mhz = c.mem_mhz;
-    if (c.sm_max_mhz > l->sm_max_mhz) l->sm_max_mhz = c.sm_max_mhz;
-    l->reasons |= c.reasons;
-    l->known = 1;
+    jv_clocks_merge_load(&m->out->load, &c);
 }
 
 /* 1 when a clock read after queueing `runs` runs ends while the device still works on them (a read that

@@ -22,12 +22,17 @@ const char *jv_figure_short(jv_figure f) {
     return f == JV_FIG_COLD_NO_GAP ? "cold-gap" : jv_figure_str(f);
 }
 
+double jv_launch_gap_s(const jv_op_result *r) {
+    double g = r->hot.median_s - r->graph_s;
+    return r->graph_s > 0 && g > 0 ? g : 0;
+}
+
 jv_figure jv_figure_of(const jv_op_result *r, double *time_s) {
     *time_s = 0;
     int hot = r->hot.samples > 0 && r->hot.median_s > 0, cold = r->cold.samples > 0 && r->cold.median_s > 0;
     int graph = r->graph_s > 0;
     if (cold && graph) {
-        double gap = hot && r->hot.median_s > r->graph_s ? r->hot.median_s - r->graph_s : 0;
+        double gap = hot ? jv_launch_gap_s(r) : 0;
         double t = r->cold.median_s - gap;
         *time_s = t > r->graph_s ? t : r->graph_s;
         return gap > 0 ? JV_FIG_COLD_NO_GAP : JV_FIG_COLD;

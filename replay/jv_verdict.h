@@ -29,6 +29,9 @@ const char *jv_figure_str(jv_figure f);
 /* Short name for the console table ("hot", "graph", "cold", "cold-gap", "-"). */
 const char *jv_figure_short(jv_figure f);
 
+/* The launch gap of a graph-timed op: hot median - graph per-run time, >= 0 (0 when not graph-timed). */
+double jv_launch_gap_s(const jv_op_result *r);
+
 /* The figure and its per-run seconds (*time_s) for a result; JV_FIG_NONE (time 0) when nothing was timed. */
 jv_figure jv_figure_of(const jv_op_result *r, double *time_s);
 
