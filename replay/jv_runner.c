@@ -57,9 +57,12 @@ static double unif(uint64_t *s) {
     return ((double)(splitmix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed) {
-    uint64_t s = seed;
-    for (int64_t i = 0; i < n; i++) {
+/* Elements [lo, hi) of the fill; lo even. The generator is counter based: the
+ * k-th splitmix draw (from 1) of a serial fill is splitmix of seed + (k-1)*G,
+ * so any range starts from its own state and ranges can run in parallel. */
+static void fill_range(void *buf, jv_dtype dt, int64_t lo, int64_t hi, jv_init init, uint64_t seed) {
+    uint64_t s = seed + (uint64_t)lo * 0x9E3779B97F4A7C15ull; /* normal: 2 draws per pair, pair lo/2 */
+    for (int64_t i = lo; i < hi; i++) {
         double v;
         if (init == JV_INIT_POSITIVE)
             v = 0.5 + unif(&s);
@@ -72,10 +75,22 @@ void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed
             double u1 = unif(&s), u2 = unif(&s), r = sqrt(-2.0 * log(u1));
             v = r * cos(6.283185307179586 * u2);
             jv_dtype_store(dt, buf, i, v);
-            if (++i >= n) break;
+            if (++i >= hi) break;
             v = r * sin(6.283185307179586 * u2);
         }
         jv_dtype_store(dt, buf, i, v);
+    }
+}
+
+void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed) {
+    enum { CHUNK = 1 << 18 }; /* even: a normal pair never straddles two chunks */
+    const int64_t chunks = (n + CHUNK - 1) / CHUNK;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (chunks > 1)
+#endif
+    for (int64_t c = 0; c < chunks; c++) {
+        const int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
+        fill_range(buf, dt, lo, hi, init, seed);
     }
 }
 

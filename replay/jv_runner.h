@@ -122,7 +122,8 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
                     const jv_ir_op *op, jv_op_result *r, jv_err *err);
 
 /* Fills n elements of a host buffer of dtype dt with the init pattern, from
- * a seeded generator (same seed: same values). */
+ * a seeded counter-based generator: same seed, same values, whatever the
+ * thread count (chunks run in parallel where built with OpenMP). */
 void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed);
 
 /* Compares the checked elements of one output: dev and ref are host copies

@@ -213,6 +213,38 @@ static void test_stats(void) {
     CHECK(in);
 }
 
+static uint64_t fnv1a(const void *p, size_t n) {
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The fill is split into chunks that may run in parallel: the values must be those of the serial generator
+ * that came before it (the digests were taken from that serial loop, 2026-11-26), across chunk seams and an
+ * odd tail, for every init pattern. */
+static void test_fill_chunks(void) {
+    const int64_t n = 3 * 1048576 + 12345;
+    float *f = malloc((size_t)n * 4);
+    uint16_t *h = malloc((size_t)n * 2);
+    uint8_t *m = malloc((size_t)n);
+    CHECK(f && h && m);
+    if (!f || !h || !m) goto done;
+    jv_fill_host(f, JV_DT_F32, n, JV_INIT_NORMAL, 20261121);
+    CHECK(fnv1a(f, (size_t)n * 4) == 0x7197522e0c0bbf71ull);
+    jv_fill_host(h, JV_DT_BF16, n, JV_INIT_NORMAL, 99);
+    CHECK(fnv1a(h, (size_t)n * 2) == 0x6b8d37e7427b6faaull);
+    jv_fill_host(f, JV_DT_F32, n, JV_INIT_POSITIVE, 5);
+    CHECK(fnv1a(f, (size_t)n * 4) == 0xc03d9211d682f2e4ull);
+    jv_fill_host(m, JV_DT_BOOL, n, JV_INIT_MASK, 6);
+    CHECK(fnv1a(m, (size_t)n) == 0xa13775b7a0eb0abbull);
+done:
+    free(f);
+    free(h);
+    free(m);
+}
+
 static void test_baseline_and_verdict(const jv_ir *ir) {
     const jv_backend *be = &jv_cpu_backend;
     void *ctx;
@@ -344,6 +376,7 @@ int main(void) {
     }
     test_verify();
     test_stats();
+    test_fill_chunks();
     test_runner(&ir);
     test_baseline_and_verdict(&ir);
     jv_ir_free(&ir);
