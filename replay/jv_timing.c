@@ -1,5 +1,6 @@
 /* jv_timing: adaptive sampling of device time (see jv_timing.h). */
 #include "jv_timing.h"
+#include "jv_progress.h" /* jv_now */
 
 #include <math.h>
 #include <stdio.h>
@@ -37,12 +38,6 @@ void jv_clocks_merge_load(jv_clocks *acc, const jv_clocks *c) {
     acc->known = 1;
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* one measurement in progress */
 typedef struct {
     const jv_backend *be;
@@ -59,13 +54,13 @@ typedef struct {
 static void read_load(meas *m) {
     jv_clocks c;
     jv_err e = {0};
-    double t0 = now_s();
+    double t0 = jv_now();
     memset(&c, 0, sizeof c);
     if (m->be->clocks(m->ctx, &c, &e) != JV_OK || !c.known) {
         m->clk_cost = -1;
         return;
     }
-    m->clk_cost = now_s() - t0;
+    m->clk_cost = jv_now() - t0;
     jv_clocks_merge_load(&m->out->load, &c);
 }
 
@@ -82,12 +77,12 @@ static int read_fits(const meas *m, int64_t runs) {
 static jv_status batch(meas *m, int64_t runs, int read_clk, double *per, double *host, jv_err *err) {
     double t = 0;
     JV_CHECK(m->be->timer_start(m->ctx, err));
-    double h0 = now_s();
+    double h0 = jv_now();
     for (int64_t i = 0; i < runs; i++) {
         JV_CHECK(m->fn(m->arg, m->next, err));
         m->next = (m->next + 1) % m->nsets;
     }
-    double h1 = now_s();
+    double h1 = jv_now();
     if (read_clk) read_load(m); /* the device is still busy with the queued runs */
     JV_CHECK(m->be->timer_stop(m->ctx, &t, err));
     *per = t / (double)runs;
@@ -162,8 +157,8 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
     if (be->clocks) { /* an idle read first: what one read costs */
         jv_clocks idle;
         jv_err e = {0};
-        double t0 = now_s();
-        m.clk_cost = be->clocks(ctx, &idle, &e) == JV_OK && idle.known ? now_s() - t0 : -1;
+        double t0 = jv_now();
+        m.clk_cost = be->clocks(ctx, &idle, &e) == JV_OK && idle.known ? jv_now() - t0 : -1;
     }
     if (o->iterations > 0) { /* a profiler run: exactly K runs, each timed */
         for (; n < o->iterations; n++) {
@@ -186,7 +181,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
         reps = per > 0 ? (int64_t)ceil(o->min_sample_s / per) : 1;
         if (reps < 1) reps = 1;
         if (reps > 1000000) reps = 1000000;
-        double measured = 0, t0 = now_s();
+        double measured = 0, t0 = jv_now();
         out->max_runs_per_sample = 0; /* samples only from here */
         while (n < cap) {
             int64_t r = reps;
@@ -208,7 +203,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
                 break;
             }
             if (measured >= o->max_time_s) break;
-            if (n >= o->min_samples && now_s() - t0 >= 4 * o->max_time_s) break; /* flushes and host time count */
+            if (n >= o->min_samples && jv_now() - t0 >= 4 * o->max_time_s) break; /* flushes and host time count */
         }
         out->flushed = cold && flushing;
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "jv_progress.h" /* jv_now */
 
 typedef struct {
     struct timespec t0;
@@ -22,12 +23,6 @@ typedef struct {
     int flush_failed;     /* 1: it could not be allocated: flush_cache says so every time */
     unsigned flush_round; /* varies what the flush writes */
 } cpu_ctx;
-
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* an empty run, called through a function pointer as the runner calls a launch */
 static jv_status cpu_empty_run(void *arg, int set, jv_err *err) {
@@ -43,10 +38,10 @@ static double measure_launch_us(void) {
     volatile int sink = 0;
     double best = 0;
     for (int round = 0; round < 5; round++) {
-        double t0 = mono_s();
+        double t0 = jv_now();
         for (int i = 0; i < 10000; i++)
             (void)fn((void *)&sink, i, NULL);
-        double t = (mono_s() - t0) / 10000 * 1e6;
+        double t = (jv_now() - t0) / 10000 * 1e6;
         if (round == 0 || t < best) best = t;
     }
     return best;

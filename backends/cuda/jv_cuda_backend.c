@@ -29,6 +29,7 @@
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
 #include "jv_nvml.h"
+#include "jv_progress.h" /* jv_now */
 
 #define LAUNCH_N      1000 /* empty launches per sample: below the launch queue's depth, so queueing never blocks */
 #define LAUNCH_REPS   5    /* samples; the median is kept */
@@ -133,12 +134,6 @@ static void cuda_close(void *ctx) {
     free(c);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double median(double *v, int n) {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
@@ -170,10 +165,10 @@ static jv_status measure_launch(cuda_ctx *c, jv_err *err) {
     for (int r = 0; r < LAUNCH_REPS;) {
         JV_CHECK(kernel_status(jv_gpu_spin((int64_t)khz * spin_ms, c->stream), "open", "jv_gpu_spin", err));
         CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev0, c->stream));
-        double t0 = now_s();
+        double t0 = jv_now();
         for (int i = 0; i < n; i++)
             JV_CHECK(kernel_status(jv_gpu_noop(c->stream), "open", "jv_gpu_noop", err));
-        double t1 = now_s();
+        double t1 = jv_now();
         cudaError_t q = cudaEventQuery(c->ev0); /* not ready: the spin still held the stream */
         if (q == cudaErrorNotReady)
             (void)cudaGetLastError();
