@@ -18,6 +18,7 @@
 #include "jv_hw.h"
 #include "jv_ir.h"
 #include "jv_package.h"
+#include "jv_progress.h" /* jv_now */
 #include "jv_replay_out.h"
 #include "jv_runner.h"
 #include "jv_session.h"
@@ -34,6 +35,7 @@ typedef struct {
     int64_t baseline_bytes, max_bytes;
     long long peak_gemm; /* -1: default for the device */
     double time_limit;   /* <= 0: default */
+    double deadline;     /* --deadline: wall seconds from the start after which no op starts (0: none) */
     unsigned long long seed;
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
@@ -72,6 +74,9 @@ static void usage(FILE *f) {
           "                           the CPU; 0: none)\n"
           "  --max-bytes SIZE         skip ops whose tensors need more than SIZE (e.g. 64M, 2G)\n"
           "  --time-limit S           seconds of sampling per op and cache mode\n"
+          "  --deadline S             start no op after S seconds of wall time (from the start, baseline\n"
+          "                           included); the ops left are reported not run and the outputs are\n"
+          "                           written (to fit a run into a lease or a CI step)\n"
           "  --seed N                 seed of the random data (default 20261121)\n"
           "  --gpu-arch NAME|FILE     datasheet to compare with (default: chosen from the device)\n"
           "  --conv-algo heuristic|best   convolution algorithm: cuDNN's heuristic pick (PyTorch's default),\n"
@@ -140,6 +145,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"gpu-arch", required_argument, 0, 17},
                                          {"conv-algo", required_argument, 0, 18},
                                          {"no-graph", no_argument, 0, 19},
+                                         {"deadline", required_argument, 0, 20},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, 'V'},
@@ -211,6 +217,13 @@ static int parse_cli(int argc, char **argv, cli *c) {
             c->conv_algo = optarg;
             break;
         case 19: c->no_graph = 1; break;
+        case 20: {
+            char *end;
+            errno = 0;
+            c->deadline = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(c->deadline > 0) || c->deadline > 1e6) goto bad;
+            break;
+        }
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         case 'V': printf("jarvis-replay %s\n", JV_VERSION); return 1;
@@ -329,6 +342,7 @@ int main(int argc, char **argv) {
         return 0;
     }
 
+    const double t_start = jv_now(); /* --deadline counts from here */
     const jv_backend *be = NULL;
     void *ctx = NULL;
     if (!open_backend(&c, &be, &ctx)) {
@@ -422,7 +436,7 @@ int main(int argc, char **argv) {
         if (gn > 0 && (base->gemm.status == JV_RES_WRONG || base->gemm.status == JV_RES_ERROR)) rc = 1;
     }
     if (!c.peak && c.package) {
-        jv_session_cfg sc = {be, ctx, &run.props, &o, base, run.ds, stderr};
+        jv_session_cfg sc = {be, ctx, &run.props, &o, base, run.ds, stderr, c.deadline > 0 ? t_start + c.deadline : 0};
         if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, c.op, &err) != JV_OK) {
             fprintf(stderr, "jarvis-replay: %s\n", err.msg);
             rc = 1;

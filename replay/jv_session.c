@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_progress.h" /* jv_now */
+
 /* room for one more result */
 static jv_status grow(jv_session *s, jv_err *err) {
     if (s->n < s->cap) return JV_OK;
@@ -18,18 +20,8 @@ static jv_status grow(jv_session *s, jv_err *err) {
     return JV_OK;
 }
 
-jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, int at, const char *label,
-                          const jv_err *e, jv_err *err) {
-    s->stopped = 1;
-    s->failed = 1;
-    s->stop_op = at;
-    snprintf(s->stop_label, sizeof s->stop_label, "%s", label ? label : "");
-    s->stop_err = *e;
-    char where[96];
-    if (at >= 0)
-        snprintf(where, sizeof where, "op %d", at);
-    else
-        snprintf(where, sizeof where, "the baseline");
+/* one JV_RES_NOT_RUN result, with `reason`, for every op of ir from `from` on (only `only` when >= 0) */
+static jv_status not_run(jv_session *s, const jv_ir *ir, int only, int from, const char *reason, jv_err *err) {
     for (int i = from < 0 ? 0 : from; ir && i < ir->n; i++) {
         if (only >= 0 && i != only) continue;
         JV_CHECK(grow(s, err));
@@ -38,12 +30,27 @@ jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, in
         jv_operands ops;
         jv_describe_op(&ir->ops[i], r, &d, &ops); /* identity and label, whether replayable or not */
         r->status = JV_RES_NOT_RUN;
-        snprintf(r->reason, sizeof r->reason, "not run: the device context became unusable at %s", where);
+        snprintf(r->reason, sizeof r->reason, "%s", reason);
         memset(&s->ver[s->n], 0, sizeof s->ver[s->n]);
         s->n++;
         s->not_run++;
     }
     return JV_OK;
+}
+
+jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, int at, const char *label,
+                          const jv_err *e, jv_err *err) {
+    s->stopped = 1;
+    s->failed = 1;
+    s->stop_op = at;
+    snprintf(s->stop_label, sizeof s->stop_label, "%s", label ? label : "");
+    s->stop_err = *e;
+    char reason[160];
+    if (at >= 0)
+        snprintf(reason, sizeof reason, "not run: the device context became unusable at op %d", at);
+    else
+        snprintf(reason, sizeof reason, "not run: the device context became unusable at the baseline");
+    return not_run(s, ir, only, from, reason, err);
 }
 
 jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *ir, int only, jv_err *err) {
@@ -52,6 +59,16 @@ jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *
     int verbose = cfg->log && !o->quiet;
     for (int i = 0; i < ir->n; i++) {
         if (only >= 0 && i != only) continue;
+        if (cfg->deadline > 0 && jv_now() > cfg->deadline) {
+            s->late = 1;
+            s->failed = 1;
+            int before = s->not_run;
+            JV_CHECK(not_run(s, ir, only, i, "not run: the --deadline passed before it started", err));
+            if (cfg->log)
+                fprintf(cfg->log, "jarvis-replay: the --deadline passed at op %d: %d op%s not run\n", i,
+                        s->not_run - before, s->not_run - before == 1 ? "" : "s");
+            return JV_OK;
+        }
         /* one result per implementation (variant 0: what the framework runs; then the others the backend
          * offers, e.g. our batch-norm kernel next to cuDNN's) */
         int nv = jv_op_variants(be, cfg->ctx, &ir->ops[i]);

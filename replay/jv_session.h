@@ -25,6 +25,7 @@ typedef struct {
     const jv_baseline *base; /* the measured ceilings (NULL or not done: none) */
     const jv_hw *ds;         /* datasheet, or NULL */
     FILE *log;               /* progress (unless o->quiet) and per-op problems; NULL: silent */
+    double deadline;         /* jv_now() after which no op starts (0: none; --deadline) */
 } jv_session_cfg;
 
 /* What a session produced. */
@@ -36,15 +37,18 @@ typedef struct {
     int stopped;          /* 1: a sticky device error stopped the run */
     int stop_op;          /* the op it happened at (-1: before the ops, in the baseline) */
     char stop_label[200]; /* that op's label ("" in the baseline) */
-    int not_run;          /* ops marked not run after the stop */
+    int not_run;          /* ops marked not run after the stop or the deadline */
     jv_err stop_err;      /* the device error */
+    int late;             /* 1: the deadline passed before every op ran (the rest not run, s->failed) */
 } jv_session;
 
 /* Replays the ops of ir (only op `only` when >= 0) into s (zeroed by the
  * caller or by jv_session_free). On JV_ERR_DEVICE from an op, that op's result
  * is JV_RES_ERROR, every later op gets one JV_RES_NOT_RUN result and nothing
- * more reaches the backend (s->stopped, s->stop_*). Returns JV_OK, stopped or
- * not; JV_ERR_NOMEM when the results do not fit in memory. */
+ * more reaches the backend (s->stopped, s->stop_*). Once cfg->deadline has
+ * passed, the ops not yet started get JV_RES_NOT_RUN results too (s->late).
+ * Returns JV_OK, stopped or not; JV_ERR_NOMEM when the results do not fit in
+ * memory. */
 jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *ir, int only, jv_err *err);
 
 /* Records a stop by device error e at op `at` (-1: the baseline; label its

@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "jv_ir.h"
+#include "jv_progress.h"
 #include "jv_replay_out.h"
 #include "jv_runner.h"
 #include "jv_session.h"
@@ -534,7 +535,7 @@ static void test_sticky(const jv_ir *ir) {
         g.f->fail_at = at[c];
         jv_session s;
         memset(&s, 0, sizeof s);
-        jv_session_cfg sc = {&FAKE, g.ctx, &g.p, &g.o, NULL, NULL, NULL};
+        jv_session_cfg sc = {&FAKE, g.ctx, &g.p, &g.o, NULL, NULL, NULL, 0};
         CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK);
         CHECK(s.stopped && s.failed && s.stop_op == op_at[c] && s.n == 3 && s.not_run == 2 - op_at[c]);
         CHECK(g.f->launches == at[c] && g.f->calls_dead == 0); /* no call after the failing launch */
@@ -561,10 +562,25 @@ static void test_sticky(const jv_ir *ir) {
     g.f->fail_at = 0;
     jv_session s;
     memset(&s, 0, sizeof s);
-    jv_session_cfg sc = {&soft, g.ctx, &g.p, &g.o, NULL, NULL, NULL};
+    jv_session_cfg sc = {&soft, g.ctx, &g.p, &g.o, NULL, NULL, NULL, 0};
     g.o.max_bytes = 1; /* every op skipped: the loop visits all */
     CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && !s.stopped && s.n == 3 && !s.failed);
     jv_session_free(&s);
+    /* --deadline: one in the past starts nothing (every op not run, the session failed); a far one changes
+     * nothing; neither is a device stop */
+    g.o.max_bytes = 0;
+    sc.deadline = jv_now() - 1;
+    int before = g.f->launches;
+    CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && s.late && s.failed && !s.stopped && s.n == 3 &&
+          s.not_run == 3 && g.f->launches == before);
+    for (int i = 0; i < 3; i++)
+        CHECK(s.res[i].status == JV_RES_NOT_RUN && strstr(s.res[i].reason, "--deadline") && s.res[i].index == i);
+    jv_session_free(&s);
+    sc.deadline = jv_now() + 3600;
+    CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && !s.late && !s.failed && s.n == 3 && s.not_run == 0 &&
+          s.res[2].status == JV_RES_OK);
+    jv_session_free(&s);
+    g.o.max_bytes = 1;
     /* dead before the ops (in the baseline): every op not run */
     g.f->dead = 1;
     static jv_baseline b;
