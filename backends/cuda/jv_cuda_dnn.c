@@ -11,6 +11,7 @@
 
 #include "batchnorm/batchnorm.h"
 #include "conv/conv.h"
+#include "conv/conv_gpu.h"
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
 #include "jv_tensor.h"
@@ -162,7 +163,8 @@ struct jv_cuda_conv {
     cudnnConvolutionDescriptor_t conv;
     cudnnTensorDescriptor_t td[JV_MAX_OPERANDS]; /* per operand (NULL: a filter or unused) */
     cudnnFilterDescriptor_t fd[JV_MAX_OPERANDS];
-    cudnnTensorDescriptor_t bias_td; /* [1, C, 1, 1]: the bias or grad_bias */
+    cudnnTensorDescriptor_t bias_td; /* [1, C, 1, 1]: the bias of a forward conv (STEP_ADD_BIAS) */
+    jv_tensor dy;                    /* STEP_BWD_BIAS: grad_output, strides explicit (our kernel reduces it) */
     conv_step steps[3];
     int nsteps;
     int f64;
@@ -438,10 +440,26 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
             bias_src = igo, bias_dst = igb;
         }
     }
-    if (bias_src >= 0) {
+    if (bias_src >= 0 && bias_dst == igb) {
+        /* grad_bias: our kernel (jv_gpu_conv_bias_grad; cuDNN's cudnnConvolutionBackwardBias refuses bf16) over
+         * grad_output's own dims and strides, into a [C] vector of grad_output's dtype */
+        const jv_tensor *bt = &ops->o[igb].t, *dy = &ops->o[igo].t;
+        if (bt->ndim != 1 || bt->shape[0] < 1 || dy->ndim < 2 || dy->ndim > JV_GPU_CONV_MAX_DIMS ||
+            bt->shape[0] != dy->shape[1])
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias gradient is not a [C] vector of grad_output's C",
+                    what);
+        if (bt->dtype != dy->dtype)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: grad_bias %s for grad_output %s (one dtype expected)",
+                    what, jv_dtype_short(bt->dtype), jv_dtype_short(dy->dtype));
+        p->dy = *dy;
+        if (!p->dy.has_strides) jv_tensor_set_contiguous(&p->dy);
+        for (int i = 0; i < p->dy.ndim; i++)
+            if (p->dy.strides[i] < 0)
+                JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: grad_output has a negative stride", what);
+    } else if (bias_src >= 0) {
         /* the bias as [1, C, 1, ...] over the output's dims (cudnnAddTensor broadcasts it into the output's
          * own descriptor, whatever the output's strides) */
-        const jv_tensor *bt = &ops->o[bias_dst == igb ? igb : bias_src].t; /* [C] */
+        const jv_tensor *bt = &ops->o[bias_src].t; /* [C] */
         if (bt->ndim != 1 || bt->shape[0] > INT_MAX || bt->shape[0] < 1)
             JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias is not a [C] vector", what);
         jv_tensor b4;
@@ -513,10 +531,16 @@ jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *
                                                     p->conv, s->bwd_filter, ws, s->ws, zero, p->fd[s->out],
                                                     bufs[s->out]));
             break;
-        case STEP_BWD_BIAS:
-            DNN_CALL(err, what,
-                     cudnnConvolutionBackwardBias(h, one, p->td[s->in0], bufs[s->in0], zero, p->bias_td, bufs[s->out]));
+        case STEP_BWD_BIAS: {
+            cudaStream_t stream = NULL;
+            DNN_CALL(err, what, cudnnGetStream(h, &stream));
+            int code = jv_gpu_conv_bias_grad(p->dy.dtype, bufs[s->in0], p->dy.ndim, p->dy.shape, p->dy.strides,
+                                             bufs[s->out], stream);
+            if (code != 0)
+                JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: jv_gpu_conv_bias_grad failed: %s", what,
+                        cudaGetErrorString((cudaError_t)code));
             break;
+        }
         case STEP_ADD_BIAS:
             DNN_CALL(err, what, cudnnAddTensor(h, one, p->bias_td, bufs[s->in0], one, p->td[s->out], bufs[s->out]));
             break;

@@ -26,8 +26,10 @@ typedef struct jv_cuda_bn jv_cuda_bn;
  * torch.backends.cudnn.benchmark), the first that needs at most ws_limit
  * bytes of workspace. Choices are looked up in and added to cache (NULL: no
  * cache) under the step's full configuration, so each distinct convolution is
- * ranked once per cache. JV_ERR_NOTFOUND (reason in err) when cuDNN cannot
- * run the call or no algorithm fits ws_limit. */
+ * ranked once per cache. The bias gradient runs on our kernel
+ * (conv/conv_gpu.h: cuDNN's cudnnConvolutionBackwardBias refuses bf16), over
+ * grad_output's own strides. JV_ERR_NOTFOUND (reason in err) when cuDNN
+ * cannot run the call or no algorithm fits ws_limit. */
 jv_status jv_cuda_conv_plan(cudnnHandle_t h, const jv_desc *d, const jv_operands *ops, int search, size_t ws_limit,
                             jv_cuda_conv_cache *cache, jv_cuda_conv **out, jv_err *err);
 
