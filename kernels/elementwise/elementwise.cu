@@ -113,9 +113,8 @@ template <int DT> static __device__ __forceinline__ uint32_t ew_pack16(float v) 
 /* elements per 16-byte vector */
 template <int DT> struct ew_vec { static constexpr int n = DT == EW_F32 ? 4 : 8; };
 
-/* dst[0..V-1] = the V elements of vector i (16 bytes) of base */
-template <int DT> static __device__ __forceinline__ void ew_load_vec(const void *base, int64_t i, float *dst) {
-    const uint4 u = static_cast<const uint4 *>(base)[i];
+/* dst[0..V-1] = the V elements of DT packed in the 16 bytes u */
+template <int DT> static __device__ __forceinline__ void ew_cvt_vec(const uint4 u, float *dst) {
     const uint32_t w[4] = {u.x, u.y, u.z, u.w};
     if constexpr (DT == EW_F32) {
 #pragma unroll
@@ -127,6 +126,34 @@ template <int DT> static __device__ __forceinline__ void ew_load_vec(const void 
             dst[2 * j] = ew_cvt16<DT>(w[j] & 0xffffu); /* little endian: the lower address is the low half */
             dst[2 * j + 1] = ew_cvt16<DT>(w[j] >> 16);
         }
+    }
+}
+
+/* dst[0..7] = elements off..off+7 of a buffer of storage type dt (off a
+ * multiple of 8, the buffer 16-byte aligned): 8, 16 or 32 bytes in vectors */
+static __device__ __forceinline__ void ew_load8(int dt, const void *base, int64_t off, float *dst) {
+    switch (dt) {
+    case EW_F32: {
+        const uint4 *q = reinterpret_cast<const uint4 *>(static_cast<const float *>(base) + off);
+        ew_cvt_vec<EW_F32>(q[0], dst);
+        ew_cvt_vec<EW_F32>(q[1], dst + 4);
+        break;
+    }
+    case EW_F16:
+        ew_cvt_vec<EW_F16>(*reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(base) + off), dst);
+        break;
+    case EW_BF16:
+        ew_cvt_vec<EW_BF16>(*reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(base) + off), dst);
+        break;
+    default: {
+        const uint2 u = *reinterpret_cast<const uint2 *>(static_cast<const uint8_t *>(base) + off);
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const uint32_t byte = ((j < 4 ? u.x : u.y) >> (8 * (j & 3))) & 0xffu;
+            dst[j] = dt == EW_BOOL ? (byte != 0 ? 1.0f : 0.0f) : (float)byte;
+        }
+        break;
+    }
     }
 }
 
@@ -144,6 +171,28 @@ template <int DT> static __device__ __forceinline__ void ew_store_vec(void *base
     static_cast<uint4 *>(base)[i] = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+/* elements off..off+7 of a buffer of storage type dt (an output type) = v
+ * rounded (off a multiple of 8, the buffer 16-byte aligned) */
+static __device__ __forceinline__ void ew_store8(int dt, void *base, int64_t off, const float *v) {
+    switch (dt) {
+    case EW_F32: {
+        uint4 *q = reinterpret_cast<uint4 *>(static_cast<float *>(base) + off);
+        ew_store_vec<EW_F32>(q, 0, v);
+        ew_store_vec<EW_F32>(q, 1, v + 4);
+        break;
+    }
+    case EW_F16: ew_store_vec<EW_F16>(static_cast<uint16_t *>(base) + off, 0, v); break;
+    case EW_BF16: ew_store_vec<EW_BF16>(static_cast<uint16_t *>(base) + off, 0, v); break;
+    default: { /* bool; NaN is true */ uint32_t w[2] = {0, 0};
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            w[j / 4] |= (v[j] != 0.0f ? 1u : 0u) << (8 * (j & 3));
+        *reinterpret_cast<uint2 *>(static_cast<uint8_t *>(base) + off) = make_uint2(w[0], w[1]);
+        break;
+    }
+    }
+}
+
 /* ---- the math ---- */
 
 /* Everything a kernel needs besides geometry (passed by value). */
@@ -158,6 +207,8 @@ struct ew_params {
     float alpha, lo, hi, slope, value, nanv, posinf, neginf;
     float thr; /* threshold_backward: the largest float <= the threshold (the same test as in double) */
     int gelu_tanh, rounding;
+    int pow2;   /* pow with the constant exponent 2: a*a (PyTorch's special case) */
+    int vin[3]; /* inner-vector kernel: 1 when slot k is contiguous along the innermost dim (else broadcast) */
 };
 
 static __device__ __forceinline__ float ew_max_nan(float a, float b) {
@@ -252,7 +303,12 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
     case JV_EW_LERP: /* PyTorch's two-sided form */
         EW_V(fabsf(c[j]) < 0.5f ? a[j] + c[j] * (b[j] - a[j]) : b[j] - (b[j] - a[j]) * (1.0f - c[j]));
         break;
-    case JV_EW_POW: EW_V(powf(a[j], b[j])); break;
+    case JV_EW_POW:
+        if (p.pow2)
+            EW_V(a[j] * a[j]);
+        else
+            EW_V(powf(a[j], b[j]));
+        break;
     case JV_EW_RELU: EW_V(a[j] != a[j] ? a[j] : a[j] > 0.0f ? a[j] : 0.0f); break;
     case JV_EW_GELU: EW_V(ew_gelu(a[j], p.gelu_tanh)); break;
     case JV_EW_SILU: EW_V(a[j] * ew_sigmoid(a[j])); break;
@@ -284,9 +340,36 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
 
 /* ---- elementwise kernels ---- */
 
-/* Dense: element i of every EW_DENSE slot and of the output is at offset i. */
-template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64_t n, int vec) {
+/* Dense: element i of every EW_DENSE slot and of the output is at offset i.
+ * Vector path: each thread takes EW_DENSE_UNROLL 16-byte vectors of every
+ * slot per tile, all loads issued before any math or store; the grid covers
+ * the tensor in tiles (grid_tiles). */
+/* vector i of the output from the raw 16 bytes of each slot (nothing when i >= nv) */
+template <int DT>
+static __device__ __forceinline__ void ew_dense_vec(const ew_params &p, const float *cst, uint4 r0, uint4 r1, uint4 r2,
+                                                    int64_t i, int64_t nv) {
     constexpr int V = ew_vec<DT>::n;
+    if (i >= nv) return;
+    const uint4 raw[3] = {r0, r1, r2};
+    float a[V], b[V], c[V], o[V];
+    float *src[3] = {a, b, c};
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        if (p.kind[k] == EW_DENSE) {
+            ew_cvt_vec<DT>(raw[k], src[k]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                src[k][j] = cst[k];
+        }
+    }
+    ew_apply<V>(p, a, b, c, o);
+    ew_store_vec<DT>(p.out, i, o);
+}
+
+template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(ew_params p, int64_t n, int vec) {
+    constexpr int V = ew_vec<DT>::n, U = EW_DENSE_UNROLL;
+    static_assert(U == 1 || U == 2, "ew_dense_kernel writes out at most two vectors per tile");
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     float cst[3];
@@ -295,22 +378,22 @@ template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(
         cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
     int64_t done = 0;
     if (vec) {
-        const int64_t nv = n / V;
-        for (int64_t i = tid; i < nv; i += stride) {
-            float a[V], b[V], c[V], o[V];
-            float *src[3] = {a, b, c};
+        const int64_t nv = n / V, tile = (int64_t)blockDim.x * U;
+        for (int64_t t0 = (int64_t)blockIdx.x * tile + threadIdx.x; t0 < nv; t0 += (int64_t)gridDim.x * tile) {
+            uint4 raw[3][U];
 #pragma unroll
-            for (int k = 0; k < 3; k++) {
-                if (p.kind[k] == EW_DENSE) {
-                    ew_load_vec<DT>(p.in[k], i, src[k]);
-                } else {
+            for (int u = 0; u < U; u++) {
+                const int64_t i = t0 + (int64_t)u * blockDim.x;
 #pragma unroll
-                    for (int j = 0; j < V; j++)
-                        src[k][j] = cst[k];
+                for (int k = 0; k < 3; k++) {
+                    raw[k][u] = make_uint4(0u, 0u, 0u, 0u);
+                    if (p.kind[k] == EW_DENSE && i < nv) raw[k][u] = static_cast<const uint4 *>(p.in[k])[i];
                 }
             }
-            ew_apply<V>(p, a, b, c, o);
-            ew_store_vec<DT>(p.out, i, o);
+            /* the math of each vector, written out (a loop over u with this body is too big for hipcc to
+             * unroll, and raw[][u] must stay in registers) */
+            ew_dense_vec<DT>(p, cst, raw[0][0], raw[1][0], raw[2][0], t0, nv);
+            if constexpr (U > 1) ew_dense_vec<DT>(p, cst, raw[0][1], raw[1][1], raw[2][1], t0 + blockDim.x, nv);
         }
         done = nv * V;
     }
@@ -358,6 +441,48 @@ template <typename I> __global__ void __launch_bounds__(EW_THREADS) ew_strided_k
             v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
         ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
         ew_store(p.out_dt, p.out, (int64_t)oo, o);
+    }
+}
+
+/* Strided with a contiguous innermost dim: each thread takes 8 consecutive
+ * elements of a row. g is the strided geometry with the innermost dim
+ * counted in vectors of 8 (its strides times 8); a slot with vin[k] loads 8
+ * elements in vectors, the others (broadcast along the row) one; nvec
+ * vectors in all. */
+template <typename I>
+__global__ void __launch_bounds__(EW_THREADS) ew_inner8_kernel(ew_params p, ew_geom<I> g, I nvec) {
+    const I tid = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    const I stride = (I)gridDim.x * (I)blockDim.x;
+    for (I i = tid; i < nvec; i += stride) {
+        I rem = i, oo = 0, off[3] = {0, 0, 0};
+#pragma unroll
+        for (int dd = JV_MAX_DIMS - 1; dd >= 0; dd--) {
+            if (dd >= g.nd) continue;
+            I r = rem;
+            if (dd > 0) {
+                const I q = rem / g.shape[dd];
+                r = rem - q * g.shape[dd];
+                rem = q;
+            }
+            oo += r * g.ost[dd];
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+                off[k] += r * g.st[k][dd];
+        }
+        float v[3][8], o[8];
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+            if (p.kind[k] == EW_STRIDED && p.vin[k]) {
+                ew_load8(p.dt[k], p.in[k], (int64_t)off[k], v[k]);
+            } else {
+                const float x = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    v[k][j] = x;
+            }
+        }
+        ew_apply<8>(p, v[0], v[1], v[2], o);
+        ew_store8(p.out_dt, p.out, (int64_t)oo, o);
     }
 }
 
@@ -566,10 +691,16 @@ struct jv_gpu_elementwise_plan {
     int small;                      /* strided: 32-bit index math */
     ew_geom<uint32_t> g32;
     ew_geom<int64_t> g64;
+    int inner8;            /* strided: the inner-vector kernel applies (else the scalar one) */
+    int64_t nvec;          /* inner8: vectors of 8 */
+    unsigned grid8;        /* inner8: its grid */
+    ew_geom<uint32_t> v32; /* inner8: the geometry in vectors (32-bit when small) */
+    ew_geom<int64_t> v64;
 };
 
 /* Fills the plan of a checked call (the geometry of the dense or strided path). */
 static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_operands *ops, const ew_map &m, int sms) {
+    (void)sms; /* the grids cover the work in tiles (grid_tiles) */
     const jv_elementwise_desc *g = jv_elementwise_of(d);
     const jv_tensor *out = &ops->o[m.out].t;
     const int64_t n = jv_tensor_numel(out);
@@ -590,6 +721,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     p.thr = float_at_or_below(g->threshold);
     p.gelu_tanh = g->gelu_tanh;
     p.rounding = g->rounding;
+    p.pow2 = g->op == JV_EW_POW && m.slot[1] < 0 && slot_const(g, 1) == 2.0f;
 
     /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
     int64_t bst[4][JV_MAX_DIMS];
@@ -630,8 +762,8 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     pl->fast = fast;
     if (fast) {
         pl->V = p.out_dt == EW_F32 ? 4 : 8;
-        pl->grid_vec = grid_for((n + pl->V - 1) / pl->V, sms);
-        pl->grid_scalar = grid_for(n, sms);
+        pl->grid_vec = grid_tiles(n / pl->V, EW_DENSE_UNROLL);
+        pl->grid_scalar = grid_tiles(n, 1);
         return;
     }
 
@@ -686,11 +818,37 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
         if (span > INT32_MAX) small = 0;
     }
     pl->small = small;
-    pl->grid = grid_for(n, sms);
+    pl->grid = grid_tiles(n, 1);
     if (small)
         fill_geom(&pl->g32, nd, shape, mst[0], mst + 1);
     else
         fill_geom(&pl->g64, nd, shape, mst[0], mst + 1);
+
+    /* inner-vector kernel: the innermost dim a multiple of 8 elements, contiguous in the output and in each
+     * tensor slot or broadcast along it, every row of a contiguous stream starting at a multiple of 8 */
+    const int in = nd - 1;
+    int inner8 = shape[in] % 8 == 0 && mst[0][in] == 1;
+    for (int s = 0; s < 4 && inner8; s++) {
+        if (s > 0 && !is_tensor[s]) continue;
+        if (mst[s][in] != 0 && mst[s][in] != 1) inner8 = 0;
+        if (s > 0) p.vin[s - 1] = mst[s][in] == 1;
+        for (int i = 0; i < in && inner8; i++)
+            if (mst[s][in] == 1 && mst[s][i] % 8 != 0) inner8 = 0;
+    }
+    if (!inner8) {
+        p.vin[0] = p.vin[1] = p.vin[2] = 0;
+        return;
+    }
+    pl->inner8 = 1;
+    pl->nvec = n / 8;
+    pl->grid8 = grid_tiles(pl->nvec, 1);
+    shape[in] /= 8;
+    for (int s = 0; s < 4; s++)
+        mst[s][in] *= 8;
+    if (small)
+        fill_geom(&pl->v32, nd, shape, mst[0], mst + 1);
+    else
+        fill_geom(&pl->v64, nd, shape, mst[0], mst + 1);
 }
 
 extern "C" jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
@@ -706,6 +864,14 @@ extern "C" jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_o
     plan_fill(pl, d, ops, m, sms);
     *out = pl;
     return JV_OK;
+}
+
+/* 1 when the buffers of an inner8 plan allow its vector accesses (16-byte aligned) */
+static int vec8(const jv_gpu_elementwise_plan *pl, const ew_params &p) {
+    if (!aligned16(p.out)) return 0;
+    for (int k = 0; k < 3; k++)
+        if (p.kind[k] == EW_STRIDED && p.vin[k] && !aligned16(p.in[k])) return 0;
+    return pl->inner8;
 }
 
 extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *const *bufs, void *stream) {
@@ -731,6 +897,11 @@ extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *c
         case EW_F16: ew_dense_kernel<EW_F16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
         default: ew_dense_kernel<EW_BF16><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;
         }
+    } else if (pl->inner8 && vec8(pl, p)) {
+        if (pl->small)
+            ew_inner8_kernel<uint32_t><<<pl->grid8, EW_THREADS, 0, st>>>(p, pl->v32, (uint32_t)pl->nvec);
+        else
+            ew_inner8_kernel<int64_t><<<pl->grid8, EW_THREADS, 0, st>>>(p, pl->v64, pl->nvec);
     } else if (pl->small) {
         ew_strided_kernel<uint32_t><<<pl->grid, EW_THREADS, 0, st>>>(p, pl->g32, (uint32_t)n);
     } else {

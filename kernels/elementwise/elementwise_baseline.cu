@@ -14,6 +14,8 @@ extern "C" {
 
 /* ---- baseline kernels ---- */
 
+#define BASE_UNROLL 2 /* float4 vectors per thread and tile */
+
 /* backend.h's jv_base_kernel order (that header is not on the device include path) */
 enum { EW_BASE_COPY = 0, EW_BASE_SCALE, EW_BASE_ADD, EW_BASE_TRIAD, EW_BASE_DOT, EW_BASE_COUNT };
 
@@ -29,29 +31,48 @@ template <int K> static __device__ __forceinline__ float base_op(float x, float 
         return x + s * y;
 }
 
+/* Each thread moves BASE_UNROLL float4 vectors of every array per tile, all
+ * loads issued before the stores (memory-level parallelism); the grid covers
+ * the arrays in tiles (base_grid), one tile per thread unless the grid was
+ * capped. The scalar path (unaligned arrays) is one element per thread. */
 template <int K>
 __global__ void __launch_bounds__(EW_THREADS)
     base_stream_kernel(const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c, int64_t n,
                        float s, int vec) {
-    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    int64_t done = 0;
+    const int64_t gtid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (vec) {
-        const int64_t nv = n / 4;
+        const int64_t nv = n / 4, tile = (int64_t)blockDim.x * BASE_UNROLL;
         const float4 *a4 = reinterpret_cast<const float4 *>(a);
         const float4 *b4 = reinterpret_cast<const float4 *>(b);
         float4 *c4 = reinterpret_cast<float4 *>(c);
-#pragma unroll 4
-        for (int64_t i = tid; i < nv; i += stride) {
-            const float4 x = a4[i];
-            float4 y = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if constexpr (K >= EW_BASE_ADD) y = b4[i];
-            c4[i] = make_float4(base_op<K>(x.x, y.x, s), base_op<K>(x.y, y.y, s), base_op<K>(x.z, y.z, s),
-                                base_op<K>(x.w, y.w, s));
+        for (int64_t t0 = (int64_t)blockIdx.x * tile + threadIdx.x; t0 < nv; t0 += (int64_t)gridDim.x * tile) {
+            float4 x[BASE_UNROLL], y[BASE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < BASE_UNROLL; u++) {
+                const int64_t i = t0 + (int64_t)u * blockDim.x;
+                x[u] = y[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (i < nv) {
+                    x[u] = a4[i];
+                    if constexpr (K >= EW_BASE_ADD) y[u] = b4[i];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < BASE_UNROLL; u++) {
+                const int64_t i = t0 + (int64_t)u * blockDim.x;
+                if (i < nv)
+                    c4[i] = make_float4(base_op<K>(x[u].x, y[u].x, s), base_op<K>(x[u].y, y[u].y, s),
+                                        base_op<K>(x[u].z, y[u].z, s), base_op<K>(x[u].w, y[u].w, s));
+            }
         }
-        done = nv * 4;
+        const int64_t i = nv * 4 + gtid; /* the last n % 4 elements */
+        if (i < n) {
+            float y = 0.0f;
+            if constexpr (K >= EW_BASE_ADD) y = b[i];
+            c[i] = base_op<K>(a[i], y, s);
+        }
+        return;
     }
-    for (int64_t i = done + tid; i < n; i += stride) {
+    for (int64_t i = gtid; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         float y = 0.0f;
         if constexpr (K >= EW_BASE_ADD) y = b[i];
         c[i] = base_op<K>(a[i], y, s);
@@ -88,13 +109,21 @@ __global__ void __launch_bounds__(EW_THREADS)
         const int64_t nv = n / 4;
         const float4 *a4 = reinterpret_cast<const float4 *>(a);
         const float4 *b4 = reinterpret_cast<const float4 *>(b);
-#pragma unroll 4
-        for (int64_t i = tid; i < nv; i += stride) {
-            const float4 x = a4[i], y = b4[i];
-            acc = fmaf(x.x, y.x, acc);
-            acc = fmaf(x.y, y.y, acc);
-            acc = fmaf(x.z, y.z, acc);
-            acc = fmaf(x.w, y.w, acc);
+        for (int64_t t0 = tid; t0 < nv; t0 += stride * BASE_UNROLL) {
+            float4 x[BASE_UNROLL], y[BASE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < BASE_UNROLL; u++) {
+                const int64_t i = t0 + (int64_t)u * stride;
+                x[u] = y[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (i < nv) x[u] = a4[i], y[u] = b4[i];
+            }
+#pragma unroll
+            for (int u = 0; u < BASE_UNROLL; u++) {
+                acc = fmaf(x[u].x, y[u].x, acc);
+                acc = fmaf(x[u].y, y[u].y, acc);
+                acc = fmaf(x[u].z, y[u].z, acc);
+                acc = fmaf(x[u].w, y[u].w, acc);
+            }
         }
         done = nv * 4;
     }
@@ -131,7 +160,9 @@ extern "C" int jv_gpu_baseline(int kernel, const float *a, const float *b, float
     }
     if (n == 0) return 0;
     const int vec = aligned16(a) && aligned16(c) && (!uses_b || aligned16(b));
-    const unsigned grid = grid_for(vec ? (n + 3) / 4 : n, sms);
+    /* dot: a capped grid (one atomic per block); the others: the whole array in tiles */
+    const unsigned grid = kernel == EW_BASE_DOT ? grid_for(vec ? (n + 3) / 4 : n, sms)
+                                                : grid_tiles(vec ? n / 4 : n, vec ? BASE_UNROLL : 1);
     switch (kernel) {
     case EW_BASE_COPY: base_stream_kernel<EW_BASE_COPY><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
     case EW_BASE_SCALE: base_stream_kernel<EW_BASE_SCALE><<<grid, EW_THREADS, 0, st>>>(a, b, c, n, s, vec); break;
