@@ -159,6 +159,10 @@ typedef struct {
      * the call is not supported. */
     jv_status (*reference)(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                            jv_err *err);
+    /* 1 when the reference computes every output whatever s asks (its cost does not shrink with a sample,
+     * as batch norm's statistics span the whole tensor): a verifier then runs it once, in full, and
+     * compares every element rather than calling it once per sampled output. */
+    int reference_full;
     /* The ATen schemas of its ops (func: lines of native_functions.yaml, "mm.out(Tensor self, Tensor mat2, *,
      * Tensor(a!) out) -> Tensor(a!)"; without a namespace the op is aten::), NULL-terminated, the overloads of
      * one op in the order ir/ tries them. ir/ writes a call's replay IR entry with the first that fits it.

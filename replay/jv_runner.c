@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_progress.h" /* jv_now */
+
 const char *jv_res_status_str(jv_res_status s) {
     switch (s) {
     case JV_RES_OK: return "ok";
@@ -313,6 +315,9 @@ static void set_reason(jv_op_result *r, jv_res_status st, const char *prefix, co
     snprintf(r->reason, sizeof r->reason, "%s%s", prefix, detail);
 }
 
+#define JV_VERIFY_SAMPLE_S 0.5 /* host seconds of reference per sampled output, about (see verify_op) */
+#define JV_VERIFY_PROBE    32  /* elements timed first to size the sample */
+
 /* compares device outputs with the reference; sampled when the op is big */
 static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_operands *ops, void **host_init,
                            void **host_dev, const int64_t *bytes, int reps, jv_op_result *r, jv_err *err) {
@@ -320,7 +325,9 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
     void *ref[JV_MAX_OPERANDS] = {0};
     int64_t *idx = NULL;
     memset(&r->verify, 0, sizeof r->verify);
-    int sampled = r->perf.flops > o->verify_max_flops && reps == 1;
+    /* a reference that computes everything anyway (reference_full) runs once and every element is compared */
+    const jv_family *fam = jv_family_get(d->family);
+    int sampled = r->perf.flops > o->verify_max_flops && reps == 1 && !(fam && fam->reference_full);
     r->verify.sampled = sampled;
     int nout = sampled ? ops->n : 1;
     int all_ok = 1;
@@ -355,9 +362,24 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
             for (int64_t k = 0; k < ns; k++)
                 idx[k] = ns == numel ? k : (int64_t)(unif(&s) * (double)numel) % numel;
             smp.operand = pass;
-            smp.n = ns;
             smp.idx = idx;
             sp = &smp;
+            /* fewer samples (never under 256) where one element's reference is costly, as a weight gradient's
+             * (a sum over the batch and the image): the first JV_VERIFY_PROBE are timed, the sample sized to
+             * about JV_VERIFY_SAMPLE_S; the elements kept are the first of the same seeded sequence */
+            if (ns > 256) {
+                smp.n = ns < JV_VERIFY_PROBE ? ns : JV_VERIFY_PROBE;
+                jv_err perr = {0};
+                double t0 = jv_now();
+                if (jv_desc_reference(d, ops, ref, sp, &perr) == JV_OK) {
+                    double per = (jv_now() - t0) / (double)smp.n;
+                    if (per * (double)ns > JV_VERIFY_SAMPLE_S) {
+                        int64_t fit = (int64_t)(JV_VERIFY_SAMPLE_S / per);
+                        ns = fit < 256 ? 256 : fit;
+                    }
+                }
+            }
+            smp.n = ns;
         }
         jv_err rerr = {0};
         for (int k = 0; k < reps; k++) {

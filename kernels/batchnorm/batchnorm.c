@@ -242,6 +242,7 @@ const jv_family jv_batchnorm_family = {
     .params = bn_params,
     .operands = jv_batchnorm_operands,
     .reference = jv_batchnorm_reference,
+    .reference_full = 1,
     .schemas = jv_batchnorm_schemas,
     .report = JV_REPORT_BATCHNORM,
 };

@@ -432,13 +432,25 @@ static jv_status gather_weight(const geom *m, const view *W, double **out, jv_er
 static jv_status run_map(const geom *m, int adj, const view *src, const view *W, const view *bias, const view *dst,
                          const pick *p, jv_err *err) {
     if (p->idx) {
+        double *v = dalloc(p->n);
+        if (!v && p->n) return nomem(err);
+            /* the elements in parallel (each its own sum, in the same order as one thread), stored after: a
+             * sample may name an element twice */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16)
+#endif
         for (int64_t i = 0; i < p->n; i++) {
             int64_t c[5];
             coord5(p->t, p->idx[i], c);
-            double v = adj ? adj_elem(m, src, W, c) : fwd_elem(m, src, W, c);
-            if (bias) v += vload(bias, 0, c[1], 0, 0, 0);
-            jv_dtype_store(dst->dt, dst->base, voff(dst, c[0], c[1], c[2], c[3], c[4]), v);
+            v[i] = adj ? adj_elem(m, src, W, c) : fwd_elem(m, src, W, c);
+            if (bias) v[i] += vload(bias, 0, c[1], 0, 0, 0);
         }
+        for (int64_t i = 0; i < p->n; i++) {
+            int64_t c[5];
+            coord5(p->t, p->idx[i], c);
+            jv_dtype_store(dst->dt, dst->base, voff(dst, c[0], c[1], c[2], c[3], c[4]), v[i]);
+        }
+        free(v);
         return JV_OK;
     }
     if (m->n == 0) return JV_OK; /* an empty batch: nothing to write (and no plane size to trust) */
@@ -475,12 +487,22 @@ static jv_status run_map(const geom *m, int adj, const view *src, const view *W,
 /* W = corr(B, A): the weight gradient of B = C(A). */
 static jv_status run_wgrad(const geom *m, const view *A, const view *B, const view *W, const pick *p, jv_err *err) {
     if (p->idx) {
+        double *v = dalloc(p->n);
+        if (!v && p->n) return nomem(err);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
         for (int64_t i = 0; i < p->n; i++) {
             int64_t c[5];
             coord5(p->t, p->idx[i], c);
-            double v = wgrad_elem(m, A, B, c);
-            jv_dtype_store(W->dt, W->base, voff(W, c[0], c[1], c[2], c[3], c[4]), v);
+            v[i] = wgrad_elem(m, A, B, c);
         }
+        for (int64_t i = 0; i < p->n; i++) {
+            int64_t c[5];
+            coord5(p->t, p->idx[i], c);
+            jv_dtype_store(W->dt, W->base, voff(W, c[0], c[1], c[2], c[3], c[4]), v[i]);
+        }
+        free(v);
         return JV_OK;
     }
     /* with an empty batch the planes are not allocated (their sizes are not bounded by any operand) */
