@@ -133,6 +133,7 @@ typedef struct {
     const char *error; /* non-NULL: error entry */
     const char *label;
     const char *figure; /* the judged entry: the figure its verdict used */
+    const char *family; /* the op's family (registry name), or NULL */
     int nc;
     const char *cname[24];
     double cval[24];
@@ -209,6 +210,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             e->bytes_ps = isnan(r->perf.bytes) ? NAN : r->perf.bytes / t->median_s;
             e->items_ps = r->perf.flops / t->median_s;
             e->label = jv_judge_str(v->kind);
+            e->family = r->family_name[0] ? r->family_name : NULL;
             if (r->status == JV_RES_WRONG) e->error = r->reason;
             int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
             add_counter(e, "traced_us", r->traced_median_us > 0 ? r->traced_median_us : NAN);
@@ -331,6 +333,7 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
         cJSON_AddNumberToObject(o, "items_per_second", e->items_ps);
         if (e->label) cJSON_AddStringToObject(o, "label", e->label);
         if (e->figure) cJSON_AddStringToObject(o, "judged_figure", e->figure);
+        if (e->family) cJSON_AddStringToObject(o, "op_family", e->family);
         for (int c = 0; c < e->nc; c++)
             cJSON_AddNumberToObject(o, e->cname[c], e->cval[c]);
         cJSON_AddItemToArray(arr, o);
@@ -554,7 +557,8 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
             "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
             "where the reference has none; sum(|x|) checksums. Ops over %.0e FLOP check %lld random elements "
-            "per output (marked sampled).\n",
+            "per output (marked sampled; fewer, at least 256, where one element's reference costs much, as a "
+            "weight gradient's); batch norm, whose reference computes every output anyway, checks all.\n",
             jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16), run->opts->verify_max_flops,
             (long long)run->opts->verify_samples);
     fprintf(f,
