@@ -3,12 +3,25 @@
 #   run(command="bash bench/gpu_session.sh", carry=["gpu-bundle"])
 # In under 8 minutes (each step bounded with timeout; JV_SESSION_BUDGET seconds in all, default 450):
 #   1. device facts: nvidia-smi, nvidia-smi -q, clocks/power/driver (csv), L2 and SMs through PyTorch
-#   2. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts)
-#   3. the baseline: bench_baseline.sh = jarvis-replay --peak (copy/scale/add/triad/dot, GEMM) -> peak.json
-#   4. a replay of each bundled package (the example, fixture traces recorded on H100)
-#      -> replay-<name>.json (Google Benchmark), replay-<name>.md (report), replay-<name>.log
-#   5. PyTorch references: bench/torch_replay.py --package / --peak -> torch-<name>.json, torch-peak.json
+#   2. the baseline: bench_baseline.sh = jarvis-replay --peak (copy/scale/add/triad/dot, GEMM) -> peak.json,
+#      and PyTorch's peaks (bench/torch_replay.py --peak -> torch-peak.json)
+#   3. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts)
+#   4. fidelity: bench/record_traces.py records a ResNet-50 and a transformer-encoder training step on this
+#      GPU -> traces/*.json.gz; jarvis-analyze each -> analysis-<name>/; jarvis-replay its package
+#      (--time-limit JV_FRESH_TIME_LIMIT, default 0.2 s) -> replay-<name>.{json,md}; torch_replay.py the
+#      same ops -> torch-<name>.json. JV_SESSION_TRACES=DIR takes DIR/*.json.gz instead of recording (e.g.
+#      tests/data/nv_h200_*_train.json.gz, recorded by this script on an H200; with --dry-run the CPU
+#      backend replays them). Each replay has a --deadline inside its step's cap, so its outputs are
+#      written even when the ops do not all fit (JV_FRESH_CAP seconds, default 200)
+#   5. a replay of each bundled package (the example, fixture traces recorded on H100; JV_SESSION_BUNDLED=0
+#      skips them)
+#      -> replay-<name>.json (Google Benchmark), replay-<name>.md (report), replay-<name>.log,
+#      and PyTorch references -> torch-<name>.json
 #   6. bench/gpu_summary.py -> summary.md
+# The steps run in that order, the most wanted first: a step that would pass the budget is cut short or
+# skipped. JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
+# are those of session.log: device, baseline, torch-peak, ctest-gpu, record, analyze-<trace>,
+# replay-<trace|package>, torch-<trace|package>, summary).
 # Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
 # status and seconds; steps.tsv: the same as a table). With OUT set (the device tool), also
 # $OUT/results.tar.gz (the whole folder), $OUT/summary.md and $OUT/session.log. A step that fails is logged
@@ -63,6 +76,10 @@ say() { echo "[$(date -u +%T)] $*" | tee -a "$log"; }
 step() {
   local name=$1 cap=$2 left t0 rc
   shift 2
+  if [ -n "${JV_SESSION_ONLY:-}" ] && ! [[ $name =~ $JV_SESSION_ONLY ]]; then
+    say "SKIP $name: not selected by JV_SESSION_ONLY"
+    return 0
+  fi
   left=$((budget - ($(date +%s) - t_start) - ${STEP_RESERVE:-25}))
   if [ $left -lt 5 ]; then
     say "SKIP $name: the session's budget (${budget} s) is spent"
@@ -168,10 +185,6 @@ export results dry
 export JV_PY_LD_LIBRARY_PATH=${JV_ORIG_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}
 step device 45 bash -c 'py=(env "LD_LIBRARY_PATH=$JV_PY_LD_LIBRARY_PATH" python3); facts'
 
-# 2. the GPU tests from the bundle
-step ctest-gpu 240 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure --timeout 180 \
-     --output-log "$results/ctest-gpu.log"
-
 # sizes: the defaults on a GPU (1 GiB arrays, 8192^3 bf16 GEMM); small ones on the CPU backend
 if [ $dry = 1 ]; then
   peak_args=(--baseline-bytes 32M --peak-gemm 128)
@@ -185,18 +198,64 @@ fi
 step baseline 120 env JV_BENCH_ARGS="--device 0 --report $results/peak.md ${peak_args[*]}" \
      bash bench/bench_baseline.sh "$bin/jarvis-replay" "$backend" "$results/peak.json"
 
-# 4. the packages
+# 3b. PyTorch's peaks in the same call
+if [ -f bench/torch_replay.py ]; then
+  step torch-peak 90 "${py[@]}" bench/torch_replay.py --peak --out "$results/torch-peak.json"
+fi
+
+# 3c. the GPU tests from the bundle (they check the device kernels the replays below rely on)
+step ctest-gpu 150 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure --timeout 120 \
+     --output-log "$results/ctest-gpu.log"
+
+# 4. fidelity: traces recorded here, now (bench/record_traces.py), analysed and replayed on the same GPU
+fresh=()
+if [ -f bench/record_traces.py ] && { [ $dry = 0 ] || [ -n "${JV_SESSION_TRACES:-}" ]; }; then
+  mkdir -p "$results/traces"
+  if [ -n "${JV_SESSION_TRACES:-}" ]; then
+    cp "$JV_SESSION_TRACES"/*.json.gz "$results/traces/"
+  else
+    step record 150 "${py[@]}" bench/record_traces.py --out "$results/traces"
+  fi
+  for t in "$results"/traces/*.json.gz; do
+    [ -e "$t" ] || continue
+    n=$(basename "$t" .json.gz)
+    step "analyze-$n" 60 "$bin/jarvis-analyze" "$t" -o "$results/analysis-$n"
+    if [ -f "$results/analysis-$n/replay_package.zip" ]; then
+      cp "$results/analysis-$n/replay_package.zip" "$results/$n.zip"
+      fresh+=("$results/$n.zip")
+      # the deadline inside what the step will get (its cap, or the budget left), so the outputs get written
+      cap=${JV_FRESH_CAP:-200}
+      left=$((budget - ($(date +%s) - t_start) - ${STEP_RESERVE:-25}))
+      [ $left -lt $cap ] && cap=$left
+      dl=$((cap - 15))
+      [ $dl -lt 5 ] && dl=5
+      step "replay-$n" "$cap" "$bin/jarvis-replay" "$results/$n.zip" --backend "$backend" \
+           --device 0 --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" --deadline "$dl" \
+           "${replay_args[@]}" \
+           --benchmark_out "$results/replay-$n.json" --report "$results/replay-$n.md"
+    fi
+  done
+fi
+
+# PyTorch on the fresh packages' ops (after the tests: the replay-vs-traced table needs neither)
+for p in "${fresh[@]}"; do
+  n=$(basename "$p" .zip)
+  step "torch-$n" 90 "${py[@]}" bench/torch_replay.py --package "$p" --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" \
+       --out "$results/torch-$n.json"
+done
+
+# 6. the bundled packages (fixture traces recorded elsewhere)
 packages=("$bundle"/packages/*.zip)
 [ -e "${packages[0]}" ] || { say "no packages in $bundle/packages"; packages=(); }
+[ "${JV_SESSION_BUNDLED:-1}" = 0 ] && { say "SKIP the bundled packages (JV_SESSION_BUNDLED=0)"; packages=(); }
 for p in "${packages[@]}"; do
   n=$(basename "$p" .zip)
-  step "replay-$n" 90 "$bin/jarvis-replay" "$p" --backend "$backend" --device 0 "${replay_args[@]}" \
+  step "replay-$n" 60 "$bin/jarvis-replay" "$p" --backend "$backend" --device 0 --deadline 45 "${replay_args[@]}" \
        --benchmark_out "$results/replay-$n.json" --report "$results/replay-$n.md"
 done
 
-# 5. PyTorch references of the same ops and peaks
+# 7. PyTorch references of the bundled packages' ops
 if [ -f bench/torch_replay.py ]; then
-  step torch-peak 90 "${py[@]}" bench/torch_replay.py --peak --out "$results/torch-peak.json"
   for p in "${packages[@]}"; do
     n=$(basename "$p" .zip)
     step "torch-$n" 60 "${py[@]}" bench/torch_replay.py --package "$p" --out "$results/torch-$n.json"
@@ -205,7 +264,7 @@ else
   say "SKIP PyTorch references: no bench/torch_replay.py"
 fi
 
-# 6. the summary
+# 8. the summary
 if [ -f bench/gpu_summary.py ]; then
   STEP_RESERVE=5 step summary 30 "${py[@]}" bench/gpu_summary.py --results "$results" --out "$results/summary.md"
 else

@@ -29,6 +29,11 @@ import sys
 TRIAD_TARGET = 0.90      # triad >= 90 % of the datasheet bandwidth
 GEMM_TARGET = 0.95       # jarvis GEMM >= 95 % of torch.matmul on the same shape
 FIDELITY = 0.15          # replay within 15 % of the traced time
+FIDELITY_SHARE = 0.90    # ... for >= 90 % of the GEMM and convolution ops
+MATRIX_FAMILIES = ("gemm", "conv")  # jarvis-replay's op_family of the ops that target counts
+OWN_FAMILIES = ("batchnorm", "unary", "binary")  # ops that run on jarvis' own kernels (not a vendor library)
+OWN_TARGET = 0.80        # own kernels >= 80 % of the measured copy bandwidth ...
+OWN_MIN_ELEMS = 1 << 24  # ... on tensors of >= 2^24 elements
 EPS = 1e-9               # relative slack when comparing with a threshold (a value at the boundary passes)
 BASE_KERNELS = ("copy", "scale", "add", "triad", "dot")
 # used only when data/hardware.json cannot be read (REFERENCE.md section 5)
@@ -304,7 +309,7 @@ def package_rows(jdoc, tdoc):
             status = "ok"
         tstat = t.get("status", "not in torch file" if tdoc else "no torch file")
         rows.append({"index": idx, "impl": o.get("impl") or "", "label": o.get("label") or t.get("label") or "?",
-                     "family": t.get("family") or "", "traced_us": traced, "figure": fig, "jarvis_us": jus,
+                     "family": any_e.get("op_family") or t.get("family") or "", "traced_us": traced, "figure": fig, "jarvis_us": jus,
                      "torch_us": tus, "jarvis_over_torch": ratio(jus, tus), "replay_over_traced": ratio(jus, traced),
                      "verdict": any_e.get("label") or "-", "status": status, "torch_status": tstat,
                      "torch_hot_us": num(t.get("hot_us")), "torch_cold_us": num(t.get("cold_us")),
@@ -312,9 +317,42 @@ def package_rows(jdoc, tdoc):
     return rows
 
 
-def fidelity(rows):
-    """(ops within FIDELITY of traced, ops with both times)"""
-    vals = [r["replay_over_traced"] for r in rows if r["replay_over_traced"] is not None]
+DIMS = re.compile(r"\[([0-9,]+)\]")
+
+
+def largest_tensor(label):
+    """elements of the largest tensor named in an op label ("aten::add bf16[64,256,56,56]cl ..."), 0 when none"""
+    best = 0
+    for m in DIMS.finditer(label or ""):
+        n = 1
+        for x in m.group(1).split(","):
+            n *= int(x)
+        best = max(best, n)
+    return best
+
+
+def own_kernel_rows(jdoc):
+    """(copy bytes/s of the package's own baseline, [rows]) of the ops on jarvis' own kernels with a tensor of
+    >= OWN_MIN_ELEMS elements: achieved bytes/s (the model's bytes over the judged time) against copy"""
+    copy = jarvis_baseline(jdoc)["bw"].get("copy") if jdoc else None
+    rows = []
+    for o in sorted(jarvis_ops(jdoc).values(), key=lambda o: (o["index"], o["impl"])) if jdoc else []:
+        fig, us = verdict_figure(o)
+        e = o.get("cold") or o.get("hot") or {}
+        fam = e.get("op_family") or ""
+        elems = largest_tensor(o["label"])
+        if fam not in OWN_FAMILIES or elems < OWN_MIN_ELEMS or not us or num(e.get("bytes")) is None:
+            continue
+        bw = num(e["bytes"]) / (us * 1e-6)
+        rows.append({"index": o["index"], "label": o["label"], "impl": o["impl"], "family": fam, "elems": elems,
+                     "figure": fig, "us": us, "bw": bw, "of_copy": ratio(bw, copy)})
+    return copy, rows
+
+
+def fidelity(rows, families=None):
+    """(ops within FIDELITY of traced, ops with both times), of the given families only when named"""
+    vals = [r["replay_over_traced"] for r in rows if r["replay_over_traced"] is not None and
+            (families is None or r["family"] in families)]
     return sum(1 for v in vals if abs(v - 1) <= FIDELITY * (1 + EPS)), len(vals)
 
 
@@ -453,10 +491,29 @@ def summarize(d, hw_path):
         fin, fn = fidelity(rows)
         lines += [f"- Replay vs traced fidelity: **{fin} of {fn}** ops within {FIDELITY * 100:.0f} % of the traced "
                   "time (|replay/traced - 1| <= 0.15)"]
+        gin, gn = fidelity(rows, MATRIX_FAMILIES)
+        if gn:
+            res = "PASS" if gin >= FIDELITY_SHARE * gn * (1 - EPS) else "FAIL"
+            lines += [f"- GEMM and convolution: **{gin} of {gn}** within {FIDELITY * 100:.0f} % "
+                      f"(target >= {FIDELITY_SHARE:.0%} of them): {res}"]
+        nver = sum(1 for r in rows if r["status"] == "ok")
+        lines += [f"- Verified: {nver} of {len(rows)} replayed results"]
         jt = [r["jarvis_over_torch"] for r in rows]
         gm = geomean(jt)
         cnt = sum(1 for v in jt if v)
         lines += [f"- jarvis/torch: geometric mean {fmt(gm, 3)} over {cnt} ops (below 1: jarvis faster)", ""]
+        copy, own = own_kernel_rows(jdoc)
+        if own:
+            npass = sum(1 for r in own if meets(r["of_copy"], OWN_TARGET) == "PASS")
+            lines += [f"Own kernels on tensors of >= 2^24 elements (batch norm, elementwise): **{npass} of "
+                      f"{len(own)}** at >= {OWN_TARGET:.0%} of this run's copy bandwidth "
+                      f"({fmt(copy / 1e12 if copy else None, 3)} TB/s; bytes as the model counts them over the "
+                      "judged time).", ""]
+            lines += table(["id", "op", "family", "elements", "figure", "us", "TB/s", "of copy", "result"],
+                           [(r["index"], r["label"] + (f" ({r['impl']})" if r["impl"] else ""), r["family"],
+                             r["elems"], r["figure"] or "-", fmt(r["us"]), fmt(r["bw"] / 1e12, 3), pct(r["of_copy"]),
+                             meets(r["of_copy"], OWN_TARGET))
+                            for r in own]) + [""]
         prow = []
         for r in rows:
             prow.append((r["index"], r["label"] + (f" ({r['impl']})" if r["impl"] else ""), r["figure"] or "-",

@@ -740,6 +740,56 @@ def test_summary(gs, replay_json, md_check):
         p, _ = summary(gs, os.path.join(d, "nope"))
         check(p.returncode == 1, f"a missing results directory: exit {p.returncode}")
 
+def test_family_targets(gs):
+    """the GEMM/convolution fidelity target (>= 90 % of them within 15 % of traced) and the own-kernel target
+    (batch norm and elementwise on >= 2^24 elements at >= 80 % of the run's copy bandwidth), at and just past
+    their boundaries; ops of other families and smaller tensors do not count"""
+    copy_bps = 4.0e12
+    big, small = "bf16[64,256,64,16]", "bf16[64,256,32,16]"  # 2^24 and 2^23 elements
+
+    def op(i, fam, label, us, traced, nbytes=None):
+        e = gb(f"op{i}/{label}/cold", us, traced_us=traced, verified=1, judged_us=us, op_family=fam,
+               label="near peak")
+        e["judged_figure"] = "cold"
+        if nbytes is not None:
+            e["bytes"] = nbytes
+        return e
+
+    def doc(matrix_ratios, own):
+        b = [gb("baseline/copy/fp32/268435456", 1000.0, bytes_per_second=copy_bps, verified=1)]
+        i = 0
+        for fam, r in matrix_ratios:
+            b.append(op(i, fam, f"aten::mm {big} {big}", 100.0 * r, 100.0))
+            i += 1
+        for fam, shape, frac in own:  # frac: achieved / copy
+            us = 50.0
+            b.append(op(i, fam, f"aten::add {shape} {shape}", us, us, nbytes=frac * copy_bps * us * 1e-6))
+            i += 1
+        return {"context": {"device_name": "NVIDIA H200", "backend": "cuda"}, "benchmarks": b}
+
+    with tempfile.TemporaryDirectory() as d:
+        # 9 of 10 GEMM/conv within 15 % (the 9th at the boundary): PASS; an elementwise op off by 2x is not counted
+        m = [("gemm", 1.10)] * 4 + [("conv", 0.90)] * 4 + [("conv", 1.15), ("gemm", 1.1501), ("binary", 2.0)]
+        own = [("batchnorm", big, 0.80), ("unary", big, 0.7999), ("binary", small, 0.10), ("sdpa", big, 0.10)]
+        write(os.path.join(d, "replay-p.json"), doc(m, own))
+        p, text = summary(gs, d)
+        check(p.returncode == 0, f"summary: exit {p.returncode} {p.stderr[-300:]}")
+        check("GEMM and convolution: **9 of 10** within 15 % (target >= 90% of them): PASS" in text,
+              "9 of 10 GEMM/conv ops within 15 %: PASS")
+        check("**2 of 2** at >= 80%" not in text and "**1 of 2** at >= 80%" in text,
+              "own kernels: 2 counted (2^24 elements, batchnorm/unary), 1 at 80 %")
+        rows = {int(r["id"]): r for r in rows_of(text, "| id | op | family | elements |")}
+        check(rows.get(11, {}).get("result") == "PASS" and rows.get(11, {}).get("of copy") == "80.0 %",
+              f"batch norm at exactly 80 % of copy: PASS {rows.get(11)}")
+        check(rows.get(12, {}).get("result") == "FAIL", f"79.99 % of copy: FAIL {rows.get(12)}")
+        check(13 not in rows and 14 not in rows, "2^23 elements and an SDPA op are not own-kernel rows")
+        # one more outside the 15 %: 8 of 10: FAIL
+        m[8] = ("conv", 1.1501)
+        write(os.path.join(d, "replay-p.json"), doc(m, own))
+        p, text = summary(gs, d)
+        check("GEMM and convolution: **8 of 10** within 15 % (target >= 90% of them): FAIL" in text,
+              "8 of 10 GEMM/conv ops within 15 %: FAIL")
+
 
 def main():
     if len(sys.argv) < 4:
@@ -799,6 +849,7 @@ def main():
                   f"torch_replay.py on a missing package: exit 1, logged, no traceback: {p.stderr[-200:]}")
         if os.path.exists(rj):
             test_summary(gs, rj, md)
+    test_family_targets(gs)
     return finish()
 
 
