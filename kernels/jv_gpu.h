@@ -24,16 +24,17 @@ static __device__ __forceinline__ float jv_bf16_to_float(jv_bf16 v) {
 static __device__ __forceinline__ jv_bf16 jv_float_to_bf16(float v) {
     return jv_bf16(v);
 }
-#define JV_WARP 64
+#define JV_WARP                64
+#define JV_SHFL_DOWN(v, delta) __shfl_down((v), (delta))
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 typedef cudaStream_t jv_gpuStream_t;
 typedef cudaError_t jv_gpuError_t;
-#define jv_gpuSuccess         cudaSuccess
-#define jv_gpuGetLastError    cudaGetLastError
-#define jv_gpuPeekAtLastError cudaPeekAtLastError
+#define jv_gpuSuccess          cudaSuccess
+#define jv_gpuGetLastError     cudaGetLastError
+#define jv_gpuPeekAtLastError  cudaPeekAtLastError
 typedef __half jv_half;
 typedef __nv_bfloat16 jv_bf16;
 static __device__ __forceinline__ float jv_bf16_to_float(jv_bf16 v) {
@@ -42,7 +43,8 @@ static __device__ __forceinline__ float jv_bf16_to_float(jv_bf16 v) {
 static __device__ __forceinline__ jv_bf16 jv_float_to_bf16(float v) {
     return __float2bfloat16(v);
 }
-#define JV_WARP               32
+#define JV_WARP                32
+#define JV_SHFL_DOWN(v, delta) __shfl_down_sync(0xffffffffu, (v), (delta))
 #endif
 
 static __device__ __forceinline__ float jv_half_to_float(jv_half v) {
@@ -50,6 +52,43 @@ static __device__ __forceinline__ float jv_half_to_float(jv_half v) {
 }
 static __device__ __forceinline__ jv_half jv_float_to_half(float v) {
     return __float2half(v);
+}
+
+/* 16-bit storage by its bits, the same on both platforms (as core's jv_dtype_store rounds) */
+static __device__ __forceinline__ float jv_f16_bits_to_float(unsigned short b) {
+    return __half2float(__ushort_as_half(b));
+}
+static __device__ __forceinline__ unsigned short jv_float_to_f16_bits(float f) {
+    return __half_as_ushort(__float2half(f)); /* round to nearest even */
+}
+static __device__ __forceinline__ float jv_bf16_bits_to_float(unsigned short b) {
+    return __uint_as_float((unsigned int)b << 16);
+}
+/* round to nearest even; a NaN stays a quiet NaN */
+static __device__ __forceinline__ unsigned short jv_float_to_bf16_bits(float f) {
+    unsigned int u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+
+/* The sum of v over the block, valid in thread 0 (blockDim.x a multiple of
+ * JV_WARP, at most 1024; every thread of the block must call it). */
+template <typename A> static __device__ __forceinline__ A jv_block_sum(A v) {
+    __shared__ A part[1024 / JV_WARP];
+#pragma unroll
+    for (int d = JV_WARP / 2; d > 0; d /= 2)
+        v += JV_SHFL_DOWN(v, d);
+    const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < blockDim.x / JV_WARP ? part[lane] : (A)0;
+#pragma unroll
+        for (int d = JV_WARP / 2; d > 0; d /= 2)
+            v += JV_SHFL_DOWN(v, d);
+    }
+    return v;
 }
 
 /* The launch's error (0 when none), as the C entry points return it. */

@@ -67,14 +67,6 @@ template <int DT> __device__ __forceinline__ float to_f(typename stor<DT>::type 
     return bits_to_float(v, DT);
 }
 
-/* float -> bf16 bits, round to nearest even, NaN kept quiet (as jv_dtype_store) */
-__device__ __forceinline__ unsigned short f_to_bf16_bits(float f) {
-    unsigned int u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (unsigned short)(u >> 16);
-}
-
 template <int DT> __device__ __forceinline__ typename stor<DT>::type from_f(float v);
 template <> __device__ __forceinline__ float from_f<DT_F32>(float v) {
     return v;
@@ -83,7 +75,7 @@ template <> __device__ __forceinline__ unsigned short from_f<DT_F16>(float v) {
     return __half_as_ushort(__float2half(v));
 }
 template <> __device__ __forceinline__ unsigned short from_f<DT_BF16>(float v) {
-    return f_to_bf16_bits(v);
+    return jv_float_to_bf16_bits(v);
 }
 
 /* V storage elements, aligned to their size (V * sizeof is 16 or a scalar) */
@@ -105,7 +97,7 @@ __device__ __forceinline__ void pv_store(pvec a, long long c, double v) {
     else if (a.dt == DT_F16)
         ((unsigned short *)a.p)[off] = __half_as_ushort(__float2half(f));
     else
-        ((unsigned short *)a.p)[off] = f_to_bf16_bits(f);
+        ((unsigned short *)a.p)[off] = jv_float_to_bf16_bits(f);
 }
 
 /* ---- geometry ---- */

@@ -20,11 +20,9 @@ extern "C" {
 }
 
 #if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define CB_INVALID_VALUE   ((int)hipErrorInvalidValue)
-#define CB_SHFL_DOWN(v, d) __shfl_down((v), (d))
+#define CB_INVALID_VALUE ((int)hipErrorInvalidValue)
 #else
-#define CB_INVALID_VALUE   ((int)cudaErrorInvalidValue)
-#define CB_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define CB_INVALID_VALUE ((int)cudaErrorInvalidValue)
 #endif
 
 #define CB_THREADS  256 /* threads per block (a multiple of JV_WARP) */
@@ -41,26 +39,6 @@ struct cb_geom {
     int64_t cstride; /* stride of the channel dim */
 };
 
-static __device__ __forceinline__ float cb_f16_to_float(uint16_t h) {
-    return jv_half_to_float(__ushort_as_half(h));
-}
-
-static __device__ __forceinline__ float cb_bf16_to_float(uint16_t b) {
-    return __uint_as_float((uint32_t)b << 16);
-}
-
-/* f rounded to nearest even (NaN stays a quiet NaN) */
-static __device__ __forceinline__ uint16_t cb_float_to_bf16(float f) {
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static __device__ __forceinline__ uint16_t cb_float_to_f16(float f) {
-    return __half_as_ushort(jv_float_to_half(f)); /* round to nearest even */
-}
-
 /* storage type T, accumulator A */
 template <typename T, typename A> struct cb_io;
 template <> struct cb_io<float, float> {
@@ -75,31 +53,13 @@ struct cb_f16 {}; /* tags for the 16-bit types, stored as uint16_t */
 struct cb_bf16 {};
 template <typename TAG> struct cb_io16;
 template <> struct cb_io16<cb_f16> {
-    static __device__ __forceinline__ float load(const uint16_t *p) { return cb_f16_to_float(*p); }
-    static __device__ __forceinline__ uint16_t store(float v) { return cb_float_to_f16(v); }
+    static __device__ __forceinline__ float load(const uint16_t *p) { return jv_f16_bits_to_float(*p); }
+    static __device__ __forceinline__ uint16_t store(float v) { return jv_float_to_f16_bits(v); }
 };
 template <> struct cb_io16<cb_bf16> {
-    static __device__ __forceinline__ float load(const uint16_t *p) { return cb_bf16_to_float(*p); }
-    static __device__ __forceinline__ uint16_t store(float v) { return cb_float_to_bf16(v); }
+    static __device__ __forceinline__ float load(const uint16_t *p) { return jv_bf16_bits_to_float(*p); }
+    static __device__ __forceinline__ uint16_t store(float v) { return jv_float_to_bf16_bits(v); }
 };
-
-/* sum of v over the block, valid in thread 0 (blockDim.x == CB_THREADS) */
-template <typename A> static __device__ __forceinline__ A cb_block_sum(A v) {
-    __shared__ A part[CB_THREADS / JV_WARP];
-#pragma unroll
-    for (int d = JV_WARP / 2; d > 0; d /= 2)
-        v += CB_SHFL_DOWN(v, d);
-    const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < CB_THREADS / JV_WARP ? part[lane] : (A)0;
-#pragma unroll
-        for (int d = JV_WARP / 2; d > 0; d /= 2)
-            v += CB_SHFL_DOWN(v, d);
-    }
-    return v;
-}
 
 /* block c: db[c] = sum over the rows of channel c. T: storage type, A:
  * accumulator, IO: load(const T *) -> A and store(A) -> T */
@@ -133,7 +93,7 @@ __global__ void __launch_bounds__(CB_THREADS) cb_kernel(const T *__restrict__ dy
             }
         }
     }
-    acc = cb_block_sum<A>(acc);
+    acc = jv_block_sum<A>(acc);
     if (threadIdx.x == 0) db[c] = IO::store(acc);
 }
 

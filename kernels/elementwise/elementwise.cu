@@ -48,38 +48,12 @@ enum {
     EW_STRIDED    /* strided kernel: a tensor with broadcast strides */
 };
 
-static __device__ __forceinline__ float ew_f16_to_float(uint16_t b) {
-    jv_half h;
-    memcpy(&h, &b, sizeof b);
-    return jv_half_to_float(h);
-}
-
-static __device__ __forceinline__ uint16_t ew_float_to_f16(float f) {
-    jv_half h = jv_float_to_half(f); /* round to nearest even */
-    uint16_t b;
-    memcpy(&b, &h, sizeof b);
-    return b;
-}
-
-/* bfloat16 by its bits (the same on both platforms; as jv_dtype.c rounds:
- * nearest even, NaN kept quiet) */
-static __device__ __forceinline__ float ew_bf16_to_float(uint16_t b) {
-    return __uint_as_float((uint32_t)b << 16);
-}
-
-static __device__ __forceinline__ uint16_t ew_float_to_bf16(float f) {
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
 /* element off of a buffer of storage type dt, as a float */
 static __device__ __forceinline__ float ew_load(int dt, const void *base, int64_t off) {
     switch (dt) {
     case EW_F32: return static_cast<const float *>(base)[off];
-    case EW_F16: return ew_f16_to_float(static_cast<const uint16_t *>(base)[off]);
-    case EW_BF16: return ew_bf16_to_float(static_cast<const uint16_t *>(base)[off]);
+    case EW_F16: return jv_f16_bits_to_float(static_cast<const uint16_t *>(base)[off]);
+    case EW_BF16: return jv_bf16_bits_to_float(static_cast<const uint16_t *>(base)[off]);
     case EW_BOOL: return static_cast<const uint8_t *>(base)[off] != 0 ? 1.0f : 0.0f;
     default: return (float)static_cast<const uint8_t *>(base)[off];
     }
@@ -89,8 +63,8 @@ static __device__ __forceinline__ float ew_load(int dt, const void *base, int64_
 static __device__ __forceinline__ void ew_store(int dt, void *base, int64_t off, float v) {
     switch (dt) {
     case EW_F32: static_cast<float *>(base)[off] = v; break;
-    case EW_F16: static_cast<uint16_t *>(base)[off] = ew_float_to_f16(v); break;
-    case EW_BF16: static_cast<uint16_t *>(base)[off] = ew_float_to_bf16(v); break;
+    case EW_F16: static_cast<uint16_t *>(base)[off] = jv_float_to_f16_bits(v); break;
+    case EW_BF16: static_cast<uint16_t *>(base)[off] = jv_float_to_bf16_bits(v); break;
     default: static_cast<uint8_t *>(base)[off] = v != 0.0f ? 1 : 0; break; /* bool; NaN is true */
     }
 }
@@ -98,16 +72,16 @@ static __device__ __forceinline__ void ew_store(int dt, void *base, int64_t off,
 /* a 16-bit word of storage type DT as a float */
 template <int DT> static __device__ __forceinline__ float ew_cvt16(uint32_t bits) {
     if constexpr (DT == EW_F16)
-        return ew_f16_to_float((uint16_t)bits);
+        return jv_f16_bits_to_float((uint16_t)bits);
     else
-        return ew_bf16_to_float((uint16_t)bits);
+        return jv_bf16_bits_to_float((uint16_t)bits);
 }
 
 template <int DT> static __device__ __forceinline__ uint32_t ew_pack16(float v) {
     if constexpr (DT == EW_F16)
-        return ew_float_to_f16(v);
+        return jv_float_to_f16_bits(v);
     else
-        return ew_float_to_bf16(v);
+        return jv_float_to_bf16_bits(v);
 }
 
 /* elements per 16-byte vector */
@@ -416,25 +390,33 @@ template <typename I> struct ew_geom {
     I st[3][JV_MAX_DIMS];
 };
 
+/* the offsets of logical index i in the output (*oo) and the three slots (off) */
+template <typename I> static __device__ __forceinline__ void ew_offsets(const ew_geom<I> &g, I i, I *oo, I off[3]) {
+    I rem = i;
+    *oo = 0;
+    off[0] = off[1] = off[2] = 0;
+#pragma unroll
+    for (int dd = JV_MAX_DIMS - 1; dd >= 0; dd--) {
+        if (dd >= g.nd) continue;
+        I r = rem;
+        if (dd > 0) {
+            const I q = rem / g.shape[dd];
+            r = rem - q * g.shape[dd];
+            rem = q;
+        }
+        *oo += r * g.ost[dd];
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            off[k] += r * g.st[k][dd];
+    }
+}
+
 template <typename I> __global__ void __launch_bounds__(EW_THREADS) ew_strided_kernel(ew_params p, ew_geom<I> g, I n) {
     const I tid = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
     const I stride = (I)gridDim.x * (I)blockDim.x;
     for (I i = tid; i < n; i += stride) {
-        I rem = i, oo = 0, off[3] = {0, 0, 0};
-#pragma unroll
-        for (int dd = JV_MAX_DIMS - 1; dd >= 0; dd--) {
-            if (dd >= g.nd) continue;
-            I r = rem;
-            if (dd > 0) {
-                const I q = rem / g.shape[dd];
-                r = rem - q * g.shape[dd];
-                rem = q;
-            }
-            oo += r * g.ost[dd];
-#pragma unroll
-            for (int k = 0; k < 3; k++)
-                off[k] += r * g.st[k][dd];
-        }
+        I oo, off[3];
+        ew_offsets(g, i, &oo, off);
         float v[3], o;
 #pragma unroll
         for (int k = 0; k < 3; k++)
@@ -454,21 +436,8 @@ __global__ void __launch_bounds__(EW_THREADS) ew_inner8_kernel(ew_params p, ew_g
     const I tid = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
     const I stride = (I)gridDim.x * (I)blockDim.x;
     for (I i = tid; i < nvec; i += stride) {
-        I rem = i, oo = 0, off[3] = {0, 0, 0};
-#pragma unroll
-        for (int dd = JV_MAX_DIMS - 1; dd >= 0; dd--) {
-            if (dd >= g.nd) continue;
-            I r = rem;
-            if (dd > 0) {
-                const I q = rem / g.shape[dd];
-                r = rem - q * g.shape[dd];
-                rem = q;
-            }
-            oo += r * g.ost[dd];
-#pragma unroll
-            for (int k = 0; k < 3; k++)
-                off[k] += r * g.st[k][dd];
-        }
+        I oo, off[3];
+        ew_offsets(g, i, &oo, off);
         float v[3][8], o[8];
 #pragma unroll
         for (int k = 0; k < 3; k++) {

@@ -79,25 +79,6 @@ __global__ void __launch_bounds__(EW_THREADS)
     }
 }
 
-/* sum of v over the block, valid in thread 0 (blockDim.x a multiple of JV_WARP, <= 1024) */
-static __device__ __forceinline__ float block_sum(float v) {
-    __shared__ float part[1024 / 32];
-#pragma unroll
-    for (int d = JV_WARP / 2; d > 0; d /= 2)
-        v += EW_SHFL_DOWN(v, d);
-    const unsigned lane = threadIdx.x % JV_WARP, warp = threadIdx.x / JV_WARP;
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        const unsigned nwarps = blockDim.x / JV_WARP;
-        v = lane < nwarps ? part[lane] : 0.0f;
-#pragma unroll
-        for (int d = JV_WARP / 2; d > 0; d /= 2)
-            v += EW_SHFL_DOWN(v, d);
-    }
-    return v;
-}
-
 /* c[0] += sum(a*b) over this block's share (c[0] zeroed before the launch) */
 __global__ void __launch_bounds__(EW_THREADS)
     base_dot_kernel(const float *__restrict__ a, const float *__restrict__ b, float *c, int64_t n, int vec) {
@@ -129,7 +110,7 @@ __global__ void __launch_bounds__(EW_THREADS)
     }
     for (int64_t i = done + tid; i < n; i += stride)
         acc = fmaf(a[i], b[i], acc);
-    acc = block_sum(acc);
+    acc = jv_block_sum<float>(acc);
     if (threadIdx.x == 0) atomicAdd(c, acc);
 }
 

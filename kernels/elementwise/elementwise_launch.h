@@ -9,11 +9,9 @@
 #if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
 #define jv_gpuMemsetAsync       hipMemsetAsync
 #define jv_gpuErrorInvalidValue hipErrorInvalidValue
-#define EW_SHFL_DOWN(v, delta)  __shfl_down((v), (delta))
 #else
 #define jv_gpuMemsetAsync       cudaMemsetAsync
 #define jv_gpuErrorInvalidValue cudaErrorInvalidValue
-#define EW_SHFL_DOWN(v, delta)  __shfl_down_sync(0xffffffffu, (v), (delta))
 #endif
 
 #define EW_THREADS       256 /* threads per block of every kernel here */
