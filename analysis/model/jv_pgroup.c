@@ -171,6 +171,7 @@ int jv_param_is_literal(const jv_param *p) {
 /* what a unified_perf_summary row's cells were computed from, handed on to the digest */
 typedef struct {
     const char *name, *params;
+    const jv_params *pv;      /* the same params, typed (the family's params hook) */
     const char *args[4];      /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
     const jv_inst_metrics *m; /* of the example instance */
     const jv_stats *kt, *tbs, *tfl, *pct, *cpu;
@@ -202,6 +203,14 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     r.strides = jv_digest_str(dg, u->args[2]);
     r.concrete = jv_digest_str(dg, u->args[3]);
     r.params = jv_digest_str(dg, u->params);
+    /* the params' values, typed: numbers, True/False as 1/0, anything else NaN (names are the family's
+     * static strings) */
+    for (int k = 0; u->pv && k < u->pv->n && r.nparams < JV_MAX_PARAMS; k++) {
+        const jv_param *q = &u->pv->p[k];
+        double v = q->is_num ? q->num : !strcmp(q->text, "True") ? 1 : !strcmp(q->text, "False") ? 0 : NAN;
+        r.pvals[r.nparams].name = q->name;
+        r.pvals[r.nparams++].value = v;
+    }
     /* the call's first arguments, typed: read from the trace's args as the perf model reads them (never from
      * the Python text above); a call whose args are not the JSON lists the profiler writes has none */
     jv_opcall call;
@@ -320,11 +329,12 @@ void jv_perf_categories(const jv_trace *tr, const jv_perf_table *pt, const char 
 }
 
 /* perf_params of model mi as a Python dict (malloc'd); NULL without params (or out of memory: *nomem) */
-static char *params_text_of(const jv_trace *tr, const jv_perf_table *pt, int32_t mi, int *nomem) {
+static char *params_text_of(const jv_trace *tr, const jv_perf_table *pt, int32_t mi, jv_params *out, int *nomem) {
     jv_params ps;
     ps.n = 0;
     *nomem = 0;
     if (mi >= 0 && pt->models[mi].ok) jv_perf_params_of(tr, &pt->models[mi], &ps);
+    *out = ps;
     if (!ps.n) return NULL;
     jv_strbuf sb = JV_STRBUF_INIT;
     int ok = jv_sb_puts(&sb, "{");
@@ -410,10 +420,12 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
         char *full = NULL, *trunc = NULL;
         jv_pgroup_kernels(g, idx, gr, &full, &trunc);
         int nomem;
-        char *params_text = params_text_of(tr, pt, in->model, &nomem);
+        jv_params pv;
+        char *params_text = params_text_of(tr, pt, in->model, &pv, &nomem);
         double p = total > 0 ? 100.0 * gr->ksum / total : 0;
         cum += p;
         u.params = params_text;
+        u.pv = &pv;
         u.m = &m;
         u.kt = &kt, u.tbs = &tbs, u.tfl = &tfl, u.pct = &pct, u.cpu = &cpu;
         u.kfull = full ? full : "";

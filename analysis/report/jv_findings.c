@@ -69,21 +69,11 @@ static const char *layout_of(const jv_drow *r, int k) {
     return jv_layout_name(l);
 }
 
-/* A value from perf_params "{'M': 8944, ...}" (NaN when absent). */
+/* The typed value of the row's perf-model param key (NaN when absent or not a number). */
 static double param_num(const jv_drow *r, const char *key) {
-    char pat[40];
-    snprintf(pat, sizeof pat, "'%s': ", key);
-    const char *p = strstr(r->params, pat);
-    if (!p) return NAN;
-    char *e;
-    double v = strtod(p + strlen(pat), &e);
-    return e == p + strlen(pat) ? NAN : v;
-}
-
-static int param_true(const jv_drow *r, const char *key) {
-    char pat[48];
-    snprintf(pat, sizeof pat, "'%s': True", key);
-    return strstr(r->params, pat) != NULL;
+    for (int k = 0; k < r->nparams; k++)
+        if (!strcmp(r->pvals[k].name, key)) return r->pvals[k].value;
+    return NAN;
 }
 
 /* appends a finding; on failure sets *nomem (the caller reports it) */
@@ -519,8 +509,11 @@ static const char *bn_impl(const jv_drow *r) {
     return "unknown";
 }
 
+/* training mode from the model's typed is_training; a row without it (no model) falls back on the recorded
+ * concrete inputs, where the training flag is the one boolean batch norm's calls pass */
 static int bn_training(const jv_drow *r) {
-    if (strstr(r->params, "'is_training': ")) return param_true(r, "is_training");
+    double t = param_num(r, "is_training");
+    if (!isnan(t)) return t != 0;
     return strstr(r->concrete, "'True'") != NULL;
 }
 
