@@ -1,0 +1,56 @@
+/* jv_fsheet: TraceLens' family sheets (GEMM, CONV_fwd, CONV_bwd, ...) of a
+ * perf table as typed rows: the instances of the families that write one
+ * sheet, grouped by op name and params, each group's metrics, statistics,
+ * kernels and recorded args computed here once. report/jv_perf_sheet.c
+ * prints them, reading only. */
+#ifndef JV_FSHEET_H
+#define JV_FSHEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jv_hw.h"
+#include "jv_perf.h"
+#include "jv_pgroup.h"
+#include "jv_stats.h"
+#include "jv_trace.h"
+
+/* One row: a group of instances with the same op name and params. */
+typedef struct {
+    const char *name;        /* the op (a trace string) */
+    const jv_params *params; /* the group's params (the set's per-model params, jv_fsheet_params) */
+    jv_inst_metrics m;       /* of the group's first instance (smallest UID) */
+    jv_stats tbs, tfl;       /* TB/s and TFLOPS/s over the instances */
+    jv_stats pct;            /* Pct Roofline over the instances; NaN without a GPU */
+    jv_stats kt;             /* Kernel Time (µs) over the instances */
+    const char *process_name, *process_label, *thread_name; /* of the first instance, "Unknown" when none */
+    char *kfull, *ktrunc; /* kernel_details summaries (malloc'd; NULL when they could not be made) */
+    char *args[4];        /* Input Dims, Input type, Input Strides, Concrete Inputs of the first instance in
+                           * Python form (malloc'd; NULL when not recorded) */
+    uint32_t count;       /* instances */
+    uint32_t uid;         /* UID of the first instance */
+} jv_frow;
+
+/* One sheet. */
+typedef struct {
+    char name[64];                   /* "GEMM", "CONV_fwd", ... */
+    int ncols;                       /* param columns, in header order: the first row's params less those */
+    const char *cols[JV_MAX_PARAMS]; /* that are nan in every row (names are the family's) */
+    size_t nrows;
+    jv_frow *rows; /* by Kernel Time sum, largest first, then UID */
+} jv_fsheet;
+
+/* The params of every model of pt, indexed by model (malloc'd array of pt->nmodels, empty for a model that
+ * failed); NULL when out of memory. */
+jv_params *jv_fsheet_params(const jv_trace *tr, const jv_perf_table *pt);
+
+/* The sheet called `sheet` of the instances whose model's family writes sheet `base` (bwd: -1 any, 0 forward,
+ * 1 backward), with ps from jv_fsheet_params; hw NULL: no roofline. out->nrows is 0 when no instance belongs.
+ * JV_ERR_NOMEM (out left empty). */
+jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_params *ps,
+                          const char *base, const char *sheet, int bwd, jv_fsheet *out, jv_err *err);
+
+/* Frees the rows of s and empties it. */
+void jv_fsheet_free(jv_fsheet *s);
+
+#endif
