@@ -25,10 +25,6 @@ static char *dup_str(const char *s) {
 jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path, jv_err *err) {
     *out = NULL;
     jv_book *b = calloc(1, sizeof *b);
-    if (b && !csv_dir && !xlsx_path) { /* a book that keeps nothing */
-        *out = b;
-        return JV_OK;
-    }
     if (!b || !csv_dir || !(b->csv_dir = dup_str(csv_dir))) {
         free(b);
         JV_FAIL(err, b ? JV_ERR_INTERNAL : JV_ERR_NOMEM, "%s",
@@ -97,11 +93,6 @@ void jv_book_abort(jv_book *b) {
 jv_status jv_sheet_open(jv_sheet *s, jv_book *b, const char *name, jv_err *err) {
     memset(s, 0, sizeof *s);
     s->book = b;
-    if (!b->csv_dir) { /* a book that keeps nothing: the rows go nowhere */
-        s->csv.f = fopen("/dev/null", "w");
-        if (!s->csv.f) JV_FAIL(err, JV_ERR_IO, "/dev/null: cannot open");
-        return JV_OK;
-    }
     char path[4096];
     int n = snprintf(path, sizeof path, "%s/%s.csv", b->csv_dir, name);
     if (n < 0 || (size_t)n >= sizeof path) JV_FAIL(err, JV_ERR_IO, "%s/%s.csv: path too long", b->csv_dir, name);
@@ -116,25 +107,11 @@ jv_status jv_sheet_open(jv_sheet *s, jv_book *b, const char *name, jv_err *err) 
     return JV_OK;
 }
 
-static int keeps_nothing(const jv_sheet *s) {
-    return s->book && !s->book->csv_dir;
-}
-
 jv_status jv_sheet_commit(jv_sheet *s, jv_err *err) {
-    if (keeps_nothing(s)) {
-        fclose(s->csv.f);
-        s->csv.f = NULL;
-        return JV_OK;
-    }
     return jv_out_commit(&s->csv, err);
 }
 
 void jv_sheet_abort(jv_sheet *s) {
-    if (keeps_nothing(s)) {
-        if (s->csv.f) fclose(s->csv.f);
-        s->csv.f = NULL;
-        return;
-    }
     jv_out_abort(&s->csv);
 }
 

@@ -11,9 +11,8 @@
 
 typedef struct jv_book jv_book;
 
-/* Opens a book: CSV sheets go to csv_dir/<name>.csv; with xlsx_path non-NULL
- * every sheet is also a worksheet of that workbook. Both NULL: a book that
- * keeps nothing (the numbers are wanted elsewhere, e.g. in a digest). */
+/* Opens a book: CSV sheets go to csv_dir/<name>.csv (csv_dir required); with
+ * xlsx_path non-NULL every sheet is also a worksheet of that workbook. */
 jv_status jv_book_open(jv_book **b, const char *csv_dir, const char *xlsx_path, jv_err *err);
 
 /* Writes the workbook (temporary name, then rename) and frees the book. */
