@@ -46,6 +46,20 @@ typedef struct {
     jv_tensor t;      /* JV_ARG_TENSOR: shape, strides (has_strides), dtype */
 } jv_doperand;
 
+/* The efficiency of one row against the roofline and the trace's elementwise baseline. */
+typedef struct {
+    int has_roof; /* roofline time and peak known */
+    int memory_bound;
+    double peak;            /* TB/s (memory-bound) or TFLOPS/s (compute-bound); NaN without roofline */
+    double achieved;        /* mean achieved TB/s or TFLOPS/s */
+    double pct;             /* Pct Roofline_mean (%) */
+    double eff;             /* aggregate efficiency (%): count * roofline time / kernel time */
+    double vs_base;         /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
+    const char *band;       /* excellent / good / acceptable / investigate, "" without roofline */
+    jv_judgement judgement; /* the verdict (hw/jv_judge.h); JV_JUDGE_NONE for no model / no roofline */
+    const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline" */
+} jv_row_eval;
+
 /* One param of a row's perf model, typed: a number, True/False as 1/0, NaN for any other value (a string,
  * a list); the name is the family's (static). */
 typedef struct {
@@ -101,6 +115,11 @@ typedef struct {
     double cum_percent;                                /* Cumulative Percentage (%) */
     const char *band;                                  /* Efficiency Band with a roofline, else "" */
     uint32_t sheet_pos;                                /* its row in unified_perf_summary (0: the first) */
+    /* the evaluation (jv_digest_finish): no model / no roofline, else the verdict of hw/jv_judge.h's rules
+     * on the median kernel time, the roofline time of one call, Pct Roofline_mean, the nominal launch cost,
+     * the share of layout-conversion kernels and (memory-bound rows) the trace's elementwise baseline as the
+     * measured ceiling */
+    jv_row_eval eval;
 } jv_drow;
 
 /* A fusion candidate: a module (nn.Module events) or a parent op whose
@@ -174,11 +193,14 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
 void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmodels);
 
 /* Completes the digest once every row is in: the order by time, category
- * totals, the trace's elementwise baseline, the GPU timeline (opts) and the
- * fusion candidates (through the tree; nn.Module python events when the
+ * totals, the trace's elementwise baseline, each row's evaluation (eval), the
+ * GPU timeline (opts) and the fusion candidates (through the tree; nn.Module python events when the
  * trace has them; else elementwise kernels repeated under one parent op). */
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
                            const jv_timeline_opts *opts, jv_err *err);
+
+/* The trace's elementwise baseline as % of the roofline GPU's HBM bandwidth; NaN when unknown. */
+double jv_baseline_pct_of_hbm(const jv_digest *d);
 
 /* Frees everything the digest holds. Safe on a zeroed digest. */
 void jv_digest_free(jv_digest *d);

@@ -145,8 +145,7 @@ static void write_ops_table(cctx *c) {
             more++;
             continue;
         }
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         char tb[32];
         fprintf(f, "| %d | ", ++shown);
         jv_md_code(f, r->name, 70, 1);
@@ -191,8 +190,7 @@ static void pick_significant(cctx *c) {
     for (size_t i = 0; i < d->nrows && c->nimp < TOP_IMPACT; i++) {
         const jv_drow *r = &d->rows[i];
         if (r->cat != c->cat || r->percent < SIGNIFICANT_PCT) continue;
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         if (!e.has_roof || e.eff >= 80) continue;
         c->idx[c->nimp++] = i;
     }
@@ -220,8 +218,7 @@ static void write_impact(cctx *c) {
             d->total_us / 1e3);
     for (int k = 0; k < c->nimp; k++) {
         const jv_drow *r = &d->rows[c->idx[k]];
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         char tb[32];
         fprintf(f, "<a id=\"impact-%d\"></a>\n\n### %d. ", k + 1, k + 1);
         jv_md_code(f, r->name, 70, 0);
@@ -255,8 +252,7 @@ static void write_path_b(cctx *c) {
         if (c->out->v[i].cat == c->cat && !strcmp(c->out->v[i].anchor, "bandwidth")) covered = 1;
     for (int k = 0; k < c->nimp; k++) {
         const jv_drow *r = &d->rows[c->idx[k]];
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         char tb[32], kb[160];
         fprintf(f, "- ");
         jv_md_code(f, r->name, 70, 0);
@@ -720,8 +716,7 @@ static void write_gemm(cctx *c) {
             small_us += r->time_us;
         }
         if (k >= TOP_ROWS) continue;
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         fprintf(f, "| %d | ", ++k);
         jv_md_code(f, r->name, 50, 1);
         fprintf(f, " | %.0f | %.0f | %.0f | %.0f | %.3f | %u | %s | ", isnan(B) ? 1 : B, M, N, K, r->flops / 1e9,

@@ -352,8 +352,7 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
             "%% of peak | Verdict | UID | Replay op |\n|---|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|\n");
     for (size_t i = 0; i < d->nrows && i < TOP_OPS; i++) {
         const jv_drow *r = &d->rows[i];
-        jv_row_eval e;
-        jv_row_evaluate(d, r, &e);
+        const jv_row_eval e = r->eval;
         fprintf(f, "| %zu | ", i + 1);
         jv_md_code(f, r->name, 60, 1);
         fprintf(f, " | %s | ", jv_dcat_title(r->cat));
