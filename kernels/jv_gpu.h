@@ -91,6 +91,15 @@ template <typename A> static __device__ __forceinline__ A jv_block_sum(A v) {
     return v;
 }
 
+/* 1 in the host compilation pass, 0 in a device pass: host-only data (a table of host function pointers,
+ * such as a family's jv_gpu_kernel entry) is defined under #if JV_GPU_HOST_PASS, since hipcc would emit a
+ * constant global into the device module too. */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define JV_GPU_HOST_PASS 0
+#else
+#define JV_GPU_HOST_PASS 1
+#endif
+
 /* The launch's error (0 when none), as the C entry points return it. */
 #define JV_GPU_LAUNCH_STATUS() ((int)jv_gpuGetLastError())
 

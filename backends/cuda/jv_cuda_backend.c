@@ -23,11 +23,11 @@
 #endif
 
 #include "backend.h"
-#include "batchnorm/batchnorm_gpu.h"
-#include "elementwise/elementwise_gpu.h"
+#include "elementwise/elementwise_gpu.h" /* the baseline kernels and the launch probes */
 #include "jv_cuda_blas.h"
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
+#include "jv_gpu_kernel.h"
 #include "jv_nvml.h"
 #include "jv_progress.h" /* jv_now */
 
@@ -61,7 +61,8 @@ typedef struct {
     char broken_msg[480];
 } cuda_ctx;
 
-typedef enum { PLAN_ELEMENTWISE, PLAN_BN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM } plan_kind;
+/* PLAN_OURS: the family's own device kernel (jv_gpu_kernel_of); the others: a library */
+typedef enum { PLAN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM } plan_kind;
 
 typedef struct {
     plan_kind kind;
@@ -69,8 +70,8 @@ typedef struct {
     jv_cuda_gemm *gemm;
     jv_cuda_conv *conv;
     jv_cuda_bn *bn;
-    jv_gpu_elementwise_plan *ew;
-    jv_gpu_batchnorm_plan *bno;
+    const jv_gpu_kernel *own; /* PLAN_OURS: the kernel and its plan */
+    void *own_plan;
 } cuda_plan;
 
 #define CU_CALL(err, what, call)                                                                                       \
@@ -417,8 +418,7 @@ static void cuda_release(void *ctx, void *plan) {
     jv_cuda_gemm_free(p->gemm);
     jv_cuda_conv_free(p->conv);
     jv_cuda_bn_free(p->bn);
-    jv_gpu_elementwise_plan_free(p->ew);
-    jv_gpu_batchnorm_plan_free(p->bno);
+    if (p->own) p->own->release(p->own_plan);
     free(p);
 }
 
@@ -430,18 +430,33 @@ static void note_small_ws(const cuda_ctx *c, jv_err *err) {
              JV_CUDA_DNN_WORKSPACE >> 20, c->free_at_open >> 20);
 }
 
+/* the family's own device kernel (jv_gpu_kernel_of) for parsed call d: its plan and workspace */
+static jv_status prepare_own(cuda_ctx *c, const jv_gpu_kernel *k, const jv_desc *d, const jv_operands *ops,
+                             cuda_plan *p, char *impl, size_t impl_cap, jv_err *err) {
+    size_t need = 0;
+    p->own = k;
+    JV_CHECK(k->plan(d, ops, c->sms, &p->own_plan, &need, err));
+    if (need > c->ws_bytes)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: our kernel needs %zu bytes of workspace, more than %zu", p->op,
+                need, c->ws_bytes);
+    p->kind = PLAN_OURS;
+    snprintf(impl, impl_cap, "jarvis kernel");
+    return JV_OK;
+}
+
 static jv_status prepare_bn(cuda_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, cuda_plan *p,
                             char *impl, size_t impl_cap, jv_err *err) {
     /* cuDNN when PyTorch would pick it (and not traced on the native kernels), our kernel otherwise */
-    char why[200], why2[200];
+    char why[200], why2[200] = "no own kernel";
+    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family);
     int possible = jv_cuda_bn_possible(d, ops, why, sizeof why);
     int picks = possible && jv_cuda_bn_supported(d, ops, why, sizeof why);
-    int ours = jv_gpu_batchnorm_supported(d, ops, why2, sizeof why2);
+    int ours = k && k->supported(d, ops, why2, sizeof why2);
     /* the implementations on offer, PyTorch's choice first */
     plan_kind order[2];
     int n = 0;
     if (picks) order[n++] = PLAN_BN_CUDNN;
-    if (ours) order[n++] = PLAN_BN_OURS;
+    if (ours) order[n++] = PLAN_OURS;
     if (!picks && possible) order[n++] = PLAN_BN_CUDNN;
     if (variant < 0 || variant >= n) {
         if (variant == 0)
@@ -454,32 +469,16 @@ static jv_status prepare_bn(cuda_ctx *c, const jv_desc *d, const jv_operands *op
         snprintf(impl, impl_cap, "cuDNN");
         return JV_OK;
     }
-    size_t need = 0;
-    JV_CHECK(jv_gpu_batchnorm_plan_create(d, ops, c->sms, &p->bno, &need, err));
-    if (need > c->ws_bytes)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: batchnorm: our kernel needs %zu bytes of workspace, more than %zu",
-                need, c->ws_bytes);
-    p->kind = PLAN_BN_OURS;
-    snprintf(impl, impl_cap, "jarvis kernel");
-    return JV_OK;
+    return prepare_own(c, k, d, ops, p, impl, impl_cap, err);
 }
 
+/* Library implementations by family (cuBLASLt, cuDNN: this backend's own business); every other family runs
+ * on its own device kernel when it has one (kernels/gpu_kernels.def), with no code here. */
 static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, cuda_plan *p,
                               char *impl, size_t impl_cap, jv_err *err) {
     const char *fam = jv_family_get(d->family)->name;
     p->op = fam;
     switch ((jv_family_id)d->family) {
-    case JV_FAM_UNARY:
-    case JV_FAM_BINARY: {
-        if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no such variant %d", fam, variant);
-        char why[200];
-        if (!jv_gpu_elementwise_supported(d, ops, why, sizeof why))
-            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: not supported by our kernel: %s", fam, why);
-        JV_CHECK(jv_gpu_elementwise_plan_create(d, ops, c->sms, &p->ew, err));
-        p->kind = PLAN_ELEMENTWISE;
-        snprintf(impl, impl_cap, "jarvis kernel");
-        return JV_OK;
-    }
     case JV_FAM_BATCHNORM: {
         jv_status st = prepare_bn(c, d, ops, variant, p, impl, impl_cap, err);
         if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
@@ -502,7 +501,13 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         return JV_OK;
     default: break;
     }
-    JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: family '%s' is not replayed on CUDA", fam);
+    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family);
+    if (!k) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: family '%s' is not replayed on CUDA", fam);
+    if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no such variant %d", fam, variant);
+    char why[200];
+    if (!k->supported(d, ops, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: not supported by our kernel: %s", fam, why);
+    return prepare_own(c, k, d, ops, p, impl, impl_cap, err);
 }
 
 static jv_status cuda_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
@@ -526,10 +531,11 @@ static jv_status cuda_prepare(void *ctx, const jv_desc *d, const jv_operands *op
 
 static jv_status launch_body(cuda_ctx *c, cuda_plan *p, void *const *bufs, jv_err *err) {
     switch (p->kind) {
-    case PLAN_ELEMENTWISE:
-        return kernel_status(jv_gpu_elementwise_run(p->ew, bufs, c->stream), p->op, "jv_gpu_elementwise_run", err);
-    case PLAN_BN_OURS:
-        return kernel_status(jv_gpu_batchnorm_run(p->bno, bufs, c->ws, c->stream), p->op, "jv_gpu_batchnorm_run", err);
+    case PLAN_OURS: {
+        char what[64];
+        snprintf(what, sizeof what, "jarvis kernel (%s)", p->own->name);
+        return kernel_status(p->own->run(p->own_plan, bufs, c->ws, c->stream), p->op, what, err);
+    }
     case PLAN_BN_CUDNN: return jv_cuda_bn_run(c->dnn, p->bn, bufs, c->ws, c->ws_bytes, err);
     case PLAN_CONV: return jv_cuda_conv_run(c->dnn, p->conv, bufs, c->ws, c->ws_bytes, err);
     case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, JV_CUDA_LT_WORKSPACE, c->stream, err);

@@ -37,6 +37,7 @@ extern "C" {
 #include "jv_gpu.h"
 
 #include "batchnorm_internal.h"
+#include "jv_gpu_kernel.h"
 
 /* The runtime's "invalid value" code, returned for a call that is not
  * supported (jv_gpu.h has no alias for it; same #if as there). */
@@ -675,3 +676,27 @@ extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const
     if (p.idx < 0) return 0;
     return launch(p, pl->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
 }
+
+/* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
+
+#if JV_GPU_HOST_PASS
+static jv_status bn_kernel_plan(const jv_desc *d, const jv_operands *ops, int sms, void **plan, size_t *ws_bytes,
+                                jv_err *err) {
+    jv_gpu_batchnorm_plan *pl = NULL;
+    *ws_bytes = 0;
+    jv_status st = jv_gpu_batchnorm_plan_create(d, ops, sms, &pl, ws_bytes, err);
+    *plan = pl;
+    return st;
+}
+
+static int bn_kernel_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
+    return jv_gpu_batchnorm_run(static_cast<const jv_gpu_batchnorm_plan *>(plan), bufs, workspace, stream);
+}
+
+static void bn_kernel_release(void *plan) {
+    jv_gpu_batchnorm_plan_free(static_cast<jv_gpu_batchnorm_plan *>(plan));
+}
+
+extern "C" const jv_gpu_kernel jv_batchnorm_gpu_kernel = {"batchnorm", jv_gpu_batchnorm_supported, bn_kernel_plan,
+                                                          bn_kernel_run, bn_kernel_release};
+#endif

@@ -33,6 +33,7 @@ extern "C" {
 #include "jv_family.h"
 }
 #include "elementwise_gpu.h"
+#include "jv_gpu_kernel.h"
 
 #include "elementwise_launch.h"
 
@@ -882,3 +883,28 @@ extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *c
 extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) {
     free(pl);
 }
+
+/* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
+
+#if JV_GPU_HOST_PASS
+static jv_status ew_kernel_plan(const jv_desc *d, const jv_operands *ops, int sms, void **plan, size_t *ws_bytes,
+                                jv_err *err) {
+    jv_gpu_elementwise_plan *pl = NULL;
+    *ws_bytes = 0;
+    jv_status st = jv_gpu_elementwise_plan_create(d, ops, sms, &pl, err);
+    *plan = pl;
+    return st;
+}
+
+static int ew_kernel_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
+    (void)workspace;
+    return jv_gpu_elementwise_run(static_cast<const jv_gpu_elementwise_plan *>(plan), bufs, stream);
+}
+
+static void ew_kernel_release(void *plan) {
+    jv_gpu_elementwise_plan_free(static_cast<jv_gpu_elementwise_plan *>(plan));
+}
+
+extern "C" const jv_gpu_kernel jv_elementwise_gpu_kernel = {"elementwise", jv_gpu_elementwise_supported, ew_kernel_plan,
+                                                            ew_kernel_run, ew_kernel_release};
+#endif
