@@ -1,0 +1,170 @@
+/* jv_trace_commit: a parsed traceEvents entry into the trace's compact records
+ * (see jv_trace_reader.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_trace_reader.h"
+
+static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    size_t i = r->pv->last_thread;
+    if (i < tr->nthreads && tr->threads[i].pid == pid && tr->threads[i].tid == tid) {
+        *out = (uint32_t)i;
+        return JV_OK;
+    }
+    for (i = 0; i < tr->nthreads; i++) {
+        if (tr->threads[i].pid == pid && tr->threads[i].tid == tid) {
+            r->pv->last_thread = i;
+            *out = (uint32_t)i;
+            return JV_OK;
+        }
+    }
+    if (tr->nthreads >= (1u << 24)) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 16M distinct threads", r->path);
+    JV_CHECK(JV_RESERVE(tr->threads, tr->cap_threads, tr->nthreads + 1));
+    tr->threads[tr->nthreads] = (jv_thread){pid, tid, 0};
+    r->pv->last_thread = tr->nthreads;
+    *out = (uint32_t)tr->nthreads++;
+    return JV_OK;
+}
+
+static jv_status process_index(reader *r, int64_t pid, size_t *out) {
+    jv_trace *tr = r->tr;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].pid == pid) {
+            *out = i;
+            return JV_OK;
+        }
+    JV_CHECK(JV_RESERVE(tr->procs, tr->cap_procs, tr->nprocs + 1));
+    tr->procs[tr->nprocs] = (jv_process){pid, 0, 0};
+    *out = tr->nprocs++;
+    return JV_OK;
+}
+
+static jv_status sig_index(reader *r, const ev_tmp *e, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    if (!e->dims && !e->types && !e->strides && !e->concrete) {
+        *out = 0; /* sig 0: no shape arguments */
+        return JV_OK;
+    }
+    /* combine the four ids into one key; collisions are resolved by comparing */
+    uint32_t key4[4] = {e->dims, e->types, e->strides, e->concrete};
+    uint32_t h;
+    JV_CHECK(jv_intern_add(&tr->strings, (const char *)key4, sizeof key4, &h));
+    uint32_t idx;
+    if (jv_map_get(&r->pv->sig_of_text, h, &idx)) {
+        *out = idx;
+        return JV_OK;
+    }
+    JV_CHECK(JV_RESERVE(tr->sigs, tr->cap_sigs, tr->nsigs + 1));
+    tr->sigs[tr->nsigs] = (jv_sig){e->dims, e->types, e->strides, e->concrete};
+    idx = (uint32_t)tr->nsigs++;
+    JV_CHECK(jv_map_put(&r->pv->sig_of_text, h, idx));
+    *out = idx;
+    return JV_OK;
+}
+
+static int32_t stream_of(const jv_trace *tr, const ev_tmp *e) {
+    if (e->stream != JV_NONE64) return (int32_t)e->stream;
+    if (e->tid != JV_NONE64 && e->tid < JV_STRKEY_BASE) return (int32_t)e->tid;
+    if (e->tid >= JV_STRKEY_BASE) { /* "stream 7" */
+        const char *t = jv_trace_str(tr, (uint32_t)(e->tid - JV_STRKEY_BASE));
+        const char *d = strpbrk(t, "0123456789");
+        if (d) return (int32_t)strtol(d, NULL, 10);
+    }
+    return -1;
+}
+
+jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
+    jv_trace *tr = r->tr;
+    jv_trace_counts *n = &tr->counts;
+    n->events_total++;
+    if (!e->is_object) {
+        n->non_object++;
+        return JV_OK;
+    }
+    switch (e->ph) {
+    case 'X': break;
+    case 'i':
+    case 'I': n->instant_events++; return JV_OK;
+    case 's':
+    case 'f': {
+        n->flow_events++;
+        /* autograd fwdbwd flows are not kept: forward and backward ops are paired by Sequence number */
+        if (!e->launch_flow || e->id == JV_NONE64 || !e->has_ts) return JV_OK;
+        uint32_t th;
+        JV_CHECK(thread_index(r, e->pid, e->tid, &th));
+        JV_CHECK(JV_RESERVE(tr->flows, tr->cap_flows, tr->nflows + 1));
+        tr->flows[tr->nflows++] = (jv_flow){e->id, e->ts, th, (uint8_t)e->ph, (uint8_t)e->fwdbwd_flow, {0, 0}};
+        return JV_OK;
+    }
+    case 'M': {
+        n->meta_events++;
+        const char *nm = jv_trace_str(tr, e->name);
+        if (!strcmp(nm, "process_name") || !strcmp(nm, "process_labels")) {
+            size_t pi;
+            JV_CHECK(process_index(r, e->pid, &pi));
+            if (nm[8] == 'n')
+                tr->procs[pi].name = e->arg_name;
+            else
+                tr->procs[pi].labels = e->arg_labels;
+        } else if (!strcmp(nm, "thread_name")) {
+            uint32_t th;
+            JV_CHECK(thread_index(r, e->pid, e->tid, &th));
+            tr->threads[th].name = e->arg_name;
+        }
+        return JV_OK;
+    }
+    default: n->other_phase++; return JV_OK;
+    }
+    if (!e->has_ts || e->bad_time) {
+        n->bad_time++;
+        return JV_OK;
+    }
+    if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
+    jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name,   (uint32_t)(n->events_total - 1),
+                   0,     (uint8_t)e->kind,        {0, 0, 0}, JV_NONE32};
+    if (ev.dur < 0) {
+        n->negative_dur++;
+        ev.dur = 0;
+    }
+    JV_CHECK(thread_index(r, e->pid, e->tid, &ev.thread));
+    switch (e->kind) {
+    case JV_K_CPU_OP:
+    case JV_K_USER_ANNOT: {
+        uint32_t sig;
+        JV_CHECK(sig_index(r, e, &sig));
+        JV_CHECK(JV_RESERVE(tr->ops, tr->cap_ops, tr->nops + 1));
+        tr->ops[tr->nops] = (jv_opargs){sig, jv_id32(e->ext), jv_id32(e->seq)};
+        ev.aux = (uint32_t)tr->nops++;
+        break;
+    }
+    case JV_K_KERNEL:
+    case JV_K_MEMCPY:
+    case JV_K_MEMSET: {
+        JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpu + 1));
+        int32_t dev = e->device != JV_NONE64                             ? (int32_t)e->device
+                      : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
+                                                                         : 0;
+        tr->gpu[tr->ngpu] = (jv_gpuargs){e->corr, e->ext, stream_of(tr, e), dev};
+        ev.aux = (uint32_t)tr->ngpu++;
+        break;
+    }
+    case JV_K_RUNTIME:
+    case JV_K_DRIVER: {
+        JV_CHECK(JV_RESERVE(tr->launch_corr, tr->cap_launch, tr->nlaunch + 1));
+        tr->launch_corr[tr->nlaunch] = e->corr;
+        ev.aux = (uint32_t)tr->nlaunch++;
+        if (!tr->is_amd) {
+            const char *nm = jv_trace_str(tr, e->name);
+            if (nm[0] == 'h' && nm[1] == 'i' && nm[2] == 'p') tr->is_amd = 1;
+        }
+        break;
+    }
+    default: break;
+    }
+    JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    tr->ev[tr->nev++] = ev;
+    n->x_events++;
+    return JV_OK;
+}
