@@ -1,0 +1,383 @@
+/* elementwise_plan.cu: the host side of the elementwise kernels (see
+ * elementwise.cu): which calls they run, and the plan of one call: the path
+ * (dense, inner-vector, strided), the per-slot access, the merged geometry
+ * and the grids. Host code only; a .cu for the shared device types. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_gpu.h"
+
+extern "C" {
+#include "elementwise.h"
+#include "jv_family.h"
+}
+#include "elementwise_gpu.h"
+
+#include "elementwise_launch.h"
+#include "elementwise_plan.h"
+
+/* Where each operand slot is and which operand is written: the reference's
+ * mapping (jv_elementwise_slots). */
+typedef struct {
+    int slot[3]; /* operand index of in[k] when it is a tensor, else -1 */
+    int out;     /* operand index of the output */
+    int n;       /* operands listed */
+} ew_map;
+
+static int dt_code(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return EW_F32;
+    case JV_DT_F16: return EW_F16;
+    case JV_DT_BF16: return EW_BF16;
+    case JV_DT_BOOL: return EW_BOOL;
+    case JV_DT_U8: return EW_U8;
+    default: return -1;
+    }
+}
+
+static void why_set(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void why_set(char *why, size_t cap, const char *fmt, ...) {
+    if (!why || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+}
+
+static int same_shape(const jv_tensor *a, const jv_tensor *b) {
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+
+/* Broadcast strides of t against the output's dims (0 where t's dim is 1 or
+ * missing); 0 when t does not broadcast. */
+static int broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst) {
+    if (t->ndim > out->ndim) return 0;
+    const int lead = out->ndim - t->ndim;
+    for (int dd = 0; dd < out->ndim; dd++) {
+        const int e = dd - lead;
+        if (e < 0 || t->shape[e] == 1) {
+            bst[dd] = 0;
+        } else {
+            if (t->shape[e] != out->shape[dd]) return 0;
+            bst[dd] = t->strides[e];
+        }
+    }
+    return 1;
+}
+
+/* 1 when t's elements fill offsets [0, numel) exactly once (its strides are
+ * a permutation of a contiguous layout; size-1 dims ignored) */
+static int dense(const jv_tensor *t) {
+    int order[JV_MAX_DIMS], m = 0;
+    for (int dd = 0; dd < t->ndim; dd++)
+        if (t->shape[dd] > 1) order[m++] = dd;
+    for (int i = 1; i < m; i++) /* by stride, ascending */
+        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int64_t want = 1;
+    for (int i = 0; i < m; i++) {
+        if (t->strides[order[i]] != want) return 0;
+        want *= t->shape[order[i]];
+    }
+    return 1;
+}
+
+/* Checks that this file runs call d over ops (the descriptor's own operands
+ * when ops is NULL) and fills m; 0 with the reason in why otherwise. */
+static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char *why, size_t cap) {
+    if (!d) {
+        why_set(why, cap, "elementwise: no call");
+        return 0;
+    }
+    const jv_elementwise_desc *g = jv_elementwise_of(d);
+    const char *name = g->name ? g->name : "elementwise";
+    if ((unsigned)g->op >= (unsigned)JV_EW_OP_COUNT || g->arity < 0 || g->arity > 3) {
+        why_set(why, cap, "%s: not a parsed elementwise call", name);
+        return 0;
+    }
+    if (g->op >= JV_EW_UPSAMPLE_NEAREST1D && g->op <= JV_EW_UPSAMPLE_NEAREST3D) {
+        why_set(why, cap, "%s: upsample_nearest has no GPU kernel", name);
+        return 0;
+    }
+    jv_operands want;
+    jv_err e;
+    jv_err_clear(&e);
+    if (jv_elementwise_slots(d, m->slot, &m->out, &want, &e) != JV_OK) {
+        why_set(why, cap, "%s", e.msg);
+        return 0;
+    }
+    m->n = want.n;
+    if (!ops) ops = &want;
+    if (m->n != want.n || ops->n != want.n) {
+        why_set(why, cap, "%s: %d operands given, %d expected", name, ops->n, want.n);
+        return 0;
+    }
+    for (int i = 0; i < ops->n; i++) {
+        const jv_tensor *t = &ops->o[i].t;
+        if (!same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS) {
+            why_set(why, cap, "%s: operand %d ('%s') does not have the call's shape or has no strides", name, i,
+                    want.o[i].name);
+            return 0;
+        }
+        for (int dd = 0; dd < t->ndim; dd++)
+            if (t->strides[dd] < 0) {
+                why_set(why, cap, "%s: operand %d ('%s') has a negative stride", name, i, want.o[i].name);
+                return 0;
+            }
+    }
+    const jv_tensor *out = &ops->o[m->out].t;
+    const int odt = dt_code(out->dtype);
+    if (odt < 0 || odt == EW_U8) {
+        why_set(why, cap, "%s: output dtype %s has no GPU kernel (fp32, fp16, bf16, bool)", name,
+                jv_dtype_short(out->dtype));
+        return 0;
+    }
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1 && out->strides[dd] == 0) {
+            why_set(why, cap, "%s: the output has a zero stride (overlapping writes)", name);
+            return 0;
+        }
+    int64_t bst[JV_MAX_DIMS];
+    for (int k = 0; k < 3; k++) {
+        if (m->slot[k] < 0) continue;
+        const jv_operand *o = &ops->o[m->slot[k]];
+        if (dt_code(o->t.dtype) < 0) {
+            why_set(why, cap, "%s: operand '%s' dtype %s has no GPU kernel (fp32, fp16, bf16, bool, uint8)", name,
+                    o->name, jv_dtype_short(o->t.dtype));
+            return 0;
+        }
+        if (!broadcast_strides(&o->t, out, bst)) {
+            why_set(why, cap, "%s: operand '%s' does not broadcast to the output", name, o->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+extern "C" int jv_gpu_elementwise_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    ew_map m;
+    if (!check_call(d, ops, &m, why, cap)) return 0;
+    why_set(why, cap, "%s", "");
+    return 1;
+}
+
+/* The constant of a slot that is not a tensor (elementwise_ref.c's slot_const). */
+static float slot_const(const jv_elementwise_desc *g, int k) {
+    if (k >= g->arity) return 0.0f;
+    const jv_ew_operand *o = &g->in[k];
+    if (o->kind == JV_EW_SCALAR) return (float)o->value;
+    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
+    return 0.0f;
+}
+
+/* nan_to_num's default bounds: the largest finite value of the output dtype */
+static float dtype_max(int dt) {
+    switch (dt) {
+    case EW_F16: return 65504.0f;
+    case EW_BF16: return 3.3895313892515355e38f;
+    default: return 3.40282346638528859812e38f; /* FLT_MAX */
+    }
+}
+
+/* the largest float <= t, so that (float)x <= it exactly when (double)x <= t */
+static float float_at_or_below(double t) {
+    float f = (float)t;
+    if (f == f && (double)f > t) f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+/* Strided launch over the merged dims; I is the index type. */
+template <typename I>
+static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_t *ost,
+                      const int64_t (*st)[JV_MAX_DIMS]) {
+    memset(gm, 0, sizeof *gm);
+    gm->nd = nd;
+    for (int i = 0; i < nd; i++) {
+        gm->shape[i] = (I)shape[i];
+        gm->ost[i] = (I)ost[i];
+        for (int k = 0; k < 3; k++)
+            gm->st[k][i] = (I)st[k][i];
+    }
+}
+
+/* Fills the plan of a checked call (the geometry of the dense or strided path). */
+static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_operands *ops, const ew_map &m, int sms) {
+    (void)sms; /* the grids cover the work in tiles (grid_tiles) */
+    const jv_elementwise_desc *g = jv_elementwise_of(d);
+    const jv_tensor *out = &ops->o[m.out].t;
+    const int64_t n = jv_tensor_numel(out);
+    ew_params &p = pl->p;
+    memset(&p, 0, sizeof p);
+    pl->out_op = m.out;
+    pl->n = n;
+    p.op = (int)g->op;
+    p.out_dt = dt_code(out->dtype);
+    p.alpha = (float)g->alpha;
+    p.lo = (float)g->min;
+    p.hi = (float)g->max;
+    p.slope = (float)g->slope;
+    p.value = (float)g->value;
+    p.nanv = (float)g->nan;
+    p.posinf = g->has_posinf ? (float)g->posinf : dtype_max(p.out_dt);
+    p.neginf = g->has_neginf ? (float)g->neginf : -dtype_max(p.out_dt);
+    p.thr = float_at_or_below(g->threshold);
+    p.gelu_tanh = g->gelu_tanh;
+    p.rounding = g->rounding;
+    p.pow2 = g->op == JV_EW_POW && m.slot[1] < 0 && slot_const(g, 1) == 2.0f;
+
+    /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
+    int64_t bst[4][JV_MAX_DIMS];
+    memset(bst, 0, sizeof bst);
+    for (int dd = 0; dd < out->ndim; dd++)
+        bst[0][dd] = out->strides[dd];
+    int is_tensor[4] = {1, 0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        pl->slot_op[k] = m.slot[k];
+        if (m.slot[k] < 0) {
+            p.kind[k] = EW_CONST;
+            p.cval[k] = slot_const(g, k);
+            continue;
+        }
+        const jv_tensor *t = &ops->o[m.slot[k]].t;
+        broadcast_strides(t, out, bst[k + 1]); /* check_call checked that it broadcasts */
+        p.dt[k] = dt_code(t->dtype);
+        is_tensor[k + 1] = 1;
+    }
+
+    /* dense path: a dense output, each tensor slot with its strides and dtype or a single element */
+    int fast = p.out_dt != EW_BOOL && dense(out);
+    for (int k = 0; k < 3 && fast; k++) {
+        if (!is_tensor[k + 1]) continue;
+        int same = p.dt[k] == p.out_dt, single = 1;
+        for (int dd = 0; dd < out->ndim; dd++) {
+            if (out->shape[dd] <= 1) continue;
+            if (bst[k + 1][dd] != out->strides[dd]) same = 0;
+            if (bst[k + 1][dd] != 0) single = 0;
+        }
+        if (same)
+            p.kind[k] = EW_DENSE;
+        else if (single)
+            p.kind[k] = EW_SINGLE;
+        else
+            fast = 0;
+    }
+    pl->fast = fast;
+    if (fast) {
+        pl->V = p.out_dt == EW_F32 ? 4 : 8;
+        pl->grid_vec = grid_tiles(n / pl->V, EW_DENSE_UNROLL);
+        pl->grid_scalar = grid_tiles(n, 1);
+        return;
+    }
+
+    /* strided path: dims of size > 1 in the output's memory order (outermost
+     * first), merged where every stream is contiguous across them */
+    for (int k = 0; k < 3; k++)
+        p.kind[k] = is_tensor[k + 1] ? EW_STRIDED : EW_CONST;
+    int order[JV_MAX_DIMS], nsig = 0;
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1) order[nsig++] = dd;
+    for (int i = 1; i < nsig; i++) /* by output stride, descending; stable */
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int64_t shape[JV_MAX_DIMS], mst[4][JV_MAX_DIMS];
+    int nd = 0;
+    for (int i = nsig - 1; i >= 0; i--) { /* innermost first; reversed below */
+        const int dd = order[i];
+        int merge = nd > 0;
+        for (int s = 0; s < 4 && merge; s++)
+            if (bst[s][dd] != mst[s][nd - 1] * shape[nd - 1]) merge = 0;
+        if (merge) {
+            shape[nd - 1] *= out->shape[dd];
+        } else {
+            shape[nd] = out->shape[dd];
+            for (int s = 0; s < 4; s++)
+                mst[s][nd] = bst[s][dd];
+            nd++;
+        }
+    }
+    if (nd == 0) {
+        shape[0] = 1;
+        for (int s = 0; s < 4; s++)
+            mst[s][0] = 0;
+        nd = 1;
+    }
+    for (int i = 0; i < nd / 2; i++) { /* to outermost first */
+        const int j = nd - 1 - i;
+        int64_t t = shape[i];
+        shape[i] = shape[j], shape[j] = t;
+        for (int s = 0; s < 4; s++)
+            t = mst[s][i], mst[s][i] = mst[s][j], mst[s][j] = t;
+    }
+    /* 32-bit index math when the element count and every offset fit */
+    int small = n <= INT32_MAX;
+    for (int s = 0; s < 4 && small; s++) {
+        int64_t span = 0;
+        for (int i = 0; i < nd; i++)
+            span += (shape[i] - 1) * mst[s][i];
+        if (span > INT32_MAX) small = 0;
+    }
+    pl->small = small;
+    pl->grid = grid_tiles(n, 1);
+    if (small)
+        fill_geom(&pl->g32, nd, shape, mst[0], mst + 1);
+    else
+        fill_geom(&pl->g64, nd, shape, mst[0], mst + 1);
+
+    /* inner-vector kernel: the innermost dim a multiple of 8 elements, contiguous in the output and in each
+     * tensor slot or broadcast along it, every row of a contiguous stream starting at a multiple of 8 */
+    const int in = nd - 1;
+    int inner8 = shape[in] % 8 == 0 && mst[0][in] == 1;
+    for (int s = 0; s < 4 && inner8; s++) {
+        if (s > 0 && !is_tensor[s]) continue;
+        if (mst[s][in] != 0 && mst[s][in] != 1) inner8 = 0;
+        if (s > 0) p.vin[s - 1] = mst[s][in] == 1;
+        for (int i = 0; i < in && inner8; i++)
+            if (mst[s][in] == 1 && mst[s][i] % 8 != 0) inner8 = 0;
+    }
+    if (!inner8) {
+        p.vin[0] = p.vin[1] = p.vin[2] = 0;
+        return;
+    }
+    pl->inner8 = 1;
+    pl->nvec = n / 8;
+    pl->grid8 = grid_tiles(pl->nvec, 1);
+    shape[in] /= 8;
+    for (int s = 0; s < 4; s++)
+        mst[s][in] *= 8;
+    if (small)
+        fill_geom(&pl->v32, nd, shape, mst[0], mst + 1);
+    else
+        fill_geom(&pl->v64, nd, shape, mst[0], mst + 1);
+}
+
+extern "C" jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_operands *ops, int sms,
+                                                    jv_gpu_elementwise_plan **out, jv_err *err) {
+    *out = NULL;
+    ew_map m;
+    char why[256];
+    if (!ops || !check_call(d, ops, &m, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "%s", ops ? why : "elementwise: no operands");
+    if (jv_tensor_numel(&ops->o[m.out].t) < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "elementwise: the output size overflows");
+    jv_gpu_elementwise_plan *pl = static_cast<jv_gpu_elementwise_plan *>(calloc(1, sizeof *pl));
+    if (!pl) JV_FAIL(err, JV_ERR_NOMEM, "elementwise: out of memory for a plan");
+    plan_fill(pl, d, ops, m, sms);
+    *out = pl;
+    return JV_OK;
+}
+
+extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) {
+    free(pl);
+}
