@@ -40,8 +40,23 @@ typedef struct {
     double sum_abs_ref; /* the same over the reference */
     int64_t unwritten;  /* elements still holding the poison */
     int64_t nan;        /* NaN in the device output where the reference has none */
+    double max_elem;    /* worst per-element error |d - r| / (|r| + rms of the reference output) */
+    int64_t elem_bad;   /* elements whose error exceeds JV_VERIFY_ELEM x tol of that scale */
+    int64_t block_bad;  /* blocks of 64 checked elements whose relative L2 exceeds JV_VERIFY_BLOCK x tol */
+    double sum_rel;     /* worst |sum|d| - sum|r|| / sum|r| over the outputs */
+    int sum_bad;        /* outputs whose sum(|x|) is off by more than JV_VERIFY_SUM x tol */
+    int last;           /* 1: the outputs were verified again after the timed launches (OUT operands) */
+    int failed_output;  /* 1: an output failed (worst names the first that did) */
     char worst[24];     /* the output with the worst error */
 } jv_verify;
+
+/* How much worse than the relative-L2 tolerance of the dtype (jv_verify_tol) a single element (scaled by
+ * |reference| + the output's reference RMS), a block of 64 checked elements, and the outputs' sum(|x|) may be.
+ * With them a zeroed 8x8 tile, one element off by a few RMS, a shifted or transposed output fail even where
+ * the relative L2 error over a large output stays under its tolerance. */
+#define JV_VERIFY_ELEM  8.0
+#define JV_VERIFY_BLOCK 4.0
+#define JV_VERIFY_SUM   2.0
 
 /* Everything measured for one op. */
 typedef struct {
@@ -129,8 +144,15 @@ void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed
 
 /* Compares the checked elements of one output: dev and ref are host copies
  * of the operand's storage; idx NULL checks every logical element, else the
- * n logical indices idx. Accumulates into v (call with a zeroed v first;
- * rel_l2 / max_abs keep the worst output). Returns 1 when this output passes. */
+ * n logical indices idx. It passes when no element holds the poison, no NaN
+ * or infinity differs from the reference, the relative L2 error is within
+ * jv_verify_tol of the dtype, every element is within JV_VERIFY_ELEM x tol of
+ * (|reference| + the reference's RMS), every block of 64 checked elements
+ * (in logical order) has a relative L2 error within JV_VERIFY_BLOCK x tol
+ * (its norm floored at a tenth of the RMS), and sum(|x|) is within
+ * JV_VERIFY_SUM x tol of the reference's. Accumulates into v (call with a
+ * zeroed v first; the worst output is kept). Returns 1 when this output
+ * passes. */
 int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
                      jv_verify *v);
 

@@ -189,6 +189,72 @@ static void test_verify(void) {
     CHECK(jv_verify_tol(JV_DT_BOOL) == 0);
 }
 
+/* One 1024x1024 output with realistic device noise passes; each corruption fails, even those whose relative
+ * L2 error over the whole output stays within the dtype's tolerance (bf16: a zeroed 8x8 tile, one element off
+ * by 8x the RMS), and a transposed, shifted or partly unwritten output. */
+static void test_verify_faults(void) {
+    const int R = 1024, C = 1024, N = R * C;
+    jv_dtype dts[2] = {JV_DT_BF16, JV_DT_F32};
+    for (int q = 0; q < 2; q++) {
+        jv_dtype dt = dts[q];
+        size_t es = jv_dtype_size(dt);
+        jv_operand o;
+        memset(&o, 0, sizeof o);
+        snprintf(o.name, sizeof o.name, "out");
+        o.t.ndim = 2;
+        o.t.shape[0] = R, o.t.shape[1] = C;
+        o.t.strides[0] = C, o.t.strides[1] = 1;
+        o.t.has_strides = 1;
+        o.t.dtype = dt;
+        unsigned char *ref = malloc((size_t)N * es), *good = malloc((size_t)N * es), *dev = malloc((size_t)N * es);
+        double *noise = malloc((size_t)N * sizeof *noise);
+        CHECK(ref && good && dev && noise);
+        if (!ref || !good || !dev || !noise) goto next;
+        jv_fill_host(ref, dt, N, JV_INIT_NORMAL, 11);
+        jv_fill_host(noise, JV_DT_F64, N, JV_INIT_NORMAL, 12);
+        double tol = jv_verify_tol(dt);
+        for (int i = 0; i < N; i++) /* a device result: the reference with a relative error of tol / 8 */
+            jv_dtype_store(dt, good, i, jv_dtype_load(dt, ref, i) * (1 + tol / 8 * noise[i]));
+        jv_verify v;
+        memset(&v, 0, sizeof v);
+        CHECK(jv_verify_output(&o, good, ref, NULL, 0, &v) && v.rel_l2 > 0 && v.elem_bad == 0 && v.block_bad == 0);
+        double rms = 0;
+        for (int i = 0; i < N; i++)
+            rms += jv_dtype_load(dt, ref, i) * jv_dtype_load(dt, ref, i);
+        rms = sqrt(rms / N);
+        for (int f = 0; f < 5; f++) {
+            memcpy(dev, good, (size_t)N * es);
+            if (f == 0) { /* an 8x8 tile zeroed */
+                for (int r = 40; r < 48; r++)
+                    for (int c = 40; c < 48; c++)
+                        jv_dtype_store(dt, dev, r * C + c, 0);
+            } else if (f == 1) { /* one element off by 8x the RMS */
+                jv_dtype_store(dt, dev, 777, jv_dtype_load(dt, good, 777) + 8 * rms);
+            } else if (f == 2) { /* one element unwritten */
+                memset(dev + 4321 * es, 0xFF, es);
+            } else if (f == 3) { /* transposed */
+                for (int r = 0; r < R; r++)
+                    for (int c = 0; c < C; c++)
+                        jv_dtype_store(dt, dev, r * C + c, jv_dtype_load(dt, good, c * C + r));
+            } else { /* shifted by one element */
+                for (int i = 0; i < N; i++)
+                    jv_dtype_store(dt, dev, i, jv_dtype_load(dt, good, (i + 1) % N));
+            }
+            memset(&v, 0, sizeof v);
+            int ok = jv_verify_output(&o, dev, ref, NULL, 0, &v);
+            CHECK(!ok && v.failed_output && !strcmp(v.worst, "out"));
+            if (ok) printf("  fault %d on %s passed verification\n", f, jv_dtype_short(dt));
+            if (f <= 1 && dt == JV_DT_BF16) /* the relative L2 error alone would have let these through */
+                CHECK(v.rel_l2 <= tol && (v.elem_bad > 0 || v.block_bad > 0));
+        }
+    next:
+        free(ref);
+        free(good);
+        free(dev);
+        free(noise);
+    }
+}
+
 static void test_stats(void) {
     double s[5] = {5, 1, 4, 2, 3}, med, mean, rsd;
     jv_timing_stats(s, 5, &med, &mean, &rsd);
@@ -375,6 +441,7 @@ int main(void) {
         return 1;
     }
     test_verify();
+    test_verify_faults();
     test_stats();
     test_fill_chunks();
     test_runner(&ir);

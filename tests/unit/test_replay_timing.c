@@ -147,7 +147,9 @@ static jv_status f_launch(void *ctx, void *plan, const jv_desc *d, const jv_oper
         JV_FAIL(err, JV_ERR_DEVICE, "fake device: an illegal memory access was encountered (launch %d)", f->launches);
     }
     f->queued++;
-    if (!f->timing) return jv_desc_reference(d, ops, bufs, NULL, err); /* the verified run computes */
+    /* every run computes: the runner verifies the first run and, after the timed launches, the last */
+    JV_CHECK(jv_desc_reference(d, ops, bufs, NULL, err));
+    if (!f->timing) return JV_OK;
     f->runs_in_region++;
     if (f->fresh) { /* a flushed sample: every run on operands not touched since the flush */
         for (int i = 0; i < f->nseen; i++)
