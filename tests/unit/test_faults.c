@@ -1,0 +1,170 @@
+/* test_faults: fault injection into jarvis-replay's verification (issue 15, item 4).
+ * Each case is a call in trace form (as tests/kernels/test_gpu_replay.c spells them) of a family the CPU
+ * backend replays (GEMM, convolution, batch norm, elementwise unary and binary), in fp32 and bf16, with an
+ * output of 2^19 elements: big enough that one damaged 8x8 tile or element is a small part of it (rel L2 of a
+ * zeroed tile ~0.011), small enough to verify in full. Each case runs once on the plain CPU backend (must
+ * verify: the op is right when nothing damages it), once through the wrapper with no fault (the wrapper
+ * forwards faithfully), then once per fault mode of tests/backends/faulty/ (a zeroed tile, one element off
+ * by 8x the RMS, one element left unwritten, transposed, shifted by one, launches after the first doing
+ * nothing): each must end JV_RES_WRONG with a reason naming the damaged operand. Prints the matrix of mode x
+ * case, one line per run. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "jv_faulty_backend.h"
+#include "jv_ir.h"
+#include "jv_opcall.h"
+#include "jv_runner.h"
+
+#include "jv_check.h"
+
+typedef struct {
+    const char *what;
+    const char *op, *dims, *types, *strides, *conc;
+} fcase;
+
+#define BF "\"c10::BFloat16\""
+#define FL "\"float\""
+#define CONV_TYPES(T)                                                                                                  \
+    "[" T ", " T ", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
+#define BN_TYPES(X, P) "[" X ", " P ", " P ", " P ", " P ", \"Scalar\", \"Scalar\", \"Scalar\"]"
+#define CONV_CONC      "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]"
+#define BN_CONC        "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"
+
+/* every output: 2^19 elements */
+static const fcase CASES[] = {
+    {"gemm mm fp32", "aten::mm", "[[512, 32], [32, 1024]]", "[" FL ", " FL "]", NULL, NULL},
+    {"gemm mm bf16", "aten::mm", "[[512, 32], [32, 1024]]", "[" BF ", " BF "]", NULL, NULL},
+    {"conv fp32", "aten::convolution", "[[2, 2, 128, 128], [16, 2, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(FL),
+     NULL, CONV_CONC},
+    {"conv bf16", "aten::convolution", "[[2, 2, 128, 128], [16, 2, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(BF),
+     NULL, CONV_CONC},
+    {"batchnorm train fp32", "aten::native_batch_norm", "[[4, 32, 64, 64], [32], [32], [32], [32], [], [], []]",
+     BN_TYPES(FL, FL), NULL, BN_CONC},
+    {"batchnorm train bf16", "aten::native_batch_norm", "[[4, 32, 64, 64], [32], [32], [32], [32], [], [], []]",
+     BN_TYPES(BF, BF), NULL, BN_CONC},
+    {"relu fp32", "aten::relu", "[[512, 1024]]", "[" FL "]", NULL, NULL},
+    {"relu bf16", "aten::relu", "[[512, 1024]]", "[" BF "]", NULL, NULL},
+    {"add fp32", "aten::add", "[[512, 1024], [512, 1024], []]", "[" FL ", " FL ", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"1\"]"},
+    {"add bf16", "aten::add", "[[512, 1024], [512, 1024], []]", "[" BF ", " BF ", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"1\"]"},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+static void fast_opts(jv_run_opts *o, const jv_device_props *p) {
+    jv_run_opts_default(o, p);
+    o->timing.max_time_s = 0.01;
+    o->timing.warmup_s = 0.0005;
+    o->timing.min_sample_s = 1e-4;
+    o->timing.min_samples = 2;
+    o->cold_bytes = 1 << 20;
+    o->quiet = 1;
+}
+
+/* 1 when the reason names operand `name` (quoted, as the runner writes it) */
+static int names_operand(const char *reason, const char *name) {
+    char q[40];
+    snprintf(q, sizeof q, "'%s'", name);
+    return name[0] && strstr(reason, q) != NULL;
+}
+
+/* the caught / missed matrix: [case][mode] */
+static int caught[NCASES][JV_FAULT_COUNT];
+
+static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_opts *o) {
+    const fcase *c = &CASES[ci];
+    jv_err err;
+    jv_err_clear(&err);
+    jv_ir_op op;
+    memset(&op, 0, sizeof op);
+    op.op_name = (char *)(uintptr_t)c->op; /* read only by the runner */
+    op.index = ci;
+    jv_status st = jv_opcall_from_trace(&op.call, c->op, c->dims, c->types, c->strides, c->conc, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    if (st != JV_OK) return;
+    jv_op_result r;
+    /* the plain CPU backend: the op verifies */
+    st = jv_run_op(&jv_cpu_backend, cpu, p, o, &op, &r, &err);
+    CHECK_MSG(st == JV_OK && r.status == JV_RES_OK, "%s: plain CPU backend: %s %s", c->what,
+              jv_res_status_str(r.status), r.reason);
+    printf("%-22s %-11s %-7s rel_l2 %.3g (tol %.3g)\n", c->what, "(plain)", jv_res_status_str(r.status),
+           r.verify.rel_l2, r.verify.tol);
+    for (int m = 0; m < JV_FAULT_COUNT; m++) {
+        jv_backend fb;
+        void *fctx = NULL;
+        CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, (jv_fault)m, &fctx, &err) == JV_OK);
+        if (!fctx) continue;
+        st = jv_run_op(&fb, fctx, p, o, &op, &r, &err);
+        CHECK_MSG(st == JV_OK, "%s / %s: %s", c->what, jv_fault_name((jv_fault)m), err.msg);
+        jv_faulty_stats s;
+        jv_faulty_get_stats(fctx, &s);
+        fb.close(fctx);
+        if (m == JV_FAULT_NONE) {
+            CHECK_MSG(r.status == JV_RES_OK, "%s: through the wrapper, no fault: %s %s", c->what,
+                      jv_res_status_str(r.status), r.reason);
+            printf("%-22s %-11s %-7s rel_l2 %.3g\n", c->what, "(wrapped)", jv_res_status_str(r.status),
+                   r.verify.rel_l2);
+            continue;
+        }
+        /* the wrapper did damage the output (else a miss would be the wrapper's fault, not verification's) */
+        if (m == JV_FAULT_STALE)
+            CHECK_MSG(s.skipped >= 1, "%s / stale: no launch was skipped", c->what);
+        else
+            CHECK_MSG(s.corrupted >= 1 && s.changed > 0, "%s / %s: the wrapper changed nothing", c->what,
+                      jv_fault_name((jv_fault)m));
+        int ok = r.status == JV_RES_WRONG && names_operand(r.reason, s.target);
+        caught[ci][m] = ok;
+        CHECK_MSG(ok, "%s / %s: not caught: %s, reason \"%s\" (damaged '%s')", c->what, jv_fault_name((jv_fault)m),
+                  jv_res_status_str(r.status), r.reason, s.target);
+        printf("%-22s %-11s %-7s %-6s target '%s', %lld changed, %lld skipped, rel_l2 %.3g (tol %.3g)%s%s\n", c->what,
+               jv_fault_name((jv_fault)m), jv_res_status_str(r.status), ok ? "CAUGHT" : "MISSED", s.target,
+               (long long)s.changed, (long long)s.skipped, r.verify.rel_l2, r.verify.tol, r.reason[0] ? ": " : "",
+               r.reason);
+    }
+    jv_opcall_free(&op.call);
+}
+
+int main(void) {
+    void *cpu = NULL;
+    jv_err err;
+    jv_err_clear(&err);
+    if (jv_cpu_backend.open(0, &cpu, &err) != JV_OK) {
+        fprintf(stderr, "cpu backend: %s\n", err.msg);
+        return 1;
+    }
+    jv_device_props p;
+    CHECK(jv_cpu_backend.props(cpu, &p, &err) == JV_OK);
+    jv_run_opts o;
+    fast_opts(&o, &p);
+
+    /* the wrapper refuses a mode out of range and cannot be opened by itself */
+    jv_backend fb;
+    void *fctx = NULL;
+    CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, JV_FAULT_COUNT, &fctx, &err) == JV_ERR_USAGE && !fctx);
+    jv_err_clear(&err);
+    CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, JV_FAULT_SPIKE, &fctx, &err) == JV_OK && fctx);
+    void *other = NULL;
+    CHECK(fb.open(0, &other, &err) == JV_ERR_NOTFOUND && !other && fb.graph_time == NULL);
+    fb.close(fctx);
+
+    for (int i = 0; i < NCASES; i++)
+        run_case(i, cpu, &p, &o);
+    jv_cpu_backend.close(cpu);
+
+    printf("\ncaught (1) / missed (0): case x mode\n%-22s", "");
+    for (int m = 1; m < JV_FAULT_COUNT; m++)
+        printf(" %-11s", jv_fault_name((jv_fault)m));
+    printf("\n");
+    for (int i = 0; i < NCASES; i++) {
+        printf("%-22s", CASES[i].what);
+        for (int m = 1; m < JV_FAULT_COUNT; m++)
+            printf(" %-11d", caught[i][m]);
+        printf("\n");
+    }
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
