@@ -160,6 +160,11 @@ jv_status jv_elementwise_operands(const jv_desc *d, jv_operands *out, jv_err *er
  * (*out) are among them: the one mapping device code and the reference share. */
 jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_operands *ops, jv_err *err);
 
+/* The strides of operand t broadcast against the output's dims, into bst[out->ndim] (0 where t's dim is 1 or
+ * missing: its leading dims are aligned to the right); 0 when t does not broadcast to out. The CPU reference
+ * and the device kernels' planning both read operands this way. */
+int jv_elementwise_broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst);
+
 /* The CPU reference of a parsed elementwise call over operands laid out as
  * jv_elementwise_operands lists them (their strides and dtypes may differ
  * from the descriptor's; their shapes may not): reads the inputs with

@@ -55,23 +55,6 @@ static int same_shape(const jv_tensor *a, const jv_tensor *b) {
     return 1;
 }
 
-/* Broadcast strides of t against the output's dims (0 where t's dim is 1 or
- * missing); 0 when t does not broadcast. */
-static int broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst) {
-    if (t->ndim > out->ndim) return 0;
-    const int lead = out->ndim - t->ndim;
-    for (int dd = 0; dd < out->ndim; dd++) {
-        const int e = dd - lead;
-        if (e < 0 || t->shape[e] == 1) {
-            bst[dd] = 0;
-        } else {
-            if (t->shape[e] != out->shape[dd]) return 0;
-            bst[dd] = t->strides[e];
-        }
-    }
-    return 1;
-}
-
 /* 1 when t's elements fill offsets [0, numel) exactly once (its strides are
  * a permutation of a contiguous layout; size-1 dims ignored) */
 static int dense(const jv_tensor *t) {
@@ -156,7 +139,7 @@ static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char 
                     o->name, jv_dtype_short(o->t.dtype));
             return 0;
         }
-        if (!broadcast_strides(&o->t, out, bst)) {
+        if (!jv_elementwise_broadcast_strides(&o->t, out, bst)) {
             why_set(why, cap, "%s: operand '%s' does not broadcast to the output", name, o->name);
             return 0;
         }
@@ -249,7 +232,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
             continue;
         }
         const jv_tensor *t = &ops->o[m.slot[k]].t;
-        broadcast_strides(t, out, bst[k + 1]); /* check_call checked that it broadcasts */
+        jv_elementwise_broadcast_strides(t, out, bst[k + 1]); /* check_call checked that it broadcasts */
         p.dt[k] = dt_code(t->dtype);
         is_tensor[k + 1] = 1;
     }

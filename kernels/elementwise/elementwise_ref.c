@@ -479,8 +479,7 @@ typedef struct {
     int64_t bst[JV_MAX_DIMS]; /* stride per output dim (0 where broadcast) */
 } ew_stream;
 
-/* Broadcast strides of operand t against the output shape; 0 when t does not fit. */
-static int broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst) {
+int jv_elementwise_broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst) {
     if (t->ndim > out->ndim) return 0;
     int lead = out->ndim - t->ndim;
     for (int dd = 0; dd < out->ndim; dd++) {
@@ -733,7 +732,7 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
         ew_stream *t = &sm[k + 1];
         if (k < g->arity && p.slot[k] >= 0) {
             const jv_tensor *ot = &ops->o[p.slot[k]].t;
-            if (!broadcast_strides(ot, out, t->bst))
+            if (!jv_elementwise_broadcast_strides(ot, out, t->bst))
                 JV_FAIL(err, JV_ERR_FORMAT, "%s: operand '%s' does not broadcast to the output", g->name,
                         ops->o[p.slot[k]].name);
             t->is_tensor = 1;
