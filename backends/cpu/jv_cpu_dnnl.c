@@ -1,0 +1,37 @@
+/* jv_cpu_dnnl: the oneDNN engine and stream of the CPU backend (see jv_cpu_dnnl.h). */
+#include "jv_cpu_dnnl.h"
+
+#ifdef JV_HAVE_DNNL
+#include <string.h>
+
+const char *jv_cpu_dnnl_status_str(dnnl_status_t s) {
+    switch (s) {
+    case dnnl_success: return "success";
+    case dnnl_out_of_memory: return "out of memory";
+    case dnnl_invalid_arguments: return "invalid arguments";
+    case dnnl_unimplemented: return "unimplemented";
+    case dnnl_iterator_ends: return "iterator ends";
+    case dnnl_runtime_error: return "runtime error";
+    case dnnl_not_required: return "not required";
+    default: return "unknown status";
+    }
+}
+
+jv_status jv_cpu_dnnl_open(jv_cpu_dnnl *x, jv_err *err) {
+    memset(x, 0, sizeof *x);
+    JV_DNNL_CALL(err, "oneDNN engine", dnnl_engine_create(&x->eng, dnnl_cpu, 0));
+    dnnl_status_t s = dnnl_stream_create(&x->stream, x->eng, dnnl_stream_default_flags);
+    if (s != dnnl_success) {
+        dnnl_engine_destroy(x->eng);
+        x->eng = NULL;
+        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: oneDNN stream: %s", jv_cpu_dnnl_status_str(s));
+    }
+    return JV_OK;
+}
+
+void jv_cpu_dnnl_close(jv_cpu_dnnl *x) {
+    if (x->stream) dnnl_stream_destroy(x->stream);
+    if (x->eng) dnnl_engine_destroy(x->eng);
+    memset(x, 0, sizeof *x);
+}
+#endif
