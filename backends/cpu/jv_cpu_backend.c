@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "backend.h"
 #include "jv_progress.h" /* jv_now */
 
@@ -234,39 +238,63 @@ static void cpu_release(void *ctx, void *plan) {
     (void)plan;
 }
 
+/* The baseline kernels as STREAM defines them, one thread per core (OpenMP, static schedule: each thread
+ * streams its own contiguous part; vectorizable loops). */
 static jv_status cpu_baseline(void *ctx, jv_base_kernel k, const float *a, const float *b, float *c, int64_t n, float s,
                               jv_err *err) {
     (void)ctx;
     switch (k) {
     case JV_BASE_COPY:
+#ifdef _OPENMP
+#pragma omp parallel for simd schedule(static)
+#endif
         for (int64_t i = 0; i < n; i++)
             c[i] = a[i];
         break;
     case JV_BASE_SCALE:
+#ifdef _OPENMP
+#pragma omp parallel for simd schedule(static)
+#endif
         for (int64_t i = 0; i < n; i++)
             c[i] = s * a[i];
         break;
     case JV_BASE_ADD:
+#ifdef _OPENMP
+#pragma omp parallel for simd schedule(static)
+#endif
         for (int64_t i = 0; i < n; i++)
             c[i] = a[i] + b[i];
         break;
     case JV_BASE_TRIAD:
+#ifdef _OPENMP
+#pragma omp parallel for simd schedule(static)
+#endif
         for (int64_t i = 0; i < n; i++)
             c[i] = a[i] + s * b[i];
         break;
     case JV_BASE_DOT: {
-        /* eight partial sums: a vectorizable reduction, as a GPU's block reduction is */
-        float acc[8] = {0};
-        int64_t i = 0;
-        for (; i + 8 <= n; i += 8)
+        double t = 0; /* per-thread float partial sums of 8 lanes, merged in double */
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : t)
+#endif
+        {
+            float acc[8] = {0};
+            int64_t lo = 0, hi = n;
+#ifdef _OPENMP
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            lo = n * id / nt;
+            hi = n * (id + 1) / nt;
+#endif
+            int64_t i = lo;
+            for (; i + 8 <= hi; i += 8)
+                for (int j = 0; j < 8; j++)
+                    acc[j] += a[i + j] * b[i + j];
+            for (; i < hi; i++)
+                acc[0] += a[i] * b[i];
             for (int j = 0; j < 8; j++)
-                acc[j] += a[i + j] * b[i + j];
-        for (; i < n; i++)
-            acc[0] += a[i] * b[i];
-        float t = 0;
-        for (int j = 0; j < 8; j++)
-            t += acc[j];
-        c[0] = t;
+                t += acc[j];
+        }
+        c[0] = (float)t;
         break;
     }
     default: JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: unknown baseline kernel %d", (int)k);
