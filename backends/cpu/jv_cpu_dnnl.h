@@ -35,7 +35,7 @@ const char *jv_cpu_dnnl_status_str(dnnl_status_t s);
     do {                                                                                                               \
         dnnl_status_t dn_s_ = (call);                                                                                  \
         if (dn_s_ != dnnl_success)                                                                                     \
-            JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: %s failed: %s", what, #call,                              \
+            JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: %s failed: %s", what, #call,                               \
                     jv_cpu_dnnl_status_str(dn_s_));                                                                    \
     } while (0)
 
