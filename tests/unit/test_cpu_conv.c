@@ -1,0 +1,378 @@
+/* test_cpu_conv: the CPU backend's oneDNN convolution plans (backends/cpu/jv_cpu_conv.c) against the conv
+ * family's double-precision reference (kernels/conv/conv_ref.c). Each case is a call in trace form (as
+ * tests/kernels/test_gpu_replay.c spells them): parsed, its replay operands filled (jv_fill_host), planned and
+ * run through oneDNN, run through jv_desc_reference into separate outputs, and every output compared with
+ * jv_verify_output. Forward NCHW and channels_last, bias, stride, padding, dilation, groups, depthwise, 1d and
+ * 3d, transposed; backward with all grads and with some; fp32 and bf16. Deliberately damaged outputs must fail
+ * verification; fp64 must be refused (JV_ERR_NOTFOUND). Prints one line per case, and the time of one
+ * ResNet-like conv (N 8, 64 -> 64, 56x56, 3x3, fp32) in NCHW and channels_last. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jv_cpu_dnnl.h"
+#include "jv_opcall.h"
+#include "jv_runner.h"
+
+#include "jv_check.h"
+
+typedef struct {
+    const char *what;
+    const char *op, *dims, *types, *strides, *conc;
+} ccase;
+
+#define BF "\"c10::BFloat16\""
+#define HF "\"c10::Half\""
+#define FL "\"float\""
+#define DB "\"double\""
+#define CONV_TYPES(T, B)                                                                                               \
+    "[" T ", " T ", " B ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
+#define CONV_BWD_TYPES(T)                                                                                              \
+    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "               \
+    "\"ScalarList\", \"Scalar\", \"ScalarList\"]"
+/* forward concrete args: stride, padding, dilation, transposed, output_padding, groups */
+#define FWD(S, P, D, TR, OP, G)                                                                                        \
+    "[\"\", \"\", \"\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G "\"]"
+/* backward: bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask */
+#define BWD(B, S, P, D, TR, OP, G, M)                                                                                  \
+    "[\"\", \"\", \"\", \"[" B "]\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G            \
+    "\", \"[" M "]\"]"
+
+/* x [2, 8, 12, 12] channels_last; weight [16, 8, 3, 3] channels_last */
+#define X8_CL  "[1152, 1, 96, 8]"
+#define X16_CL "[2304, 1, 192, 16]"
+#define W8_CL  "[72, 1, 24, 8]"
+
+static const ccase CASES[] = {
+    {"fwd fp32 NCHW", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
+     CONV_TYPES(FL, "\"\""), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+    {"fwd fp32 NCHW bias stride 2", "aten::convolution",
+     "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL), NULL,
+     FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+    {"fwd fp32 channels_last", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
+     CONV_TYPES(FL, "\"\""), "[" X8_CL ", " W8_CL ", [], [], [], [], [], [], []]",
+     FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+    {"fwd fp32 channels_last bias s2", "aten::convolution",
+     "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
+     "[" X8_CL ", " W8_CL ", [1], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+    {"fwd fp32 dilation 2 pad 2", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
+     CONV_TYPES(FL, FL), NULL, FWD("1, 1", "2, 2", "2, 2", "False", "0, 0", "1")},
+    {"fwd fp32 no pad 5x3 stride 2x1", "aten::convolution",
+     "[[2, 8, 12, 12], [16, 8, 5, 3], [], [], [], [], [], [], []]", CONV_TYPES(FL, "\"\""), NULL,
+     FWD("2, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
+    {"fwd fp32 groups 2", "aten::convolution", "[[2, 16, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
+     CONV_TYPES(FL, FL), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "2")},
+    {"fwd fp32 depthwise channels_last", "aten::convolution",
+     "[[2, 16, 12, 12], [16, 1, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
+     "[" X16_CL ", [9, 1, 3, 1], [1], [], [], [], [], [], []]", FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "16")},
+    {"fwd fp32 depthwise NCHW s2", "aten::convolution", "[[2, 16, 12, 12], [16, 1, 3, 3], [], [], [], [], [], [], []]",
+     CONV_TYPES(FL, "\"\""), NULL, FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "16")},
+    {"fwd fp32 conv1d", "aten::convolution", "[[2, 8, 20], [16, 8, 3], [16], [], [], [], [], [], []]",
+     CONV_TYPES(FL, FL), NULL, FWD("1", "1", "1", "False", "0", "1")},
+    {"fwd fp32 conv3d", "aten::convolution", "[[2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [8], [], [], [], [], [], []]",
+     CONV_TYPES(FL, FL), NULL, FWD("1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1")},
+    {"fwd fp32 transposed bias s2", "aten::convolution", "[[2, 16, 6, 6], [16, 8, 3, 3], [8], [], [], [], [], [], []]",
+     CONV_TYPES(FL, FL), NULL, FWD("2, 2", "1, 1", "1, 1", "True", "1, 1", "1")},
+    {"fwd fp32 conv2d padding same 4x4", "aten::conv2d", "[[2, 8, 10, 10], [16, 8, 4, 4], [16], [], [], [], []]",
+     "[" FL ", " FL ", " FL ", \"ScalarList\", \"String\", \"ScalarList\", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"\", \"[1, 1]\", \"same\", \"[1, 1]\", \"1\"]"},
+    {"fwd fp32 conv2d padding valid", "aten::conv2d", "[[2, 8, 10, 10], [16, 8, 3, 3], [], [], [], [], []]",
+     "[" FL ", " FL ", \"\", \"ScalarList\", \"String\", \"ScalarList\", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"\", \"[1, 1]\", \"valid\", \"[1, 1]\", \"1\"]"},
+    {"fwd bf16 NCHW bias", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
+     CONV_TYPES(BF, BF), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+    {"fwd bf16 channels_last groups 2 s2", "aten::convolution",
+     "[[2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(BF, "\"\""),
+     "[" X16_CL ", " W8_CL ", [], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "2")},
+    {"fwd bf16 depthwise dilation 2", "aten::convolution",
+     "[[2, 16, 12, 12], [16, 1, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(BF, BF), NULL,
+     FWD("1, 1", "2, 2", "2, 2", "False", "0, 0", "16")},
+    {"bwd fp32 all grads", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
+    {"bwd fp32 grad_input only s2", "aten::convolution_backward",
+     "[[2, 16, 6, 6], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("0", "2, 2", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
+    {"bwd fp32 grad_weight only dil 2", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("0", "1, 1", "2, 2", "2, 2", "False", "0, 0", "1", "False, True, False")},
+    {"bwd fp32 grad_bias only", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "False, False, True")},
+    {"bwd fp32 channels_last groups 2", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL),
+     "[" X16_CL ", " X16_CL ", " W8_CL ", [], [], [], [], [], [], [], []]",
+     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
+    {"bwd fp32 depthwise s2", "aten::convolution_backward",
+     "[[2, 16, 6, 6], [2, 16, 12, 12], [16, 1, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("16", "2, 2", "1, 1", "1, 1", "False", "0, 0", "16", "True, True, True")},
+    {"bwd fp32 conv3d", "aten::convolution_backward",
+     "[[2, 8, 6, 6, 6], [2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("8", "1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1", "True, True, True")},
+    {"bwd fp32 transposed s2", "aten::convolution_backward",
+     "[[2, 8, 12, 12], [2, 16, 6, 6], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
+     BWD("8", "2, 2", "1, 1", "1, 1", "True", "1, 1", "1", "True, True, True")},
+    {"bwd bf16 all grads", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
+     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
+    {"bwd bf16 grad_input only", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
+     BWD("0", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
+    {"bwd bf16 channels_last groups 2", "aten::convolution_backward",
+     "[[2, 16, 12, 12], [2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF),
+     "[" X16_CL ", " X16_CL ", " W8_CL ", [], [], [], [], [], [], [], []]",
+     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* One parsed case with its buffers: dev (oneDNN's outputs; inputs shared) and ref (the reference's). */
+typedef struct {
+    jv_opcall call;
+    jv_desc d;
+    jv_operands ops;
+    void *dev[JV_MAX_OPERANDS], *ref[JV_MAX_OPERANDS];
+} setup;
+
+static void setup_free(setup *s) {
+    for (int i = 0; i < s->ops.n; i++) {
+        if (s->ref[i] != s->dev[i]) free(s->ref[i]);
+        free(s->dev[i]);
+    }
+    jv_opcall_free(&s->call);
+    memset(s, 0, sizeof *s);
+}
+
+/* parses c and allocates / fills its operands (no reference when ref is 0) */
+static int setup_case(const ccase *c, setup *s, int ref) {
+    jv_err err;
+    jv_err_clear(&err);
+    memset(s, 0, sizeof *s);
+    jv_status st = jv_opcall_from_trace(&s->call, c->op, c->dims, c->types, c->strides, c->conc, &err);
+    if (st == JV_OK) st = jv_desc_parse(&s->call, &s->d, &err);
+    if (st == JV_OK) st = jv_desc_operands(&s->d, &s->ops, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    if (st != JV_OK) return 0;
+    for (int i = 0; i < s->ops.n; i++) {
+        const jv_operand *o = &s->ops.o[i];
+        size_t bytes = (size_t)jv_tensor_extent(&o->t) * jv_dtype_size(o->t.dtype);
+        s->dev[i] = malloc(bytes ? bytes : 1);
+        CHECK(s->dev[i] != NULL);
+        if (!s->dev[i]) return 0;
+        if (o->role == JV_ROLE_IN) {
+            jv_fill_host(s->dev[i], o->t.dtype, jv_tensor_extent(&o->t), o->init, 1000u + (uint64_t)i);
+            s->ref[i] = s->dev[i];
+        } else {
+            memset(s->dev[i], 0xFF, bytes);
+            if (ref) {
+                s->ref[i] = malloc(bytes ? bytes : 1);
+                CHECK(s->ref[i] != NULL);
+                if (!s->ref[i]) return 0;
+                memset(s->ref[i], 0xFF, bytes);
+            }
+        }
+    }
+    if (ref) {
+        st = jv_desc_reference(&s->d, &s->ops, s->ref, NULL, &err);
+        CHECK_MSG(st == JV_OK, "%s: reference: %s", c->what, err.msg);
+        if (st != JV_OK) return 0;
+    }
+    return 1;
+}
+
+/* verifies every output; returns 1 when all pass, *worst the worst rel L2 */
+static int verify_all(const setup *s, jv_verify *v) {
+    memset(v, 0, sizeof *v);
+    int ok = 1;
+    for (int i = 0; i < s->ops.n; i++)
+        if (s->ops.o[i].role != JV_ROLE_IN) ok &= jv_verify_output(&s->ops.o[i], s->dev[i], s->ref[i], NULL, 0, v);
+    return ok;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void run_case(const jv_cpu_dnnl *x, const ccase *c) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_conv *p = NULL;
+    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
+    CHECK_MSG(st == JV_OK, "%s: plan: %s", c->what, err.msg);
+    if (st == JV_OK) st = jv_cpu_conv_run(x, p, s.dev, &err);
+    CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+    if (st == JV_OK) {
+        jv_verify v;
+        int ok = verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong: worst '%s' rel_l2 %.3g (tol %.3g), %lld unwritten", c->what, v.worst, v.rel_l2, v.tol,
+                  (long long)v.unwritten);
+        printf("%-36s %-5s rel_l2 %.3g (tol %.3g, worst '%s')\n", c->what, ok ? "OK" : "WRONG", v.rel_l2, v.tol,
+               v.worst);
+    } else {
+        printf("%-36s ERROR %s\n", c->what, err.msg);
+    }
+    jv_cpu_conv_free(p);
+    setup_free(&s);
+}
+
+/* damaged outputs must fail: case `what` run, then output `name` zeroed (whole) or its first element made huge */
+static void wrong_case(const jv_cpu_dnnl *x, const char *what, const char *name, int whole) {
+    const ccase *c = NULL;
+    for (int i = 0; i < NCASES; i++)
+        if (!strcmp(CASES[i].what, what)) c = &CASES[i];
+    CHECK(c != NULL);
+    if (!c) return;
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_conv *p = NULL;
+    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
+    if (st == JV_OK) st = jv_cpu_conv_run(x, p, s.dev, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    int k = -1;
+    for (int i = 0; i < s.ops.n; i++)
+        if (!strcmp(s.ops.o[i].name, name)) k = i;
+    CHECK(k >= 0);
+    if (st == JV_OK && k >= 0) {
+        jv_verify v;
+        CHECK(verify_all(&s, &v)); /* right before the damage */
+        const jv_operand *o = &s.ops.o[k];
+        size_t es = jv_dtype_size(o->t.dtype);
+        if (whole) {
+            memset(s.dev[k], 0, (size_t)jv_tensor_extent(&o->t) * es);
+        } else { /* one element set to 1000x the reference's */
+            float big = 1000.f;
+            if (o->t.dtype == JV_DT_F32)
+                memcpy(s.dev[k], &big, sizeof big);
+            else
+                memset(s.dev[k], 0x7f, es); /* a huge bf16 */
+        }
+        int ok = verify_all(&s, &v);
+        CHECK_MSG(!ok && !strcmp(v.worst, name), "%s: damaged '%s' passed verification", c->what, name);
+        printf("%-36s %-5s '%s' %s damaged: rel_l2 %.3g, worst '%s'\n", c->what, ok ? "MISSED" : "CAUGHT", name,
+               whole ? "zeroed" : "one element", v.rel_l2, v.worst);
+    }
+    jv_cpu_conv_free(p);
+    setup_free(&s);
+}
+
+/* a dtype oneDNN cannot run here: refused with JV_ERR_NOTFOUND, or (fp16 on a CPU that has it) right */
+static void refused_case(const jv_cpu_dnnl *x, const ccase *c, int must_refuse) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_conv *p = NULL;
+    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
+    if (st == JV_OK) {
+        CHECK_MSG(!must_refuse, "%s: planned, expected JV_ERR_NOTFOUND", c->what);
+        st = jv_cpu_conv_run(x, p, s.dev, &err);
+        CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+        jv_verify v;
+        int ok = st == JV_OK && verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong", c->what);
+        printf("%-36s %-5s (runs on this CPU)\n", c->what, ok ? "OK" : "WRONG");
+    } else {
+        CHECK_MSG(st == JV_ERR_NOTFOUND && strstr(err.msg, "unsupported dtype"), "%s: %s", c->what, err.msg);
+        printf("%-36s NOTFOUND: %s\n", c->what, err.msg);
+    }
+    jv_cpu_conv_free(p);
+    setup_free(&s);
+}
+
+/* the ResNet-like conv, no reference: best of a few runs */
+static void time_case(const jv_cpu_dnnl *x, const ccase *c) {
+    setup s;
+    if (!setup_case(c, &s, 0)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_conv *p = NULL;
+    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    double best = 1e30;
+    for (int r = 0; st == JV_OK && r < 6; r++) {
+        double t0 = now_s();
+        st = jv_cpu_conv_run(x, p, s.dev, &err);
+        double t = now_s() - t0;
+        if (r > 0 && t < best) best = t; /* the first run warms up */
+    }
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    if (st == JV_OK) {
+        double flops = 2.0 * 8 * 64 * 64 * 9 * 56 * 56;
+        printf("%-36s %.2f ms (%.1f GFLOP/s)\n", c->what, best * 1e3, flops / best * 1e-9);
+    }
+    jv_cpu_conv_free(p);
+    setup_free(&s);
+}
+
+int main(void) {
+    jv_cpu_dnnl x;
+    jv_err err;
+    jv_err_clear(&err);
+    if (jv_cpu_dnnl_open(&x, &err) != JV_OK) {
+        fprintf(stderr, "oneDNN: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < NCASES; i++)
+        run_case(&x, &CASES[i]);
+
+    /* the checks can fail: damaged outputs are caught */
+    wrong_case(&x, "fwd fp32 NCHW", "out", 1);
+    wrong_case(&x, "fwd bf16 NCHW bias", "out", 0);
+    wrong_case(&x, "bwd fp32 all grads", "grad_weight", 1);
+    wrong_case(&x, "bwd fp32 all grads", "grad_bias", 0);
+
+    /* fp64: oneDNN has no CPU fp64 convolution; fp16: only on CPUs with avx512_fp16 */
+    static const ccase f64 = {"fwd fp64 (refused)",
+                              "aten::convolution",
+                              "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
+                              CONV_TYPES(DB, "\"\""),
+                              NULL,
+                              FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    static const ccase f16 = {"fwd fp16",
+                              "aten::convolution",
+                              "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
+                              CONV_TYPES(HF, "\"\""),
+                              NULL,
+                              FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    refused_case(&x, &f64, 1);
+    refused_case(&x, &f16, 0);
+
+    static const ccase rn = {"time resnet conv fp32 NCHW",
+                             "aten::convolution",
+                             "[[8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
+                             CONV_TYPES(FL, "\"\""),
+                             NULL,
+                             FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    static const ccase rn_cl = {"time resnet conv fp32 channels_last",
+                                "aten::convolution",
+                                "[[8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
+                                CONV_TYPES(FL, "\"\""),
+                                "[[200704, 1, 3584, 64], [576, 1, 192, 64], [], [], [], [], [], [], []]",
+                                FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    time_case(&x, &rn);
+    time_case(&x, &rn_cl);
+
+    jv_cpu_dnnl_close(&x);
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
