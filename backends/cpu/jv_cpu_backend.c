@@ -1,9 +1,11 @@
-/* jv_cpu_backend: the CPU backend. "Device" memory is host memory, the timer
- * is the monotonic clock, and an op runs the family's CPU reference (one
- * thread). It exists so that the whole replay flow runs, and is tested, on
- * machines without a GPU; its numbers describe this CPU, not a GPU. Its launch
- * cost is measured at open (a call through a function pointer); flush_cache
- * writes over a buffer twice the size of the last-level cache. */
+/* jv_cpu_backend: the CPU backend. "Device" memory is host memory and the
+ * timer the monotonic clock. GEMM and convolution run on oneDNN (matmul,
+ * convolution primitives: jv_cpu_dnnl.h), as PyTorch's CPU path does, on every
+ * core; the other families still run their CPU reference (one thread, impl
+ * "cpu reference": its time says nothing about this CPU's capability, and the
+ * report says so). The baseline kernels are STREAM's loops on every core.
+ * Its launch cost is measured at open (a call through a function pointer);
+ * flush_cache writes over a buffer twice the size of the last-level cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #endif
 
 #include "backend.h"
+#include "jv_cpu_dnnl.h"
 #include "jv_progress.h" /* jv_now */
 
 typedef struct {
@@ -26,7 +29,21 @@ typedef struct {
     size_t flush_words;
     int flush_failed;     /* 1: it could not be allocated: flush_cache says so every time */
     unsigned flush_round; /* varies what the flush writes */
+#ifdef JV_HAVE_DNNL
+    jv_cpu_dnnl dnnl; /* engine and stream */
+#endif
 } cpu_ctx;
+
+/* How a prepared op runs. */
+typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV } cpu_kind;
+
+typedef struct {
+    cpu_kind kind;
+#ifdef JV_HAVE_DNNL
+    jv_cpu_gemm *gemm;
+    jv_cpu_conv *conv;
+#endif
+} cpu_plan;
 
 /* an empty run, called through a function pointer as the runner calls a launch */
 static jv_status cpu_empty_run(void *arg, int set, jv_err *err) {
@@ -58,13 +75,24 @@ static jv_status cpu_open(int device, void **ctx, jv_err *err) {
     cpu_ctx *c = calloc(1, sizeof *c);
     if (!c) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
     c->launch_us = measure_launch_us();
+#ifdef JV_HAVE_DNNL
+    jv_status st = jv_cpu_dnnl_open(&c->dnnl, err);
+    if (st != JV_OK) {
+        free(c);
+        return st;
+    }
+#endif
     *ctx = c;
     return JV_OK;
 }
 
 static void cpu_close(void *ctx) {
     cpu_ctx *c = ctx;
-    if (c) free(c->flush_buf);
+    if (!c) return;
+#ifdef JV_HAVE_DNNL
+    jv_cpu_dnnl_close(&c->dnnl);
+#endif
+    free(c->flush_buf);
     free(c);
 }
 
@@ -129,7 +157,11 @@ static jv_status cpu_props(void *ctx, jv_device_props *p, jv_err *err) {
     if (pages > 0 && psz > 0) p->memory_bytes = (int64_t)pages * psz;
     if (avail > 0 && psz > 0) p->free_bytes = (int64_t)avail * psz;
     p->llc_bytes = cpu_llc();
-    p->compute_units = 1;        /* the references run on one thread */
+#ifdef _OPENMP
+    p->compute_units = omp_get_max_threads(); /* oneDNN and the baseline use every thread */
+#else
+    p->compute_units = 1;
+#endif
     p->launch_us = c->launch_us; /* measured at open */
     p->host_launch_us = c->launch_us;
     return JV_OK;
@@ -215,27 +247,69 @@ static jv_status cpu_timer_stop(void *ctx, double *seconds, jv_err *err) {
     return JV_OK;
 }
 
+static void cpu_release(void *ctx, void *plan) {
+    (void)ctx;
+    cpu_plan *p = plan;
+    if (!p) return;
+#ifdef JV_HAVE_DNNL
+    jv_cpu_gemm_free(p->gemm);
+    jv_cpu_conv_free(p->conv);
+#endif
+    free(p);
+}
+
+/* oneDNN for GEMM and convolution (a call it cannot run says why and runs the reference, named so); the
+ * reference for the other families */
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
-    (void)ctx;
-    (void)d;
-    (void)ops;
+    cpu_ctx *c = ctx;
+    (void)c;
     *plan = NULL;
     if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: one implementation per op");
-    snprintf(impl, impl_cap, "cpu reference");
+    cpu_plan *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
+    const char *why = "no oneDNN path for this family";
+    jv_err le = {0};
+#ifdef JV_HAVE_DNNL
+    jv_status st = JV_ERR_NOTFOUND;
+    if (d->family == (int)JV_FAM_GEMM) {
+        st = jv_cpu_gemm_plan(&c->dnnl, d, ops, &p->gemm, &le);
+        if (st == JV_OK) p->kind = CPU_GEMM, snprintf(impl, impl_cap, "oneDNN matmul");
+    } else if (d->family == (int)JV_FAM_CONV) {
+        st = jv_cpu_conv_plan(&c->dnnl, d, ops, &p->conv, &le);
+        if (st == JV_OK) p->kind = CPU_CONV, snprintf(impl, impl_cap, "oneDNN convolution");
+    }
+    if (st == JV_OK) {
+        *plan = p;
+        return JV_OK;
+    }
+    if (st != JV_ERR_NOTFOUND) {
+        cpu_release(c, p);
+        return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
+    }
+    if (le.msg[0]) why = le.msg;
+#else
+    why = "built without oneDNN";
+#endif
+    p->kind = CPU_REFERENCE; /* named apart when oneDNN refused a call of a family it runs */
+    snprintf(impl, impl_cap, "%s", le.msg[0] ? "cpu reference (oneDNN refused)" : "cpu reference");
+    (void)why;
+    *plan = p;
     return JV_OK;
 }
 
 static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
                             jv_err *err) {
-    (void)ctx;
-    (void)plan;
+    cpu_ctx *c = ctx;
+    const cpu_plan *p = plan;
+    (void)c;
+#ifdef JV_HAVE_DNNL
+    if (p && p->kind == CPU_GEMM) return jv_cpu_gemm_run(&c->dnnl, p->gemm, bufs, err);
+    if (p && p->kind == CPU_CONV) return jv_cpu_conv_run(&c->dnnl, p->conv, bufs, err);
+#else
+    (void)p;
+#endif
     return jv_desc_reference(d, ops, bufs, NULL, err);
-}
-
-static void cpu_release(void *ctx, void *plan) {
-    (void)ctx;
-    (void)plan;
 }
 
 /* The baseline kernels as STREAM defines them, one thread per core (OpenMP, static schedule: each thread
