@@ -51,8 +51,9 @@ static int base_check(jv_base_kernel k, const float *ha, const float *hb, const 
     return 1;
 }
 
+/* an n^3 GEMM of dtype dt into *res; its FLOP/s in *flops (0 when it did not run and verify) */
 static jv_status gemm_ceiling(const jv_backend *be, void *ctx, const jv_device_props *p, const jv_run_opts *o,
-                              int64_t n, jv_dtype dt, jv_baseline *b, jv_err *err) {
+                              int64_t n, jv_dtype dt, jv_op_result *res, double *flops, jv_err *err) {
     char dims[128], types[128], strides[128];
     snprintf(dims, sizeof dims, "[[%lld, %lld], [%lld, %lld]]", (long long)n, (long long)n, (long long)n, (long long)n);
     snprintf(types, sizeof types, "[\"%s\", \"%s\"]", jv_dtype_trace_name(dt), jv_dtype_trace_name(dt));
@@ -66,14 +67,12 @@ static jv_status gemm_ceiling(const jv_backend *be, void *ctx, const jv_device_p
     go.cache_cold = 0;
     go.cache_hot = 1;
     go.max_bytes = 0;
-    jv_status st = jv_run_op(be, ctx, p, &go, &op, &b->gemm, err);
+    jv_status st = jv_run_op(be, ctx, p, &go, &op, res, err);
     jv_opcall_free(&op.call);
     JV_CHECK(st);
-    b->gemm_n = n;
-    if (b->gemm.status == JV_RES_OK && b->gemm.hot.samples > 0 && b->gemm.hot.median_s > 0) {
-        b->gemm_done = 1;
-        b->flops_ceiling = b->gemm.perf.flops / b->gemm.hot.median_s;
-    }
+    *flops = 0;
+    if (res->status == JV_RES_OK && res->hot.samples > 0 && res->hot.median_s > 0)
+        *flops = res->perf.flops / res->hot.median_s;
     return JV_OK;
 }
 
@@ -139,6 +138,14 @@ done:
     free(ha);
     free(hb);
     free(hc);
-    if (st == JV_OK && gemm_n > 0) st = gemm_ceiling(be, ctx, p, o, gemm_n, gemm_dtype, b, err);
+    if (st == JV_OK && gemm_n > 0) {
+        b->gemm_n = gemm_n;
+        st = gemm_ceiling(be, ctx, p, o, gemm_n, gemm_dtype, &b->gemm, &b->flops_ceiling, err);
+        b->gemm_done = st == JV_OK && b->flops_ceiling > 0;
+    }
+    if (st == JV_OK && b->gemm_done && !p->is_gpu && gemm_dtype == JV_DT_F32) {
+        st = gemm_ceiling(be, ctx, p, o, gemm_n, JV_DT_BF16, &b->gemm_alt, &b->flops_ceiling_alt, err);
+        b->gemm_alt_done = st == JV_OK && b->flops_ceiling_alt > 0 && !strcmp(b->gemm_alt.impl, b->gemm.impl);
+    }
     return st;
 }

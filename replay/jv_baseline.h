@@ -24,6 +24,11 @@ typedef struct {
     jv_op_result gemm;           /* the GEMM run (verified, hot) */
     int64_t gemm_n;
     double flops_ceiling; /* FLOP/s of the GEMM (its dtype: gemm.perf.dtype) */
+    /* on a device without a datasheet (the CPU), a second GEMM in bf16 after the fp32 one, kept when it ran
+     * on the same implementation: the bf16 ceiling is measured, not carried by a datasheet ratio */
+    int gemm_alt_done;
+    jv_op_result gemm_alt;
+    double flops_ceiling_alt;
 } jv_baseline;
 
 /* Name of a baseline kernel ("copy", "scale", "add", "triad", "dot"). */
@@ -32,8 +37,9 @@ const char *jv_base_name(jv_base_kernel k);
 /* Runs the bandwidth suite with arrays of array_bytes each (0: a size for
  * the device: 1 GiB on a GPU when memory allows, else 4x the last-level
  * cache and at least 64 MiB), then (gemm_n > 0) an n^3 GEMM of dtype
- * gemm_dtype. JV_OK with b->done 0 when the arrays do not fit; an error
- * status when the backend fails (message in err). */
+ * gemm_dtype, and on a CPU with an fp32 gemm_dtype also a bf16 one
+ * (gemm_alt, kept when the backend ran it with the same implementation). JV_OK with b->done 0 when the arrays do not
+ * fit; an error status when the backend fails (message in err). */
 jv_status jv_baseline_run(const jv_backend *be, void *ctx, const jv_device_props *p, const jv_run_opts *o,
                           int64_t array_bytes, int64_t gemm_n, jv_dtype gemm_dtype, jv_baseline *b, jv_err *err);
 

@@ -52,10 +52,12 @@ jv_figure jv_figure_of(const jv_op_result *r, double *time_s) {
     return JV_FIG_NONE;
 }
 
-/* the measured FLOP ceiling carried to the op's compute spec through the
- * datasheet ratio (the GEMM measures one dtype) */
+/* the measured FLOP ceiling of the op's dtype where one was measured (the
+ * CPU's bf16 GEMM), else the GEMM's carried to the op's compute spec
+ * through the datasheet ratio */
 static double flops_ceiling_for(const jv_op_result *r, const jv_baseline *b, const jv_hw *ds) {
     if (!b->gemm_done) return 0;
+    if (b->gemm_alt_done && r->perf.dtype == b->gemm_alt.perf.dtype) return b->flops_ceiling_alt; /* measured */
     if (!ds) return b->flops_ceiling;
     char want[32], have[32];
     jv_perf_compute_spec(&r->perf, want, sizeof want);

@@ -81,7 +81,9 @@ def check_results(p, out, tag, min_ops=1):
         check(b['verified'] == 1 and not b.get('error_occurred'), f"{tag}: {b['name']} verified")
         check(b['real_time'] > 0 and b['time_unit'] == 'us' and b['iterations'] >= 1, f"{tag}: {b['name']} timed")
     base = [b for b in doc['benchmarks'] if b['name'].startswith('baseline/')]
-    check(len(base) == 6 and any(b['name'].startswith('baseline/gemm/') for b in base) and all(b['verified'] == 1 and b['bytes_per_second'] > 0 for b in base), 'baseline')
+    # copy, scale, add, triad, dot and the fp32 GEMM; on the CPU with oneDNN also the measured bf16 GEMM ceiling
+    gemms = [b for b in base if b['name'].startswith('baseline/gemm/')]
+    check(len(base) - len(gemms) == 5 and 1 <= len(gemms) <= 2 and gemms[0]['name'].startswith('baseline/gemm/fp32/') and all(b['verified'] == 1 and b['bytes_per_second'] > 0 for b in base), f'baseline: {[b["name"] for b in base]}')
     return doc
 
 
