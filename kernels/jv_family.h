@@ -202,6 +202,9 @@ jv_status jv_desc_reference(const jv_desc *d, const jv_operands *ops, void *cons
 jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t, jv_role role, jv_init init,
                           jv_err *err);
 
+/* The index of the operand called name in ops, or -1. */
+int jv_operands_find(const jv_operands *ops, const char *name);
+
 /* Model numbers and params of a parsed descriptor. */
 void jv_desc_model(const jv_desc *d, jv_perf *p);
 void jv_desc_params(const jv_desc *d, jv_params *out);

@@ -64,6 +64,12 @@ jv_status jv_desc_reference(const jv_desc *d, const jv_operands *ops, void *cons
     return f->reference(d, ops, bufs, s, err);
 }
 
+int jv_operands_find(const jv_operands *ops, const char *name) {
+    for (int i = 0; i < ops->n; i++)
+        if (!strcmp(ops->o[i].name, name)) return i;
+    return -1;
+}
+
 jv_status jv_operands_add(jv_operands *ops, const char *name, const jv_tensor *t, jv_role role, jv_init init,
                           jv_err *err) {
     if (ops->n >= JV_MAX_OPERANDS) JV_FAIL(err, JV_ERR_LIMIT, "more than %d operands", JV_MAX_OPERANDS);

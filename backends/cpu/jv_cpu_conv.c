@@ -62,12 +62,6 @@ void jv_cpu_conv_free(jv_cpu_conv *p) {
     free(p);
 }
 
-static int find_op(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
 static int dnnl_type(jv_dtype dt, dnnl_data_type_t *out) {
     switch (dt) {
     case JV_DT_F32: *out = dnnl_f32; return 1;
@@ -311,9 +305,11 @@ static jv_status plan_body(const jv_cpu_dnnl *x, const jv_conv_desc *g, const jv
         if (g->pad_mode == JV_CONV_PAD_VALID) q.pl[i] = q.pr[i] = 0;
         if (g->pad_mode == JV_CONV_PAD_SAME) q.pr[i] = ext - q.pl[i];
     }
-    int ix = find_op(ops, "input"), iw = find_op(ops, "weight"), ib = find_op(ops, "bias"), io = find_op(ops, "out");
-    int igo = find_op(ops, "grad_output"), igi = find_op(ops, "grad_input"), igw = find_op(ops, "grad_weight");
-    int igb = find_op(ops, "grad_bias");
+    int ix = jv_operands_find(ops, "input"), iw = jv_operands_find(ops, "weight"), ib = jv_operands_find(ops, "bias"),
+        io = jv_operands_find(ops, "out");
+    int igo = jv_operands_find(ops, "grad_output"), igi = jv_operands_find(ops, "grad_input"),
+        igw = jv_operands_find(ops, "grad_weight");
+    int igb = jv_operands_find(ops, "grad_bias");
     if (ix < 0 || iw < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: operands missing", what);
     dnnl_memory_desc_t md[JV_MAX_OPERANDS];
     for (int i = 0; i < ops->n; i++) {

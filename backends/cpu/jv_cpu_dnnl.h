@@ -64,8 +64,7 @@ void jv_cpu_conv_free(jv_cpu_conv *p);
  * (PyTorch's running-statistics update with momentum and the unbiased variance, save_invstd) is done by the
  * plan's own loop over the channels. */
 typedef struct jv_cpu_bn jv_cpu_bn;
-jv_status jv_cpu_bn_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_operands *ops, jv_cpu_bn **out,
-                         jv_err *err);
+jv_status jv_cpu_bn_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_operands *ops, jv_cpu_bn **out, jv_err *err);
 jv_status jv_cpu_bn_run(const jv_cpu_dnnl *x, const jv_cpu_bn *p, void *const *bufs, jv_err *err);
 void jv_cpu_bn_free(jv_cpu_bn *p);
 

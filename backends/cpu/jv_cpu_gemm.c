@@ -38,12 +38,6 @@ typedef struct {
     dnnl_dims_t dims, strides;
 } gemm_md;
 
-static int find_op(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
 static int dnnl_type(jv_dtype d, dnnl_data_type_t *t) {
     switch (d) {
     case JV_DT_F32: *t = dnnl_f32; return 1;
@@ -114,19 +108,11 @@ jv_status jv_cpu_gemm_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_oper
                            jv_err *err) {
     const jv_gemm_desc *g = jv_gemm_of(d);
     *out = NULL;
-    const char *na, *nb, *nc = NULL, *name;
-    switch (g->op) {
-    case JV_GEMM_MM: na = "self", nb = "mat2", name = "aten::mm"; break;
-    case JV_GEMM_ADDMM: na = "mat1", nb = "mat2", nc = "self", name = "aten::addmm"; break;
-    case JV_GEMM_BMM: na = "self", nb = "mat2", name = "aten::bmm"; break;
-    case JV_GEMM_BADDBMM: na = "batch1", nb = "batch2", nc = "self", name = "aten::baddbmm"; break;
-    case JV_GEMM_LINEAR: na = "input", nb = "weight", nc = "bias", name = "aten::linear"; break;
-    case JV_GEMM_MATMUL: na = "self", nb = "other", name = "aten::matmul"; break;
-    default: JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: this GEMM op (fp8 _scaled_mm) is not replayed on oneDNN");
-    }
-    int ia = find_op(ops, na), ib = find_op(ops, nb), io = find_op(ops, "out"), ic = nc ? find_op(ops, nc) : -1;
-    if (ia < 0 || ib < 0 || io < 0)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: operands '%s', '%s', 'out' not found", name, na, nb);
+    jv_gemm_roles ro;
+    jv_err re = {0};
+    if (jv_gemm_roles_of(d, ops, &ro, &re) != JV_OK) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s", re.msg);
+    const char *name = ro.name;
+    int ia = ro.a, ib = ro.b, io = ro.out, ic = ro.c;
     const jv_tensor *ta = &ops->o[ia].t, *tb = &ops->o[ib].t, *to = &ops->o[io].t;
     const jv_tensor *tc = ic >= 0 ? &ops->o[ic].t : NULL;
 

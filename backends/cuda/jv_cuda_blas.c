@@ -56,12 +56,6 @@ static const char *lt_str(cublasStatus_t s) {
             JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: %s failed: %s", name, #call, cudaGetErrorString(rt_s_));  \
     } while (0)
 
-static int find_op(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
 static int lt_type(jv_dtype d, cudaDataType_t *t) {
     switch (d) {
     case JV_DT_F32: *t = CUDA_R_32F; return 1;
@@ -197,19 +191,11 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
                             jv_cuda_gemm **out, jv_err *err) {
     const jv_gemm_desc *g = jv_gemm_of(d);
     *out = NULL;
-    const char *na, *nb, *nc = NULL, *name;
-    switch (g->op) {
-    case JV_GEMM_MM: na = "self", nb = "mat2", name = "aten::mm"; break;
-    case JV_GEMM_ADDMM: na = "mat1", nb = "mat2", nc = "self", name = "aten::addmm"; break;
-    case JV_GEMM_BMM: na = "self", nb = "mat2", name = "aten::bmm"; break;
-    case JV_GEMM_BADDBMM: na = "batch1", nb = "batch2", nc = "self", name = "aten::baddbmm"; break;
-    case JV_GEMM_LINEAR: na = "input", nb = "weight", nc = "bias", name = "aten::linear"; break;
-    case JV_GEMM_MATMUL: na = "self", nb = "other", name = "aten::matmul"; break;
-    default: JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: this GEMM op (fp8 _scaled_mm) is not replayed on cuBLASLt");
-    }
-    int ia = find_op(ops, na), ib = find_op(ops, nb), io = find_op(ops, "out"), ic = nc ? find_op(ops, nc) : -1;
-    if (ia < 0 || ib < 0 || io < 0)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operands '%s', '%s', 'out' not found", name, na, nb);
+    jv_gemm_roles ro;
+    jv_err re = {0};
+    if (jv_gemm_roles_of(d, ops, &ro, &re) != JV_OK) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s", re.msg);
+    const char *name = ro.name;
+    int ia = ro.a, ib = ro.b, io = ro.out, ic = ro.c;
     const jv_tensor *ta = &ops->o[ia].t, *tb = &ops->o[ib].t, *to = &ops->o[io].t;
     cudaDataType_t da, db, dout;
     if (!lt_type(ta->dtype, &da) || !lt_type(tb->dtype, &db) || !lt_type(to->dtype, &dout) || da != db)

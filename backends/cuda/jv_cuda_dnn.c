@@ -26,12 +26,6 @@
         if (dnn_s_ != CUDNN_STATUS_SUCCESS) return DNN_FAIL_CALL(err, what, call, dnn_s_);                             \
     } while (0)
 
-static int find_op(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
 static int dnn_type(jv_dtype d, cudnnDataType_t *t) {
     switch (d) {
     case JV_DT_F32: *t = CUDNN_DATA_FLOAT; return 1;
@@ -381,7 +375,7 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
 
     /* the memory format, as PyTorch's cudnn_conv_suggest_memory_format: channels_last (3d) for a 4-d (5-d)
      * weight when the input or the weight suggests it, never for double */
-    int x_op = find_op(ops, "input"), w_op = find_op(ops, "weight");
+    int x_op = jv_operands_find(ops, "input"), w_op = jv_operands_find(ops, "weight");
     int cl = 0;
     if (!p->f64 && w_op >= 0 && (ops->o[w_op].t.ndim == 4 || ops->o[w_op].t.ndim == 5))
         cl = jv_tensor_suggest_channels_last(&ops->o[w_op].t) ||
@@ -395,9 +389,11 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         else if (strcmp(o->name, "bias") && strcmp(o->name, "grad_bias"))
             JV_CHECK(tensor_desc(&p->td[i], &o->t, cl, &p->rec[i], what, err));
     }
-    int ix = find_op(ops, "input"), iw = find_op(ops, "weight"), ib = find_op(ops, "bias"), io = find_op(ops, "out");
-    int igo = find_op(ops, "grad_output"), igi = find_op(ops, "grad_input"), igw = find_op(ops, "grad_weight");
-    int igb = find_op(ops, "grad_bias");
+    int ix = jv_operands_find(ops, "input"), iw = jv_operands_find(ops, "weight"), ib = jv_operands_find(ops, "bias"),
+        io = jv_operands_find(ops, "out");
+    int igo = jv_operands_find(ops, "grad_output"), igi = jv_operands_find(ops, "grad_input"),
+        igw = jv_operands_find(ops, "grad_weight");
+    int igb = jv_operands_find(ops, "grad_bias");
     int bias_src = -1, bias_dst = -1;
     if (g->op != JV_CONV_BACKWARD) {
         if (ix < 0 || iw < 0 || io < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operands missing", what);
@@ -570,7 +566,7 @@ void jv_cuda_bn_free(jv_cuda_bn *p) {
 
 int jv_cuda_bn_possible(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
     const jv_batchnorm_desc *g = jv_batchnorm_of(d);
-    int ix = find_op(ops, "input"), idy = find_op(ops, "grad_out");
+    int ix = jv_operands_find(ops, "input"), idy = jv_operands_find(ops, "grad_out");
     jv_dtype x = g->x.dtype;
     jv_dtype pdt = x == JV_DT_F64 ? JV_DT_F64 : JV_DT_F32;
     const char *r = NULL;
@@ -629,10 +625,14 @@ jv_status jv_cuda_bn_plan(const jv_desc *d, const jv_operands *ops, size_t ws_li
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: batch norm plan: out of memory");
     p->bwd = g->bwd, p->training = g->training, p->f64 = g->x.dtype == JV_DT_F64;
     p->momentum = g->momentum, p->eps = g->eps;
-    p->ix = find_op(ops, "input"), p->iy = find_op(ops, "out"), p->iw = find_op(ops, "weight");
-    p->ib = find_op(ops, "bias"), p->irm = find_op(ops, "running_mean"), p->irv = find_op(ops, "running_var");
-    p->ism = find_op(ops, "save_mean"), p->isv = find_op(ops, "save_invstd"), p->idy = find_op(ops, "grad_out");
-    p->idx = find_op(ops, "grad_input"), p->idw = find_op(ops, "grad_weight"), p->idb = find_op(ops, "grad_bias");
+    p->ix = jv_operands_find(ops, "input"), p->iy = jv_operands_find(ops, "out"),
+    p->iw = jv_operands_find(ops, "weight");
+    p->ib = jv_operands_find(ops, "bias"), p->irm = jv_operands_find(ops, "running_mean"),
+    p->irv = jv_operands_find(ops, "running_var");
+    p->ism = jv_operands_find(ops, "save_mean"), p->isv = jv_operands_find(ops, "save_invstd"),
+    p->idy = jv_operands_find(ops, "grad_out");
+    p->idx = jv_operands_find(ops, "grad_input"), p->idw = jv_operands_find(ops, "grad_weight"),
+    p->idb = jv_operands_find(ops, "grad_bias");
     const char *what = g->bwd ? "batch norm backward (cuDNN)" : "batch norm (cuDNN)";
     jv_status st = JV_OK;
     /* PyTorch's getCudnnBatchNormMode over input.suggest_memory_format() */

@@ -535,13 +535,6 @@ static void run_bsum(const view *G, int64_t n, int64_t ch, const int64_t sp[3], 
     }
 }
 
-/* The operand named name in ops, or -1. */
-static int find_operand(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
 jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                             jv_err *err) {
     const jv_conv_desc *g = jv_conv_of(d);
@@ -593,15 +586,17 @@ jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *cons
     }
 
     if (g->op != JV_CONV_BACKWARD) {
-        int ix = find_operand(ops, "input"), iw = find_operand(ops, "weight"), ib = find_operand(ops, "bias");
-        int io = find_operand(ops, "out");
+        int ix = jv_operands_find(ops, "input"), iw = jv_operands_find(ops, "weight"),
+            ib = jv_operands_find(ops, "bias");
+        int io = jv_operands_find(ops, "out");
         const view *bias = ib >= 0 ? &vs[ib] : NULL;
         if (!g->transposed) return run_map(&m, 0, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
         return run_map(&m, 1, &vs[ix], &vs[iw], bias, &vs[io], &pk[io], err);
     }
-    int igo = find_operand(ops, "grad_output"), ix = find_operand(ops, "input"), iw = find_operand(ops, "weight");
-    int igi = find_operand(ops, "grad_input"), igw = find_operand(ops, "grad_weight");
-    int igb = find_operand(ops, "grad_bias");
+    int igo = jv_operands_find(ops, "grad_output"), ix = jv_operands_find(ops, "input"),
+        iw = jv_operands_find(ops, "weight");
+    int igi = jv_operands_find(ops, "grad_input"), igw = jv_operands_find(ops, "grad_weight");
+    int igb = jv_operands_find(ops, "grad_bias");
     /* the A-space and B-space operands of C: grad_output lives where the forward's output does */
     const view *A = g->transposed ? &vs[igo] : &vs[ix], *B = g->transposed ? &vs[ix] : &vs[igo];
     if (igi >= 0 && (sel < 0 || sel == igi)) {

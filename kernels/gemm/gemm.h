@@ -71,6 +71,16 @@ jv_status jv_gemm_operands(const jv_desc *d, jv_operands *out, jv_err *err);
 jv_status jv_gemm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                             jv_err *err);
 
+/* The operands of a parsed GEMM call by role, found by name in ops as jv_gemm_operands lays them out: a and b
+ * (multiplied), c (addmm/baddbmm "self", linear "bias"; -1 when the call has none), out, and the op's name
+ * ("aten::addmm"). JV_ERR_FORMAT naming what is missing, and for fp8 _scaled_mm (not replayed). Every
+ * implementation of the family (the CPU reference, the backends' library paths) reads the call this way. */
+typedef struct {
+    int a, b, c, out;
+    const char *name;
+} jv_gemm_roles;
+jv_status jv_gemm_roles_of(const jv_desc *d, const jv_operands *ops, jv_gemm_roles *r, jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) {
     return (const jv_gemm_desc *)(const void *)d->data;

@@ -420,24 +420,30 @@ static jv_status run_sampled(const gemm_run *r, const jv_sample *s, jv_err *err)
     return JV_OK;
 }
 
-static int find_operand(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
+jv_status jv_gemm_roles_of(const jv_desc *d, const jv_operands *ops, jv_gemm_roles *r, jv_err *err) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    const char *nm = op_name(g->op);
+    r->name = nm;
+    if (g->op == JV_GEMM_SCALED_MM) JV_FAIL(err, JV_ERR_FORMAT, "%s: fp8 scaled GEMM is not replayed", nm);
+    gemm_names names = names_of(g->op);
+    r->a = jv_operands_find(ops, names.a);
+    r->b = jv_operands_find(ops, names.b);
+    r->out = jv_operands_find(ops, "out");
+    r->c = names.bias[0] ? jv_operands_find(ops, names.bias) : -1;
+    if (r->a < 0 || r->b < 0 || r->out < 0 || (r->c < 0 && g->op != JV_GEMM_LINEAR && names.bias[0]))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: operands '%s', '%s'%s%s%s and 'out' expected (see jv_gemm_operands)", nm,
+                names.a, names.b, names.bias[0] ? ", '" : "", names.bias, names.bias[0] ? "'" : "");
+    if (ops->o[r->out].role == JV_ROLE_IN) JV_FAIL(err, JV_ERR_FORMAT, "%s: 'out' is not an output", nm);
+    return JV_OK;
 }
 
 jv_status jv_gemm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                             jv_err *err) {
     const jv_gemm_desc *g = jv_gemm_of(d);
-    const char *nm = op_name(g->op);
-    if (g->op == JV_GEMM_SCALED_MM) JV_FAIL(err, JV_ERR_FORMAT, "%s: fp8 scaled GEMM has no CPU reference", nm);
     gemm_names names = names_of(g->op);
-    int ia = find_operand(ops, names.a), ib = find_operand(ops, names.b), io = find_operand(ops, "out");
-    int ic = names.bias[0] ? find_operand(ops, names.bias) : -1;
-    if (ia < 0 || ib < 0 || io < 0 || (ic < 0 && g->op != JV_GEMM_LINEAR && names.bias[0]))
-        JV_FAIL(err, JV_ERR_FORMAT, "%s: operands '%s', '%s'%s%s%s and 'out' expected (see jv_gemm_operands)", nm,
-                names.a, names.b, names.bias[0] ? ", '" : "", names.bias, names.bias[0] ? "'" : "");
-    if (ops->o[io].role == JV_ROLE_IN) JV_FAIL(err, JV_ERR_FORMAT, "%s: 'out' is not an output", nm);
+    jv_gemm_roles ro;
+    JV_CHECK(jv_gemm_roles_of(d, ops, &ro, err));
+    int ia = ro.a, ib = ro.b, io = ro.out, ic = ro.c;
     gemm_run r = {0};
     r.ta = ops->o[ia].t.dtype;
     r.tb = ops->o[ib].t.dtype;
