@@ -1,0 +1,378 @@
+/* test_cpu_bn: the CPU backend's oneDNN batch-norm plans
+ * (backends/cpu/jv_cpu_bn.c) against the batch-norm family's double-precision
+ * reference (kernels/batchnorm/batchnorm_ref.c). Each case is a call in trace
+ * form: parsed, its replay operands filled (jv_fill_host with each operand's
+ * init; INOUT running statistics start from the same values on both sides),
+ * planned and run through oneDNN, run through jv_desc_reference into separate
+ * outputs, and every OUT and INOUT operand compared with jv_verify_output.
+ * Training and eval forward, NCHW and channels_last, fp32 and bf16 with fp32
+ * parameters, with and without affine, a non-dense input; training backward
+ * with all grads, grad_input only, parameter grads only, without weight, a
+ * grad_out laid out otherwise than the input; eval backward. Deliberately
+ * damaged outputs must fail verification; fp64 must be refused
+ * (JV_ERR_NOTFOUND). Prints one line per case, and the time of one ResNet-like
+ * training batch norm (N 8, C 64, 56x56, fp32, channels_last). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jv_cpu_dnnl.h"
+#include "jv_opcall.h"
+#include "jv_runner.h"
+
+#include "jv_check.h"
+
+typedef struct {
+    const char *what;
+    const char *op, *dims, *types, *strides, *conc;
+} bcase;
+
+#define BF "\"c10::BFloat16\""
+#define HF "\"c10::Half\""
+#define FL "\"float\""
+#define DB "\"double\""
+#define NO "\"\""
+#define SC "\"Scalar\""
+/* native_batch_norm: input, weight, bias, running_mean, running_var, training,
+ * momentum, eps */
+#define FWD_TYPES(X, W, R) "[" X ", " W ", " W ", " R ", " R ", " SC ", " SC ", " SC "]"
+#define FWD_DIMS(C, W, R)  "[[4, " C ", 10, 10], [" W "], [" W "], [" R "], [" R "], [], [], []]"
+#define TRAIN              "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]"
+#define EVAL               "[\"\", \"\", \"\", \"\", \"\", \"False\", \"0.1\", \"1e-05\"]"
+/* native_batch_norm_backward: grad_out, input, weight, running_mean,
+ * running_var, save_mean, save_invstd, train, eps, output_mask */
+#define BWD_TYPES(X, W, R, S) "[" X ", " X ", " W ", " R ", " R ", " S ", " S ", " SC ", " SC ", \"ScalarList\"]"
+#define BWD_DIMS(W, R, S)     "[[4, 16, 10, 10], [4, 16, 10, 10], [" W "], [" R "], [" R "], [" S "], [" S "], [], [], []]"
+#define BWD(T, M)             "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"" T "\", \"1e-05\", \"[" M "]\"]"
+#define CL16                  "[1600, 1, 160, 16]"
+#define CL8                   "[800, 1, 80, 8]"
+#define NCHW16                "[1600, 100, 10, 1]"
+
+static const bcase CASES[] = {
+    {"fwd train fp32 NCHW", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(FL, FL, FL), NULL, TRAIN},
+    {"fwd train fp32 channels_last", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(FL, FL, FL),
+     "[" CL16 ", [1], [1], [1], [1], [], [], []]", TRAIN},
+    {"fwd train fp32 NCHW no affine", "aten::native_batch_norm", FWD_DIMS("16", "", "16"), FWD_TYPES(FL, NO, FL), NULL,
+     TRAIN},
+    {"fwd train fp32 CL no affine C 8", "aten::native_batch_norm", FWD_DIMS("8", "", "8"), FWD_TYPES(FL, NO, FL),
+     "[" CL8 ", [], [], [1], [1], [], [], []]", TRAIN},
+    {"fwd train bf16 NCHW fp32 params", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(BF, FL, FL),
+     NULL, TRAIN},
+    {"fwd train bf16 CL fp32 params", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(BF, FL, FL),
+     "[" CL16 ", [1], [1], [1], [1], [], [], []]", TRAIN},
+    {"fwd train bf16 CL no affine", "aten::native_batch_norm", FWD_DIMS("16", "", "16"), FWD_TYPES(BF, NO, FL),
+     "[" CL16 ", [], [], [1], [1], [], [], []]", TRAIN},
+    {"fwd train fp32 no running stats", "aten::native_batch_norm", FWD_DIMS("16", "16", ""), FWD_TYPES(FL, FL, NO),
+     NULL, TRAIN},
+    {"fwd train fp32 non-dense input", "aten::native_batch_norm", FWD_DIMS("8", "8", "8"), FWD_TYPES(FL, FL, FL),
+     "[" NCHW16 ", [1], [1], [1], [1], [], [], []]", TRAIN},
+    {"fwd train bf16 all-bf16 params", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(BF, BF, BF),
+     NULL, TRAIN},
+    {"aten::batch_norm train fp32 CL", "aten::batch_norm", "[[4, 16, 10, 10], [16], [16], [16], [16], [], [], [], []]",
+     "[" FL ", " FL ", " FL ", " FL ", " FL ", " SC ", " SC ", " SC ", " SC "]",
+     "[" CL16 ", [1], [1], [1], [1], [], [], [], []]",
+     "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\", \"True\"]"},
+    {"fwd eval fp32 NCHW", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(FL, FL, FL), NULL, EVAL},
+    {"fwd eval fp32 channels_last", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(FL, FL, FL),
+     "[" CL16 ", [1], [1], [1], [1], [], [], []]", EVAL},
+    {"fwd eval fp32 NCHW no affine", "aten::native_batch_norm", FWD_DIMS("16", "", "16"), FWD_TYPES(FL, NO, FL), NULL,
+     EVAL},
+    {"fwd eval bf16 NCHW fp32 params", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(BF, FL, FL),
+     NULL, EVAL},
+    {"fwd eval bf16 CL fp32 params", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(BF, FL, FL),
+     "[" CL16 ", [1], [1], [1], [1], [], [], []]", EVAL},
+    {"fwd eval bf16 CL no affine", "aten::native_batch_norm", FWD_DIMS("16", "", "16"), FWD_TYPES(BF, NO, FL),
+     "[" CL16 ", [], [], [1], [1], [], [], []]", EVAL},
+    {"bwd train fp32 NCHW all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), NULL, BWD("True", "True, True, True")},
+    {"bwd train fp32 CL all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), "[" CL16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("True", "True, True, True")},
+    {"bwd train fp32 grad_input only", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), NULL, BWD("True", "True, False, False")},
+    {"bwd train fp32 CL grad_input only", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), "[" CL16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("True", "True, False, False")},
+    {"bwd train fp32 grad_weight/bias only", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), NULL, BWD("True", "False, True, True")},
+    {"bwd train fp32 no weight all grads", "aten::native_batch_norm_backward", BWD_DIMS("", "", "16"),
+     BWD_TYPES(FL, NO, NO, FL), NULL, BWD("True", "True, True, True")},
+    {"bwd train fp32 CL x, NCHW grad_out", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), "[" NCHW16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("True", "True, True, True")},
+    {"bwd train bf16 NCHW all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(BF, FL, FL, FL), NULL, BWD("True", "True, True, True")},
+    {"bwd train bf16 CL all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(BF, FL, FL, FL), "[" CL16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("True", "True, True, True")},
+    {"bwd train bf16 grad_input only", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(BF, FL, FL, FL), NULL, BWD("True", "True, False, False")},
+    {"bwd eval fp32 NCHW all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), NULL, BWD("False", "True, True, True")},
+    {"bwd eval fp32 CL grad_input only", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(FL, FL, FL, FL), "[" CL16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("False", "True, False, False")},
+    {"bwd eval bf16 CL all grads", "aten::native_batch_norm_backward", BWD_DIMS("16", "16", "16"),
+     BWD_TYPES(BF, FL, FL, FL), "[" CL16 ", " CL16 ", [1], [1], [1], [1], [1], [], [], []]",
+     BWD("False", "True, True, True")},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* One parsed case with its buffers: dev (oneDNN's outputs; inputs shared) and
+ * ref (the reference's). */
+typedef struct {
+    jv_opcall call;
+    jv_desc d;
+    jv_operands ops;
+    void *dev[JV_MAX_OPERANDS], *ref[JV_MAX_OPERANDS];
+} setup;
+
+static void setup_free(setup *s) {
+    for (int i = 0; i < s->ops.n; i++) {
+        if (s->ref[i] != s->dev[i]) free(s->ref[i]);
+        free(s->dev[i]);
+    }
+    jv_opcall_free(&s->call);
+    memset(s, 0, sizeof *s);
+}
+
+/* parses c and allocates / fills its operands (no reference when ref is 0); an
+ * INOUT operand starts from the same values on both sides */
+static int setup_case(const bcase *c, setup *s, int ref) {
+    jv_err err;
+    jv_err_clear(&err);
+    memset(s, 0, sizeof *s);
+    jv_status st = jv_opcall_from_trace(&s->call, c->op, c->dims, c->types, c->strides, c->conc, &err);
+    if (st == JV_OK) st = jv_desc_parse(&s->call, &s->d, &err);
+    if (st == JV_OK) st = jv_desc_operands(&s->d, &s->ops, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    if (st != JV_OK) return 0;
+    for (int i = 0; i < s->ops.n; i++) {
+        const jv_operand *o = &s->ops.o[i];
+        size_t bytes = (size_t)jv_tensor_extent(&o->t) * jv_dtype_size(o->t.dtype);
+        s->dev[i] = malloc(bytes ? bytes : 1);
+        CHECK(s->dev[i] != NULL);
+        if (!s->dev[i]) return 0;
+        if (o->role == JV_ROLE_IN) {
+            jv_fill_host(s->dev[i], o->t.dtype, jv_tensor_extent(&o->t), o->init, 1000u + (uint64_t)i);
+            s->ref[i] = s->dev[i];
+            continue;
+        }
+        if (o->role == JV_ROLE_INOUT)
+            jv_fill_host(s->dev[i], o->t.dtype, jv_tensor_extent(&o->t), o->init, 1000u + (uint64_t)i);
+        else
+            memset(s->dev[i], 0xFF, bytes);
+        if (ref) {
+            s->ref[i] = malloc(bytes ? bytes : 1);
+            CHECK(s->ref[i] != NULL);
+            if (!s->ref[i]) return 0;
+            memcpy(s->ref[i], s->dev[i], bytes);
+        }
+    }
+    if (ref) {
+        st = jv_desc_reference(&s->d, &s->ops, s->ref, NULL, &err);
+        CHECK_MSG(st == JV_OK, "%s: reference: %s", c->what, err.msg);
+        if (st != JV_OK) return 0;
+    }
+    return 1;
+}
+
+/* verifies every OUT and INOUT operand; returns 1 when all pass */
+static int verify_all(const setup *s, jv_verify *v) {
+    memset(v, 0, sizeof *v);
+    int ok = 1;
+    for (int i = 0; i < s->ops.n; i++)
+        if (s->ops.o[i].role != JV_ROLE_IN) ok &= jv_verify_output(&s->ops.o[i], s->dev[i], s->ref[i], NULL, 0, v);
+    return ok;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const bcase *case_named(const char *what) {
+    for (int i = 0; i < NCASES; i++)
+        if (!strcmp(CASES[i].what, what)) return &CASES[i];
+    return NULL;
+}
+
+static void run_case(const jv_cpu_dnnl *x, const bcase *c) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_bn *p = NULL;
+    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
+    CHECK_MSG(st == JV_OK, "%s: plan: %s", c->what, err.msg);
+    if (st == JV_OK) st = jv_cpu_bn_run(x, p, s.dev, &err);
+    CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+    if (st == JV_OK) {
+        jv_verify v;
+        int ok = verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong: worst '%s' rel_l2 %.3g (tol %.3g), %lld unwritten", c->what, v.worst, v.rel_l2, v.tol,
+                  (long long)v.unwritten);
+        printf("%-38s %-5s rel_l2 %.3g (tol %.3g, worst '%s')\n", c->what, ok ? "OK" : "WRONG", v.rel_l2, v.tol,
+               v.worst);
+    } else {
+        printf("%-38s ERROR %s\n", c->what, err.msg);
+    }
+    jv_cpu_bn_free(p);
+    setup_free(&s);
+}
+
+/* damaged outputs must fail: case `what` run, then output `name` zeroed (whole)
+ * or its first element made huge */
+static void wrong_case(const jv_cpu_dnnl *x, const char *what, const char *name, int whole) {
+    const bcase *c = case_named(what);
+    CHECK(c != NULL);
+    if (!c) return;
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_bn *p = NULL;
+    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
+    if (st == JV_OK) st = jv_cpu_bn_run(x, p, s.dev, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    int k = -1;
+    for (int i = 0; i < s.ops.n; i++)
+        if (!strcmp(s.ops.o[i].name, name)) k = i;
+    CHECK(k >= 0);
+    if (st == JV_OK && k >= 0) {
+        jv_verify v;
+        CHECK(verify_all(&s, &v)); /* right before the damage */
+        const jv_operand *o = &s.ops.o[k];
+        size_t es = jv_dtype_size(o->t.dtype);
+        if (whole) {
+            memset(s.dev[k], 0, (size_t)jv_tensor_extent(&o->t) * es);
+        } else { /* one element set to 1000 */
+            float big = 1000.f;
+            if (o->t.dtype == JV_DT_F32)
+                memcpy(s.dev[k], &big, sizeof big);
+            else
+                memset(s.dev[k], 0x7f, es); /* a huge bf16 */
+        }
+        int ok = verify_all(&s, &v);
+        CHECK_MSG(!ok && !strcmp(v.worst, name), "%s: damaged '%s' passed verification", c->what, name);
+        printf("%-38s %-5s '%s' %s damaged: rel_l2 %.3g, worst '%s'\n", c->what, ok ? "MISSED" : "CAUGHT", name,
+               whole ? "zeroed" : "one element", v.rel_l2, v.worst);
+    }
+    jv_cpu_bn_free(p);
+    setup_free(&s);
+}
+
+/* a dtype oneDNN cannot run here: refused with JV_ERR_NOTFOUND, or (fp16 on a
+ * CPU that has it) right */
+static void refused_case(const jv_cpu_dnnl *x, const bcase *c, int must_refuse) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_bn *p = NULL;
+    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
+    if (st == JV_OK) {
+        CHECK_MSG(!must_refuse, "%s: planned, expected JV_ERR_NOTFOUND", c->what);
+        st = jv_cpu_bn_run(x, p, s.dev, &err);
+        CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+        jv_verify v;
+        int ok = st == JV_OK && verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong", c->what);
+        printf("%-38s %-5s (runs on this CPU)\n", c->what, ok ? "OK" : "WRONG");
+    } else {
+        CHECK_MSG(st == JV_ERR_NOTFOUND && strstr(err.msg, "unsupported dtype"), "%s: %s", c->what, err.msg);
+        printf("%-38s NOTFOUND: %s\n", c->what, err.msg);
+    }
+    jv_cpu_bn_free(p);
+    setup_free(&s);
+}
+
+/* the ResNet-like batch norm, no reference: best of a few runs (the running
+ * statistics drift; no matter) */
+static void time_case(const jv_cpu_dnnl *x, const bcase *c, double bytes) {
+    setup s;
+    if (!setup_case(c, &s, 0)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_bn *p = NULL;
+    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    double best = 1e30;
+    for (int r = 0; st == JV_OK && r < 11; r++) {
+        double t0 = now_s();
+        st = jv_cpu_bn_run(x, p, s.dev, &err);
+        double t = now_s() - t0;
+        if (r > 0 && t < best) best = t; /* the first run warms up */
+    }
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    if (st == JV_OK) printf("%-38s %.3f ms (%.1f GB/s of minimal bytes)\n", c->what, best * 1e3, bytes / best * 1e-9);
+    jv_cpu_bn_free(p);
+    setup_free(&s);
+}
+
+int main(void) {
+    jv_cpu_dnnl x;
+    jv_err err;
+    jv_err_clear(&err);
+    if (jv_cpu_dnnl_open(&x, &err) != JV_OK) {
+        fprintf(stderr, "oneDNN: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < NCASES; i++)
+        run_case(&x, &CASES[i]);
+
+    /* the checks can fail: damaged outputs are caught */
+    wrong_case(&x, "fwd train fp32 NCHW", "out", 1);
+    wrong_case(&x, "fwd train fp32 NCHW", "running_var", 0);
+    wrong_case(&x, "fwd train bf16 CL fp32 params", "save_invstd", 0);
+    wrong_case(&x, "bwd train fp32 NCHW all grads", "grad_weight", 1);
+    wrong_case(&x, "bwd eval bf16 CL all grads", "grad_input", 0);
+
+    /* fp64: oneDNN has no CPU fp64 batch normalization; fp16: only where oneDNN
+     * implements it on this CPU */
+    static const bcase f64 = {"fwd train fp64 (refused)",
+                              "aten::native_batch_norm",
+                              FWD_DIMS("16", "16", "16"),
+                              FWD_TYPES(DB, DB, DB),
+                              NULL,
+                              TRAIN};
+    static const bcase f16 = {
+        "fwd train fp16", "aten::native_batch_norm", FWD_DIMS("16", "16", "16"), FWD_TYPES(HF, FL, FL), NULL, TRAIN};
+    static const bcase f16b = {"bwd train fp16",
+                               "aten::native_batch_norm_backward",
+                               BWD_DIMS("16", "16", "16"),
+                               BWD_TYPES(HF, FL, FL, FL),
+                               NULL,
+                               BWD("True", "True, True, True")};
+    refused_case(&x, &f64, 1);
+    refused_case(&x, &f16, 0);
+    refused_case(&x, &f16b, 0);
+
+    static const bcase rn = {"time resnet bn train fp32 CL",
+                             "aten::native_batch_norm",
+                             "[[8, 64, 56, 56], [64], [64], [64], [64], [], [], []]",
+                             FWD_TYPES(FL, FL, FL),
+                             "[[200704, 1, 3584, 64], [1], [1], [1], [1], [], [], []]",
+                             TRAIN};
+    time_case(&x, &rn, 3.0 * 8 * 64 * 56 * 56 * 4);
+
+    jv_cpu_dnnl_close(&x);
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
