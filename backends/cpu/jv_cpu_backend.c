@@ -1,7 +1,7 @@
 /* jv_cpu_backend: the CPU backend. "Device" memory is host memory and the
- * timer the monotonic clock. GEMM and convolution run on oneDNN (matmul,
- * convolution primitives: jv_cpu_dnnl.h), as PyTorch's CPU path does, on every
- * core; the other families still run their CPU reference (one thread, impl
+ * timer the monotonic clock. GEMM, convolution and batch norm run on oneDNN
+ * (matmul, convolution, batch normalization: jv_cpu_dnnl.h), as PyTorch's CPU
+ * path does, on every core; elementwise still runs its CPU reference (impl
  * "cpu reference": its time says nothing about this CPU's capability, and the
  * report says so). The baseline kernels are STREAM's loops on every core.
  * Its launch cost is measured at open (a call through a function pointer);
@@ -35,13 +35,14 @@ typedef struct {
 } cpu_ctx;
 
 /* How a prepared op runs. */
-typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV } cpu_kind;
+typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN } cpu_kind;
 
 typedef struct {
     cpu_kind kind;
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm *gemm;
     jv_cpu_conv *conv;
+    jv_cpu_bn *bn;
 #endif
 } cpu_plan;
 
@@ -254,11 +255,12 @@ static void cpu_release(void *ctx, void *plan) {
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm_free(p->gemm);
     jv_cpu_conv_free(p->conv);
+    jv_cpu_bn_free(p->bn);
 #endif
     free(p);
 }
 
-/* oneDNN for GEMM and convolution (a call it cannot run says why and runs the reference, named so); the
+/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); the
  * reference for the other families */
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
@@ -278,6 +280,9 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
     } else if (d->family == (int)JV_FAM_CONV) {
         st = jv_cpu_conv_plan(&c->dnnl, d, ops, &p->conv, &le);
         if (st == JV_OK) p->kind = CPU_CONV, snprintf(impl, impl_cap, "oneDNN convolution");
+    } else if (d->family == (int)JV_FAM_BATCHNORM) {
+        st = jv_cpu_bn_plan(&c->dnnl, d, ops, &p->bn, &le);
+        if (st == JV_OK) p->kind = CPU_BN, snprintf(impl, impl_cap, "oneDNN batch norm");
     }
     if (st == JV_OK) {
         *plan = p;
@@ -306,6 +311,7 @@ static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_op
 #ifdef JV_HAVE_DNNL
     if (p && p->kind == CPU_GEMM) return jv_cpu_gemm_run(&c->dnnl, p->gemm, bufs, err);
     if (p && p->kind == CPU_CONV) return jv_cpu_conv_run(&c->dnnl, p->conv, bufs, err);
+    if (p && p->kind == CPU_BN) return jv_cpu_bn_run(&c->dnnl, p->bn, bufs, err);
 #else
     (void)p;
 #endif

@@ -90,25 +90,10 @@ void jv_cpu_bn_free(jv_cpu_bn *p) {
     free(p);
 }
 
-static int find_op(const jv_operands *ops, const char *name) {
-    for (int i = 0; i < ops->n; i++)
-        if (!strcmp(ops->o[i].name, name)) return i;
-    return -1;
-}
-
-static int dnnl_type(jv_dtype dt, dnnl_data_type_t *out) {
-    switch (dt) {
-    case JV_DT_F32: *out = dnnl_f32; return 1;
-    case JV_DT_BF16: *out = dnnl_bf16; return 1;
-    case JV_DT_F16: *out = dnnl_f16; return 1;
-    default: return 0;
-    }
-}
-
 /* an activation's dims and strides as a oneDNN descriptor */
 static jv_status md_of(const jv_tensor *t, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
     dnnl_data_type_t dt;
-    if (!dnnl_type(t->dtype, &dt))
+    if (!jv_cpu_dnnl_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(t->dtype));
     dnnl_dims_t dims, strides;
@@ -216,18 +201,19 @@ static arg_spec chan_arg(jv_cpu_bn *p, const jv_operands *ops, int arg, int op, 
 static jv_status plan_body(const jv_cpu_dnnl *x, const jv_batchnorm_desc *g, const jv_operands *ops, jv_cpu_bn *p,
                            dnnl_primitive_attr_t attr, jv_err *err) {
     const char *what = p->name;
-    int ix = find_op(ops, "input"), io = find_op(ops, "out"), igo = find_op(ops, "grad_out");
-    int igi = find_op(ops, "grad_input"), igw = find_op(ops, "grad_weight"), igb = find_op(ops, "grad_bias");
-    p->i_w = find_op(ops, "weight"), p->i_b = find_op(ops, "bias");
-    p->i_rm = find_op(ops, "running_mean"), p->i_rv = find_op(ops, "running_var");
-    p->i_sm = find_op(ops, "save_mean"), p->i_sv = find_op(ops, "save_invstd");
+    int ix = jv_operands_find(ops, "input"), io = jv_operands_find(ops, "out"), igo = jv_operands_find(ops, "grad_out");
+    int igi = jv_operands_find(ops, "grad_input"), igw = jv_operands_find(ops, "grad_weight"),
+        igb = jv_operands_find(ops, "grad_bias");
+    p->i_w = jv_operands_find(ops, "weight"), p->i_b = jv_operands_find(ops, "bias");
+    p->i_rm = jv_operands_find(ops, "running_mean"), p->i_rv = jv_operands_find(ops, "running_var");
+    p->i_sm = jv_operands_find(ops, "save_mean"), p->i_sv = jv_operands_find(ops, "save_invstd");
     p->inv_op = p->mean_op = -1;
     for (int i = 0; i < ops->n && i < JV_MAX_OPERANDS; i++)
         p->odt[i] = ops->o[i].t.dtype;
     if (ix < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: no input operand", what);
     const jv_tensor *xt = &ops->o[ix].t;
     dnnl_data_type_t ddt;
-    if (!dnnl_type(xt->dtype, &ddt))
+    if (!jv_cpu_dnnl_type(xt->dtype, &ddt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(xt->dtype));
     if (xt->ndim < 2 || xt->ndim > 5)

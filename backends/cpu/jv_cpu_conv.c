@@ -62,20 +62,11 @@ void jv_cpu_conv_free(jv_cpu_conv *p) {
     free(p);
 }
 
-static int dnnl_type(jv_dtype dt, dnnl_data_type_t *out) {
-    switch (dt) {
-    case JV_DT_F32: *out = dnnl_f32; return 1;
-    case JV_DT_BF16: *out = dnnl_bf16; return 1;
-    case JV_DT_F16: *out = dnnl_f16; return 1;
-    default: return 0;
-    }
-}
-
 /* t's dims and strides as a oneDNN descriptor; groups > 1 on a weight: the [G,
  * O/G, I/G, k...] view */
 static jv_status md_of(const jv_tensor *t, int64_t groups, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
     dnnl_data_type_t dt;
-    if (!dnnl_type(t->dtype, &dt))
+    if (!jv_cpu_dnnl_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(t->dtype));
     dnnl_dims_t dims, strides;
@@ -99,7 +90,7 @@ static jv_status md_of(const jv_tensor *t, int64_t groups, dnnl_memory_desc_t *m
  * gradient) */
 static jv_status md_chan(const jv_tensor *t, int nr, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
     dnnl_data_type_t dt;
-    if (!dnnl_type(t->dtype, &dt))
+    if (!jv_cpu_dnnl_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(t->dtype));
     dnnl_dims_t dims, strides;
@@ -283,7 +274,7 @@ static jv_status plan_body(const jv_cpu_dnnl *x, const jv_conv_desc *g, const jv
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: %d spatial dims", what, g->nd);
     if (g->groups < 1) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: groups %lld", what, (long long)g->groups);
     dnnl_data_type_t dt;
-    if (!dnnl_type(g->dtype, &dt))
+    if (!jv_cpu_dnnl_type(g->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(g->dtype));
     int nr = g->nd + 2;

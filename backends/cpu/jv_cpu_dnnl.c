@@ -4,6 +4,15 @@
 #ifdef JV_HAVE_DNNL
 #include <string.h>
 
+int jv_cpu_dnnl_type(jv_dtype dt, dnnl_data_type_t *out) {
+    switch (dt) {
+    case JV_DT_F32: *out = dnnl_f32; return 1;
+    case JV_DT_BF16: *out = dnnl_bf16; return 1;
+    case JV_DT_F16: *out = dnnl_f16; return 1;
+    default: return 0;
+    }
+}
+
 const char *jv_cpu_dnnl_status_str(dnnl_status_t s) {
     switch (s) {
     case dnnl_success: return "success";

@@ -27,6 +27,8 @@ typedef struct {
 jv_status jv_cpu_dnnl_open(jv_cpu_dnnl *x, jv_err *err);
 /* Releases them (safe on a zeroed x). */
 void jv_cpu_dnnl_close(jv_cpu_dnnl *x);
+/* The oneDNN data type of a storage dtype (fp32, bf16, fp16); 0 for any other. */
+int jv_cpu_dnnl_type(jv_dtype dt, dnnl_data_type_t *out);
 /* oneDNN's status as text ("unimplemented", "invalid_arguments", ...). */
 const char *jv_cpu_dnnl_status_str(dnnl_status_t s);
 

@@ -38,15 +38,6 @@ typedef struct {
     dnnl_dims_t dims, strides;
 } gemm_md;
 
-static int dnnl_type(jv_dtype d, dnnl_data_type_t *t) {
-    switch (d) {
-    case JV_DT_F32: *t = dnnl_f32; return 1;
-    case JV_DT_BF16: *t = dnnl_bf16; return 1;
-    case JV_DT_F16: *t = dnnl_f16; return 1;
-    default: return 0;
-    }
-}
-
 /* Gives the dims of size 1 (whose strides are never used) the stride a dense layout would give them, so that
  * oneDNN recognizes a plain layout: the span of the dims inside them. */
 static void tidy_unit_dims(int nd, gemm_md *m) {
@@ -120,7 +111,7 @@ jv_status jv_cpu_gemm_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_oper
     const jv_dtype dts[4] = {ta->dtype, tb->dtype, to->dtype, tc ? tc->dtype : ta->dtype};
     dnnl_data_type_t dt[4];
     for (int i = 0; i < 4; i++)
-        if (!dnnl_type(dts[i], &dt[i]))
+        if (!jv_cpu_dnnl_type(dts[i], &dt[i]))
             JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", name,
                     jv_dtype_short(dts[i]));
     if (dts[0] != dts[1] || dts[0] != dts[2])
