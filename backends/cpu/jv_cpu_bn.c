@@ -36,18 +36,8 @@
 /* the plan's fp32 per-channel buffers */
 enum { S_SCALE, S_SHIFT, S_MEAN, S_VAR, S_DSCALE, S_DSHIFT, NSLOTS };
 
-typedef struct {
-    int arg;           /* DNNL_ARG_* */
-    int op;            /* operand index (its buffer, set per run); -1: fixed at plan time */
-    int own;           /* the plan destroys mem */
-    dnnl_memory_t mem; /* over the operand's storage, a plan buffer or a plan memory */
-} step_arg;
-
-typedef struct {
-    dnnl_primitive_t prim;
-    int nargs;
-    step_arg a[ARGS_MAX];
-} step;
+typedef jv_cpu_dnnl_step step; /* memories over an operand's storage, a plan buffer or a plan memory */
+typedef jv_cpu_dnnl_arg step_arg;
 
 /* a per-channel operand converted into (before the primitive) or out of (after
  * it) a plan slot */
@@ -393,16 +383,7 @@ jv_status jv_cpu_bn_run(const jv_cpu_dnnl *x, const jv_cpu_bn *p, void *const *b
             double iv = jv_dtype_load(p->odt[p->inv_op], bufs[p->inv_op], k);
             buf[S_VAR * c + k] = (float)(1.0 / (iv * iv));
         }
-    for (int i = 0; i < p->nsteps; i++) {
-        const step *s = &p->s[i];
-        dnnl_exec_arg_t args[ARGS_MAX];
-        for (int k = 0; k < s->nargs; k++) {
-            if (s->a[k].op >= 0) JV_DNNL_CALL(err, p->name, dnnl_memory_set_data_handle(s->a[k].mem, bufs[s->a[k].op]));
-            args[k].arg = s->a[k].arg, args[k].memory = s->a[k].mem;
-        }
-        JV_DNNL_CALL(err, p->name, dnnl_primitive_execute(s->prim, x->stream, s->nargs, args));
-    }
-    JV_DNNL_CALL(err, p->name, dnnl_stream_wait(x->stream));
+    JV_CHECK(jv_cpu_dnnl_exec(x, p->s, p->nsteps, bufs, p->name, err));
     for (int i = 0; i < p->npost; i++) {
         const xfer *t = &p->post[i];
         for (int64_t k = 0; k < c; k++)

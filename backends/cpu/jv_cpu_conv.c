@@ -30,17 +30,8 @@
 #define ARGS_MAX  5
 #define STEPS_MAX 8
 
-typedef struct {
-    int arg;           /* DNNL_ARG_* */
-    int op;            /* operand index (its buffer) */
-    dnnl_memory_t mem; /* over the operand's storage; the handle is set per run */
-} step_arg;
-
-typedef struct {
-    dnnl_primitive_t prim;
-    int nargs;
-    step_arg a[ARGS_MAX];
-} step;
+typedef jv_cpu_dnnl_step step; /* the handles of operand memories are set per run */
+typedef jv_cpu_dnnl_arg step_arg;
 
 struct jv_cpu_conv {
     const char *name;
@@ -386,16 +377,6 @@ jv_status jv_cpu_conv_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_oper
 
 /* The plan's memories take this run's buffers: one run of a plan at a time. */
 jv_status jv_cpu_conv_run(const jv_cpu_dnnl *x, const jv_cpu_conv *p, void *const *bufs, jv_err *err) {
-    for (int i = 0; i < p->nsteps; i++) {
-        const step *s = &p->s[i];
-        dnnl_exec_arg_t args[ARGS_MAX];
-        for (int k = 0; k < s->nargs; k++) {
-            if (s->a[k].op >= 0) JV_DNNL_CALL(err, p->name, dnnl_memory_set_data_handle(s->a[k].mem, bufs[s->a[k].op]));
-            args[k].arg = s->a[k].arg, args[k].memory = s->a[k].mem;
-        }
-        JV_DNNL_CALL(err, p->name, dnnl_primitive_execute(s->prim, x->stream, s->nargs, args));
-    }
-    JV_DNNL_CALL(err, p->name, dnnl_stream_wait(x->stream));
-    return JV_OK;
+    return jv_cpu_dnnl_exec(x, p->s, p->nsteps, bufs, p->name, err);
 }
 #endif

@@ -38,6 +38,21 @@ jv_status jv_cpu_dnnl_open(jv_cpu_dnnl *x, jv_err *err) {
     return JV_OK;
 }
 
+jv_status jv_cpu_dnnl_exec(const jv_cpu_dnnl *x, const jv_cpu_dnnl_step *steps, int n, void *const *bufs,
+                           const char *what, jv_err *err) {
+    for (int i = 0; i < n; i++) {
+        const jv_cpu_dnnl_step *s = &steps[i];
+        dnnl_exec_arg_t args[JV_CPU_DNNL_ARGS];
+        for (int k = 0; k < s->nargs; k++) {
+            if (s->a[k].op >= 0) JV_DNNL_CALL(err, what, dnnl_memory_set_data_handle(s->a[k].mem, bufs[s->a[k].op]));
+            args[k].arg = s->a[k].arg, args[k].memory = s->a[k].mem;
+        }
+        JV_DNNL_CALL(err, what, dnnl_primitive_execute(s->prim, x->stream, s->nargs, args));
+    }
+    JV_DNNL_CALL(err, what, dnnl_stream_wait(x->stream));
+    return JV_OK;
+}
+
 void jv_cpu_dnnl_close(jv_cpu_dnnl *x) {
     if (x->stream) dnnl_stream_destroy(x->stream);
     if (x->eng) dnnl_engine_destroy(x->eng);

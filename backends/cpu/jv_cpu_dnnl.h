@@ -41,6 +41,27 @@ const char *jv_cpu_dnnl_status_str(dnnl_status_t s);
                     jv_cpu_dnnl_status_str(dn_s_));                                                                    \
     } while (0)
 
+/* One primitive of a plan and its arguments: each argument's memory is over an operand's storage (op >= 0:
+ * the handle is set to that operand's buffer every run) or fixed at plan time (op -1); own: the plan destroys
+ * the memory. */
+#define JV_CPU_DNNL_ARGS 10
+typedef struct {
+    int arg; /* DNNL_ARG_* */
+    int op;  /* operand index, or -1 */
+    int own; /* the plan destroys mem */
+    dnnl_memory_t mem;
+} jv_cpu_dnnl_arg;
+typedef struct {
+    dnnl_primitive_t prim;
+    int nargs;
+    jv_cpu_dnnl_arg a[JV_CPU_DNNL_ARGS];
+} jv_cpu_dnnl_step;
+
+/* Runs steps[0..n) in order on x's stream over the operand buffers bufs (one run of a plan at a time: the
+ * memories are the plan's) and waits for them. Messages name what. */
+jv_status jv_cpu_dnnl_exec(const jv_cpu_dnnl *x, const jv_cpu_dnnl_step *steps, int n, void *const *bufs,
+                           const char *what, jv_err *err);
+
 /* GEMM (aten::mm, addmm, bmm, baddbmm, matmul-as-mm ...) through oneDNN matmul: jv_cpu_gemm.c. */
 typedef struct jv_cpu_gemm jv_cpu_gemm;
 /* Plans parsed GEMM call d over ops (jv_desc_operands order, traced strides). JV_ERR_NOTFOUND with the reason
