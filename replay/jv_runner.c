@@ -27,6 +27,7 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
     o->cache_cold = 1;
     o->seed = 20261121;
     o->verify_samples = 4096;
+    o->verify_last = 1;
     o->graph = 1;                 /* used where the backend has graph_time */
     o->timing.target_rsd = 0.005; /* nvbench's 0.5 % */
     o->timing.min_samples = 10;
@@ -648,7 +649,7 @@ allocated:;
     int nout_only = 0;
     for (int i = 0; i < ops.n; i++)
         nout_only += ops.o[i].role == JV_ROLE_OUT;
-    int recheck = o->timing.iterations <= 0 && r->status == JV_RES_OK && nout_only > 0;
+    int recheck = o->verify_last && o->timing.iterations <= 0 && r->status == JV_RES_OK && nout_only > 0;
     for (int k = 0; recheck && k < nsets; k++)
         for (int i = 0; i < ops.n; i++)
             if (ops.o[i].role == JV_ROLE_OUT)

@@ -98,6 +98,7 @@ typedef struct {
     uint64_t seed;
     int64_t max_bytes;       /* 0: no cap; else ops whose operands need more are skipped */
     double verify_max_flops; /* above this the reference checks a sample of outputs */
+    int verify_last;         /* 1 (default): verify the OUT outputs again after the timed launches */
     int64_t verify_samples;  /* elements per output in a sampled verification (at most; fewer, >= 256, where
                               * one element's reference is costly) */
     int64_t cold_bytes;      /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
