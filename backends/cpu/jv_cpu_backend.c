@@ -270,8 +270,7 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
     if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: one implementation per op");
     cpu_plan *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
-    const char *why = "no oneDNN path for this family";
-    jv_err le = {0};
+    jv_err le = {0}; /* why oneDNN refused a call of a family it runs ("" for the other families) */
 #ifdef JV_HAVE_DNNL
     jv_status st = JV_ERR_NOTFOUND;
     if (d->family == (int)JV_FAM_GEMM) {
@@ -292,13 +291,9 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
         cpu_release(c, p);
         return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
     }
-    if (le.msg[0]) why = le.msg;
-#else
-    why = "built without oneDNN";
 #endif
     p->kind = CPU_REFERENCE; /* named apart when oneDNN refused a call of a family it runs */
     snprintf(impl, impl_cap, "%s", le.msg[0] ? "cpu reference (oneDNN refused)" : "cpu reference");
-    (void)why;
     *plan = p;
     return JV_OK;
 }

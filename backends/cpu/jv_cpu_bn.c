@@ -80,22 +80,6 @@ void jv_cpu_bn_free(jv_cpu_bn *p) {
     free(p);
 }
 
-/* an activation's dims and strides as a oneDNN descriptor */
-static jv_status md_of(const jv_tensor *t, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
-    dnnl_data_type_t dt;
-    if (!jv_cpu_dnnl_type(t->dtype, &dt))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
-                jv_dtype_short(t->dtype));
-    dnnl_dims_t dims, strides;
-    for (int i = 0; i < t->ndim; i++) {
-        if (t->strides[i] < 0)
-            JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: a negative stride oneDNN cannot describe", what);
-        dims[i] = t->shape[i], strides[i] = t->strides[i];
-    }
-    JV_DNNL_CALL(err, what, dnnl_memory_desc_init_by_strides(md, t->ndim, dims, dt, strides));
-    return JV_OK;
-}
-
 /* Creates the primitive desc of op desc od; unimplemented: NOTFOUND (the dtype
  * named for bf16 / fp16). */
 static jv_status pd_create(const jv_cpu_dnnl *x, const char *what, jv_dtype dt, dnnl_primitive_attr_t attr,
@@ -126,12 +110,7 @@ typedef struct {
 static jv_status add_step(const jv_cpu_dnnl *x, jv_cpu_bn *p, dnnl_primitive_desc_t pd, int nargs, const arg_spec *as,
                           jv_err *err) {
     step *s = &p->s[p->nsteps++];
-    dnnl_status_t st = dnnl_primitive_create(&s->prim, pd);
-    dnnl_primitive_desc_destroy(pd);
-    if (st != dnnl_success) {
-        s->prim = NULL;
-        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: oneDNN primitive: %s", p->name, jv_cpu_dnnl_status_str(st));
-    }
+    JV_CHECK(jv_cpu_dnnl_primitive(pd, &s->prim, p->name, err));
     for (int i = 0; i < nargs; i++) {
         step_arg *a = &s->a[i];
         a->arg = as[i].arg, a->op = as[i].op;
@@ -228,7 +207,7 @@ static jv_status plan_body(const jv_cpu_dnnl *x, const jv_batchnorm_desc *g, con
     JV_DNNL_CALL(err, what, dnnl_memory_desc_init_by_tag(&cmd, 1, cdim, dnnl_f32, dnnl_a));
 
     dnnl_memory_desc_t xmd;
-    JV_CHECK(md_of(xt, &xmd, what, err));
+    JV_CHECK(jv_cpu_dnnl_md(xt, &xmd, what, err));
     dnnl_batch_normalization_desc_t bd;
     dnnl_primitive_desc_t pd = NULL;
     arg_spec as[ARGS_MAX];
@@ -241,7 +220,7 @@ static jv_status plan_body(const jv_cpu_dnnl *x, const jv_batchnorm_desc *g, con
         if (!g->training && (p->i_rm < 0 || p->i_rv < 0))
             JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: eval without running statistics", what);
         dnnl_memory_desc_t omd;
-        JV_CHECK(md_of(&ops->o[io].t, &omd, what, err));
+        JV_CHECK(jv_cpu_dnnl_md(&ops->o[io].t, &omd, what, err));
         unsigned flags = (p->i_w >= 0 ? dnnl_use_scale : 0u) | (p->i_b >= 0 ? dnnl_use_shift : 0u);
         if (!g->training) flags |= dnnl_use_global_stats;
         dnnl_status_t s = dnnl_batch_normalization_forward_desc_init(
@@ -283,9 +262,9 @@ static jv_status plan_body(const jv_cpu_dnnl *x, const jv_batchnorm_desc *g, con
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: eval backward without running statistics", what);
     dnnl_memory_desc_t dmd, gomd; /* diff_src's (and so diff_dst's) layout:
                                      grad_input's, else the input's */
-    JV_CHECK(md_of(&ops->o[igo].t, &gomd, what, err));
+    JV_CHECK(jv_cpu_dnnl_md(&ops->o[igo].t, &gomd, what, err));
     if (igi >= 0)
-        JV_CHECK(md_of(&ops->o[igi].t, &dmd, what, err));
+        JV_CHECK(jv_cpu_dnnl_md(&ops->o[igi].t, &dmd, what, err));
     else
         dmd = xmd;
     if (dmd.data_type != xmd.data_type) /* oneDNN's diff data is at the data's dtype */

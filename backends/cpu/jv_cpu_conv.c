@@ -56,23 +56,19 @@ void jv_cpu_conv_free(jv_cpu_conv *p) {
 /* t's dims and strides as a oneDNN descriptor; groups > 1 on a weight: the [G,
  * O/G, I/G, k...] view */
 static jv_status md_of(const jv_tensor *t, int64_t groups, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
+    if (groups <= 1) return jv_cpu_dnnl_md(t, md, what, err);
     dnnl_data_type_t dt;
     if (!jv_cpu_dnnl_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
                 jv_dtype_short(t->dtype));
+    if (t->ndim < 3 || t->shape[0] % groups)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: a grouped weight oneDNN cannot view", what);
     dnnl_dims_t dims, strides;
     int nd = 0;
-    if (groups > 1) {
-        if (t->ndim < 3 || t->shape[0] % groups)
-            JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: a grouped weight oneDNN cannot view", what);
-        dims[nd] = groups, strides[nd++] = t->shape[0] / groups * t->strides[0];
-        dims[nd] = t->shape[0] / groups, strides[nd++] = t->strides[0];
-        for (int i = 1; i < t->ndim; i++)
-            dims[nd] = t->shape[i], strides[nd++] = t->strides[i];
-    } else {
-        for (int i = 0; i < t->ndim; i++)
-            dims[nd] = t->shape[i], strides[nd++] = t->strides[i];
-    }
+    dims[nd] = groups, strides[nd++] = t->shape[0] / groups * t->strides[0];
+    dims[nd] = t->shape[0] / groups, strides[nd++] = t->strides[0];
+    for (int i = 1; i < t->ndim; i++)
+        dims[nd] = t->shape[i], strides[nd++] = t->strides[i];
     JV_DNNL_CALL(err, what, dnnl_memory_desc_init_by_strides(md, nd, dims, dt, strides));
     return JV_OK;
 }
@@ -125,12 +121,7 @@ static jv_status pd_create(const jv_cpu_dnnl *x, const plan_ctx *c, const void *
 static jv_status add_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, dnnl_primitive_desc_t pd, int nargs, const int *arg,
                           const int *op, const dnnl_memory_desc_t *const *md, dnnl_memory_t tmp, jv_err *err) {
     step *s = &p->s[p->nsteps++];
-    dnnl_status_t st = dnnl_primitive_create(&s->prim, pd);
-    dnnl_primitive_desc_destroy(pd);
-    if (st != dnnl_success) {
-        s->prim = NULL;
-        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: oneDNN primitive: %s", p->name, jv_cpu_dnnl_status_str(st));
-    }
+    JV_CHECK(jv_cpu_dnnl_primitive(pd, &s->prim, p->name, err));
     for (int i = 0; i < nargs; i++) {
         s->a[i].arg = arg[i], s->a[i].op = op[i];
         if (op[i] < 0)
@@ -183,13 +174,6 @@ static jv_status conv_pd(const jv_cpu_dnnl *x, const plan_ctx *c, conv_kind k, c
     return st;
 }
 
-/* 1 when pd runs oneDNN's reference (scalar) implementation */
-static int is_ref(const_dnnl_primitive_desc_t pd) {
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, (void *)&impl) != dnnl_success || !impl) return 0;
-    return !strncmp(impl, "ref", 3);
-}
-
 /* Adds a reorder step src -> dst (operand index or -1: the plan's memory m). */
 static jv_status add_reorder(const jv_cpu_dnnl *x, jv_cpu_conv *p, const dnnl_memory_desc_t *smd, int sop,
                              const dnnl_memory_desc_t *dmd, int dop, dnnl_memory_t m, jv_err *err) {
@@ -209,14 +193,14 @@ static jv_status conv_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, const plan_ctx 
     const dnnl_memory_desc_t *b = ib >= 0 ? &md[ib] : NULL;
     dnnl_primitive_desc_t pd = NULL, pd2 = NULL;
     JV_CHECK(conv_pd(x, c, k, q, &md[ia], &md[iw], b, &md[iz], &pd, err));
-    if (is_ref(pd)) {
+    if (jv_cpu_dnnl_is_ref(pd)) {
         dnnl_memory_desc_t any;
         jv_err e2;
         jv_err_clear(&e2);
         if (dnnl_memory_desc_init_by_tag(&any, md[iw].ndims, md[iw].dims, md[iw].data_type, dnnl_format_tag_any) ==
                 dnnl_success &&
             conv_pd(x, c, k, q, &md[ia], &any, b, &md[iz], &pd2, &e2) == JV_OK) {
-            if (is_ref(pd2)) {
+            if (jv_cpu_dnnl_is_ref(pd2)) {
                 dnnl_primitive_desc_destroy(pd2);
                 pd2 = NULL;
             }

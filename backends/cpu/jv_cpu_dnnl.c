@@ -13,6 +13,37 @@ int jv_cpu_dnnl_type(jv_dtype dt, dnnl_data_type_t *out) {
     }
 }
 
+jv_status jv_cpu_dnnl_md(const jv_tensor *t, dnnl_memory_desc_t *md, const char *what, jv_err *err) {
+    dnnl_data_type_t dt;
+    if (!jv_cpu_dnnl_type(t->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: unsupported dtype %s on this CPU", what,
+                jv_dtype_short(t->dtype));
+    dnnl_dims_t dims, strides;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->strides[i] < 0)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: %s: a negative stride oneDNN cannot describe", what);
+        dims[i] = t->shape[i], strides[i] = t->strides[i];
+    }
+    JV_DNNL_CALL(err, what, dnnl_memory_desc_init_by_strides(md, t->ndim, dims, dt, strides));
+    return JV_OK;
+}
+
+jv_status jv_cpu_dnnl_primitive(dnnl_primitive_desc_t pd, dnnl_primitive_t *prim, const char *what, jv_err *err) {
+    dnnl_status_t st = dnnl_primitive_create(prim, pd);
+    dnnl_primitive_desc_destroy(pd);
+    if (st != dnnl_success) {
+        *prim = NULL;
+        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: oneDNN primitive: %s", what, jv_cpu_dnnl_status_str(st));
+    }
+    return JV_OK;
+}
+
+int jv_cpu_dnnl_is_ref(const_dnnl_primitive_desc_t pd) {
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, (void *)&impl) != dnnl_success || !impl) return 0;
+    return !strncmp(impl, "ref", 3);
+}
+
 const char *jv_cpu_dnnl_status_str(dnnl_status_t s) {
     switch (s) {
     case dnnl_success: return "success";

@@ -29,6 +29,13 @@ jv_status jv_cpu_dnnl_open(jv_cpu_dnnl *x, jv_err *err);
 void jv_cpu_dnnl_close(jv_cpu_dnnl *x);
 /* The oneDNN data type of a storage dtype (fp32, bf16, fp16); 0 for any other. */
 int jv_cpu_dnnl_type(jv_dtype dt, dnnl_data_type_t *out);
+/* Tensor t's dims and strides as a oneDNN memory descriptor (no copy: any strided view). JV_ERR_NOTFOUND
+ * naming what for a dtype oneDNN has no type for ("unsupported dtype <dt> on this CPU") or a negative stride. */
+jv_status jv_cpu_dnnl_md(const jv_tensor *t, dnnl_memory_desc_t *md, const char *what, jv_err *err);
+/* The primitive of pd, which it consumes (destroys). JV_ERR_INTERNAL naming what on failure (*prim NULL). */
+jv_status jv_cpu_dnnl_primitive(dnnl_primitive_desc_t pd, dnnl_primitive_t *prim, const char *what, jv_err *err);
+/* 1 when pd runs oneDNN's reference (scalar, loop-per-element) implementation. */
+int jv_cpu_dnnl_is_ref(const_dnnl_primitive_desc_t pd);
 /* oneDNN's status as text ("unimplemented", "invalid_arguments", ...). */
 const char *jv_cpu_dnnl_status_str(dnnl_status_t s);
 

@@ -88,13 +88,6 @@ static dnnl_status_t make_pd(const jv_cpu_dnnl *x, const dnnl_memory_desc_t *a, 
     return s;
 }
 
-/* 1 when pd is oneDNN's reference (slow, loop-per-element) implementation */
-static int is_ref(const_dnnl_primitive_desc_t pd) {
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl) return 0;
-    return !strncmp(impl, "ref", 3);
-}
-
 jv_status jv_cpu_gemm_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_operands *ops, jv_cpu_gemm **out,
                            jv_err *err) {
     const jv_gemm_desc *g = jv_gemm_of(d);
@@ -214,11 +207,11 @@ jv_status jv_cpu_gemm_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_oper
     if (s == dnnl_unimplemented && mode == BIAS_MEMORY) { /* a bias oneDNN does not fuse: the post-op */
         mode = BIAS_POSTOP;
         s = make_pd(x, &da, &db, &dc, &dout, mode, alpha, beta, &pd);
-    } else if (s == dnnl_success && mode == BIAS_MEMORY && is_ref(pd)) {
+    } else if (s == dnnl_success && mode == BIAS_MEMORY && jv_cpu_dnnl_is_ref(pd)) {
         /* a bias only the reference matmul takes (one per row, say): the post-op, when a fast kernel takes it */
         dnnl_primitive_desc_t pd2 = NULL;
         if (make_pd(x, &da, &db, &dc, &dout, BIAS_POSTOP, alpha, beta, &pd2) == dnnl_success) {
-            if (!is_ref(pd2)) {
+            if (!jv_cpu_dnnl_is_ref(pd2)) {
                 dnnl_primitive_desc_destroy(pd);
                 pd = pd2, mode = BIAS_POSTOP;
             } else {
@@ -242,14 +235,8 @@ jv_status jv_cpu_gemm_plan(const jv_cpu_dnnl *x, const jv_desc *d, const jv_oper
         JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: %s: out of memory", name);
     }
     p->name = name;
-    s = dnnl_primitive_create(&p->prim, pd);
-    dnnl_primitive_desc_destroy(pd);
-    jv_status st = JV_OK;
-    if (s != dnnl_success) {
-        st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cpu backend: %s: oneDNN matmul primitive: %s", name,
-                        jv_cpu_dnnl_status_str(s));
-        goto fail;
-    }
+    jv_status st = jv_cpu_dnnl_primitive(pd, &p->prim, name, err);
+    if (st != JV_OK) goto fail;
     const struct {
         int arg, opnd;
         const dnnl_memory_desc_t *md;

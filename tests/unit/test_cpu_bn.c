@@ -24,11 +24,10 @@
 #include "jv_runner.h"
 
 #include "jv_check.h"
+#include "jv_progress.h" /* jv_now */
+#include "jv_test_cpu.h"
 
-typedef struct {
-    const char *what;
-    const char *op, *dims, *types, *strides, *conc;
-} bcase;
+typedef jv_cpu_case bcase; /* jv_test_cpu.h */
 
 #define BF "\"c10::BFloat16\""
 #define HF "\"c10::Half\""
@@ -123,78 +122,6 @@ static const bcase CASES[] = {
 
 /* One parsed case with its buffers: dev (oneDNN's outputs; inputs shared) and
  * ref (the reference's). */
-typedef struct {
-    jv_opcall call;
-    jv_desc d;
-    jv_operands ops;
-    void *dev[JV_MAX_OPERANDS], *ref[JV_MAX_OPERANDS];
-} setup;
-
-static void setup_free(setup *s) {
-    for (int i = 0; i < s->ops.n; i++) {
-        if (s->ref[i] != s->dev[i]) free(s->ref[i]);
-        free(s->dev[i]);
-    }
-    jv_opcall_free(&s->call);
-    memset(s, 0, sizeof *s);
-}
-
-/* parses c and allocates / fills its operands (no reference when ref is 0); an
- * INOUT operand starts from the same values on both sides */
-static int setup_case(const bcase *c, setup *s, int ref) {
-    jv_err err;
-    jv_err_clear(&err);
-    memset(s, 0, sizeof *s);
-    jv_status st = jv_opcall_from_trace(&s->call, c->op, c->dims, c->types, c->strides, c->conc, &err);
-    if (st == JV_OK) st = jv_desc_parse(&s->call, &s->d, &err);
-    if (st == JV_OK) st = jv_desc_operands(&s->d, &s->ops, &err);
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    if (st != JV_OK) return 0;
-    for (int i = 0; i < s->ops.n; i++) {
-        const jv_operand *o = &s->ops.o[i];
-        size_t bytes = (size_t)jv_tensor_extent(&o->t) * jv_dtype_size(o->t.dtype);
-        s->dev[i] = malloc(bytes ? bytes : 1);
-        CHECK(s->dev[i] != NULL);
-        if (!s->dev[i]) return 0;
-        if (o->role == JV_ROLE_IN) {
-            jv_fill_host(s->dev[i], o->t.dtype, jv_tensor_extent(&o->t), o->init, 1000u + (uint64_t)i);
-            s->ref[i] = s->dev[i];
-            continue;
-        }
-        if (o->role == JV_ROLE_INOUT)
-            jv_fill_host(s->dev[i], o->t.dtype, jv_tensor_extent(&o->t), o->init, 1000u + (uint64_t)i);
-        else
-            memset(s->dev[i], 0xFF, bytes);
-        if (ref) {
-            s->ref[i] = malloc(bytes ? bytes : 1);
-            CHECK(s->ref[i] != NULL);
-            if (!s->ref[i]) return 0;
-            memcpy(s->ref[i], s->dev[i], bytes);
-        }
-    }
-    if (ref) {
-        st = jv_desc_reference(&s->d, &s->ops, s->ref, NULL, &err);
-        CHECK_MSG(st == JV_OK, "%s: reference: %s", c->what, err.msg);
-        if (st != JV_OK) return 0;
-    }
-    return 1;
-}
-
-/* verifies every OUT and INOUT operand; returns 1 when all pass */
-static int verify_all(const setup *s, jv_verify *v) {
-    memset(v, 0, sizeof *v);
-    int ok = 1;
-    for (int i = 0; i < s->ops.n; i++)
-        if (s->ops.o[i].role != JV_ROLE_IN) ok &= jv_verify_output(&s->ops.o[i], s->dev[i], s->ref[i], NULL, 0, v);
-    return ok;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static const bcase *case_named(const char *what) {
     for (int i = 0; i < NCASES; i++)
         if (!strcmp(CASES[i].what, what)) return &CASES[i];
@@ -245,28 +172,12 @@ static void wrong_case(const jv_cpu_dnnl *x, const char *what, const char *name,
     jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
     if (st == JV_OK) st = jv_cpu_bn_run(x, p, s.dev, &err);
     CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    int k = -1;
-    for (int i = 0; i < s.ops.n; i++)
-        if (!strcmp(s.ops.o[i].name, name)) k = i;
+    int k = jv_operands_find(&s.ops, name);
     CHECK(k >= 0);
     if (st == JV_OK && k >= 0) {
         jv_verify v;
         CHECK(verify_all(&s, &v)); /* right before the damage */
-        const jv_operand *o = &s.ops.o[k];
-        size_t es = jv_dtype_size(o->t.dtype);
-        if (whole) {
-            memset(s.dev[k], 0, (size_t)jv_tensor_extent(&o->t) * es);
-        } else { /* one element set to 1000 */
-            float big = 1000.f;
-            if (o->t.dtype == JV_DT_F32)
-                memcpy(s.dev[k], &big, sizeof big);
-            else
-                memset(s.dev[k], 0x7f, es); /* a huge bf16 */
-        }
-        int ok = verify_all(&s, &v);
-        CHECK_MSG(!ok && !strcmp(v.worst, name), "%s: damaged '%s' passed verification", c->what, name);
-        printf("%-38s %-5s '%s' %s damaged: rel_l2 %.3g, worst '%s'\n", c->what, ok ? "MISSED" : "CAUGHT", name,
-               whole ? "zeroed" : "one element", v.rel_l2, v.worst);
+        damage_and_check(&s, k, whole, c->what, 38);
     }
     jv_cpu_bn_free(p);
     setup_free(&s);
@@ -315,9 +226,9 @@ static void time_case(const jv_cpu_dnnl *x, const bcase *c, double bytes) {
     CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
     double best = 1e30;
     for (int r = 0; st == JV_OK && r < 11; r++) {
-        double t0 = now_s();
+        double t0 = jv_now();
         st = jv_cpu_bn_run(x, p, s.dev, &err);
-        double t = now_s() - t0;
+        double t = jv_now() - t0;
         if (r > 0 && t < best) best = t; /* the first run warms up */
     }
     CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
