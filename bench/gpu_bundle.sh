@@ -15,7 +15,8 @@
 # default 64), CUDACXX (nvcc).
 #
 # The bundle:
-#   bin/        jarvis-replay, jarvis-analyze and the GPU test programs (RUNPATH $ORIGIN/../lib)
+#   bin/        jarvis-replay, jarvis-analyze and the GPU test programs (RUNPATH $ORIGIN/../lib), and
+#               stream_sweep (bench/stream_sweep.cu, standalone, cudart static)
 #   lib/        every shared library they need except glibc's and CUDA's (RUNPATH $ORIGIN)
 #   env.sh      sourced: finds cudart, cuBLASLt and cuDNN (pip wheels first, then the toolkit), exports
 #               LD_LIBRARY_PATH, fills tests/CTestTestfile.cmake in; says which library it cannot find
@@ -142,6 +143,29 @@ fi
 cuda_sonames=$(printf '%s\n' "${!cudalibs[@]}" | sort | tr '\n' ' ')
 say "bundled: $(cd "$out/lib" && ls | tr '\n' ' ')"
 say "from the GPU machine (env.sh): $cuda_sonames; and its libstdc++, libgcc_s, glibc"
+
+# stream_sweep (bench/stream_sweep.cu): the standalone STREAM sweep, no project dependencies, cudart linked
+# statically; SASS for each architecture of --archs and the first one's PTX (JIT on a newer GPU). Optional:
+# a failure to build it is reported and the bundle goes on without it (gpu_session.sh then skips its step)
+if [ -f "$root/bench/stream_sweep.cu" ]; then
+  ss_gencode=()
+  for a in $archs; do
+    a=${a%-real}; a=${a%-virtual}
+    ss_gencode+=(-gencode "arch=compute_$a,code=sm_$a")
+  done
+  a=$(awk '{print $1}' <<<"$archs"); a=${a%-real}; a=${a%-virtual}
+  ss_gencode+=(-gencode "arch=compute_$a,code=compute_$a")
+  if "$nvcc" -O3 -std=c++17 "${ss_gencode[@]}" -Xcompiler -Wall -o "$out/bin/stream_sweep" \
+       "$root/bench/stream_sweep.cu" >"$build/stream_sweep.log" 2>&1; then
+    say "built bin/stream_sweep (${ss_gencode[*]})"
+  else
+    cat "$build/stream_sweep.log"
+    say "WARNING: bench/stream_sweep.cu did not build (above); the bundle goes on without bin/stream_sweep"
+    rm -f "$out/bin/stream_sweep"
+  fi
+else
+  say "no bench/stream_sweep.cu: bin/stream_sweep skipped"
+fi
 
 # the GPU tests, relocatable: build paths -> the bundle, source paths -> @SRC@ (the checkout beside it)
 python3 - "$build" "$root" "$out" "$tests_json" <<'PY'

@@ -3,7 +3,9 @@
 #   run(command="bash bench/gpu_session.sh", carry=["gpu-bundle"])
 # In under 8 minutes (each step bounded with timeout; JV_SESSION_BUDGET seconds in all, default 450):
 #   1. device facts: nvidia-smi, nvidia-smi -q, clocks/power/driver (csv), L2 and SMs through PyTorch
-#   2. the baseline: bench_baseline.sh = jarvis-replay --peak (copy/scale/add/triad/dot, GEMM) -> peak.json,
+#   2. the baseline: bench_baseline.sh = jarvis-replay --peak (copy/scale/add/triad/dot, GEMM) -> peak.json;
+#      the STREAM sweep (bundle's bin/stream_sweep: copy/triad/add, 288 kernel configurations, about 10 s;
+#      skipped with --dry-run or without the binary) -> stream-sweep.log, stream-sweep.csv;
 #      and PyTorch's peaks (bench/torch_replay.py --peak -> torch-peak.json)
 #   3. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts)
 #   4. fidelity: bench/record_traces.py records a ResNet-50 and a transformer-encoder training step on this
@@ -20,7 +22,7 @@
 #   6. bench/gpu_summary.py -> summary.md
 # The steps run in that order, the most wanted first: a step that would pass the budget is cut short or
 # skipped. JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
-# are those of session.log: device, baseline, torch-peak, ctest-gpu, record, analyze-<trace>,
+# are those of session.log: device, baseline, stream-sweep, torch-peak, ctest-gpu, record, analyze-<trace>,
 # replay-<trace|package>, torch-<trace|package>, summary).
 # Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
 # status and seconds; steps.tsv: the same as a table). With OUT set (the device tool), also
@@ -197,6 +199,16 @@ fi
 # 3. the baseline and the peaks
 step baseline 120 env JV_BENCH_ARGS="--device 0 --report $results/peak.md ${peak_args[*]}" \
      bash bench/bench_baseline.sh "$bin/jarvis-replay" "$backend" "$results/peak.json"
+
+# 3a. the STREAM sweep (bench/stream_sweep.cu, built into the bundle): copy/triad/add over 3 x 1 GiB, 288
+#     variants (vectors per thread, block size, cache hints, covering vs persistent grid); needs a GPU
+if [ $dry = 1 ]; then
+  say "SKIP stream-sweep: needs a GPU (backend $backend)"
+elif [ ! -x "$bin/stream_sweep" ]; then
+  say "SKIP stream-sweep: no $bin/stream_sweep (bench/gpu_bundle.sh builds it when nvcc can)"
+else
+  step stream-sweep 60 "$bin/stream_sweep" 1024 "$results/stream-sweep.csv"
+fi
 
 # 3b. PyTorch's peaks in the same call
 if [ -f bench/torch_replay.py ]; then
