@@ -19,8 +19,10 @@
  *    division and turned into per-operand offsets with broadcast strides (0 on
  *    broadcast dims). 32-bit index math when every index fits, 64-bit
  *    otherwise.
+ *  - dense1: the dense case of a light op (ew_apply_light: copies, fills,
+ *    clamps, an op with a scalar) on one tensor: more loads in flight.
  * The op is a small switch inside the kernels (one dispatch per vector of
- * elements), so there are five elementwise kernels in all. */
+ * elements), so there are eight elementwise kernels in all. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -207,16 +209,49 @@ static __device__ float ew_div_floor(float a, float b) {
         _Pragma("unroll") for (int j = 0; j < N; j++) o[j] = (expr);                                                   \
     } while (0)
 
-/* o[j] = op(a[j], b[j], c[j]) for j < N: one dispatch per N elements */
+/* pow with a special-cased constant exponent (p.powk != EW_POW_ANY) */
+static __device__ __forceinline__ float ew_pow_special(int k, float x) {
+    switch (k) {
+    case EW_POW_2: return x * x;
+    case EW_POW_3: return x * x * x;
+    case EW_POW_HALF: return sqrtf(x);
+    case EW_POW_MHALF: return rsqrtf(x);
+    case EW_POW_M1: return 1.0f / x;
+    case EW_POW_M2: return 1.0f / (x * x);
+    case EW_POW_1: return x;
+    default: return 1.0f; /* EW_POW_0: 1 for every base, NaN too */
+    }
+}
+
+/* o[j] = op(a[j], b[j], c[j]) for j < N, for the light ops (elementwise_plan.cu's light_op, plus the copy-like
+ * default): cheap math that keeps the register count of ew_dense1_kernel small */
 template <int N>
-static __device__ __forceinline__ void ew_apply(const ew_params &p, const float *a, const float *b, const float *c,
-                                                float *o) {
+static __device__ __forceinline__ void ew_apply_light(const ew_params &p, const float *a, const float *b,
+                                                      const float *c, float *o) {
     const float alpha = p.alpha, lo = p.lo, hi = p.hi;
     switch (p.op) {
     case JV_EW_ADD: EW_V(a[j] + alpha * b[j]); break;
     case JV_EW_SUB: EW_V(a[j] - alpha * b[j]); break;
     case JV_EW_RSUB: EW_V(b[j] - alpha * a[j]); break;
     case JV_EW_MUL: EW_V(a[j] * b[j]); break;
+    case JV_EW_POW: EW_V(ew_pow_special(p.powk, a[j])); break; /* powf: ew_apply */
+    case JV_EW_RELU: EW_V(a[j] != a[j] ? a[j] : a[j] > 0.0f ? a[j] : 0.0f); break;
+    case JV_EW_NEG: EW_V(-a[j]); break;
+    case JV_EW_ABS: EW_V(fabsf(a[j])); break;
+    case JV_EW_CLAMP: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], b[j]), c[j])); break;
+    case JV_EW_CLAMP_MIN: EW_V(a[j] != a[j] ? a[j] : ew_max_nan(a[j], b[j])); break;
+    case JV_EW_CLAMP_MAX: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(a[j], b[j])); break;
+    case JV_EW_HARDTANH: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], lo), hi)); break;
+    case JV_EW_LEAKY_RELU: EW_V(a[j] > 0.0f ? a[j] : a[j] * p.slope); break;
+    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */ EW_V(a[j]); break;
+    }
+}
+
+/* o[j] = op(a[j], b[j], c[j]) for j < N: one dispatch per N elements */
+template <int N>
+static __device__ __forceinline__ void ew_apply(const ew_params &p, const float *a, const float *b, const float *c,
+                                                float *o) {
+    switch (p.op) {
     case JV_EW_DIV:
         if (p.rounding == 0)
             EW_V(a[j] / b[j]);
@@ -254,35 +289,27 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
         EW_V(fabsf(c[j]) < 0.5f ? a[j] + c[j] * (b[j] - a[j]) : b[j] - (b[j] - a[j]) * (1.0f - c[j]));
         break;
     case JV_EW_POW:
-        if (p.pow2)
-            EW_V(a[j] * a[j]);
-        else
+        if (p.powk == EW_POW_ANY)
             EW_V(powf(a[j], b[j]));
+        else
+            ew_apply_light<N>(p, a, b, c, o);
         break;
-    case JV_EW_RELU: EW_V(a[j] != a[j] ? a[j] : a[j] > 0.0f ? a[j] : 0.0f); break;
     case JV_EW_GELU: EW_V(ew_gelu(a[j], p.gelu_tanh)); break;
     case JV_EW_SILU: EW_V(a[j] * ew_sigmoid(a[j])); break;
     case JV_EW_SIGMOID: EW_V(ew_sigmoid(a[j])); break;
     case JV_EW_TANH: EW_V(tanhf(a[j])); break;
-    case JV_EW_NEG: EW_V(-a[j]); break;
     case JV_EW_RSQRT: EW_V(1.0f / sqrtf(a[j])); break;
     case JV_EW_SQRT: EW_V(sqrtf(a[j])); break;
     case JV_EW_EXP: EW_V(expf(a[j])); break;
     case JV_EW_LOG: EW_V(logf(a[j])); break;
-    case JV_EW_ABS: EW_V(fabsf(a[j])); break;
     case JV_EW_RECIPROCAL: EW_V(1.0f / a[j]); break;
-    case JV_EW_CLAMP: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], b[j]), c[j])); break;
-    case JV_EW_CLAMP_MIN: EW_V(a[j] != a[j] ? a[j] : ew_max_nan(a[j], b[j])); break;
-    case JV_EW_CLAMP_MAX: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(a[j], b[j])); break;
-    case JV_EW_HARDTANH: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], lo), hi)); break;
-    case JV_EW_LEAKY_RELU: EW_V(a[j] > 0.0f ? a[j] : a[j] * p.slope); break;
     case JV_EW_ERF: EW_V(erff(a[j])); break;
     case JV_EW_SIN: EW_V(sinf(a[j])); break;
     case JV_EW_COS: EW_V(cosf(a[j])); break;
     case JV_EW_NAN_TO_NUM:
         EW_V(a[j] != a[j] ? p.nanv : isinf(a[j]) ? (a[j] > 0.0f ? p.posinf : p.neginf) : a[j]);
         break;
-    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */ EW_V(a[j]); break;
+    default: ew_apply_light<N>(p, a, b, c, o); break;
     }
 }
 
@@ -353,6 +380,56 @@ template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(
         for (int k = 0; k < 3; k++)
             v[k] = p.kind[k] == EW_DENSE ? ew_load(DT, p.in[k], i) : cst[k];
         ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
+        ew_store(DT, p.out, i, o);
+    }
+}
+
+/* Dense, a light op (ew_apply_light), slot 0 the only dense input (or none:
+ * fill_), every pointer 16-byte aligned: EW_LIGHT_UNROLL vectors per thread
+ * and tile, all loads first. With the general kernel's switch compiled out it
+ * needs few registers, so more blocks are resident and more bytes in flight
+ * per SM: what a one-input op, with half the loads of a two-input one, needs
+ * to keep the memory busy. */
+template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense1_kernel(ew_params p, int64_t n) {
+    constexpr int V = ew_vec<DT>::n, U = EW_LIGHT_UNROLL;
+    float cst[3];
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
+    const int load = p.kind[0] == EW_DENSE;
+    const uint4 *in = static_cast<const uint4 *>(p.in[0]);
+    const int64_t nv = n / V, tile = (int64_t)blockDim.x * U;
+    for (int64_t t0 = (int64_t)blockIdx.x * tile + threadIdx.x; t0 < nv; t0 += (int64_t)gridDim.x * tile) {
+        uint4 raw[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = t0 + (int64_t)u * blockDim.x;
+            raw[u] = make_uint4(0u, 0u, 0u, 0u);
+            if (load && i < nv) raw[u] = in[i];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = t0 + (int64_t)u * blockDim.x;
+            if (i >= nv) break;
+            float a[V], b[V], c[V], o[V];
+            if (load) {
+                ew_cvt_vec<DT>(raw[u], a);
+            } else {
+#pragma unroll
+                for (int j = 0; j < V; j++)
+                    a[j] = cst[0];
+            }
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                b[j] = cst[1], c[j] = cst[2];
+            ew_apply_light<V>(p, a, b, c, o);
+            ew_store_vec<DT>(p.out, i, o);
+        }
+    }
+    const int64_t i = nv * V + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; /* the last n % V elements */
+    if (i < n) {
+        float a = load ? ew_load(DT, p.in[0], i) : cst[0], o;
+        ew_apply_light<1>(p, &a, &cst[1], &cst[2], &o);
         ew_store(DT, p.out, i, o);
     }
 }
@@ -446,7 +523,13 @@ extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *c
     }
     jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
     const int64_t n = pl->n;
-    if (pl->fast) {
+    if (pl->fast && pl->light && vec) {
+        switch (p.out_dt) {
+        case EW_F32: ew_dense1_kernel<EW_F32><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
+        case EW_F16: ew_dense1_kernel<EW_F16><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
+        default: ew_dense1_kernel<EW_BF16><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
+        }
+    } else if (pl->fast) {
         const unsigned grid = vec ? pl->grid_vec : pl->grid_scalar;
         switch (p.out_dt) {
         case EW_F32: ew_dense_kernel<EW_F32><<<grid, EW_THREADS, 0, st>>>(p, n, vec); break;

@@ -16,6 +16,7 @@
 
 #define EW_THREADS       256 /* threads per block of every kernel here */
 #define EW_DENSE_UNROLL  2   /* dense elementwise kernel: 16-byte vectors per thread and tile */
+#define EW_LIGHT_UNROLL  4   /* dense kernel of light one-input ops: 16-byte vectors per thread and tile */
 #define EW_BLOCKS_PER_SM 8   /* 8 x 256 = 2048 resident threads per SM (H100, A100): capped grids */
 
 static inline int aligned16(const void *p) {

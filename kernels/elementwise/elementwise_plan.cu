@@ -179,6 +179,47 @@ static float float_at_or_below(double t) {
     return f;
 }
 
+/* the special case of a constant exponent e (EW_POW_ANY: none) */
+static int pow_kind(float e) {
+    if (e == 2.0f) return EW_POW_2;
+    if (e == 3.0f) return EW_POW_3;
+    if (e == 0.5f) return EW_POW_HALF;
+    if (e == -0.5f) return EW_POW_MHALF;
+    if (e == -1.0f) return EW_POW_M1;
+    if (e == -2.0f) return EW_POW_M2;
+    if (e == 1.0f) return EW_POW_1;
+    if (e == 0.0f) return EW_POW_0;
+    return EW_POW_ANY;
+}
+
+/* 1 for the ops of ew_apply_light (elementwise.cu): cheap math on at most
+ * one tensor, so a kernel with a small register file and more loads in
+ * flight serves them (keep in step with that switch) */
+static int light_op(const ew_params &p) {
+    switch (p.op) {
+    case JV_EW_ADD:
+    case JV_EW_SUB:
+    case JV_EW_RSUB:
+    case JV_EW_MUL:
+    case JV_EW_RELU:
+    case JV_EW_NEG:
+    case JV_EW_ABS:
+    case JV_EW_CLAMP:
+    case JV_EW_CLAMP_MIN:
+    case JV_EW_CLAMP_MAX:
+    case JV_EW_HARDTANH:
+    case JV_EW_LEAKY_RELU:
+    case JV_EW_COPY:
+    case JV_EW_CLONE:
+    case JV_EW_CONTIGUOUS:
+    case JV_EW_TO:
+    case JV_EW_FILL:
+    case JV_EW_ZERO: return 1;
+    case JV_EW_POW: return p.powk != EW_POW_ANY;
+    default: return 0;
+    }
+}
+
 /* Strided launch over the merged dims; I is the index type. */
 template <typename I>
 static void fill_geom(ew_geom<I> *gm, int nd, const int64_t *shape, const int64_t *ost,
@@ -216,7 +257,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     p.thr = float_at_or_below(g->threshold);
     p.gelu_tanh = g->gelu_tanh;
     p.rounding = g->rounding;
-    p.pow2 = g->op == JV_EW_POW && m.slot[1] < 0 && slot_const(g, 1) == 2.0f;
+    p.powk = g->op == JV_EW_POW && m.slot[1] < 0 ? pow_kind(slot_const(g, 1)) : EW_POW_ANY;
 
     /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
     int64_t bst[4][JV_MAX_DIMS];
@@ -259,6 +300,8 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
         pl->V = p.out_dt == EW_F32 ? 4 : 8;
         pl->grid_vec = grid_tiles(n / pl->V, EW_DENSE_UNROLL);
         pl->grid_scalar = grid_tiles(n, 1);
+        pl->light = light_op(p) && p.kind[1] != EW_DENSE && p.kind[2] != EW_DENSE;
+        pl->grid_light = grid_tiles(n / pl->V, EW_LIGHT_UNROLL);
         return;
     }
 

@@ -19,6 +19,11 @@ enum {
     EW_STRIDED    /* strided kernel: a tensor with broadcast strides */
 };
 
+/* pow with a constant exponent that PyTorch computes without powf
+ * (pow_tensor_scalar_optimized_kernel, and pow_out's copy_ and fill_ for 1
+ * and 0); anything else is EW_POW_ANY: powf. */
+enum { EW_POW_ANY = 0, EW_POW_2, EW_POW_3, EW_POW_HALF, EW_POW_MHALF, EW_POW_M1, EW_POW_M2, EW_POW_1, EW_POW_0 };
+
 /* Everything a kernel needs besides geometry (passed by value). */
 struct ew_params {
     void *out;
@@ -31,7 +36,7 @@ struct ew_params {
     float alpha, lo, hi, slope, value, nanv, posinf, neginf;
     float thr; /* threshold_backward: the largest float <= the threshold (the same test as in double) */
     int gelu_tanh, rounding;
-    int pow2;   /* pow with the constant exponent 2: a*a (PyTorch's special case) */
+    int powk;   /* pow: EW_POW_ANY, or a constant exponent PyTorch special-cases (EW_POW_2 ...) */
     int vin[3]; /* inner-vector kernel: 1 when slot k is contiguous along the innermost dim (else broadcast) */
 };
 
@@ -51,6 +56,8 @@ struct jv_gpu_elementwise_plan {
     int out_op;                     /* operand index of the output */
     int64_t n;                      /* output elements */
     int fast;                       /* the dense kernel (else the strided one) */
+    int light;                      /* dense, slot 0 the only dense input, a light op: ew_dense1_kernel */
+    unsigned grid_light;            /* light: its grid */
     int V;                          /* dense: elements per 16-byte vector */
     unsigned grid_vec, grid_scalar; /* dense: grids with and without vector accesses */
     unsigned grid;                  /* strided */
