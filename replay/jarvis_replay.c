@@ -40,6 +40,7 @@ typedef struct {
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
     const char *conv_algo; /* heuristic (default), best */
+    const char *gemm_algo; /* heuristic (default), best */
     int no_graph;          /* --no-graph: no graph timing of short ops */
 } cli;
 
@@ -81,6 +82,9 @@ static void usage(FILE *f) {
           "  --gpu-arch NAME|FILE     datasheet to compare with (default: chosen from the device)\n"
           "  --conv-algo heuristic|best   convolution algorithm: cuDNN's heuristic pick (PyTorch's default),\n"
           "                           or the fastest after running every algorithm (cudnn.benchmark=True)\n"
+          "  --gemm-algo heuristic|best   GEMM algorithm: cuBLASLt's heuristic first pick within 32 MiB of\n"
+          "                           workspace (PyTorch's default), or the fastest of its first 16 picks\n"
+          "                           within the whole workspace, timed on the op's shapes\n"
           "  --no-graph               do not also time inside a device graph the ops whose launch cost is\n"
           "                           a noticeable part of their time (launch >= 5 %% of the hot median, or\n"
           "                           host queueing >= 50 %%)\n"
@@ -146,6 +150,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"conv-algo", required_argument, 0, 18},
                                          {"no-graph", no_argument, 0, 19},
                                          {"deadline", required_argument, 0, 20},
+                                         {"gemm-algo", required_argument, 0, 21},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, 'V'},
@@ -217,6 +222,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
             c->conv_algo = optarg;
             break;
         case 19: c->no_graph = 1; break;
+        case 21:
+            if (strcmp(optarg, "heuristic") && strcmp(optarg, "best")) goto bad;
+            c->gemm_algo = optarg;
+            break;
         case 20: {
             char *end;
             errno = 0;
@@ -363,13 +372,15 @@ int main(int argc, char **argv) {
         rc = 1;
         goto out;
     }
-    if (c.conv_algo && strcmp(c.conv_algo, "heuristic")) {
+    const char *algo_opt[2][2] = {{"conv-algo", c.conv_algo}, {"gemm-algo", c.gemm_algo}};
+    for (int k = 0; k < 2; k++) {
+        const char *key = algo_opt[k][0], *val = algo_opt[k][1];
+        if (!val || !strcmp(val, "heuristic")) continue;
         if (!be->set_option) {
             if (!c.quiet)
-                fprintf(stderr,
-                        "jarvis-replay: --conv-algo %s: the %s backend has one implementation per op: ignored\n",
-                        c.conv_algo, be->name);
-        } else if (be->set_option(ctx, "conv-algo", c.conv_algo, &err) != JV_OK) {
+                fprintf(stderr, "jarvis-replay: --%s %s: the %s backend has one implementation per op: ignored\n", key,
+                        val, be->name);
+        } else if (be->set_option(ctx, key, val, &err) != JV_OK) {
             fprintf(stderr, "jarvis-replay: %s\n", err.msg);
             rc = 1;
             goto out;

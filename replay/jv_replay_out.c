@@ -130,13 +130,14 @@ void jv_out_console(FILE *f, const jv_replay_run *run) {
 /* ---- Google Benchmark JSON / CSV ---- */
 
 typedef struct {
-    char name[300];
+    char name[512];
     int64_t iterations;
     double real_us, bytes_ps, items_ps;
     const char *error; /* non-NULL: error entry */
     const char *label;
     const char *figure; /* the judged entry: the figure its verdict used */
     const char *family; /* the op's family (registry name), or NULL */
+    const char *impl;   /* the implementation that ran (backend prepare's impl), or NULL */
     int nc;
     const char *cname[24];
     double cval[24];
@@ -184,6 +185,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
         e->bytes_ps = gr->perf.bytes / t->median_s;
         e->items_ps = gr->perf.flops / t->median_s;
         if (gr->status != JV_RES_OK) e->error = gr->reason;
+        e->impl = gr->impl[0] ? gr->impl : NULL;
         add_counter(e, "min_us", t->min_s * 1e6);
         add_counter(e, "max_us", t->max_s * 1e6);
         add_counter(e, "rsd", t->rsd);
@@ -216,6 +218,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             e->items_ps = r->perf.flops / t->median_s;
             e->label = jv_judge_str(v->kind);
             e->family = r->family_name[0] ? r->family_name : NULL;
+            e->impl = r->impl[0] ? r->impl : NULL;
             if (r->status == JV_RES_WRONG) e->error = r->reason;
             int judged = v->cache && !strcmp(v->cache, cold ? "cold" : "hot");
             add_counter(e, "traced_us", r->traced_median_us > 0 ? r->traced_median_us : NAN);
@@ -339,6 +342,7 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
         if (e->label) cJSON_AddStringToObject(o, "label", e->label);
         if (e->figure) cJSON_AddStringToObject(o, "judged_figure", e->figure);
         if (e->family) cJSON_AddStringToObject(o, "op_family", e->family);
+        if (e->impl) cJSON_AddStringToObject(o, "impl", e->impl);
         for (int c = 0; c < e->nc; c++)
             cJSON_AddNumberToObject(o, e->cname[c], e->cval[c]);
         cJSON_AddItemToArray(arr, o);

@@ -65,7 +65,7 @@ typedef struct {
     char label[200]; /* op name with a shape summary, unique in a package */
     jv_res_status status;
     char reason[640]; /* why not OK */
-    char impl[48];    /* implementation that ran ("cpu reference", "cuBLASLt") */
+    char impl[192];   /* implementation that ran ("cpu reference", "cuBLASLt algo 66 tile id 24 ...") */
     int variant;      /* the backend's implementation index (0: what the framework runs) */
     int family;       /* registry index, -1 unknown */
     char family_name[24];

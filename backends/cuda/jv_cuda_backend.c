@@ -2,7 +2,8 @@
  * non-blocking stream that every call queues on, a cuBLASLt and a cuDNN
  * handle bound to it. Everything sized once at open: one workspace
  * (jv_cuda_workspace_bytes: 256 MiB, less on a device short of memory; the
- * cuBLASLt limit within it is a fixed 32 MiB), a cache-flush buffer of twice
+ * cuBLASLt limit within it is a fixed 32 MiB, all of it with gemm-algo
+ * best), a cache-flush buffer of twice
  * the L2, and the measured launch overhead. GEMMs run on cuBLASLt
  * (jv_cuda_blas), convolutions and batch norm on cuDNN (jv_cuda_dnn),
  * elementwise ops and our batch norm on the plans of
@@ -56,6 +57,8 @@ typedef struct {
     double launch_us, host_launch_us;
     int conv_search;               /* --conv-algo best */
     jv_cuda_conv_cache conv_cache; /* cuDNN algorithm choices per convolution configuration */
+    int gemm_search;               /* --gemm-algo best */
+    jv_cuda_gemm_cache gemm_cache; /* cuBLASLt search results per GEMM configuration */
     jv_nvml nvml;                  /* clocks (NVML loaded at run time; .lib NULL when absent) */
     int broken;                    /* a sticky error: the context is unusable */
     char broken_msg[480];
@@ -131,6 +134,7 @@ static void cuda_close(void *ctx) {
     if (c->ev1) cudaEventDestroy(c->ev1);
     if (c->stream) cudaStreamDestroy(c->stream);
     jv_cuda_conv_cache_clear(&c->conv_cache);
+    jv_cuda_gemm_cache_clear(&c->gemm_cache);
     jv_nvml_close(&c->nvml);
     free(c);
 }
@@ -493,12 +497,14 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         snprintf(impl, impl_cap, c->conv_search ? "cuDNN searched" : "cuDNN");
         return JV_OK;
     }
-    case JV_FAM_GEMM:
+    case JV_FAM_GEMM: {
         if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: gemm: no such variant %d", variant);
-        JV_CHECK(jv_cuda_gemm_plan(c->lt, d, ops, JV_CUDA_LT_WORKSPACE, &p->gemm, err));
+        jv_cuda_gemm_pick pick = {c->gemm_search, c->ws_bytes, c->ws, c->stream, &c->gemm_cache};
+        JV_CHECK(jv_cuda_gemm_plan(c->lt, d, ops, &pick, &p->gemm, err));
         p->kind = PLAN_GEMM;
-        snprintf(impl, impl_cap, "cuBLASLt");
+        jv_cuda_gemm_describe(p->gemm, impl, impl_cap);
         return JV_OK;
+    }
     default: break;
     }
     const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family);
@@ -538,7 +544,7 @@ static jv_status launch_body(cuda_ctx *c, cuda_plan *p, void *const *bufs, jv_er
     }
     case PLAN_BN_CUDNN: return jv_cuda_bn_run(c->dnn, p->bn, bufs, c->ws, c->ws_bytes, err);
     case PLAN_CONV: return jv_cuda_conv_run(c->dnn, p->conv, bufs, c->ws, c->ws_bytes, err);
-    case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, JV_CUDA_LT_WORKSPACE, c->stream, err);
+    case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, c->ws_bytes, c->stream, err);
     }
     JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown plan kind %d", (int)p->kind);
 }
@@ -654,6 +660,15 @@ static jv_status cuda_set_option(void *ctx, const char *key, const char *value, 
             c->conv_search = 1;
         else
             JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv-algo is heuristic or best, not '%s'", value);
+        return JV_OK;
+    }
+    if (!strcmp(key, "gemm-algo")) {
+        if (!strcmp(value, "heuristic"))
+            c->gemm_search = 0;
+        else if (!strcmp(value, "best"))
+            c->gemm_search = 1;
+        else
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: gemm-algo is heuristic or best, not '%s'", value);
         return JV_OK;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: no option '%s'", key);

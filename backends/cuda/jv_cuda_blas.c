@@ -34,7 +34,12 @@ struct jv_cuda_gemm {
     int64_t bias_st[3];     /* bias strides over out's [batch, M, N] (0: broadcast) */
     int64_t out_rs, out_bs; /* out's row and batch strides (elements; its N stride is 1) */
     const char *name;       /* op name for messages */
+    int searched;           /* the algorithm came from a search (choice says how it went) */
+    jv_cuda_gemm_choice choice;
 };
+
+_Static_assert(sizeof(cublasLtMatmulAlgo_t) == sizeof(((jv_cuda_gemm_choice *)0)->algo),
+               "jv_cuda_gemm_choice.algo holds a cublasLtMatmulAlgo_t");
 
 static const char *lt_str(cublasStatus_t s) {
     const char *t = cublasLtGetStatusString(s);
@@ -187,8 +192,164 @@ static jv_status plan_bias(jv_cuda_gemm *p, const jv_operands *ops, jv_err *err)
     return JV_OK;
 }
 
-jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_operands *ops, size_t ws_bytes,
-                            jv_cuda_gemm **out, jv_err *err) {
+/* Fills bytes of device memory at dst with values of dtype t of magnitude in
+ * [1, 2) and random sign and mantissa (random bits in the fields a GEMM's
+ * data toggles, no NaN or infinity), from one host chunk uploaded over it. */
+static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_t seed, cudaStream_t s,
+                              const char *name, jv_err *err) {
+    enum { CHUNK = 1 << 22 };
+    size_t cb = bytes < CHUNK ? bytes : CHUNK;
+    cb &= ~(size_t)7;
+    if (cb == 0) {
+        RT_CALL(err, name, cudaMemsetAsync(dst, 0, bytes, s));
+        return JV_OK;
+    }
+    uint64_t *h = malloc(cb);
+    if (!h) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of host memory for the search's operands", name);
+    uint64_t x = seed | 1;
+    for (size_t i = 0; i < cb / 8; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        switch (t) {
+        case CUDA_R_16BF: h[i] = (x & 0x807F807F807F807Full) | 0x3F803F803F803F80ull; break;
+        case CUDA_R_16F: h[i] = (x & 0x83FF83FF83FF83FFull) | 0x3C003C003C003C00ull; break;
+        case CUDA_R_32F: h[i] = (x & 0x807FFFFF807FFFFFull) | 0x3F8000003F800000ull; break;
+        default: h[i] = (x & 0x800FFFFFFFFFFFFFull) | 0x3FF0000000000000ull; break;
+        }
+    }
+    jv_status st = JV_OK;
+    for (size_t off = 0; off < bytes && st == JV_OK; off += cb) {
+        size_t nb = bytes - off < cb ? bytes - off : cb;
+        cudaError_t e = cudaMemcpyAsync((char *)dst + off, h, nb, cudaMemcpyHostToDevice, s);
+        if (e != cudaSuccess)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: cudaMemcpyAsync failed: %s",
+                            name, cudaGetErrorString(e));
+    }
+    cudaError_t e = cudaStreamSynchronize(s); /* h is read until the copies end */
+    if (st == JV_OK && e != cudaSuccess)
+        st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: cudaStreamSynchronize failed: %s",
+                        name, cudaGetErrorString(e));
+    free(h);
+    return st;
+}
+
+/* Times one candidate: JV_CUDA_GEMM_WARMUP launches, then JV_CUDA_GEMM_REPS
+ * each between two events; *ms = their median, 0 when cuBLASLt refuses to
+ * launch it. A runtime failure is an error. */
+static jv_status time_candidate(cublasLtHandle_t lt, const jv_cuda_gemm *p, const cublasLtMatmulAlgo_t *algo,
+                                size_t ws_need, void *const *bufs, const jv_cuda_gemm_pick *pick, cudaEvent_t e0,
+                                cudaEvent_t e1, double *ms, jv_err *err) {
+    *ms = 0;
+    float af = (float)p->alpha, bf = (float)p->beta;
+    const void *alpha = &af, *beta = &bf;
+    if (p->f64) alpha = &p->alpha, beta = &p->beta;
+    void *out = bufs[p->io];
+    double t[JV_CUDA_GEMM_REPS];
+    for (int i = 0; i < JV_CUDA_GEMM_WARMUP + JV_CUDA_GEMM_REPS; i++) {
+        int timed = i >= JV_CUDA_GEMM_WARMUP;
+        if (timed) RT_CALL(err, p->name, cudaEventRecord(e0, pick->stream));
+        cublasStatus_t ls = cublasLtMatmul(lt, p->op, alpha, bufs[p->ib], p->la, bufs[p->ia], p->lb, beta, out, p->lc,
+                                           out, p->lc, algo, pick->ws, ws_need, pick->stream);
+        if (ls != CUBLAS_STATUS_SUCCESS) { /* this candidate does not launch: skipped */
+            RT_CALL(err, p->name, cudaStreamSynchronize(pick->stream));
+            return JV_OK;
+        }
+        if (!timed) continue;
+        RT_CALL(err, p->name, cudaEventRecord(e1, pick->stream));
+        RT_CALL(err, p->name, cudaEventSynchronize(e1));
+        float f = 0;
+        RT_CALL(err, p->name, cudaEventElapsedTime(&f, e0, e1));
+        t[i - JV_CUDA_GEMM_WARMUP] = f;
+    }
+    *ms = jv_cuda_median(t, JV_CUDA_GEMM_REPS);
+    return JV_OK;
+}
+
+/* The search (jv_cuda_gemm_pick.search): scratch operands of ops' extents,
+ * each of the n heuristic results that fits ws_limit timed on them, the
+ * fastest into *ch. */
+static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands *ops,
+                        const cublasLtMatmulHeuristicResult_t *res, int n, const jv_cuda_gemm_pick *pick,
+                        size_t ws_limit, jv_cuda_gemm_choice *ch, jv_err *err) {
+    memset(ch, 0, sizeof *ch);
+    ch->offered = n;
+    void *bufs[JV_MAX_OPERANDS] = {0};
+    int roles[4] = {p->ia, p->ib, p->io, p->bias == BIAS_EPILOGUE ? p->ic : -1};
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double t[JV_CUDA_GEMM_CANDIDATES] = {0};
+    jv_status st = JV_OK;
+    for (int r = 0; r < 4 && st == JV_OK; r++) {
+        int i = roles[r];
+        if (i < 0 || bufs[i]) continue;
+        const jv_tensor *tt = &ops->o[i].t;
+        size_t bytes = (size_t)jv_tensor_extent(tt) * jv_dtype_size(tt->dtype);
+        cudaError_t e = cudaMalloc(&bufs[i], bytes ? bytes : 1);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            bufs[i] = NULL;
+            st = jv_err_set(err, e == cudaErrorMemoryAllocation ? JV_ERR_NOMEM : JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "cuda backend: %s: gemm-algo best: cannot allocate %zu bytes of scratch operand %s: %s",
+                            p->name, bytes, ops->o[i].name, cudaGetErrorString(e));
+            break;
+        }
+        if (i == p->io) { /* out: read only as C (beta != 0); zeros */
+            e = cudaMemsetAsync(bufs[i], 0, bytes, pick->stream);
+            if (e != cudaSuccess)
+                st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                                "cuda backend: %s: cudaMemsetAsync failed: %s", p->name, cudaGetErrorString(e));
+            continue;
+        }
+        cudaDataType_t dt = CUDA_R_32F;
+        (void)lt_type(tt->dtype, &dt);
+        st = fill_scratch(bufs[i], bytes, dt, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream, p->name, err);
+    }
+    if (st == JV_OK && p->bias == BIAS_EPILOGUE) {
+        const void *bp = bufs[p->ic];
+        cublasStatus_t ls = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);
+        if (ls != CUBLAS_STATUS_SUCCESS)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "cuda backend: %s: cublasLtMatmulDescSetAttribute(BIAS_POINTER) failed: %s", p->name,
+                            lt_str(ls));
+    }
+    if (st == JV_OK) {
+        cudaError_t e = cudaEventCreate(&e0);
+        if (e == cudaSuccess) e = cudaEventCreate(&e1);
+        if (e != cudaSuccess)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: cudaEventCreate failed: %s",
+                            p->name, cudaGetErrorString(e));
+    }
+    for (int c = 0; c < n && st == JV_OK; c++) {
+        if (res[c].state != CUBLAS_STATUS_SUCCESS || res[c].workspaceSize > ws_limit) continue;
+        st = time_candidate(lt, p, &res[c].algo, res[c].workspaceSize, bufs, pick, e0, e1, &t[c], err);
+        if (st == JV_OK && t[c] > 0) ch->timed++;
+    }
+    if (st == JV_OK) {
+        int b = jv_cuda_fastest(t, n);
+        if (b < 0) {
+            st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
+                            "cuda backend: %s: gemm-algo best: none of cuBLASLt's %d candidates ran", p->name, n);
+        } else {
+            memcpy(ch->algo, &res[b].algo, sizeof ch->algo);
+            ch->ws = res[b].workspaceSize;
+            ch->rank = b;
+            ch->ms = t[b];
+            ch->first_ms = t[0];
+        }
+    }
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (st == JV_OK) {
+        cudaError_t e = cudaStreamSynchronize(pick->stream);
+        if (e != cudaSuccess)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "cuda backend: %s: cudaStreamSynchronize failed: %s", p->name, cudaGetErrorString(e));
+    }
+    for (int i = 0; i < JV_MAX_OPERANDS; i++)
+        if (bufs[i]) cudaFree(bufs[i]);
+    return st;
+}
+
+jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_operands *ops,
+                            const jv_cuda_gemm_pick *pick, jv_cuda_gemm **out, jv_err *err) {
     const jv_gemm_desc *g = jv_gemm_of(d);
     *out = NULL;
     jv_gemm_roles ro;
@@ -292,16 +453,19 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     if (st == JV_OK) st = make_layout(&p->lc, dout, rc, cc, ldc, batch, vo.sb, name, err);
     if (st != JV_OK) goto fail;
 
+    /* heuristic: PyTorch's 32 MiB, so that the heuristic sees what PyTorch's does; search: the whole workspace */
+    size_t ws_limit = pick->search || pick->ws_bytes < JV_CUDA_LT_WORKSPACE ? pick->ws_bytes : JV_CUDA_LT_WORKSPACE;
     cublasLtMatmulPreference_t pref = NULL;
     PLAN_LT(cublasLtMatmulPreferenceCreate(&pref));
-    uint64_t wsb = (uint64_t)ws_bytes;
+    uint64_t wsb = (uint64_t)ws_limit;
     cublasStatus_t ps =
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
-    cublasLtMatmulHeuristicResult_t res;
-    memset(&res, 0, sizeof res);
+    cublasLtMatmulHeuristicResult_t res[JV_CUDA_GEMM_CANDIDATES];
+    memset(res, 0, sizeof res);
     int returned = 0;
     if (ps == CUBLAS_STATUS_SUCCESS)
-        ps = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &returned);
+        ps = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref,
+                                            pick->search ? JV_CUDA_GEMM_CANDIDATES : 1, res, &returned);
     cublasLtMatmulPreferenceDestroy(pref);
     if (ps == CUBLAS_STATUS_NOT_SUPPORTED || (ps == CUBLAS_STATUS_SUCCESS && returned == 0)) {
         st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
@@ -311,9 +475,43 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
         goto fail;
     }
     PLAN_LT(ps);
-    if (res.state != CUBLAS_STATUS_SUCCESS) PLAN_LT(res.state);
-    p->algo = res.algo;
-    p->ws_need = res.workspaceSize;
+    if (!pick->search) {
+        if (res[0].state != CUBLAS_STATUS_SUCCESS) PLAN_LT(res[0].state);
+        p->algo = res[0].algo;
+        p->ws_need = res[0].workspaceSize;
+    } else {
+        /* the configuration as cuBLASLt sees it: types, transposes, bias and whether C is read; the layouts of
+         * its A (our B), B (our A) and C / D (out); the batch count and the workspace offered */
+        jv_cuda_conv_key key;
+        memset(&key, 0, sizeof key);
+        const int64_t words[] = {f64,         da,
+                                 db,          dout,
+                                 opa,         opb,
+                                 p->bias,     p->beta == 0,
+                                 (int64_t)ra, (int64_t)ca,
+                                 lda,         vb.sb,
+                                 (int64_t)rb, (int64_t)cb,
+                                 ldb,         va.sb,
+                                 (int64_t)rc, (int64_t)cc,
+                                 ldc,         vo.sb,
+                                 batch,       (int64_t)ws_limit};
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            jv_cuda_conv_key_add(&key, words[i]);
+        const jv_cuda_gemm_choice *had = pick->cache ? jv_cuda_gemm_cache_find(pick->cache, &key) : NULL;
+        if (had) {
+            p->choice = *had;
+        } else {
+            st = search(lt, p, ops, res, returned, pick, ws_limit, &p->choice, err);
+            if (st != JV_OK) goto fail;
+            if (pick->cache) {
+                st = jv_cuda_gemm_cache_put(pick->cache, &key, &p->choice, err);
+                if (st != JV_OK) goto fail;
+            }
+        }
+        memcpy(&p->algo, p->choice.algo, sizeof p->algo);
+        p->ws_need = p->choice.ws;
+        p->searched = 1;
+    }
 #undef PLAN_LT
     *out = p;
     return JV_OK;
@@ -393,4 +591,30 @@ jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *con
             cublasLtMatmul(lt, p->op, alpha, bufs[p->ib], p->la, bufs[p->ia], p->lb, beta, out, p->lc, out, p->lc,
                            &p->algo, ws, p->ws_need, stream));
     return JV_OK;
+}
+
+void jv_cuda_gemm_describe(const jv_cuda_gemm *p, char *buf, size_t cap) {
+    if (!cap) return;
+    int32_t id = -1, splitk = 0;
+    uint32_t tile = 0, stages = 0, swz = 0;
+    size_t w = 0;
+    /* a field cuBLASLt does not report stays at its marker value */
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&p->algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swz, sizeof swz, &w);
+    int len = snprintf(buf, cap, "cuBLASLt algo %d tile id %u stages id %u splitK %d swizzle %u ws %zu B", (int)id,
+                       (unsigned)tile, (unsigned)stages, (int)splitk, (unsigned)swz, p->ws_need);
+    if (!p->searched || len < 0 || (size_t)len >= cap) return;
+    const jv_cuda_gemm_choice *c = &p->choice;
+    if (c->rank == 0)
+        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #1 %.1f us", c->offered,
+                 c->timed, c->ms * 1e3);
+    else if (c->first_ms > 0)
+        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 %.1f us)",
+                 c->offered, c->timed, c->rank + 1, c->ms * 1e3, c->first_ms * 1e3);
+    else
+        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 did not run)",
+                 c->offered, c->timed, c->rank + 1, c->ms * 1e3);
 }

@@ -1,8 +1,10 @@
-/* jv_cuda_pure: sticky-error classification, workspace sizing and the cuDNN
- * algorithm cache of the CUDA backend (see jv_cuda_pure.h). Numeric codes,
+/* jv_cuda_pure: sticky-error classification, workspace sizing, the cuDNN
+ * algorithm cache and the cuBLASLt search's ranking and cache of the CUDA
+ * backend (see jv_cuda_pure.h). Numeric codes,
  * so that the table builds with any CUDA 12 or 13 toolkit header. */
 #include "jv_cuda_pure.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,61 @@ jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *
 }
 
 void jv_cuda_conv_cache_clear(jv_cuda_conv_cache *c) {
+    free(c->keys);
+    free(c->vals);
+    memset(c, 0, sizeof *c);
+}
+
+double jv_cuda_median(double *v, int n) {
+    if (n <= 0) return 0;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int jv_cuda_fastest(const double *t, int n) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (t[i] > 0 && !isnan(t[i]) && (best < 0 || t[i] < t[best])) best = i;
+    return best;
+}
+
+const jv_cuda_gemm_choice *jv_cuda_gemm_cache_find(const jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k) {
+    if (k->overflow) return NULL;
+    for (int i = 0; i < c->n; i++)
+        if (key_eq(&c->keys[i], k)) return &c->vals[i];
+    return NULL;
+}
+
+jv_status jv_cuda_gemm_cache_put(jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k, const jv_cuda_gemm_choice *v,
+                                 jv_err *err) {
+    if (k->overflow) return JV_OK;
+    for (int i = 0; i < c->n; i++)
+        if (key_eq(&c->keys[i], k)) {
+            c->vals[i] = *v;
+            return JV_OK;
+        }
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        jv_cuda_conv_key *nk = realloc(c->keys, sizeof *nk * (size_t)cap);
+        if (!nk) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuBLASLt algorithm cache");
+        c->keys = nk;
+        jv_cuda_gemm_choice *nv = realloc(c->vals, sizeof *nv * (size_t)cap);
+        if (!nv) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuBLASLt algorithm cache");
+        c->vals = nv;
+        c->cap = cap;
+    }
+    c->keys[c->n] = *k;
+    c->vals[c->n] = *v;
+    c->n++;
+    return JV_OK;
+}
+
+void jv_cuda_gemm_cache_clear(jv_cuda_gemm_cache *c) {
     free(c->keys);
     free(c->vals);
     memset(c, 0, sizeof *c);

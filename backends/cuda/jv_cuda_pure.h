@@ -1,7 +1,8 @@
 /* jv_cuda_pure: the CUDA backend's decisions that need no device, kept apart
  * so that tests run them anywhere: which runtime errors leave a context
- * unusable, how large the fixed workspaces are, and the cache of cuDNN
- * algorithm choices keyed by a convolution's full configuration. */
+ * unusable, how large the fixed workspaces are, the cache of cuDNN
+ * algorithm choices keyed by a convolution's full configuration, and the
+ * ranking and cache of the cuBLASLt algorithm search (gemm-algo best). */
 #ifndef JV_CUDA_PURE_H
 #define JV_CUDA_PURE_H
 
@@ -10,10 +11,13 @@
 
 #include "jv_status.h"
 
-/* cuBLASLt's workspace limit for every GEMM: 32 MiB, what PyTorch gives
- * cuBLAS / cuBLASLt on Hopper (CublasHandlePool.cpp, and cuBLAS' own
- * recommendation for sm_90); fixed so that the algorithm a GEMM gets depends
- * neither on the device's free memory nor on the order of the ops. */
+/* cuBLASLt's workspace limit for every GEMM with gemm-algo heuristic (the
+ * default), and so the limit its heuristic query is given: 32 MiB, PyTorch's
+ * default for cuBLAS / cuBLASLt on sm90 and later (CublasHandlePool.cpp,
+ * CUBLAS_WORKSPACE_CONFIG ":4096:8"; cuBLAS' own recommendation for sm_90),
+ * so that the heuristic sees what PyTorch's sees; fixed so that the algorithm
+ * a GEMM gets depends neither on the device's free memory nor on the order of
+ * the ops. gemm-algo best offers the whole workspace instead. */
 #define JV_CUDA_LT_WORKSPACE ((size_t)32 << 20)
 
 /* The cuDNN workspace wanted: 256 MiB, the most any cuDNN algorithm we choose
@@ -81,5 +85,48 @@ jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *
 
 /* Releases the cache's memory and empties it (safe on an empty cache). */
 void jv_cuda_conv_cache_clear(jv_cuda_conv_cache *c);
+
+/* ---- cuBLASLt algorithm search (gemm-algo best) ---- */
+
+#define JV_CUDA_GEMM_CANDIDATES 16 /* heuristic results asked for and timed */
+#define JV_CUDA_GEMM_WARMUP     2  /* untimed launches of each candidate */
+#define JV_CUDA_GEMM_REPS       5  /* timed launches of each candidate; the median is kept */
+
+/* The median of v[0, n) (sorts v in place); 0 when n <= 0. */
+double jv_cuda_median(double *v, int n);
+
+/* Index of the fastest candidate: the smallest t[i] > 0 (a candidate that did
+ * not run has t[i] <= 0, or NaN); on a tie the lower index (the heuristic's
+ * preference). -1 when none ran. */
+int jv_cuda_fastest(const double *t, int n);
+
+/* What the search chose for one GEMM configuration. */
+typedef struct {
+    uint64_t algo[8];    /* the cublasLtMatmulAlgo_t, as its opaque words */
+    size_t ws;           /* its workspace bytes */
+    int offered;         /* candidates the heuristic returned */
+    int timed;           /* of them, those that ran */
+    int rank;            /* the chosen one's place in the heuristic's order (0: its first pick) */
+    double ms, first_ms; /* median ms of the chosen one and of the heuristic's first pick (0: it did not run) */
+} jv_cuda_gemm_choice;
+
+/* Search results per GEMM configuration (cuBLASLt descriptors and layouts in
+ * a jv_cuda_conv_key's words), per context. */
+typedef struct {
+    jv_cuda_conv_key *keys;
+    jv_cuda_gemm_choice *vals;
+    int n, cap;
+} jv_cuda_gemm_cache;
+
+/* The choice stored for k, or NULL (always NULL for an overflowed key). */
+const jv_cuda_gemm_choice *jv_cuda_gemm_cache_find(const jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k);
+
+/* Stores v for k (replacing an earlier choice; an overflowed key is not
+ * stored). JV_ERR_NOMEM when the cache cannot grow. */
+jv_status jv_cuda_gemm_cache_put(jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k, const jv_cuda_gemm_choice *v,
+                                 jv_err *err);
+
+/* Releases the cache's memory and empties it (safe on an empty cache). */
+void jv_cuda_gemm_cache_clear(jv_cuda_gemm_cache *c);
 
 #endif

@@ -257,15 +257,15 @@ static int parse_cases(jv_opcall *calls) {
     return ok;
 }
 
-/* every case on every variant; conv_only: the convolutions alone (after --conv-algo best) */
-static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int conv_only) {
+/* every case on every variant; only >= 0: the cases of that family alone (the convolutions after conv-algo
+ * best, the GEMMs after gemm-algo best) */
+static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int only) {
     jv_run_opts o;
     jv_run_opts_default(&o, p);
     o.timing.max_time_s = 0.02;
     o.quiet = 1;
     for (int i = 0; i < NCASES; i++) {
         const gcase *g = &CASES[i];
-        if (conv_only && !strstr(g->op, "conv")) continue;
         jv_ir_op op;
         memset(&op, 0, sizeof op);
         op.op_name = (char *)(uintptr_t)g->op; /* read only by the runner */
@@ -277,10 +277,11 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
         jv_err_clear(&err);
         memset(&d, 0, sizeof d);
         if (jv_desc_parse(&calls[i], &d, &err) != JV_OK || jv_desc_operands(&d, &ops, &err) != JV_OK) continue;
+        if (only >= 0 && d.family != only) continue;
         for (int v = 0; v < 4; v++) {
             /* does the backend offer variant v? */
             void *plan = NULL;
-            char impl[48] = "";
+            char impl[192] = "";
             jv_err_clear(&err);
             jv_status st = jv_cuda_backend.prepare(ctx, &d, &ops, v, &plan, impl, sizeof impl, &err);
             if (st == JV_OK) jv_cuda_backend.release(ctx, plan);
@@ -296,7 +297,10 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
             st = jv_run_op(&VARIANT_BE, &vc, p, &o, &op, &r, &err);
             CHECK(st == JV_OK);
             CHECK(r.status == JV_RES_OK);
-            if (conv_only) CHECK(!strcmp(r.impl, "cuDNN searched"));
+            if (only == JV_FAM_CONV) CHECK(!strcmp(r.impl, "cuDNN searched"));
+            /* the chosen cuBLASLt algorithm, and after a search how it went */
+            if (d.family == JV_FAM_GEMM) CHECK(!strncmp(r.impl, "cuBLASLt algo ", 14));
+            if (d.family == JV_FAM_GEMM) CHECK((only == JV_FAM_GEMM) == (strstr(r.impl, ", searched ") != NULL));
             /* ops whose measured launch overhead counts are also timed in a CUDA graph (or the capture is
              * refused, with the reason) */
             if (r.graph_why[0]) {
@@ -359,12 +363,17 @@ int main(void) {
         printf("device: %s (%s, %s, %d SMs, L2 %lld bytes, %.0f MHz)\n", p.name, p.arch, p.driver, p.compute_units,
                (long long)p.llc_bytes, p.clock_mhz);
         CHECK(p.is_gpu && !strcmp(p.backend, "cuda") && p.memory_bytes > 0 && p.compute_units > 0);
-        if (parsed) run_cases(ctx, &p, calls, 0);
+        if (parsed) run_cases(ctx, &p, calls, -1);
         /* --conv-algo best: cuDNN's algorithms run and ranked by time */
         CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "best", &err) == JV_OK);
         CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "fastest", &err) == JV_ERR_NOTFOUND);
-        if (parsed) run_cases(ctx, &p, calls, 1);
+        if (parsed) run_cases(ctx, &p, calls, JV_FAM_CONV);
         CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "heuristic", &err) == JV_OK);
+        /* --gemm-algo best: cuBLASLt's first 16 heuristic picks timed, the fastest kept */
+        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "best", &err) == JV_OK);
+        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "fastest", &err) == JV_ERR_NOTFOUND);
+        if (parsed) run_cases(ctx, &p, calls, JV_FAM_GEMM);
+        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "heuristic", &err) == JV_OK);
         run_baseline(ctx, &p);
         jv_cuda_backend.close(ctx);
     } else {
