@@ -249,6 +249,26 @@ if [ -f bench/record_traces.py ] && { [ $dry = 0 ] || [ -n "${JV_SESSION_TRACES:
   done
 fi
 
+# 4b. variants of the fresh replays: JV_SESSION_VARIANTS='TAG:REGEX:ARGS;...' replays each fresh package whose
+#     name matches REGEX again with ARGS -> replay-<name>-<TAG>.{json,md} (e.g.
+#     'gemmbest:encoder:--gemm-algo best;convbest:resnet50:--conv-algo best')
+IFS=';' read -r -a variants <<< "${JV_SESSION_VARIANTS:-}"
+for v in "${variants[@]}"; do
+  [ -n "$v" ] || continue
+  tag=${v%%:*}
+  rest=${v#*:}
+  re=${rest%%:*}
+  vargs=${rest#*:}
+  for p in "${fresh[@]}"; do
+    n=$(basename "$p" .zip)
+    [[ $n =~ $re ]] || continue
+    # shellcheck disable=SC2086 # ARGS are words
+    step "replay-$n-$tag" "${JV_FRESH_CAP:-200}" "$bin/jarvis-replay" "$p" --backend "$backend" --device 0 \
+         --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" --deadline $((${JV_FRESH_CAP:-200} - 15)) "${replay_args[@]}" \
+         $vargs --benchmark_out "$results/replay-$n-$tag.json" --report "$results/replay-$n-$tag.md"
+  done
+done
+
 # PyTorch on the fresh packages' ops (after the tests: the replay-vs-traced table needs neither)
 for p in "${fresh[@]}"; do
   n=$(basename "$p" .zip)

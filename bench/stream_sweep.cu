@@ -33,13 +33,13 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                                                              \
-    do {                                                                                                      \
-        cudaError_t e_ = (call);                                                                              \
-        if (e_ != cudaSuccess) {                                                                              \
-            fprintf(stderr, "stream_sweep: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                                          \
-        }                                                                                                     \
+#define CK(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "stream_sweep: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 enum { K_COPY = 0, K_TRIAD, K_ADD, K_COUNT };
@@ -105,8 +105,12 @@ __global__ void __launch_bounds__(B)
 }
 
 // exactly representable values: every result of the three kernels is exact in fp32
-__host__ __device__ inline float val_a(int64_t i) { return 1.0f + (float)(i % 1021) * 0.5f; }
-__host__ __device__ inline float val_b(int64_t i) { return 2.0f + (float)(i % 997) * 0.25f; }
+__host__ __device__ inline float val_a(int64_t i) {
+    return 1.0f + (float)(i % 1021) * 0.5f;
+}
+__host__ __device__ inline float val_b(int64_t i) {
+    return 2.0f + (float)(i % 997) * 0.25f;
+}
 
 __global__ void fill_kernel(float *a, float *b, float *c, int64_t n) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
@@ -176,8 +180,9 @@ static void print_line(FILE *f, const Result &r, bool csv, double peak) {
                 hint_names[r.hint], r.persistent ? "persistent" : "covering", r.grid, r.med_gbs, r.best_gbs, r.pct,
                 r.regs, r.local_bytes, r.occ, r.ok ? "ok" : "BAD", base ? 1 : 0);
     else
-        fprintf(f, "%-5s U=%d block=%4d hint=%-7s grid=%-10s %8u  median %7.1f GB/s  best %7.1f GB/s  %5.1f %% of %.0f"
-                   "  (regs %d, local %d B, %d blocks/SM)%s%s\n",
+        fprintf(f,
+                "%-5s U=%d block=%4d hint=%-7s grid=%-10s %8u  median %7.1f GB/s  best %7.1f GB/s  %5.1f %% of %.0f"
+                "  (regs %d, local %d B, %d blocks/SM)%s%s\n",
                 kernel_names[r.k], r.u, r.block, hint_names[r.hint], r.persistent ? "persistent" : "covering", r.grid,
                 r.med_gbs, r.best_gbs, r.pct, peak, r.regs, r.local_bytes, r.occ, r.ok ? "" : "  BAD RESULTS",
                 base ? "  *" : "");
@@ -240,7 +245,8 @@ int main(int argc, char **argv) {
         idx[j] = (int64_t)(x % (uint64_t)n);
     }
     idx[0] = 0, idx[1] = n - 1, idx[2] = n - 4, idx[3] = n / 2;
-    for (int j = 0; j < 8 && 4 + j < SAMPLES; j++) idx[4 + j] = std::min<int64_t>(n - 1, (int64_t)(128 << j) * 4 - 1);
+    for (int j = 0; j < 8 && 4 + j < SAMPLES; j++)
+        idx[4 + j] = std::min<int64_t>(n - 1, (int64_t)(128 << j) * 4 - 1);
     CK(cudaMemcpy(d_idx, idx.data(), SAMPLES * sizeof(int64_t), cudaMemcpyHostToDevice));
     std::vector<float> got(SAMPLES);
 
@@ -256,7 +262,8 @@ int main(int argc, char **argv) {
     }
 
     cudaEvent_t ev[2 * TIMED];
-    for (auto &e : ev) CK(cudaEventCreate(&e));
+    for (auto &e : ev)
+        CK(cudaEventCreate(&e));
     CK(cudaDeviceSynchronize());
 
     std::vector<Result> all;
@@ -291,7 +298,8 @@ int main(int argc, char **argv) {
                         const float4 *b4 = reinterpret_cast<const float4 *>(b);
                         float4 *c4 = reinterpret_cast<float4 *>(c);
                         CK(cudaMemset(c, 0xff, bytes)); // NaN: a variant that writes nothing fails the check
-                        for (int w = 0; w < WARMUP; w++) fn<<<r.grid, blk>>>(a4, b4, c4, n4);
+                        for (int w = 0; w < WARMUP; w++)
+                            fn<<<r.grid, blk>>>(a4, b4, c4, n4);
                         CK(cudaGetLastError());
                         for (int t = 0; t < TIMED; t++) {
                             CK(cudaEventRecord(ev[2 * t]));
@@ -360,7 +368,8 @@ int main(int argc, char **argv) {
     printf("stream_sweep: %zu variants in %.1f s of GPU time, %d with wrong results\n", all.size(), total_ms / 1e3,
            bad);
     if (csv) fclose(csv);
-    for (auto &e : ev) cudaEventDestroy(e);
+    for (auto &e : ev)
+        cudaEventDestroy(e);
     cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(d_idx), cudaFree(d_out);
     if (bad) {
         fprintf(stderr, "stream_sweep: %d variant(s) computed wrong results\n", bad);
