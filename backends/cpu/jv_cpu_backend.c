@@ -265,7 +265,7 @@ static void cpu_release(void *ctx, void *plan) {
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
     cpu_ctx *c = ctx;
-    (void)c;
+    (void)c, (void)d, (void)ops; /* unused without oneDNN */
     *plan = NULL;
     if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: one implementation per op");
     cpu_plan *p = calloc(1, sizeof *p);
