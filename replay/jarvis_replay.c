@@ -35,6 +35,7 @@ typedef struct {
     int64_t baseline_bytes, max_bytes;
     long long peak_gemm; /* -1: default for the device */
     double time_limit;   /* <= 0: default */
+    double duty;         /* 0: back to back */
     double deadline;     /* --deadline: wall seconds from the start after which no op starts (0: none) */
     unsigned long long seed;
     int has_seed;
@@ -75,6 +76,9 @@ static void usage(FILE *f) {
           "                           the CPU; 0: none)\n"
           "  --max-bytes SIZE         skip ops whose tensors need more than SIZE (e.g. 64M, 2G)\n"
           "  --time-limit S           seconds of sampling per op and cache mode\n"
+          "  --duty F                 share of the sampling time the device works (0 < F <= 1, default 1:\n"
+          "                           samples back to back); below 1 it idles after each sample, so a\n"
+          "                           power-capped GPU keeps the clock a training step gives its heavy ops\n"
           "  --deadline S             start no op after S seconds of wall time (from the start, baseline\n"
           "                           included); the ops left are reported not run and the outputs are\n"
           "                           written (to fit a run into a lease or a CI step)\n"
@@ -86,8 +90,8 @@ static void usage(FILE *f) {
           "                           workspace (PyTorch's default), or the fastest of its first 16 picks\n"
           "                           within the whole workspace, timed on the op's shapes\n"
           "  --no-graph               do not also time inside a device graph the ops whose launch cost is\n"
-          "                           a noticeable part of their time (launch >= 5 %% of the hot median, or\n"
-          "                           host queueing >= 50 %%)\n"
+          "                           a noticeable part of their time (launch >= 5 % of the hot median, or\n"
+          "                           host queueing >= 50 %)\n"
           "  --benchmark_out FILE     Google Benchmark results (compare.py reads two of them)\n"
           "  --benchmark_out_format json|csv   (default json)\n"
           "  --report FILE.md         markdown report of the verdicts and the numbers behind them\n"
@@ -151,6 +155,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"no-graph", no_argument, 0, 19},
                                          {"deadline", required_argument, 0, 20},
                                          {"gemm-algo", required_argument, 0, 21},
+                                         {"duty", required_argument, 0, 22},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, 'V'},
@@ -203,6 +208,13 @@ static int parse_cli(int argc, char **argv, cli *c) {
             errno = 0;
             c->time_limit = strtod(optarg, &end);
             if (end == optarg || *end || errno || !(c->time_limit > 0) || c->time_limit > 3600) goto bad;
+            break;
+        }
+        case 22: {
+            char *end;
+            errno = 0;
+            c->duty = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(c->duty > 0) || c->duty > 1) goto bad;
             break;
         }
         case 13:
@@ -395,6 +407,7 @@ int main(int argc, char **argv) {
     o.cache_cold = strcmp(c.cache, "hot") != 0 && c.iterations == 0;
     o.timing.iterations = c.iterations;
     if (c.time_limit > 0) o.timing.max_time_s = c.time_limit;
+    if (c.duty > 0) o.timing.duty = c.duty;
     o.quiet = c.quiet;
     run.opts = &o;
     time_t now = time(NULL);

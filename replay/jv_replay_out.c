@@ -299,6 +299,8 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
     cJSON_AddNumberToObject(ctx, "clock_mhz", run->props.clock_mhz);
     cJSON_AddNumberToObject(ctx, "launch_us", run->props.launch_us); /* measured by the backend at open */
     cJSON_AddNumberToObject(ctx, "host_launch_us", run->props.host_launch_us);
+    if (run->opts && run->opts->timing.duty > 0 && run->opts->timing.duty < 1)
+        cJSON_AddNumberToObject(ctx, "duty", run->opts->timing.duty);
     if (run->stopped) cJSON_AddStringToObject(ctx, "stopped", run->stopped);
     cJSON_AddStringToObject(ctx, "package", run->package);
     if (run->trace_device) cJSON_AddStringToObject(ctx, "traced_device", run->trace_device);
@@ -451,6 +453,12 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
     if (run->res) fprintf(f, "- Ops: %d replayed and verified, %d WRONG, %d not run\n", ok, wrong, other);
     fprintf(f, "- Launch cost measured at open: %.3f us on the device, %.3f us on the host per launch.\n", p->launch_us,
             p->host_launch_us);
+    if (run->opts && run->opts->timing.duty > 0 && run->opts->timing.duty < 1)
+        fprintf(f,
+                "- Duty cycle %.2f: after each sample the device idled %.0f %% of its length (at most %.0f ms), "
+                "as between a training step's heavy ops.\n",
+                run->opts->timing.duty, 100 * (1 - run->opts->timing.duty) / run->opts->timing.duty,
+                JV_DUTY_MAX_GAP_S * 1e3);
     if (run->stopped) {
         fputs("- **Stopped**: ", f);
         jv_md_text(f, run->stopped);

@@ -2,6 +2,7 @@
 #include "jv_timing.h"
 #include "jv_progress.h" /* jv_now */
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,20 @@ static int converged(const double *s, int n, double target, double *tmp) {
     return rsd <= target;
 }
 
+double jv_duty_gap(double sample_s, double duty) {
+    if (!(duty > 0 && duty < 1) || !(sample_s > 0)) return 0;
+    double g = sample_s * (1 - duty) / duty;
+    return g < JV_DUTY_MAX_GAP_S ? g : JV_DUTY_MAX_GAP_S;
+}
+
+/* waits s seconds (the device idle: the sample before was synchronized) */
+static void idle_wait(double s) {
+    if (!(s > 0)) return;
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_run_fn fn, void *arg, int nsets,
                   int cold, jv_timing *out, jv_err *err) {
     memset(out, 0, sizeof *out);
@@ -181,7 +196,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
         reps = per > 0 ? (int64_t)ceil(o->min_sample_s / per) : 1;
         if (reps < 1) reps = 1;
         if (reps > 1000000) reps = 1000000;
-        double measured = 0, t0 = jv_now();
+        double measured = 0, t0 = jv_now(), idled = 0;
         out->max_runs_per_sample = 0; /* samples only from here */
         while (n < cap) {
             int64_t r = reps;
@@ -197,13 +212,17 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
             JV_CHECK_GOTO(batch(&m, r, read_fits(&m, r), &s[n], &h[n], err), st, done);
             measured += s[n] * (double)r;
             out->runs += r;
+            const double gap = jv_duty_gap(s[n] * (double)r, o->duty);
+            idle_wait(gap);
+            idled += gap;
             n++;
             if (n >= o->min_samples && converged(s, n, o->target_rsd, tmp)) {
                 out->converged = 1;
                 break;
             }
             if (measured >= o->max_time_s) break;
-            if (n >= o->min_samples && jv_now() - t0 >= 4 * o->max_time_s) break; /* flushes and host time count */
+            if (n >= o->min_samples && jv_now() - t0 - idled >= 4 * o->max_time_s)
+                break; /* flushes and host time count, the duty cycle's idle gaps do not */
         }
         out->flushed = cold && flushing;
     }

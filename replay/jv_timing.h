@@ -26,7 +26,17 @@ typedef struct {
     int min_samples;     /* ... after at least this many samples */
     int max_samples;
     int iterations; /* > 0: exactly this many runs, each its own sample, no warm-up */
+    double duty;    /* share of the sampling time the device works: after each sample lasting t the host waits
+                     * t * (1 - duty) / duty with the device idle (at most JV_DUTY_MAX_GAP_S). 0 or 1: samples
+                     * back to back. Below 1 a power-capped GPU (an H100 or H200 running large GEMMs back to
+                     * back) keeps the clock it has inside a training step, where lighter ops run between them */
 } jv_timing_opts;
+
+#define JV_DUTY_MAX_GAP_S 0.05 /* the longest idle gap after one sample */
+
+/* Seconds the device idles after a sample of `sample_s` seconds at duty cycle `duty` (0 when duty is 0 or 1
+ * or out of (0, 1); at most JV_DUTY_MAX_GAP_S). */
+double jv_duty_gap(double sample_s, double duty);
 
 /* Per-run times of one op in one cache mode (seconds). */
 typedef struct {

@@ -309,6 +309,32 @@ static void test_cold(const jv_ir *ir) {
     rig_close(&g);
 }
 
+/* the duty cycle: the gap after each sample, and a run that waits it (the fake's device time is simulated, so
+ * without the gaps the wall time stays far under the sampled time) */
+static void test_duty(const jv_ir *ir) {
+    CHECK(jv_duty_gap(1e-3, 0.5) == 1e-3);
+    CHECK(fabs(jv_duty_gap(1e-3, 0.25) - 3e-3) < 1e-12);
+    CHECK(jv_duty_gap(1.0, 0.5) == JV_DUTY_MAX_GAP_S); /* capped */
+    CHECK(jv_duty_gap(1e-3, 1) == 0 && jv_duty_gap(1e-3, 0) == 0 && jv_duty_gap(1e-3, 1.5) == 0);
+    CHECK(jv_duty_gap(0, 0.5) == 0 && jv_duty_gap(NAN, 0.5) == 0);
+
+    rig g;
+    rig_open(&g, 500, 0.001, 0); /* 0.5 ms per run */
+    g.o.timing.max_time_s = 0.02;
+    g.o.timing.min_sample_s = 1e-3;
+    g.o.timing.duty = 0.5;
+    jv_op_result r;
+    jv_err err = {0};
+    double t0 = now_s();
+    CHECK(jv_run_op(&FAKE, g.ctx, &g.p, &g.o, &ir->ops[0], &r, &err) == JV_OK && r.status == JV_RES_OK);
+    double wall = now_s() - t0;
+    double sampled = (double)(r.hot.runs + r.cold.runs) * 500e-6; /* the gaps: as long as the samples */
+    CHECK(r.hot.samples > 0 && r.cold.samples > 0);
+    CHECK(wall >= 0.9 * sampled);
+    if (wall < 0.9 * sampled) fprintf(stderr, "duty 0.5: %.4f s of wall time for %.4f s sampled\n", wall, sampled);
+    rig_close(&g);
+}
+
 /* the graph rule: from the measured launch cost and host time, not from the op's absolute time */
 static void test_graph_rule(const jv_ir *ir) {
     struct {
@@ -608,6 +634,7 @@ int main(void) {
     }
     test_cold(&ir);
     test_graph_rule(&ir);
+    test_duty(&ir);
     test_figure();
     test_clocks(&ir);
     test_sticky(&ir);
