@@ -494,7 +494,7 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
         JV_CHECK(st);
         p->kind = PLAN_CONV;
-        snprintf(impl, impl_cap, c->conv_search ? "cuDNN searched" : "cuDNN");
+        jv_cuda_conv_describe(p->conv, impl, impl_cap);
         return JV_OK;
     }
     case JV_FAM_GEMM: {

@@ -171,6 +171,22 @@ struct jv_cuda_conv {
     int conv_key_n;
 };
 
+void jv_cuda_conv_describe(const jv_cuda_conv *p, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    size_t n = (size_t)snprintf(buf, cap, "%s", p->search ? "cuDNN searched" : "cuDNN");
+    for (int i = 0; i < p->nsteps && n < cap; i++) {
+        const conv_step *s = &p->steps[i];
+        const char *what = s->kind == STEP_FWD          ? "fwd"
+                           : s->kind == STEP_BWD_DATA   ? "bwd data"
+                           : s->kind == STEP_BWD_FILTER ? "bwd filter"
+                                                        : NULL;
+        if (!what) continue; /* the bias steps: our kernel or cudnnAddTensor */
+        int algo = s->kind == STEP_FWD ? (int)s->fwd : s->kind == STEP_BWD_DATA ? (int)s->bwd_data : (int)s->bwd_filter;
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s algo %d%s ws %zu", i ? "," : ":", what, algo,
+                              s->math == CUDNN_DEFAULT_MATH ? "" : " tensor op", s->ws);
+    }
+}
+
 void jv_cuda_conv_free(jv_cuda_conv *p) {
     if (!p) return;
     for (int i = 0; i < JV_MAX_OPERANDS; i++) {

@@ -40,6 +40,11 @@ jv_status jv_cuda_conv_run(cudnnHandle_t h, const jv_cuda_conv *p, void *const *
 
 void jv_cuda_conv_free(jv_cuda_conv *p);
 
+/* Writes what p runs into buf (cap bytes, always terminated): "cuDNN" or "cuDNN searched", then per cuDNN step
+ * its algorithm, math type and workspace, e.g. "cuDNN: bwd data algo 1 tensor op ws 0, bwd filter algo 3 tensor
+ * op ws 4096". */
+void jv_cuda_conv_describe(const jv_cuda_conv *p, char *buf, size_t cap);
+
 /* 1 when cuDNN's batch norm can run this call as PyTorch would call it
  * (REFERENCE.md section 2: not bf16, parameters and statistics in fp32 (fp64
  * for double), weight and bias given, 3 to 5 dims, batch limits, dense NCHW
