@@ -21,7 +21,9 @@
 #      and PyTorch references -> torch-<name>.json
 #   6. bench/gpu_summary.py -> summary.md
 # The steps run in that order, the most wanted first: a step that would pass the budget is cut short or
-# skipped. JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
+# skipped. Every timing (jarvis and PyTorch) runs at duty cycle JV_SESSION_DUTY (default 0.25: the device idles
+# 3x as long as each sample, so a power-capped GPU keeps a training step's clock; 1: back to back).
+# JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
 # are those of session.log: device, baseline, stream-sweep, torch-peak, ctest-gpu, record, analyze-<trace>,
 # replay-<trace|package>, torch-<trace|package>, summary).
 # Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
@@ -189,11 +191,16 @@ step device 45 bash -c 'py=(env "LD_LIBRARY_PATH=$JV_PY_LD_LIBRARY_PATH" python3
 
 # sizes: the defaults on a GPU (1 GiB arrays, 8192^3 bf16 GEMM); small ones on the CPU backend
 if [ $dry = 1 ]; then
+  duty=1
   peak_args=(--baseline-bytes 32M --peak-gemm 128)
   replay_args=(--max-bytes 8M --baseline-bytes 32M --peak-gemm 128 --time-limit 0.05)
 else
-  peak_args=()
-  replay_args=()
+  # the duty cycle of every timing below, jarvis and PyTorch alike: a power-capped H100/H200 running big GEMMs
+  # back to back drops its SM clock 5-15 % (2026-11-26: 1665-1890 of 1980 MHz); idle gaps keep the clock the
+  # traced step had (--duty 0.25: the encoder's GEMMs 11 of 11 within 15 % of traced, 9 of 11 back to back)
+  duty=${JV_SESSION_DUTY:-0.25}
+  peak_args=(--duty "$duty")
+  replay_args=(--duty "$duty")
 fi
 
 # 3. the baseline and the peaks
@@ -212,7 +219,7 @@ fi
 
 # 3b. PyTorch's peaks in the same call
 if [ -f bench/torch_replay.py ]; then
-  step torch-peak 90 "${py[@]}" bench/torch_replay.py --peak --out "$results/torch-peak.json"
+  step torch-peak 90 "${py[@]}" bench/torch_replay.py --peak --duty "$duty" --out "$results/torch-peak.json"
 fi
 
 # 3c. the GPU tests from the bundle (they check the device kernels the replays below rely on)
@@ -272,7 +279,7 @@ done
 # PyTorch on the fresh packages' ops (after the tests: the replay-vs-traced table needs neither)
 for p in "${fresh[@]}"; do
   n=$(basename "$p" .zip)
-  step "torch-$n" 90 "${py[@]}" bench/torch_replay.py --package "$p" --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" \
+  step "torch-$n" 90 "${py[@]}" bench/torch_replay.py --package "$p" --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" --duty "$duty" \
        --out "$results/torch-$n.json"
 done
 
@@ -290,7 +297,7 @@ done
 if [ -f bench/torch_replay.py ]; then
   for p in "${packages[@]}"; do
     n=$(basename "$p" .zip)
-    step "torch-$n" 60 "${py[@]}" bench/torch_replay.py --package "$p" --out "$results/torch-$n.json"
+    step "torch-$n" 60 "${py[@]}" bench/torch_replay.py --package "$p" --duty "$duty" --out "$results/torch-$n.json"
   done
 else
   say "SKIP PyTorch references: no bench/torch_replay.py"

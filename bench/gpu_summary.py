@@ -144,6 +144,36 @@ def torch_peak(doc):
     return out
 
 
+def peak_rounds(d):
+    """rows of peak-rounds/{peak,torch-peak}-N.json (jarvis --peak and torch_replay.py --peak alternated N times in
+    one call): per round and GEMM shape, the median and fastest run of each and whether its sampling converged"""
+    rows = []
+    for jp in sorted(glob.glob(os.path.join(d, "peak-rounds", "peak-*.json")),
+                     key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0)):
+        rnd = re.sub(r"\D", "", os.path.basename(jp))
+        jdoc = load_json(jp, f"jarvis peak round {rnd}")
+        tdoc = load_json(os.path.join(d, "peak-rounds", f"torch-peak-{rnd}.json"), f"torch peak round {rnd}")
+        tg = {}
+        for r in (tdoc or {}).get("peak") or []:
+            if isinstance(r, dict) and r.get("kind") == "matmul" and r.get("status", "ok") == "ok":
+                tg[(str(r.get("dtype", "bf16")), int(r.get("n", 0)))] = r.get("hot") or {}
+        for e in gb_entries(jdoc):
+            m = re.fullmatch(r"baseline/gemm/(\w+)/(\d+)", e["name"])
+            if not m:
+                continue
+            k = (m.group(1), int(m.group(2)))
+            fl = 2.0 * k[1] ** 3
+            th = tg.get(k) or {}
+            rows.append({"round": rnd, "shape": f"{k[0]} {k[1]}^3",
+                         "j_med": fl / (num(e.get("real_time")) * 1e-6) if num(e.get("real_time")) else None,
+                         "j_best": fl / (num(e.get("min_us")) * 1e-6) if num(e.get("min_us")) else None,
+                         "j_conv": num(e.get("rsd")) is not None and num(e.get("rsd")) < 0.005,
+                         "t_med": fl / (num(th.get("median_us")) * 1e-6) if num(th.get("median_us")) else None,
+                         "t_best": fl / (num(th.get("min_us")) * 1e-6) if num(th.get("min_us")) else None,
+                         "t_conv": bool(th.get("converged"))})
+    return rows
+
+
 def parse_smi(path):
     """facts from nvidia-smi -q text: name, driver, cuda, clocks (MHz)"""
     if not os.path.exists(path):
@@ -469,6 +499,19 @@ def summarize(d, hw_path):
     lines += ["GEMM (2*n^3 FLOP per run; jarvis: its GEMM ceiling, cuBLASLt on CUDA; torch: `torch.matmul`).", ""]
     lines += table(["shape", "jarvis TFLOP/s", "torch TFLOP/s", "jarvis/torch", "jarvis of datasheet",
                     "torch of datasheet"], grows or [("not available", "-", "-", "-", "-", "-")]) + [""]
+
+    prows = peak_rounds(d)
+    if prows:
+        lines += ["GEMM ceiling in rounds (jarvis-replay --peak and torch_replay.py --peak alternated in one call; "
+                  "TFLOP/s of the median and of the fastest run; *converged*: the samples' spread fell under 0.5 %, i.e. the clock held "
+                  "steady; otherwise the sampling ran its full second and the power cap pulled the clock down).", ""]
+        lines += table(["round", "shape", "jarvis median", "jarvis fastest", "jarvis converged", "torch median",
+                        "torch fastest", "torch converged", "median ratio", "fastest ratio"],
+                       [(r["round"], r["shape"], fmt(r["j_med"] and r["j_med"] / 1e12, 1),
+                         fmt(r["j_best"] and r["j_best"] / 1e12, 1), "yes" if r["j_conv"] else "no",
+                         fmt(r["t_med"] and r["t_med"] / 1e12, 1), fmt(r["t_best"] and r["t_best"] / 1e12, 1),
+                         "yes" if r["t_conv"] else "no", fmt(ratio(r["j_med"], r["t_med"]), 3),
+                         fmt(ratio(r["j_best"], r["t_best"]), 3)) for r in prows]) + [""]
     lines += notes and [*(f"- {x}" for x in notes), ""] or []
 
     # packages

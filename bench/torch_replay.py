@@ -526,9 +526,20 @@ def converged(samples, measured):
     return m > 0 and statistics.pstdev(samples) / m < TARGET_RSD
 
 
+DUTY_MAX_GAP_S = 0.05  # jarvis-replay's JV_DUTY_MAX_GAP_S
+
+
+def duty_gap(sample_s, duty):
+    """seconds to idle after a sample of sample_s seconds at duty cycle duty (jarvis-replay's jv_duty_gap)"""
+    if not (0 < duty < 1) or not sample_s > 0:
+        return 0.0
+    return min(sample_s * (1 - duty) / duty, DUTY_MAX_GAP_S)
+
+
 class Timer:
-    def __init__(self, torch):
+    def __init__(self, torch, duty=1.0):
         self.torch = torch
+        self.duty = duty
         self.a = torch.cuda.Event(enable_timing=True)
         self.b = torch.cuda.Event(enable_timing=True)
 
@@ -553,11 +564,15 @@ class Timer:
         return est
 
     def _sample(self, one):
-        samples, measured, t0 = [], 0.0, time.perf_counter()
-        while not converged(samples, measured) and time.perf_counter() - t0 < 4 * MAX_TIME_S + 1:
+        samples, measured, t0, idled = [], 0.0, time.perf_counter(), 0.0
+        while not converged(samples, measured) and time.perf_counter() - t0 - idled < 4 * MAX_TIME_S + 1:
             s, per = one()
             measured += s
             samples.append(per)
+            gap = duty_gap(s, self.duty)  # the device idles (span() synchronized), as jarvis-replay --duty
+            if gap > 0:
+                time.sleep(gap)
+                idled += gap
         return stats(samples)
 
     def hot(self, fn, est):
@@ -847,7 +862,7 @@ def cmd_package(args):
     device = f"cuda:{args.device}"
     torch.cuda.set_device(args.device)
     flush = None if args.cache == "hot" else flush_buffer(torch, device)
-    timer = Timer(torch)
+    timer = Timer(torch, args.duty)
     ops = []
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
@@ -859,7 +874,8 @@ def cmd_package(args):
         log(f"op {i} {rec.get('label')}: {rec['status']}{' (' + shown + ')' if shown else ''}")
         torch.cuda.empty_cache()
     name = os.path.basename(args.package)
-    ctx = context(torch, {"package": name, "package_path": os.path.abspath(args.package), "mode": "package"})
+    ctx = context(torch, {"package": name, "package_path": os.path.abspath(args.package), "mode": "package",
+                          "duty": args.duty})
     return write_json(args.out, {"context": ctx, "ops": ops})
 
 
@@ -888,7 +904,7 @@ def cmd_peak(args):
         return no_torch(args, why)
     device = f"cuda:{args.device}"
     torch.cuda.set_device(args.device)
-    timer = Timer(torch)
+    timer = Timer(torch, args.duty)
     gen = torch.Generator(device=device).manual_seed(args.seed)
     res = []
     n = (1 << 30) // 4  # 1 GiB of fp32 per array
@@ -930,7 +946,7 @@ def cmd_peak(args):
         torch.cuda.empty_cache()
     for r in res:
         log(f"{r['name']}: {r.get('status')} {r.get('hot_us') or 0:.2f} us")
-    ctx = context(torch, {"mode": "peak"})
+    ctx = context(torch, {"mode": "peak", "duty": args.duty})
     return write_json(args.out, {"context": ctx, "peak": res})
 
 
@@ -974,8 +990,12 @@ def main(argv=None):
     ap.add_argument("--max-bytes", type=parse_size, default=None, help="skip ops whose tensors need more")
     ap.add_argument("--gemm", type=int, action="append", help="matmul N for --peak (default 8192 and 4096)")
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--duty", type=float, default=1.0,
+                    help="share of the sampling time the device works, as jarvis-replay --duty (default 1)")
     ap.add_argument("--time-limit", type=float, default=None, help="seconds of sampling per op and figure")
     args = ap.parse_args(argv)
+    if not 0 < args.duty <= 1:
+        ap.error(f"--duty {args.duty}: a share of the time, 0 < F <= 1")
     args.families = {f.strip() for f in args.families.split(",") if f.strip()}
     args.gemm = args.gemm or [8192, 4096]
     if args.time_limit:

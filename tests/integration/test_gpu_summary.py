@@ -294,6 +294,20 @@ def test_measuring(tr, schemas, pkg, tmp):
               close(pk["triad"]["bytes_per_second"], 3 * n * 4 / 5e-6) and
               close(pk["matmul"]["flops_per_second"], 2 * 256 ** 3 / 5e-6),
               "peak: copy counts read + write, triad 3 arrays, matmul 2 n^3")
+        # --duty: the same gap rule as jarvis-replay's jv_duty_gap, waited after each sample
+        check(tr.duty_gap(1e-3, 0.5) == 1e-3 and abs(tr.duty_gap(1e-3, 0.25) - 3e-3) < 1e-12 and
+              tr.duty_gap(1.0, 0.5) == tr.DUTY_MAX_GAP_S and tr.duty_gap(1e-3, 1.0) == 0.0, "duty_gap")
+        slept = []
+        real_sleep = tr.time.sleep
+        tr.time.sleep = lambda s: slept.append(s)
+        try:
+            rc = tr.main(["--peak", "--out", out, "--time-limit", "0.02", "--gemm", "256", "--duty", "0.5"])
+        finally:
+            tr.time.sleep = real_sleep
+        doc = json.load(open(out)) if os.path.exists(out) else {}
+        check(rc == 0 and doc.get("context", {}).get("duty") == 0.5, "--duty 0.5 in the context")
+        check(len(slept) >= 6 and all(g > 0 for g in slept),
+              f"--duty 0.5: an idle gap after every sample ({len(slept)})")
     finally:
         del sys.modules["torch"]
 
@@ -740,6 +754,32 @@ def test_summary(gs, replay_json, md_check):
         p, _ = summary(gs, os.path.join(d, "nope"))
         check(p.returncode == 1, f"a missing results directory: exit {p.returncode}")
 
+def test_peak_rounds(gs_path):
+    """peak-rounds/: the median and fastest run of each side per round, and whether it converged"""
+    m = load("gpu_summary_rounds", gs_path)
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "peak-rounds"))
+        n = 8192
+        for rnd, (jmed, jmin, jrsd, tmed, tmin, tconv) in enumerate(
+                [(1384.7, 1381.6, 0.004, 1478.9, 1396.5, False), (1630.5, 1387.2, 0.076, 1396.8, 1393.9, True)], 1):
+            json.dump({"context": {}, "benchmarks": [
+                {"name": f"baseline/gemm/bf16/{n}", "real_time": jmed, "min_us": jmin, "rsd": jrsd}]},
+                open(os.path.join(d, "peak-rounds", f"peak-{rnd}.json"), "w"))
+            json.dump({"context": {}, "peak": [{"kind": "matmul", "dtype": "bf16", "n": n, "status": "ok",
+                                                "hot": {"median_us": tmed, "min_us": tmin, "converged": tconv}}]},
+                      open(os.path.join(d, "peak-rounds", f"torch-peak-{rnd}.json"), "w"))
+        rows = m.peak_rounds(d)
+        fl = 2.0 * n ** 3
+        check(len(rows) == 2 and [r["round"] for r in rows] == ["1", "2"], f"peak rounds: {rows}")
+        if len(rows) == 2:
+            r1, r2 = rows
+            check(abs(r1["j_med"] - fl / 1384.7e-6) < 1 and abs(r1["j_best"] - fl / 1381.6e-6) < 1 and
+                  abs(r1["t_med"] - fl / 1478.9e-6) < 1 and abs(r2["t_best"] - fl / 1393.9e-6) < 1,
+                  "peak rounds: TFLOP/s from the median and the fastest run")
+            check(r1["j_conv"] and not r1["t_conv"] and not r2["j_conv"] and r2["t_conv"],
+                  "peak rounds: converged from jarvis' rsd (< 0.5 %) and torch's flag")
+
+
 def test_family_targets(gs):
     """the GEMM/convolution fidelity target (>= 90 % of them within 15 % of traced) and the own-kernel target
     (batch norm and elementwise on >= 2^24 elements at >= 80 % of the run's copy bandwidth), at and just past
@@ -850,6 +890,7 @@ def main():
         if os.path.exists(rj):
             test_summary(gs, rj, md)
     test_family_targets(gs)
+    test_peak_rounds(gs)
     return finish()
 
 
