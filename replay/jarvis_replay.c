@@ -123,6 +123,16 @@ static int64_t parse_size(const char *s) {
     return (int64_t)(v * m);
 }
 
+/* 1 when s is a number in (0, hi] (stored in *out) */
+static int parse_double(const char *s, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v > 0) || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
 static int parse_long(const char *s, long long lo, long long *out) {
     char *end;
     errno = 0;
@@ -203,20 +213,12 @@ static int parse_cli(int argc, char **argv, cli *c) {
         case 11:
             if ((c->max_bytes = parse_size(optarg)) <= 0) goto bad;
             break;
-        case 12: {
-            char *end;
-            errno = 0;
-            c->time_limit = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(c->time_limit > 0) || c->time_limit > 3600) goto bad;
+        case 12:
+            if (!parse_double(optarg, 3600, &c->time_limit)) goto bad;
             break;
-        }
-        case 22: {
-            char *end;
-            errno = 0;
-            c->duty = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(c->duty > 0) || c->duty > 1) goto bad;
+        case 22:
+            if (!parse_double(optarg, 1, &c->duty)) goto bad;
             break;
-        }
         case 13:
             if (!parse_long(optarg, 0, &v)) goto bad;
             c->seed = (unsigned long long)v;
@@ -238,13 +240,9 @@ static int parse_cli(int argc, char **argv, cli *c) {
             if (strcmp(optarg, "heuristic") && strcmp(optarg, "best")) goto bad;
             c->gemm_algo = optarg;
             break;
-        case 20: {
-            char *end;
-            errno = 0;
-            c->deadline = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(c->deadline > 0) || c->deadline > 1e6) goto bad;
+        case 20:
+            if (!parse_double(optarg, 1e6, &c->deadline)) goto bad;
             break;
-        }
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         case 'V': printf("jarvis-replay %s\n", JV_VERSION); return 1;

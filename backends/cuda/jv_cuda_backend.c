@@ -133,20 +133,10 @@ static void cuda_close(void *ctx) {
     if (c->ev0) cudaEventDestroy(c->ev0);
     if (c->ev1) cudaEventDestroy(c->ev1);
     if (c->stream) cudaStreamDestroy(c->stream);
-    jv_cuda_conv_cache_clear(&c->conv_cache);
-    jv_cuda_gemm_cache_clear(&c->gemm_cache);
+    jv_cuda_cache_clear(&c->conv_cache);
+    jv_cuda_cache_clear(&c->gemm_cache);
     jv_nvml_close(&c->nvml);
     free(c);
-}
-
-static double median(double *v, int n) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Measures the launch overhead: a spin kernel holds the stream while n empty
@@ -193,8 +183,8 @@ static jv_status measure_launch(cuda_ctx *c, jv_err *err) {
         host[r] = (t1 - t0) * 1e6 / n;
         r++;
     }
-    c->launch_us = median(dev, LAUNCH_REPS);
-    c->host_launch_us = median(host, LAUNCH_REPS);
+    c->launch_us = jv_cuda_median(dev, LAUNCH_REPS);
+    c->host_launch_us = jv_cuda_median(host, LAUNCH_REPS);
     return JV_OK;
 }
 
@@ -597,7 +587,7 @@ static jv_status graph_body(cuda_ctx *c, cudaGraphExec_t ge, int runs, int reps,
         CU_CALL(err, "graph", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
         t[i] = ms * 1e-3;
     }
-    *per_run_s = median(t, reps) / runs;
+    *per_run_s = jv_cuda_median(t, reps) / runs;
     return JV_OK;
 }
 

@@ -55,38 +55,40 @@ static int key_eq(const jv_cuda_conv_key *a, const jv_cuda_conv_key *b) {
     return a->n == b->n && !memcmp(a->w, b->w, sizeof(int64_t) * (size_t)a->n);
 }
 
-const jv_cuda_conv_choice *jv_cuda_conv_cache_find(const jv_cuda_conv_cache *c, const jv_cuda_conv_key *k) {
+const void *jv_cuda_cache_find(const jv_cuda_cache *c, const jv_cuda_conv_key *k) {
     if (k->overflow) return NULL;
     for (int i = 0; i < c->n; i++)
-        if (key_eq(&c->keys[i], k)) return &c->vals[i];
+        if (key_eq(&c->keys[i], k)) return c->vals + (size_t)i * c->val_size;
     return NULL;
 }
 
-jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *k, const jv_cuda_conv_choice *v,
-                                 jv_err *err) {
+jv_status jv_cuda_cache_put(jv_cuda_cache *c, const jv_cuda_conv_key *k, const void *v, size_t size, jv_err *err) {
     if (k->overflow) return JV_OK;
+    if (c->n > 0 && size != c->val_size)
+        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: a cache of %zu-byte values given %zu bytes", c->val_size, size);
+    c->val_size = size;
     for (int i = 0; i < c->n; i++)
         if (key_eq(&c->keys[i], k)) {
-            c->vals[i] = *v;
+            memcpy(c->vals + (size_t)i * size, v, size);
             return JV_OK;
         }
     if (c->n == c->cap) {
         int cap = c->cap ? 2 * c->cap : 16;
         jv_cuda_conv_key *nk = realloc(c->keys, sizeof *nk * (size_t)cap);
-        if (!nk) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuDNN algorithm cache");
+        if (!nk) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the algorithm cache");
         c->keys = nk;
-        jv_cuda_conv_choice *nv = realloc(c->vals, sizeof *nv * (size_t)cap);
-        if (!nv) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuDNN algorithm cache");
+        unsigned char *nv = realloc(c->vals, size * (size_t)cap);
+        if (!nv) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the algorithm cache");
         c->vals = nv;
         c->cap = cap;
     }
     c->keys[c->n] = *k;
-    c->vals[c->n] = *v;
+    memcpy(c->vals + (size_t)c->n * size, v, size);
     c->n++;
     return JV_OK;
 }
 
-void jv_cuda_conv_cache_clear(jv_cuda_conv_cache *c) {
+void jv_cuda_cache_clear(jv_cuda_cache *c) {
     free(c->keys);
     free(c->vals);
     memset(c, 0, sizeof *c);
@@ -108,41 +110,4 @@ int jv_cuda_fastest(const double *t, int n) {
     for (int i = 0; i < n; i++)
         if (t[i] > 0 && !isnan(t[i]) && (best < 0 || t[i] < t[best])) best = i;
     return best;
-}
-
-const jv_cuda_gemm_choice *jv_cuda_gemm_cache_find(const jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k) {
-    if (k->overflow) return NULL;
-    for (int i = 0; i < c->n; i++)
-        if (key_eq(&c->keys[i], k)) return &c->vals[i];
-    return NULL;
-}
-
-jv_status jv_cuda_gemm_cache_put(jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k, const jv_cuda_gemm_choice *v,
-                                 jv_err *err) {
-    if (k->overflow) return JV_OK;
-    for (int i = 0; i < c->n; i++)
-        if (key_eq(&c->keys[i], k)) {
-            c->vals[i] = *v;
-            return JV_OK;
-        }
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 16;
-        jv_cuda_conv_key *nk = realloc(c->keys, sizeof *nk * (size_t)cap);
-        if (!nk) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuBLASLt algorithm cache");
-        c->keys = nk;
-        jv_cuda_gemm_choice *nv = realloc(c->vals, sizeof *nv * (size_t)cap);
-        if (!nv) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: out of memory for the cuBLASLt algorithm cache");
-        c->vals = nv;
-        c->cap = cap;
-    }
-    c->keys[c->n] = *k;
-    c->vals[c->n] = *v;
-    c->n++;
-    return JV_OK;
-}
-
-void jv_cuda_gemm_cache_clear(jv_cuda_gemm_cache *c) {
-    free(c->keys);
-    free(c->vals);
-    memset(c, 0, sizeof *c);
 }

@@ -66,25 +66,41 @@ typedef struct {
     size_t ws;
 } jv_cuda_conv_choice;
 
+/* Choices per key (a convolution step's or a GEMM's configuration), per
+ * context: one cache type for every kind of choice, a value of val_size bytes
+ * per key (the first put sets it). */
 typedef struct {
     jv_cuda_conv_key *keys;
-    jv_cuda_conv_choice *vals;
+    unsigned char *vals;
+    size_t val_size;
     int n, cap;
-} jv_cuda_conv_cache;
+} jv_cuda_cache;
 
 /* Appends v to k (sets k->overflow instead beyond JV_CUDA_CONV_KEY_WORDS). */
 void jv_cuda_conv_key_add(jv_cuda_conv_key *k, int64_t v);
 
-/* The choice stored for k, or NULL (always NULL for an overflowed key). */
-const jv_cuda_conv_choice *jv_cuda_conv_cache_find(const jv_cuda_conv_cache *c, const jv_cuda_conv_key *k);
+/* The value stored for k, or NULL (always NULL for an overflowed key). */
+const void *jv_cuda_cache_find(const jv_cuda_cache *c, const jv_cuda_conv_key *k);
 
-/* Stores v for k (replacing an earlier choice; an overflowed key is not
- * stored). JV_ERR_NOMEM when the cache cannot grow. */
-jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *k, const jv_cuda_conv_choice *v,
-                                 jv_err *err);
+/* Stores the size bytes at v for k (replacing an earlier value; an overflowed
+ * key is not stored). JV_ERR_NOMEM when the cache cannot grow, JV_ERR_INTERNAL
+ * when size differs from the values stored before. */
+jv_status jv_cuda_cache_put(jv_cuda_cache *c, const jv_cuda_conv_key *k, const void *v, size_t size, jv_err *err);
 
 /* Releases the cache's memory and empties it (safe on an empty cache). */
-void jv_cuda_conv_cache_clear(jv_cuda_conv_cache *c);
+void jv_cuda_cache_clear(jv_cuda_cache *c);
+
+typedef jv_cuda_cache jv_cuda_conv_cache; /* of jv_cuda_conv_choice */
+
+/* jv_cuda_cache_find / _put for convolution choices */
+static inline const jv_cuda_conv_choice *jv_cuda_conv_cache_find(const jv_cuda_conv_cache *c,
+                                                                 const jv_cuda_conv_key *k) {
+    return (const jv_cuda_conv_choice *)jv_cuda_cache_find(c, k);
+}
+static inline jv_status jv_cuda_conv_cache_put(jv_cuda_conv_cache *c, const jv_cuda_conv_key *k,
+                                               const jv_cuda_conv_choice *v, jv_err *err) {
+    return jv_cuda_cache_put(c, k, v, sizeof *v, err);
+}
 
 /* ---- cuBLASLt algorithm search (gemm-algo best) ---- */
 
@@ -110,23 +126,16 @@ typedef struct {
     double ms, first_ms; /* median ms of the chosen one and of the heuristic's first pick (0: it did not run) */
 } jv_cuda_gemm_choice;
 
-/* Search results per GEMM configuration (cuBLASLt descriptors and layouts in
- * a jv_cuda_conv_key's words), per context. */
-typedef struct {
-    jv_cuda_conv_key *keys;
-    jv_cuda_gemm_choice *vals;
-    int n, cap;
-} jv_cuda_gemm_cache;
+typedef jv_cuda_cache jv_cuda_gemm_cache; /* of jv_cuda_gemm_choice, keyed by the cuBLASLt descriptors and layouts */
 
-/* The choice stored for k, or NULL (always NULL for an overflowed key). */
-const jv_cuda_gemm_choice *jv_cuda_gemm_cache_find(const jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k);
-
-/* Stores v for k (replacing an earlier choice; an overflowed key is not
- * stored). JV_ERR_NOMEM when the cache cannot grow. */
-jv_status jv_cuda_gemm_cache_put(jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k, const jv_cuda_gemm_choice *v,
-                                 jv_err *err);
-
-/* Releases the cache's memory and empties it (safe on an empty cache). */
-void jv_cuda_gemm_cache_clear(jv_cuda_gemm_cache *c);
+/* jv_cuda_cache_find / _put for GEMM search results */
+static inline const jv_cuda_gemm_choice *jv_cuda_gemm_cache_find(const jv_cuda_gemm_cache *c,
+                                                                 const jv_cuda_conv_key *k) {
+    return (const jv_cuda_gemm_choice *)jv_cuda_cache_find(c, k);
+}
+static inline jv_status jv_cuda_gemm_cache_put(jv_cuda_gemm_cache *c, const jv_cuda_conv_key *k,
+                                               const jv_cuda_gemm_choice *v, jv_err *err) {
+    return jv_cuda_cache_put(c, k, v, sizeof *v, err);
+}
 
 #endif

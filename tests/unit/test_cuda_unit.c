@@ -93,7 +93,7 @@ static void test_cache(void) {
     CHECK(big.overflow);
     CHECK(jv_cuda_conv_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 102);
     CHECK(jv_cuda_conv_cache_find(&c, &big) == NULL);
-    jv_cuda_conv_cache_clear(&c);
+    jv_cuda_cache_clear(&c);
     CHECK(c.n == 0 && c.keys == NULL && jv_cuda_conv_cache_find(&c, &k1) == NULL);
 }
 
@@ -141,7 +141,7 @@ static void test_gemm_search(void) {
     jv_cuda_conv_key big = key_of(3, 3, JV_CUDA_CONV_KEY_WORDS + 1);
     CHECK(jv_cuda_gemm_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 42);
     CHECK(jv_cuda_gemm_cache_find(&c, &big) == NULL);
-    jv_cuda_gemm_cache_clear(&c);
+    jv_cuda_cache_clear(&c);
     CHECK(c.n == 0 && c.keys == NULL && jv_cuda_gemm_cache_find(&c, &k1) == NULL);
 }
 
