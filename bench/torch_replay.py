@@ -5,6 +5,7 @@
                                                        bare replay_ir.json) called through torch.ops.aten
   torch_replay.py --peak --out torch-peak.json         copy/scale/add/triad/dot over 1 GiB fp32 arrays and
                                                        torch.matmul bf16 at 8192^3 and 4096^3
+  ... --device cpu [--threads N]                       the same on the CPU (below)
 
 Per op: tensors with the traced shapes, strides and dtypes (one flat storage filled with seeded random normal
 data, viewed with as_strided; positive where the op needs it: variances, inverse std, sqrt/log inputs),
@@ -20,6 +21,15 @@ An op that cannot be built or run is recorded with status "skipped: why" or "err
 goes on. Exit status: 0 when the JSON was written (whatever the ops' status); 1 when nothing could be
 measured (no torch or no CUDA device: the JSON is still written, every op "skipped: why"), the package is
 unreadable or the output unwritable; 2 bad usage.
+
+--device cpu runs the same ops, tensors and overload choice on the CPU, with torch.set_num_threads(N), N =
+--threads, else OMP_NUM_THREADS, else the CPUs this process may run on (what jarvis-replay's CPU backend, on
+OpenMP, uses). Times come from time.perf_counter around the same batches (no events); the same warm-up, the
+same stop rule, with 0.25 s of sampling per figure by default (jarvis-replay's CPU --time-limit); cold_us
+flushes by a read-modify-write of a buffer of 2x the last-level cache before each sample (jarvis-replay's CPU
+flush); no graph_us. --peak on the CPU: copy/scale/add/triad/dot over fp32 arrays of 4x the last-level cache
+(at least 64 MiB, as jarvis-replay's CPU baseline) and torch.matmul fp32 and bf16 at 512^3 (its --peak-gemm on
+the CPU). The JSON has the same layout; its context names the CPU, the threads and torch's oneDNN and MKL.
 
 The pure parts (reading the IR, parsing ATen schemas, choosing the overload, mapping arguments) need neither
 torch nor a GPU: tests/integration/test_gpu_summary.py checks them against a stub torch module.
@@ -502,6 +512,7 @@ def layout_tag(t):
 WARMUP_S = 0.02
 MIN_SAMPLE_S = 100e-6
 MAX_TIME_S = 1.0
+CPU_MAX_TIME_S = 0.25  # jarvis-replay's --time-limit default on the CPU
 TARGET_RSD = 0.005
 MIN_SAMPLES = 10
 MAX_SAMPLES = 1000
@@ -620,6 +631,69 @@ class Timer:
         return out
 
 
+class CpuTimer(Timer):
+    """Timer's batches and stop rule on the CPU: time.perf_counter around calls that return when done"""
+
+    def __init__(self, torch, duty=1.0):  # noqa: PLW0231 - no events on the CPU
+        self.torch = torch
+        self.duty = duty
+
+    def span(self, fn, k=1, before=None):
+        if before:
+            before()
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        return time.perf_counter() - t0
+
+    def cold(self, fn, flush):
+        def one():
+            s = self.span(fn, 1, before=lambda: flush.add_(1.0))  # read-modify-write, as jarvis-replay's CPU flush
+            return s, s
+
+        return self._sample(one)
+
+    def graph(self, fn, hot_s):
+        raise RuntimeError("no graph timing on the CPU")
+
+
+def sync(torch, device):
+    """wait for the device (a no-op on the CPU, where a call returns when it is done)"""
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def cpu_threads(requested=None):
+    """threads for torch on the CPU: --threads, else OMP_NUM_THREADS, else the CPUs this process may use"""
+    if requested:
+        return requested
+    try:
+        n = int(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
+        if n > 0:
+            return n
+    except ValueError:
+        pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def llc_bytes():
+    """the largest cache sysfs lists for cpu0 (jarvis-replay's CPU backend reads the same), 0 when unknown"""
+    best = 0
+    for i in range(8):
+        try:
+            with open(f"/sys/devices/system/cpu/cpu0/cache/index{i}/size", encoding="ascii") as f:
+                t = f.read().strip()
+        except OSError:
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", t)
+        if m:
+            best = max(best, int(m.group(1)) * 1024 ** " KMG".index(m.group(2) or " "))
+    return best
+
+
 def make_tensor(torch, spec, device, gen):
     """the traced view (shape, strides) on one flat storage of random normal data (zeros for integer and
     bool tensors, as the IR's init says; uninitialized for outputs)"""
@@ -700,6 +774,28 @@ def hook_cudnn_bn_backward(torch, plan, pos, kw):
 HOOKS = {"cudnn_batch_norm_backward": hook_cudnn_bn_backward}
 
 
+def cpu_bn_backward(torch, plan, pos, kw):
+    """--device cpu: cudnn_batch_norm_backward has no CPU kernel; torch's CPU runs the same gradient as
+    native_batch_norm_backward (train, all three outputs), its saved mean and inverse std from a training
+    forward on the same input"""
+    names = [a[0] for a in plan["args"] if not a[3]]
+    i = {n: names.index(n) for n in names}
+    x, go, w = pos[i["input"]], pos[i["grad_output"]], pos[i["weight"]]
+    rm = pos[i["running_mean"]] if "running_mean" in i else None
+    rv = pos[i["running_var"]] if "running_var" in i else None
+    eps = pos[i["epsilon"]] if "epsilon" in i else 1e-5
+    rm2 = None if rm is None else rm.clone()
+    rv2 = None if rv is None else rv.clone()
+    _, save_mean, save_invstd = torch.ops.aten.native_batch_norm.default(x, w, torch.zeros_like(w), rm2, rv2, True,
+                                                                         0.1, eps)
+    op = torch.ops.aten.native_batch_norm_backward.default
+    return op, [go, x, w, rm, rv, save_mean, save_invstd, True, eps, [True, True, True]], {}
+
+
+# --device cpu: ops of cuDNN's that torch has no CPU kernel for -> (torch op, args, kwargs) of what the CPU runs
+CPU_SUBSTITUTES = {"cudnn_batch_norm_backward": ("aten::native_batch_norm_backward.default", cpu_bn_backward)}
+
+
 def first_line(e):
     s = str(e).strip()
     return (s.splitlines()[0] if s else type(e).__name__)[:300]
@@ -730,20 +826,25 @@ def run_entry(torch, idx, entry, device, flush, timer, opts):
         return rec
     try:
         pos, kw = materialize(torch, plan, device, torch.Generator(device=device).manual_seed(opts.seed + idx))
-        hook = HOOKS.get(plan["name"])
+        sub = CPU_SUBSTITUTES.get(plan["name"]) if device == "cpu" else None
+        hook = HOOKS.get(plan["name"]) if sub is None else None
         if hook:
             pos, kw = hook(torch, plan, pos, kw)
-        missing = missing_args(plan, pos, kw)
+        missing = [] if sub else missing_args(plan, pos, kw)
         if missing:
             rec["status"] = f"skipped: {', '.join(missing)}: a tensor the trace did not record"
             return rec
-        fn_op = getattr(getattr(getattr(torch.ops, plan["ns"]), plan["name"]), plan["overload"])
+        if sub:
+            fn_op, pos, kw = sub[1](torch, plan, pos, kw)
+            rec["aten"] = f"{sub[0]} (the CPU's kernel for {rec['aten']})"
+        else:
+            fn_op = getattr(getattr(getattr(torch.ops, plan["ns"]), plan["name"]), plan["overload"])
 
         def fn():
             fn_op(*pos, **kw)
 
         fn()
-        torch.cuda.synchronize()
+        sync(torch, device)
         est = timer.warm(fn)
         hot = timer.hot(fn, est)
         rec["hot_us"] = hot["median_us"]
@@ -752,7 +853,7 @@ def run_entry(torch, idx, entry, device, flush, timer, opts):
             cold = timer.cold(fn, flush)
             rec["cold_us"] = cold["median_us"]
             rec["cold"] = cold
-        if not opts.no_graph and hot["median_us"] * 1e-6 < GRAPH_BELOW_S:
+        if not opts.no_graph and device != "cpu" and hot["median_us"] * 1e-6 < GRAPH_BELOW_S:
             try:
                 g = timer.graph(fn, hot["median_us"] * 1e-6)
                 rec["graph_us"] = g["median_us"]
@@ -760,14 +861,14 @@ def run_entry(torch, idx, entry, device, flush, timer, opts):
             except Exception as e:  # noqa: BLE001 - a capture that fails leaves the other figures
                 rec["graph_note"] = f"not measured: {first_line(e)}"
                 try:
-                    torch.cuda.synchronize()
+                    sync(torch, device)
                 except Exception:  # noqa: BLE001
                     pass
         rec["status"] = "ok"
     except Exception as e:  # noqa: BLE001 - any failure of one op is that op's status
         rec["status"] = f"error: {type(e).__name__}: {first_line(e)}"
         try:
-            torch.cuda.synchronize()
+            sync(torch, device)
         except Exception:  # noqa: BLE001 - a sticky device error: later ops will say so too
             pass
     return rec
@@ -816,7 +917,49 @@ def context(torch, extra):
     return ctx
 
 
-def import_torch():
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return os.uname().machine
+
+
+def torch_cpu_libs(torch):
+    """{"onednn": "v3.x.y", "mkl": "2024.2", "cpu_capability": "AVX512"} from torch.__config__.show()"""
+    out = {}
+    try:
+        text = torch.__config__.show()
+    except Exception:  # noqa: BLE001 - a torch without it: the versions stay unknown
+        return out
+    for key, rx in (("onednn", r"MKL-DNN (v[\w.]+)"), ("mkl", r"Math Kernel Library Version ([\w.]+)"),
+                    ("cpu_capability", r"CPU capability usage: (\w+)")):
+        m = re.search(rx, text)
+        if m:
+            out[key] = m.group(1)
+    return out
+
+
+def cpu_context(torch, extra):
+    ctx = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "host_name": os.uname().nodename, "executable": "bench/torch_replay.py", "backend": "cpu",
+           "device_name": f"CPU: {cpu_model()}", "llc_bytes": llc_bytes(), "cpus": os.cpu_count(),
+           "threads": torch.get_num_threads(), "torch": torch.__version__,
+           "mkldnn_enabled": bool(torch.backends.mkldnn.is_available()),
+           "timing": {"hot": "median per run of perf_counter-timed batches (>= 100 us each) of back-to-back runs, "
+                             "same operands",
+                      "cold": "one run per sample after a read-modify-write of a buffer of 2x the last-level cache",
+                      "stop": f"rsd < {TARGET_RSD * 100} % after >= {MIN_SAMPLES} samples, or {MAX_TIME_S} s "
+                              "of measured time"}}
+    ctx.update(torch_cpu_libs(torch))
+    ctx.update(extra)
+    return ctx
+
+
+def import_torch(cuda=True):
     """(torch, None) or (None, why)"""
     try:
         import torch  # noqa: PLC0415
@@ -824,7 +967,7 @@ def import_torch():
         why = f"cannot import torch: {e}"
         log(why)
         return None, why
-    if not torch.cuda.is_available():
+    if cuda and not torch.cuda.is_available():
         log("torch sees no CUDA device")
         return None, "torch sees no CUDA device"
     return torch, None
@@ -846,6 +989,8 @@ def no_torch(args, why, entries=None):
 
 
 def flush_buffer(torch, device):
+    if device == "cpu":
+        return torch.zeros((2 * (llc_bytes() or 32 << 20)) // 4, dtype=torch.float32)
     l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or 0) or 64 << 20
     return torch.empty(2 * l2, dtype=torch.uint8, device=device)
 
@@ -856,13 +1001,11 @@ def cmd_package(args):
     except (OSError, ValueError, zipfile.BadZipFile, UnicodeDecodeError) as e:
         log(f"{args.package}: {e}")
         return 1
-    torch, why = import_torch()
+    torch, why = import_torch(cuda=args.device != "cpu")
     if torch is None:
         return no_torch(args, why, entries)
-    device = f"cuda:{args.device}"
-    torch.cuda.set_device(args.device)
+    device, timer = open_device(torch, args)
     flush = None if args.cache == "hot" else flush_buffer(torch, device)
-    timer = Timer(torch, args.duty)
     ops = []
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
@@ -872,17 +1015,28 @@ def cmd_package(args):
         ops.append(rec)
         shown = ", ".join(f"{k} {rec[k]:.2f} us" for k in ("hot_us", "cold_us", "graph_us") if rec.get(k))
         log(f"op {i} {rec.get('label')}: {rec['status']}{' (' + shown + ')' if shown else ''}")
-        torch.cuda.empty_cache()
+        if device != "cpu":
+            torch.cuda.empty_cache()
     name = os.path.basename(args.package)
-    ctx = context(torch, {"package": name, "package_path": os.path.abspath(args.package), "mode": "package",
-                          "duty": args.duty})
+    ctx = (cpu_context if device == "cpu" else context)(
+        torch, {"package": name, "package_path": os.path.abspath(args.package), "mode": "package", "duty": args.duty})
     return write_json(args.out, {"context": ctx, "ops": ops})
 
 
-def peak_time(torch, timer, fn, rec):
+def open_device(torch, args):
+    """(device string, timer): cuda:N, or the CPU with torch's threads set"""
+    if args.device == "cpu":
+        torch.set_num_threads(cpu_threads(args.threads))
+        log(f"CPU: {cpu_model()}, {torch.get_num_threads()} threads")
+        return "cpu", CpuTimer(torch, args.duty)
+    torch.cuda.set_device(args.device)
+    return f"cuda:{args.device}", Timer(torch, args.duty)
+
+
+def peak_time(torch, timer, fn, rec, device="cuda"):
     try:
         fn()
-        torch.cuda.synchronize()
+        sync(torch, device)
         est = timer.warm(fn)
         hot = timer.hot(fn, est)
     except Exception as e:  # noqa: BLE001
@@ -899,15 +1053,15 @@ def peak_time(torch, timer, fn, rec):
 
 
 def cmd_peak(args):
-    torch, why = import_torch()
+    torch, why = import_torch(cuda=args.device != "cpu")
     if torch is None:
         return no_torch(args, why)
-    device = f"cuda:{args.device}"
-    torch.cuda.set_device(args.device)
-    timer = Timer(torch, args.duty)
+    device, timer = open_device(torch, args)
     gen = torch.Generator(device=device).manual_seed(args.seed)
     res = []
     n = (1 << 30) // 4  # 1 GiB of fp32 per array
+    if device == "cpu":  # jarvis-replay's CPU baseline: 4x the last-level cache, at least 64 MiB
+        n = max(4 * (llc_bytes() or 32 << 20), 64 << 20) // 4
     try:
         a = torch.randn(n, device=device, generator=gen)
         b = torch.randn(n, device=device, generator=gen)
@@ -924,29 +1078,34 @@ def cmd_peak(args):
         for name, fn, arrays, how in kernels:
             rec = {"name": f"torch/{name}/fp32/{n}", "kind": name, "n": n, "dtype": "fp32", "how": how,
                    "bytes": arrays * n * 4.0, "flops": None}
-            rec.update(peak_time(torch, timer, fn, rec))
+            rec.update(peak_time(torch, timer, fn, rec, device))
             res.append(rec)
         del a, b, c
-        torch.cuda.empty_cache()
+        if device != "cpu":
+            torch.cuda.empty_cache()
     except Exception as e:  # noqa: BLE001 - e.g. out of memory: the GEMMs may still run
         log(f"bandwidth kernels: {e}")
         res.append({"name": "torch/bandwidth", "status": f"error: {type(e).__name__}: {first_line(e)}"})
+    dtypes = ("fp32", "bf16") if device == "cpu" else ("bf16",)  # the CPU: jarvis-replay's fp32 and bf16 GEMMs
     for m in args.gemm:
-        rec = {"name": f"torch/matmul/bf16/{m}", "kind": "matmul", "n": m, "dtype": "bf16",
-               "how": "torch.matmul(x, y), x and y random normal bf16 [n, n]", "flops": 2.0 * m ** 3,
-               "bytes": 3.0 * m * m * 2}
-        try:
-            x = torch.randn(m, m, device=device, dtype=torch.bfloat16, generator=gen)
-            y = torch.randn(m, m, device=device, dtype=torch.bfloat16, generator=gen)
-            rec.update(peak_time(torch, timer, lambda: torch.matmul(x, y), rec))
-            del x, y
-        except Exception as e:  # noqa: BLE001
-            rec["status"] = f"error: {type(e).__name__}: {first_line(e)}"
-        res.append(rec)
-        torch.cuda.empty_cache()
+        for dt in dtypes:
+            tdt = torch.float32 if dt == "fp32" else torch.bfloat16
+            rec = {"name": f"torch/matmul/{dt}/{m}", "kind": "matmul", "n": m, "dtype": dt,
+                   "how": f"torch.matmul(x, y), x and y random normal {dt} [n, n]", "flops": 2.0 * m ** 3,
+                   "bytes": 3.0 * m * m * (4 if dt == "fp32" else 2)}
+            try:
+                x = torch.randn(m, m, device=device, dtype=tdt, generator=gen)
+                y = torch.randn(m, m, device=device, dtype=tdt, generator=gen)
+                rec.update(peak_time(torch, timer, lambda: torch.matmul(x, y), rec, device))  # noqa: B023
+                del x, y
+            except Exception as e:  # noqa: BLE001
+                rec["status"] = f"error: {type(e).__name__}: {first_line(e)}"
+            res.append(rec)
+            if device != "cpu":
+                torch.cuda.empty_cache()
     for r in res:
         log(f"{r['name']}: {r.get('status')} {r.get('hot_us') or 0:.2f} us")
-    ctx = context(torch, {"mode": "peak", "duty": args.duty})
+    ctx = (cpu_context if device == "cpu" else context)(torch, {"mode": "peak", "duty": args.duty})
     return write_json(args.out, {"context": ctx, "peak": res})
 
 
@@ -973,6 +1132,18 @@ def parse_size(text):
     return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " "))
 
 
+def device_arg(text):
+    if str(text).strip().lower() == "cpu":
+        return "cpu"
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a device: {text} (a CUDA device number, or cpu)") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"not a device: {text}")
+    return v
+
+
 def main(argv=None):
     global MAX_TIME_S  # noqa: PLW0603 - one run, one setting
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
@@ -981,7 +1152,9 @@ def main(argv=None):
     g.add_argument("--package", help="replay_package.zip or replay_ir.json")
     g.add_argument("--peak", action="store_true", help="copy/scale/add/triad/dot and bf16 matmul")
     ap.add_argument("--out", required=True, help="output JSON file")
-    ap.add_argument("--device", type=int, default=0)
+    ap.add_argument("--device", type=device_arg, default=0, help="CUDA device N (default 0), or cpu")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="--device cpu: torch's threads (default OMP_NUM_THREADS, else the CPUs available)")
     ap.add_argument("--cache", choices=("hot", "both"), default="both", help="cold timing too (default)")
     ap.add_argument("--no-graph", action="store_true", help="no CUDA-graph timing of short ops")
     ap.add_argument("--op", type=int, action="append", dest="ops", help="only IR entry N (repeatable)")
@@ -997,9 +1170,11 @@ def main(argv=None):
     if not 0 < args.duty <= 1:
         ap.error(f"--duty {args.duty}: a share of the time, 0 < F <= 1")
     args.families = {f.strip() for f in args.families.split(",") if f.strip()}
-    args.gemm = args.gemm or [8192, 4096]
+    args.gemm = args.gemm or ([512] if args.device == "cpu" else [8192, 4096])
     if args.time_limit:
         MAX_TIME_S = args.time_limit
+    elif args.device == "cpu":
+        MAX_TIME_S = CPU_MAX_TIME_S
     try:
         return cmd_peak(args) if args.peak else cmd_package(args)
     except KeyboardInterrupt:
