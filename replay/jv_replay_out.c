@@ -580,9 +580,12 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
     fprintf(f,
             "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
             "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
-            "where the reference has none; sum(|x|) checksums. Ops over %.0e FLOP check %lld random elements "
-            "per output (marked sampled; fewer, at least 256, where one element's reference costs much, as a "
-            "weight gradient's); batch norm, whose reference computes every output anyway, checks all.\n",
+            "where the reference has none; sum(|x|), sum(x) and position-weighted checksums. Ops over %.0e FLOP "
+            "check a sample of each output (marked sampled): %lld elements spread over its blocks (32 x 32 or larger) "
+            "in memory order (fewer, at least 256, where one element's reference costs much, as a weight "
+            "gradient's), the first and last element, 2 complete rows and 2 complete columns, and the whole "
+            "output scanned for unwritten elements; batch norm, whose reference computes every output anyway, "
+            "checks all.\n",
             jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16), run->opts->verify_max_flops,
             (long long)run->opts->verify_samples);
     fprintf(f,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jv_progress.h" /* jv_now */
+#include "jv_sampling.h"
 
 const char *jv_res_status_str(jv_res_status s) {
     switch (s) {
@@ -27,6 +28,7 @@ void jv_run_opts_default(jv_run_opts *o, const jv_device_props *p) {
     o->cache_cold = 1;
     o->seed = 20261121;
     o->verify_samples = 4096;
+    o->verify_lines = 2;
     o->verify_last = 1;
     o->graph = 1;                 /* used where the backend has graph_time */
     o->timing.target_rsd = 0.005; /* nvbench's 0.5 % */
@@ -95,116 +97,6 @@ void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed
         const int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
         fill_range(buf, dt, lo, hi, init, seed);
     }
-}
-
-/* ---- verification ---- */
-
-double jv_verify_tol(jv_dtype dt) {
-    switch (dt) {
-    case JV_DT_F64: return 1e-9;
-    case JV_DT_F32: return 1e-3; /* cuDNN and PyTorch run fp32 convolutions in TF32 by default */
-    case JV_DT_F16: return 2e-3;
-    case JV_DT_BF16: return 1.6e-2;
-    default: return 0; /* integers and bool: exact */
-    }
-}
-
-/* 1 when every byte of the element is the 0xFF poison */
-static int poisoned(const void *base, int64_t off, size_t es) {
-    const unsigned char *p = (const unsigned char *)base + (size_t)off * es;
-    for (size_t i = 0; i < es; i++)
-        if (p[i] != 0xFF) return 0;
-    return 1;
-}
-
-int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
-                     jv_verify *v) {
-    const jv_tensor *t = &o->t;
-    size_t es = jv_dtype_size(t->dtype);
-    int64_t total = idx ? n : jv_tensor_numel(t);
-    double num = 0, den = 0, maxabs = 0, sdev = 0, sref = 0;
-    int64_t unwritten = 0, nans = 0, mism = 0, finite = 0;
-    /* pass 1: poison, non-finite values, the relative L2 error, sums, the reference's RMS */
-    for (int64_t k = 0; k < total; k++) {
-        int64_t off = jv_tensor_offset_at(t, idx ? idx[k] : k);
-        /* the poison pattern is a NaN for floats; an integer result may equal it (-1) */
-        if (poisoned(dev, off, es) && (jv_dtype_is_float(t->dtype) || !poisoned(ref, off, es))) {
-            unwritten++;
-            continue;
-        }
-        double d = jv_dtype_load(t->dtype, dev, off), r = jv_dtype_load(t->dtype, ref, off);
-        if (isnan(r) || isinf(r)) { /* the reference is not finite: the device must match exactly */
-            if (!(isnan(r) && isnan(d)) && d != r) mism++;
-            continue;
-        }
-        if (isnan(d)) {
-            nans++;
-            continue;
-        }
-        double e = fabs(d - r);
-        if (isinf(d))
-            mism++;
-        else {
-            num += e * e;
-            if (e > maxabs) maxabs = e;
-            sdev += fabs(d);
-        }
-        den += r * r;
-        sref += fabs(r);
-        finite++;
-    }
-    double tol = jv_verify_tol(t->dtype);
-    double rel = den > 0 ? sqrt(num / den) : sqrt(num);
-    double rms = finite > 0 ? sqrt(den / (double)finite) : 0;
-    /* pass 2: each element against the reference's scale, blocks of 64 elements */
-    int64_t elem_bad = 0, block_bad = 0;
-    double max_elem = 0, bnum = 0, bden = 0;
-    int bn = 0;
-    for (int64_t k = 0; k < total; k++) {
-        int64_t off = jv_tensor_offset_at(t, idx ? idx[k] : k);
-        if (!poisoned(dev, off, es) || !jv_dtype_is_float(t->dtype)) {
-            double d = jv_dtype_load(t->dtype, dev, off), r = jv_dtype_load(t->dtype, ref, off);
-            if (!isnan(r) && !isinf(r) && !isnan(d) && !isinf(d)) {
-                double e = fabs(d - r), scale = fabs(r) + rms;
-                double x = scale > 0 ? e / scale : (e > 0 ? INFINITY : 0);
-                if (x > max_elem) max_elem = x;
-                if (e > JV_VERIFY_ELEM * tol * scale) elem_bad++;
-                bnum += e * e;
-                bden += r * r;
-                bn++;
-            }
-        }
-        if (bn == 64 || (k == total - 1 && bn > 0)) {
-            double floor2 = 0.01 * rms * rms * bn; /* a block of near-zeros is judged against a tenth of the RMS */
-            double brel = sqrt(bnum / (bden > floor2 ? bden : floor2 > 0 ? floor2 : 1));
-            if (brel > JV_VERIFY_BLOCK * tol) block_bad++;
-            bnum = bden = 0;
-            bn = 0;
-        }
-    }
-    double srel = sref > 0 ? fabs(sdev - sref) / sref : (sdev > 0 ? INFINITY : 0);
-    int sum_bad = srel > JV_VERIFY_SUM * tol;
-    v->checked += total;
-    v->unwritten += unwritten;
-    v->nan += nans + mism;
-    v->elem_bad += elem_bad;
-    v->block_bad += block_bad;
-    v->sum_bad += sum_bad;
-    if (max_elem > v->max_elem) v->max_elem = max_elem;
-    if (srel > v->sum_rel) v->sum_rel = srel;
-    int ok = unwritten == 0 && nans == 0 && mism == 0 && rel <= tol && elem_bad == 0 && block_bad == 0 && !sum_bad;
-    /* rel_l2, tol and worst describe one output: the first that failed, else the one with the largest error */
-    if ((!ok && !v->failed_output) || (!v->failed_output && (!v->done || rel >= v->rel_l2))) {
-        v->rel_l2 = rel;
-        v->tol = tol;
-        snprintf(v->worst, sizeof v->worst, "%s", o->name);
-    }
-    if (!ok) v->failed_output = 1;
-    v->sum_abs_dev += sdev;
-    v->sum_abs_ref += sref;
-    if (maxabs > v->max_abs) v->max_abs = maxabs;
-    v->done = 1;
-    return ok;
 }
 
 /* ---- one op ---- */
@@ -356,6 +248,44 @@ static void set_reason(jv_op_result *r, jv_res_status st, const char *prefix, co
 
 #define JV_VERIFY_SAMPLE_S 0.5 /* host seconds of reference per sampled output, about (see verify_op) */
 #define JV_VERIFY_PROBE    32  /* elements timed first to size the sample */
+#define JV_VERIFY_LINES_S  0.5 /* host seconds of reference for the complete rows and columns, at most */
+
+/* The sample of output `pass` (jv_sampling.h): o->verify_samples elements over its blocks, fewer (never under
+ * 256) where one element's reference is costly, as a weight gradient's (a sum over the batch and the image):
+ * JV_VERIFY_PROBE evenly spaced elements are timed and the sample sized to about JV_VERIFY_SAMPLE_S; plus
+ * o->verify_lines complete rows and as many complete columns while they fit in JV_VERIFY_LINES_S more (the
+ * longer lines dropped first). ref: scratch reference buffers the probe writes into. */
+static jv_status sample_plan(const jv_run_opts *o, const jv_desc *d, const jv_operands *ops, int pass, void **ref,
+                             int64_t **idx, jv_sample_plan *plan, jv_err *err) {
+    const jv_tensor *t = &ops->o[pass].t;
+    int64_t numel = jv_tensor_numel(t), budget = numel < o->verify_samples ? numel : o->verify_samples;
+    if (budget < 1) budget = 1;
+    jv_sample_view v;
+    jv_sample_view_make(t, &v);
+    int64_t fr = o->verify_lines, fc = o->verify_lines;
+    if (numel > JV_VERIFY_PROBE) {
+        int64_t probe[JV_VERIFY_PROBE];
+        for (int k = 0; k < JV_VERIFY_PROBE; k++)
+            probe[k] = (int64_t)((double)numel * ((double)k + 0.5) / JV_VERIFY_PROBE);
+        jv_sample ps = {pass, JV_VERIFY_PROBE, probe};
+        jv_err perr = {0};
+        double t0 = jv_now();
+        if (jv_desc_reference(d, ops, ref, &ps, &perr) == JV_OK) {
+            double per = (jv_now() - t0) / JV_VERIFY_PROBE;
+            if (per * (double)budget > JV_VERIFY_SAMPLE_S) {
+                int64_t fit = (int64_t)(JV_VERIFY_SAMPLE_S / per);
+                budget = fit < 256 ? 256 : fit;
+            }
+            while ((fr > 0 || fc > 0) && per * (double)(fr * v.cols + fc * v.rows) > JV_VERIFY_LINES_S) {
+                if (fr > 0 && (v.cols >= v.rows || fc == 0))
+                    fr--;
+                else
+                    fc--;
+            }
+        }
+    }
+    return jv_sample_plan_make(t, budget, fr, fc, o->seed ^ (0x5bd1e995ull * (uint64_t)(pass + 1)), idx, plan, err);
+}
 
 /* compares device outputs with the reference; sampled when the op is big */
 /* 1 when the role is compared: every output, or (last: after the timed launches) OUT operands only, since an
@@ -408,36 +338,23 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
         jv_sample smp, *sp = NULL;
         int64_t ns = 0;
         if (sampled) {
-            int64_t numel = jv_tensor_numel(&ops->o[pass].t);
-            ns = numel < o->verify_samples ? numel : o->verify_samples;
             free(idx);
-            idx = malloc((size_t)(ns ? ns : 1) * sizeof *idx);
-            if (!idx) {
-                st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "host out of memory");
-                goto done;
+            idx = NULL;
+            jv_sample_plan plan;
+            JV_CHECK_GOTO(sample_plan(o, d, ops, pass, ref, &idx, &plan, err), st, done);
+            ns = plan.n;
+            if (!r->verify.block_rows) { /* the design of the first sampled output */
+                r->verify.samples = plan.budget;
+                r->verify.block_rows = plan.block_rows;
+                r->verify.block_cols = plan.block_cols;
+                r->verify.all_blocks = plan.all_blocks;
+                r->verify.full_rows = plan.full_rows;
+                r->verify.full_cols = plan.full_cols;
             }
-            uint64_t s = o->seed ^ (0x5bd1e995ull * (uint64_t)(pass + 1));
-            for (int64_t k = 0; k < ns; k++)
-                idx[k] = ns == numel ? k : (int64_t)(unif(&s) * (double)numel) % numel;
             smp.operand = pass;
             smp.idx = idx;
-            sp = &smp;
-            /* fewer samples (never under 256) where one element's reference is costly, as a weight gradient's
-             * (a sum over the batch and the image): the first JV_VERIFY_PROBE are timed, the sample sized to
-             * about JV_VERIFY_SAMPLE_S; the elements kept are the first of the same seeded sequence */
-            if (ns > 256) {
-                smp.n = ns < JV_VERIFY_PROBE ? ns : JV_VERIFY_PROBE;
-                jv_err perr = {0};
-                double t0 = jv_now();
-                if (jv_desc_reference(d, ops, ref, sp, &perr) == JV_OK) {
-                    double per = (jv_now() - t0) / (double)smp.n;
-                    if (per * (double)ns > JV_VERIFY_SAMPLE_S) {
-                        int64_t fit = (int64_t)(JV_VERIFY_SAMPLE_S / per);
-                        ns = fit < 256 ? 256 : fit;
-                    }
-                }
-            }
             smp.n = ns;
+            sp = &smp;
         }
         jv_err rerr = {0};
         for (int k = 0; k < reps; k++) {
@@ -448,7 +365,8 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
         }
         for (int i = 0; i < ops->n; i++) {
             if (!compared(ops->o[i].role, last) || (sampled && i != pass)) continue;
-            if (!jv_verify_output(&ops->o[i], host_dev[i], ref[i], sampled ? idx : NULL, ns, &r->verify)) all_ok = 0;
+            if (!jv_verify_output_scan(&ops->o[i], host_dev[i], ref[i], sampled ? idx : NULL, ns, sampled, &r->verify))
+                all_ok = 0;
         }
     }
     if (!all_ok) {
@@ -456,7 +374,7 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
         jv_verify *v = &r->verify;
         snprintf(r->reason, sizeof r->reason,
                  "verification failed%s: on '%s' rel L2 %.3g (tolerance %.3g); %lld of %lld checked elements beyond "
-                 "%g x tolerance of their scale (worst %.3g), %lld blocks of 64 beyond %g x, sum(|x|) off by %.3g; "
+                 "%g x tolerance of their scale (worst %.3g), %lld blocks of 64 beyond %g x, checksums off by %.3g; "
                  "%lld unwritten, %lld NaN/mismatched non-finite",
                  last ? " after the timed launches" : "", v->worst, v->rel_l2, v->tol, (long long)v->elem_bad,
                  (long long)v->checked, JV_VERIFY_ELEM, v->max_elem, (long long)v->block_bad, JV_VERIFY_BLOCK,

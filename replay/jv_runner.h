@@ -14,6 +14,7 @@
 #include "jv_family.h"
 #include "jv_ir.h"
 #include "jv_timing.h"
+#include "jv_verify.h"
 
 /* What became of an op. */
 typedef enum {
@@ -27,36 +28,6 @@ typedef enum {
 
 /* Short name of a result status ("ok", "WRONG", "skipped", "refused", "error", "not run"). */
 const char *jv_res_status_str(jv_res_status s);
-
-/* Verification of one run. */
-typedef struct {
-    int done;           /* verification ran */
-    int sampled;        /* 1: a random sample of output elements was checked (big op) */
-    int64_t checked;    /* elements compared, over all outputs */
-    double rel_l2;      /* worst relative L2 error over the outputs */
-    double max_abs;     /* worst max |device - reference| */
-    double tol;         /* the tolerance rel_l2 was held to (of the worst output's dtype) */
-    double sum_abs_dev; /* sum(|x|) of the device outputs (checked elements) */
-    double sum_abs_ref; /* the same over the reference */
-    int64_t unwritten;  /* elements still holding the poison */
-    int64_t nan;        /* NaN in the device output where the reference has none */
-    double max_elem;    /* worst per-element error |d - r| / (|r| + rms of the reference output) */
-    int64_t elem_bad;   /* elements whose error exceeds JV_VERIFY_ELEM x tol of that scale */
-    int64_t block_bad;  /* blocks of 64 checked elements whose relative L2 exceeds JV_VERIFY_BLOCK x tol */
-    double sum_rel;     /* worst |sum|d| - sum|r|| / sum|r| over the outputs */
-    int sum_bad;        /* outputs whose sum(|x|) is off by more than JV_VERIFY_SUM x tol */
-    int last;           /* 1: the outputs were verified again after the timed launches (OUT operands) */
-    int failed_output;  /* 1: an output failed (worst names the first that did) */
-    char worst[24];     /* the output with the worst error */
-} jv_verify;
-
-/* How much worse than the relative-L2 tolerance of the dtype (jv_verify_tol) a single element (scaled by
- * |reference| + the output's reference RMS), a block of 64 checked elements, and the outputs' sum(|x|) may be.
- * With them a zeroed 8x8 tile, one element off by a few RMS, a shifted or transposed output fail even where
- * the relative L2 error over a large output stays under its tolerance. */
-#define JV_VERIFY_ELEM  8.0
-#define JV_VERIFY_BLOCK 4.0
-#define JV_VERIFY_SUM   2.0
 
 /* Everything measured for one op. */
 typedef struct {
@@ -100,7 +71,9 @@ typedef struct {
     double verify_max_flops; /* above this the reference checks a sample of outputs */
     int verify_last;         /* 1 (default): verify the OUT outputs again after the timed launches */
     int64_t verify_samples;  /* elements per output in a sampled verification (at most; fewer, >= 256, where
-                              * one element's reference is costly) */
+                              * one element's reference is costly), spread over its blocks (jv_sampling.h) */
+    int64_t verify_lines;    /* complete rows and as many complete columns a sampled output adds (default 2;
+                              * fewer where they cost over 0.5 s of reference) */
     int64_t cold_bytes;      /* rotate operand sets until they span this many bytes (0: 2x the LLC) */
     int variant;             /* the backend implementation to run (0: what the framework runs) */
     int graph;               /* 1: also time inside a device graph the ops jv_graph_wanted picks (--no-graph: 0) */
@@ -142,22 +115,5 @@ jv_status jv_run_op(const jv_backend *be, void *ctx, const jv_device_props *prop
  * a seeded counter-based generator: same seed, same values, whatever the
  * thread count (chunks run in parallel where built with OpenMP). */
 void jv_fill_host(void *buf, jv_dtype dt, int64_t n, jv_init init, uint64_t seed);
-
-/* Compares the checked elements of one output: dev and ref are host copies
- * of the operand's storage; idx NULL checks every logical element, else the
- * n logical indices idx. It passes when no element holds the poison, no NaN
- * or infinity differs from the reference, the relative L2 error is within
- * jv_verify_tol of the dtype, every element is within JV_VERIFY_ELEM x tol of
- * (|reference| + the reference's RMS), every block of 64 checked elements
- * (in logical order) has a relative L2 error within JV_VERIFY_BLOCK x tol
- * (its norm floored at a tenth of the RMS), and sum(|x|) is within
- * JV_VERIFY_SUM x tol of the reference's. Accumulates into v (call with a
- * zeroed v first; the worst output is kept). Returns 1 when this output
- * passes. */
-int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
-                     jv_verify *v);
-
-/* The relative L2 tolerance of an output dtype. */
-double jv_verify_tol(jv_dtype dt);
 
 #endif

@@ -6,8 +6,14 @@
  * verify: the op is right when nothing damages it), once through the wrapper with no fault (the wrapper
  * forwards faithfully), then once per fault mode of tests/backends/faulty/ (a zeroed tile, one element off
  * by 8x the RMS, one element left unwritten, transposed, shifted by one, launches after the first doing
- * nothing): each must end JV_RES_WRONG with a reason naming the damaged operand. Prints the matrix of mode x
- * case, one line per run. */
+ * nothing): each must end JV_RES_WRONG with a reason naming the damaged operand. Then all again on the sampled
+ * path (verify_max_flops 0: every op but batch norm, whose reference is full anyway, checks a sample of its
+ * output; jv_sampling.h): unwritten, transposed, shifted and stale outputs must be caught there too; a zeroed
+ * 8x8 tile and one element off by 8x the RMS are caught only when sampled, so their catch rate over seeds is
+ * measured and held to the bound the README states, 1 - exp(-k s / N) for k damaged elements, s elements over
+ * the blocks of an N-element output (three standard deviations of slack; the complete rows and columns only add).
+ * Prints the matrices of mode x case, one line per run. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +78,31 @@ static int names_operand(const char *reason, const char *name) {
     return name[0] && strstr(reason, q) != NULL;
 }
 
-/* the caught / missed matrix: [case][mode] */
-static int caught[NCASES][JV_FAULT_COUNT];
+/* the caught / missed matrices: [sampled][case][mode] */
+static int caught[2][NCASES][JV_FAULT_COUNT];
 
-static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_opts *o) {
+/* 1 when a mode is caught on the sampled path only when the sample meets the damage */
+static int probabilistic(jv_fault m) {
+    return m == JV_FAULT_TILE_ZERO || m == JV_FAULT_SPIKE;
+}
+
+/* one run of case c through the wrapper with fault m; returns the result status (JV_RES_ERROR when the run
+ * failed), the wrapper's record in *s */
+static jv_res_status run_fault(const jv_ir_op *op, void *cpu, const jv_device_props *p, const jv_run_opts *o,
+                               jv_fault m, jv_op_result *r, jv_faulty_stats *s) {
+    jv_backend fb;
+    void *fctx = NULL;
+    jv_err err;
+    jv_err_clear(&err);
+    memset(s, 0, sizeof *s);
+    if (jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, m, &fctx, &err) != JV_OK || !fctx) return JV_RES_ERROR;
+    jv_status st = jv_run_op(&fb, fctx, p, o, op, r, &err);
+    jv_faulty_get_stats(fctx, s);
+    fb.close(fctx);
+    return st == JV_OK ? r->status : JV_RES_ERROR;
+}
+
+static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_opts *o, int sampled) {
     const fcase *c = &CASES[ci];
     jv_err err;
     jv_err_clear(&err);
@@ -87,12 +114,19 @@ static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_o
     CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
     if (st != JV_OK) return;
     jv_op_result r;
-    /* the plain CPU backend: the op verifies */
+    /* the plain CPU backend: the op verifies (sampled where asked, but for a family whose reference is full) */
     st = jv_run_op(&jv_cpu_backend, cpu, p, o, &op, &r, &err);
     CHECK_MSG(st == JV_OK && r.status == JV_RES_OK, "%s: plain CPU backend: %s %s", c->what,
               jv_res_status_str(r.status), r.reason);
-    printf("%-22s %-11s %-7s rel_l2 %.3g (tol %.3g)\n", c->what, "(plain)", jv_res_status_str(r.status),
-           r.verify.rel_l2, r.verify.tol);
+    const jv_family *fam = jv_family_get(r.family);
+    CHECK_MSG(r.verify.sampled == (sampled && fam && !fam->reference_full), "%s: sampled %d", c->what,
+              r.verify.sampled);
+    printf("%-22s %-11s %-7s rel_l2 %.3g (tol %.3g), %lld checked%s", c->what, "(plain)", jv_res_status_str(r.status),
+           r.verify.rel_l2, r.verify.tol, (long long)r.verify.checked, r.verify.sampled ? ", sampled:" : "\n");
+    if (r.verify.sampled)
+        printf(" blocks %lld x %lld%s, %lld full rows, %lld full columns\n", (long long)r.verify.block_rows,
+               (long long)r.verify.block_cols, r.verify.all_blocks ? " (every one)" : " (diagonals)",
+               (long long)r.verify.full_rows, (long long)r.verify.full_cols);
     for (int m = 0; m < JV_FAULT_COUNT; m++) {
         jv_backend fb;
         void *fctx = NULL;
@@ -117,15 +151,70 @@ static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_o
             CHECK_MSG(s.corrupted >= 1 && s.changed > 0, "%s / %s: the wrapper changed nothing", c->what,
                       jv_fault_name((jv_fault)m));
         int ok = r.status == JV_RES_WRONG && names_operand(r.reason, s.target);
-        caught[ci][m] = ok;
-        CHECK_MSG(ok, "%s / %s: not caught: %s, reason \"%s\" (damaged '%s')", c->what, jv_fault_name((jv_fault)m),
-                  jv_res_status_str(r.status), r.reason, s.target);
+        caught[sampled][ci][m] = ok;
+        if (!r.verify.sampled || !probabilistic((jv_fault)m)) /* else measured over seeds (catch_rates) */
+            CHECK_MSG(ok, "%s / %s%s: not caught: %s, reason \"%s\" (damaged '%s')", c->what,
+                      jv_fault_name((jv_fault)m), sampled ? " (sampled)" : "", jv_res_status_str(r.status), r.reason,
+                      s.target);
+        else
+            CHECK_MSG(ok || r.status == JV_RES_OK, "%s / %s (sampled): %s %s", c->what, jv_fault_name((jv_fault)m),
+                      jv_res_status_str(r.status), r.reason);
         printf("%-22s %-11s %-7s %-6s target '%s', %lld changed, %lld skipped, rel_l2 %.3g (tol %.3g)%s%s\n", c->what,
                jv_fault_name((jv_fault)m), jv_res_status_str(r.status), ok ? "CAUGHT" : "MISSED", s.target,
                (long long)s.changed, (long long)s.skipped, r.verify.rel_l2, r.verify.tol, r.reason[0] ? ": " : "",
                r.reason);
     }
     jv_opcall_free(&op.call);
+}
+
+/* the catch rate of the probabilistic modes on the sampled path over `seeds` seeds (data and sample) per case,
+ * timing off: a zeroed tile with the default sample, one element off with a quarter of the output sampled (at
+ * the default 4096 of 2^19 its rate, about 1.4 %, would take thousands of runs to measure) */
+static void catch_rates(void *cpu, const jv_device_props *p, const jv_run_opts *base, int seeds) {
+    printf("\ncatch rate on the sampled path over %d seeds (bound 1 - exp(-k s / N), k the elements changed)\n", seeds);
+    for (int m = 1; m < JV_FAULT_COUNT; m++) {
+        if (!probabilistic((jv_fault)m)) continue;
+        for (int ci = 0; ci < NCASES; ci++) {
+            const fcase *c = &CASES[ci];
+            jv_err err;
+            jv_err_clear(&err);
+            jv_ir_op op;
+            memset(&op, 0, sizeof op);
+            op.op_name = (char *)(uintptr_t)c->op;
+            op.index = ci;
+            if (jv_opcall_from_trace(&op.call, c->op, c->dims, c->types, c->strides, c->conc, &err) != JV_OK) continue;
+            jv_run_opts o = *base;
+            o.cache_hot = o.cache_cold = 0;
+            o.verify_max_flops = 0;
+            /* every output: 2^19 elements */
+            const double numel = (double)(1 << 19);
+            o.verify_samples = m == JV_FAULT_SPIKE ? (1 << 19) / 4 : base->verify_samples;
+            int n = 0, got = 0;
+            double k = 0, svals = 0;
+            for (int sd = 0; sd < seeds; sd++) {
+                o.seed = 0x5eed0000u + (uint64_t)sd * 7919;
+                jv_op_result r;
+                jv_faulty_stats fs;
+                jv_res_status rs = run_fault(&op, cpu, p, &o, (jv_fault)m, &r, &fs);
+                if (!r.verify.sampled) break; /* a family whose reference is full: not sampled */
+                CHECK_MSG(rs == JV_RES_OK || rs == JV_RES_WRONG, "%s / %s seed %d: %s", c->what,
+                          jv_fault_name((jv_fault)m), sd, r.reason);
+                n++;
+                got += rs == JV_RES_WRONG;
+                k += (double)fs.changed;
+                svals += (double)r.verify.samples; /* fewer than asked where the reference is costly */
+            }
+            jv_opcall_free(&op.call);
+            if (n == 0) continue;
+            k /= n;
+            svals /= n;
+            double b = 1 - exp(-k * svals / numel), need = n * b - 3 * sqrt(n * b * (1 - b));
+            printf("%-22s %-11s s %-7.0f k %-5.1f caught %3d of %3d = %5.1f %% (bound %5.1f %%)\n", c->what,
+                   jv_fault_name((jv_fault)m), svals, k, got, n, 100.0 * got / n, 100 * b);
+            CHECK_MSG(got >= need, "%s / %s: caught %d of %d on the sampled path, under the bound %.1f %% (%.1f)",
+                      c->what, jv_fault_name((jv_fault)m), got, n, 100 * b, need);
+        }
+    }
 }
 
 int main(void) {
@@ -152,18 +241,28 @@ int main(void) {
     fb.close(fctx);
 
     for (int i = 0; i < NCASES; i++)
-        run_case(i, cpu, &p, &o);
+        run_case(i, cpu, &p, &o, 0);
+    /* the sampled path: every output but batch norm's checked on a sample (jv_sampling.h) */
+    jv_run_opts so = o;
+    so.verify_max_flops = 0;
+    printf("\nsampled verification\n");
+    for (int i = 0; i < NCASES; i++)
+        run_case(i, cpu, &p, &so, 1);
+    catch_rates(cpu, &p, &o, 31);
     jv_cpu_backend.close(cpu);
 
-    printf("\ncaught (1) / missed (0): case x mode\n%-22s", "");
-    for (int m = 1; m < JV_FAULT_COUNT; m++)
-        printf(" %-11s", jv_fault_name((jv_fault)m));
-    printf("\n");
-    for (int i = 0; i < NCASES; i++) {
-        printf("%-22s", CASES[i].what);
+    for (int sp = 0; sp < 2; sp++) {
+        printf("\ncaught (1) / missed (0)%s: case x mode\n%-22s", sp ? ", sampled (tile-zero, spike: one seed)" : "",
+               "");
         for (int m = 1; m < JV_FAULT_COUNT; m++)
-            printf(" %-11d", caught[i][m]);
+            printf(" %-11s", jv_fault_name((jv_fault)m));
         printf("\n");
+        for (int i = 0; i < NCASES; i++) {
+            printf("%-22s", CASES[i].what);
+            for (int m = 1; m < JV_FAULT_COUNT; m++)
+                printf(" %-11d", caught[sp][i][m]);
+            printf("\n");
+        }
     }
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -117,8 +117,9 @@ static void test_runner(const jv_ir *ir) {
     jv_run_opts so = o;
     so.verify_max_flops = 0;
     so.verify_samples = 10;
+    so.verify_lines = 0; /* 10 over the blocks, the first and the last element (jv_sampling.h) */
     CHECK(jv_run_op(be, ctx, &p, &so, &ir->ops[0], &r, &err) == JV_OK);
-    CHECK(r.status == JV_RES_OK && r.verify.sampled && r.verify.checked == 10);
+    CHECK(r.status == JV_RES_OK && r.verify.sampled && r.verify.checked >= 10 && r.verify.checked <= 12);
 
     /* --max-bytes and a device too small */
     jv_run_opts mo = o;
