@@ -120,6 +120,20 @@ typedef struct {
     JV_ALIGNAS(16) unsigned char data[JV_DESC_BYTES];
 } jv_desc;
 
+/* The implementation a traced op ran through, as its op and kernel names tell. */
+typedef enum {
+    JV_IMPL_UNKNOWN = 0, /* the names do not say */
+    JV_IMPL_NATIVE,      /* PyTorch's own (at::native) kernels */
+    JV_IMPL_CUDNN,
+    JV_IMPL_MIOPEN
+} jv_impl;
+
+/* What a family reads from a traced op's names (jv_family_findings.impl). */
+typedef struct {
+    jv_impl impl; /* JV_IMPL_UNKNOWN when the family does not say */
+    int nhwc;     /* 1: the op's compute kernels (layout conversions aside) run NHWC */
+} jv_impl_info;
+
 /* The findings hook: what the findings and the comparative analysis say about
  * a family's ops beyond its category. */
 typedef struct {
@@ -127,6 +141,9 @@ typedef struct {
      * comparison says why two sides differ ("the SDPA backend (flash /
      * memory-efficient attention kernels)"); NULL: said by report category. */
     const char *library_nvidia, *library_amd;
+    /* What the names of a traced op (op) and of its kernels (kernels[0..n), the largest first) say about its
+     * implementation; the family's own knowledge of its libraries' kernel names. NULL: nothing (unknown). */
+    jv_impl_info (*impl)(const char *op, const char *const *kernels, int n);
 } jv_family_findings;
 
 /* One op family. Every family initialises it with designated initializers;

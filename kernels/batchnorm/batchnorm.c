@@ -232,6 +232,37 @@ static void bn_params(const jv_desc *d, jv_params *ps) {
                             3);
 }
 
+/* the findings hook: cuDNN or MIOpen by the op's name, else by the first kernel that names a library or PyTorch's
+ * native batch norm, else native by the op's name */
+static jv_impl_info bn_impl(const char *op, const char *const *kernels, int n) {
+    jv_impl_info r = {JV_IMPL_UNKNOWN, 0};
+    if (strstr(op, "cudnn_batch_norm")) {
+        r.impl = JV_IMPL_CUDNN;
+        return r;
+    }
+    if (strstr(op, "miopen_batch_norm")) {
+        r.impl = JV_IMPL_MIOPEN;
+        return r;
+    }
+    for (int k = 0; k < n; k++) {
+        const char *s = kernels[k];
+        if (strstr(s, "MIOpenBatchNorm") || strstr(s, "miopen")) {
+            r.impl = JV_IMPL_MIOPEN;
+            return r;
+        }
+        if (strstr(s, "cudnn") || strstr(s, "bn_fw") || strstr(s, "bn_bw")) {
+            r.impl = JV_IMPL_CUDNN;
+            return r;
+        }
+        if (strstr(s, "at::native") && strstr(s, "batch_norm")) {
+            r.impl = JV_IMPL_NATIVE;
+            return r;
+        }
+    }
+    if (strstr(op, "native_batch_norm")) r.impl = JV_IMPL_NATIVE;
+    return r;
+}
+
 const jv_family jv_batchnorm_family = {
     .name = "batchnorm",
     .sheet = "Normalization",
@@ -245,4 +276,5 @@ const jv_family jv_batchnorm_family = {
     .reference_full = 1,
     .schemas = jv_batchnorm_schemas,
     .report = JV_REPORT_BATCHNORM,
+    .findings = {.impl = bn_impl},
 };

@@ -345,6 +345,27 @@ static void conv_params(const jv_desc *d, jv_params *ps) {
     jv_param_int(ps, "groups", g->groups);
 }
 
+/* hay contains needle, ASCII letters matched without case */
+static int contains_nocase(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20))
+            i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+/* the findings hook: the convolution kernels themselves (not the layout conversions) run NHWC when a name says so */
+static jv_impl_info conv_impl(const char *op, const char *const *kernels, int n) {
+    (void)op;
+    jv_impl_info r = {JV_IMPL_UNKNOWN, 0};
+    for (int k = 0; k < n && !r.nhwc; k++)
+        r.nhwc = !jv_is_layout_kernel(kernels[k]) && contains_nocase(kernels[k], "nhwc");
+    return r;
+}
+
 const jv_family jv_conv_family = {
     .name = "conv",
     .sheet = "CONV",
@@ -358,6 +379,7 @@ const jv_family jv_conv_family = {
     .reference = jv_conv_reference,
     .schemas = jv_conv_schemas,
     .report = JV_REPORT_CONV,
+    .findings = {.impl = conv_impl},
 };
 
 int jv_is_layout_kernel(const char *name) {
