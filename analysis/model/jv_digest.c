@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_findings_model.h"
 #include "jv_map.h"
 #include "jv_perf.h"
 #include "jv_sort.h"
@@ -94,6 +95,7 @@ jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err) {
 }
 
 void jv_digest_free(jv_digest *d) {
+    jv_findings_free(d->findings);
     free(d->rows);
     free(d->sheet_order);
     free(d->fusion);
@@ -476,5 +478,5 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     if (jv_timeline_compute(tr, t, opts, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
     if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");
-    return JV_OK;
+    return jv_findings_compute(d, err);
 }

@@ -21,6 +21,8 @@
 #include "jv_trace.h"
 #include "jv_tree.h"
 
+struct jv_dfindings_; /* jv_findings_model.h */
+
 /* The categories with data and findings of their own (REFERENCE.md section 8). */
 typedef enum { JV_DCAT_GEMM = 0, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW, JV_DCAT_OTHER, JV_DCAT_COUNT } jv_dcat;
 
@@ -166,6 +168,8 @@ typedef struct {
     size_t nfusion;
     jv_dbaseline baseline;
     double layout_outside_us; /* layout-conversion kernels of rows that are not convolutions */
+    /* the findings, decided in jv_digest_finish (jv_findings_model.h: jv_digest_findings) */
+    struct jv_dfindings_ *findings;
     jv_arena arena;
     size_t cap_rows;
 } jv_digest;
@@ -194,8 +198,9 @@ void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmode
 
 /* Completes the digest once every row is in: the order by time, category
  * totals, the trace's elementwise baseline, each row's evaluation (eval), the
- * GPU timeline (opts) and the fusion candidates (through the tree; nn.Module python events when the
- * trace has them; else elementwise kernels repeated under one parent op). */
+ * GPU timeline (opts), the fusion candidates (through the tree; nn.Module python events when the
+ * trace has them; else elementwise kernels repeated under one parent op) and, last, the findings
+ * (jv_findings_model.h). */
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
                            const jv_timeline_opts *opts, jv_err *err);
 

@@ -1,0 +1,365 @@
+/* jv_findings_model: the findings of a digest, decided from its typed rows (operands, params, evaluation), its
+ * baseline and fusion candidates; the family-specific facts (a batch norm's library, NHWC convolution kernels)
+ * come from the families' findings hooks. */
+#include "jv_findings_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double TARGETS[JV_FIND_NTARGETS] = {20, 50, 80};
+
+#define MAX_FUSION_FINDINGS 3 /* fusion candidates with a finding, at most (the largest) */
+
+/* Argument k of a row as a tensor, or NULL. */
+static const jv_tensor *operand_tensor(const jv_drow *r, int k) {
+    return k < r->noperands && r->operands[k].kind == JV_ARG_TENSOR ? &r->operands[k].t : NULL;
+}
+
+/* The typed value of the row's perf-model param key (NaN when absent or not a number). */
+static double param_num(const jv_drow *r, const char *key) {
+    for (int k = 0; k < r->nparams; k++)
+        if (!strcmp(r->pvals[k].name, key)) return r->pvals[k].value;
+    return NAN;
+}
+
+static jv_flayout layout_of(const jv_drow *r, int k) {
+    jv_flayout l = {JV_FLAYOUT_UNKNOWN, JV_LAYOUT_CONTIGUOUS, 0};
+    const jv_tensor *t = operand_tensor(r, k);
+    if (!t || t->ndim < 3) return l;
+    l.ndim = t->ndim;
+    if (!t->has_strides) {
+        l.kind = JV_FLAYOUT_NO_STRIDES;
+        return l;
+    }
+    l.layout = jv_tensor_layout(t);
+    l.kind = l.layout == JV_LAYOUT_CONTIGUOUS      ? JV_FLAYOUT_CONTIGUOUS
+             : l.layout == JV_LAYOUT_CHANNELS_LAST ? JV_FLAYOUT_CHANNELS_LAST
+                                                   : JV_FLAYOUT_OTHER;
+    return l;
+}
+
+/* The family whose findings hook reads the row's names: its own, or (a row without a model) the family that
+ * reports under the row's category; NULL for none. */
+static const jv_family *hook_family(const jv_drow *r) {
+    const jv_family *f = jv_family_get(r->family_id);
+    if (f) return f;
+    if (r->cat == JV_DCAT_OTHER) return NULL;
+    for (int i = 0; i < jv_family_count(); i++)
+        if (jv_dcat_of(i, NULL, NULL) == r->cat) return jv_family_get(i);
+    return NULL;
+}
+
+static jv_impl_info impl_of(const jv_drow *r) {
+    jv_impl_info none = {JV_IMPL_UNKNOWN, 0};
+    const jv_family *f = hook_family(r);
+    if (!f || !f->findings.impl) return none;
+    const char *names[JV_DROW_KERNELS];
+    for (int k = 0; k < r->nkernels; k++)
+        names[k] = r->kernels[k].name;
+    return f->findings.impl(r->op_name, names, r->nkernels);
+}
+
+static void row_facts(const jv_drow *r, jv_frow *x) {
+    memset(x, 0, sizeof *x);
+    x->M = x->N = x->K = x->B = NAN;
+    const jv_tensor *t0 = operand_tensor(r, 0);
+    jv_dtype dt = t0 ? t0->dtype : JV_DT_UNKNOWN;
+    x->dtype = dt == JV_DT_BF16 || dt == JV_DT_F16 || dt == JV_DT_F32 || dt == JV_DT_F64 ? dt : JV_DT_UNKNOWN;
+    x->layout = layout_of(r, 0);
+    x->compute_bound = !strcmp(r->bound, "COMPUTE_BOUND");
+    int bwd_name = strstr(r->op_name, "backward") != NULL; /* the weight is argument 2 */
+    x->backward = r->bwd || bwd_name;
+    x->impl = JV_IMPL_UNKNOWN;
+    if (r->cat == JV_DCAT_CONV) {
+        const jv_tensor *w = operand_tensor(r, bwd_name ? 2 : 1);
+        if (w && w->ndim >= 3) {
+            x->has_ksize = 1;
+            x->kh = (int)w->shape[2];
+            x->kw = w->ndim >= 4 ? (int)w->shape[3] : 1;
+            x->large_kernel = x->kh >= 5 || x->kw >= 5;
+        }
+    } else if (r->cat == JV_DCAT_BN) {
+        x->impl = impl_of(r).impl;
+        double tr = param_num(r, "is_training");
+        /* without the model's typed flag: the training flag is the one boolean batch norm's calls pass */
+        x->training = !isnan(tr) ? tr != 0 : strstr(r->concrete, "'True'") != NULL;
+        if (x->impl == JV_IMPL_NATIVE) { /* no affine weight (argument 1, backward 2): None or () */
+            int wi = bwd_name ? 2 : 1;
+            const jv_doperand *w = wi < r->noperands ? &r->operands[wi] : NULL;
+            x->no_affine = w && (w->kind == JV_ARG_NONE || (w->kind == JV_ARG_TENSOR && w->t.ndim == 0));
+        }
+    } else if (r->cat == JV_DCAT_GEMM) {
+        x->M = param_num(r, "M");
+        x->N = param_num(r, "N");
+        x->K = param_num(r, "K");
+        x->B = param_num(r, "B");
+        x->skinny = !isnan(x->M) && !isnan(x->N) && (x->M <= 32 || x->N <= 32);
+        x->small = !isnan(r->flops) && r->flops < 1e9;
+    }
+}
+
+static double share_of(const jv_digest *d, double us) {
+    return d->total_us > 0 ? 100.0 * us / d->total_us : 0.0;
+}
+
+/* time of row r at target efficiency t (%): count * roofline time / (t/100) */
+static double time_at(const jv_drow *r, double t) {
+    return r->count * r->roof_us / (t / 100.0);
+}
+
+static jv_status add_finding(jv_dfindings *f, size_t *cap, const jv_dfinding *x, jv_err *err) {
+    if (JV_RESERVE(f->v, *cap, f->n + 1) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    f->v[f->n++] = *x;
+    return JV_OK;
+}
+
+static jv_dfinding finding_of(jv_find_kind kind, jv_dcat cat, jv_reco reco, double time_us, double gain_us,
+                              double share) {
+    jv_dfinding x = {kind, cat, reco, -1, -1, -1, time_us, gain_us, share};
+    return x;
+}
+
+/* the significant rows of category c with their projections; the category's efficiency */
+static void category_facts(const jv_digest *d, jv_dcat c, jv_fcat *fc) {
+    memset(fc, 0, sizeof *fc);
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->cat != c) continue;
+        if (!isnan(r->roof_us) && r->roof_us > 0 && r->time_us > 0) {
+            fc->roof_us += r->count * r->roof_us;
+            fc->roof_time_us += r->time_us;
+        }
+        if (fc->nsig >= JV_FIND_TOP_IMPACT || r->percent < JV_FIND_SIGNIFICANT_PCT) continue;
+        if (!r->eval.has_roof || r->eval.eff >= 80) continue;
+        jv_fsig *s = &fc->sig[fc->nsig++];
+        s->row = (uint32_t)i;
+        s->finding = -1;
+        for (int t = 0; t < JV_FIND_NTARGETS; t++) {
+            jv_fproj *p = &s->proj[t];
+            p->target = TARGETS[t];
+            p->above = r->eval.eff >= TARGETS[t];
+            if (p->above) continue;
+            p->time_us = time_at(r, TARGETS[t]);
+            p->gain_us = r->time_us - p->time_us;
+            p->share = share_of(d, p->gain_us);
+        }
+    }
+    fc->eff = fc->roof_time_us > 0 ? 100.0 * fc->roof_us / fc->roof_time_us : NAN;
+}
+
+static jv_status conv_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, jv_err *err) {
+    jv_fconv *cv = &f->conv;
+    cv->finding = -1;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        const jv_frow *x = &f->rows[i];
+        if (r->cat != JV_DCAT_CONV) continue;
+        cv->layout_us += r->layout_us;
+        if (x->layout.kind == JV_FLAYOUT_CONTIGUOUS && (x->layout.ndim == 4 || x->layout.ndim == 5))
+            cv->nchw++;
+        else if (x->layout.kind == JV_FLAYOUT_CHANNELS_LAST)
+            cv->channels_last++;
+        else
+            cv->other++;
+        if (!cv->nhwc_kernels) cv->nhwc_kernels = impl_of(r).nhwc;
+        jv_fksize *g = &cv->ksize[!x->has_ksize ? JV_KSIZE_UNKNOWN : x->large_kernel ? JV_KSIZE_LARGE : JV_KSIZE_SMALL];
+        g->rows++;
+        g->time_us += r->time_us;
+        g->compute_bound += x->compute_bound;
+        if (!isnan(r->roof_us) && r->roof_us > 0) {
+            g->roof_us += r->count * r->roof_us;
+            g->roof_time_us += r->time_us;
+        }
+    }
+    for (int k = 0; k < JV_KSIZE_COUNT; k++) {
+        jv_fksize *g = &cv->ksize[k];
+        g->eff = g->roof_time_us > 0 ? 100.0 * g->roof_us / g->roof_time_us : NAN;
+    }
+    cv->internal = cv->layout_us > 0 && !cv->nchw;
+    if (!(cv->layout_us > 0 && cv->nchw > 0)) return JV_OK;
+    jv_dfinding x = finding_of(JV_FIND_CONV_LAYOUT, JV_DCAT_CONV, JV_RECO_CHANNELS_LAST, cv->layout_us, cv->layout_us,
+                               share_of(d, cv->layout_us));
+    cv->finding = (int)f->n;
+    return add_finding(f, cap, &x, err);
+}
+
+static jv_status bn_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, jv_err *err) {
+    jv_fbn *b = &f->bn;
+    b->finding = -1;
+    b->tbs = b->pct_hbm = b->vs_base = NAN;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        const jv_frow *x = &f->rows[i];
+        if (r->cat != JV_DCAT_BN) continue;
+        b->rows++;
+        int native = x->impl == JV_IMPL_NATIVE;
+        b->native += native;
+        if (native) b->native_us += r->time_us;
+        b->bf16 += x->dtype == JV_DT_BF16;
+        b->fp64 += x->dtype == JV_DT_F64;
+        b->channels_last += x->layout.kind == JV_FLAYOUT_CHANNELS_LAST;
+        b->no_affine += x->no_affine;
+    }
+    b->why_cl = d->is_amd && b->channels_last;
+    b->why_fp64 = d->is_amd && b->fp64;
+    b->why_other = b->native > b->bf16 + b->channels_last + b->fp64 + b->no_affine;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->cat != JV_DCAT_BN || isnan(r->bytes) || !(r->time_us > 0)) continue;
+        b->bytes += r->bytes * r->count;
+        b->time_us += r->time_us;
+    }
+    b->has_bw = b->time_us > 0;
+    if (!b->has_bw) return JV_OK;
+    b->tbs = b->bytes / (b->time_us * 1e-6) / 1e12;
+    if (d->has_hw) b->pct_hbm = 100.0 * b->tbs * 1e3 / d->hw.mem_bw_gbps;
+    if (!isnan(d->baseline.tbs)) b->vs_base = b->tbs / d->baseline.tbs;
+    b->below_base = !isnan(d->baseline.tbs) && d->baseline.tbs > b->tbs;
+    if (!b->below_base) return JV_OK;
+    b->base_us = b->bytes / (d->baseline.tbs * 1e12) * 1e6;
+    b->gain_us = b->time_us - b->base_us;
+    b->share = share_of(d, b->gain_us);
+    if (!(d->total_us > 0 && 100.0 * b->time_us / d->total_us >= 5)) return JV_OK;
+    jv_dfinding x =
+        finding_of(JV_FIND_BN_BANDWIDTH, JV_DCAT_BN, JV_RECO_FOLD_OR_COMPILE, b->time_us, b->gain_us, b->share);
+    b->finding = (int)f->n;
+    return add_finding(f, cap, &x, err);
+}
+
+static void gemm_facts(const jv_digest *d, jv_dfindings *f) {
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        const jv_frow *x = &f->rows[i];
+        if (r->cat != JV_DCAT_GEMM || !(x->skinny || x->small)) continue;
+        f->gemm.small_rows++;
+        f->gemm.small_us += r->time_us;
+    }
+}
+
+static jv_status fusion_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, jv_err *err) {
+    for (size_t i = 0; i < d->nfusion; i++) {
+        const jv_dfusion *x = &d->fusion[i];
+        jv_ffusion *p = &f->fusion[i];
+        p->fused_us = x->ew_kernels ? x->instances * x->ew_us / x->ew_kernels : x->ew_us;
+        p->gain_us = x->ew_us - p->fused_us;
+        p->share = share_of(d, p->gain_us);
+        p->norm = strstr(x->name, "Norm") != NULL;
+        if (!d->cat_rows[JV_DCAT_EW] || i >= MAX_FUSION_FINDINGS || !(d->total_us > 0) ||
+            !(p->gain_us >= 0.005 * d->total_us))
+            continue;
+        jv_dfinding y = finding_of(JV_FIND_FUSION, JV_DCAT_EW, JV_RECO_FUSE, x->ew_us, p->gain_us, p->share);
+        y.fusion = (int32_t)i;
+        JV_CHECK(add_finding(f, cap, &y, err));
+    }
+    return JV_OK;
+}
+
+/* the per-op findings of category c: its significant rows below 50 % of peak that a change of kernel would
+ * speed up by >= 0.5 % of GPU kernel time, the two largest, unless a category-wide finding covers them */
+static jv_status slow_ops(const jv_digest *d, jv_dcat c, jv_dfindings *f, size_t *cap, jv_err *err) {
+    jv_fcat *fc = &f->cat[c];
+    int covered = c == JV_DCAT_BN && f->bn.finding >= 0, nrec = 0;
+    for (int k = 0; k < fc->nsig; k++) {
+        const jv_drow *r = &d->rows[fc->sig[k].row];
+        const jv_row_eval *e = &r->eval;
+        double g50 = r->time_us - time_at(r, 50);
+        int actionable = e->judgement != JV_JUDGE_HW_LIMITED && e->judgement != JV_JUDGE_LAUNCH &&
+                         e->judgement != JV_JUDGE_NEAR && d->total_us > 0 && g50 >= 0.005 * d->total_us;
+        if (!(e->eff < 50 && nrec < JV_FIND_SLOW_PER_CAT && !covered && actionable)) continue;
+        nrec++;
+        jv_dfinding x = finding_of(JV_FIND_SLOW_OP, c, JV_RECO_PROFILE, r->time_us, g50, share_of(d, g50));
+        x.row = (int32_t)fc->sig[k].row;
+        x.sig = k;
+        fc->sig[k].finding = (int)f->n;
+        JV_CHECK(add_finding(f, cap, &x, err));
+    }
+    return JV_OK;
+}
+
+/* the tie-break of equal savings: the findings' anchors in text order (bandwidth, fusion, impact-1..5, layout) */
+static int anchor_order(const jv_dfinding *x) {
+    switch (x->kind) {
+    case JV_FIND_BN_BANDWIDTH: return 0;
+    case JV_FIND_FUSION: return 1;
+    case JV_FIND_SLOW_OP: return 2 + x->sig;
+    case JV_FIND_CONV_LAYOUT: break;
+    }
+    return 2 + JV_FIND_TOP_IMPACT;
+}
+
+static int cmp_gain(const void *a, const void *b) {
+    const jv_dfinding *x = *(const jv_dfinding *const *)a, *y = *(const jv_dfinding *const *)b;
+    if (x->gain_us != y->gain_us) return x->gain_us > y->gain_us ? -1 : 1;
+    return anchor_order(x) - anchor_order(y);
+}
+
+static jv_status rank_findings(jv_dfindings *f, jv_err *err) {
+    const jv_dfinding **sorted = malloc((f->n ? f->n : 1) * sizeof *sorted);
+    f->rank = malloc((f->n ? f->n : 1) * sizeof *f->rank);
+    if (!sorted || !f->rank) {
+        free(sorted);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    }
+    for (size_t i = 0; i < f->n; i++)
+        sorted[i] = &f->v[i];
+    qsort(sorted, f->n, sizeof *sorted, cmp_gain);
+    for (size_t i = 0; i < f->n; i++)
+        if (sorted[i]->gain_us > 0) f->rank[f->nrank++] = (uint32_t)(sorted[i] - f->v);
+    free(sorted);
+    return JV_OK;
+}
+
+/* the categories with findings files, in the order they are stated */
+static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
+
+static jv_status compute(const jv_digest *d, jv_dfindings *f, jv_err *err) {
+    f->nrows = d->nrows;
+    f->nfusion = d->nfusion;
+    f->rows = calloc(d->nrows ? d->nrows : 1, sizeof *f->rows);
+    f->fusion = calloc(d->nfusion ? d->nfusion : 1, sizeof *f->fusion);
+    if (!f->rows || !f->fusion) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    for (size_t i = 0; i < d->nrows; i++)
+        row_facts(&d->rows[i], &f->rows[i]);
+    for (int c = 0; c < JV_DCAT_COUNT; c++)
+        category_facts(d, (jv_dcat)c, &f->cat[c]);
+    gemm_facts(d, f);
+    size_t cap = 0;
+    /* the order of the findings files: a category's own findings, then its per-op ones; none without rows */
+    for (size_t k = 0; k < sizeof CATS / sizeof CATS[0]; k++) {
+        jv_dcat c = CATS[k];
+        if (c == JV_DCAT_CONV)
+            JV_CHECK(conv_facts(d, f, &cap, err));
+        else if (c == JV_DCAT_BN)
+            JV_CHECK(bn_facts(d, f, &cap, err));
+        else if (c == JV_DCAT_EW)
+            JV_CHECK(fusion_facts(d, f, &cap, err));
+        if (d->cat_rows[c]) JV_CHECK(slow_ops(d, c, f, &cap, err));
+    }
+    return rank_findings(f, err);
+}
+
+jv_status jv_findings_compute(jv_digest *d, jv_err *err) {
+    jv_findings_free(d->findings);
+    d->findings = calloc(1, sizeof *d->findings);
+    if (!d->findings) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    jv_status s = compute(d, d->findings, err);
+    if (s != JV_OK) {
+        jv_findings_free(d->findings);
+        d->findings = NULL;
+    }
+    return s;
+}
+
+void jv_findings_free(jv_dfindings *f) {
+    if (!f) return;
+    free(f->rows);
+    free(f->fusion);
+    free(f->v);
+    free(f->rank);
+    free(f);
+}
+
+const jv_dfindings *jv_digest_findings(const jv_digest *d) {
+    return d->findings;
+}

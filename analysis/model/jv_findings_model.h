@@ -1,0 +1,194 @@
+/* jv_findings_model: the findings of one digest, decided once (jv_digest_finish, for the target and a reference
+ * alike) and held by it (jv_digest.findings). Per row: the facts the findings read from its typed call (dtype,
+ * layout, kernel size, batch norm implementation and mode, GEMM shape). Per category: the counts and sums its
+ * findings file states, its significant rows with their impact projections, its efficiency. Then the findings
+ * proper: each a kind, what it refers to (a row or a fusion candidate, by index), the numbers behind it and its
+ * recommendation, and their ranking by projected saving. The printers (report/jv_findings.c, jv_standalone.c)
+ * format these; they decide nothing and parse nothing. */
+#ifndef JV_FINDINGS_MODEL_H
+#define JV_FINDINGS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jv_digest.h"
+#include "jv_dtype.h"
+#include "jv_family.h"
+#include "jv_status.h"
+#include "jv_tensor.h"
+
+#define JV_FIND_SIGNIFICANT_PCT 1.0 /* a row is significant from this share of GPU kernel time (%) */
+#define JV_FIND_TOP_IMPACT      5   /* significant rows per category with an impact projection */
+#define JV_FIND_NTARGETS        3   /* target efficiencies of a projection: 20, 50 and 80 % of peak */
+#define JV_FIND_SLOW_PER_CAT    2   /* per-op recommendations per category, at most */
+
+/* The memory layout of a row's first argument, as the findings name it. */
+typedef enum {
+    JV_FLAYOUT_UNKNOWN = 0,   /* not a tensor of 3 or more dims */
+    JV_FLAYOUT_NO_STRIDES,    /* no strides recorded */
+    JV_FLAYOUT_CONTIGUOUS,    /* row-major dense: NCHW with 4 dims, NCDHW with 5 */
+    JV_FLAYOUT_CHANNELS_LAST, /* NHWC / NDHWC in memory */
+    JV_FLAYOUT_OTHER          /* another layout (jv_flayout.layout) */
+} jv_flayout_kind;
+
+typedef struct {
+    jv_flayout_kind kind;
+    jv_layout layout; /* JV_FLAYOUT_OTHER: which (jv_layout_name) */
+    int ndim;
+} jv_flayout;
+
+/* The findings' facts of one row (jv_dfindings.rows[i] belongs to jv_digest.rows[i]). */
+typedef struct {
+    jv_dtype dtype;    /* the first argument's dtype when it is bf16, fp16, fp32 or fp64, else JV_DT_UNKNOWN (the
+                          findings then show the recorded type, jv_drow.type0) */
+    jv_flayout layout; /* of the first argument */
+    int compute_bound; /* the row's bound is COMPUTE_BOUND */
+    int backward;      /* a backward op (its model, or its name) */
+    /* convolution: the weight's spatial size (argument 1, of a backward op argument 2) */
+    int has_ksize, kh, kw;
+    int large_kernel; /* has_ksize and kh or kw >= 5 */
+    /* batch norm */
+    jv_impl impl;  /* from the family's findings hook: native, cuDNN, MIOpen or unknown */
+    int training;  /* training mode (the model's is_training; without a model, a True among the concrete inputs) */
+    int no_affine; /* a native row without an affine weight (cuDNN and MIOpen need weight and bias) */
+    /* GEMM: M, N, K and batch B from the model's params (NaN when absent) */
+    double M, N, K, B;
+    int skinny; /* min(M, N) <= 32 */
+    int small;  /* < 1 GFLOP per call */
+} jv_frow;
+
+/* The projected time of a row at one target efficiency: calls x roofline time / target. */
+typedef struct {
+    double target;  /* % of peak */
+    int above;      /* the row is already at or above it (time_us, gain_us unset) */
+    double time_us; /* op time at the target */
+    double gain_us; /* time now - time_us */
+    double share;   /* gain_us as % of all GPU kernel time */
+} jv_fproj;
+
+/* A significant row: >= JV_FIND_SIGNIFICANT_PCT of GPU kernel time, with a roofline, below 80 % efficiency. */
+typedef struct {
+    uint32_t row; /* index into jv_digest.rows */
+    jv_fproj proj[JV_FIND_NTARGETS];
+    int finding; /* its per-op finding (index into jv_dfindings.v), -1 none */
+} jv_fsig;
+
+/* The efficiency groups of convolutions by kernel size. */
+typedef enum { JV_KSIZE_LARGE = 0, JV_KSIZE_SMALL, JV_KSIZE_UNKNOWN, JV_KSIZE_COUNT } jv_ksize;
+
+typedef struct {
+    int rows, compute_bound;
+    double time_us;
+    double roof_us;      /* Σ calls x roofline time over its rows with a roofline */
+    double roof_time_us; /* Σ time over those rows */
+    double eff;          /* 100 roof_us / roof_time_us, NaN without such rows */
+} jv_fksize;
+
+/* What one category's findings state. */
+typedef struct {
+    int nsig;
+    jv_fsig sig[JV_FIND_TOP_IMPACT]; /* by kernel time, largest first */
+    /* Σ calls x roofline time / Σ time over the rows with a roofline and a time: the category's efficiency */
+    double roof_us, roof_time_us;
+    double eff; /* %, NaN when no row has both */
+} jv_fcat;
+
+/* Convolution: layout conversions and kernel sizes. */
+typedef struct {
+    double layout_us;                /* layout-conversion kernels under convolution rows */
+    int nchw, channels_last, other;  /* rows by input layout (NCHW: contiguous 4-d or 5-d) */
+    int nhwc_kernels;                /* the convolution kernels run NHWC (the family's findings hook) */
+    jv_fksize ksize[JV_KSIZE_COUNT]; /* by kernel size */
+    int finding;                     /* the layout finding (index into jv_dfindings.v), -1 none */
+    int internal;                    /* conversions run while no input is NCHW: the library converts internally */
+} jv_fconv;
+
+/* Batch norm: implementation and bandwidth. */
+typedef struct {
+    int rows, native, bf16, channels_last, fp64, no_affine;
+    double native_us;
+    /* why native rows are native, as far as the trace shows */
+    int why_cl;    /* AMD and channels_last rows: MIOpen refuses channels_last */
+    int why_fp64;  /* AMD and double rows: MIOpen refuses double */
+    int why_other; /* more native rows than the reasons explain */
+    /* bandwidth over the rows with a bytes model and a time */
+    int has_bw;
+    double bytes, time_us, tbs;
+    double pct_hbm; /* tbs as % of the roofline GPU's HBM, NaN without one */
+    double vs_base; /* tbs / the trace's elementwise baseline, NaN without one */
+    int below_base; /* the baseline is faster */
+    double base_us; /* below_base: the same bytes at the baseline */
+    double gain_us; /* below_base: time_us - base_us */
+    double share;   /* below_base: gain_us as % of GPU kernel time */
+    int finding;    /* the bandwidth finding (index into jv_dfindings.v), -1 none */
+} jv_fbn;
+
+/* GEMM: skinny and small rows. */
+typedef struct {
+    int small_rows; /* skinny or small */
+    double small_us;
+} jv_fgemm;
+
+/* One fusion candidate's projection (jv_dfindings.fusion[i] belongs to jv_digest.fusion[i]). */
+typedef struct {
+    double fused_us; /* instances x elementwise time / elementwise kernels */
+    double gain_us;  /* ew_us - fused_us */
+    double share;    /* gain_us as % of GPU kernel time */
+    int norm;        /* the module is a normalization (a fused RMSNorm / LayerNorm kernel applies) */
+} jv_ffusion;
+
+/* What a finding is about. */
+typedef enum {
+    JV_FIND_SLOW_OP = 0,  /* a significant op below 50 % of its roofline (row, sig) */
+    JV_FIND_CONV_LAYOUT,  /* layout conversions around convolutions with NCHW inputs */
+    JV_FIND_BN_BANDWIDTH, /* batch norm below the trace's elementwise baseline */
+    JV_FIND_FUSION        /* instances of a module or parent op running several elementwise kernels (fusion) */
+} jv_find_kind;
+
+/* What a finding recommends. */
+typedef enum {
+    JV_RECO_PROFILE = 0,     /* the kernel team replays the op (or reproduces its shape) and profiles it */
+    JV_RECO_CHANNELS_LAST,   /* run the model in channels_last */
+    JV_RECO_FOLD_OR_COMPILE, /* fold BN into the convolution (inference), torch.compile or channels_last (training) */
+    JV_RECO_FUSE             /* fuse each instance into one kernel */
+} jv_reco;
+
+/* One finding. */
+typedef struct {
+    jv_find_kind kind;
+    jv_dcat cat;
+    jv_reco reco;
+    int32_t row;    /* JV_FIND_SLOW_OP: index into jv_digest.rows, else -1 */
+    int sig;        /* JV_FIND_SLOW_OP: its place among the category's significant rows (0: the first), else -1 */
+    int32_t fusion; /* JV_FIND_FUSION: index into jv_digest.fusion, else -1 */
+    double time_us; /* the GPU time it concerns */
+    double gain_us; /* the projected saving: the ranking key (its basis depends on the kind) */
+    double share;   /* gain_us as % of all GPU kernel time */
+} jv_dfinding;
+
+typedef struct jv_dfindings_ {
+    jv_frow *rows; /* one per digest row */
+    size_t nrows;
+    jv_ffusion *fusion; /* one per fusion candidate */
+    size_t nfusion;
+    jv_fcat cat[JV_DCAT_COUNT];
+    jv_fconv conv;
+    jv_fbn bn;
+    jv_fgemm gemm;
+    jv_dfinding *v; /* in the order the category findings state them (GEMM, convolution, batch norm, elementwise) */
+    size_t n;
+    uint32_t *rank; /* the findings with a saving (gain_us > 0), largest first (indices into v) */
+    size_t nrank;
+} jv_dfindings;
+
+/* Decides the findings of digest d (rows ordered, totals, baseline, evaluations and fusion candidates complete:
+ * jv_digest_finish calls it last) into d->findings, replacing any. JV_ERR_NOMEM when out of memory. */
+jv_status jv_findings_compute(jv_digest *d, jv_err *err);
+
+/* Frees f and its arrays (NULL is fine). */
+void jv_findings_free(jv_dfindings *f);
+
+/* The findings of d (never NULL once jv_digest_finish succeeded). */
+const jv_dfindings *jv_digest_findings(const jv_digest *d);
+
+#endif

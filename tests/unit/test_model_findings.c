@@ -1,0 +1,281 @@
+/* Unit test of analysis/model/jv_findings_model: the typed findings of a digest, checked on the structs (never on
+ * markdown). A synthetic digest with one row per decision (a skinny slow GEMM, an NCHW convolution with layout
+ * conversions around NHWC kernels, a native bf16 batch norm without affine weight below the elementwise baseline, a
+ * batch norm without a model that runs cuDNN, the baseline's add) and, when the fixture is given, the digest of
+ * tests/data/nv_h200_resnet50_train.json.gz through the whole model (trace, tree, perf table, digest).
+ * Usage: test_model_findings [FIXTURE_TRACE] */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jv_check.h"
+#include "jv_digest.h"
+#include "jv_findings_model.h"
+#include "jv_perf.h"
+
+/* a equals b up to rounding */
+static int near(double a, double b) {
+    return fabs(a - b) <= 1e-9 * (fabs(b) + 1);
+}
+
+static jv_tensor tensor4(jv_dtype dt, int64_t n, int64_t c, int64_t h, int64_t w) {
+    jv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.ndim = 4;
+    t.shape[0] = n, t.shape[1] = c, t.shape[2] = h, t.shape[3] = w;
+    t.dtype = dt;
+    jv_tensor_set_contiguous(&t);
+    t.has_strides = 1;
+    return t;
+}
+
+/* a row with the fields every row needs; the caller sets the rest */
+static jv_drow row(const char *op, jv_dcat cat, int family, double time_us, uint32_t count, double roof_us,
+                   const char *bound) {
+    jv_drow r;
+    memset(&r, 0, sizeof r);
+    r.name = r.op_name = op;
+    r.op_category = r.family = r.dims = r.types = r.strides = r.concrete = r.type0 = r.params = "";
+    r.cat = cat;
+    r.family_id = family;
+    r.model = family >= 0 ? family : -1;
+    r.time_us = time_us;
+    r.count = count;
+    r.median_us = time_us / count;
+    r.roof_us = roof_us;
+    r.bound = bound;
+    r.flops = r.bytes = NAN;
+    r.replay_op = -1;
+    if (roof_us > 0) r.pct = 100.0 * count * roof_us / time_us; /* one size for all calls */
+    return r;
+}
+
+static void kernel(jv_drow *r, const char *name, int layout, double us) {
+    jv_dkernel *k = &r->kernels[r->nkernels++];
+    k->name = name;
+    k->layout = layout;
+    k->total_us = us;
+    k->count = r->count;
+    r->nkernels_all = r->nkernels;
+    if (layout) r->layout_us += us;
+}
+
+static void param(jv_drow *r, const char *name, double v) {
+    r->pvals[r->nparams].name = name;
+    r->pvals[r->nparams++].value = v;
+}
+
+static const jv_dfinding *find_kind(const jv_dfindings *f, jv_find_kind k, jv_dcat c) {
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].kind == k && f->v[i].cat == c) return &f->v[i];
+    return NULL;
+}
+
+/* the index of the digest row named op */
+static int row_of(const jv_digest *d, const char *op) {
+    for (size_t i = 0; i < d->nrows; i++)
+        if (!strcmp(d->rows[i].op_name, op)) return (int)i;
+    return -1;
+}
+
+static void test_synthetic(void) {
+    jv_err err;
+    jv_err_clear(&err);
+    jv_hw hw;
+    CHECK(jv_hw_resolve("H100", &hw, &err) == JV_OK);
+    jv_trace tr;
+    memset(&tr, 0, sizeof tr);
+    jv_digest d;
+    CHECK(jv_digest_init(&d, "synthetic.json", &tr, &hw, "test", &err) == JV_OK);
+
+    /* a skinny, small GEMM at 10 % of its roofline: a kernel issue, the largest saving */
+    jv_drow g = row("aten::mm", JV_DCAT_GEMM, JV_FAM_GEMM, 4000, 10, 40, "COMPUTE_BOUND");
+    snprintf(g.spec, sizeof g.spec, "matrix_bf16");
+    g.flops = 2.0 * 16 * 4096 * 4096;
+    g.percent = 40;
+    param(&g, "M", 16), param(&g, "N", 4096), param(&g, "K", 4096);
+    kernel(&g, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 4000);
+    CHECK(jv_digest_add_row(&d, &g, &err) == JV_OK);
+
+    /* an NCHW convolution (3x3) at 75 %: conversions around NHWC kernels */
+    jv_drow c = row("aten::convolution", JV_DCAT_CONV, JV_FAM_CONV, 2000, 10, 150, "COMPUTE_BOUND");
+    snprintf(c.spec, sizeof c.spec, "matrix_bf16");
+    c.flops = 1e10;
+    c.percent = 20;
+    c.noperands = 2;
+    c.operands[0].kind = c.operands[1].kind = JV_ARG_TENSOR;
+    c.operands[0].t = tensor4(JV_DT_BF16, 8, 64, 56, 56);
+    c.operands[1].t = tensor4(JV_DT_BF16, 64, 64, 3, 3);
+    kernel(&c, "sm90_xmma_fprop_implicit_gemm_bf16_nhwc_kernel", 0, 1700);
+    kernel(&c, "void nchwToNhwcKernel<__nv_bfloat16>(int, int)", 1, 300);
+    CHECK(jv_digest_add_row(&d, &c, &err) == JV_OK);
+
+    /* native batch norm, bf16, no affine weight, training, far below the baseline */
+    jv_drow b = row("aten::native_batch_norm", JV_DCAT_BN, JV_FAM_BATCHNORM, 1500, 10, 30, "MEMORY_BOUND");
+    b.bytes = 6e6;
+    b.flops = 1e7;
+    b.tbs = 10 * b.bytes / 1500e-6 / 1e12;
+    b.percent = 15;
+    b.noperands = 2;
+    b.operands[0].kind = JV_ARG_TENSOR;
+    b.operands[0].t = tensor4(JV_DT_BF16, 8, 64, 56, 56);
+    b.operands[1].kind = JV_ARG_NONE;
+    param(&b, "is_training", 1);
+    kernel(&b, "void at::native::batch_norm_collect_statistics_kernel<float>(int)", 0, 1500);
+    CHECK(jv_digest_add_row(&d, &b, &err) == JV_OK);
+
+    /* batch norm without a model: the batch norm family's hook still names its library */
+    jv_drow bc = row("aten::cudnn_batch_norm", JV_DCAT_BN, -1, 10, 1, 0, "");
+    bc.percent = 0.1;
+    bc.concrete = "['', '', 'True']";
+    kernel(&bc, "bn_fw_tr_1C11_kernel_NCHW", 0, 10);
+    CHECK(jv_digest_add_row(&d, &bc, &err) == JV_OK);
+
+    /* the elementwise baseline: 100 adds of 8 MB in 1 ms = 0.8 TB/s, at 50 % of the roofline */
+    jv_drow a = row("aten::add", JV_DCAT_EW, JV_FAM_BINARY, 1000, 100, 5, "MEMORY_BOUND");
+    a.bytes = 8e6;
+    a.flops = 1e6;
+    a.tbs = 0.8;
+    a.percent = 10;
+    kernel(&a, "vectorized_elementwise_kernel", 0, 1000);
+    CHECK(jv_digest_add_row(&d, &a, &err) == JV_OK);
+
+    jv_drow o = row("aten::foo", JV_DCAT_OTHER, -1, 1500, 1, 0, "");
+    o.percent = 15;
+    CHECK(jv_digest_add_row(&d, &o, &err) == JV_OK);
+
+    jv_tree t;
+    memset(&t, 0, sizeof t);
+    jv_perf_table pt;
+    memset(&pt, 0, sizeof pt);
+    jv_timeline_opts to = {0, 0};
+    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &to, &err) == JV_OK, "%s", err.msg);
+    const jv_dfindings *f = jv_digest_findings(&d);
+    CHECK(f != NULL);
+    if (!f) {
+        jv_digest_free(&d);
+        return;
+    }
+    CHECK(f->nrows == d.nrows);
+    CHECK(near(d.baseline.tbs, 0.8));
+    int ig = row_of(&d, "aten::mm"), ic = row_of(&d, "aten::convolution"), ib = row_of(&d, "aten::native_batch_norm"),
+        ibc = row_of(&d, "aten::cudnn_batch_norm");
+    CHECK(ig >= 0 && ic >= 0 && ib >= 0 && ibc >= 0);
+    if (ig < 0 || ic < 0 || ib < 0 || ibc < 0) {
+        jv_digest_free(&d);
+        return;
+    }
+
+    /* row facts */
+    const jv_frow *xg = &f->rows[ig], *xc = &f->rows[ic], *xb = &f->rows[ib], *xbc = &f->rows[ibc];
+    CHECK(xg->skinny && xg->small && xg->M == 16 && xg->N == 4096 && xg->K == 4096 && isnan(xg->B));
+    CHECK(xg->compute_bound && !xg->backward);
+    CHECK(xc->layout.kind == JV_FLAYOUT_CONTIGUOUS && xc->layout.ndim == 4);
+    CHECK(xc->has_ksize && xc->kh == 3 && xc->kw == 3 && !xc->large_kernel);
+    CHECK(xb->impl == JV_IMPL_NATIVE && xb->dtype == JV_DT_BF16 && xb->training && xb->no_affine);
+    CHECK(xbc->impl == JV_IMPL_CUDNN); /* no model: the family reporting batch norm reads the op name */
+    CHECK(xbc->training);              /* no model: a True among the concrete inputs */
+
+    /* categories */
+    CHECK(f->gemm.small_rows == 1 && f->gemm.small_us == 4000);
+    CHECK(f->conv.nchw == 1 && f->conv.channels_last == 0 && f->conv.other == 0);
+    CHECK(f->conv.nhwc_kernels == 1); /* the conv family's hook: an NHWC compute kernel, the transpose aside */
+    CHECK(f->conv.layout_us == 300 && !f->conv.internal);
+    CHECK(f->conv.ksize[JV_KSIZE_SMALL].rows == 1 && f->conv.ksize[JV_KSIZE_LARGE].rows == 0 &&
+          f->conv.ksize[JV_KSIZE_UNKNOWN].rows == 0);
+    CHECK(near(f->conv.ksize[JV_KSIZE_SMALL].eff, 75));
+    CHECK(f->bn.rows == 2 && f->bn.native == 1 && f->bn.bf16 == 1 && f->bn.no_affine == 1 && !f->bn.why_other);
+    CHECK(f->bn.has_bw && near(f->bn.tbs, 0.04) && f->bn.below_base);
+    CHECK(near(f->bn.base_us, 75) && near(f->bn.gain_us, 1425));
+    CHECK(near(f->cat[JV_DCAT_GEMM].eff, 10));
+    CHECK(isnan(f->cat[JV_DCAT_OTHER].eff));
+
+    /* the GEMM row is significant, with its projections */
+    const jv_fcat *fg = &f->cat[JV_DCAT_GEMM];
+    CHECK(fg->nsig == 1 && fg->sig[0].row == (uint32_t)ig);
+    CHECK(!fg->sig[0].proj[0].above && near(fg->sig[0].proj[0].time_us, 2000) &&
+          near(fg->sig[0].proj[0].gain_us, 2000));
+    CHECK(near(fg->sig[0].proj[1].gain_us, 3200) && near(fg->sig[0].proj[2].gain_us, 3500));
+    CHECK(f->cat[JV_DCAT_CONV].nsig == 1 && f->cat[JV_DCAT_CONV].sig[0].finding < 0); /* 75 %: no per-op finding */
+    CHECK(f->cat[JV_DCAT_CONV].sig[0].proj[0].above && f->cat[JV_DCAT_CONV].sig[0].proj[1].above &&
+          !f->cat[JV_DCAT_CONV].sig[0].proj[2].above);
+
+    /* the findings: GEMM per-op, conv layout, batch norm bandwidth (which covers the batch norm op: no per-op one) */
+    CHECK(f->n == 3);
+    const jv_dfinding *slow = find_kind(f, JV_FIND_SLOW_OP, JV_DCAT_GEMM);
+    CHECK(slow && slow->row == ig && slow->sig == 0 && slow->reco == JV_RECO_PROFILE && near(slow->gain_us, 3200));
+    CHECK(!find_kind(f, JV_FIND_SLOW_OP, JV_DCAT_BN));
+    const jv_dfinding *lay = find_kind(f, JV_FIND_CONV_LAYOUT, JV_DCAT_CONV);
+    CHECK(lay && lay->reco == JV_RECO_CHANNELS_LAST && lay->gain_us == 300 && f->conv.finding == (int)(lay - f->v));
+    const jv_dfinding *bw = find_kind(f, JV_FIND_BN_BANDWIDTH, JV_DCAT_BN);
+    CHECK(bw && bw->reco == JV_RECO_FOLD_OR_COMPILE && near(bw->gain_us, 1425) && near(bw->share, 1425 / 100.1));
+    /* ranked by saving */
+    CHECK(f->nrank == 3 && f->v[f->rank[0]].kind == JV_FIND_SLOW_OP && f->v[f->rank[1]].kind == JV_FIND_BN_BANDWIDTH &&
+          f->v[f->rank[2]].kind == JV_FIND_CONV_LAYOUT);
+    jv_digest_free(&d);
+}
+
+/* the whole model on a fixture: ResNet-50 training on an H200 (bf16 autocast, channels_last) */
+static void test_fixture(const char *path) {
+    jv_err err;
+    jv_err_clear(&err);
+    jv_trace tr;
+    jv_tree t;
+    jv_perf_table pt;
+    memset(&pt, 0, sizeof pt);
+    jv_load_opts lo = {0};
+    if (jv_trace_load(path, &lo, &tr, &err) != JV_OK) {
+        CHECK_MSG(0, "%s: %s", path, err.msg);
+        return;
+    }
+    CHECK(jv_tree_build(&tr, 0, &t, &err) == JV_OK);
+    jv_hw hw;
+    CHECK(jv_hw_resolve("H200", &hw, &err) == JV_OK);
+    jv_digest d;
+    jv_timeline_opts to = {0, 0};
+    CHECK(jv_perf_build(&tr, &t, &pt, &err) == JV_OK);
+    CHECK(jv_digest_init(&d, path, &tr, &hw, "test", &err) == JV_OK);
+    CHECK(jv_digest_build(&tr, &pt, &hw, &d, &err) == JV_OK);
+    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &to, &err) == JV_OK, "%s", err.msg);
+    const jv_dfindings *f = jv_digest_findings(&d);
+    CHECK(f && f->nrows == d.nrows && f->nfusion == d.nfusion);
+    if (f) {
+        /* every batch norm row is typed: an implementation and a dtype from its call */
+        int bn = 0, known = 0;
+        for (size_t i = 0; i < d.nrows; i++)
+            if (d.rows[i].cat == JV_DCAT_BN) {
+                bn++;
+                known += f->rows[i].impl != JV_IMPL_UNKNOWN && f->rows[i].dtype != JV_DT_UNKNOWN;
+            }
+        CHECK(bn > 0 && known == bn && f->bn.rows == bn);
+        /* channels_last convolutions on NHWC kernels, no conversions: no layout finding */
+        CHECK(f->conv.channels_last > 0 && f->conv.nchw == 0 && f->conv.nhwc_kernels && f->conv.finding < 0);
+        /* bf16 batch norm runs the native kernels, below the baseline: the bandwidth finding covers its ops */
+        CHECK(f->bn.native == bn && f->bn.bf16 == bn && f->bn.below_base && f->bn.finding >= 0);
+        CHECK(!find_kind(f, JV_FIND_SLOW_OP, JV_DCAT_BN) && find_kind(f, JV_FIND_SLOW_OP, JV_DCAT_CONV));
+        /* each finding points at what it is about; the ranking holds the findings with a saving, largest first */
+        size_t with_gain = 0;
+        for (size_t i = 0; i < f->n; i++) {
+            const jv_dfinding *x = &f->v[i];
+            with_gain += x->gain_us > 0;
+            if (x->kind == JV_FIND_SLOW_OP)
+                CHECK(x->row >= 0 && (size_t)x->row < d.nrows && d.rows[x->row].cat == x->cat &&
+                      d.rows[x->row].eval.eff < 50 && f->cat[x->cat].sig[x->sig].row == (uint32_t)x->row);
+            if (x->kind == JV_FIND_FUSION) CHECK(x->fusion >= 0 && (size_t)x->fusion < d.nfusion);
+        }
+        CHECK(f->nrank == with_gain);
+        for (size_t i = 1; i < f->nrank; i++)
+            CHECK(f->v[f->rank[i - 1]].gain_us >= f->v[f->rank[i]].gain_us);
+    }
+    jv_digest_free(&d);
+    jv_perf_free(&pt);
+    jv_tree_free(&t);
+    jv_trace_free(&tr);
+}
+
+int main(int argc, char **argv) {
+    test_synthetic();
+    if (argc > 1) test_fixture(argv[1]);
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
