@@ -1,110 +1,50 @@
-/* jv_findings: category_findings/<cat>_findings.md from the digest: the
+/* jv_findings: category_findings/<cat>_findings.md from the digest and its
+ * findings (model/jv_findings_model.h, decided in jv_digest_finish): the
  * category's significance, per-op efficiency against the roofline and the
  * trace's elementwise baseline, verdicts, the two optimization paths and an
  * impact projection; convolution layout conversions and kernel sizes, batch
  * norm implementation and bandwidth, elementwise fusion candidates, GEMM
- * shapes. The findings it collects feed the standalone reports. */
+ * shapes. A printer: it formats what the model decided. */
 #include "jv_findings.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "jv_findings_model.h"
 #include "jv_output.h"
 #include "jv_standalone.h"
 #include "jv_tensor.h"
 
-#define TOP_ROWS        15  /* rows in a per-op table */
-#define TOP_IMPACT      5   /* ops with an impact projection */
-#define SIGNIFICANT_PCT 1.0 /* an op is significant from this share of GPU kernel time (%) */
+#define TOP_ROWS 15 /* rows in a per-op table */
 
 static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
-static const double TARGETS[] = {20, 50, 80};
 
 /* The type of a row's first argument: "bf16", "fp16", "fp32", "fp64", else its recorded type ("long int"),
  * "" when unknown. */
-static const char *first_type(const jv_drow *r) {
-    const jv_doperand *o = r->noperands > 0 ? &r->operands[0] : NULL;
-    jv_dtype dt = o && o->kind == JV_ARG_TENSOR ? o->t.dtype : JV_DT_UNKNOWN;
-    switch (dt) {
-    case JV_DT_BF16:
-    case JV_DT_F16:
-    case JV_DT_F32:
-    case JV_DT_F64: return jv_dtype_short(dt);
-    default: return r->type0;
+static const char *type_name(const jv_drow *r, const jv_frow *x) {
+    return x->dtype != JV_DT_UNKNOWN ? jv_dtype_short(x->dtype) : r->type0;
+}
+
+/* The name of a layout in the findings. */
+static const char *layout_name(const jv_flayout *l) {
+    switch (l->kind) {
+    case JV_FLAYOUT_UNKNOWN: return "unknown";
+    case JV_FLAYOUT_NO_STRIDES: return "unknown (no strides)";
+    case JV_FLAYOUT_CONTIGUOUS:
+        return l->ndim == 4 ? "NCHW (contiguous)" : l->ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
+    case JV_FLAYOUT_CHANNELS_LAST: return "channels_last";
+    case JV_FLAYOUT_OTHER: break;
     }
-}
-
-/* Argument k of a row as a tensor, or NULL. */
-static const jv_tensor *operand_tensor(const jv_drow *r, int k) {
-    return k < r->noperands && r->operands[k].kind == JV_ARG_TENSOR ? &r->operands[k].t : NULL;
-}
-
-/* The shape of a row's first argument ("(512, 64, 56, 56)"), "?" when it is not a tensor. */
-static const char *first_shape(const jv_drow *r, char *buf, size_t cap) {
-    const jv_tensor *t = operand_tensor(r, 0);
-    if (!t) {
-        snprintf(buf, cap, "?");
-        return buf;
-    }
-    size_t l = 0;
-    buf[l++] = '(';
-    buf[l] = 0;
-    for (int i = 0; i < t->ndim && l + 24 < cap; i++)
-        l += (size_t)snprintf(buf + l, cap - l, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-    snprintf(buf + l, cap - l, "%s)", t->ndim == 1 ? "," : "");
-    return buf;
-}
-
-/* The memory layout of argument k of a row from its shape and strides. */
-static const char *layout_of(const jv_drow *r, int k) {
-    const jv_tensor *t = operand_tensor(r, k);
-    if (!t || t->ndim < 3) return "unknown";
-    if (!t->has_strides) return "unknown (no strides)";
-    jv_layout l = jv_tensor_layout(t);
-    if (l == JV_LAYOUT_CONTIGUOUS)
-        return t->ndim == 4 ? "NCHW (contiguous)" : t->ndim == 5 ? "NCDHW (contiguous)" : "contiguous";
-    if (l == JV_LAYOUT_CHANNELS_LAST) return "channels_last";
-    return jv_layout_name(l);
-}
-
-/* The typed value of the row's perf-model param key (NaN when absent or not a number). */
-static double param_num(const jv_drow *r, const char *key) {
-    for (int k = 0; k < r->nparams; k++)
-        if (!strcmp(r->pvals[k].name, key)) return r->pvals[k].value;
-    return NAN;
-}
-
-/* appends a finding; on failure sets *nomem (the caller reports it) */
-static void finding_add(jv_finding_list *l, int *nomem, jv_dcat cat, const char *anchor, const char *title,
-                        double time_us, double gain_us, const char *issue, const char *action, const char *impact) {
-    if (JV_RESERVE(l->v, l->cap, l->n + 1) != JV_OK) {
-        *nomem = 1;
-        return;
-    }
-    jv_finding *f = &l->v[l->n++];
-    memset(f, 0, sizeof *f);
-    f->cat = cat;
-    snprintf(f->anchor, sizeof f->anchor, "%s", anchor);
-    snprintf(f->title, sizeof f->title, "%s", title);
-    snprintf(f->issue, sizeof f->issue, "%s", issue);
-    snprintf(f->action, sizeof f->action, "%s", action);
-    snprintf(f->impact, sizeof f->impact, "%s", impact);
-    f->time_us = time_us;
-    f->gain_us = gain_us;
+    return jv_layout_name(l->layout);
 }
 
 /* ---------- per-category writer ---------- */
 
 typedef struct {
     const jv_digest *d;
+    const jv_dfindings *fx; /* the digest's findings */
     jv_dcat cat;
     FILE *f;
-    jv_finding_list *out;
-    size_t idx[TOP_IMPACT]; /* significant rows with an impact projection */
-    int nimp;
-    int nomem; /* a finding could not be stored */
 } cctx;
 
 static void achieved_cell(FILE *f, const jv_row_eval *e) {
@@ -151,7 +91,8 @@ static void write_ops_table(cctx *c) {
         jv_md_code(f, r->name, 70, 1);
         fputs(" | ", f);
         jv_md_code(f, r->dims, 80, 1);
-        fprintf(f, " | %s | %u | %s | %.1f %% | ", first_type(r), r->count, jv_md_time(tb, sizeof tb, r->time_us),
+        fprintf(f, " | %s | %u | %s | %.1f %% | ", type_name(r, &c->fx->rows[i]), r->count,
+                jv_md_time(tb, sizeof tb, r->time_us),
                 d->cat_us[c->cat] > 0 ? 100.0 * r->time_us / d->cat_us[c->cat] : 0.0);
         achieved_cell(f, &e);
         fputs(" | ", f);
@@ -183,41 +124,25 @@ static void write_ops_table(cctx *c) {
     fprintf(f, "; *below peak*: the rest.\n\n");
 }
 
-/* the significant rows of the category (share of GPU kernel time >= SIGNIFICANT_PCT, with a roofline, below 80 %) */
-static void pick_significant(cctx *c) {
-    const jv_digest *d = c->d;
-    c->nimp = 0;
-    for (size_t i = 0; i < d->nrows && c->nimp < TOP_IMPACT; i++) {
-        const jv_drow *r = &d->rows[i];
-        if (r->cat != c->cat || r->percent < SIGNIFICANT_PCT) continue;
-        const jv_row_eval e = r->eval;
-        if (!e.has_roof || e.eff >= 80) continue;
-        c->idx[c->nimp++] = i;
-    }
-}
-
-/* time of row r at target efficiency t (%): count * roofline time / (t/100) */
-static double time_at(const jv_drow *r, double t) {
-    return r->count * r->roof_us / (t / 100.0);
-}
-
 static void write_impact(cctx *c) {
     const jv_digest *d = c->d;
     FILE *f = c->f;
+    const jv_fcat *fc = &c->fx->cat[c->cat];
     fprintf(f, "<a id=\"impact\"></a>\n\n## Impact projection\n\n");
-    if (!c->nimp) {
+    if (!fc->nsig) {
         fprintf(f,
                 "No op of this category has both a roofline and >= %.0f %% of GPU kernel time below 80 %% "
                 "efficiency: nothing to project.\n\n",
-                SIGNIFICANT_PCT);
+                JV_FIND_SIGNIFICANT_PCT);
         return;
     }
     fprintf(f,
             "Op time at a target efficiency = calls x roofline time / target; saving = time now - that time; "
             "share = saving / all GPU kernel time (%.3f ms). Efficiency now = calls x roofline time / kernel time.\n\n",
             d->total_us / 1e3);
-    for (int k = 0; k < c->nimp; k++) {
-        const jv_drow *r = &d->rows[c->idx[k]];
+    for (int k = 0; k < fc->nsig; k++) {
+        const jv_fsig *sg = &fc->sig[k];
+        const jv_drow *r = &d->rows[sg->row];
         const jv_row_eval e = r->eval;
         char tb[32];
         fprintf(f, "<a id=\"impact-%d\"></a>\n\n### %d. ", k + 1, k + 1);
@@ -229,29 +154,26 @@ static void write_impact(cctx *c) {
                 e.memory_bound ? "memory-bound" : "compute-bound");
         fprintf(f, "| Target (%% of peak) | Op time (µs) | Saving (ms) | Saving (%% of GPU kernel time) |\n");
         fprintf(f, "|---:|---:|---:|---:|\n");
-        for (size_t t = 0; t < sizeof TARGETS / sizeof TARGETS[0]; t++) {
-            if (e.eff >= TARGETS[t]) {
-                fprintf(f, "| %.0f %% | already above | - | - |\n", TARGETS[t]);
-                continue;
-            }
-            double nt = time_at(r, TARGETS[t]), g = r->time_us - nt;
-            fprintf(f, "| %.0f %% | %.1f | %.3f | %.2f %% |\n", TARGETS[t], nt, g / 1e3,
-                    d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
+        for (int t = 0; t < JV_FIND_NTARGETS; t++) {
+            const jv_fproj *p = &sg->proj[t];
+            if (p->above)
+                fprintf(f, "| %.0f %% | already above | - | - |\n", p->target);
+            else
+                fprintf(f, "| %.0f %% | %.1f | %.3f | %.2f %% |\n", p->target, p->time_us, p->gain_us / 1e3, p->share);
         }
         fputc('\n', f);
     }
 }
 
-/* path B and the per-op finding of each significant op below 50 % */
+/* path B: the significant ops of the category, with their kernels and where to replay them */
 static void write_path_b(cctx *c) {
     const jv_digest *d = c->d;
     FILE *f = c->f;
     fprintf(f, "<a id=\"path-b\"></a>\n\n### B: kernel only (same model code)\n\n");
-    int any = 0, nrec = 0, covered = 0;
-    for (size_t i = 0; i < c->out->n; i++)
-        if (c->out->v[i].cat == c->cat && !strcmp(c->out->v[i].anchor, "bandwidth")) covered = 1;
-    for (int k = 0; k < c->nimp; k++) {
-        const jv_drow *r = &d->rows[c->idx[k]];
+    const jv_fcat *fc = &c->fx->cat[c->cat];
+    int any = 0;
+    for (int k = 0; k < fc->nsig; k++) {
+        const jv_drow *r = &d->rows[fc->sig[k].row];
         const jv_row_eval e = r->eval;
         char tb[32], kb[160];
         fprintf(f, "- ");
@@ -267,36 +189,6 @@ static void write_path_b(cctx *c) {
             fputs("; not in the replay package", f);
         fprintf(f, "; call stack: `jarvis-analyze %s --call-stack %u`.\n", d->trace, r->uid);
         any = 1;
-        /* a recommendation for the two largest such ops of the category, unless a category-wide one covers them */
-        double g50 = r->time_us - time_at(r, 50);
-        int actionable = e.judgement != JV_JUDGE_HW_LIMITED && e.judgement != JV_JUDGE_LAUNCH &&
-                         e.judgement != JV_JUDGE_NEAR && d->total_us > 0 && g50 >= 0.005 * d->total_us;
-        if (e.eff < 50 && nrec < 2 && !covered && actionable) {
-            char issue[512], action[640], impact[384], shp[96];
-            double g = r->time_us - time_at(r, 50);
-            nrec++;
-            snprintf(issue, sizeof issue, "`%.60s` on `%s`: %s in %u calls at %.1f %% of the %s roofline (%s)", r->name,
-                     first_shape(r, shp, sizeof shp), jv_md_time(tb, sizeof tb, r->time_us), r->count, e.pct,
-                     e.memory_bound ? "memory" : "compute", e.verdict);
-            if (r->replay_op >= 0)
-                snprintf(action, sizeof action,
-                         "Kernel team: replay it (`jarvis-replay replay_package.zip --op %d`) and profile the replay "
-                         "(Nsight Compute / rocprof); compare with the elementwise baseline and vendor-library "
-                         "alternatives.",
-                         r->replay_op);
-            else
-                snprintf(action, sizeof action,
-                         "Kernel team: reproduce the shape (`jarvis-analyze %s --call-stack %u`) and profile it "
-                         "(Nsight Compute / rocprof).",
-                         d->trace, r->uid);
-            snprintf(impact, sizeof impact, "%.2f ms (%.1f %% of GPU kernel time) at 50 %% of peak", g / 1e3,
-                     d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
-            char anchor[32];
-            snprintf(anchor, sizeof anchor, "impact-%d", k + 1);
-            char title[96];
-            snprintf(title, sizeof title, "%s below 50 %% of peak: %.50s", jv_dcat_title(c->cat), r->name);
-            finding_add(c->out, &c->nomem, c->cat, anchor, title, r->time_us, g, issue, action, impact);
-        }
     }
     if (!any) fprintf(f, "No significant op below 80 %% efficiency.\n");
     fprintf(f,
@@ -355,33 +247,12 @@ static void write_header(cctx *c) {
 
 /* ---------- convolution ---------- */
 
-static int conv_weight_k(const jv_drow *r, int *kh, int *kw) {
-    const jv_tensor *w = operand_tensor(r, strstr(r->op_name, "backward") ? 2 : 1);
-    if (!w || w->ndim < 3) return 0;
-    *kh = (int)w->shape[2];
-    *kw = w->ndim >= 4 ? (int)w->shape[3] : 1;
-    return 1;
-}
-
 static void write_conv(cctx *c) {
     const jv_digest *d = c->d;
+    const jv_fconv *cv = &c->fx->conv;
     FILE *f = c->f;
-    double cat = d->cat_us[c->cat], lay = 0;
-    int nchw = 0, cl = 0, other = 0, nhwc_kernels = 0;
-    for (size_t i = 0; i < d->nrows; i++) {
-        const jv_drow *r = &d->rows[i];
-        if (r->cat != c->cat) continue;
-        lay += r->layout_us;
-        const char *l = layout_of(r, 0);
-        if (!strncmp(l, "NCHW", 4) || !strncmp(l, "NCDHW", 5))
-            nchw++;
-        else if (!strcmp(l, "channels_last"))
-            cl++;
-        else
-            other++;
-        for (int k = 0; k < r->nkernels; k++)
-            if (!r->kernels[k].layout && jv_contains_nocase(r->kernels[k].name, "nhwc")) nhwc_kernels = 1;
-    }
+    double cat = d->cat_us[c->cat], lay = cv->layout_us;
+    int nchw = cv->nchw, cl = cv->channels_last, other = cv->other, nhwc_kernels = cv->nhwc_kernels;
     char tb[32], kb[160];
     fprintf(f, "<a id=\"layout\"></a>\n\n## Layout conversions\n\n");
     fprintf(f,
@@ -408,7 +279,7 @@ static void write_conv(cctx *c) {
             jv_md_code(f, r->name, 60, 1);
             fputs(" | ", f);
             jv_md_code(f, r->dims, 60, 1);
-            fprintf(f, " | %s | ", layout_of(r, 0));
+            fprintf(f, " | %s | ", layout_name(&c->fx->rows[i].layout));
             int nk = 0;
             for (int q = 0; q < r->nkernels; q++)
                 if (r->kernels[q].layout) {
@@ -422,25 +293,12 @@ static void write_conv(cctx *c) {
     }
     if (d->layout_outside_us > 0)
         fprintf(f, "Layout-conversion kernels under other (non-convolution) ops: %.1f µs.\n\n", d->layout_outside_us);
-    if (lay > 0 && nchw > 0) {
-        char issue[512], action[640], impact[384];
-        snprintf(issue, sizeof issue,
-                 "Layout conversions around convolutions: %s = %.1f %% of convolution time; %d of %d convolution rows "
-                 "take NCHW inputs%s",
-                 jv_md_time(tb, sizeof tb, lay), cat > 0 ? 100.0 * lay / cat : 0.0, nchw, nchw + cl + other,
-                 nhwc_kernels ? " while the kernels run NHWC" : "");
-        snprintf(action, sizeof action,
-                 "Run the model in channels_last: `model = model.to(memory_format=torch.channels_last)` and "
-                 "`x = x.to(memory_format=torch.channels_last)`; re-profile and check that the transposes are gone.");
-        snprintf(impact, sizeof impact, "up to %.2f ms (%.1f %% of GPU kernel time) if all conversions go", lay / 1e3,
-                 d->total_us > 0 ? 100.0 * lay / d->total_us : 0.0);
-        finding_add(c->out, &c->nomem, c->cat, "layout", "Layout conversions around convolutions", lay, lay, issue,
-                    action, impact);
+    if (cv->finding >= 0) {
         fprintf(f,
                 "Recommendation: channels_last (`model = model.to(memory_format=torch.channels_last)`, and the "
                 "inputs with `x.to(memory_format=torch.channels_last)`): the conversions are at most %s.\n\n",
                 jv_md_time(tb, sizeof tb, lay));
-    } else if (lay > 0) {
+    } else if (cv->internal) {
         fprintf(f, "The inputs are not NCHW, yet conversions run: the library converts internally; a replay of the op "
                    "shows whether another algorithm avoids them.\n\n");
     }
@@ -451,32 +309,14 @@ static void write_conv(cctx *c) {
             "section 8): >= 5x5 compute-bound at 60-80 %% of peak; 1x1 and 3x3 memory-bound at 50-70 %% of HBM.\n\n");
     fprintf(f, "| Group | Rows | Compute-bound rows | Time | Share of convolution | Σ roofline time | Efficiency "
                "(Σ roofline / Σ time) |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    for (int g = 0; g < 3; g++) {
-        int rows = 0, cb = 0;
-        double t = 0, roof = 0, troof = 0;
-        for (size_t i = 0; i < d->nrows; i++) {
-            const jv_drow *r = &d->rows[i];
-            if (r->cat != c->cat) continue;
-            int kh, kw, grp;
-            if (!conv_weight_k(r, &kh, &kw))
-                grp = 2;
-            else
-                grp = (kh >= 5 || kw >= 5) ? 0 : 1;
-            if (grp != g) continue;
-            rows++;
-            t += r->time_us;
-            cb += !strcmp(r->bound, "COMPUTE_BOUND");
-            if (!isnan(r->roof_us) && r->roof_us > 0) {
-                roof += r->count * r->roof_us;
-                troof += r->time_us;
-            }
-        }
-        static const char *const G[] = {"Large (>= 5x5)", "Small (1x1, 3x3)", "Unknown weight shape"};
-        if (g == 2 && !rows) continue;
-        fprintf(f, "| %s | %d | %d | %s | %.1f %% | %.1f µs | ", G[g], rows, cb, jv_md_time(tb, sizeof tb, t),
-                cat > 0 ? 100.0 * t / cat : 0.0, roof);
-        if (troof > 0)
-            fprintf(f, "%.1f %% |\n", 100.0 * roof / troof);
+    static const char *const G[] = {"Large (>= 5x5)", "Small (1x1, 3x3)", "Unknown weight shape"};
+    for (int g = 0; g < JV_KSIZE_COUNT; g++) {
+        const jv_fksize *k = &cv->ksize[g];
+        if (g == JV_KSIZE_UNKNOWN && !k->rows) continue;
+        fprintf(f, "| %s | %d | %d | %s | %.1f %% | %.1f µs | ", G[g], k->rows, k->compute_bound,
+                jv_md_time(tb, sizeof tb, k->time_us), cat > 0 ? 100.0 * k->time_us / cat : 0.0, k->roof_us);
+        if (!isnan(k->eff))
+            fprintf(f, "%.1f %% |\n", k->eff);
         else
             fputs("n/a |\n", f);
     }
@@ -492,59 +332,35 @@ static void write_conv(cctx *c) {
 
 /* ---------- batch norm ---------- */
 
-static const char *bn_impl(const jv_drow *r) {
-    if (strstr(r->op_name, "cudnn_batch_norm")) return "cuDNN";
-    if (strstr(r->op_name, "miopen_batch_norm")) return "MIOpen";
-    for (int k = 0; k < r->nkernels; k++) {
-        const char *n = r->kernels[k].name;
-        if (strstr(n, "MIOpenBatchNorm") || strstr(n, "miopen")) return "MIOpen";
-        if (strstr(n, "cudnn") || strstr(n, "bn_fw") || strstr(n, "bn_bw")) return "cuDNN";
-        if (strstr(n, "at::native") && strstr(n, "batch_norm")) return "native (PyTorch)";
+static const char *impl_name(jv_impl i) {
+    switch (i) {
+    case JV_IMPL_NATIVE: return "native (PyTorch)";
+    case JV_IMPL_CUDNN: return "cuDNN";
+    case JV_IMPL_MIOPEN: return "MIOpen";
+    case JV_IMPL_UNKNOWN: break;
     }
-    if (strstr(r->op_name, "native_batch_norm")) return "native (PyTorch)";
     return "unknown";
-}
-
-/* training mode from the model's typed is_training; a row without it (no model) falls back on the recorded
- * concrete inputs, where the training flag is the one boolean batch norm's calls pass */
-static int bn_training(const jv_drow *r) {
-    double t = param_num(r, "is_training");
-    if (!isnan(t)) return t != 0;
-    return strstr(r->concrete, "'True'") != NULL;
 }
 
 static void write_bn(cctx *c) {
     const jv_digest *d = c->d;
+    const jv_fbn *b = &c->fx->bn;
     FILE *f = c->f;
     char tb[32], gb[32], kb[160];
     fprintf(f, "<a id=\"implementation\"></a>\n\n## Implementation\n\n");
     fprintf(f, "| # | Op | Input Dims | Type | Layout | Mode | Direction | Implementation | Kernels | Time |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---:|\n");
-    int k = 0, n_native = 0, n_bf16 = 0, n_cl = 0, n_dbl = 0, n_noaff = 0, rows = 0;
-    double t_native = 0;
-    for (size_t i = 0; i < d->nrows; i++) {
+    int k = 0;
+    for (size_t i = 0; i < d->nrows && k < TOP_ROWS; i++) {
         const jv_drow *r = &d->rows[i];
+        const jv_frow *x = &c->fx->rows[i];
         if (r->cat != c->cat) continue;
-        rows++;
-        const char *impl = bn_impl(r), *ty_s = first_type(r), *lay = layout_of(r, 0);
-        int native = !strncmp(impl, "native", 6);
-        n_native += native;
-        if (native) t_native += r->time_us;
-        n_bf16 += !strcmp(ty_s, "bf16");
-        n_dbl += !strcmp(ty_s, "fp64");
-        n_cl += !strcmp(lay, "channels_last");
-        if (native) { /* no affine weight (Input Dims[1], backward [2] is ()): cuDNN and MIOpen need weight and bias */
-            int wi = strstr(r->op_name, "backward") ? 2 : 1;
-            const jv_doperand *w = wi < r->noperands ? &r->operands[wi] : NULL;
-            if (w && (w->kind == JV_ARG_NONE || (w->kind == JV_ARG_TENSOR && w->t.ndim == 0))) n_noaff++;
-        }
-        if (k >= TOP_ROWS) continue;
         fprintf(f, "| %d | ", ++k);
         jv_md_code(f, r->name, 60, 1);
         fputs(" | ", f);
         jv_md_code(f, r->dims, 50, 1);
-        fprintf(f, " | %s | %s | %s | %s | %s | ", ty_s, lay, bn_training(r) ? "training" : "eval",
-                (r->bwd || strstr(r->op_name, "backward")) ? "backward" : "forward", impl);
+        fprintf(f, " | %s | %s | %s | %s | %s | ", type_name(r, x), layout_name(&x->layout),
+                x->training ? "training" : "eval", x->backward ? "backward" : "forward", impl_name(x->impl));
         for (int q = 0; q < r->nkernels && q < 2; q++) {
             if (q) fputs(", ", f);
             jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60, 1);
@@ -553,82 +369,54 @@ static void write_bn(cctx *c) {
     }
     if (!k) fprintf(f, "| - | none | | | | | | | | |\n");
     fputc('\n', f);
-    if (rows) {
-        fprintf(f, "Why: %d of %d rows run PyTorch's native kernels (%s).", n_native, rows,
-                jv_md_time(tb, sizeof tb, t_native));
-        if (n_bf16)
+    if (b->rows) {
+        fprintf(f, "Why: %d of %d rows run PyTorch's native kernels (%s).", b->native, b->rows,
+                jv_md_time(tb, sizeof tb, b->native_us));
+        if (b->bf16)
             fprintf(f,
                     " %d rows have bf16 inputs: PyTorch uses cuDNN and MIOpen batch norm only for non-bf16 inputs, so "
                     "bf16 runs the native kernels on both vendors.",
-                    n_bf16);
-        if (d->is_amd && n_cl) fprintf(f, " %d rows are channels_last: MIOpen refuses channels_last.", n_cl);
-        if (d->is_amd && n_dbl) fprintf(f, " %d rows are double: MIOpen refuses double.", n_dbl);
-        if (n_noaff)
+                    b->bf16);
+        if (b->why_cl) fprintf(f, " %d rows are channels_last: MIOpen refuses channels_last.", b->channels_last);
+        if (b->why_fp64) fprintf(f, " %d rows are double: MIOpen refuses double.", b->fp64);
+        if (b->no_affine)
             fprintf(f,
                     " %d native rows have no affine weight and bias (Input Dims `()`): PyTorch's cuDNN and MIOpen "
                     "paths need both.",
-                    n_noaff);
-        if (n_native > n_bf16 + n_cl + n_dbl + n_noaff)
+                    b->no_affine);
+        if (b->why_other)
             fprintf(f, " For the other native rows the dtype allowed a vendor library; the trace does not show which "
                        "other condition (size limits, build options) made PyTorch pick the native path.");
         fprintf(f, "\n\n");
     }
     /* bandwidth */
     fprintf(f, "<a id=\"bandwidth\"></a>\n\n## Bandwidth (minimal-bytes model)\n\n");
-    double bytes = 0, t = 0;
-    for (size_t i = 0; i < d->nrows; i++) {
-        const jv_drow *r = &d->rows[i];
-        if (r->cat != c->cat || isnan(r->bytes) || !(r->time_us > 0)) continue;
-        bytes += r->bytes * r->count;
-        t += r->time_us;
-    }
-    if (!(t > 0)) {
+    if (!b->has_bw) {
         fprintf(f, "No batch norm row with a bytes model in this trace.\n\n");
         return;
     }
-    double tbs = bytes / (t * 1e-6) / 1e12;
     fprintf(f,
             "Bytes per call are the minimal bytes of REFERENCE.md section 2 (forward training 3 N, inference 2 N, "
             "backward 5 N elements x bytes per element, plus O(C) parameters). All batch norm rows with a model: "
             "%.3f GB in %s = **%.3f TB/s**",
-            bytes / 1e9, jv_md_time(tb, sizeof tb, t), tbs);
-    if (d->has_hw)
-        fprintf(f, " = %.1f %% of HBM (%.2f TB/s)", 100.0 * tbs * 1e3 / d->hw.mem_bw_gbps, d->hw.mem_bw_gbps / 1e3);
-    if (!isnan(d->baseline.tbs))
-        fprintf(f, " = %.2fx the trace's elementwise baseline (%.3f TB/s)", tbs / d->baseline.tbs, d->baseline.tbs);
+            b->bytes / 1e9, jv_md_time(tb, sizeof tb, b->time_us), b->tbs);
+    if (d->has_hw) fprintf(f, " = %.1f %% of HBM (%.2f TB/s)", b->pct_hbm, d->hw.mem_bw_gbps / 1e3);
+    if (!isnan(b->vs_base))
+        fprintf(f, " = %.2fx the trace's elementwise baseline (%.3f TB/s)", b->vs_base, d->baseline.tbs);
     fprintf(f, ".\n\n");
-    if (!isnan(d->baseline.tbs) && d->baseline.tbs > tbs) {
-        double at_base = bytes / (d->baseline.tbs * 1e12) * 1e6, g = t - at_base;
+    if (b->below_base)
         fprintf(f,
                 "At the elementwise baseline the same bytes would take %s: %s less (%.1f %% of GPU kernel time).\n\n",
-                jv_md_time(tb, sizeof tb, at_base), jv_md_time(gb, sizeof gb, g),
-                d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
-        if (d->total_us > 0 && 100.0 * t / d->total_us >= 5) {
-            char issue[512], action[640], impact[384];
-            snprintf(issue, sizeof issue,
-                     "Batch norm moves its minimal bytes at %.3f TB/s, %.2fx the trace's elementwise baseline (%.3f "
-                     "TB/s); %d of %d rows run PyTorch's native kernels%s",
-                     tbs, tbs / d->baseline.tbs, d->baseline.tbs, n_native, rows,
-                     n_bf16 ? " (bf16 inputs: no cuDNN/MIOpen path)" : "");
-            snprintf(action, sizeof action,
-                     "A: in inference fold BN into the convolution; in training try torch.compile (BN + ReLU fused) or "
-                     "channels_last inputs, measured per shape with the replay package. B: the kernel team replays "
-                     "the BN ops (`jarvis-replay replay_package.zip --op N`, see the findings) against the baseline.");
-            snprintf(impact, sizeof impact,
-                     "%.2f ms (%.1f %% of GPU kernel time) if BN reached the elementwise baseline", g / 1e3,
-                     d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
-            finding_add(c->out, &c->nomem, c->cat, "bandwidth", "Batch norm bandwidth", t, g, issue, action, impact);
-        }
-    }
+                jv_md_time(tb, sizeof tb, b->base_us), jv_md_time(gb, sizeof gb, b->gain_us), b->share);
     fprintf(
         f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
     fprintf(f, "- Inference: fold batch norm into the preceding convolution (no BN kernel left).\n");
     fprintf(f,
             "- Training: torch.compile fuses the normalize step with the activation; channels_last inputs select "
             "PyTorch's channels-last BN kernels%s.\n",
-            n_bf16 ? "; a non-bf16 BN input (e.g. keeping BN in fp32 under autocast) makes cuDNN / MIOpen eligible, a "
-                     "numerics and speed trade-off to measure"
-                   : "");
+            b->bf16 ? "; a non-bf16 BN input (e.g. keeping BN in fp32 under autocast) makes cuDNN / MIOpen eligible, a "
+                      "numerics and speed trade-off to measure"
+                    : "");
     fputc('\n', f);
 }
 
@@ -654,32 +442,14 @@ static void write_ew(cctx *c) {
         fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for (size_t i = 0; i < d->nfusion && i < TOP_ROWS; i++) {
             const jv_dfusion *x = &d->fusion[i];
-            double fused = x->ew_kernels ? x->instances * x->ew_us / x->ew_kernels : x->ew_us, g = x->ew_us - fused;
+            const jv_ffusion *p = &c->fx->fusion[i];
             fprintf(f, "| %zu | ", i + 1);
             jv_md_code(f, x->name, 60, 1);
             fprintf(f, " | %u | %u | %.1f | %s | %.1f µs | %s | %s | %.2f %% | ", x->instances, x->ew_kernels,
                     (double)x->ew_kernels / x->instances, jv_md_time(tb, sizeof tb, x->ew_us), x->ew_us / x->instances,
-                    jv_md_time(t2, sizeof t2, fused), jv_md_time(t3, sizeof t3, g),
-                    d->total_us > 0 ? 100.0 * g / d->total_us : 0.0);
+                    jv_md_time(t2, sizeof t2, p->fused_us), jv_md_time(t3, sizeof t3, p->gain_us), p->share);
             jv_md_code(f, x->ops, 90, 1);
             fprintf(f, " | %u |\n", x->example_uid);
-            if (i < 3 && d->total_us > 0 && g >= 0.005 * d->total_us) {
-                char issue[512], action[640], impact[384];
-                snprintf(issue, sizeof issue,
-                         "`%.60s`: %u instances run %u elementwise kernels (%.1f per instance, %s in all): %.200s",
-                         x->name, x->instances, x->ew_kernels, (double)x->ew_kernels / x->instances,
-                         jv_md_time(tb, sizeof tb, x->ew_us), x->ops);
-                snprintf(action, sizeof action,
-                         "A: fuse each instance into one kernel (torch.compile on the module, or a hand-fused "
-                         "kernel%s); call stack of one instance: `jarvis-analyze %s --call-stack %u`.",
-                         strstr(x->name, "Norm") ? ", e.g. a fused RMSNorm / LayerNorm" : "", d->trace, x->example_uid);
-                snprintf(impact, sizeof impact,
-                         "%s (%.1f %% of GPU kernel time), assuming a fused kernel costs one of its kernels", t3,
-                         100.0 * g / d->total_us);
-                char title[96];
-                snprintf(title, sizeof title, "Elementwise fusion: %.60s", x->name);
-                finding_add(c->out, &c->nomem, c->cat, "fusion", title, x->ew_us, g, issue, action, impact);
-            }
         }
         fputc('\n', f);
     }
@@ -704,18 +474,13 @@ static void write_gemm(cctx *c) {
         f,
         "| # | Op | B | M | N | K | GFLOP per call | Calls | Time | Achieved | %% of peak (spec) | Flag | Kernel |\n");
     fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-    int k = 0, small = 0;
-    double small_us = 0;
-    for (size_t i = 0; i < d->nrows; i++) {
+    int k = 0;
+    for (size_t i = 0; i < d->nrows && k < TOP_ROWS; i++) {
         const jv_drow *r = &d->rows[i];
+        const jv_frow *x = &c->fx->rows[i];
         if (r->cat != c->cat) continue;
-        double M = param_num(r, "M"), N = param_num(r, "N"), K = param_num(r, "K"), B = param_num(r, "B");
-        int skinny = !isnan(M) && !isnan(N) && (M <= 32 || N <= 32), sm = !isnan(r->flops) && r->flops < 1e9;
-        if (skinny || sm) {
-            small++;
-            small_us += r->time_us;
-        }
-        if (k >= TOP_ROWS) continue;
+        double M = x->M, N = x->N, K = x->K, B = x->B;
+        int skinny = x->skinny, sm = x->small;
         const jv_row_eval e = r->eval;
         fprintf(f, "| %d | ", ++k);
         jv_md_code(f, r->name, 50, 1);
@@ -731,11 +496,11 @@ static void write_gemm(cctx *c) {
     }
     if (!k) fprintf(f, "| - | none | | | | | | | | | | | |\n");
     fputc('\n', f);
-    if (small)
+    if (c->fx->gemm.small_rows)
         fprintf(f,
                 "%d skinny or small GEMM rows take %s: they cannot fill the GPU; batching them (bmm, grouped GEMM) "
                 "or fusing them into neighbours is path A.\n\n",
-                small, jv_md_time(tb, sizeof tb, small_us));
+                c->fx->gemm.small_rows, jv_md_time(tb, sizeof tb, c->fx->gemm.small_us));
     fprintf(
         f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
     fprintf(f, "- Batch small GEMMs of the same shape (bmm / grouped GEMM), fuse bias and activation epilogues, keep "
@@ -744,13 +509,12 @@ static void write_gemm(cctx *c) {
 
 /* ---------- driver ---------- */
 
-static jv_status write_category(const jv_digest *d, jv_dcat cat, const char *outdir, jv_finding_list *out,
-                                jv_err *err) {
+static jv_status write_category(const jv_digest *d, jv_dcat cat, const char *outdir, jv_err *err) {
     char path[4096];
     snprintf(path, sizeof path, "%s/category_findings/%s_findings.md", outdir, jv_dcat_name(cat));
     jv_out o;
     JV_CHECK(jv_out_open(&o, path, err));
-    cctx c = {d, cat, o.f, out, {0}, 0, 0};
+    cctx c = {d, jv_digest_findings(d), cat, o.f};
     if (!d->cat_rows[cat]) {
         fprintf(o.f,
                 "<a id=\"top\"></a>\n\n# %s findings: %s\n\nThis trace has no %s ops (0 of %zu rows of "
@@ -759,7 +523,6 @@ static jv_status write_category(const jv_digest *d, jv_dcat cat, const char *out
         return jv_out_commit(&o, err);
     }
     write_header(&c);
-    pick_significant(&c);
     write_ops_table(&c);
     if (cat == JV_DCAT_CONV)
         write_conv(&c);
@@ -771,10 +534,6 @@ static jv_status write_category(const jv_digest *d, jv_dcat cat, const char *out
         write_gemm(&c);
     write_path_b(&c);
     write_impact(&c);
-    if (c.nomem) {
-        jv_out_abort(&o);
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
-    }
     return jv_out_commit(&o, err);
 }
 
@@ -782,11 +541,7 @@ jv_status jv_findings_write(const jv_digest *d, const char *outdir, jv_err *err)
     char path[4096];
     snprintf(path, sizeof path, "%s/category_findings", outdir);
     JV_CHECK(jv_mkdir_p(path, err));
-    jv_finding_list fl = {0};
-    jv_status s = JV_OK;
-    for (size_t c = 0; s == JV_OK && c < sizeof CATS / sizeof CATS[0]; c++)
-        s = write_category(d, CATS[c], outdir, &fl, err);
-    if (s == JV_OK) s = jv_standalone_write(d, &fl, outdir, err);
-    free(fl.v);
-    return s;
+    for (size_t c = 0; c < sizeof CATS / sizeof CATS[0]; c++)
+        JV_CHECK(write_category(d, CATS[c], outdir, err));
+    return jv_standalone_write(d, outdir, err);
 }

@@ -1,31 +1,14 @@
 /* jv_row_eval: what the category findings and the standalone reports share,
- * below both: the finding records and the markdown helpers for kernel names
- * and durations. (Each row's evaluation against the roofline and the trace's
- * elementwise baseline is the model's: jv_drow.eval, model/jv_digest.h.) */
+ * below both: the markdown helpers for kernel names and durations. (Each row's
+ * evaluation against the roofline and the trace's elementwise baseline is the
+ * model's: jv_drow.eval, model/jv_digest.h; the findings too:
+ * model/jv_findings_model.h.) */
 #ifndef JV_ROW_EVAL_H
 #define JV_ROW_EVAL_H
 
 #include <stddef.h>
 
 #include "jv_digest.h"
-
-/* One recommendation: an issue found in a category, the action, and its
- * estimated saving; the detail lives in category_findings/<cat>_findings.md#anchor. */
-typedef struct {
-    jv_dcat cat;
-    char anchor[48];
-    char title[96]; /* a short heading ("Layout conversions around convolutions") */
-    char issue[512];
-    char action[640];
-    char impact[384];
-    double time_us; /* the GPU time the issue concerns */
-    double gain_us; /* estimated saving (the ranking key); its basis is stated in impact */
-} jv_finding;
-
-typedef struct {
-    jv_finding *v;
-    size_t n, cap;
-} jv_finding_list;
 
 /* Markdown helpers shared by the reports (the escapers are core/jv_escape.h's jv_md_code and jv_md_text). */
 /* A kernel name without "void ", template arguments and parameter list, e.g. "at::native::foo_kernel<...>". */

@@ -1,6 +1,7 @@
 /* jv_standalone: the fair report (summary, recommendations, links to the
  * category findings, appendix) and the rough one (working notes with the raw
- * tables and the calculations), from the digest and the category findings. */
+ * tables and the calculations), from the digest and its findings
+ * (model/jv_findings_model.h). */
 #include "jv_standalone.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "jv_escape.h"
+#include "jv_findings_model.h"
 #include "jv_output.h"
 
 #define MAX_RECS 8  /* recommendations in the fair report */
@@ -22,26 +24,6 @@ static double pct_of(double a, double b) {
 
 static int has_findings_file(jv_dcat c) {
     return c != JV_DCAT_OTHER;
-}
-
-/* Σ count x roofline time / Σ time over the rows of category c that have a roofline (%), NaN when none */
-static double cat_eff(const jv_digest *d, jv_dcat c, double *roof_out, double *time_out) {
-    double roof = 0, t = 0;
-    for (size_t i = 0; i < d->nrows; i++) {
-        const jv_drow *r = &d->rows[i];
-        if (r->cat != c || isnan(r->roof_us) || !(r->roof_us > 0) || !(r->time_us > 0)) continue;
-        roof += r->count * r->roof_us;
-        t += r->time_us;
-    }
-    if (roof_out) *roof_out = roof;
-    if (time_out) *time_out = t;
-    return t > 0 ? 100.0 * roof / t : NAN;
-}
-
-static int cmp_gain(const void *a, const void *b) {
-    const jv_finding *x = *(const jv_finding *const *)a, *y = *(const jv_finding *const *)b;
-    if (x->gain_us != y->gain_us) return x->gain_us > y->gain_us ? -1 : 1;
-    return strcmp(x->anchor, y->anchor);
 }
 
 typedef struct {
@@ -87,6 +69,110 @@ static int timeline_recs(const jv_digest *d, rec *out, int max) {
         r->gain_us = (double)items[i].ns / 1e3;
     }
     return n;
+}
+
+/* The shape of a row's first argument ("(512, 64, 56, 56)"), "?" when it is not a tensor. */
+static const char *first_shape(const jv_drow *r, char *buf, size_t cap) {
+    const jv_tensor *t = r->noperands > 0 && r->operands[0].kind == JV_ARG_TENSOR ? &r->operands[0].t : NULL;
+    if (!t) {
+        snprintf(buf, cap, "?");
+        return buf;
+    }
+    size_t l = 0;
+    buf[l++] = '(';
+    buf[l] = 0;
+    for (int i = 0; i < t->ndim && l + 24 < cap; i++)
+        l += (size_t)snprintf(buf + l, cap - l, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    snprintf(buf + l, cap - l, "%s)", t->ndim == 1 ? "," : "");
+    return buf;
+}
+
+/* the recommendation of finding x: its title, issue, action and impact, and its anchor in the category findings */
+static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfinding *x, rec *out) {
+    char tb[32], anchor[48] = "";
+    memset(out, 0, sizeof *out);
+    switch (x->kind) {
+    case JV_FIND_SLOW_OP: {
+        const jv_drow *r = &d->rows[x->row];
+        const jv_row_eval *e = &r->eval;
+        char shp[96];
+        snprintf(anchor, sizeof anchor, "impact-%d", x->sig + 1);
+        snprintf(out->title, sizeof out->title, "%s below 50 %% of peak: %.50s", jv_dcat_title(x->cat), r->name);
+        snprintf(out->issue, sizeof out->issue, "`%.60s` on `%s`: %s in %u calls at %.1f %% of the %s roofline (%s)",
+                 r->name, first_shape(r, shp, sizeof shp), jv_md_time(tb, sizeof tb, r->time_us), r->count, e->pct,
+                 e->memory_bound ? "memory" : "compute", e->verdict);
+        if (r->replay_op >= 0)
+            snprintf(out->action, sizeof out->action,
+                     "Kernel team: replay it (`jarvis-replay replay_package.zip --op %d`) and profile the replay "
+                     "(Nsight Compute / rocprof); compare with the elementwise baseline and vendor-library "
+                     "alternatives.",
+                     r->replay_op);
+        else
+            snprintf(out->action, sizeof out->action,
+                     "Kernel team: reproduce the shape (`jarvis-analyze %s --call-stack %u`) and profile it "
+                     "(Nsight Compute / rocprof).",
+                     d->trace, r->uid);
+        snprintf(out->impact, sizeof out->impact, "%.2f ms (%.1f %% of GPU kernel time) at 50 %% of peak",
+                 x->gain_us / 1e3, x->share);
+        break;
+    }
+    case JV_FIND_CONV_LAYOUT: {
+        const jv_fconv *cv = &fx->conv;
+        double cat = d->cat_us[JV_DCAT_CONV];
+        snprintf(anchor, sizeof anchor, "layout");
+        snprintf(out->title, sizeof out->title, "Layout conversions around convolutions");
+        snprintf(out->issue, sizeof out->issue,
+                 "Layout conversions around convolutions: %s = %.1f %% of convolution time; %d of %d convolution rows "
+                 "take NCHW inputs%s",
+                 jv_md_time(tb, sizeof tb, cv->layout_us), cat > 0 ? 100.0 * cv->layout_us / cat : 0.0, cv->nchw,
+                 cv->nchw + cv->channels_last + cv->other, cv->nhwc_kernels ? " while the kernels run NHWC" : "");
+        snprintf(out->action, sizeof out->action,
+                 "Run the model in channels_last: `model = model.to(memory_format=torch.channels_last)` and "
+                 "`x = x.to(memory_format=torch.channels_last)`; re-profile and check that the transposes are gone.");
+        snprintf(out->impact, sizeof out->impact, "up to %.2f ms (%.1f %% of GPU kernel time) if all conversions go",
+                 x->gain_us / 1e3, x->share);
+        break;
+    }
+    case JV_FIND_BN_BANDWIDTH: {
+        const jv_fbn *b = &fx->bn;
+        snprintf(anchor, sizeof anchor, "bandwidth");
+        snprintf(out->title, sizeof out->title, "Batch norm bandwidth");
+        snprintf(out->issue, sizeof out->issue,
+                 "Batch norm moves its minimal bytes at %.3f TB/s, %.2fx the trace's elementwise baseline (%.3f "
+                 "TB/s); %d of %d rows run PyTorch's native kernels%s",
+                 b->tbs, b->vs_base, d->baseline.tbs, b->native, b->rows,
+                 b->bf16 ? " (bf16 inputs: no cuDNN/MIOpen path)" : "");
+        snprintf(out->action, sizeof out->action,
+                 "A: in inference fold BN into the convolution; in training try torch.compile (BN + ReLU fused) or "
+                 "channels_last inputs, measured per shape with the replay package. B: the kernel team replays "
+                 "the BN ops (`jarvis-replay replay_package.zip --op N`, see the findings) against the baseline.");
+        snprintf(out->impact, sizeof out->impact,
+                 "%.2f ms (%.1f %% of GPU kernel time) if BN reached the elementwise baseline", x->gain_us / 1e3,
+                 x->share);
+        break;
+    }
+    case JV_FIND_FUSION: {
+        const jv_dfusion *u = &d->fusion[x->fusion];
+        const jv_ffusion *p = &fx->fusion[x->fusion];
+        snprintf(anchor, sizeof anchor, "fusion");
+        snprintf(out->title, sizeof out->title, "Elementwise fusion: %.60s", u->name);
+        snprintf(out->issue, sizeof out->issue,
+                 "`%.60s`: %u instances run %u elementwise kernels (%.1f per instance, %s in all): %.200s", u->name,
+                 u->instances, u->ew_kernels, (double)u->ew_kernels / u->instances, jv_md_time(tb, sizeof tb, u->ew_us),
+                 u->ops);
+        snprintf(out->action, sizeof out->action,
+                 "A: fuse each instance into one kernel (torch.compile on the module, or a hand-fused "
+                 "kernel%s); call stack of one instance: `jarvis-analyze %s --call-stack %u`.",
+                 p->norm ? ", e.g. a fused RMSNorm / LayerNorm" : "", d->trace, u->example_uid);
+        snprintf(out->impact, sizeof out->impact,
+                 "%s (%.1f %% of GPU kernel time), assuming a fused kernel costs one of its kernels",
+                 jv_md_time(tb, sizeof tb, x->gain_us), x->share);
+        break;
+    }
+    }
+    snprintf(out->link, sizeof out->link, "category_findings/%s_findings.md#%s", jv_dcat_name(x->cat), anchor);
+    snprintf(out->link_text, sizeof out->link_text, "%s findings", jv_dcat_title(x->cat));
+    out->gain_us = x->gain_us;
 }
 
 static void write_metrics(FILE *f, const jv_digest *d) {
@@ -148,16 +234,12 @@ static void write_ranking(FILE *f, const jv_digest *d) {
             for (int k = 0; k < JV_DCAT_COUNT; k++) {
                 jv_dcat c = order[k];
                 if (d->cat_us[c] <= 0 || pct_of(d->cat_us[c], d->total_us) < 1) continue;
-                double e = cat_eff(d, c, NULL, NULL);
+                double e = jv_digest_findings(d)->cat[c].eff;
                 fprintf(f, "%d. %s: %.2f ms (%.1f %% of kernel time)", ++n, jv_dcat_title(c), d->cat_us[c] / 1e3,
                         pct_of(d->cat_us[c], d->total_us));
                 if (!isnan(e)) fprintf(f, ", efficiency %.1f %% of roofline", e);
-                if (c == JV_DCAT_CONV) {
-                    double lay = 0;
-                    for (size_t i = 0; i < d->nrows; i++)
-                        if (d->rows[i].cat == c) lay += d->rows[i].layout_us;
-                    if (lay > 0) fprintf(f, ", layout conversions %.2f ms", lay / 1e3);
-                }
+                double lay = jv_digest_findings(d)->conv.layout_us;
+                if (c == JV_DCAT_CONV && lay > 0) fprintf(f, ", layout conversions %.2f ms", lay / 1e3);
                 if (has_findings_file(c))
                     fprintf(f, "; see [%s findings](category_findings/%s_findings.md#ops)\n", jv_dcat_title(c),
                             jv_dcat_name(c));
@@ -229,7 +311,8 @@ static void write_appendix(FILE *f, const jv_digest *d) {
                "from the roofline, not measurements.\n");
 }
 
-static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const char *path, jv_err *err) {
+static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
+    const jv_dfindings *fx = jv_digest_findings(d);
     jv_out o;
     JV_CHECK(jv_out_open(&o, path, err));
     FILE *f = o.f;
@@ -244,30 +327,10 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
     /* recommendations: timeline first when computation < 95 %, then the category findings by saving */
     rec recs[MAX_RECS];
     int nr = timeline_recs(d, recs, 3);
-    const jv_finding **sorted = malloc((fl->n ? fl->n : 1) * sizeof *sorted);
-    if (!sorted) {
-        jv_out_abort(&o);
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory writing %s", path);
-    }
-    for (size_t i = 0; i < fl->n; i++)
-        sorted[i] = &fl->v[i];
-    qsort(sorted, fl->n, sizeof *sorted, cmp_gain);
     double comp = pct_of((double)d->tl.computation, (double)d->tl.total);
     int ntl = nr;
-    for (size_t i = 0; i < fl->n && nr < MAX_RECS; i++) {
-        const jv_finding *x = sorted[i];
-        if (!(x->gain_us > 0)) continue;
-        rec *r = &recs[nr++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->title, sizeof r->title, "%s", x->title);
-        snprintf(r->issue, sizeof r->issue, "%s", x->issue);
-        snprintf(r->action, sizeof r->action, "%s", x->action);
-        snprintf(r->impact, sizeof r->impact, "%s", x->impact);
-        snprintf(r->link, sizeof r->link, "category_findings/%s_findings.md#%s", jv_dcat_name(x->cat), x->anchor);
-        snprintf(r->link_text, sizeof r->link_text, "%s findings", jv_dcat_title(x->cat));
-        r->gain_us = x->gain_us;
-    }
-    free(sorted);
+    for (size_t i = 0; i < fx->nrank && nr < MAX_RECS; i++)
+        finding_rec(d, fx, &fx->v[fx->rank[i]], &recs[nr++]);
     /* with computation >= 95 % the timeline items go after the kernel items */
     if (!(comp < 95) && ntl > 0 && nr > ntl) {
         rec tmp[MAX_RECS];
@@ -286,7 +349,7 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
     fprintf(f, "| Category | Rows | Time | Share of kernel time | Efficiency (Σ roofline / Σ time) | Detail |\n");
     fprintf(f, "|---|---:|---:|---:|---:|---|\n");
     for (int c = 0; c < JV_DCAT_COUNT; c++) {
-        double e = cat_eff(d, (jv_dcat)c, NULL, NULL);
+        double e = fx->cat[c].eff;
         fprintf(f, "| %s | %u | %.3f ms | %.1f %% | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c] / 1e3,
                 pct_of(d->cat_us[c], d->total_us));
         if (isnan(e))
@@ -308,7 +371,8 @@ static jv_status write_fair(const jv_digest *d, const jv_finding_list *fl, const
 
 /* ---------- rough ---------- */
 
-static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, const char *path, jv_err *err) {
+static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) {
+    const jv_dfindings *fx = jv_digest_findings(d);
     jv_out o;
     JV_CHECK(jv_out_open(&o, path, err));
     FILE *f = o.f;
@@ -380,8 +444,7 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
         "<a id=\"categories\"></a>\n\n## Categories\n\n| Category | Rows | Time (µs) | Share (%%) | Σ roofline (µs) | "
         "Σ time with roofline (µs) | Efficiency (%%) |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (int c = 0; c < JV_DCAT_COUNT; c++) {
-        double roof, tr;
-        double e = cat_eff(d, (jv_dcat)c, &roof, &tr);
+        double roof = fx->cat[c].roof_us, tr = fx->cat[c].roof_time_us, e = fx->cat[c].eff;
         fprintf(f, "| %s | %u | %.1f | %.2f | %.1f | %.1f | ", jv_dcat_title((jv_dcat)c), d->cat_rows[c], d->cat_us[c],
                 pct_of(d->cat_us[c], d->total_us), roof, tr);
         if (isnan(e))
@@ -424,9 +487,9 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
     }
     for (size_t i = 0; i < d->nfusion && i < 3; i++) {
         const jv_dfusion *x = &d->fusion[i];
-        double fused = x->instances * x->ew_us / x->ew_kernels;
+        const jv_ffusion *p = &fx->fusion[i];
         fprintf(f, "- Fusion `%s`: fused = instances x time / kernels = %u x %.1f µs / %u = %.1f µs; saving %.1f µs.\n",
-                x->name, x->instances, x->ew_us, x->ew_kernels, fused, x->ew_us - fused);
+                x->name, x->instances, x->ew_us, x->ew_kernels, p->fused_us, p->gain_us);
     }
     fputc('\n', f);
     fprintf(f, "<a id=\"call-stacks\"></a>\n\n## Call stacks to look at\n\n");
@@ -474,16 +537,16 @@ static jv_status write_rough(const jv_digest *d, const jv_finding_list *fl, cons
                 pct_of((double)tl->idle, tot));
     fprintf(f, "- Do the replayed ops reach the roofline on the device? Run `jarvis-replay replay_package.zip` on the "
                "target GPU and compare with the traced times.\n");
-    if (fl->n)
+    if (fx->n)
         fprintf(f, "- The savings are projections (roofline or elementwise baseline); confirm each with a "
                    "change and a new trace.\n");
     return jv_out_commit(&o, err);
 }
 
-jv_status jv_standalone_write(const jv_digest *d, const jv_finding_list *f, const char *outdir, jv_err *err) {
+jv_status jv_standalone_write(const jv_digest *d, const char *outdir, jv_err *err) {
     char path[4096];
     snprintf(path, sizeof path, "%s/standalone_analysis_fair.md", outdir);
-    JV_CHECK(write_fair(d, f, path, err));
+    JV_CHECK(write_fair(d, path, err));
     snprintf(path, sizeof path, "%s/standalone_analysis_rough.md", outdir);
-    return write_rough(d, f, path, err);
+    return write_rough(d, path, err);
 }

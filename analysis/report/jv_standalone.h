@@ -10,9 +10,9 @@
 #include "jv_row_eval.h"
 
 /* Writes OUTDIR/standalone_analysis_fair.md and OUTDIR/standalone_analysis_rough.md
- * from digest d and the findings f of its categories (jv_findings_write collects
- * them while writing OUTDIR/category_findings/, which the reports link to). Each
- * file is written under a temporary name and renamed. */
-jv_status jv_standalone_write(const jv_digest *d, const jv_finding_list *f, const char *outdir, jv_err *err);
+ * from digest d (finished: jv_digest_finish) and its findings (jv_digest_findings),
+ * ranked by projected saving; the reports link to OUTDIR/category_findings/
+ * (jv_findings_write). Each file is written under a temporary name and renamed. */
+jv_status jv_standalone_write(const jv_digest *d, const char *outdir, jv_err *err);
 
 #endif
