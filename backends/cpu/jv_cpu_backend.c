@@ -1,11 +1,15 @@
 /* jv_cpu_backend: the CPU backend. "Device" memory is host memory and the
  * timer the monotonic clock. GEMM, convolution and batch norm run on oneDNN
  * (matmul, convolution, batch normalization: jv_cpu_dnnl.h), as PyTorch's CPU
- * path does, on every core; elementwise still runs its CPU reference (impl
- * "cpu reference": its time says nothing about this CPU's capability, and the
- * report says so). The baseline kernels are STREAM's loops on every core.
- * Its launch cost is measured at open (a call through a function pointer);
- * flush_cache writes over a buffer twice the size of the last-level cache. */
+ * path does, on every core; the elementwise families (unary and binary) run
+ * the backend's own OpenMP kernels (jv_cpu_eltwise.h: impl "OpenMP
+ * elementwise (dense)" or "(strided)"). A call neither can run runs the
+ * family's CPU reference, and the impl says why ("cpu reference (oneDNN
+ * refused)", "cpu reference (no CPU kernel: <reason>)"): its time says nothing
+ * about this CPU's capability, and the report says so. The baseline kernels
+ * are STREAM's loops on every core. Its launch cost is measured at open (a
+ * call through a function pointer); flush_cache writes over a buffer twice
+ * the size of the last-level cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 
 #include "backend.h"
 #include "jv_cpu_dnnl.h"
+#include "jv_cpu_eltwise.h"
 #include "jv_progress.h" /* jv_now */
 
 typedef struct {
@@ -35,10 +40,11 @@ typedef struct {
 } cpu_ctx;
 
 /* How a prepared op runs. */
-typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN } cpu_kind;
+typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN, CPU_ELTWISE } cpu_kind;
 
 typedef struct {
     cpu_kind kind;
+    jv_cpu_eltwise *ew;
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm *gemm;
     jv_cpu_conv *conv;
@@ -252,6 +258,7 @@ static void cpu_release(void *ctx, void *plan) {
     (void)ctx;
     cpu_plan *p = plan;
     if (!p) return;
+    jv_cpu_eltwise_free(p->ew);
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm_free(p->gemm);
     jv_cpu_conv_free(p->conv);
@@ -260,19 +267,37 @@ static void cpu_release(void *ctx, void *plan) {
     free(p);
 }
 
-/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); the
- * reference for the other families */
+/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); the own
+ * OpenMP kernels for the elementwise families (a call they refuse runs the reference, the impl naming the
+ * reason); the reference for the other families */
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
     cpu_ctx *c = ctx;
-    (void)c, (void)d, (void)ops; /* unused without oneDNN */
+    (void)c; /* unused without oneDNN */
     *plan = NULL;
     if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: one implementation per op");
     cpu_plan *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
     jv_err le = {0}; /* why oneDNN refused a call of a family it runs ("" for the other families) */
-#ifdef JV_HAVE_DNNL
     jv_status st = JV_ERR_NOTFOUND;
+    if (d->family == (int)JV_FAM_UNARY || d->family == (int)JV_FAM_BINARY) {
+        st = jv_cpu_eltwise_plan(d, ops, &p->ew, &le);
+        if (st == JV_OK) {
+            p->kind = CPU_ELTWISE;
+            snprintf(impl, impl_cap, "OpenMP elementwise (%s)", jv_cpu_eltwise_is_dense(p->ew) ? "dense" : "strided");
+            *plan = p;
+            return JV_OK;
+        }
+        if (st != JV_ERR_NOTFOUND) {
+            cpu_release(c, p);
+            return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
+        }
+        p->kind = CPU_REFERENCE;
+        snprintf(impl, impl_cap, "cpu reference (no CPU kernel: %s)", le.msg);
+        *plan = p;
+        return JV_OK;
+    }
+#ifdef JV_HAVE_DNNL
     if (d->family == (int)JV_FAM_GEMM) {
         st = jv_cpu_gemm_plan(&c->dnnl, d, ops, &p->gemm, &le);
         if (st == JV_OK) p->kind = CPU_GEMM, snprintf(impl, impl_cap, "oneDNN matmul");
@@ -303,12 +328,11 @@ static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_op
     cpu_ctx *c = ctx;
     const cpu_plan *p = plan;
     (void)c;
+    if (p && p->kind == CPU_ELTWISE) return jv_cpu_eltwise_run(p->ew, bufs, err);
 #ifdef JV_HAVE_DNNL
     if (p && p->kind == CPU_GEMM) return jv_cpu_gemm_run(&c->dnnl, p->gemm, bufs, err);
     if (p && p->kind == CPU_CONV) return jv_cpu_conv_run(&c->dnnl, p->conv, bufs, err);
     if (p && p->kind == CPU_BN) return jv_cpu_bn_run(&c->dnnl, p->bn, bufs, err);
-#else
-    (void)p;
 #endif
     return jv_desc_reference(d, ops, bufs, NULL, err);
 }

@@ -1,0 +1,729 @@
+/* jv_cpu_eltwise: the CPU backend's elementwise kernels (see jv_cpu_eltwise.h).
+ * The op list and its float semantics follow ew_apply / ew_apply_light of
+ * kernels/elementwise/elementwise.cu (keep in step); the operand slots come
+ * from jv_elementwise_slots and the broadcast strides from
+ * jv_elementwise_broadcast_strides, as the reference and the GPU planning
+ * read them. The op loops carry `omp simd` rather than restrict: an in-place
+ * self is read and written at the same address in the same iteration, which
+ * OpenMP's simd allows and restrict would not. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#define EW_SIMD _Pragma("omp simd")
+#else
+#define EW_SIMD
+#endif
+
+#include "elementwise/elementwise.h"
+#include "jv_cpu_eltwise.h"
+
+enum { EW_BLK = 1024 };      /* elements per block: the float buffers of one block stay in L1 */
+enum { EW_TILE = 16384 };    /* strided path: elements per thread chunk (one odometer start each) */
+enum { EW_PAR_MIN = 16384 }; /* fewer output elements run on the calling thread only */
+
+/* storage types */
+enum { ST_F32 = 0, ST_F16, ST_BF16, ST_BOOL, ST_U8 };
+
+/* pow with a constant exponent PyTorch computes without powf (elementwise_plan.h's EW_POW_*) */
+enum { POW_ANY = 0, POW_2, POW_3, POW_HALF, POW_MHALF, POW_M1, POW_M2, POW_1, POW_0 };
+
+/* the op and its scalar parameters, in float */
+typedef struct {
+    int op; /* jv_ew_op */
+    float alpha, lo, hi, slope, value, nanv, posinf, neginf;
+    float thr; /* threshold_backward: the largest float <= the threshold */
+    int gelu_tanh, rounding, powk;
+} ew_prm;
+
+struct jv_cpu_eltwise {
+    ew_prm prm;
+    int out_op, out_dt;
+    int slot_op[3]; /* operand index of slot k, -1 for a constant */
+    int slot_dt[3];
+    int64_t n; /* output elements */
+    int dense; /* the dense path (else strided) */
+    int nd;    /* strided: merged dims, outermost first */
+    int64_t shape[JV_MAX_DIMS];
+    int64_t st[4][JV_MAX_DIMS]; /* strided: per stream (0 the output, 1..3 the slots) and dim; dense: st[s][0] */
+    float cbuf[3][EW_BLK];      /* a constant slot's value, a block's worth */
+};
+
+/* ---- storage conversions (bit for bit the core's, branch-free so that the loops vectorize) ---- */
+
+static inline uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float float_of(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* c ? a : b as a mask (no branch, so that the loops around it vectorize) */
+static inline uint32_t sel(int c, uint32_t a, uint32_t b) {
+    const uint32_t m = 0u - (uint32_t)(c != 0);
+    return (a & m) | (b & ~m);
+}
+
+static inline float f16_to_f32(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = h & 0x7c00u;
+    uint32_t o = ((uint32_t)(h & 0x7fffu) << 13) + ((127u - 15u) << 23);           /* a normal number */
+    o += sel(e == 0x7c00u, (128u - 16u) << 23, 0u);                                /* inf / NaN */
+    const uint32_t sub = bits_of(float_of(o + (1u << 23)) - float_of(113u << 23)); /* zero / subnormal: exact */
+    return float_of(sel(e == 0, sub, o) | sign);
+}
+
+static inline uint16_t f32_to_f16(float x) {
+    const uint32_t all = bits_of(x), sign = (all >> 16) & 0x8000u, u = all & 0x7fffffffu;
+    const uint32_t magic = 126u << 23;
+    const uint32_t nan = 0x7e00u | ((u & 0x7fffffu) >> 13);              /* quiet, the payload's top bits kept */
+    const uint32_t sub = bits_of(float_of(u) + float_of(magic)) - magic; /* below 2^-14: the add rounds (RNE) */
+    const uint32_t norm = (u + ((uint32_t)(15 - 127) << 23) + 0xfffu + ((u >> 13) & 1u)) >> 13;
+    uint32_t r = sel(u < (113u << 23), sub, norm);
+    r = sel(u >= (143u << 23), 0x7c00u, r);
+    r = sel(u > 0x7f800000u, nan, r);
+    return (uint16_t)(r | sign);
+}
+
+static inline float bf16_to_f32(uint16_t b) {
+    return float_of((uint32_t)b << 16);
+}
+
+static inline uint16_t f32_to_bf16(float x) {
+    const uint32_t u = bits_of(x);
+    const uint32_t rne = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    const uint32_t nan = (u >> 16) | 0x40u;
+    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? nan : rne);
+}
+
+float jv_cpu_eltwise_f16_to_f32(uint16_t h) {
+    return f16_to_f32(h);
+}
+uint16_t jv_cpu_eltwise_f32_to_f16(float f) {
+    return f32_to_f16(f);
+}
+float jv_cpu_eltwise_bf16_to_f32(uint16_t b) {
+    return bf16_to_f32(b);
+}
+uint16_t jv_cpu_eltwise_f32_to_bf16(float f) {
+    return f32_to_bf16(f);
+}
+
+/* dst[j] = element off + j*st of a buffer of storage type dt, j < n (st 0: one element, repeated) */
+static void gather(int dt, const void *base, int64_t off, int64_t st, int64_t n, float *restrict dst) {
+    if (st == 0) {
+        float v;
+        switch (dt) {
+        case ST_F32: v = ((const float *)base)[off]; break;
+        case ST_F16: v = f16_to_f32(((const uint16_t *)base)[off]); break;
+        case ST_BF16: v = bf16_to_f32(((const uint16_t *)base)[off]); break;
+        case ST_BOOL: v = ((const uint8_t *)base)[off] != 0 ? 1.0f : 0.0f; break;
+        default: v = (float)((const uint8_t *)base)[off]; break;
+        }
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = v;
+        return;
+    }
+    switch (dt) {
+    case ST_F32: {
+        const float *restrict s = (const float *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = s[j * st];
+        break;
+    }
+    case ST_F16: {
+        const uint16_t *restrict s = (const uint16_t *)base + off;
+        if (st == 1)
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = f16_to_f32(s[j]);
+        else
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = f16_to_f32(s[j * st]);
+        break;
+    }
+    case ST_BF16: {
+        const uint16_t *restrict s = (const uint16_t *)base + off;
+        if (st == 1)
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = bf16_to_f32(s[j]);
+        else
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = bf16_to_f32(s[j * st]);
+        break;
+    }
+    case ST_BOOL: {
+        const uint8_t *restrict s = (const uint8_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = s[j * st] != 0 ? 1.0f : 0.0f;
+        break;
+    }
+    default: {
+        const uint8_t *restrict s = (const uint8_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
+        break;
+    }
+    }
+}
+
+/* element off + j*st of a buffer of storage type dt (an output type) = v[j] rounded, j < n */
+static void scatter(int dt, void *base, int64_t off, int64_t st, int64_t n, const float *restrict v) {
+    switch (dt) {
+    case ST_F32: {
+        float *restrict d = (float *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            d[j * st] = v[j];
+        break;
+    }
+    case ST_F16: {
+        uint16_t *restrict d = (uint16_t *)base + off;
+        if (st == 1)
+            for (int64_t j = 0; j < n; j++)
+                d[j] = f32_to_f16(v[j]);
+        else
+            for (int64_t j = 0; j < n; j++)
+                d[j * st] = f32_to_f16(v[j]);
+        break;
+    }
+    case ST_BF16: {
+        uint16_t *restrict d = (uint16_t *)base + off;
+        if (st == 1)
+            for (int64_t j = 0; j < n; j++)
+                d[j] = f32_to_bf16(v[j]);
+        else
+            for (int64_t j = 0; j < n; j++)
+                d[j * st] = f32_to_bf16(v[j]);
+        break;
+    }
+    default: { /* bool; NaN is true */
+        uint8_t *restrict d = (uint8_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            d[j * st] = v[j] != 0.0f ? 1 : 0;
+        break;
+    }
+    }
+}
+
+/* ---- the math (elementwise.cu's, in float) ---- */
+
+/* NaN when either is NaN (no short-circuit: a branch-free select) */
+static inline float max_nan(float a, float b) {
+    const float m = a > b ? a : b, nan = NAN;
+    const int un = (a != a) | (b != b);
+    return un ? nan : m;
+}
+static inline float min_nan(float a, float b) {
+    const float m = a < b ? a : b, nan = NAN;
+    const int un = (a != a) | (b != b);
+    return un ? nan : m;
+}
+/* min_nan(max_nan(x, l), h) for x not NaN, in fewer selects */
+static inline float clamp_nan(float x, float l, float h) {
+    const float m0 = x > l ? x : l, nan = NAN;
+    const float m = m0 < h ? m0 : h;
+    const int bad = (l != l) | (h != h);
+    return bad ? nan : m;
+}
+static inline float sigmoid_f(float x) {
+    return 1.0f / (1.0f + expf(-x));
+}
+
+#define SQRT1_2_F      0.70710678118654752440f /* 1/sqrt(2) */
+#define INV_SQRT_2PI_F 0.39894228040143267794f /* 1/sqrt(2*pi) */
+#define SQRT_2_PI_F    0.79788456080286535588f /* sqrt(2/pi) */
+#define GELU_K_F       0.044715f
+
+static inline float gelu_f(float x, int tanh_form) {
+    if (tanh_form) return 0.5f * x * (1.0f + tanhf(SQRT_2_PI_F * (x + GELU_K_F * x * x * x)));
+    return 0.5f * x * (1.0f + erff(x * SQRT1_2_F));
+}
+
+static inline float gelu_grad_f(float x, int tanh_form) {
+    if (tanh_form) {
+        float t = tanhf(SQRT_2_PI_F * (x + GELU_K_F * x * x * x));
+        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * SQRT_2_PI_F * (1.0f + 3.0f * GELU_K_F * x * x);
+    }
+    return 0.5f * (1.0f + erff(x * SQRT1_2_F)) + x * INV_SQRT_2PI_F * expf(-0.5f * x * x);
+}
+
+/* PyTorch's div_floor_floating in float */
+static inline float div_floor_f(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float mod = fmodf(a, b);
+    float q = (a - mod) / b;
+    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) q -= 1.0f;
+    if (q == 0.0f) return copysignf(0.0f, a / b);
+    float f = floorf(q);
+    return q - f > 0.5f ? f + 1.0f : f;
+}
+
+#define EW_LOOP(expr)                                                                                                  \
+    do {                                                                                                               \
+        EW_SIMD for (int64_t i = 0; i < n; i++) o[i] = (expr);                                                         \
+    } while (0)
+
+/* o[i] = cond ? x : y with x and y computed (and loaded) unconditionally: a conditional load or a conditional
+ * float operation (it may trap: -ftrapping-math) keeps the compiler from vectorizing a select, and a branch on
+ * random data is mispredicted every other element */
+#define EW_SEL(cond, x, y)                                                                                             \
+    do {                                                                                                               \
+        EW_SIMD for (int64_t i = 0; i < n; i++) {                                                                      \
+            const float x_ = (x), y_ = (y);                                                                            \
+            o[i] = (cond) ? x_ : y_;                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+/* o[i] = op(a[i], b[i], c[i]) for i < n. o may be a (an in-place self); b and c are inputs only. */
+static void ew_apply(const ew_prm *p, int64_t n, const float *a, const float *b, const float *c, float *o) {
+    const float alpha = p->alpha, lo = p->lo, hi = p->hi, slope = p->slope, value = p->value, thr = p->thr;
+    const float nanv = p->nanv, posinf = p->posinf, neginf = p->neginf;
+    const int gt = p->gelu_tanh;
+    switch (p->op) {
+    case JV_EW_ADD: EW_LOOP(a[i] + alpha * b[i]); break;
+    case JV_EW_SUB: EW_LOOP(a[i] - alpha * b[i]); break;
+    case JV_EW_RSUB: EW_LOOP(b[i] - alpha * a[i]); break;
+    case JV_EW_MUL: EW_LOOP(a[i] * b[i]); break;
+    case JV_EW_DIV:
+        if (p->rounding == 0)
+            EW_LOOP(a[i] / b[i]);
+        else if (p->rounding == 1)
+            EW_LOOP(truncf(a[i] / b[i]));
+        else
+            EW_LOOP(div_floor_f(a[i], b[i]));
+        break;
+    case JV_EW_WHERE: EW_SEL(a[i] != 0.0f, b[i], c[i]); break;
+    case JV_EW_THRESHOLD_BACKWARD: EW_SEL(b[i] <= thr, 0.0f, a[i]); break;
+    case JV_EW_SIGMOID_BACKWARD: EW_LOOP(a[i] * (1.0f - b[i]) * b[i]); break;
+    case JV_EW_TANH_BACKWARD: EW_LOOP(a[i] * (1.0f - b[i] * b[i])); break;
+    case JV_EW_GELU_BACKWARD: EW_LOOP(a[i] * gelu_grad_f(b[i], gt)); break;
+    case JV_EW_SILU_BACKWARD:
+        EW_SIMD for (int64_t i = 0; i < n; i++) {
+            const float s = sigmoid_f(b[i]);
+            o[i] = a[i] * s * (1.0f + b[i] * (1.0f - s));
+        }
+        break;
+    case JV_EW_MAXIMUM: EW_LOOP(max_nan(a[i], b[i])); break;
+    case JV_EW_MINIMUM: EW_LOOP(min_nan(a[i], b[i])); break;
+    case JV_EW_EQ: EW_LOOP(a[i] == b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_NE: EW_LOOP(a[i] != b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_LT: EW_LOOP(a[i] < b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_LE: EW_LOOP(a[i] <= b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_GT: EW_LOOP(a[i] > b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_GE: EW_LOOP(a[i] >= b[i] ? 1.0f : 0.0f); break;
+    case JV_EW_MASKED_FILL: EW_SEL(b[i] != 0.0f, c[i], a[i]); break;
+    case JV_EW_ADDCMUL: EW_LOOP(a[i] + value * b[i] * c[i]); break;
+    case JV_EW_ADDCDIV: EW_LOOP(a[i] + value * (b[i] / c[i])); break;
+    case JV_EW_LERP: /* PyTorch's two-sided form */
+        EW_SEL(fabsf(c[i]) < 0.5f, a[i] + c[i] * (b[i] - a[i]), b[i] - (b[i] - a[i]) * (1.0f - c[i]));
+        break;
+    case JV_EW_POW:
+        switch (p->powk) { /* PyTorch's special-cased constant exponents, then powf */
+        case POW_2: EW_LOOP(a[i] * a[i]); break;
+        case POW_3: EW_LOOP(a[i] * a[i] * a[i]); break;
+        case POW_HALF: EW_LOOP(sqrtf(a[i])); break;
+        case POW_MHALF: EW_LOOP(1.0f / sqrtf(a[i])); break;
+        case POW_M1: EW_LOOP(1.0f / a[i]); break;
+        case POW_M2: EW_LOOP(1.0f / (a[i] * a[i])); break;
+        case POW_1: EW_LOOP(a[i]); break;
+        case POW_0: EW_LOOP(1.0f); break; /* 1 for every base, NaN too */
+        default: EW_LOOP(powf(a[i], b[i])); break;
+        }
+        break;
+    case JV_EW_RELU: EW_LOOP(a[i] != a[i] ? a[i] : a[i] > 0.0f ? a[i] : 0.0f); break;
+    case JV_EW_GELU: EW_LOOP(gelu_f(a[i], gt)); break;
+    case JV_EW_SILU: EW_LOOP(a[i] * sigmoid_f(a[i])); break;
+    case JV_EW_SIGMOID: EW_LOOP(sigmoid_f(a[i])); break;
+    case JV_EW_TANH: EW_LOOP(tanhf(a[i])); break;
+    case JV_EW_NEG: EW_LOOP(-a[i]); break;
+    case JV_EW_RSQRT: EW_LOOP(1.0f / sqrtf(a[i])); break;
+    case JV_EW_SQRT: EW_LOOP(sqrtf(a[i])); break;
+    case JV_EW_EXP: EW_LOOP(expf(a[i])); break;
+    case JV_EW_LOG: EW_LOOP(logf(a[i])); break;
+    case JV_EW_ABS: EW_LOOP(fabsf(a[i])); break;
+    case JV_EW_RECIPROCAL: EW_LOOP(1.0f / a[i]); break;
+    case JV_EW_CLAMP: EW_SEL(a[i] != a[i], a[i], clamp_nan(a[i], b[i], c[i])); break;
+    case JV_EW_CLAMP_MIN: EW_SEL(a[i] != a[i], a[i], max_nan(a[i], b[i])); break;
+    case JV_EW_CLAMP_MAX: EW_SEL(a[i] != a[i], a[i], min_nan(a[i], b[i])); break;
+    case JV_EW_HARDTANH: EW_SEL(a[i] != a[i], a[i], clamp_nan(a[i], lo, hi)); break;
+    case JV_EW_LEAKY_RELU: EW_SEL(a[i] > 0.0f, a[i], a[i] * slope); break;
+    case JV_EW_ERF: EW_LOOP(erff(a[i])); break;
+    case JV_EW_SIN: EW_LOOP(sinf(a[i])); break;
+    case JV_EW_COS: EW_LOOP(cosf(a[i])); break;
+    case JV_EW_NAN_TO_NUM: EW_LOOP(a[i] != a[i] ? nanv : isinf(a[i]) ? (a[i] > 0.0f ? posinf : neginf) : a[i]); break;
+    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */
+        if (o != a) memcpy(o, a, (size_t)n * sizeof *o);
+        break;
+    }
+}
+
+#undef EW_LOOP
+#undef EW_SEL
+
+/* ---- one block ---- */
+
+/* per-thread buffers of one block */
+typedef struct {
+    float in[3][EW_BLK];
+    float out[EW_BLK];
+} ew_scratch;
+
+/* len (<= EW_BLK) elements: the output from offset off[0] with stride st[0], slot k from off[k+1], st[k+1] */
+static void ew_block(const jv_cpu_eltwise *p, void *const *bufs, int64_t len, const int64_t *off, const int64_t *st,
+                     ew_scratch *s) {
+    const float *in[3];
+    for (int k = 0; k < 3; k++) {
+        const int op = p->slot_op[k];
+        if (op < 0) {
+            in[k] = p->cbuf[k];
+        } else if (p->slot_dt[k] == ST_F32 && st[k + 1] == 1) {
+            in[k] = (const float *)bufs[op] + off[k + 1]; /* in place: no copy */
+        } else {
+            gather(p->slot_dt[k], bufs[op], off[k + 1], st[k + 1], len, s->in[k]);
+            in[k] = s->in[k];
+        }
+    }
+    void *obase = bufs[p->out_op];
+    const int direct = p->out_dt == ST_F32 && st[0] == 1;
+    float *o = direct ? (float *)obase + off[0] : s->out;
+    ew_apply(&p->prm, len, in[0], in[1], in[2], o);
+    if (!direct) scatter(p->out_dt, obase, off[0], st[0], len, s->out);
+}
+
+/* ---- the two paths ---- */
+
+static void run_dense(const jv_cpu_eltwise *p, void *const *bufs) {
+    const int64_t n = p->n, nb = (n + EW_BLK - 1) / EW_BLK;
+    int64_t st[4];
+    for (int s = 0; s < 4; s++)
+        st[s] = p->st[s][0];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= EW_PAR_MIN)
+#endif
+    for (int64_t b = 0; b < nb; b++) {
+        ew_scratch s;
+        const int64_t i = b * EW_BLK, len = n - i < EW_BLK ? n - i : EW_BLK;
+        int64_t off[4];
+        for (int k = 0; k < 4; k++)
+            off[k] = i * st[k]; /* stride 1, or 0 for a single element */
+        ew_block(p, bufs, len, off, st, &s);
+    }
+}
+
+/* elements [lo, hi) of the output in its memory order (the merged dims' row-major order) */
+static void run_range(const jv_cpu_eltwise *p, void *const *bufs, int64_t lo, int64_t hi, ew_scratch *s) {
+    const int nd = p->nd, in = nd - 1;
+    int64_t idx[JV_MAX_DIMS], row[4] = {0, 0, 0, 0}, rem = lo;
+    for (int dd = nd - 1; dd >= 0; dd--) { /* the odometer's start: one division per dim */
+        idx[dd] = rem % p->shape[dd];
+        rem /= p->shape[dd];
+        if (dd < in)
+            for (int k = 0; k < 4; k++)
+                row[k] += idx[dd] * p->st[k][dd];
+    }
+    int64_t ist[4];
+    for (int k = 0; k < 4; k++)
+        ist[k] = p->st[k][in];
+    const int64_t inner = p->shape[in];
+    for (int64_t at = lo; at < hi;) {
+        int64_t j = idx[in], len = inner - j;
+        if (len > hi - at) len = hi - at;
+        if (len > EW_BLK) len = EW_BLK;
+        int64_t off[4];
+        for (int k = 0; k < 4; k++)
+            off[k] = row[k] + j * ist[k];
+        ew_block(p, bufs, len, off, ist, s);
+        at += len;
+        idx[in] += len;
+        if (idx[in] < inner) continue;
+        idx[in] = 0;
+        for (int dd = in - 1; dd >= 0; dd--) { /* carry */
+            for (int k = 0; k < 4; k++)
+                row[k] += p->st[k][dd];
+            if (++idx[dd] < p->shape[dd]) break;
+            for (int k = 0; k < 4; k++)
+                row[k] -= p->st[k][dd] * p->shape[dd];
+            idx[dd] = 0;
+        }
+    }
+}
+
+static void run_strided(const jv_cpu_eltwise *p, void *const *bufs) {
+    const int64_t n = p->n, nt = (n + EW_TILE - 1) / EW_TILE;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= EW_PAR_MIN)
+#endif
+    for (int64_t t = 0; t < nt; t++) {
+        ew_scratch s;
+        const int64_t lo = t * EW_TILE, hi = n - lo < EW_TILE ? n : lo + EW_TILE;
+        run_range(p, bufs, lo, hi, &s);
+    }
+}
+
+jv_status jv_cpu_eltwise_run(const jv_cpu_eltwise *p, void *const *bufs, jv_err *err) {
+    if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: no plan");
+    if (p->n == 0) return JV_OK;
+    if (!bufs || !bufs[p->out_op]) JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: the output has no buffer");
+    for (int k = 0; k < 3; k++)
+        if (p->slot_op[k] >= 0 && !bufs[p->slot_op[k]])
+            JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: operand %d has no buffer", p->slot_op[k]);
+    if (p->dense)
+        run_dense(p, bufs);
+    else
+        run_strided(p, bufs);
+    return JV_OK;
+}
+
+int jv_cpu_eltwise_is_dense(const jv_cpu_eltwise *p) {
+    return p && p->dense;
+}
+
+void jv_cpu_eltwise_free(jv_cpu_eltwise *p) {
+    free(p);
+}
+
+/* ---- planning ---- */
+
+static int st_code(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return ST_F32;
+    case JV_DT_F16: return ST_F16;
+    case JV_DT_BF16: return ST_BF16;
+    case JV_DT_BOOL: return ST_BOOL;
+    case JV_DT_U8: return ST_U8;
+    default: return -1;
+    }
+}
+
+static int same_shape(const jv_tensor *a, const jv_tensor *b) {
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+
+/* 1 when t's elements fill offsets [0, numel) exactly once (size-1 dims ignored) */
+static int is_dense(const jv_tensor *t) {
+    int order[JV_MAX_DIMS], m = 0;
+    for (int dd = 0; dd < t->ndim; dd++)
+        if (t->shape[dd] > 1) order[m++] = dd;
+    for (int i = 1; i < m; i++) /* by stride, ascending */
+        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int64_t want = 1;
+    for (int i = 0; i < m; i++) {
+        if (t->strides[order[i]] != want) return 0;
+        want *= t->shape[order[i]];
+    }
+    return 1;
+}
+
+/* the constant of a slot that is not a tensor: a Scalar's value, clamp's absent bound -inf / +inf, else 0 */
+static float slot_const(const jv_elementwise_desc *g, int k) {
+    if (k >= g->arity) return 0.0f;
+    const jv_ew_operand *o = &g->in[k];
+    if (o->kind == JV_EW_SCALAR) return (float)o->value;
+    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
+    return 0.0f;
+}
+
+/* nan_to_num's default bounds: the largest finite value of the output dtype */
+static float dtype_max(int dt) {
+    switch (dt) {
+    case ST_F16: return 65504.0f;
+    case ST_BF16: return 3.3895313892515355e38f;
+    default: return 3.40282346638528859812e38f; /* FLT_MAX */
+    }
+}
+
+/* the largest float <= t, so that (float)x <= it exactly when (double)x <= t */
+static float float_at_or_below(double t) {
+    float f = (float)t;
+    if (f == f && (double)f > t) f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+static int pow_kind(float e) {
+    if (e == 2.0f) return POW_2;
+    if (e == 3.0f) return POW_3;
+    if (e == 0.5f) return POW_HALF;
+    if (e == -0.5f) return POW_MHALF;
+    if (e == -1.0f) return POW_M1;
+    if (e == -2.0f) return POW_M2;
+    if (e == 1.0f) return POW_1;
+    if (e == 0.0f) return POW_0;
+    return POW_ANY;
+}
+
+static jv_status refuse(jv_err *err, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static jv_status refuse(jv_err *err, int line, const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, line, "%s", msg);
+}
+
+/* the strided geometry: the output's dims of size > 1 in its memory order (outermost first), merged where every
+ * stream is contiguous across them (bst: per stream strides over the output's dims) */
+static void plan_strided(jv_cpu_eltwise *p, const jv_tensor *out, int64_t (*bst)[JV_MAX_DIMS]) {
+    int order[JV_MAX_DIMS], nsig = 0;
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1) order[nsig++] = dd;
+    for (int i = 1; i < nsig; i++) /* by output stride, descending; stable */
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            int v = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = v;
+        }
+    int nd = 0;
+    for (int i = nsig - 1; i >= 0; i--) { /* innermost first; reversed below */
+        const int dd = order[i];
+        int merge = nd > 0;
+        for (int s = 0; s < 4 && merge; s++)
+            if (bst[s][dd] != p->st[s][nd - 1] * p->shape[nd - 1]) merge = 0;
+        if (merge) {
+            p->shape[nd - 1] *= out->shape[dd];
+        } else {
+            p->shape[nd] = out->shape[dd];
+            for (int s = 0; s < 4; s++)
+                p->st[s][nd] = bst[s][dd];
+            nd++;
+        }
+    }
+    if (nd == 0) {
+        p->shape[0] = 1;
+        for (int s = 0; s < 4; s++)
+            p->st[s][0] = 0;
+        nd = 1;
+    }
+    for (int i = 0; i < nd / 2; i++) { /* to outermost first */
+        const int j = nd - 1 - i;
+        int64_t t = p->shape[i];
+        p->shape[i] = p->shape[j], p->shape[j] = t;
+        for (int s = 0; s < 4; s++)
+            t = p->st[s][i], p->st[s][i] = p->st[s][j], p->st[s][j] = t;
+    }
+    p->nd = nd;
+}
+
+jv_status jv_cpu_eltwise_plan(const jv_desc *d, const jv_operands *ops, jv_cpu_eltwise **out, jv_err *err) {
+    *out = NULL;
+    if (!d || (d->family != (int)JV_FAM_UNARY && d->family != (int)JV_FAM_BINARY))
+        return refuse(err, __LINE__, "cpu elementwise: not an elementwise call");
+    const jv_elementwise_desc *g = jv_elementwise_of(d);
+    const char *name = g->name ? g->name : "elementwise";
+    if ((unsigned)g->op >= (unsigned)JV_EW_OP_COUNT || g->arity < 0 || g->arity > 3)
+        return refuse(err, __LINE__, "%s: not a parsed elementwise call", name);
+    if (g->op >= JV_EW_UPSAMPLE_NEAREST1D && g->op <= JV_EW_UPSAMPLE_NEAREST3D)
+        return refuse(err, __LINE__, "%s: upsample_nearest has no CPU kernel", name);
+    int slot[3], oi;
+    jv_operands want;
+    jv_err e;
+    jv_err_clear(&e);
+    if (jv_elementwise_slots(d, slot, &oi, &want, &e) != JV_OK) return refuse(err, __LINE__, "%s", e.msg);
+    if (!ops || ops->n != want.n)
+        return refuse(err, __LINE__, "%s: %d operands given, %d expected", name, ops ? ops->n : 0, want.n);
+    for (int i = 0; i < ops->n; i++) {
+        const jv_tensor *t = &ops->o[i].t;
+        if (!same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS)
+            return refuse(err, __LINE__, "%s: operand %d ('%s') does not have the call's shape or has no strides", name,
+                          i, want.o[i].name);
+        for (int dd = 0; dd < t->ndim; dd++)
+            if (t->strides[dd] < 0)
+                return refuse(err, __LINE__, "%s: operand '%s' has a negative stride", name, want.o[i].name);
+    }
+    const jv_tensor *ot = &ops->o[oi].t;
+    const int odt = st_code(ot->dtype);
+    if (odt < 0 || odt == ST_U8)
+        return refuse(err, __LINE__, "%s: output dtype %s has no CPU kernel (fp32, fp16, bf16, bool)", name,
+                      jv_dtype_short(ot->dtype));
+    const int64_t n = jv_tensor_numel(ot);
+    if (n < 0) return refuse(err, __LINE__, "%s: the output size overflows", name);
+    for (int dd = 0; dd < ot->ndim; dd++)
+        if (ot->shape[dd] > 1 && ot->strides[dd] == 0)
+            return refuse(err, __LINE__, "%s: the output has a zero stride (overlapping writes)", name);
+
+    /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
+    int64_t bst[4][JV_MAX_DIMS];
+    memset(bst, 0, sizeof bst);
+    for (int dd = 0; dd < ot->ndim; dd++)
+        bst[0][dd] = ot->strides[dd];
+    int sdt[3] = {ST_F32, ST_F32, ST_F32};
+    for (int k = 0; k < 3; k++) {
+        if (slot[k] < 0) continue;
+        const jv_operand *o = &ops->o[slot[k]];
+        sdt[k] = st_code(o->t.dtype);
+        if (sdt[k] < 0)
+            return refuse(err, __LINE__, "%s: operand '%s' dtype %s has no CPU kernel (fp32, fp16, bf16, bool, uint8)",
+                          name, o->name, jv_dtype_short(o->t.dtype));
+        if (!jv_elementwise_broadcast_strides(&o->t, ot, bst[k + 1]))
+            return refuse(err, __LINE__, "%s: operand '%s' does not broadcast to the output", name, o->name);
+    }
+
+    jv_cpu_eltwise *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu elementwise: out of memory for a plan");
+    ew_prm *m = &p->prm;
+    m->op = (int)g->op;
+    m->alpha = (float)g->alpha;
+    m->lo = (float)g->min;
+    m->hi = (float)g->max;
+    m->slope = (float)g->slope;
+    m->value = (float)g->value;
+    m->nanv = (float)g->nan;
+    m->posinf = g->has_posinf ? (float)g->posinf : dtype_max(odt);
+    m->neginf = g->has_neginf ? (float)g->neginf : -dtype_max(odt);
+    m->thr = float_at_or_below(g->threshold);
+    m->gelu_tanh = g->gelu_tanh;
+    m->rounding = g->rounding;
+    m->powk = g->op == JV_EW_POW && slot[1] < 0 ? pow_kind(slot_const(g, 1)) : POW_ANY;
+    p->out_op = oi;
+    p->out_dt = odt;
+    p->n = n;
+    for (int k = 0; k < 3; k++) {
+        p->slot_op[k] = slot[k];
+        p->slot_dt[k] = sdt[k];
+        if (slot[k] >= 0) continue;
+        const float v = slot_const(g, k);
+        for (int j = 0; j < EW_BLK; j++)
+            p->cbuf[k][j] = v;
+    }
+
+    /* dense: a dense output, each tensor slot with its strides (any dtype) or a single element */
+    int dense = is_dense(ot);
+    int64_t dst[4] = {1, 0, 0, 0};
+    for (int k = 0; k < 3 && dense; k++) {
+        if (slot[k] < 0) continue;
+        int same = 1, single = 1;
+        for (int dd = 0; dd < ot->ndim; dd++) {
+            if (ot->shape[dd] <= 1) continue;
+            if (bst[k + 1][dd] != ot->strides[dd]) same = 0;
+            if (bst[k + 1][dd] != 0) single = 0;
+        }
+        if (same)
+            dst[k + 1] = 1;
+        else if (!single)
+            dense = 0;
+    }
+    p->dense = dense;
+    if (dense) {
+        p->nd = 1;
+        p->shape[0] = n;
+        for (int s = 0; s < 4; s++)
+            p->st[s][0] = dst[s];
+    } else {
+        plan_strided(p, ot, bst);
+    }
+    *out = p;
+    return JV_OK;
+}

@@ -1,0 +1,511 @@
+/* test_cpu_eltwise: the CPU backend's own elementwise kernels (backends/cpu/jv_cpu_eltwise.c) against the
+ * elementwise families' CPU reference. First the kernels' storage conversions against the core's, bit for bit
+ * (every fp16 and bf16 value; a sweep of float bit patterns, every fp16/bf16 halfway point and its neighbours).
+ * Then each case, a call in trace form (as tests/kernels/test_gpu_replay.c spells them): inputs filled as a
+ * replay fills them (seeded), the plan runs over them, the reference runs into a separate output, and
+ * jv_verify_output must pass within the dtype's tolerance; the path (dense or strided) must be the one the case
+ * expects. Ops: add with alpha, sub, rsub, mul by a Scalar and by a 0-d tensor, div in each rounding mode,
+ * where, threshold_backward, gelu and gelu_backward in both forms, silu, sigmoid, tanh and their backwards,
+ * pow with special and general exponents and a tensor exponent, the clamp family, copy_ across dtypes, to(),
+ * _to_copy, fill_, zero_, masked_fill, comparisons to bool, nan_to_num, maximum/minimum, addcmul, addcdiv,
+ * lerp, the unary math; dense, transposed, permuted and broadcast operands, in place; fp32, bf16 and fp16;
+ * odd sizes (tails). Then the refusals (an int64 or fp64 operand, upsample, a uint8 output: JV_ERR_NOTFOUND
+ * with the reason), the backend's impl strings (and its reference fallback naming the reason), and the proof
+ * that the check can fail: add's output compared with mul's reference, and add with alpha 2 compared with
+ * alpha 1, must both fail verification. Last, the time of a few big ops (for information). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "jv_cpu_eltwise.h"
+#include "jv_dtype.h"
+#include "jv_progress.h"
+
+#include "jv_check.h"
+#include "jv_test_cpu.h"
+
+#define FL "\"float\""
+#define BF "\"c10::BFloat16\""
+#define HF "\"c10::Half\""
+#define BO "\"bool\""
+#define SC "\"Scalar\""
+#define NO "\"\""
+
+/* 33 x 1031 = 34023 elements: past the parallel threshold, with tails in every block size */
+#define D2        "[33, 1031]"
+#define C2        "[1031, 1]" /* contiguous */
+#define T2        "[1, 33]"   /* transposed */
+#define ROW       "[1031]"    /* broadcast along the rows */
+#define D4        "[4, 13, 17, 37]"
+#define C4        "[8177, 629, 37, 1]"
+#define CL4       "[8177, 1, 481, 13]" /* channels last */
+#define CONC(...) "[" __VA_ARGS__ "]"
+
+typedef struct {
+    jv_cpu_case c;
+    char path; /* 'd' dense, 's' strided */
+} ecase;
+
+static const ecase CASES[] = {
+    /* add / sub / rsub / mul / div */
+    {{"add fp32 alpha 0.5", "aten::add", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " SC "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"0.5\"")},
+     'd'},
+    {{"add bf16 alpha 2, other transposed", "aten::add", "[" D2 ", " D2 ", []]", "[" BF ", " BF ", " SC "]",
+      "[" C2 ", " T2 ", []]", CONC(NO ", " NO ", \"2\"")},
+     's'},
+    {{"add_ fp16 in place, a broadcast row", "aten::add_", "[" D2 ", " ROW ", []]", "[" HF ", " HF ", " SC "]",
+      "[" C2 ", [1], []]", CONC(NO ", " NO ", \"1\"")},
+     's'},
+    {{"add fp32 channels-last + contiguous", "aten::add", "[" D4 ", " D4 ", []]", "[" FL ", " FL ", " SC "]",
+      "[" CL4 ", " C4 ", []]", CONC(NO ", " NO ", \"1\"")},
+     's'},
+    {{"add bf16 + fp32 (mixed dtypes)", "aten::add", "[" D2 ", " D2 ", []]", "[" BF ", " FL ", " SC "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"1\"")},
+     'd'},
+    {{"sub fp32 alpha 3", "aten::sub", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " SC "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"3\"")},
+     'd'},
+    {{"rsub bf16 by a Scalar", "aten::rsub", "[" D2 ", [], []]", "[" BF ", " SC ", " SC "]", "[" C2 ", [], []]",
+      CONC(NO ", \"1\", \"1\"")},
+     'd'},
+    {{"mul fp32 by a Scalar", "aten::mul", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"0.125\"")},
+     'd'},
+    {{"mul bf16 by a Scalar, transposed", "aten::mul", "[" D2 ", []]", "[" BF ", " SC "]", "[" T2 ", []]",
+      CONC(NO ", \"-3\"")},
+     'd'},
+    {{"mul fp16 by a 0-d fp32 tensor", "aten::mul", "[" D2 ", []]", "[" HF ", " FL "]", "[" C2 ", []]", NULL}, 'd'},
+    {{"mul_ bf16 in place", "aten::mul_", "[" D2 ", " D2 "]", "[" BF ", " BF "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    {{"div fp32", "aten::div", "[" D2 ", " D2 "]", "[" FL ", " FL "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    {{"div fp32 trunc", "aten::div", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " NO "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"trunc\"")},
+     'd'},
+    {{"div fp32 floor, other transposed", "aten::div", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " NO "]",
+      "[" C2 ", " T2 ", []]", CONC(NO ", " NO ", \"floor\"")},
+     's'},
+    {{"div bf16 floor", "aten::div", "[" D2 ", " D2 ", []]", "[" BF ", " BF ", " NO "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"floor\"")},
+     'd'},
+    {{"div fp16 by a Scalar", "aten::div", "[" D2 ", []]", "[" HF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"7\"")},
+     'd'},
+    /* where, masks, comparisons */
+    {{"where fp32, a broadcast row", "aten::where", "[" D2 ", " D2 ", " ROW "]", "[" BO ", " FL ", " FL "]",
+      "[" C2 ", " C2 ", [1]]", NULL},
+     's'},
+    {{"where bf16, dense", "aten::where", "[" D2 ", " D2 ", " D2 "]", "[" BO ", " BF ", " BF "]",
+      "[" C2 ", " C2 ", " C2 "]", NULL},
+     'd'},
+    {{"masked_fill fp32, a broadcast mask, -inf", "aten::masked_fill", "[" D2 ", " ROW ", []]",
+      "[" FL ", " BO ", " SC "]", "[" C2 ", [1], []]", CONC(NO ", " NO ", \"-inf\"")},
+     's'},
+    {{"masked_fill_ bf16 in place", "aten::masked_fill_", "[" D2 ", " D2 ", []]", "[" BF ", " BO ", " SC "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"-10000.0\"")},
+     'd'},
+    {{"gt fp32 > a Scalar -> bool", "aten::gt", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]",
+      CONC(NO ", \"0.1\"")},
+     'd'},
+    {{"eq bf16 tensors -> bool", "aten::eq", "[" D2 ", " D2 "]", "[" BF ", " BF "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    {{"lt fp16, other transposed -> bool", "aten::lt", "[" D2 ", " D2 "]", "[" HF ", " HF "]", "[" C2 ", " T2 "]",
+      NULL},
+     's'},
+    {{"ge fp32, a broadcast row -> bool", "aten::ge", "[" D2 ", " ROW "]", "[" FL ", " FL "]", "[" C2 ", [1]]", NULL},
+     's'},
+    {{"le bf16 <= 0 -> bool", "aten::le", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"0\"")}, 'd'},
+    {{"ne fp32 tensors -> bool", "aten::ne", "[" D2 ", " D2 "]", "[" FL ", " FL "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    /* backwards */
+    {{"threshold_backward bf16", "aten::threshold_backward", "[" D2 ", " D2 ", []]", "[" BF ", " BF ", " SC "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"0\"")},
+     'd'},
+    {{"threshold_backward fp32 thr 0.1, permuted", "aten::threshold_backward", "[" D4 ", " D4 ", []]",
+      "[" FL ", " FL ", " SC "]", "[" CL4 ", " C4 ", []]", CONC(NO ", " NO ", \"0.1\"")},
+     's'},
+    {{"gelu_backward fp32 none", "aten::gelu_backward", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " NO "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"none\"")},
+     'd'},
+    {{"gelu_backward bf16 tanh", "aten::gelu_backward", "[" D2 ", " D2 ", []]", "[" BF ", " BF ", " NO "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"tanh\"")},
+     'd'},
+    {{"silu_backward fp16", "aten::silu_backward", "[" D2 ", " D2 "]", "[" HF ", " HF "]", "[" C2 ", " C2 "]", NULL},
+     'd'},
+    {{"sigmoid_backward fp32", "aten::sigmoid_backward", "[" D2 ", " D2 "]", "[" FL ", " FL "]", "[" C2 ", " C2 "]",
+      NULL},
+     'd'},
+    {{"tanh_backward bf16, transposed", "aten::tanh_backward", "[" D2 ", " D2 "]", "[" BF ", " BF "]",
+      "[" T2 ", " C2 "]", NULL},
+     's'},
+    /* activations and unary math */
+    {{"gelu fp32 none", "aten::gelu", "[" D2 ", []]", "[" FL ", " NO "]", "[" C2 ", []]", CONC(NO ", \"none\"")}, 'd'},
+    {{"gelu bf16 tanh", "aten::gelu", "[" D2 ", []]", "[" BF ", " NO "]", "[" C2 ", []]", CONC(NO ", \"tanh\"")}, 'd'},
+    {{"silu fp32", "aten::silu", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"silu_ bf16 in place", "aten::silu_", "[" D2 "]", "[" BF "]", "[" C2 "]", NULL}, 'd'},
+    {{"sigmoid fp16", "aten::sigmoid", "[" D2 "]", "[" HF "]", "[" C2 "]", NULL}, 'd'},
+    {{"tanh bf16 channels-last", "aten::tanh", "[" D4 "]", "[" BF "]", "[" CL4 "]", NULL}, 'd'},
+    {{"relu bf16", "aten::relu", "[" D2 "]", "[" BF "]", "[" C2 "]", NULL}, 'd'},
+    {{"relu_ fp32 in place, transposed", "aten::relu_", "[" D2 "]", "[" FL "]", "[" T2 "]", NULL}, 'd'},
+    {{"leaky_relu fp32 0.2", "aten::leaky_relu", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]",
+      CONC(NO ", \"0.2\"")},
+     'd'},
+    {{"hardtanh bf16 (relu6)", "aten::hardtanh", "[" D2 ", [], []]", "[" BF ", " SC ", " SC "]", "[" C2 ", [], []]",
+      CONC(NO ", \"0\", \"6\"")},
+     'd'},
+    {{"neg fp16", "aten::neg", "[" D2 "]", "[" HF "]", "[" C2 "]", NULL}, 'd'},
+    {{"abs fp32", "aten::abs", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"exp bf16", "aten::exp", "[" D2 "]", "[" BF "]", "[" C2 "]", NULL}, 'd'},
+    {{"log fp32", "aten::log", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"sqrt fp32", "aten::sqrt", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"rsqrt bf16", "aten::rsqrt", "[" D2 "]", "[" BF "]", "[" C2 "]", NULL}, 'd'},
+    {{"reciprocal fp32", "aten::reciprocal", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"erf fp32", "aten::erf", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"sin fp16", "aten::sin", "[" D2 "]", "[" HF "]", "[" C2 "]", NULL}, 'd'},
+    {{"cos fp32", "aten::cos", "[" D2 "]", "[" FL "]", "[" C2 "]", NULL}, 'd'},
+    {{"nan_to_num fp32 defaults", "aten::nan_to_num", "[" D2 ", [], [], []]", "[" FL ", " SC ", " SC ", " SC "]",
+      "[" C2 ", [], [], []]", CONC(NO ", " NO ", " NO ", " NO)},
+     'd'},
+    {{"nan_to_num bf16 1.5 100", "aten::nan_to_num", "[" D2 ", [], [], []]", "[" BF ", " SC ", " SC ", " SC "]",
+      "[" C2 ", [], [], []]", CONC(NO ", \"1.5\", \"100.\", " NO)},
+     'd'},
+    /* pow */
+    {{"pow fp32 ^ 2", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"2\"")}, 'd'},
+    {{"pow bf16 ^ 3", "aten::pow", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"3\"")}, 'd'},
+    {{"pow fp32 ^ 0.5", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"0.5\"")}, 'd'},
+    {{"pow fp16 ^ -0.5", "aten::pow", "[" D2 ", []]", "[" HF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"-0.5\"")}, 'd'},
+    {{"pow fp32 ^ -1", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"-1\"")}, 'd'},
+    {{"pow fp32 ^ -2", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"-2\"")}, 'd'},
+    {{"pow fp32 ^ 1.0", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"1.0\"")}, 'd'},
+    {{"pow bf16 ^ 0", "aten::pow", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"0\"")}, 'd'},
+    {{"pow fp32 ^ 1.5 (powf)", "aten::pow", "[" D2 ", []]", "[" FL ", " SC "]", "[" C2 ", []]", CONC(NO ", \"1.5\"")},
+     'd'},
+    {{"pow_ bf16 ^ 2 in place", "aten::pow_", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"2\"")},
+     'd'},
+    {{"pow fp32 tensor ^ tensor", "aten::pow", "[" D2 ", " D2 "]", "[" FL ", " FL "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    /* clamp family */
+    {{"clamp fp32 [-0.5, 0.5]", "aten::clamp", "[" D2 ", [], []]", "[" FL ", " SC ", " SC "]", "[" C2 ", [], []]",
+      CONC(NO ", \"-0.5\", \"0.5\"")},
+     'd'},
+    {{"clamp bf16, max only", "aten::clamp", "[" D2 ", [], []]", "[" BF ", " NO ", " SC "]", "[" C2 ", [], []]",
+      CONC(NO ", " NO ", \"0.25\"")},
+     'd'},
+    {{"clamp fp32, a tensor max row", "aten::clamp", "[" D2 ", [], " ROW "]", "[" FL ", " NO ", " FL "]",
+      "[" C2 ", [], [1]]", NULL},
+     's'},
+    {{"clamp_min bf16 0", "aten::clamp_min", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]", CONC(NO ", \"0\"")},
+     'd'},
+    {{"clamp_max fp16 0.3", "aten::clamp_max", "[" D2 ", []]", "[" HF ", " SC "]", "[" C2 ", []]",
+      CONC(NO ", \"0.3\"")},
+     'd'},
+    /* maximum, minimum, addcmul, addcdiv, lerp */
+    {{"maximum fp32, a broadcast row", "aten::maximum", "[" D2 ", " ROW "]", "[" FL ", " FL "]", "[" C2 ", [1]]", NULL},
+     's'},
+    {{"minimum bf16", "aten::minimum", "[" D2 ", " D2 "]", "[" BF ", " BF "]", "[" C2 ", " C2 "]", NULL}, 'd'},
+    {{"addcmul fp32 value 0.5", "aten::addcmul", "[" D2 ", " D2 ", " D2 ", []]", "[" FL ", " FL ", " FL ", " SC "]",
+      "[" C2 ", " C2 ", " C2 ", []]", CONC(NO ", " NO ", " NO ", \"0.5\"")},
+     'd'},
+    {{"addcdiv_ bf16 in place", "aten::addcdiv_", "[" D2 ", " D2 ", " D2 ", []]", "[" BF ", " BF ", " BF ", " SC "]",
+      "[" C2 ", " C2 ", " C2 ", []]", CONC(NO ", " NO ", " NO ", \"-0.01\"")},
+     'd'},
+    {{"lerp fp32, a Scalar weight 0.3", "aten::lerp", "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " SC "]",
+      "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"0.3\"")},
+     'd'},
+    {{"lerp fp32, a tensor weight", "aten::lerp", "[" D2 ", " D2 ", " D2 "]", "[" FL ", " FL ", " FL "]",
+      "[" C2 ", " C2 ", " C2 "]", NULL},
+     'd'},
+    /* copies, conversions, fills */
+    {{"copy_ fp32 -> bf16", "aten::copy_", "[" D2 ", " D2 ", []]", "[" BF ", " FL ", " SC "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"False\"")},
+     'd'},
+    {{"copy_ fp32 -> bf16, src transposed", "aten::copy_", "[" D2 ", " D2 ", []]", "[" BF ", " FL ", " SC "]",
+      "[" C2 ", " T2 ", []]", CONC(NO ", " NO ", \"False\"")},
+     's'},
+    {{"copy_ bf16 -> fp32, channels-last dst", "aten::copy_", "[" D4 ", " D4 ", []]", "[" FL ", " BF ", " SC "]",
+      "[" CL4 ", " C4 ", []]", CONC(NO ", " NO ", \"False\"")},
+     's'},
+    {{"copy_ fp16 -> fp16", "aten::copy_", "[" D2 ", " D2 ", []]", "[" HF ", " HF ", " SC "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"False\"")},
+     'd'},
+    {{"copy_ bool -> fp32", "aten::copy_", "[" D2 ", " D2 ", []]", "[" FL ", " BO ", " SC "]", "[" C2 ", " C2 ", []]",
+      CONC(NO ", " NO ", \"False\"")},
+     'd'},
+    {{"to fp32 -> bf16", "aten::to", "[" D2 ", [], [], [], []]", "[" FL ", " SC ", " SC ", " SC ", " NO "]",
+      "[" C2 ", [], [], [], []]", CONC(NO ", \"15\", \"False\", \"False\", " NO)},
+     'd'},
+    {{"_to_copy fp32 -> fp16", "aten::_to_copy", "[" D2 ", [], [], [], [], [], []]",
+      "[" FL ", " SC ", " NO ", " NO ", " NO ", " SC ", " NO "]", "[" C2 ", [], [], [], [], [], []]",
+      CONC(NO ", \"5\", " NO ", " NO ", " NO ", \"False\", " NO)},
+     'd'},
+    {{"clone bf16", "aten::clone", "[" D2 ", []]", "[" BF ", " NO "]", "[" C2 ", []]", CONC(NO ", " NO)}, 'd'},
+    {{"fill_ bf16 with a Scalar", "aten::fill_", "[" D2 ", []]", "[" BF ", " SC "]", "[" C2 ", []]",
+      CONC(NO ", \"0.7\"")},
+     'd'},
+    {{"fill_ fp32 with a 0-d tensor", "aten::fill_", "[" D2 ", []]", "[" FL ", " FL "]", "[" C2 ", []]", NULL}, 'd'},
+    {{"zero_ fp16", "aten::zero_", "[" D2 "]", "[" HF "]", "[" C2 "]", NULL}, 'd'},
+    /* small and odd: one element, a tail of 7 */
+    {{"add fp32 1 element", "aten::add", "[[1], [1], []]", "[" FL ", " FL ", " SC "]", "[[1], [1], []]",
+      CONC(NO ", " NO ", \"1\"")},
+     'd'},
+    {{"mul bf16 7 elements, transposed", "aten::mul", "[[7, 1], [7, 1]]", "[" BF ", " BF "]", "[[1, 7], [1, 1]]", NULL},
+     'd'},
+    {{"sub fp16 [3, 5, 7] permuted", "aten::sub", "[[3, 5, 7], [3, 5, 7], []]", "[" HF ", " HF ", " SC "]",
+      "[[1, 21, 3], [35, 7, 1], []]", CONC(NO ", " NO ", \"1\"")},
+     's'},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* ---- the conversions, bit for bit ---- */
+
+static int same_float_bits(float a, float b) {
+    uint32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return x == y;
+}
+
+static void test_conversions(void) {
+    int64_t bad16 = 0, badbf = 0, bads16 = 0, badsbf = 0, n = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        bad16 += !same_float_bits(jv_cpu_eltwise_f16_to_f32((uint16_t)h), jv_f16_to_f32((uint16_t)h));
+        badbf += !same_float_bits(jv_cpu_eltwise_bf16_to_f32((uint16_t)h), jv_bf16_to_f32((uint16_t)h));
+    }
+    /* stores: a sweep of bit patterns, and around every fp16 / bf16 value: the value, the halfway point to the
+     * next one, and one float ulp either side of it */
+    for (uint64_t u = 0; u < (1ull << 32); u += 4099) {
+        uint32_t w = (uint32_t)u;
+        float f;
+        memcpy(&f, &w, 4);
+        bads16 += jv_cpu_eltwise_f32_to_f16(f) != jv_f32_to_f16(f);
+        badsbf += jv_cpu_eltwise_f32_to_bf16(f) != jv_f32_to_bf16(f);
+        n++;
+    }
+    for (uint32_t h = 0; h < 65536; h++) {
+        float lo16 = jv_f16_to_f32((uint16_t)h), hi16 = jv_f16_to_f32((uint16_t)(h + 1));
+        float lobf = jv_bf16_to_f32((uint16_t)h), hibf = jv_bf16_to_f32((uint16_t)(h + 1));
+        float pts[8] = {lo16, 0.5f * lo16 + 0.5f * hi16, lobf, 0.5f * lobf + 0.5f * hibf};
+        pts[4] = nextafterf(pts[1], -INFINITY), pts[5] = nextafterf(pts[1], INFINITY);
+        pts[6] = nextafterf(pts[3], -INFINITY), pts[7] = nextafterf(pts[3], INFINITY);
+        for (int k = 0; k < 8; k++) {
+            bads16 += jv_cpu_eltwise_f32_to_f16(pts[k]) != jv_f32_to_f16(pts[k]);
+            badsbf += jv_cpu_eltwise_f32_to_bf16(pts[k]) != jv_f32_to_bf16(pts[k]);
+            n++;
+        }
+    }
+    CHECK_MSG(bad16 == 0 && badbf == 0, "loads: %lld fp16 and %lld bf16 values differ from the core's",
+              (long long)bad16, (long long)badbf);
+    CHECK_MSG(bads16 == 0 && badsbf == 0, "stores: %lld fp16 and %lld bf16 roundings of %lld floats differ",
+              (long long)bads16, (long long)badsbf, (long long)n);
+    printf("%-48s %-4s all 65536 fp16 and bf16 loads; %lld float stores to each\n", "conversions vs the core's",
+           bad16 + badbf + bads16 + badsbf == 0 ? "OK" : "FAIL", (long long)n);
+}
+
+/* ---- the cases ---- */
+
+/* plans and runs s's call on the kernels (dev buffers); returns the path ('d', 's') or 0 with err set */
+static char run_kernel(setup *s, jv_err *err) {
+    jv_cpu_eltwise *p = NULL;
+    if (jv_cpu_eltwise_plan(&s->d, &s->ops, &p, err) != JV_OK) return 0;
+    char path = jv_cpu_eltwise_is_dense(p) ? 'd' : 's';
+    jv_status st = jv_cpu_eltwise_run(p, s->dev, err);
+    jv_cpu_eltwise_free(p);
+    return st == JV_OK ? path : 0;
+}
+
+static void run_case(const ecase *k) {
+    setup s;
+    if (!setup_case(&k->c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    char path = run_kernel(&s, &err);
+    CHECK_MSG(path != 0, "%s: %s", k->c.what, err.msg);
+    jv_verify v;
+    int ok = path && verify_all(&s, &v);
+    CHECK_MSG(!path || ok, "%s: does not verify: '%s' rel_l2 %.3g (tol %.3g), %lld bad elements, %lld NaN", k->c.what,
+              v.worst, v.rel_l2, v.tol, (long long)v.elem_bad, (long long)v.nan);
+    CHECK_MSG(!path || path == k->path, "%s: ran the %s path, expected %s", k->c.what,
+              path == 'd' ? "dense" : "strided", k->path == 'd' ? "dense" : "strided");
+    printf("%-48s %-4s %-7s rel_l2 %.3g (tol %.3g) max_elem %.3g%s%s\n", k->c.what, ok ? "OK" : "FAIL",
+           path == 'd'   ? "dense"
+           : path == 's' ? "strided"
+                         : "-",
+           v.rel_l2, v.tol, v.max_elem, path ? "" : ": ", path ? "" : err.msg);
+    setup_free(&s);
+}
+
+/* ---- refusals ---- */
+
+static const struct {
+    jv_cpu_case c;
+    const char *reason; /* a part of the message */
+} REFUSED[] = {
+    {{"add int64", "aten::add", "[[64], [64], []]", "[\"long int\", \"long int\", " SC "]", "[[1], [1], []]",
+      CONC(NO ", " NO ", \"1\"")},
+     "int64"},
+    {{"mul fp64", "aten::mul", "[[64], [64]]", "[\"double\", \"double\"]", "[[1], [1]]", NULL}, "fp64"},
+    {{"upsample_nearest2d fp32", "aten::upsample_nearest2d", "[[1, 3, 4, 4], [], []]",
+      "[" FL ", " NO ", \"ScalarList\"]", NULL, CONC(NO ", " NO ", \"[2.0, 2.0]\"")},
+     "upsample"},
+    {{"copy_ fp32 -> uint8", "aten::copy_", "[[64], [64], []]", "[\"unsigned char\", " FL ", " SC "]", "[[1], [1], []]",
+      CONC(NO ", " NO ", \"False\"")},
+     "uint8"},
+};
+
+static void run_refusals(void) {
+    for (size_t i = 0; i < sizeof REFUSED / sizeof REFUSED[0]; i++) {
+        setup s;
+        if (!setup_case(&REFUSED[i].c, &s, 0)) {
+            setup_free(&s);
+            continue;
+        }
+        jv_err err;
+        jv_err_clear(&err);
+        jv_cpu_eltwise *p = NULL;
+        jv_status st = jv_cpu_eltwise_plan(&s.d, &s.ops, &p, &err);
+        CHECK_MSG(st == JV_ERR_NOTFOUND && !p && strstr(err.msg, REFUSED[i].reason),
+                  "%s: expected a refusal naming '%s', got %d: %s", REFUSED[i].c.what, REFUSED[i].reason, (int)st,
+                  err.msg);
+        printf("%-48s %-4s %s\n", REFUSED[i].c.what, st == JV_ERR_NOTFOUND ? "REFUSED" : "??", err.msg);
+        jv_cpu_eltwise_free(p);
+        setup_free(&s);
+    }
+}
+
+/* ---- through the backend: impl strings, the reference fallback ---- */
+
+static void backend_case(void *cpu, const jv_cpu_case *c, const char *want_impl) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    char impl[192] = "";
+    void *plan = NULL;
+    jv_status st = jv_cpu_backend.prepare(cpu, &s.d, &s.ops, 0, &plan, impl, sizeof impl, &err);
+    CHECK_MSG(st == JV_OK, "%s: prepare: %s", c->what, err.msg);
+    if (st == JV_OK) st = jv_cpu_backend.launch(cpu, plan, &s.d, &s.ops, s.dev, &err);
+    CHECK_MSG(st == JV_OK, "%s: launch: %s", c->what, err.msg);
+    jv_cpu_backend.release(cpu, plan);
+    jv_verify v;
+    int ok = st == JV_OK && verify_all(&s, &v);
+    CHECK_MSG(ok, "%s: through the backend: does not verify", c->what);
+    CHECK_MSG(!strncmp(impl, want_impl, strlen(want_impl)), "%s: impl \"%s\", expected \"%s...\"", c->what, impl,
+              want_impl);
+    printf("%-48s %-4s impl \"%s\"\n", c->what, ok ? "OK" : "FAIL", impl);
+    setup_free(&s);
+}
+
+static void run_backend(void) {
+    void *cpu = NULL;
+    jv_err err;
+    jv_err_clear(&err);
+    CHECK_MSG(jv_cpu_backend.open(0, &cpu, &err) == JV_OK, "cpu backend: %s", err.msg);
+    if (!cpu) return;
+    backend_case(cpu, &CASES[0].c, "OpenMP elementwise (dense)");
+    backend_case(cpu, &CASES[1].c, "OpenMP elementwise (strided)");
+    backend_case(cpu, &REFUSED[0].c, "cpu reference (no CPU kernel: aten::add: output dtype int64");
+    backend_case(cpu, &REFUSED[2].c, "cpu reference (no CPU kernel: aten::upsample_nearest2d: upsample");
+    jv_cpu_backend.close(cpu);
+}
+
+/* ---- the check can fail ---- */
+
+/* runs call `run`'s kernel over the buffers of call `ref` (same operand layout) and verifies against ref's
+ * reference: returns 1 when it passes */
+static int cross_check(const jv_cpu_case *run, const jv_cpu_case *ref, jv_verify *v) {
+    setup a, b;
+    int ok = -1;
+    if (setup_case(run, &a, 0) && setup_case(ref, &b, 1)) {
+        jv_err err;
+        jv_err_clear(&err);
+        jv_cpu_eltwise *p = NULL;
+        CHECK_MSG(a.ops.n == b.ops.n, "%s vs %s: operand lists differ", run->what, ref->what);
+        if (a.ops.n == b.ops.n && jv_cpu_eltwise_plan(&a.d, &a.ops, &p, &err) == JV_OK &&
+            jv_cpu_eltwise_run(p, b.dev, &err) == JV_OK)
+            ok = verify_all(&b, v);
+        CHECK_MSG(ok >= 0, "%s vs %s: %s", run->what, ref->what, err.msg);
+        jv_cpu_eltwise_free(p);
+    }
+    setup_free(&a);
+    setup_free(&b);
+    return ok;
+}
+
+static void run_wrong(void) {
+    static const jv_cpu_case ADD = {"add fp32",
+                                    "aten::add",
+                                    "[" D2 ", " D2 ", []]",
+                                    "[" FL ", " FL ", " SC "]",
+                                    "[" C2 ", " C2 ", []]",
+                                    CONC(NO ", " NO ", \"1\"")};
+    static const jv_cpu_case ADD2 = {"add fp32 alpha 2",     "aten::add",
+                                     "[" D2 ", " D2 ", []]", "[" FL ", " FL ", " SC "]",
+                                     "[" C2 ", " C2 ", []]", CONC(NO ", " NO ", \"2\"")};
+    static const jv_cpu_case MUL = {"mul fp32",         "aten::mul",        "[" D2 ", " D2 "]",
+                                    "[" FL ", " FL "]", "[" C2 ", " C2 "]", NULL};
+    jv_verify v;
+    int ok = cross_check(&ADD, &MUL, &v);
+    CHECK_MSG(ok == 0, "add's output verified against mul's reference (%d): the check cannot fail", ok);
+    printf("%-48s %-4s rel_l2 %.3g (tol %.3g): expected to fail\n", "add's output vs mul's reference (wrong)",
+           ok == 0 ? "FAIL" : "OK?!", v.rel_l2, v.tol);
+    ok = cross_check(&ADD2, &ADD, &v);
+    CHECK_MSG(ok == 0, "add alpha 2 verified against alpha 1 (%d): the check cannot fail", ok);
+    printf("%-48s %-4s rel_l2 %.3g (tol %.3g): expected to fail\n", "add alpha 2 vs add alpha 1 (wrong)",
+           ok == 0 ? "FAIL" : "OK?!", v.rel_l2, v.tol);
+}
+
+/* ---- timing (information only) ---- */
+
+static void run_timing(const char *what, const char *op, const char *dims, const char *types, const char *conc,
+                       double bytes_per_elem) {
+    const jv_cpu_case c = {what, op, dims, types, NULL, conc};
+    setup s;
+    if (!setup_case(&c, &s, 0)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    jv_cpu_eltwise *p = NULL;
+    if (jv_cpu_eltwise_plan(&s.d, &s.ops, &p, &err) == JV_OK) {
+        double best = 0;
+        (void)jv_cpu_eltwise_run(p, s.dev, &err); /* warm-up: pages touched */
+        for (int r = 0; r < 5; r++) {
+            double t0 = jv_now();
+            (void)jv_cpu_eltwise_run(p, s.dev, &err);
+            double t = jv_now() - t0;
+            if (r == 0 || t < best) best = t;
+        }
+        int64_t n = jv_tensor_numel(&s.ops.o[s.ops.n - 1].t);
+        printf("%-48s %8.3f ms  %6.2f GB/s\n", what, best * 1e3,
+               best > 0 ? bytes_per_elem * (double)n / best / 1e9 : 0);
+    }
+    jv_cpu_eltwise_free(p);
+    setup_free(&s);
+}
+
+int main(void) {
+    test_conversions();
+    for (int i = 0; i < NCASES; i++)
+        run_case(&CASES[i]);
+    run_refusals();
+    run_backend();
+    run_wrong();
+    printf("\ntimes (best of 5, 16M elements; information only):\n");
+    run_timing("add fp32", "aten::add", "[[4096, 4096], [4096, 4096], []]", "[" FL ", " FL ", " SC "]",
+               CONC(NO ", " NO ", \"1\""), 12);
+    run_timing("add bf16", "aten::add", "[[4096, 4096], [4096, 4096], []]", "[" BF ", " BF ", " SC "]",
+               CONC(NO ", " NO ", \"1\""), 6);
+    run_timing("mul fp16 by a Scalar", "aten::mul", "[[4096, 4096], []]", "[" HF ", " SC "]", CONC(NO ", \"0.5\""), 4);
+    run_timing("copy_ fp32 -> bf16", "aten::copy_", "[[4096, 4096], [4096, 4096], []]", "[" BF ", " FL ", " SC "]",
+               CONC(NO ", " NO ", \"False\""), 6);
+    run_timing("threshold_backward bf16", "aten::threshold_backward", "[[4096, 4096], [4096, 4096], []]",
+               "[" BF ", " BF ", " SC "]", CONC(NO ", " NO ", \"0\""), 6);
+    run_timing("gelu bf16", "aten::gelu", "[[4096, 4096], []]", "[" BF ", " NO "]", CONC(NO ", \"none\""), 4);
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
