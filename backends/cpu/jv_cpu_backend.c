@@ -1,9 +1,9 @@
 /* jv_cpu_backend: the CPU backend. "Device" memory is host memory and the
  * timer the monotonic clock. GEMM, convolution and batch norm run on oneDNN
  * (matmul, convolution, batch normalization: jv_cpu_dnnl.h), as PyTorch's CPU
- * path does, on every core; the elementwise families (unary and binary) run
- * the backend's own OpenMP kernels (jv_cpu_eltwise.h: impl "OpenMP
- * elementwise (dense)" or "(strided)"). A call neither can run runs the
+ * path does, on every core; a family with its own CPU kernel (kernels/
+ * cpu_kernels.def, jv_cpu_kernel.h: the elementwise families, impl "OpenMP
+ * elementwise (dense)" or "(strided)") runs it. A call neither can run runs the
  * family's CPU reference, and the impl says why ("cpu reference (oneDNN
  * refused)", "cpu reference (no CPU kernel: <reason>)"): its time says nothing
  * about this CPU's capability, and the report says so. The baseline kernels
@@ -23,7 +23,7 @@
 
 #include "backend.h"
 #include "jv_cpu_dnnl.h"
-#include "jv_cpu_eltwise.h"
+#include "jv_cpu_kernel.h"
 #include "jv_progress.h" /* jv_now */
 
 typedef struct {
@@ -40,11 +40,12 @@ typedef struct {
 } cpu_ctx;
 
 /* How a prepared op runs. */
-typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN, CPU_ELTWISE } cpu_kind;
+typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN, CPU_OWN } cpu_kind;
 
 typedef struct {
     cpu_kind kind;
-    jv_cpu_eltwise *ew;
+    const jv_cpu_kernel *kernel; /* CPU_OWN: the family's own CPU kernel (jv_cpu_kernel.h) */
+    void *own;                   /* its plan */
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm *gemm;
     jv_cpu_conv *conv;
@@ -258,7 +259,7 @@ static void cpu_release(void *ctx, void *plan) {
     (void)ctx;
     cpu_plan *p = plan;
     if (!p) return;
-    jv_cpu_eltwise_free(p->ew);
+    if (p->kernel) p->kernel->release(p->own);
 #ifdef JV_HAVE_DNNL
     jv_cpu_gemm_free(p->gemm);
     jv_cpu_conv_free(p->conv);
@@ -267,9 +268,9 @@ static void cpu_release(void *ctx, void *plan) {
     free(p);
 }
 
-/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); the own
- * OpenMP kernels for the elementwise families (a call they refuse runs the reference, the impl naming the
- * reason); the reference for the other families */
+/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); a family's
+ * own CPU kernel where it has one (a call it refuses runs the reference, the impl naming the reason); the
+ * reference for the other families */
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
     cpu_ctx *c = ctx;
@@ -280,11 +281,12 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu backend: out of memory");
     jv_err le = {0}; /* why oneDNN refused a call of a family it runs ("" for the other families) */
     jv_status st = JV_ERR_NOTFOUND;
-    if (d->family == (int)JV_FAM_UNARY || d->family == (int)JV_FAM_BINARY) {
-        st = jv_cpu_eltwise_plan(d, ops, &p->ew, &le);
+    const jv_cpu_kernel *k = jv_cpu_kernel_of(d->family);
+    if (k) {
+        st = k->plan(d, ops, &p->own, impl, impl_cap, &le);
         if (st == JV_OK) {
-            p->kind = CPU_ELTWISE;
-            snprintf(impl, impl_cap, "OpenMP elementwise (%s)", jv_cpu_eltwise_is_dense(p->ew) ? "dense" : "strided");
+            p->kind = CPU_OWN;
+            p->kernel = k;
             *plan = p;
             return JV_OK;
         }
@@ -328,7 +330,7 @@ static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_op
     cpu_ctx *c = ctx;
     const cpu_plan *p = plan;
     (void)c;
-    if (p && p->kind == CPU_ELTWISE) return jv_cpu_eltwise_run(p->ew, bufs, err);
+    if (p && p->kind == CPU_OWN) return p->kernel->run(p->own, bufs, err);
 #ifdef JV_HAVE_DNNL
     if (p && p->kind == CPU_GEMM) return jv_cpu_gemm_run(&c->dnnl, p->gemm, bufs, err);
     if (p && p->kind == CPU_CONV) return jv_cpu_conv_run(&c->dnnl, p->conv, bufs, err);

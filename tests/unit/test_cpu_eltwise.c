@@ -1,4 +1,4 @@
-/* test_cpu_eltwise: the CPU backend's own elementwise kernels (backends/cpu/jv_cpu_eltwise.c) against the
+/* test_cpu_eltwise: the CPU backend's own elementwise kernels (backends/cpu/jv_elementwise_cpu.c) against the
  * elementwise families' CPU reference. First the kernels' storage conversions against the core's, bit for bit
  * (every fp16 and bf16 value; a sweep of float bit patterns, every fp16/bf16 halfway point and its neighbours).
  * Then each case, a call in trace form (as tests/kernels/test_gpu_replay.c spells them): inputs filled as a
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "jv_cpu_eltwise.h"
+#include "elementwise/elementwise_cpu.h"
 #include "jv_dtype.h"
 #include "jv_progress.h"
 
@@ -266,8 +266,8 @@ static int same_float_bits(float a, float b) {
 static void test_conversions(void) {
     int64_t bad16 = 0, badbf = 0, bads16 = 0, badsbf = 0, n = 0;
     for (uint32_t h = 0; h < 65536; h++) {
-        bad16 += !same_float_bits(jv_cpu_eltwise_f16_to_f32((uint16_t)h), jv_f16_to_f32((uint16_t)h));
-        badbf += !same_float_bits(jv_cpu_eltwise_bf16_to_f32((uint16_t)h), jv_bf16_to_f32((uint16_t)h));
+        bad16 += !same_float_bits(jv_elementwise_cpu_f16_to_f32((uint16_t)h), jv_f16_to_f32((uint16_t)h));
+        badbf += !same_float_bits(jv_elementwise_cpu_bf16_to_f32((uint16_t)h), jv_bf16_to_f32((uint16_t)h));
     }
     /* stores: a sweep of bit patterns, and around every fp16 / bf16 value: the value, the halfway point to the
      * next one, and one float ulp either side of it */
@@ -275,8 +275,8 @@ static void test_conversions(void) {
         uint32_t w = (uint32_t)u;
         float f;
         memcpy(&f, &w, 4);
-        bads16 += jv_cpu_eltwise_f32_to_f16(f) != jv_f32_to_f16(f);
-        badsbf += jv_cpu_eltwise_f32_to_bf16(f) != jv_f32_to_bf16(f);
+        bads16 += jv_elementwise_cpu_f32_to_f16(f) != jv_f32_to_f16(f);
+        badsbf += jv_elementwise_cpu_f32_to_bf16(f) != jv_f32_to_bf16(f);
         n++;
     }
     for (uint32_t h = 0; h < 65536; h++) {
@@ -286,8 +286,8 @@ static void test_conversions(void) {
         pts[4] = nextafterf(pts[1], -INFINITY), pts[5] = nextafterf(pts[1], INFINITY);
         pts[6] = nextafterf(pts[3], -INFINITY), pts[7] = nextafterf(pts[3], INFINITY);
         for (int k = 0; k < 8; k++) {
-            bads16 += jv_cpu_eltwise_f32_to_f16(pts[k]) != jv_f32_to_f16(pts[k]);
-            badsbf += jv_cpu_eltwise_f32_to_bf16(pts[k]) != jv_f32_to_bf16(pts[k]);
+            bads16 += jv_elementwise_cpu_f32_to_f16(pts[k]) != jv_f32_to_f16(pts[k]);
+            badsbf += jv_elementwise_cpu_f32_to_bf16(pts[k]) != jv_f32_to_bf16(pts[k]);
             n++;
         }
     }
@@ -303,11 +303,11 @@ static void test_conversions(void) {
 
 /* plans and runs s's call on the kernels (dev buffers); returns the path ('d', 's') or 0 with err set */
 static char run_kernel(setup *s, jv_err *err) {
-    jv_cpu_eltwise *p = NULL;
-    if (jv_cpu_eltwise_plan(&s->d, &s->ops, &p, err) != JV_OK) return 0;
-    char path = jv_cpu_eltwise_is_dense(p) ? 'd' : 's';
-    jv_status st = jv_cpu_eltwise_run(p, s->dev, err);
-    jv_cpu_eltwise_free(p);
+    jv_elementwise_cpu *p = NULL;
+    if (jv_elementwise_cpu_plan(&s->d, &s->ops, &p, err) != JV_OK) return 0;
+    char path = jv_elementwise_cpu_is_dense(p) ? 'd' : 's';
+    jv_status st = jv_elementwise_cpu_run(p, s->dev, err);
+    jv_elementwise_cpu_free(p);
     return st == JV_OK ? path : 0;
 }
 
@@ -362,13 +362,13 @@ static void run_refusals(void) {
         }
         jv_err err;
         jv_err_clear(&err);
-        jv_cpu_eltwise *p = NULL;
-        jv_status st = jv_cpu_eltwise_plan(&s.d, &s.ops, &p, &err);
+        jv_elementwise_cpu *p = NULL;
+        jv_status st = jv_elementwise_cpu_plan(&s.d, &s.ops, &p, &err);
         CHECK_MSG(st == JV_ERR_NOTFOUND && !p && strstr(err.msg, REFUSED[i].reason),
                   "%s: expected a refusal naming '%s', got %d: %s", REFUSED[i].c.what, REFUSED[i].reason, (int)st,
                   err.msg);
         printf("%-48s %-4s %s\n", REFUSED[i].c.what, st == JV_ERR_NOTFOUND ? "REFUSED" : "??", err.msg);
-        jv_cpu_eltwise_free(p);
+        jv_elementwise_cpu_free(p);
         setup_free(&s);
     }
 }
@@ -422,13 +422,13 @@ static int cross_check(const jv_cpu_case *run, const jv_cpu_case *ref, jv_verify
     if (setup_case(run, &a, 0) && setup_case(ref, &b, 1)) {
         jv_err err;
         jv_err_clear(&err);
-        jv_cpu_eltwise *p = NULL;
+        jv_elementwise_cpu *p = NULL;
         CHECK_MSG(a.ops.n == b.ops.n, "%s vs %s: operand lists differ", run->what, ref->what);
-        if (a.ops.n == b.ops.n && jv_cpu_eltwise_plan(&a.d, &a.ops, &p, &err) == JV_OK &&
-            jv_cpu_eltwise_run(p, b.dev, &err) == JV_OK)
+        if (a.ops.n == b.ops.n && jv_elementwise_cpu_plan(&a.d, &a.ops, &p, &err) == JV_OK &&
+            jv_elementwise_cpu_run(p, b.dev, &err) == JV_OK)
             ok = verify_all(&b, v);
         CHECK_MSG(ok >= 0, "%s vs %s: %s", run->what, ref->what, err.msg);
-        jv_cpu_eltwise_free(p);
+        jv_elementwise_cpu_free(p);
     }
     setup_free(&a);
     setup_free(&b);
@@ -470,13 +470,13 @@ static void run_timing(const char *what, const char *op, const char *dims, const
     }
     jv_err err;
     jv_err_clear(&err);
-    jv_cpu_eltwise *p = NULL;
-    if (jv_cpu_eltwise_plan(&s.d, &s.ops, &p, &err) == JV_OK) {
+    jv_elementwise_cpu *p = NULL;
+    if (jv_elementwise_cpu_plan(&s.d, &s.ops, &p, &err) == JV_OK) {
         double best = 0;
-        (void)jv_cpu_eltwise_run(p, s.dev, &err); /* warm-up: pages touched */
+        (void)jv_elementwise_cpu_run(p, s.dev, &err); /* warm-up: pages touched */
         for (int r = 0; r < 5; r++) {
             double t0 = jv_now();
-            (void)jv_cpu_eltwise_run(p, s.dev, &err);
+            (void)jv_elementwise_cpu_run(p, s.dev, &err);
             double t = jv_now() - t0;
             if (r == 0 || t < best) best = t;
         }
@@ -484,7 +484,7 @@ static void run_timing(const char *what, const char *op, const char *dims, const
         printf("%-48s %8.3f ms  %6.2f GB/s\n", what, best * 1e3,
                best > 0 ? bytes_per_elem * (double)n / best / 1e9 : 0);
     }
-    jv_cpu_eltwise_free(p);
+    jv_elementwise_cpu_free(p);
     setup_free(&s);
 }
 

@@ -1,4 +1,4 @@
-/* jv_cpu_eltwise: the CPU backend's elementwise kernels (see jv_cpu_eltwise.h).
+/* jv_elementwise_cpu: the CPU backend's elementwise kernels (see elementwise_cpu.h).
  * The op list and its float semantics follow ew_apply / ew_apply_light of
  * kernels/elementwise/elementwise.cu (keep in step); the operand slots come
  * from jv_elementwise_slots and the broadcast strides from
@@ -20,7 +20,8 @@
 #endif
 
 #include "elementwise/elementwise.h"
-#include "jv_cpu_eltwise.h"
+#include "elementwise_cpu.h"
+#include "jv_cpu_kernel.h"
 
 enum { EW_BLK = 1024 };      /* elements per block: the float buffers of one block stay in L1 */
 enum { EW_TILE = 16384 };    /* strided path: elements per thread chunk (one odometer start each) */
@@ -40,7 +41,7 @@ typedef struct {
     int gelu_tanh, rounding, powk;
 } ew_prm;
 
-struct jv_cpu_eltwise {
+struct jv_elementwise_cpu {
     ew_prm prm;
     int out_op, out_dt;
     int slot_op[3]; /* operand index of slot k, -1 for a constant */
@@ -103,16 +104,16 @@ static inline uint16_t f32_to_bf16(float x) {
     return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? nan : rne);
 }
 
-float jv_cpu_eltwise_f16_to_f32(uint16_t h) {
+float jv_elementwise_cpu_f16_to_f32(uint16_t h) {
     return f16_to_f32(h);
 }
-uint16_t jv_cpu_eltwise_f32_to_f16(float f) {
+uint16_t jv_elementwise_cpu_f32_to_f16(float f) {
     return f32_to_f16(f);
 }
-float jv_cpu_eltwise_bf16_to_f32(uint16_t b) {
+float jv_elementwise_cpu_bf16_to_f32(uint16_t b) {
     return bf16_to_f32(b);
 }
-uint16_t jv_cpu_eltwise_f32_to_bf16(float f) {
+uint16_t jv_elementwise_cpu_f32_to_bf16(float f) {
     return f32_to_bf16(f);
 }
 
@@ -375,7 +376,7 @@ typedef struct {
 } ew_scratch;
 
 /* len (<= EW_BLK) elements: the output from offset off[0] with stride st[0], slot k from off[k+1], st[k+1] */
-static void ew_block(const jv_cpu_eltwise *p, void *const *bufs, int64_t len, const int64_t *off, const int64_t *st,
+static void ew_block(const jv_elementwise_cpu *p, void *const *bufs, int64_t len, const int64_t *off, const int64_t *st,
                      ew_scratch *s) {
     const float *in[3];
     for (int k = 0; k < 3; k++) {
@@ -398,7 +399,7 @@ static void ew_block(const jv_cpu_eltwise *p, void *const *bufs, int64_t len, co
 
 /* ---- the two paths ---- */
 
-static void run_dense(const jv_cpu_eltwise *p, void *const *bufs) {
+static void run_dense(const jv_elementwise_cpu *p, void *const *bufs) {
     const int64_t n = p->n, nb = (n + EW_BLK - 1) / EW_BLK;
     int64_t st[4];
     for (int s = 0; s < 4; s++)
@@ -417,7 +418,7 @@ static void run_dense(const jv_cpu_eltwise *p, void *const *bufs) {
 }
 
 /* elements [lo, hi) of the output in its memory order (the merged dims' row-major order) */
-static void run_range(const jv_cpu_eltwise *p, void *const *bufs, int64_t lo, int64_t hi, ew_scratch *s) {
+static void run_range(const jv_elementwise_cpu *p, void *const *bufs, int64_t lo, int64_t hi, ew_scratch *s) {
     const int nd = p->nd, in = nd - 1;
     int64_t idx[JV_MAX_DIMS], row[4] = {0, 0, 0, 0}, rem = lo;
     for (int dd = nd - 1; dd >= 0; dd--) { /* the odometer's start: one division per dim */
@@ -454,7 +455,7 @@ static void run_range(const jv_cpu_eltwise *p, void *const *bufs, int64_t lo, in
     }
 }
 
-static void run_strided(const jv_cpu_eltwise *p, void *const *bufs) {
+static void run_strided(const jv_elementwise_cpu *p, void *const *bufs) {
     const int64_t n = p->n, nt = (n + EW_TILE - 1) / EW_TILE;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= EW_PAR_MIN)
@@ -466,7 +467,7 @@ static void run_strided(const jv_cpu_eltwise *p, void *const *bufs) {
     }
 }
 
-jv_status jv_cpu_eltwise_run(const jv_cpu_eltwise *p, void *const *bufs, jv_err *err) {
+jv_status jv_elementwise_cpu_run(const jv_elementwise_cpu *p, void *const *bufs, jv_err *err) {
     if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: no plan");
     if (p->n == 0) return JV_OK;
     if (!bufs || !bufs[p->out_op]) JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: the output has no buffer");
@@ -480,11 +481,11 @@ jv_status jv_cpu_eltwise_run(const jv_cpu_eltwise *p, void *const *bufs, jv_err 
     return JV_OK;
 }
 
-int jv_cpu_eltwise_is_dense(const jv_cpu_eltwise *p) {
+int jv_elementwise_cpu_is_dense(const jv_elementwise_cpu *p) {
     return p && p->dense;
 }
 
-void jv_cpu_eltwise_free(jv_cpu_eltwise *p) {
+void jv_elementwise_cpu_free(jv_elementwise_cpu *p) {
     free(p);
 }
 
@@ -576,7 +577,7 @@ static jv_status refuse(jv_err *err, int line, const char *fmt, ...) {
 
 /* the strided geometry: the output's dims of size > 1 in its memory order (outermost first), merged where every
  * stream is contiguous across them (bst: per stream strides over the output's dims) */
-static void plan_strided(jv_cpu_eltwise *p, const jv_tensor *out, int64_t (*bst)[JV_MAX_DIMS]) {
+static void plan_strided(jv_elementwise_cpu *p, const jv_tensor *out, int64_t (*bst)[JV_MAX_DIMS]) {
     int order[JV_MAX_DIMS], nsig = 0;
     for (int dd = 0; dd < out->ndim; dd++)
         if (out->shape[dd] > 1) order[nsig++] = dd;
@@ -617,7 +618,7 @@ static void plan_strided(jv_cpu_eltwise *p, const jv_tensor *out, int64_t (*bst)
     p->nd = nd;
 }
 
-jv_status jv_cpu_eltwise_plan(const jv_desc *d, const jv_operands *ops, jv_cpu_eltwise **out, jv_err *err) {
+jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_elementwise_cpu **out, jv_err *err) {
     *out = NULL;
     if (!d || (d->family != (int)JV_FAM_UNARY && d->family != (int)JV_FAM_BINARY))
         return refuse(err, __LINE__, "cpu elementwise: not an elementwise call");
@@ -671,7 +672,7 @@ jv_status jv_cpu_eltwise_plan(const jv_desc *d, const jv_operands *ops, jv_cpu_e
             return refuse(err, __LINE__, "%s: operand '%s' does not broadcast to the output", name, o->name);
     }
 
-    jv_cpu_eltwise *p = calloc(1, sizeof *p);
+    jv_elementwise_cpu *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu elementwise: out of memory for a plan");
     ew_prm *m = &p->prm;
     m->op = (int)g->op;
@@ -727,3 +728,25 @@ jv_status jv_cpu_eltwise_plan(const jv_desc *d, const jv_operands *ops, jv_cpu_e
     *out = p;
     return JV_OK;
 }
+
+/* ---- the families' CPU-kernel entry (jv_cpu_kernel.h) ---- */
+
+static jv_status ew_cpu_plan(const jv_desc *d, const jv_operands *ops, void **plan, char *impl, size_t impl_cap,
+                             jv_err *err) {
+    jv_elementwise_cpu *p = NULL;
+    *plan = NULL;
+    JV_CHECK(jv_elementwise_cpu_plan(d, ops, &p, err));
+    snprintf(impl, impl_cap, "OpenMP elementwise (%s)", p->dense ? "dense" : "strided");
+    *plan = p;
+    return JV_OK;
+}
+
+static jv_status ew_cpu_run(const void *plan, void *const *bufs, jv_err *err) {
+    return jv_elementwise_cpu_run(plan, bufs, err);
+}
+
+static void ew_cpu_release(void *plan) {
+    jv_elementwise_cpu_free(plan);
+}
+
+const jv_cpu_kernel jv_elementwise_cpu_kernel = {"elementwise", ew_cpu_plan, ew_cpu_run, ew_cpu_release};
