@@ -177,3 +177,25 @@ void jv_tensor_cudnn_strides(const jv_tensor *t, int channels_last, int64_t *out
             z *= t->shape[d];
     }
 }
+
+int jv_tensor_same_shape(const jv_tensor *a, const jv_tensor *b) {
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+
+int jv_tensor_dense(const jv_tensor *t) {
+    int order[JV_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->shape[d] == 0) return 1;
+        order[d] = d;
+    }
+    for (int i = 1; i < t->ndim; i++) /* the dims by stride, innermost first (insertion sort) */
+        for (int j = i; j > 0 && t->strides[order[j]] < t->strides[order[j - 1]]; j--) {
+            int s = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = s;
+        }
+    return dense_in_order(t, order);
+}

@@ -29,6 +29,14 @@ typedef enum {
 /* Number of elements, or -1 when a dim is negative or the product overflows int64. */
 int64_t jv_tensor_numel(const jv_tensor *t);
 
+/* 1 when a and b have the same rank and shape (strides and dtype aside). */
+int jv_tensor_same_shape(const jv_tensor *a, const jv_tensor *b);
+
+/* 1 when t's strides cover its numel elements exactly once, without gaps or
+ * overlaps, in any dim order (a permutation of a contiguous layout; size-1
+ * dims ignored); 1 for an empty tensor. */
+int jv_tensor_dense(const jv_tensor *t);
+
 /* Fills contiguous (row-major) strides for t's shape. */
 void jv_tensor_set_contiguous(jv_tensor *t);
 

@@ -39,28 +39,6 @@ static jv_status check_dtype(const char *nm, const char *what, jv_dtype t, jv_er
     return JV_OK;
 }
 
-/* 1 when t's strides cover numel elements without gaps or overlaps (any dim order) */
-static int dense(const jv_tensor *t) {
-    int order[JV_MAX_DIMS], n = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->shape[d] == 0) return 1;
-        if (t->shape[d] > 1) order[n++] = d;
-    }
-    /* insertion sort of the dims by stride */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && t->strides[order[j]] < t->strides[order[j - 1]]; j--) {
-            int s = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = s;
-        }
-    int64_t expect = 1;
-    for (int i = 0; i < n; i++) {
-        if (t->strides[order[i]] != expect) return 0;
-        expect *= t->shape[order[i]];
-    }
-    return 1;
-}
-
 /* An output laid out like x, as empty_like does: x's strides when they are
  * dense, else channels_last when x suggests it, else contiguous. */
 static jv_tensor output_like(const jv_tensor *x) {
@@ -70,7 +48,7 @@ static jv_tensor output_like(const jv_tensor *x) {
         y.has_strides = 1;
         return y;
     }
-    if (dense(&y)) return y;
+    if (jv_tensor_dense(&y)) return y;
     if ((y.ndim == 4 || y.ndim == 5) && jv_tensor_layout(&y) == JV_LAYOUT_CHANNELS_LAST) {
         /* innermost C, then the spatial dims from the last, then N */
         int64_t s = 1;
@@ -252,13 +230,6 @@ static void ch_set(const bn_arg *a, int64_t c, double v) {
     if (a->t) st(a, c * a->t->strides[0], v);
 }
 
-static int same_shape(const jv_tensor *a, const jv_tensor *b) {
-    if (a->ndim != b->ndim) return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i]) return 0;
-    return 1;
-}
-
 /* per-channel scratch: k arrays of c doubles */
 static double *scratch(int64_t c, int k) {
     return calloc((size_t)(c > 0 ? c : 1) * (size_t)k, sizeof(double));
@@ -281,7 +252,8 @@ jv_status jv_batchnorm_reference(const jv_desc *d, const jv_operands *ops, void 
     if (!!rm.t != !!rv.t) JV_FAIL(err, JV_ERR_FORMAT, "%s: running_mean and running_var come together", nm);
     if (!g->bwd) {
         bn_arg y = arg(ops, bufs, "out");
-        if (!y.t || !same_shape(y.t, x.t)) JV_FAIL(err, JV_ERR_FORMAT, "%s: no 'out' of the input's shape", nm);
+        if (!y.t || !jv_tensor_same_shape(y.t, x.t))
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: no 'out' of the input's shape", nm);
         if (!g->training && !rm.t) JV_FAIL(err, JV_ERR_FORMAT, "%s: eval batch norm without running statistics", nm);
         double *mean = scratch(c, 2), *invstd;
         if (!mean) JV_FAIL(err, JV_ERR_NOMEM, "%s: no memory for %lld channels", nm, (long long)c);
@@ -331,8 +303,10 @@ jv_status jv_batchnorm_reference(const jv_desc *d, const jv_operands *ops, void 
     /* backward */
     bn_arg dy = arg(ops, bufs, "grad_out"), dx = arg(ops, bufs, "grad_input");
     bn_arg dw = arg(ops, bufs, "grad_weight"), db = arg(ops, bufs, "grad_bias");
-    if (!dy.t || !same_shape(dy.t, x.t)) JV_FAIL(err, JV_ERR_FORMAT, "%s: no 'grad_out' of the input's shape", nm);
-    if (dx.t && !same_shape(dx.t, x.t)) JV_FAIL(err, JV_ERR_FORMAT, "%s: 'grad_input' is not of the input's shape", nm);
+    if (!dy.t || !jv_tensor_same_shape(dy.t, x.t))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: no 'grad_out' of the input's shape", nm);
+    if (dx.t && !jv_tensor_same_shape(dx.t, x.t))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: 'grad_input' is not of the input's shape", nm);
     if ((dw.t && (dw.t->ndim != 1 || dw.t->shape[0] != c)) || (db.t && (db.t->ndim != 1 || db.t->shape[0] != c)))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_weight / grad_bias do not hold C elements", nm);
     if (g->training && (!sm.t || !sv.t))

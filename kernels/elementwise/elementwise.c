@@ -445,22 +445,10 @@ static int parse_doubles(const char *s, double *out, int max) {
     return *s ? -1 : n;
 }
 
-static int same_shape(const jv_tensor *a, const jv_tensor *b) {
-    if (a->ndim != b->ndim) return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i]) return 0;
-    return 1;
-}
-
 /* 1 when t is dense and non-overlapping (its strides are a permutation of a
  * contiguous layout): an output created from it keeps that layout */
 static int dense_layout(const jv_tensor *t) {
-    if (!t->has_strides) return 0;
-    int64_t n = jv_tensor_numel(t);
-    if (n <= 0) return 0;
-    for (int i = 0; i < t->ndim; i++)
-        if (t->shape[i] > 1 && t->strides[i] <= 0) return 0;
-    return jv_tensor_extent(t) == n;
+    return t->has_strides && jv_tensor_numel(t) > 0 && jv_tensor_dense(t);
 }
 
 /* channels-last strides for a 4-d or 5-d shape */
@@ -633,7 +621,7 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
         if (!jv_tensor_broadcast(&bs, &g->in[k].t, &bs))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: operand shapes do not broadcast", name);
     }
-    if (self && !same_shape(&bs, self))
+    if (self && !jv_tensor_same_shape(&bs, self))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: operands do not broadcast to self's shape", name);
     if (jv_tensor_numel(&bs) < 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: output size overflows", name);
 
@@ -652,7 +640,7 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
         if (g->op != JV_EW_CONTIGUOUS) {
             for (int k = 0; k < g->arity; k++) {
                 const jv_tensor *t = &g->in[k].t;
-                if (g->in[k].kind == JV_EW_TENSOR && same_shape(t, &bs) && dense_layout(t)) {
+                if (g->in[k].kind == JV_EW_TENSOR && jv_tensor_same_shape(t, &bs) && dense_layout(t)) {
                     memcpy(g->out.strides, t->strides, sizeof g->out.strides);
                     break;
                 }
@@ -660,7 +648,7 @@ static jv_status ew_parse(const jv_opcall *c, jv_desc *d, jv_err *err, int binar
         }
     }
     if (outt && g->out_arg != 0) {
-        if (same_shape(outt, &g->out) && outt->has_strides)
+        if (jv_tensor_same_shape(outt, &g->out) && outt->has_strides)
             memcpy(g->out.strides, outt->strides, sizeof g->out.strides);
     }
 

@@ -42,6 +42,10 @@ extern "C" {
 #include "elementwise_launch.h"
 #include "elementwise_plan.h"
 
+extern "C" {
+#include "elementwise_math.h"
+}
+
 /* element off of a buffer of storage type dt, as a float */
 static __device__ __forceinline__ float ew_load(int dt, const void *base, int64_t off) {
     switch (dt) {
@@ -163,86 +167,31 @@ static __device__ __forceinline__ void ew_store8(int dt, void *base, int64_t off
 
 /* ---- the math ---- */
 
-static __device__ __forceinline__ float ew_max_nan(float a, float b) {
-    return (a != a || b != b) ? __int_as_float(0x7fc00000) : a > b ? a : b;
-}
-
-static __device__ __forceinline__ float ew_min_nan(float a, float b) {
-    return (a != a || b != b) ? __int_as_float(0x7fc00000) : a < b ? a : b;
-}
-
-static __device__ __forceinline__ float ew_sigmoid(float x) {
-    return 1.0f / (1.0f + expf(-x));
-}
-
-#define EW_SQRT1_2      0.70710678118654752440f /* 1/sqrt(2) */
-#define EW_INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2*pi) */
-#define EW_SQRT_2_PI    0.79788456080286535588f /* sqrt(2/pi) */
-#define EW_GELU_K       0.044715f
-
-static __device__ __forceinline__ float ew_gelu(float x, int tanh_form) {
-    if (tanh_form) return 0.5f * x * (1.0f + tanhf(EW_SQRT_2_PI * (x + EW_GELU_K * x * x * x)));
-    return 0.5f * x * (1.0f + erff(x * EW_SQRT1_2));
-}
-
-static __device__ __forceinline__ float ew_gelu_grad(float x, int tanh_form) {
-    if (tanh_form) {
-        float t = tanhf(EW_SQRT_2_PI * (x + EW_GELU_K * x * x * x));
-        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * EW_SQRT_2_PI * (1.0f + 3.0f * EW_GELU_K * x * x);
-    }
-    return 0.5f * (1.0f + erff(x * EW_SQRT1_2)) + x * EW_INV_SQRT_2PI * expf(-0.5f * x * x);
-}
-
-/* PyTorch's div_floor_floating in float (as elementwise_ref.c's div_floor_f) */
-static __device__ float ew_div_floor(float a, float b) {
-    if (b == 0.0f) return a / b;
-    float mod = fmodf(a, b);
-    float q = (a - mod) / b;
-    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) q -= 1.0f;
-    if (q == 0.0f) return copysignf(0.0f, a / b);
-    float f = floorf(q);
-    return q - f > 0.5f ? f + 1.0f : f;
-}
-
 #define EW_V(expr)                                                                                                     \
     do {                                                                                                               \
         _Pragma("unroll") for (int j = 0; j < N; j++) o[j] = (expr);                                                   \
     } while (0)
-
-/* pow with a special-cased constant exponent (p.powk != EW_POW_ANY) */
-static __device__ __forceinline__ float ew_pow_special(int k, float x) {
-    switch (k) {
-    case EW_POW_2: return x * x;
-    case EW_POW_3: return x * x * x;
-    case EW_POW_HALF: return sqrtf(x);
-    case EW_POW_MHALF: return rsqrtf(x);
-    case EW_POW_M1: return 1.0f / x;
-    case EW_POW_M2: return 1.0f / (x * x);
-    case EW_POW_1: return x;
-    default: return 1.0f; /* EW_POW_0: 1 for every base, NaN too */
-    }
-}
 
 /* o[j] = op(a[j], b[j], c[j]) for j < N, for the light ops (elementwise_plan.cu's light_op, plus the copy-like
  * default): cheap math that keeps the register count of ew_dense1_kernel small */
 template <int N>
 static __device__ __forceinline__ void ew_apply_light(const ew_params &p, const float *a, const float *b,
                                                       const float *c, float *o) {
-    const float alpha = p.alpha, lo = p.lo, hi = p.hi;
-    switch (p.op) {
+    const float alpha = p.s.alpha, lo = p.s.lo, hi = p.s.hi;
+    switch (p.s.op) {
     case JV_EW_ADD: EW_V(a[j] + alpha * b[j]); break;
     case JV_EW_SUB: EW_V(a[j] - alpha * b[j]); break;
     case JV_EW_RSUB: EW_V(b[j] - alpha * a[j]); break;
     case JV_EW_MUL: EW_V(a[j] * b[j]); break;
-    case JV_EW_POW: EW_V(ew_pow_special(p.powk, a[j])); break; /* powf: ew_apply */
+    case JV_EW_POW: EW_V(jv_ew_pow_special(p.s.powk, a[j])); break; /* powf: ew_apply */
     case JV_EW_RELU: EW_V(a[j] != a[j] ? a[j] : a[j] > 0.0f ? a[j] : 0.0f); break;
     case JV_EW_NEG: EW_V(-a[j]); break;
     case JV_EW_ABS: EW_V(fabsf(a[j])); break;
-    case JV_EW_CLAMP: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], b[j]), c[j])); break;
-    case JV_EW_CLAMP_MIN: EW_V(a[j] != a[j] ? a[j] : ew_max_nan(a[j], b[j])); break;
-    case JV_EW_CLAMP_MAX: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(a[j], b[j])); break;
-    case JV_EW_HARDTANH: EW_V(a[j] != a[j] ? a[j] : ew_min_nan(ew_max_nan(a[j], lo), hi)); break;
-    case JV_EW_LEAKY_RELU: EW_V(a[j] > 0.0f ? a[j] : a[j] * p.slope); break;
+    case JV_EW_CLAMP: EW_V(a[j] != a[j] ? a[j] : jv_ew_clamp_nan(a[j], b[j], c[j])); break;
+    case JV_EW_CLAMP_MIN: EW_V(a[j] != a[j] ? a[j] : jv_ew_max_nan(a[j], b[j])); break;
+    case JV_EW_CLAMP_MAX: EW_V(a[j] != a[j] ? a[j] : jv_ew_min_nan(a[j], b[j])); break;
+    case JV_EW_HARDTANH: EW_V(a[j] != a[j] ? a[j] : jv_ew_clamp_nan(a[j], lo, hi)); break;
+    case JV_EW_LEAKY_RELU: EW_V(a[j] > 0.0f ? a[j] : a[j] * p.s.slope); break;
     default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */ EW_V(a[j]); break;
     }
 }
@@ -251,30 +200,30 @@ static __device__ __forceinline__ void ew_apply_light(const ew_params &p, const 
 template <int N>
 static __device__ __forceinline__ void ew_apply(const ew_params &p, const float *a, const float *b, const float *c,
                                                 float *o) {
-    switch (p.op) {
+    switch (p.s.op) {
     case JV_EW_DIV:
-        if (p.rounding == 0)
+        if (p.s.rounding == 0)
             EW_V(a[j] / b[j]);
-        else if (p.rounding == 1)
+        else if (p.s.rounding == 1)
             EW_V(truncf(a[j] / b[j]));
         else
-            EW_V(ew_div_floor(a[j], b[j]));
+            EW_V(jv_ew_div_floor(a[j], b[j]));
         break;
     case JV_EW_WHERE: EW_V(a[j] != 0.0f ? b[j] : c[j]); break;
-    case JV_EW_THRESHOLD_BACKWARD: EW_V(b[j] <= p.thr ? 0.0f : a[j]); break;
+    case JV_EW_THRESHOLD_BACKWARD: EW_V(b[j] <= p.s.thr ? 0.0f : a[j]); break;
     case JV_EW_SIGMOID_BACKWARD: EW_V(a[j] * (1.0f - b[j]) * b[j]); break;
     case JV_EW_TANH_BACKWARD: EW_V(a[j] * (1.0f - b[j] * b[j])); break;
-    case JV_EW_GELU_BACKWARD: EW_V(a[j] * ew_gelu_grad(b[j], p.gelu_tanh)); break;
+    case JV_EW_GELU_BACKWARD: EW_V(a[j] * jv_ew_gelu_grad(b[j], p.s.gelu_tanh)); break;
     case JV_EW_SILU_BACKWARD: {
 #pragma unroll
         for (int j = 0; j < N; j++) {
-            float s = ew_sigmoid(b[j]);
+            float s = jv_ew_sigmoid(b[j]);
             o[j] = a[j] * s * (1.0f + b[j] * (1.0f - s));
         }
         break;
     }
-    case JV_EW_MAXIMUM: EW_V(ew_max_nan(a[j], b[j])); break;
-    case JV_EW_MINIMUM: EW_V(ew_min_nan(a[j], b[j])); break;
+    case JV_EW_MAXIMUM: EW_V(jv_ew_max_nan(a[j], b[j])); break;
+    case JV_EW_MINIMUM: EW_V(jv_ew_min_nan(a[j], b[j])); break;
     /* comparisons in float: the reference's opmath for every dtype this file accepts */
     case JV_EW_EQ: EW_V(a[j] == b[j] ? 1.0f : 0.0f); break;
     case JV_EW_NE: EW_V(a[j] != b[j] ? 1.0f : 0.0f); break;
@@ -283,20 +232,20 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
     case JV_EW_GT: EW_V(a[j] > b[j] ? 1.0f : 0.0f); break;
     case JV_EW_GE: EW_V(a[j] >= b[j] ? 1.0f : 0.0f); break;
     case JV_EW_MASKED_FILL: EW_V(b[j] != 0.0f ? c[j] : a[j]); break;
-    case JV_EW_ADDCMUL: EW_V(a[j] + p.value * b[j] * c[j]); break;
-    case JV_EW_ADDCDIV: EW_V(a[j] + p.value * (b[j] / c[j])); break;
+    case JV_EW_ADDCMUL: EW_V(a[j] + p.s.value * b[j] * c[j]); break;
+    case JV_EW_ADDCDIV: EW_V(a[j] + p.s.value * (b[j] / c[j])); break;
     case JV_EW_LERP: /* PyTorch's two-sided form */
         EW_V(fabsf(c[j]) < 0.5f ? a[j] + c[j] * (b[j] - a[j]) : b[j] - (b[j] - a[j]) * (1.0f - c[j]));
         break;
     case JV_EW_POW:
-        if (p.powk == EW_POW_ANY)
+        if (p.s.powk == JV_EW_POWK_ANY)
             EW_V(powf(a[j], b[j]));
         else
             ew_apply_light<N>(p, a, b, c, o);
         break;
-    case JV_EW_GELU: EW_V(ew_gelu(a[j], p.gelu_tanh)); break;
-    case JV_EW_SILU: EW_V(a[j] * ew_sigmoid(a[j])); break;
-    case JV_EW_SIGMOID: EW_V(ew_sigmoid(a[j])); break;
+    case JV_EW_GELU: EW_V(jv_ew_gelu(a[j], p.s.gelu_tanh)); break;
+    case JV_EW_SILU: EW_V(a[j] * jv_ew_sigmoid(a[j])); break;
+    case JV_EW_SIGMOID: EW_V(jv_ew_sigmoid(a[j])); break;
     case JV_EW_TANH: EW_V(tanhf(a[j])); break;
     case JV_EW_RSQRT: EW_V(1.0f / sqrtf(a[j])); break;
     case JV_EW_SQRT: EW_V(sqrtf(a[j])); break;
@@ -307,7 +256,7 @@ static __device__ __forceinline__ void ew_apply(const ew_params &p, const float 
     case JV_EW_SIN: EW_V(sinf(a[j])); break;
     case JV_EW_COS: EW_V(cosf(a[j])); break;
     case JV_EW_NAN_TO_NUM:
-        EW_V(a[j] != a[j] ? p.nanv : isinf(a[j]) ? (a[j] > 0.0f ? p.posinf : p.neginf) : a[j]);
+        EW_V(a[j] != a[j] ? p.s.nanv : isinf(a[j]) ? (a[j] > 0.0f ? p.s.posinf : p.s.neginf) : a[j]);
         break;
     default: ew_apply_light<N>(p, a, b, c, o); break;
     }
@@ -352,7 +301,7 @@ template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(
     float cst[3];
 #pragma unroll
     for (int k = 0; k < 3; k++)
-        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
+        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.s.cval[k];
     int64_t done = 0;
     if (vec) {
         const int64_t nv = n / V, tile = (int64_t)blockDim.x * U;
@@ -395,7 +344,7 @@ template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense1_kernel
     float cst[3];
 #pragma unroll
     for (int k = 0; k < 3; k++)
-        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.cval[k];
+        cst[k] = p.kind[k] == EW_SINGLE ? ew_load(p.dt[k], p.in[k], 0) : p.s.cval[k];
     const int load = p.kind[0] == EW_DENSE;
     const uint4 *in = static_cast<const uint4 *>(p.in[0]);
     const int64_t nv = n / V, tile = (int64_t)blockDim.x * U;
@@ -464,7 +413,7 @@ template <typename I> __global__ void __launch_bounds__(EW_THREADS) ew_strided_k
         float v[3], o;
 #pragma unroll
         for (int k = 0; k < 3; k++)
-            v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
+            v[k] = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.s.cval[k];
         ew_apply<1>(p, &v[0], &v[1], &v[2], &o);
         ew_store(p.out_dt, p.out, (int64_t)oo, o);
     }
@@ -488,7 +437,7 @@ __global__ void __launch_bounds__(EW_THREADS) ew_inner8_kernel(ew_params p, ew_g
             if (p.kind[k] == EW_STRIDED && p.vin[k]) {
                 ew_load8(p.dt[k], p.in[k], (int64_t)off[k], v[k]);
             } else {
-                const float x = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.cval[k];
+                const float x = p.kind[k] == EW_STRIDED ? ew_load(p.dt[k], p.in[k], (int64_t)off[k]) : p.s.cval[k];
 #pragma unroll
                 for (int j = 0; j < 8; j++)
                     v[k][j] = x;

@@ -21,6 +21,7 @@
 
 #include "elementwise/elementwise.h"
 #include "elementwise_cpu.h"
+#include "elementwise_math.h"
 #include "jv_cpu_kernel.h"
 
 enum { EW_BLK = 1024 };      /* elements per block: the float buffers of one block stay in L1 */
@@ -30,16 +31,7 @@ enum { EW_PAR_MIN = 16384 }; /* fewer output elements run on the calling thread 
 /* storage types */
 enum { ST_F32 = 0, ST_F16, ST_BF16, ST_BOOL, ST_U8 };
 
-/* pow with a constant exponent PyTorch computes without powf (elementwise_plan.h's EW_POW_*) */
-enum { POW_ANY = 0, POW_2, POW_3, POW_HALF, POW_MHALF, POW_M1, POW_M2, POW_1, POW_0 };
-
-/* the op and its scalar parameters, in float */
-typedef struct {
-    int op; /* jv_ew_op */
-    float alpha, lo, hi, slope, value, nanv, posinf, neginf;
-    float thr; /* threshold_backward: the largest float <= the threshold */
-    int gelu_tanh, rounding, powk;
-} ew_prm;
+typedef jv_ew_scalars ew_prm; /* the op and its scalar parameters, in float */
 
 struct jv_elementwise_cpu {
     ew_prm prm;
@@ -214,57 +206,6 @@ static void scatter(int dt, void *base, int64_t off, int64_t st, int64_t n, cons
 
 /* ---- the math (elementwise.cu's, in float) ---- */
 
-/* NaN when either is NaN (no short-circuit: a branch-free select) */
-static inline float max_nan(float a, float b) {
-    const float m = a > b ? a : b, nan = NAN;
-    const int un = (a != a) | (b != b);
-    return un ? nan : m;
-}
-static inline float min_nan(float a, float b) {
-    const float m = a < b ? a : b, nan = NAN;
-    const int un = (a != a) | (b != b);
-    return un ? nan : m;
-}
-/* min_nan(max_nan(x, l), h) for x not NaN, in fewer selects */
-static inline float clamp_nan(float x, float l, float h) {
-    const float m0 = x > l ? x : l, nan = NAN;
-    const float m = m0 < h ? m0 : h;
-    const int bad = (l != l) | (h != h);
-    return bad ? nan : m;
-}
-static inline float sigmoid_f(float x) {
-    return 1.0f / (1.0f + expf(-x));
-}
-
-#define SQRT1_2_F      0.70710678118654752440f /* 1/sqrt(2) */
-#define INV_SQRT_2PI_F 0.39894228040143267794f /* 1/sqrt(2*pi) */
-#define SQRT_2_PI_F    0.79788456080286535588f /* sqrt(2/pi) */
-#define GELU_K_F       0.044715f
-
-static inline float gelu_f(float x, int tanh_form) {
-    if (tanh_form) return 0.5f * x * (1.0f + tanhf(SQRT_2_PI_F * (x + GELU_K_F * x * x * x)));
-    return 0.5f * x * (1.0f + erff(x * SQRT1_2_F));
-}
-
-static inline float gelu_grad_f(float x, int tanh_form) {
-    if (tanh_form) {
-        float t = tanhf(SQRT_2_PI_F * (x + GELU_K_F * x * x * x));
-        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * SQRT_2_PI_F * (1.0f + 3.0f * GELU_K_F * x * x);
-    }
-    return 0.5f * (1.0f + erff(x * SQRT1_2_F)) + x * INV_SQRT_2PI_F * expf(-0.5f * x * x);
-}
-
-/* PyTorch's div_floor_floating in float */
-static inline float div_floor_f(float a, float b) {
-    if (b == 0.0f) return a / b;
-    float mod = fmodf(a, b);
-    float q = (a - mod) / b;
-    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) q -= 1.0f;
-    if (q == 0.0f) return copysignf(0.0f, a / b);
-    float f = floorf(q);
-    return q - f > 0.5f ? f + 1.0f : f;
-}
-
 #define EW_LOOP(expr)                                                                                                  \
     do {                                                                                                               \
         EW_SIMD for (int64_t i = 0; i < n; i++) o[i] = (expr);                                                         \
@@ -297,21 +238,21 @@ static void ew_apply(const ew_prm *p, int64_t n, const float *a, const float *b,
         else if (p->rounding == 1)
             EW_LOOP(truncf(a[i] / b[i]));
         else
-            EW_LOOP(div_floor_f(a[i], b[i]));
+            EW_LOOP(jv_ew_div_floor(a[i], b[i]));
         break;
     case JV_EW_WHERE: EW_SEL(a[i] != 0.0f, b[i], c[i]); break;
     case JV_EW_THRESHOLD_BACKWARD: EW_SEL(b[i] <= thr, 0.0f, a[i]); break;
     case JV_EW_SIGMOID_BACKWARD: EW_LOOP(a[i] * (1.0f - b[i]) * b[i]); break;
     case JV_EW_TANH_BACKWARD: EW_LOOP(a[i] * (1.0f - b[i] * b[i])); break;
-    case JV_EW_GELU_BACKWARD: EW_LOOP(a[i] * gelu_grad_f(b[i], gt)); break;
+    case JV_EW_GELU_BACKWARD: EW_LOOP(a[i] * jv_ew_gelu_grad(b[i], gt)); break;
     case JV_EW_SILU_BACKWARD:
         EW_SIMD for (int64_t i = 0; i < n; i++) {
-            const float s = sigmoid_f(b[i]);
+            const float s = jv_ew_sigmoid(b[i]);
             o[i] = a[i] * s * (1.0f + b[i] * (1.0f - s));
         }
         break;
-    case JV_EW_MAXIMUM: EW_LOOP(max_nan(a[i], b[i])); break;
-    case JV_EW_MINIMUM: EW_LOOP(min_nan(a[i], b[i])); break;
+    case JV_EW_MAXIMUM: EW_LOOP(jv_ew_max_nan(a[i], b[i])); break;
+    case JV_EW_MINIMUM: EW_LOOP(jv_ew_min_nan(a[i], b[i])); break;
     case JV_EW_EQ: EW_LOOP(a[i] == b[i] ? 1.0f : 0.0f); break;
     case JV_EW_NE: EW_LOOP(a[i] != b[i] ? 1.0f : 0.0f); break;
     case JV_EW_LT: EW_LOOP(a[i] < b[i] ? 1.0f : 0.0f); break;
@@ -325,22 +266,15 @@ static void ew_apply(const ew_prm *p, int64_t n, const float *a, const float *b,
         EW_SEL(fabsf(c[i]) < 0.5f, a[i] + c[i] * (b[i] - a[i]), b[i] - (b[i] - a[i]) * (1.0f - c[i]));
         break;
     case JV_EW_POW:
-        switch (p->powk) { /* PyTorch's special-cased constant exponents, then powf */
-        case POW_2: EW_LOOP(a[i] * a[i]); break;
-        case POW_3: EW_LOOP(a[i] * a[i] * a[i]); break;
-        case POW_HALF: EW_LOOP(sqrtf(a[i])); break;
-        case POW_MHALF: EW_LOOP(1.0f / sqrtf(a[i])); break;
-        case POW_M1: EW_LOOP(1.0f / a[i]); break;
-        case POW_M2: EW_LOOP(1.0f / (a[i] * a[i])); break;
-        case POW_1: EW_LOOP(a[i]); break;
-        case POW_0: EW_LOOP(1.0f); break; /* 1 for every base, NaN too */
-        default: EW_LOOP(powf(a[i], b[i])); break;
-        }
+        if (p->powk == JV_EW_POWK_ANY)
+            EW_LOOP(powf(a[i], b[i]));
+        else
+            EW_LOOP(jv_ew_pow_special(p->powk, a[i])); /* the switch is loop-invariant: unswitched */
         break;
     case JV_EW_RELU: EW_LOOP(a[i] != a[i] ? a[i] : a[i] > 0.0f ? a[i] : 0.0f); break;
-    case JV_EW_GELU: EW_LOOP(gelu_f(a[i], gt)); break;
-    case JV_EW_SILU: EW_LOOP(a[i] * sigmoid_f(a[i])); break;
-    case JV_EW_SIGMOID: EW_LOOP(sigmoid_f(a[i])); break;
+    case JV_EW_GELU: EW_LOOP(jv_ew_gelu(a[i], gt)); break;
+    case JV_EW_SILU: EW_LOOP(a[i] * jv_ew_sigmoid(a[i])); break;
+    case JV_EW_SIGMOID: EW_LOOP(jv_ew_sigmoid(a[i])); break;
     case JV_EW_TANH: EW_LOOP(tanhf(a[i])); break;
     case JV_EW_NEG: EW_LOOP(-a[i]); break;
     case JV_EW_RSQRT: EW_LOOP(1.0f / sqrtf(a[i])); break;
@@ -349,10 +283,10 @@ static void ew_apply(const ew_prm *p, int64_t n, const float *a, const float *b,
     case JV_EW_LOG: EW_LOOP(logf(a[i])); break;
     case JV_EW_ABS: EW_LOOP(fabsf(a[i])); break;
     case JV_EW_RECIPROCAL: EW_LOOP(1.0f / a[i]); break;
-    case JV_EW_CLAMP: EW_SEL(a[i] != a[i], a[i], clamp_nan(a[i], b[i], c[i])); break;
-    case JV_EW_CLAMP_MIN: EW_SEL(a[i] != a[i], a[i], max_nan(a[i], b[i])); break;
-    case JV_EW_CLAMP_MAX: EW_SEL(a[i] != a[i], a[i], min_nan(a[i], b[i])); break;
-    case JV_EW_HARDTANH: EW_SEL(a[i] != a[i], a[i], clamp_nan(a[i], lo, hi)); break;
+    case JV_EW_CLAMP: EW_SEL(a[i] != a[i], a[i], jv_ew_clamp_nan(a[i], b[i], c[i])); break;
+    case JV_EW_CLAMP_MIN: EW_SEL(a[i] != a[i], a[i], jv_ew_max_nan(a[i], b[i])); break;
+    case JV_EW_CLAMP_MAX: EW_SEL(a[i] != a[i], a[i], jv_ew_min_nan(a[i], b[i])); break;
+    case JV_EW_HARDTANH: EW_SEL(a[i] != a[i], a[i], jv_ew_clamp_nan(a[i], lo, hi)); break;
     case JV_EW_LEAKY_RELU: EW_SEL(a[i] > 0.0f, a[i], a[i] * slope); break;
     case JV_EW_ERF: EW_LOOP(erff(a[i])); break;
     case JV_EW_SIN: EW_LOOP(sinf(a[i])); break;
@@ -502,69 +436,6 @@ static int st_code(jv_dtype d) {
     }
 }
 
-static int same_shape(const jv_tensor *a, const jv_tensor *b) {
-    if (a->ndim != b->ndim) return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i]) return 0;
-    return 1;
-}
-
-/* 1 when t's elements fill offsets [0, numel) exactly once (size-1 dims ignored) */
-static int is_dense(const jv_tensor *t) {
-    int order[JV_MAX_DIMS], m = 0;
-    for (int dd = 0; dd < t->ndim; dd++)
-        if (t->shape[dd] > 1) order[m++] = dd;
-    for (int i = 1; i < m; i++) /* by stride, ascending */
-        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
-            int v = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = v;
-        }
-    int64_t want = 1;
-    for (int i = 0; i < m; i++) {
-        if (t->strides[order[i]] != want) return 0;
-        want *= t->shape[order[i]];
-    }
-    return 1;
-}
-
-/* the constant of a slot that is not a tensor: a Scalar's value, clamp's absent bound -inf / +inf, else 0 */
-static float slot_const(const jv_elementwise_desc *g, int k) {
-    if (k >= g->arity) return 0.0f;
-    const jv_ew_operand *o = &g->in[k];
-    if (o->kind == JV_EW_SCALAR) return (float)o->value;
-    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
-    return 0.0f;
-}
-
-/* nan_to_num's default bounds: the largest finite value of the output dtype */
-static float dtype_max(int dt) {
-    switch (dt) {
-    case ST_F16: return 65504.0f;
-    case ST_BF16: return 3.3895313892515355e38f;
-    default: return 3.40282346638528859812e38f; /* FLT_MAX */
-    }
-}
-
-/* the largest float <= t, so that (float)x <= it exactly when (double)x <= t */
-static float float_at_or_below(double t) {
-    float f = (float)t;
-    if (f == f && (double)f > t) f = nextafterf(f, -INFINITY);
-    return f;
-}
-
-static int pow_kind(float e) {
-    if (e == 2.0f) return POW_2;
-    if (e == 3.0f) return POW_3;
-    if (e == 0.5f) return POW_HALF;
-    if (e == -0.5f) return POW_MHALF;
-    if (e == -1.0f) return POW_M1;
-    if (e == -2.0f) return POW_M2;
-    if (e == 1.0f) return POW_1;
-    if (e == 0.0f) return POW_0;
-    return POW_ANY;
-}
-
 static jv_status refuse(jv_err *err, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static jv_status refuse(jv_err *err, int line, const char *fmt, ...) {
     char msg[256];
@@ -637,7 +508,7 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
         return refuse(err, __LINE__, "%s: %d operands given, %d expected", name, ops ? ops->n : 0, want.n);
     for (int i = 0; i < ops->n; i++) {
         const jv_tensor *t = &ops->o[i].t;
-        if (!same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS)
+        if (!jv_tensor_same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS)
             return refuse(err, __LINE__, "%s: operand %d ('%s') does not have the call's shape or has no strides", name,
                           i, want.o[i].name);
         for (int dd = 0; dd < t->ndim; dd++)
@@ -674,20 +545,7 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
 
     jv_elementwise_cpu *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu elementwise: out of memory for a plan");
-    ew_prm *m = &p->prm;
-    m->op = (int)g->op;
-    m->alpha = (float)g->alpha;
-    m->lo = (float)g->min;
-    m->hi = (float)g->max;
-    m->slope = (float)g->slope;
-    m->value = (float)g->value;
-    m->nanv = (float)g->nan;
-    m->posinf = g->has_posinf ? (float)g->posinf : dtype_max(odt);
-    m->neginf = g->has_neginf ? (float)g->neginf : -dtype_max(odt);
-    m->thr = float_at_or_below(g->threshold);
-    m->gelu_tanh = g->gelu_tanh;
-    m->rounding = g->rounding;
-    m->powk = g->op == JV_EW_POW && slot[1] < 0 ? pow_kind(slot_const(g, 1)) : POW_ANY;
+    jv_elementwise_scalars(g, ot->dtype, slot[1] >= 0, &p->prm);
     p->out_op = oi;
     p->out_dt = odt;
     p->n = n;
@@ -695,13 +553,12 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
         p->slot_op[k] = slot[k];
         p->slot_dt[k] = sdt[k];
         if (slot[k] >= 0) continue;
-        const float v = slot_const(g, k);
         for (int j = 0; j < EW_BLK; j++)
-            p->cbuf[k][j] = v;
+            p->cbuf[k][j] = p->prm.cval[k];
     }
 
     /* dense: a dense output, each tensor slot with its strides (any dtype) or a single element */
-    int dense = is_dense(ot);
+    int dense = jv_tensor_dense(ot);
     int64_t dst[4] = {1, 0, 0, 0};
     for (int k = 0; k < 3 && dense; k++) {
         if (slot[k] < 0) continue;

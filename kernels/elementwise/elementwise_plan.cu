@@ -48,33 +48,6 @@ static void why_set(char *why, size_t cap, const char *fmt, ...) {
     va_end(ap);
 }
 
-static int same_shape(const jv_tensor *a, const jv_tensor *b) {
-    if (a->ndim != b->ndim) return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i]) return 0;
-    return 1;
-}
-
-/* 1 when t's elements fill offsets [0, numel) exactly once (its strides are
- * a permutation of a contiguous layout; size-1 dims ignored) */
-static int dense(const jv_tensor *t) {
-    int order[JV_MAX_DIMS], m = 0;
-    for (int dd = 0; dd < t->ndim; dd++)
-        if (t->shape[dd] > 1) order[m++] = dd;
-    for (int i = 1; i < m; i++) /* by stride, ascending */
-        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
-            int v = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = v;
-        }
-    int64_t want = 1;
-    for (int i = 0; i < m; i++) {
-        if (t->strides[order[i]] != want) return 0;
-        want *= t->shape[order[i]];
-    }
-    return 1;
-}
-
 /* Checks that this file runs call d over ops (the descriptor's own operands
  * when ops is NULL) and fills m; 0 with the reason in why otherwise. */
 static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char *why, size_t cap) {
@@ -107,7 +80,7 @@ static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char 
     }
     for (int i = 0; i < ops->n; i++) {
         const jv_tensor *t = &ops->o[i].t;
-        if (!same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS) {
+        if (!jv_tensor_same_shape(t, &want.o[i].t) || !t->has_strides || t->ndim > JV_MAX_DIMS) {
             why_set(why, cap, "%s: operand %d ('%s') does not have the call's shape or has no strides", name, i,
                     want.o[i].name);
             return 0;
@@ -154,49 +127,11 @@ extern "C" int jv_gpu_elementwise_supported(const jv_desc *d, const jv_operands 
     return 1;
 }
 
-/* The constant of a slot that is not a tensor (elementwise_ref.c's slot_const). */
-static float slot_const(const jv_elementwise_desc *g, int k) {
-    if (k >= g->arity) return 0.0f;
-    const jv_ew_operand *o = &g->in[k];
-    if (o->kind == JV_EW_SCALAR) return (float)o->value;
-    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
-    return 0.0f;
-}
-
-/* nan_to_num's default bounds: the largest finite value of the output dtype */
-static float dtype_max(int dt) {
-    switch (dt) {
-    case EW_F16: return 65504.0f;
-    case EW_BF16: return 3.3895313892515355e38f;
-    default: return 3.40282346638528859812e38f; /* FLT_MAX */
-    }
-}
-
-/* the largest float <= t, so that (float)x <= it exactly when (double)x <= t */
-static float float_at_or_below(double t) {
-    float f = (float)t;
-    if (f == f && (double)f > t) f = nextafterf(f, -INFINITY);
-    return f;
-}
-
-/* the special case of a constant exponent e (EW_POW_ANY: none) */
-static int pow_kind(float e) {
-    if (e == 2.0f) return EW_POW_2;
-    if (e == 3.0f) return EW_POW_3;
-    if (e == 0.5f) return EW_POW_HALF;
-    if (e == -0.5f) return EW_POW_MHALF;
-    if (e == -1.0f) return EW_POW_M1;
-    if (e == -2.0f) return EW_POW_M2;
-    if (e == 1.0f) return EW_POW_1;
-    if (e == 0.0f) return EW_POW_0;
-    return EW_POW_ANY;
-}
-
 /* 1 for the ops of ew_apply_light (elementwise.cu): cheap math on at most
  * one tensor, so a kernel with a small register file and more loads in
  * flight serves them (keep in step with that switch) */
 static int light_op(const ew_params &p) {
-    switch (p.op) {
+    switch (p.s.op) {
     case JV_EW_ADD:
     case JV_EW_SUB:
     case JV_EW_RSUB:
@@ -215,7 +150,7 @@ static int light_op(const ew_params &p) {
     case JV_EW_TO:
     case JV_EW_FILL:
     case JV_EW_ZERO: return 1;
-    case JV_EW_POW: return p.powk != EW_POW_ANY;
+    case JV_EW_POW: return p.s.powk != JV_EW_POWK_ANY;
     default: return 0;
     }
 }
@@ -244,20 +179,8 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     memset(&p, 0, sizeof p);
     pl->out_op = m.out;
     pl->n = n;
-    p.op = (int)g->op;
     p.out_dt = dt_code(out->dtype);
-    p.alpha = (float)g->alpha;
-    p.lo = (float)g->min;
-    p.hi = (float)g->max;
-    p.slope = (float)g->slope;
-    p.value = (float)g->value;
-    p.nanv = (float)g->nan;
-    p.posinf = g->has_posinf ? (float)g->posinf : dtype_max(p.out_dt);
-    p.neginf = g->has_neginf ? (float)g->neginf : -dtype_max(p.out_dt);
-    p.thr = float_at_or_below(g->threshold);
-    p.gelu_tanh = g->gelu_tanh;
-    p.rounding = g->rounding;
-    p.powk = g->op == JV_EW_POW && m.slot[1] < 0 ? pow_kind(slot_const(g, 1)) : EW_POW_ANY;
+    jv_elementwise_scalars(g, out->dtype, m.slot[1] >= 0, &p.s);
 
     /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
     int64_t bst[4][JV_MAX_DIMS];
@@ -268,8 +191,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     for (int k = 0; k < 3; k++) {
         pl->slot_op[k] = m.slot[k];
         if (m.slot[k] < 0) {
-            p.kind[k] = EW_CONST;
-            p.cval[k] = slot_const(g, k);
+            p.kind[k] = EW_CONST; /* its value: p.s.cval[k] */
             continue;
         }
         const jv_tensor *t = &ops->o[m.slot[k]].t;
@@ -279,7 +201,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     }
 
     /* dense path: a dense output, each tensor slot with its strides and dtype or a single element */
-    int fast = p.out_dt != EW_BOOL && dense(out);
+    int fast = p.out_dt != EW_BOOL && jv_tensor_dense(out);
     for (int k = 0; k < 3 && fast; k++) {
         if (!is_tensor[k + 1]) continue;
         int same = p.dt[k] == p.out_dt, single = 1;

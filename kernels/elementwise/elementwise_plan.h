@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
+extern "C" {
+#include "elementwise_scalars.h"
+}
+
 /* ---- storage types ---- */
 
 enum { EW_F32 = 0, EW_F16, EW_BF16, EW_BOOL, EW_U8 };
@@ -19,25 +23,15 @@ enum {
     EW_STRIDED    /* strided kernel: a tensor with broadcast strides */
 };
 
-/* pow with a constant exponent that PyTorch computes without powf
- * (pow_tensor_scalar_optimized_kernel, and pow_out's copy_ and fill_ for 1
- * and 0); anything else is EW_POW_ANY: powf. */
-enum { EW_POW_ANY = 0, EW_POW_2, EW_POW_3, EW_POW_HALF, EW_POW_MHALF, EW_POW_M1, EW_POW_M2, EW_POW_1, EW_POW_0 };
-
 /* Everything a kernel needs besides geometry (passed by value). */
 struct ew_params {
     void *out;
     const void *in[3];
-    int op;        /* jv_ew_op */
-    int out_dt;    /* EW_F32 / EW_F16 / EW_BF16 / EW_BOOL */
-    int kind[3];   /* EW_CONST / EW_DENSE / EW_SINGLE / EW_STRIDED */
-    int dt[3];     /* storage type of a tensor slot */
-    float cval[3]; /* EW_CONST: the slot's value */
-    float alpha, lo, hi, slope, value, nanv, posinf, neginf;
-    float thr; /* threshold_backward: the largest float <= the threshold (the same test as in double) */
-    int gelu_tanh, rounding;
-    int powk;   /* pow: EW_POW_ANY, or a constant exponent PyTorch special-cases (EW_POW_2 ...) */
-    int vin[3]; /* inner-vector kernel: 1 when slot k is contiguous along the innermost dim (else broadcast) */
+    int out_dt;      /* EW_F32 / EW_F16 / EW_BF16 / EW_BOOL */
+    int kind[3];     /* EW_CONST / EW_DENSE / EW_SINGLE / EW_STRIDED */
+    int dt[3];       /* storage type of a tensor slot */
+    jv_ew_scalars s; /* the op and its scalars (s.cval[k]: an EW_CONST slot's value) */
+    int vin[3];      /* inner-vector kernel: 1 when slot k is contiguous along the innermost dim (else broadcast) */
 };
 
 /* Strided geometry: nd >= 1 merged dims (outermost first) and the strides of

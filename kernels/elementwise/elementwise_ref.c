@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elementwise.h"
+#include "elementwise_scalars.h"
 
 #define EW_CHUNK 512
 
@@ -386,15 +387,6 @@ static void ctx_init(ew_ctx *x, const jv_elementwise_desc *g, const jv_operands 
         x->lowp = compare_lowp(g, ops, p);
 }
 
-/* The constant of an operand slot that is not a tensor: a Scalar's value,
- * or for clamp an absent bound (-inf / +inf). */
-static double slot_const(const jv_elementwise_desc *g, int k) {
-    const jv_ew_operand *o = &g->in[k];
-    if (o->kind == JV_EW_SCALAR) return o->value;
-    if (g->op == JV_EW_CLAMP) return k == 1 ? -INFINITY : INFINITY;
-    return 0;
-}
-
 /* ---- loads and stores of strided runs ---- */
 
 /* dst[j] = element off + j*st of a buffer of dtype dt, j < n */
@@ -665,13 +657,6 @@ static void upsample_sample(const ew_resize *r, const jv_tensor *in, const void 
 
 /* ---- the reference ---- */
 
-static int same_shape(const jv_tensor *a, const jv_tensor *b) {
-    if (a->ndim != b->ndim) return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i]) return 0;
-    return 1;
-}
-
 jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                                    jv_err *err) {
     const jv_elementwise_desc *g = jv_elementwise_of(d);
@@ -682,7 +667,7 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
         JV_FAIL(err, JV_ERR_FORMAT, "%s: %d operands given, %d expected", g->name, ops ? ops->n : 0, want.n);
     for (int i = 0; i < ops->n; i++) {
         const jv_tensor *t = &ops->o[i].t;
-        if (!same_shape(t, &want.o[i].t))
+        if (!jv_tensor_same_shape(t, &want.o[i].t))
             JV_FAIL(err, JV_ERR_FORMAT, "%s: operand %d ('%s') does not have the call's shape", g->name, i,
                     want.o[i].name);
         if (!jv_dtype_is_numeric(t->dtype))
@@ -739,7 +724,7 @@ jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, voi
             t->dt = ot->dtype;
             t->base = bufs[p.slot[k]];
         } else {
-            t->cval = k < g->arity ? slot_const(g, k) : 0;
+            t->cval = jv_elementwise_slot_const(g, k);
         }
     }
     ew_ctx x;

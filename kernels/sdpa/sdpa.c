@@ -305,6 +305,6 @@ const jv_family jv_sdpa_family = {
     .parse = sdpa_parse,
     .model = sdpa_model,
     .params = sdpa_params,
-    .findings = {"the SDPA backend (flash / memory-efficient attention kernels)",
-                 "the SDPA backend (CK / AOTriton attention kernels)"},
+    .findings = {.library_nvidia = "the SDPA backend (flash / memory-efficient attention kernels)",
+                 .library_amd = "the SDPA backend (CK / AOTriton attention kernels)"},
 };

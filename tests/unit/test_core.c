@@ -199,6 +199,15 @@ static void test_tensor(void) {
     EXPECT(!jv_tensor_broadcast(&a, &c, &o));
     jv_tensor big = {3, {INT64_MAX / 2, 4, 1}, {0}, 0, JV_DT_F32};
     EXPECT(jv_tensor_numel(&big) == -1);
+    /* dense: any permutation of a contiguous layout, size-1 dims free; not with overlaps, gaps or broadcasts */
+    EXPECT(jv_tensor_dense(&t) && jv_tensor_dense(&cl) && jv_tensor_dense(&tr) && !jv_tensor_dense(&bc));
+    jv_tensor perm = {3, {4, 5, 6}, {1, 24, 4}, 1, JV_DT_F32}, one = {3, {4, 1, 6}, {6, 999, 1}, 1, JV_DT_F32};
+    EXPECT(jv_tensor_dense(&perm) && jv_tensor_dense(&one));
+    jv_tensor ovl = {3, {2, 2, 2}, {1, 1, 5}, 1, JV_DT_F32}; /* extent == numel, yet two dims share a stride */
+    EXPECT(jv_tensor_extent(&ovl) == 8 && !jv_tensor_dense(&ovl));
+    jv_tensor gap = {2, {4, 4}, {8, 1}, 1, JV_DT_F32}, empty = {2, {0, 4}, {4, 1}, 1, JV_DT_F32};
+    EXPECT(!jv_tensor_dense(&gap) && jv_tensor_dense(&empty));
+    EXPECT(jv_tensor_same_shape(&t, &cl) && !jv_tensor_same_shape(&t, &tr) && !jv_tensor_same_shape(&gap, &perm));
 }
 
 /* 1 when jv_tensor_cudnn_strides(t, cl) gives want (hand-computed from ATen's fixSizeOneDimStride) */
