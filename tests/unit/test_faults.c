@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "jv_backends.h"
 #include "jv_faulty_backend.h"
 #include "jv_ir.h"
 #include "jv_opcall.h"
@@ -88,21 +89,22 @@ static int probabilistic(jv_fault m) {
 
 /* one run of case c through the wrapper with fault m; returns the result status (JV_RES_ERROR when the run
  * failed), the wrapper's record in *s */
-static jv_res_status run_fault(const jv_ir_op *op, void *cpu, const jv_device_props *p, const jv_run_opts *o,
-                               jv_fault m, jv_op_result *r, jv_faulty_stats *s) {
+static jv_res_status run_fault(const jv_backend *be, const jv_ir_op *op, void *cpu, const jv_device_props *p,
+                               const jv_run_opts *o, jv_fault m, jv_op_result *r, jv_faulty_stats *s) {
     jv_backend fb;
     void *fctx = NULL;
     jv_err err;
     jv_err_clear(&err);
     memset(s, 0, sizeof *s);
-    if (jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, m, &fctx, &err) != JV_OK || !fctx) return JV_RES_ERROR;
+    if (jv_faulty_wrap(&fb, be, cpu, m, &fctx, &err) != JV_OK || !fctx) return JV_RES_ERROR;
     jv_status st = jv_run_op(&fb, fctx, p, o, op, r, &err);
     jv_faulty_get_stats(fctx, s);
     fb.close(fctx);
     return st == JV_OK ? r->status : JV_RES_ERROR;
 }
 
-static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_opts *o, int sampled) {
+static void run_case(const jv_backend *be, int ci, void *cpu, const jv_device_props *p, const jv_run_opts *o,
+                     int sampled) {
     const fcase *c = &CASES[ci];
     jv_err err;
     jv_err_clear(&err);
@@ -115,7 +117,7 @@ static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_o
     if (st != JV_OK) return;
     jv_op_result r;
     /* the plain CPU backend: the op verifies (sampled where asked, but for a family whose reference is full) */
-    st = jv_run_op(&jv_cpu_backend, cpu, p, o, &op, &r, &err);
+    st = jv_run_op(be, cpu, p, o, &op, &r, &err);
     CHECK_MSG(st == JV_OK && r.status == JV_RES_OK, "%s: plain CPU backend: %s %s", c->what,
               jv_res_status_str(r.status), r.reason);
     const jv_family *fam = jv_family_get(r.family);
@@ -130,7 +132,7 @@ static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_o
     for (int m = 0; m < JV_FAULT_COUNT; m++) {
         jv_backend fb;
         void *fctx = NULL;
-        CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, (jv_fault)m, &fctx, &err) == JV_OK);
+        CHECK(jv_faulty_wrap(&fb, be, cpu, (jv_fault)m, &fctx, &err) == JV_OK);
         if (!fctx) continue;
         st = jv_run_op(&fb, fctx, p, o, &op, &r, &err);
         CHECK_MSG(st == JV_OK, "%s / %s: %s", c->what, jv_fault_name((jv_fault)m), err.msg);
@@ -170,7 +172,7 @@ static void run_case(int ci, void *cpu, const jv_device_props *p, const jv_run_o
 /* the catch rate of the probabilistic modes on the sampled path over `seeds` seeds (data and sample) per case,
  * timing off: a zeroed tile with the default sample, one element off with a quarter of the output sampled (at
  * the default 4096 of 2^19 its rate, about 1.4 %, would take thousands of runs to measure) */
-static void catch_rates(void *cpu, const jv_device_props *p, const jv_run_opts *base, int seeds) {
+static void catch_rates(const jv_backend *be, void *cpu, const jv_device_props *p, const jv_run_opts *base, int seeds) {
     printf("\ncatch rate on the sampled path over %d seeds (bound 1 - exp(-k s / N), k the elements changed)\n", seeds);
     for (int m = 1; m < JV_FAULT_COUNT; m++) {
         if (!probabilistic((jv_fault)m)) continue;
@@ -195,7 +197,7 @@ static void catch_rates(void *cpu, const jv_device_props *p, const jv_run_opts *
                 o.seed = 0x5eed0000u + (uint64_t)sd * 7919;
                 jv_op_result r;
                 jv_faulty_stats fs;
-                jv_res_status rs = run_fault(&op, cpu, p, &o, (jv_fault)m, &r, &fs);
+                jv_res_status rs = run_fault(be, &op, cpu, p, &o, (jv_fault)m, &r, &fs);
                 if (!r.verify.sampled) break; /* a family whose reference is full: not sampled */
                 CHECK_MSG(rs == JV_RES_OK || rs == JV_RES_WRONG, "%s / %s seed %d: %s", c->what,
                           jv_fault_name((jv_fault)m), sd, r.reason);
@@ -217,39 +219,47 @@ static void catch_rates(void *cpu, const jv_device_props *p, const jv_run_opts *
     }
 }
 
-int main(void) {
-    void *cpu = NULL;
+/* usage: test_faults [BACKEND] (default cpu; a GPU backend runs on device 0, exit 77 when it has none) */
+int main(int argc, char **argv) {
+    const char *name = argc > 1 ? argv[1] : "cpu";
+    const jv_backend_entry *e = jv_backends_find(name);
+    if (!e || !e->be) {
+        fprintf(stderr, "test_faults: no %s backend in this build\n", name);
+        return e ? 77 : 2;
+    }
+    const jv_backend *be = e->be;
+    void *cpu = NULL; /* the wrapped backend's context */
     jv_err err;
     jv_err_clear(&err);
-    if (jv_cpu_backend.open(0, &cpu, &err) != JV_OK) {
-        fprintf(stderr, "cpu backend: %s\n", err.msg);
-        return 1;
+    if (be->open(0, &cpu, &err) != JV_OK) {
+        fprintf(stderr, "test_faults: %s backend: %s\n", name, err.msg);
+        return e->kind == JV_BACKEND_GPU ? 77 : 1;
     }
     jv_device_props p;
-    CHECK(jv_cpu_backend.props(cpu, &p, &err) == JV_OK);
+    CHECK(be->props(cpu, &p, &err) == JV_OK);
     jv_run_opts o;
     fast_opts(&o, &p);
 
     /* the wrapper refuses a mode out of range and cannot be opened by itself */
     jv_backend fb;
     void *fctx = NULL;
-    CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, JV_FAULT_COUNT, &fctx, &err) == JV_ERR_USAGE && !fctx);
+    CHECK(jv_faulty_wrap(&fb, be, cpu, JV_FAULT_COUNT, &fctx, &err) == JV_ERR_USAGE && !fctx);
     jv_err_clear(&err);
-    CHECK(jv_faulty_wrap(&fb, &jv_cpu_backend, cpu, JV_FAULT_SPIKE, &fctx, &err) == JV_OK && fctx);
+    CHECK(jv_faulty_wrap(&fb, be, cpu, JV_FAULT_SPIKE, &fctx, &err) == JV_OK && fctx);
     void *other = NULL;
     CHECK(fb.open(0, &other, &err) == JV_ERR_NOTFOUND && !other && fb.graph_time == NULL);
     fb.close(fctx);
 
     for (int i = 0; i < NCASES; i++)
-        run_case(i, cpu, &p, &o, 0);
+        run_case(be, i, cpu, &p, &o, 0);
     /* the sampled path: every output but batch norm's checked on a sample (jv_sampling.h) */
     jv_run_opts so = o;
     so.verify_max_flops = 0;
     printf("\nsampled verification\n");
     for (int i = 0; i < NCASES; i++)
-        run_case(i, cpu, &p, &so, 1);
-    catch_rates(cpu, &p, &o, 31);
-    jv_cpu_backend.close(cpu);
+        run_case(be, i, cpu, &p, &so, 1);
+    catch_rates(be, cpu, &p, &o, 31);
+    be->close(cpu);
 
     for (int sp = 0; sp < 2; sp++) {
         printf("\ncaught (1) / missed (0)%s: case x mode\n%-22s", sp ? ", sampled (tile-zero, spike: one seed)" : "",
