@@ -15,7 +15,8 @@
 #   JV_CPU_FAMILIES   families kept in the packages (default: gemm,conv,batchnorm)
 #   JV_CPU_MAX_BYTES  jarvis-replay / torch_replay.py --max-bytes (default 256M)
 #   CC                compiler for stream_ref (default: cc)
-# Steps: (a) jarvis-replay --peak --backend cpu, (b) stream_ref, (c) torch_replay.py --peak --device cpu,
+# Steps: (a) jarvis-replay --peak --backend cpu, (b) stream_ref, (b2) JV_CPU_ROUNDS (3) rounds of both
+# alternated (the triad goal), (c) torch_replay.py --peak --device cpu,
 # (d) per package (the bundled example, then the traces' packages made by jarvis-analyze, each cut to the
 # families): jarvis-replay --backend cpu and torch_replay.py --device cpu; then bench/cpu_summary.py.
 # Exit status: 0 everything ran (the goals' PASS/FAIL is in summary.md), 1 a step failed, 2 bad usage,
@@ -99,6 +100,16 @@ if "${CC:-cc}" -O3 -march=native -fopenmp -o "$WORK/stream_ref" "$HERE/stream_re
 else
     echo "bench_cpu: stream_ref does not build; see $OUT/stream-build.log" >&2
     fail=1
+fi
+# (b2) the triad goal in rounds: jarvis' baseline and the STREAM reference alternated JV_CPU_ROUNDS times (default
+#      3), so that a machine whose bandwidth drifts (a VM's neighbours) moves both; the goal reads the medians
+ROUNDS=${JV_CPU_ROUNDS:-3}
+if [ -x "$WORK/stream_ref" ]; then
+    mkdir -p "$OUT/rounds"
+    for r in $(seq 1 "$ROUNDS"); do
+        step "round$r-jarvis" "$REPLAY" --peak --backend cpu --peak-gemm 0 --benchmark_out "$OUT/rounds/peak-$r.json"
+        step "round$r-stream" "$WORK/stream_ref" --json "$OUT/rounds/stream-$r.json"
+    done
 fi
 # (c) torch's baseline and matmul on the CPU
 step torch-peak "$PY" "$HERE/torch_replay.py" --peak --device cpu --threads "$THREADS" --out "$OUT/torch-peak.json"

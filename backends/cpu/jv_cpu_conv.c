@@ -38,7 +38,7 @@ struct jv_cpu_conv {
     int nsteps;
     step s[STEPS_MAX];
     int ntmp;
-    dnnl_memory_t tmp[STEPS_MAX]; /* oneDNN-format weights (allocated by oneDNN) */
+    dnnl_memory_t tmp[STEPS_MAX]; /* operands in oneDNN's layouts (allocated by oneDNN) */
 };
 
 void jv_cpu_conv_free(jv_cpu_conv *p) {
@@ -117,15 +117,15 @@ static jv_status pd_create(const jv_cpu_dnnl *x, const plan_ctx *c, const void *
 }
 
 /* Makes step p->s[p->nsteps] from pd (consumed) with its args (DNNL_ARG_*,
- * operand or -1: the plan's memory tmp, descriptor). */
+ * operand or -1: the plan's memory tmp[i], descriptor). */
 static jv_status add_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, dnnl_primitive_desc_t pd, int nargs, const int *arg,
-                          const int *op, const dnnl_memory_desc_t *const *md, dnnl_memory_t tmp, jv_err *err) {
+                          const int *op, const dnnl_memory_desc_t *const *md, const dnnl_memory_t *tmp, jv_err *err) {
     step *s = &p->s[p->nsteps++];
     JV_CHECK(jv_cpu_dnnl_primitive(pd, &s->prim, p->name, err));
     for (int i = 0; i < nargs; i++) {
         s->a[i].arg = arg[i], s->a[i].op = op[i];
         if (op[i] < 0)
-            s->a[i].mem = tmp;
+            s->a[i].mem = tmp[i];
         else
             JV_DNNL_CALL(err, p->name, dnnl_memory_create(&s->a[i].mem, md[i], x->eng, DNNL_MEMORY_NONE));
         s->nargs = i + 1;
@@ -181,64 +181,116 @@ static jv_status add_reorder(const jv_cpu_dnnl *x, jv_cpu_conv *p, const dnnl_me
     JV_DNNL_CALL(err, p->name, dnnl_reorder_primitive_desc_create(&pd, smd, x->eng, dmd, x->eng, NULL));
     int arg[2] = {DNNL_ARG_FROM, DNNL_ARG_TO}, op[2] = {sop, dop};
     const dnnl_memory_desc_t *md[2] = {smd, dmd};
-    return add_step(x, p, pd, 2, arg, op, md, m, err);
+    const dnnl_memory_t tmp[2] = {m, m};
+    return add_step(x, p, pd, 2, arg, op, md, tmp, err);
 }
 
-/* One convolution step over operands ia (src side), iw (weights), ib (bias, -1: none), iz (dst side). The
- * weights are described as traced; when oneDNN then has only its reference implementation (PyTorch's
- * channels_last [O, kh, kw, I] weights, which its fast kernels do not take), the weights' format is left to
- * oneDNN and a reorder moves the (small) weights between the traced layout and oneDNN's. */
+/* 1 when md is a plain row-major (NCHW / NCDHW) activation of 4 or 5 dims */
+static int plain_nchw(const dnnl_memory_desc_t *md) {
+    if (md->ndims != 4 && md->ndims != 5) return 0;
+    dnnl_memory_desc_t t;
+    return dnnl_memory_desc_init_by_tag(&t, md->ndims, md->dims, md->data_type,
+                                        md->ndims == 4 ? dnnl_abcd : dnnl_abcde) == dnnl_success &&
+           dnnl_memory_desc_equal(&t, md);
+}
+
+/* A plan memory of oneDNN's layout md (allocated by oneDNN): its index in p->tmp. */
+static jv_status add_tmp(const jv_cpu_dnnl *x, jv_cpu_conv *p, const dnnl_memory_desc_t *md, int *ti, jv_err *err) {
+    if (p->ntmp >= STEPS_MAX) JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: too many plan memories", p->name);
+    dnnl_status_t s = dnnl_memory_create(&p->tmp[p->ntmp], md, x->eng, DNNL_MEMORY_ALLOCATE);
+    if (s != dnnl_success)
+        JV_FAIL(err, s == dnnl_out_of_memory ? JV_ERR_NOMEM : JV_ERR_INTERNAL, "cpu backend: %s: oneDNN memory: %s",
+                p->name, jv_cpu_dnnl_status_str(s));
+    *ti = p->ntmp++;
+    return JV_OK;
+}
+
+/* One convolution step over operands ia (src side), iw (weights), ib (bias, -1: none), iz (dst side).
+ * Where oneDNN's choice of layouts pays, as PyTorch's CPU path (ideep) lets it choose, the step runs on
+ * oneDNN's layouts with reorders from and to the traced ones, inside the timed run as in PyTorch:
+ *  - a forward step over plain NCHW activations: src, weights and dst in the layouts oneDNN picks
+ *    (its NCHW kernels are im2col + GEMM; PyTorch reorders into blocked layouts), when that is not oneDNN's
+ *    reference implementation;
+ *  - otherwise the traced layouts, except that when oneDNN then has only its reference implementation
+ *    (PyTorch's channels_last [O, kh, kw, I] weights, which its fast kernels do not take), the weights' format
+ *    is left to oneDNN and a reorder moves the (small) weights between the traced layout and oneDNN's. */
 static jv_status conv_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, const plan_ctx *c, conv_kind k, const geo *q,
                            const dnnl_memory_desc_t *md, int ia, int iw, int ib, int iz, jv_err *err) {
     const dnnl_memory_desc_t *b = ib >= 0 ? &md[ib] : NULL;
     dnnl_primitive_desc_t pd = NULL, pd2 = NULL;
+    int free_a = 0; /* 1: src and dst in oneDNN's layouts too */
     JV_CHECK(conv_pd(x, c, k, q, &md[ia], &md[iw], b, &md[iz], &pd, err));
-    if (jv_cpu_dnnl_is_ref(pd)) {
-        dnnl_memory_desc_t any;
-        jv_err e2;
-        jv_err_clear(&e2);
-        if (dnnl_memory_desc_init_by_tag(&any, md[iw].ndims, md[iw].dims, md[iw].data_type, dnnl_format_tag_any) ==
-                dnnl_success &&
-            conv_pd(x, c, k, q, &md[ia], &any, b, &md[iz], &pd2, &e2) == JV_OK) {
-            if (jv_cpu_dnnl_is_ref(pd2)) {
-                dnnl_primitive_desc_destroy(pd2);
-                pd2 = NULL;
-            }
+    dnnl_memory_desc_t any_a, any_w, any_z;
+    jv_err e2;
+    jv_err_clear(&e2);
+    const int w_any = dnnl_memory_desc_init_by_tag(&any_w, md[iw].ndims, md[iw].dims, md[iw].data_type,
+                                                   dnnl_format_tag_any) == dnnl_success;
+    if (k == K_FWD && w_any && plain_nchw(&md[ia]) && plain_nchw(&md[iz]) &&
+        dnnl_memory_desc_init_by_tag(&any_a, md[ia].ndims, md[ia].dims, md[ia].data_type, dnnl_format_tag_any) ==
+            dnnl_success &&
+        dnnl_memory_desc_init_by_tag(&any_z, md[iz].ndims, md[iz].dims, md[iz].data_type, dnnl_format_tag_any) ==
+            dnnl_success &&
+        conv_pd(x, c, k, q, &any_a, &any_w, b, &any_z, &pd2, &e2) == JV_OK) {
+        if (jv_cpu_dnnl_is_ref(pd2)) {
+            dnnl_primitive_desc_destroy(pd2);
+            pd2 = NULL;
+        } else {
+            free_a = 1;
         }
     }
-    int wi = -1; /* weights through the plan's memory p->tmp[wi] */
-    dnnl_memory_desc_t wmd = md[iw];
+    if (!pd2 && jv_cpu_dnnl_is_ref(pd) && w_any &&
+        conv_pd(x, c, k, q, &md[ia], &any_w, b, &md[iz], &pd2, &e2) == JV_OK && jv_cpu_dnnl_is_ref(pd2)) {
+        dnnl_primitive_desc_destroy(pd2);
+        pd2 = NULL;
+    }
+    /* the step's memories: the operand (ti -1) or a plan memory of oneDNN's layout (p->tmp[ti]) */
+    const int which[3] = {ia, iw, iz};
+    dnnl_memory_desc_t lmd[3] = {md[ia], md[iw], md[iz]};
+    int ti[3] = {-1, -1, -1};
     if (pd2) {
         dnnl_primitive_desc_destroy(pd);
         pd = pd2;
-        wmd = *dnnl_primitive_desc_query_md(pd, k == K_BWD_W ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
-        if (!dnnl_memory_desc_equal(&wmd, &md[iw])) {
-            dnnl_status_t s = dnnl_memory_create(&p->tmp[p->ntmp], &wmd, x->eng, DNNL_MEMORY_ALLOCATE);
-            if (s != dnnl_success) {
+        const dnnl_query_t qa = k == K_BWD_DATA ? dnnl_query_diff_src_md : dnnl_query_src_md;
+        const dnnl_query_t qw = k == K_BWD_W ? dnnl_query_diff_weights_md : dnnl_query_weights_md;
+        const dnnl_query_t qz = k == K_FWD ? dnnl_query_dst_md : dnnl_query_diff_dst_md;
+        const dnnl_query_t qs[3] = {qa, qw, qz};
+        for (int i = 0; i < 3; i++) {
+            if (i != 1 && !free_a) continue;
+            lmd[i] = *dnnl_primitive_desc_query_md(pd, qs[i], 0);
+            if (dnnl_memory_desc_equal(&lmd[i], &md[which[i]])) continue;
+            jv_status st = add_tmp(x, p, &lmd[i], &ti[i], err);
+            if (st != JV_OK) {
                 dnnl_primitive_desc_destroy(pd);
-                JV_FAIL(err, s == dnnl_out_of_memory ? JV_ERR_NOMEM : JV_ERR_INTERNAL,
-                        "cpu backend: %s: oneDNN weights memory: %s", p->name, jv_cpu_dnnl_status_str(s));
+                return st;
             }
-            wi = p->ntmp++;
         }
     }
-    if (wi >= 0 && k != K_BWD_W) {
-        jv_status st = add_reorder(x, p, &md[iw], iw, &wmd, -1, p->tmp[wi], err);
+    /* reorders in: the step's inputs (src and weights forward; weights for the data gradient; src for the
+     * weights gradient) */
+    const int input[3] = {k != K_BWD_DATA, k != K_BWD_W, k != K_FWD};
+    for (int i = 0; i < 3; i++) {
+        if (ti[i] < 0 || !input[i]) continue;
+        jv_status st = add_reorder(x, p, &md[which[i]], which[i], &lmd[i], -1, p->tmp[ti[i]], err);
         if (st != JV_OK) {
             dnnl_primitive_desc_destroy(pd);
             return st;
         }
     }
-    int arg[4], op[4] = {ia, wi >= 0 ? -1 : iw, iz, ib};
-    const dnnl_memory_desc_t *m[4] = {&md[ia], &wmd, &md[iz], b};
+    int arg[4], op[4] = {ti[0] >= 0 ? -1 : ia, ti[1] >= 0 ? -1 : iw, ti[2] >= 0 ? -1 : iz, ib};
+    const dnnl_memory_desc_t *m[4] = {&lmd[0], &lmd[1], &lmd[2], b};
+    const dnnl_memory_t tmp[4] = {ti[0] >= 0 ? p->tmp[ti[0]] : NULL, ti[1] >= 0 ? p->tmp[ti[1]] : NULL,
+                                  ti[2] >= 0 ? p->tmp[ti[2]] : NULL, NULL};
     switch (k) {
     case K_FWD: arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_WEIGHTS, arg[2] = DNNL_ARG_DST, arg[3] = DNNL_ARG_BIAS; break;
     case K_BWD_DATA: arg[0] = DNNL_ARG_DIFF_SRC, arg[1] = DNNL_ARG_WEIGHTS, arg[2] = DNNL_ARG_DIFF_DST; break;
     default:
         arg[0] = DNNL_ARG_SRC, arg[1] = DNNL_ARG_DIFF_WEIGHTS, arg[2] = DNNL_ARG_DIFF_DST, arg[3] = DNNL_ARG_DIFF_BIAS;
     }
-    JV_CHECK(add_step(x, p, pd, b ? 4 : 3, arg, op, m, wi >= 0 ? p->tmp[wi] : NULL, err));
-    if (wi >= 0 && k == K_BWD_W) JV_CHECK(add_reorder(x, p, &wmd, -1, &md[iw], iw, p->tmp[wi], err));
+    JV_CHECK(add_step(x, p, pd, b ? 4 : 3, arg, op, m, tmp, err));
+    /* reorders out: the step's outputs back into the traced layouts */
+    for (int i = 0; i < 3; i++)
+        if (ti[i] >= 0 && !input[i])
+            JV_CHECK(add_reorder(x, p, &lmd[i], -1, &md[which[i]], which[i], p->tmp[ti[i]], err));
     return JV_OK;
 }
 
