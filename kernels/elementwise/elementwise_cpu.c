@@ -29,7 +29,13 @@ enum { EW_TILE = 16384 };    /* strided path: elements per thread chunk (one odo
 enum { EW_PAR_MIN = 16384 }; /* fewer output elements run on the calling thread only */
 
 /* storage types */
-enum { ST_F32 = 0, ST_F16, ST_BF16, ST_BOOL, ST_U8 };
+enum {
+    ST_F32 = JV_EW_ST_F32,
+    ST_F16 = JV_EW_ST_F16,
+    ST_BF16 = JV_EW_ST_BF16,
+    ST_BOOL = JV_EW_ST_BOOL,
+    ST_U8 = JV_EW_ST_U8
+};
 
 typedef jv_ew_scalars ew_prm; /* the op and its scalar parameters, in float */
 
@@ -425,17 +431,6 @@ void jv_elementwise_cpu_free(jv_elementwise_cpu *p) {
 
 /* ---- planning ---- */
 
-static int st_code(jv_dtype d) {
-    switch (d) {
-    case JV_DT_F32: return ST_F32;
-    case JV_DT_F16: return ST_F16;
-    case JV_DT_BF16: return ST_BF16;
-    case JV_DT_BOOL: return ST_BOOL;
-    case JV_DT_U8: return ST_U8;
-    default: return -1;
-    }
-}
-
 static jv_status refuse(jv_err *err, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static jv_status refuse(jv_err *err, int line, const char *fmt, ...) {
     char msg[256];
@@ -516,7 +511,7 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
                 return refuse(err, __LINE__, "%s: operand '%s' has a negative stride", name, want.o[i].name);
     }
     const jv_tensor *ot = &ops->o[oi].t;
-    const int odt = st_code(ot->dtype);
+    const int odt = jv_elementwise_storage(ot->dtype);
     if (odt < 0 || odt == ST_U8)
         return refuse(err, __LINE__, "%s: output dtype %s has no CPU kernel (fp32, fp16, bf16, bool)", name,
                       jv_dtype_short(ot->dtype));
@@ -535,7 +530,7 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
     for (int k = 0; k < 3; k++) {
         if (slot[k] < 0) continue;
         const jv_operand *o = &ops->o[slot[k]];
-        sdt[k] = st_code(o->t.dtype);
+        sdt[k] = jv_elementwise_storage(o->t.dtype);
         if (sdt[k] < 0)
             return refuse(err, __LINE__, "%s: operand '%s' dtype %s has no CPU kernel (fp32, fp16, bf16, bool, uint8)",
                           name, o->name, jv_dtype_short(o->t.dtype));

@@ -28,17 +28,6 @@ typedef struct {
     int n;       /* operands listed */
 } ew_map;
 
-static int dt_code(jv_dtype d) {
-    switch (d) {
-    case JV_DT_F32: return EW_F32;
-    case JV_DT_F16: return EW_F16;
-    case JV_DT_BF16: return EW_BF16;
-    case JV_DT_BOOL: return EW_BOOL;
-    case JV_DT_U8: return EW_U8;
-    default: return -1;
-    }
-}
-
 static void why_set(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void why_set(char *why, size_t cap, const char *fmt, ...) {
     if (!why || cap == 0) return;
@@ -92,7 +81,7 @@ static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char 
             }
     }
     const jv_tensor *out = &ops->o[m->out].t;
-    const int odt = dt_code(out->dtype);
+    const int odt = jv_elementwise_storage(out->dtype);
     if (odt < 0 || odt == EW_U8) {
         why_set(why, cap, "%s: output dtype %s has no GPU kernel (fp32, fp16, bf16, bool)", name,
                 jv_dtype_short(out->dtype));
@@ -107,7 +96,7 @@ static int check_call(const jv_desc *d, const jv_operands *ops, ew_map *m, char 
     for (int k = 0; k < 3; k++) {
         if (m->slot[k] < 0) continue;
         const jv_operand *o = &ops->o[m->slot[k]];
-        if (dt_code(o->t.dtype) < 0) {
+        if (jv_elementwise_storage(o->t.dtype) < 0) {
             why_set(why, cap, "%s: operand '%s' dtype %s has no GPU kernel (fp32, fp16, bf16, bool, uint8)", name,
                     o->name, jv_dtype_short(o->t.dtype));
             return 0;
@@ -179,7 +168,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
     memset(&p, 0, sizeof p);
     pl->out_op = m.out;
     pl->n = n;
-    p.out_dt = dt_code(out->dtype);
+    p.out_dt = jv_elementwise_storage(out->dtype);
     jv_elementwise_scalars(g, out->dtype, m.slot[1] >= 0, &p.s);
 
     /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
@@ -196,7 +185,7 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
         }
         const jv_tensor *t = &ops->o[m.slot[k]].t;
         jv_elementwise_broadcast_strides(t, out, bst[k + 1]); /* check_call checked that it broadcasts */
-        p.dt[k] = dt_code(t->dtype);
+        p.dt[k] = jv_elementwise_storage(t->dtype);
         is_tensor[k + 1] = 1;
     }
 

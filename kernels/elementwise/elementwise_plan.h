@@ -13,7 +13,13 @@ extern "C" {
 
 /* ---- storage types ---- */
 
-enum { EW_F32 = 0, EW_F16, EW_BF16, EW_BOOL, EW_U8 };
+enum {
+    EW_F32 = JV_EW_ST_F32,
+    EW_F16 = JV_EW_ST_F16,
+    EW_BF16 = JV_EW_ST_BF16,
+    EW_BOOL = JV_EW_ST_BOOL,
+    EW_U8 = JV_EW_ST_U8
+};
 
 /* What an operand slot is on the device. */
 enum {

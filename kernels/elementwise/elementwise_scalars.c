@@ -3,6 +3,17 @@
 
 #include <math.h>
 
+int jv_elementwise_storage(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return JV_EW_ST_F32;
+    case JV_DT_F16: return JV_EW_ST_F16;
+    case JV_DT_BF16: return JV_EW_ST_BF16;
+    case JV_DT_BOOL: return JV_EW_ST_BOOL;
+    case JV_DT_U8: return JV_EW_ST_U8;
+    default: return -1;
+    }
+}
+
 double jv_elementwise_slot_const(const jv_elementwise_desc *g, int k) {
     if (k < 0 || k >= g->arity) return 0;
     const jv_ew_operand *o = &g->in[k];

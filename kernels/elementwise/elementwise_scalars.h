@@ -9,6 +9,12 @@
 
 #include "elementwise.h"
 
+/* The storage types the elementwise kernels (CPU and device alike) load, and store but u8. */
+typedef enum { JV_EW_ST_F32 = 0, JV_EW_ST_F16, JV_EW_ST_BF16, JV_EW_ST_BOOL, JV_EW_ST_U8 } jv_ew_storage;
+
+/* The storage type of dtype d, or -1 when the kernels do not load it. */
+int jv_elementwise_storage(jv_dtype d);
+
 /* pow with a constant exponent that PyTorch computes without powf
  * (pow_tensor_scalar_optimized_kernel, and pow_out's copy_ and fill_ for 1
  * and 0); JV_EW_POWK_ANY: powf. */
