@@ -113,7 +113,8 @@ def run_entry(torch, idx, entry, device, flush, timer, opts):
     except (ValueError, TypeError, KeyError) as e:
         rec["status"] = f"skipped: {e}"
         return rec
-    rec.update({"label": shape_label(plan), "aten": f"{plan['ns']}::{plan['schema']}", "overload_how": plan["how"]})
+    aten = plan["schema"] if "::" in plan["schema"] else f"{plan['ns']}::{plan['schema']}"  # schemas name their ns
+    rec.update({"label": shape_label(plan), "aten": aten, "overload_how": plan["how"]})
     if plan["assumed"]:
         rec["assumed"] = plan["assumed"]
     if opts.ops is not None and idx not in opts.ops:

@@ -263,6 +263,7 @@ def test_measuring(tr, schemas, pkg, tmp):
         ops = doc.get("ops", [])
         check(rc == 0 and len(ops) == len(tr.load_ir(pkg)), f"fake torch: exit {rc}, {len(ops)} ops")
         check(all(o["status"] == "ok" for o in ops), f"fake torch: every op ok: {[o['status'] for o in ops]}")
+        check(all(o.get("aten", "").count("::") == 1 for o in ops), f"one namespace: {[o.get('aten') for o in ops]}")
         check(all(o["hot_us"] and o["cold_us"] and abs(o["hot_us"] - 5.0) < 1e-6 and abs(o["cold_us"] - 5.0) < 1e-6
                   for o in ops),
               f"fake torch: hot and cold medians are the 5 us per call: {[(o['hot_us'], o['cold_us']) for o in ops]}")
