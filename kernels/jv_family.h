@@ -180,6 +180,11 @@ typedef struct {
      * as batch norm's statistics span the whole tensor): a verifier then runs it once, in full, and
      * compares every element rather than calling it once per sampled output. */
     int reference_full;
+    /* The relative tolerance of its fp32 outputs where its kernels may legitimately compute in reduced
+     * precision (TF32 convolutions, PyTorch's default for cuDNN) or reduce long rows in fp32 (batch norm's
+     * statistics); 0: derived from the accumulation length, as exact fp32 arithmetic allows
+     * (jv_verify_tol_for). */
+    double fp32_tol;
     /* The ATen schemas of its ops (func: lines of native_functions.yaml, "mm.out(Tensor self, Tensor mat2, *,
      * Tensor(a!) out) -> Tensor(a!)"; without a namespace the op is aten::), NULL-terminated, the overloads of
      * one op in the order ir/ tries them. ir/ writes a call's replay IR entry with the first that fits it.

@@ -579,16 +579,18 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
             "poisoned (0xFF bytes) before the verified run.\n",
             (unsigned long long)run->opts->seed);
     fprintf(f,
-            "- Verification against the CPU reference (double accumulation): relative L2 error within %.0e "
-            "(fp32), %.0e (fp16), %.1e (bf16), exact for integers and bool; every element written; no NaN "
+            "- Verification against the CPU reference (double accumulation): relative L2 error within "
+            "max(floor, %g x 2^-24 x sqrt(K)), K the op's accumulation length (FLOPs / 2 / output elements), "
+            "floors 1e-05 (fp32; %.0e for convolutions, which may run in TF32, and batch norm), %.0e (fp16), "
+            "%.1e (bf16), exact for integers and bool; every element written; no NaN "
             "where the reference has none; sum(|x|), sum(x) and position-weighted checksums. Ops over %.0e FLOP "
             "check a sample of each output (marked sampled): %lld elements spread over its blocks (32 x 32 or larger) "
             "in memory order (fewer, at least 256, where one element's reference costs much, as a weight "
             "gradient's), the first and last element, 2 complete rows and 2 complete columns, and the whole "
             "output scanned for unwritten elements; batch norm, whose reference computes every output anyway, "
             "checks all.\n",
-            jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16), run->opts->verify_max_flops,
-            (long long)run->opts->verify_samples);
+            JV_VERIFY_ACC, jv_verify_tol(JV_DT_F32), jv_verify_tol(JV_DT_F16), jv_verify_tol(JV_DT_BF16),
+            run->opts->verify_max_flops, (long long)run->opts->verify_samples);
     fprintf(f,
             "- Timing: the backend's device timer around batches of back-to-back runs after a warm-up; samples "
             "until the relative standard deviation is under %.1f %% (at least %d samples) or %.2f s; the "

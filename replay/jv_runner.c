@@ -300,6 +300,19 @@ static int compared(jv_role role, int last) {
  * result WRONG all the same). keep: a full (unsampled) first check leaves its reference results there, and the
  * check after the timed launches compares with them instead of running the reference again; the caller frees
  * them. */
+/* The accumulation length of an op: its FLOPs over 2 x the elements of its largest output (a GEMM's K, a
+ * convolution's C_in/G x kh x kw; about 1 for elementwise ops), at least 1. */
+static double acc_len(double flops, const jv_operands *ops) {
+    int64_t most = 0;
+    for (int i = 0; i < ops->n; i++) {
+        if (ops->o[i].role != JV_ROLE_OUT && ops->o[i].role != JV_ROLE_INOUT) continue;
+        int64_t n = jv_tensor_numel(&ops->o[i].t);
+        if (n > most) most = n;
+    }
+    const double k = most > 0 && flops > 0 ? flops / (2.0 * (double)most) : 1;
+    return k > 1 ? k : 1;
+}
+
 static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_operands *ops, void **host_init,
                            void **host_dev, const int64_t *bytes, int reps, int last, void **keep, jv_op_result *r,
                            jv_err *err) {
@@ -310,6 +323,8 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
     memset(&r->verify, 0, sizeof r->verify);
     /* a reference that computes everything anyway (reference_full) runs once and every element is compared */
     const jv_family *fam = jv_family_get(d->family);
+    r->verify.acc_len = acc_len(r->perf.flops, ops);
+    r->verify.fp32_tol = fam ? fam->fp32_tol : 0;
     int sampled = r->perf.flops > o->verify_max_flops && reps == 1 && !(fam && fam->reference_full);
     r->verify.sampled = sampled;
     int nout = sampled ? ops->n : 1;

@@ -15,6 +15,17 @@ double jv_verify_tol(jv_dtype dt) {
     }
 }
 
+double jv_verify_tol_for(jv_dtype dt, double acc_len, double fp32_tol) {
+    const double k = acc_len > 1 ? acc_len : 1;
+    switch (dt) {
+    case JV_DT_F64: return fmax(jv_verify_tol(dt), JV_VERIFY_ACC * 0x1p-53 * sqrt(k));
+    case JV_DT_F32: return fp32_tol > 0 ? fp32_tol : fmax(1e-5, JV_VERIFY_ACC * 0x1p-24 * sqrt(k));
+    case JV_DT_F16:
+    case JV_DT_BF16: return fmax(jv_verify_tol(dt), JV_VERIFY_ACC * 0x1p-24 * sqrt(k));
+    default: return 0; /* integers and bool: exact */
+    }
+}
+
 /* 1 when every byte of the element is the 0xFF poison */
 static int poisoned(const void *base, int64_t off, size_t es) {
     const unsigned char *p = (const unsigned char *)base + (size_t)off * es;
@@ -83,7 +94,7 @@ int jv_verify_output_scan(const jv_operand *o, const void *dev, const void *ref,
         wref += w * fabs(r);
         finite++;
     }
-    double tol = jv_verify_tol(t->dtype);
+    double tol = jv_verify_tol_for(t->dtype, v->acc_len, v->fp32_tol);
     double rel = den > 0 ? sqrt(num / den) : sqrt(num);
     double rms = finite > 0 ? sqrt(den / (double)finite) : 0;
     /* pass 2: each element against the reference's scale, blocks of 64 elements */

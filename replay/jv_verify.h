@@ -9,6 +9,10 @@
 
 /* Verification of one run. */
 typedef struct {
+    /* inputs, set by the caller before the first output is compared */
+    double acc_len;  /* the op's accumulation length (products summed per output element; <= 1: none) */
+    double fp32_tol; /* the family's fp32 tolerance (jv_family.fp32_tol; 0: derived from acc_len) */
+    /* results */
     int done;           /* verification ran */
     int sampled;        /* 1: a sample of output elements was checked (big op; see jv_sampling.h) */
     int64_t checked;    /* elements compared, over all outputs */
@@ -68,7 +72,19 @@ int jv_verify_output(const jv_operand *o, const void *dev, const void *ref, cons
 int jv_verify_output_scan(const jv_operand *o, const void *dev, const void *ref, const int64_t *idx, int64_t n,
                           int scan_all, jv_verify *v);
 
-/* The relative L2 tolerance of an output dtype. */
+/* The relative L2 tolerance of an output dtype with no accumulation: its floor (1e-3 fp32, 2e-3 fp16,
+ * 1.6e-2 bf16, 1e-9 fp64, 0 for integers and bool). */
 double jv_verify_tol(jv_dtype dt);
+
+/* The relative L2 tolerance of an output of dtype dt whose elements each sum acc_len products computed in
+ * the output's accumulation type (fp32 for fp32/fp16/bf16, fp64 for fp64): the rounding of that sum grows as
+ * sqrt(acc_len) units in the last place (random signs), so tol = max(floor, JV_VERIFY_ACC x u x
+ * sqrt(acc_len)) with u = 2^-24 (2^-53 for fp64). The floors of fp16 and bf16 are their output rounding
+ * (which dominates); fp32's floor is 1e-5 (libm's float functions against the double reference) unless
+ * fp32_tol > 0 (a family whose kernels may compute in TF32 or reduce long rows in fp32), which is used as
+ * is. */
+double jv_verify_tol_for(jv_dtype dt, double acc_len, double fp32_tol);
+
+#define JV_VERIFY_ACC 8.0
 
 #endif

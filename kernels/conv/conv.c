@@ -377,6 +377,7 @@ const jv_family jv_conv_family = {
     .params = conv_params,
     .operands = jv_conv_operands,
     .reference = jv_conv_reference,
+    .fp32_tol = 1e-3, /* cuDNN runs fp32 convolutions in TF32 by default (torch.backends.cudnn.allow_tf32) */
     .schemas = jv_conv_schemas,
     .report = JV_REPORT_CONV,
     .findings = {.impl = conv_impl},

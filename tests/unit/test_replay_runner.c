@@ -193,6 +193,13 @@ static void test_verify(void) {
     CHECK(jv_verify_output(&o, dev, ref, idx, 2, &v) && v.checked == 2); /* the wrong element is not sampled */
     CHECK(jv_verify_tol(JV_DT_F32) < jv_verify_tol(JV_DT_F16) && jv_verify_tol(JV_DT_F16) < jv_verify_tol(JV_DT_BF16));
     CHECK(jv_verify_tol(JV_DT_BOOL) == 0);
+    /* derived from the accumulation length: 8 ulps of the accumulation type times sqrt(K), over the floors */
+    CHECK(jv_verify_tol_for(JV_DT_F32, 1, 0) == 1e-5 && jv_verify_tol_for(JV_DT_F32, 0, 0) == 1e-5);
+    CHECK(fabs(jv_verify_tol_for(JV_DT_F32, 1 << 20, 0) - 8 * 0x1p-24 * 1024) < 1e-12); /* 4.9e-4 */
+    CHECK(jv_verify_tol_for(JV_DT_F32, 1 << 20, 1e-3) == 1e-3); /* a family's allowance (TF32) is used as is */
+    CHECK(jv_verify_tol_for(JV_DT_BF16, 4096, 0) == jv_verify_tol(JV_DT_BF16)); /* output rounding dominates */
+    CHECK(jv_verify_tol_for(JV_DT_F16, 1e12, 0) > jv_verify_tol(JV_DT_F16));
+    CHECK(jv_verify_tol_for(JV_DT_BOOL, 4096, 0) == 0);
 }
 
 /* One 1024x1024 output with realistic device noise passes; each corruption fails, even those whose relative
@@ -218,8 +225,8 @@ static void test_verify_faults(void) {
         if (!ref || !good || !dev || !noise) goto next;
         jv_fill_host(ref, dt, N, JV_INIT_NORMAL, 11);
         jv_fill_host(noise, JV_DT_F64, N, JV_INIT_NORMAL, 12);
-        double tol = jv_verify_tol(dt);
-        for (int i = 0; i < N; i++) /* a device result: the reference with a relative error of tol / 8 */
+        double tol = jv_verify_tol_for(dt, 1, 0); /* no accumulation, no family allowance */
+        for (int i = 0; i < N; i++)               /* a device result: the reference with a relative error of tol / 8 */
             jv_dtype_store(dt, good, i, jv_dtype_load(dt, ref, i) * (1 + tol / 8 * noise[i]));
         jv_verify v;
         memset(&v, 0, sizeof v);

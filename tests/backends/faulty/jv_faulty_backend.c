@@ -31,6 +31,7 @@ const char *jv_fault_name(jv_fault f) {
     case JV_FAULT_TRANSPOSE: return "transpose";
     case JV_FAULT_SHIFT: return "shift";
     case JV_FAULT_STALE: return "stale";
+    case JV_FAULT_NOISE: return "noise-2^-10";
     case JV_FAULT_COUNT: break;
     }
     return "?";
@@ -196,6 +197,15 @@ static void damage(jv_fault mode, const jv_tensor *t, unsigned char *h, int64_t 
         }
         break;
     }
+    case JV_FAULT_NOISE:
+        for (int64_t l = 0; l < n; l++) {
+            uint64_t z = (uint64_t)l * 0x9E3779B97F4A7C15ull; /* r in [-1, 1) from the index */
+            z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+            const double r = (double)(z >> 11) * 0x1p-52 - 1.0;
+            const int64_t off = jv_tensor_offset_at(t, l);
+            jv_dtype_store(dt, h, off, jv_dtype_load(dt, h, off) * (1.0 + 0x1p-10 * r));
+        }
+        break;
     default: break;
     }
 }
