@@ -208,9 +208,9 @@ static jv_status add_tmp(const jv_cpu_dnnl *x, jv_cpu_conv *p, const dnnl_memory
 /* One convolution step over operands ia (src side), iw (weights), ib (bias, -1: none), iz (dst side).
  * Where oneDNN's choice of layouts pays, as PyTorch's CPU path (ideep) lets it choose, the step runs on
  * oneDNN's layouts with reorders from and to the traced ones, inside the timed run as in PyTorch:
- *  - a forward step over plain NCHW activations: src, weights and dst in the layouts oneDNN picks
- *    (its NCHW kernels are im2col + GEMM; PyTorch reorders into blocked layouts), when that is not oneDNN's
- *    reference implementation;
+ *  - a step over plain NCHW activations (forward, data or weights gradient): activations and weights in
+ *    the layouts oneDNN picks (its NCHW kernels are im2col + GEMM; PyTorch reorders into blocked layouts),
+ *    when that is not oneDNN's reference implementation;
  *  - otherwise the traced layouts, except that when oneDNN then has only its reference implementation
  *    (PyTorch's channels_last [O, kh, kw, I] weights, which its fast kernels do not take), the weights' format
  *    is left to oneDNN and a reorder moves the (small) weights between the traced layout and oneDNN's. */
@@ -225,7 +225,7 @@ static jv_status conv_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, const plan_ctx 
     jv_err_clear(&e2);
     const int w_any = dnnl_memory_desc_init_by_tag(&any_w, md[iw].ndims, md[iw].dims, md[iw].data_type,
                                                    dnnl_format_tag_any) == dnnl_success;
-    if (k == K_FWD && w_any && plain_nchw(&md[ia]) && plain_nchw(&md[iz]) &&
+    if (w_any && plain_nchw(&md[ia]) && plain_nchw(&md[iz]) &&
         dnnl_memory_desc_init_by_tag(&any_a, md[ia].ndims, md[ia].dims, md[ia].data_type, dnnl_format_tag_any) ==
             dnnl_success &&
         dnnl_memory_desc_init_by_tag(&any_z, md[iz].ndims, md[iz].dims, md[iz].data_type, dnnl_format_tag_any) ==

@@ -284,8 +284,15 @@ int main(void) {
                                 CONV_TYPES(FL, "\"\""),
                                 "[[200704, 1, 3584, 64], [576, 1, 192, 64], [], [], [], [], [], [], []]",
                                 FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    static const ccase rn_bwd = {"time resnet conv bwd fp32 NCHW",
+                                 "aten::convolution_backward",
+                                 "[[8, 64, 56, 56], [8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]",
+                                 CONV_BWD_TYPES(FL),
+                                 NULL,
+                                 BWD("64", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")};
     time_case(&x, &rn);
     time_case(&x, &rn_cl);
+    time_case(&x, &rn_bwd);
 
     jv_cpu_dnnl_close(&x);
     printf("%d checks passed, %d failed\n", passed, failed);
