@@ -28,7 +28,7 @@
 #include "conv/conv.h"
 
 #define ARGS_MAX  5
-#define STEPS_MAX 8
+#define STEPS_MAX 16 /* all three gradients on oneDNN's layouts: 2 x (2 reorders in, the step, 1 out), a bias */
 
 typedef jv_cpu_dnnl_step step; /* the handles of operand memories are set per run */
 typedef jv_cpu_dnnl_arg step_arg;
@@ -120,6 +120,10 @@ static jv_status pd_create(const jv_cpu_dnnl *x, const plan_ctx *c, const void *
  * operand or -1: the plan's memory tmp[i], descriptor). */
 static jv_status add_step(const jv_cpu_dnnl *x, jv_cpu_conv *p, dnnl_primitive_desc_t pd, int nargs, const int *arg,
                           const int *op, const dnnl_memory_desc_t *const *md, const dnnl_memory_t *tmp, jv_err *err) {
+    if (p->nsteps >= STEPS_MAX) {
+        dnnl_primitive_desc_destroy(pd);
+        JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: %s: more than %d oneDNN steps", p->name, STEPS_MAX);
+    }
     step *s = &p->s[p->nsteps++];
     JV_CHECK(jv_cpu_dnnl_primitive(pd, &s->prim, p->name, err));
     for (int i = 0; i < nargs; i++) {
