@@ -237,3 +237,11 @@ double jv_hw_peak(const jv_hw *hw, const char *spec) {
 double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec) {
     return lookup(hw->datasheet, hw->ndatasheet, spec);
 }
+
+const char *jv_bound_name(jv_bound b) {
+    switch (b) {
+    case JV_BOUND_COMPUTE: return "COMPUTE_BOUND";
+    case JV_BOUND_MEMORY: return "MEMORY_BOUND";
+    default: return "";
+    }
+}

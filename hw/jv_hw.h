@@ -59,4 +59,10 @@ double jv_hw_peak(const jv_hw *hw, const char *spec);
 /* The datasheet peak (TFLOPS) for a compute spec, or NAN. */
 double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec);
 
+/* What bounds an op on the roofline: the larger of its compute and memory times. */
+typedef enum { JV_BOUND_NONE = 0, JV_BOUND_COMPUTE, JV_BOUND_MEMORY } jv_bound;
+
+/* A bound as the sheets write it (TraceLens' spelling): "COMPUTE_BOUND", "MEMORY_BOUND", "" for none. */
+const char *jv_bound_name(jv_bound b);
+
 #endif

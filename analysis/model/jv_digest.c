@@ -421,12 +421,12 @@ static void row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
     memset(e, 0, sizeof *e);
     e->peak = e->achieved = e->pct = e->eff = e->vs_base = NAN;
     e->band = "";
-    e->memory_bound = !strcmp(r->bound, "MEMORY_BOUND");
+    e->memory_bound = r->bound == JV_BOUND_MEMORY;
     if (r->model < 0 && isnan(r->flops)) {
         e->verdict = "no model";
         return;
     }
-    e->has_roof = d->has_hw && !isnan(r->roof_us) && r->roof_us > 0 && r->time_us > 0 && r->bound[0];
+    e->has_roof = d->has_hw && !isnan(r->roof_us) && r->roof_us > 0 && r->time_us > 0 && r->bound != JV_BOUND_NONE;
     if (!e->has_roof) {
         e->verdict = "no roofline";
         return;

@@ -96,7 +96,7 @@ typedef struct {
     char spec[32];                       /* Compute Spec ("matrix_bf16"), "" when none */
     double roof_us;                      /* roofline time of one call */
     double pct;                          /* Pct Roofline_mean (%) */
-    const char *bound;                   /* "COMPUTE_BOUND", "MEMORY_BOUND" or "" */
+    jv_bound bound;                      /* JV_BOUND_NONE without a roofline (jv_bound_name: the sheets' text) */
     double percent;                      /* share of all rows' kernel time (%) */
     double layout_us;                    /* of time_us: layout-conversion kernels */
     int nkernels;                        /* distinct kernels kept (the largest JV_DROW_KERNELS) */

@@ -67,7 +67,7 @@ static void row_facts(const jv_drow *r, jv_frow *x) {
     jv_dtype dt = t0 ? t0->dtype : JV_DT_UNKNOWN;
     x->dtype = dt == JV_DT_BF16 || dt == JV_DT_F16 || dt == JV_DT_F32 || dt == JV_DT_F64 ? dt : JV_DT_UNKNOWN;
     x->layout = layout_of(r, 0);
-    x->compute_bound = !strcmp(r->bound, "COMPUTE_BOUND");
+    x->compute_bound = r->bound == JV_BOUND_COMPUTE;
     int bwd_name = strstr(r->op_name, "backward") != NULL; /* the weight is argument 2 */
     x->backward = r->bwd || bwd_name;
     x->impl = JV_IMPL_UNKNOWN;

@@ -21,7 +21,7 @@
 
 void jv_inst_metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw, jv_inst_metrics *m) {
     m->gflops = m->mb = m->fpb = m->tbs = m->tflops = m->roof_us = m->pct = NAN;
-    m->bound = NULL;
+    m->bound = JV_BOUND_NONE;
     m->spec[0] = 0;
     if (in->model < 0 || !pt->models[in->model].ok) return;
     const jv_perf *p = &pt->models[in->model].perf;
@@ -39,7 +39,7 @@ void jv_inst_metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const j
     if (isnan(peak) || isnan(p->bytes) || !(p->flops > 0)) return;
     double cu = p->flops / (peak * 1e12) * 1e6, mu = p->bytes / (hw->mem_bw_gbps * 1e9) * 1e6;
     m->roof_us = cu > mu ? cu : mu;
-    m->bound = cu >= mu ? "COMPUTE_BOUND" : "MEMORY_BOUND";
+    m->bound = cu >= mu ? JV_BOUND_COMPUTE : JV_BOUND_MEMORY;
     if (t_us > 0) m->pct = m->roof_us / t_us * 100;
 }
 
@@ -239,10 +239,10 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     r.fpb = m->fpb;
     r.tbs = u->tbs->mean;
     r.tflops = u->tfl->mean;
-    snprintf(r.spec, sizeof r.spec, "%s", m->spec);
+    snprintf(r.spec, sizeof r.spec, "%.*s", (int)sizeof r.spec - 1, m->spec);
     r.roof_us = m->roof_us;
     r.pct = u->pct->mean;
-    r.bound = m->bound ? m->bound : "";
+    r.bound = m->bound;
     r.percent = u->percent;
     r.model = pm ? in->model : -1;
     r.replay_op = -1;

@@ -17,7 +17,7 @@ typedef struct {
     double gflops, mb, fpb; /* NaN when unknown */
     double tbs, tflops;     /* per instance */
     double roof_us, pct;    /* NaN without a roofline */
-    const char *bound;      /* NULL without a roofline */
+    jv_bound bound;         /* JV_BOUND_NONE without a roofline */
     char spec[32];
 } jv_inst_metrics;
 

@@ -98,7 +98,7 @@ static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path
         jv_csv_num(&o, r->bytes / (1024.0 * 1024.0));
         jv_csv_num(&o, r->fpb);
         jv_csv_str(&o, r->spec);
-        jv_csv_str(&o, r->bound);
+        jv_csv_str(&o, jv_bound_name(r->bound));
         jv_csv_num(&o, r->tbs);
         jv_csv_num(&o, r->tflops);
         jv_csv_num(&o, r->time_us);

@@ -286,8 +286,8 @@ static jv_status run_pass(const jv_digest *T, const jv_digest *R, jv_cmp *c, siz
 /* ---------- expectations ---------- */
 
 static jv_cmp_bound bound_of(const jv_drow *r) {
-    if (!strcmp(r->bound, "MEMORY_BOUND")) return JV_CMP_MEMORY;
-    if (!strcmp(r->bound, "COMPUTE_BOUND")) return JV_CMP_COMPUTE;
+    if (r->bound == JV_BOUND_MEMORY) return JV_CMP_MEMORY;
+    if (r->bound == JV_BOUND_COMPUTE) return JV_CMP_COMPUTE;
     return JV_CMP_UNKNOWN;
 }
 
@@ -500,8 +500,8 @@ jv_status jv_compare_sheet(const jv_digest *T, const jv_digest *R, jv_book *book
         jv_sheet_num(&o, p->ratio_total);
         jv_sheet_num(&o, p->delta_pct);
         jv_sheet_num(&o, p->diff_us);
-        jv_sheet_str(&o, x->bound);
-        jv_sheet_str(&o, y->bound);
+        jv_sheet_str(&o, jv_bound_name(x->bound));
+        jv_sheet_str(&o, jv_bound_name(y->bound));
         jv_sheet_str(&o, BOUND[p->bound]);
         jv_sheet_num(&o, p->expected);
         jv_sheet_str(&o, p->basis);
@@ -521,8 +521,8 @@ jv_status jv_compare_sheet(const jv_digest *T, const jv_digest *R, jv_book *book
             sheet_side(&o, side ? NULL : r, side ? r : NULL);
             for (int k = 0; k < 4; k++)
                 jv_sheet_empty(&o);
-            jv_sheet_str(&o, side ? "" : r->bound);
-            jv_sheet_str(&o, side ? r->bound : "");
+            jv_sheet_str(&o, side ? "" : jv_bound_name(r->bound));
+            jv_sheet_str(&o, side ? jv_bound_name(r->bound) : "");
             for (int k = 0; k < 6; k++)
                 jv_sheet_empty(&o);
             jv_sheet_str(&o, "no");

@@ -31,6 +31,11 @@ static const char *fnum(char *b, size_t cap, double v, int prec) {
 #define NB       40
 #define FN(v, p) fnum((char[NB]){0}, NB, (v), (p))
 
+/* a row's roofline bound as the comparison writes it ("none" without a roofline) */
+static const char *bound_text(jv_bound b) {
+    return b != JV_BOUND_NONE ? jv_bound_name(b) : "none";
+}
+
 static const char *bound_word(jv_cmp_bound b) {
     static const char *const W[] = {"unknown", "memory", "compute", "mixed"};
     return W[b];
@@ -288,11 +293,11 @@ static void detail(FILE *f, const rctx *x, size_t i) {
             FN(r->tbs, 3), FN(r->tflops, 2));
     fprintf(f, "| FLOPS/Byte | %s | %s |\n", FN(t->fpb, 1), FN(r->fpb, 1));
     fputs("| Roofline bound, compute spec | ", f);
-    md_text(f, t->bound[0] ? t->bound : "none");
+    md_text(f, bound_text(t->bound));
     fputs(", ", f);
     md_text(f, t->spec[0] ? t->spec : "none");
     fputs(" | ", f);
-    md_text(f, r->bound[0] ? r->bound : "none");
+    md_text(f, bound_text(r->bound));
     fputs(", ", f);
     md_text(f, r->spec[0] ? r->spec : "none");
     fprintf(f, " |\n| Pct of roofline (mean) | %s %% | %s %% |\n", FN(t->pct, 1), FN(r->pct, 1));
@@ -574,8 +579,8 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
         jv_md_code(f, t->dims, 70, 1);
         fprintf(f, " | %u | %u | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %s / %s | %s | %s | %s%s |\n", t->count,
                 r->count, t->time_us, r->time_us, p->t_call_us, p->r_call_us, FN(p->ratio_call, 3),
-                FN(p->ratio_total, 3), FN(p->delta_pct, 1), t->bound[0] ? t->bound : "none",
-                r->bound[0] ? r->bound : "none", FN(p->expected, 3), FN(p->vs_expected, 2), flag_word(p->flag),
+                FN(p->ratio_total, 3), FN(p->delta_pct, 1), bound_text(t->bound), bound_text(r->bound),
+                FN(p->expected, 3), FN(p->vs_expected, 2), flag_word(p->flag),
                 p->question ? ", kernel-selection question" : "");
     }
     if (!c->npairs) fputs("| none |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |\n", f);

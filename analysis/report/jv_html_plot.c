@@ -123,9 +123,9 @@ static void row_tip(FILE *f, const jv_drow *r, size_t rank) {
                 jv_html_frate(b2, sizeof b2, r->tbs));
     if (isfinite(r->pct)) {
         fprintf(f, "&#10;roofline: %s %% (%s", jv_html_fnum(b3, sizeof b3, r->pct, 1), jv_efficiency_band(r->pct));
-        if (r->bound[0]) {
+        if (r->bound != JV_BOUND_NONE) {
             fputs(", ", f);
-            jv_html_esc(f, r->bound);
+            jv_html_esc(f, jv_bound_name(r->bound));
         }
         fputs(")", f);
     }

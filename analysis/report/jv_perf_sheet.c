@@ -122,7 +122,7 @@ static jv_status write_unified(const jv_digest *dg, const jv_hw *hw, jv_book *bo
             jv_sheet_num(&o, r->mb);
             jv_sheet_num(&o, r->fpb);
             jv_sheet_str(&o, r->spec);
-            if (hw) jv_sheet_str(&o, r->bound);
+            if (hw) jv_sheet_str(&o, jv_bound_name(r->bound));
             jv_sheet_num(&o, r->tbs_s.mean);
             jv_sheet_num(&o, r->tbs_s.std);
             jv_sheet_num(&o, r->tfl_s.mean);
@@ -240,7 +240,7 @@ static jv_status write_family_sheet(const jv_fsheet *fs, const jv_hw *hw, jv_boo
         jv_sheet_str(&o, r->m.spec);
         if (hw) {
             jv_sheet_num(&o, r->m.roof_us);
-            jv_sheet_str(&o, r->m.bound ? r->m.bound : "");
+            jv_sheet_str(&o, jv_bound_name(r->m.bound));
             put_stats(&o, &r->pct, "amslh");
         }
         jv_sheet_str(&o, r->kfull ? r->kfull : "");

@@ -426,7 +426,7 @@ static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) 
             fputs("n/a", f);
         else
             fprintf(f, "%.2f", r->roof_us);
-        fprintf(f, " | %s | ", r->bound[0] ? r->bound : "n/a");
+        fprintf(f, " | %s | ", r->bound != JV_BOUND_NONE ? jv_bound_name(r->bound) : "n/a");
         if (isnan(e.pct))
             fputs("n/a", f);
         else

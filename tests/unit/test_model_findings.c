@@ -31,7 +31,7 @@ static jv_tensor tensor4(jv_dtype dt, int64_t n, int64_t c, int64_t h, int64_t w
 
 /* a row with the fields every row needs; the caller sets the rest */
 static jv_drow row(const char *op, jv_dcat cat, int family, double time_us, uint32_t count, double roof_us,
-                   const char *bound) {
+                   jv_bound bound) {
     jv_drow r;
     memset(&r, 0, sizeof r);
     r.name = r.op_name = op;
@@ -89,7 +89,7 @@ static void test_synthetic(void) {
     CHECK(jv_digest_init(&d, "synthetic.json", &tr, &hw, "test", &err) == JV_OK);
 
     /* a skinny, small GEMM at 10 % of its roofline: a kernel issue, the largest saving */
-    jv_drow g = row("aten::mm", JV_DCAT_GEMM, JV_FAM_GEMM, 4000, 10, 40, "COMPUTE_BOUND");
+    jv_drow g = row("aten::mm", JV_DCAT_GEMM, JV_FAM_GEMM, 4000, 10, 40, JV_BOUND_COMPUTE);
     snprintf(g.spec, sizeof g.spec, "matrix_bf16");
     g.flops = 2.0 * 16 * 4096 * 4096;
     g.percent = 40;
@@ -98,7 +98,7 @@ static void test_synthetic(void) {
     CHECK(jv_digest_add_row(&d, &g, &err) == JV_OK);
 
     /* an NCHW convolution (3x3) at 75 %: conversions around NHWC kernels */
-    jv_drow c = row("aten::convolution", JV_DCAT_CONV, JV_FAM_CONV, 2000, 10, 150, "COMPUTE_BOUND");
+    jv_drow c = row("aten::convolution", JV_DCAT_CONV, JV_FAM_CONV, 2000, 10, 150, JV_BOUND_COMPUTE);
     snprintf(c.spec, sizeof c.spec, "matrix_bf16");
     c.flops = 1e10;
     c.percent = 20;
@@ -111,7 +111,7 @@ static void test_synthetic(void) {
     CHECK(jv_digest_add_row(&d, &c, &err) == JV_OK);
 
     /* native batch norm, bf16, no affine weight, training, far below the baseline */
-    jv_drow b = row("aten::native_batch_norm", JV_DCAT_BN, JV_FAM_BATCHNORM, 1500, 10, 30, "MEMORY_BOUND");
+    jv_drow b = row("aten::native_batch_norm", JV_DCAT_BN, JV_FAM_BATCHNORM, 1500, 10, 30, JV_BOUND_MEMORY);
     b.bytes = 6e6;
     b.flops = 1e7;
     b.tbs = 10 * b.bytes / 1500e-6 / 1e12;
@@ -125,14 +125,14 @@ static void test_synthetic(void) {
     CHECK(jv_digest_add_row(&d, &b, &err) == JV_OK);
 
     /* batch norm without a model: the batch norm family's hook still names its library */
-    jv_drow bc = row("aten::cudnn_batch_norm", JV_DCAT_BN, -1, 10, 1, 0, "");
+    jv_drow bc = row("aten::cudnn_batch_norm", JV_DCAT_BN, -1, 10, 1, 0, JV_BOUND_NONE);
     bc.percent = 0.1;
     bc.concrete = "['', '', 'True']";
     kernel(&bc, "bn_fw_tr_1C11_kernel_NCHW", 0, 10);
     CHECK(jv_digest_add_row(&d, &bc, &err) == JV_OK);
 
     /* the elementwise baseline: 100 adds of 8 MB in 1 ms = 0.8 TB/s, at 50 % of the roofline */
-    jv_drow a = row("aten::add", JV_DCAT_EW, JV_FAM_BINARY, 1000, 100, 5, "MEMORY_BOUND");
+    jv_drow a = row("aten::add", JV_DCAT_EW, JV_FAM_BINARY, 1000, 100, 5, JV_BOUND_MEMORY);
     a.bytes = 8e6;
     a.flops = 1e6;
     a.tbs = 0.8;
@@ -140,7 +140,7 @@ static void test_synthetic(void) {
     kernel(&a, "vectorized_elementwise_kernel", 0, 1000);
     CHECK(jv_digest_add_row(&d, &a, &err) == JV_OK);
 
-    jv_drow o = row("aten::foo", JV_DCAT_OTHER, -1, 1500, 1, 0, "");
+    jv_drow o = row("aten::foo", JV_DCAT_OTHER, -1, 1500, 1, 0, JV_BOUND_NONE);
     o.percent = 15;
     CHECK(jv_digest_add_row(&d, &o, &err) == JV_OK);
 
