@@ -165,6 +165,14 @@ jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_opera
  * and the device kernels' planning both read operands this way. */
 int jv_elementwise_broadcast_strides(const jv_tensor *t, const jv_tensor *out, int64_t *bst);
 
+/* The output's dims of size > 1 in its memory order (by stride, outermost first; stable), merged where each of
+ * the nstream streams is contiguous across them (bst[s][dd]: stream s's stride over output dim dd; stream 0 is
+ * usually the output itself), into shape[] and st[s][], outermost first. A single element gives one dim of
+ * size 1 and stride 0. Returns the number of dims (>= 1). The reference, the CPU kernels and the device
+ * kernels' planning all walk an output this way. */
+int jv_elementwise_merge_dims(const jv_tensor *out, int nstream, const int64_t (*bst)[JV_MAX_DIMS], int64_t *shape,
+                              int64_t (*st)[JV_MAX_DIMS]);
+
 /* The CPU reference of a parsed elementwise call over operands laid out as
  * jv_elementwise_operands lists them (their strides and dtypes may differ
  * from the descriptor's; their shapes may not): reads the inputs with

@@ -444,44 +444,7 @@ static jv_status refuse(jv_err *err, int line, const char *fmt, ...) {
 /* the strided geometry: the output's dims of size > 1 in its memory order (outermost first), merged where every
  * stream is contiguous across them (bst: per stream strides over the output's dims) */
 static void plan_strided(jv_elementwise_cpu *p, const jv_tensor *out, int64_t (*bst)[JV_MAX_DIMS]) {
-    int order[JV_MAX_DIMS], nsig = 0;
-    for (int dd = 0; dd < out->ndim; dd++)
-        if (out->shape[dd] > 1) order[nsig++] = dd;
-    for (int i = 1; i < nsig; i++) /* by output stride, descending; stable */
-        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
-            int v = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = v;
-        }
-    int nd = 0;
-    for (int i = nsig - 1; i >= 0; i--) { /* innermost first; reversed below */
-        const int dd = order[i];
-        int merge = nd > 0;
-        for (int s = 0; s < 4 && merge; s++)
-            if (bst[s][dd] != p->st[s][nd - 1] * p->shape[nd - 1]) merge = 0;
-        if (merge) {
-            p->shape[nd - 1] *= out->shape[dd];
-        } else {
-            p->shape[nd] = out->shape[dd];
-            for (int s = 0; s < 4; s++)
-                p->st[s][nd] = bst[s][dd];
-            nd++;
-        }
-    }
-    if (nd == 0) {
-        p->shape[0] = 1;
-        for (int s = 0; s < 4; s++)
-            p->st[s][0] = 0;
-        nd = 1;
-    }
-    for (int i = 0; i < nd / 2; i++) { /* to outermost first */
-        const int j = nd - 1 - i;
-        int64_t t = p->shape[i];
-        p->shape[i] = p->shape[j], p->shape[j] = t;
-        for (int s = 0; s < 4; s++)
-            t = p->st[s][i], p->st[s][i] = p->st[s][j], p->st[s][j] = t;
-    }
-    p->nd = nd;
+    p->nd = jv_elementwise_merge_dims(out, 4, (const int64_t(*)[JV_MAX_DIMS])bst, p->shape, p->st);
 }
 
 jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_elementwise_cpu **out, jv_err *err) {

@@ -220,44 +220,8 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
      * first), merged where every stream is contiguous across them */
     for (int k = 0; k < 3; k++)
         p.kind[k] = is_tensor[k + 1] ? EW_STRIDED : EW_CONST;
-    int order[JV_MAX_DIMS], nsig = 0;
-    for (int dd = 0; dd < out->ndim; dd++)
-        if (out->shape[dd] > 1) order[nsig++] = dd;
-    for (int i = 1; i < nsig; i++) /* by output stride, descending; stable */
-        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
-            int v = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = v;
-        }
     int64_t shape[JV_MAX_DIMS], mst[4][JV_MAX_DIMS];
-    int nd = 0;
-    for (int i = nsig - 1; i >= 0; i--) { /* innermost first; reversed below */
-        const int dd = order[i];
-        int merge = nd > 0;
-        for (int s = 0; s < 4 && merge; s++)
-            if (bst[s][dd] != mst[s][nd - 1] * shape[nd - 1]) merge = 0;
-        if (merge) {
-            shape[nd - 1] *= out->shape[dd];
-        } else {
-            shape[nd] = out->shape[dd];
-            for (int s = 0; s < 4; s++)
-                mst[s][nd] = bst[s][dd];
-            nd++;
-        }
-    }
-    if (nd == 0) {
-        shape[0] = 1;
-        for (int s = 0; s < 4; s++)
-            mst[s][0] = 0;
-        nd = 1;
-    }
-    for (int i = 0; i < nd / 2; i++) { /* to outermost first */
-        const int j = nd - 1 - i;
-        int64_t t = shape[i];
-        shape[i] = shape[j], shape[j] = t;
-        for (int s = 0; s < 4; s++)
-            t = mst[s][i], mst[s][i] = mst[s][j], mst[s][j] = t;
-    }
+    const int nd = jv_elementwise_merge_dims(out, 4, (const int64_t(*)[JV_MAX_DIMS])bst, shape, mst);
     /* 32-bit index math when the element count and every offset fit */
     int small = n <= INT32_MAX;
     for (int s = 0; s < 4 && small; s++) {

@@ -486,34 +486,29 @@ int jv_elementwise_broadcast_strides(const jv_tensor *t, const jv_tensor *out, i
     return 1;
 }
 
-/* Every element of the output, in memory order of the output. */
-static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const ew_stream *sm, int nstream) {
-    /* dims of size > 1, sorted by the output's stride (outermost first; stable) */
+int jv_elementwise_merge_dims(const jv_tensor *out, int nstream, const int64_t (*bst)[JV_MAX_DIMS], int64_t *shape,
+                              int64_t (*st)[JV_MAX_DIMS]) {
     int order[JV_MAX_DIMS], m = 0;
     for (int dd = 0; dd < out->ndim; dd++)
         if (out->shape[dd] > 1) order[m++] = dd;
-    for (int i = 1; i < m; i++) {
-        int v = order[i], j = i;
-        while (j > 0 && out->strides[order[j - 1]] < out->strides[v]) {
+    for (int i = 1; i < m; i++) /* by the output's stride, descending; stable */
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            int v = order[j];
             order[j] = order[j - 1];
-            j--;
+            order[j - 1] = v;
         }
-        order[j] = v;
-    }
-    /* merge a dim into the next inner one when every stream is contiguous across them */
-    int64_t shape[JV_MAX_DIMS], st[4][JV_MAX_DIMS];
     int nd = 0;
     for (int i = m - 1; i >= 0; i--) { /* innermost first, reversed below */
-        int dd = order[i];
+        const int dd = order[i];
         int merge = nd > 0;
         for (int s = 0; s < nstream && merge; s++)
-            if (sm[s].bst[dd] != st[s][nd - 1] * shape[nd - 1]) merge = 0;
+            if (bst[s][dd] != st[s][nd - 1] * shape[nd - 1]) merge = 0;
         if (merge) {
             shape[nd - 1] *= out->shape[dd];
         } else {
             shape[nd] = out->shape[dd];
             for (int s = 0; s < nstream; s++)
-                st[s][nd] = sm[s].bst[dd];
+                st[s][nd] = bst[s][dd];
             nd++;
         }
     }
@@ -524,12 +519,21 @@ static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const 
         nd = 1;
     }
     for (int i = 0; i < nd / 2; i++) { /* to outermost first */
-        int j = nd - 1 - i;
+        const int j = nd - 1 - i;
         int64_t t = shape[i];
         shape[i] = shape[j], shape[j] = t;
         for (int s = 0; s < nstream; s++)
             t = st[s][i], st[s][i] = st[s][j], st[s][j] = t;
     }
+    return nd;
+}
+
+/* Every element of the output, in memory order of the output. */
+static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const ew_stream *sm, int nstream) {
+    int64_t bst[4][JV_MAX_DIMS], shape[JV_MAX_DIMS], st[4][JV_MAX_DIMS];
+    for (int s = 0; s < nstream; s++)
+        memcpy(bst[s], sm[s].bst, sizeof bst[s]);
+    const int nd = jv_elementwise_merge_dims(out, nstream, (const int64_t(*)[JV_MAX_DIMS])bst, shape, st);
 
     double buf[4][EW_CHUNK];
     for (int s = 1; s < nstream; s++)
