@@ -304,6 +304,8 @@ fail:
     return NULL;
 }
 
+static cJSON *string_json(const char *v);
+
 /* The JSON value of traced argument a as type t; NULL on allocation failure
  * (callers check arg_fits first, so every text parses). */
 static cJSON *value_json(const jv_arg *a, const atype *t, int write_only) {
@@ -366,12 +368,21 @@ static cJSON *value_json(const jv_arg *a, const atype *t, int write_only) {
         }
         return l;
     }
+    case K_DEVICE: /* an index, or a name such as "cuda:0": never a bool or a float, which it would not read back as */
+        if (text_int(v, iv)) return json_int(iv[0]);
+        return string_json(v);
+    case K_STR: return string_json(v); /* always a string, whatever it looks like ("1", "False") */
     default: break;
     }
-    /* Scalar, str, Device and anything else: by the text's own form */
+    /* Scalar and anything else: by the text's own form */
     if (text_bool(v, bv)) return cJSON_CreateBool(bv[0]);
     if (text_int(v, iv)) return json_int(iv[0]);
     if (text_num(v, dv)) return json_float(dv[0]);
+    return string_json(v);
+}
+
+/* Text v as a JSON string, without the quotes of a traced Python str. */
+static cJSON *string_json(const char *v) {
     size_t len = strlen(v);
     if (len >= 2 && (v[0] == '\'' || v[0] == '"') && v[len - 1] == v[0]) { /* a quoted str */
         char *s = malloc(len - 1);

@@ -527,6 +527,28 @@ static void test_schema_table(void) {
     last_entry = e;
     CHECK(!strcmp(arg_text("dtype"), "15") && !strcmp(arg_text("copy"), "false"));
     jv_opcall_free(&c);
+    /* a Device or str whose text reads as a bool or a number is written back as a string, which the reader
+     * takes for those types (fuzz_ir found "device": "False" written as false, which it refused) */
+    const char *odd[] = {"\"False\"", "\"1.5\"", "\"cuda:0\""};
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "[{\"op_name\":\"aten::to\",\"replay_ir\":{\"list_pos_args\":["
+                 "{\"arg_name\":\"self\",\"arg_type\":\"Tensor(a)\",\"value\":{\"shape\":[4],\"dtype\":"
+                 "\"float\"}},{\"arg_name\":\"device\",\"arg_type\":\"Device\",\"value\":%s},"
+                 "{\"arg_name\":\"dtype\",\"arg_type\":\"ScalarType\",\"value\":null}],\"list_kwargs\":[]}}]",
+                 odd[i]);
+        jv_ir ir;
+        jv_err_clear(&err);
+        jv_status st = jv_ir_parse(text, strlen(text), "device.json", &ir, &err);
+        CHECK_MSG(st == JV_OK, "device %s: %s", odd[i], err.msg);
+        if (st != JV_OK) continue;
+        CHECK(jv_ir_entry(&ir.ops[0].call, &e, &err) == JV_OK);
+        cJSON_Delete(last_entry);
+        last_entry = e;
+        CHECK_MSG(!strcmp(arg_text("device"), odd[i]), "device %s written as %s", odd[i], arg_text("device"));
+        jv_ir_free(&ir);
+    }
 }
 
 /* Entries as TraceLens writes them: Scalars as floats, no list_kwargs, "count", torch dtype names. */
