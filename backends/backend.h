@@ -87,7 +87,7 @@ typedef struct jv_backend {
     jv_status (*timer_stop)(void *ctx, double *seconds, jv_err *err);
     /* Prepares implementation `variant` (0, 1, ...) of a parsed op over its
      * operands: handles, plans, algorithm choice, workspace, all outside the
-     * timed region. impl receives its name ("cpu reference", "cuBLASLt",
+     * timed region. impl receives its name ("oneDNN matmul", "cuBLASLt",
      * "cuDNN", "jarvis kernel"). JV_ERR_NOTFOUND when the backend has no
      * such variant for this op (variant 0: the op is not supported; the
      * message says why). *plan is released with release. */

@@ -569,6 +569,10 @@ allocated:;
         le = pe;
         goto done;
     }
+    if (ps == JV_ERR_NOTFOUND) { /* the backend has no kernel for this call: not run, named, not a failure */
+        set_reason(r, JV_RES_SKIPPED, "no kernel on this backend: ", pe.msg);
+        goto done;
+    }
     if (ps != JV_OK) {
         set_reason(r, JV_RES_REFUSED, "the backend cannot run this op: ", pe.msg);
         goto done;

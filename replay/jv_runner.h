@@ -20,7 +20,7 @@
 typedef enum {
     JV_RES_OK = 0,  /* ran, verified */
     JV_RES_WRONG,   /* ran, verification failed */
-    JV_RES_SKIPPED, /* left out on request (--max-bytes) */
+    JV_RES_SKIPPED, /* left out on request (--max-bytes), or the backend has no kernel for it (the reason says) */
     JV_RES_REFUSED, /* could not run: not replayable, too large for the device, out of memory */
     JV_RES_ERROR,   /* a backend call failed */
     JV_RES_NOT_RUN  /* not attempted: the run stopped before it (the device context became unusable) */
@@ -36,7 +36,7 @@ typedef struct {
     char label[200]; /* op name with a shape summary, unique in a package */
     jv_res_status status;
     char reason[640]; /* why not OK */
-    char impl[192];   /* implementation that ran ("cpu reference", "cuBLASLt algo 66 tile id 24 ...") */
+    char impl[192];   /* implementation that ran ("oneDNN matmul", "cuBLASLt algo 66 tile id 24 ...") */
     int variant;      /* the backend's implementation index (0: what the framework runs) */
     int family;       /* registry index, -1 unknown */
     char family_name[24];

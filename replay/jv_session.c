@@ -87,7 +87,7 @@ jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *
             if (r->status == JV_RES_WRONG || r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR) s->failed = 1;
             if (st == JV_ERR_DEVICE) /* nothing more reaches the device */
                 return jv_session_stop(s, ir, only, i + 1, i, r->label, &e, err);
-            if (r->status != JV_RES_OK && r->status != JV_RES_SKIPPED && cfg->log)
+            if (r->status != JV_RES_OK && cfg->log && (r->status != JV_RES_SKIPPED || verbose))
                 fprintf(cfg->log, "jarvis-replay: op %d (%s): %s: %s\n", i, r->label, jv_res_status_str(r->status),
                         r->reason);
         }

@@ -31,8 +31,8 @@ echo "   out/example/report.html (open it in a browser: timeline, top ops, roofl
 sed -n '/^## Recommendations/,/^<a id="detail"/p' out/example/standalone_analysis_fair.md | grep -E '^### ' || true
 echo
 echo "== replay of out/example/replay_package.zip (report: out/example/replay_report.md)"
-# the CPU backend runs the references as its device: cap the op and baseline sizes so the example takes
-# seconds (on a GPU build, drop both options)
+# cap the op and baseline sizes so that the example takes seconds on a small CPU (on a GPU build, drop both
+# options)
 cap=(--max-bytes 25M --baseline-bytes 64M)
 ./build/jarvis-replay out/example/replay_package.zip --device 0 "${cap[@]}" \
     --benchmark_out out/example/replay.json --report out/example/replay_report.md

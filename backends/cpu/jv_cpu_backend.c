@@ -3,10 +3,10 @@
  * (matmul, convolution, batch normalization: jv_cpu_dnnl.h), as PyTorch's CPU
  * path does, on every core; a family with its own CPU kernel (kernels/
  * cpu_kernels.def, jv_cpu_kernel.h: the elementwise families, impl "OpenMP
- * elementwise (dense)" or "(strided)") runs it. A call neither can run runs the
- * family's CPU reference, and the impl says why ("cpu reference (oneDNN
- * refused)", "cpu reference (no CPU kernel: <reason>)"): its time says nothing
- * about this CPU's capability, and the report says so. The baseline kernels
+ * elementwise (dense)" or "(strided)") runs it. A call neither can run is
+ * refused with the reason (as the CUDA backend refuses what it has no kernel
+ * for): the references in kernels/ verify, they are never timed as a
+ * backend. The baseline kernels
  * are STREAM's loops on every core. Its launch cost is measured at open (a
  * call through a function pointer); flush_cache writes over a buffer twice
  * the size of the last-level cache. */
@@ -40,7 +40,7 @@ typedef struct {
 } cpu_ctx;
 
 /* How a prepared op runs. */
-typedef enum { CPU_REFERENCE = 0, CPU_GEMM, CPU_CONV, CPU_BN, CPU_OWN } cpu_kind;
+typedef enum { CPU_GEMM = 1, CPU_CONV, CPU_BN, CPU_OWN } cpu_kind;
 
 typedef struct {
     cpu_kind kind;
@@ -268,9 +268,8 @@ static void cpu_release(void *ctx, void *plan) {
     free(p);
 }
 
-/* oneDNN for GEMM, convolution and batch norm (a call it cannot run runs the reference, named so); a family's
- * own CPU kernel where it has one (a call it refuses runs the reference, the impl naming the reason); the
- * reference for the other families */
+/* oneDNN for GEMM, convolution and batch norm; a family's own CPU kernel where it has one; JV_ERR_NOTFOUND
+ * naming the reason for a call neither runs (the runner reports it refused) */
 static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
     cpu_ctx *c = ctx;
@@ -290,14 +289,9 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
             *plan = p;
             return JV_OK;
         }
-        if (st != JV_ERR_NOTFOUND) {
-            cpu_release(c, p);
-            return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
-        }
-        p->kind = CPU_REFERENCE;
-        snprintf(impl, impl_cap, "cpu reference (no CPU kernel: %s)", le.msg);
-        *plan = p;
-        return JV_OK;
+        cpu_release(c, p);
+        if (st != JV_ERR_NOTFOUND) return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
+        return jv_err_set(err, st, le.file, le.line, "cpu backend: no CPU kernel: %s", le.msg);
     }
 #ifdef JV_HAVE_DNNL
     if (d->family == (int)JV_FAM_GEMM) {
@@ -314,15 +308,16 @@ static jv_status cpu_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
         *plan = p;
         return JV_OK;
     }
-    if (st != JV_ERR_NOTFOUND) {
-        cpu_release(c, p);
-        return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
-    }
+    cpu_release(c, p);
+    if (st != JV_ERR_NOTFOUND) return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
+    if (le.msg[0]) return jv_err_set(err, st, le.file, le.line, "cpu backend: oneDNN cannot run it: %s", le.msg);
+    JV_FAIL(err, JV_ERR_NOTFOUND, "cpu backend: family '%s' has no CPU kernel", jv_family_get(d->family)->name);
+#else
+    cpu_release(c, p);
+    JV_FAIL(err, JV_ERR_NOTFOUND,
+            "cpu backend: family '%s' has no CPU kernel (built without oneDNN: install libdnnl-dev)",
+            jv_family_get(d->family)->name);
 #endif
-    p->kind = CPU_REFERENCE; /* named apart when oneDNN refused a call of a family it runs */
-    snprintf(impl, impl_cap, "%s", le.msg[0] ? "cpu reference (oneDNN refused)" : "cpu reference");
-    *plan = p;
-    return JV_OK;
 }
 
 static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
@@ -336,7 +331,8 @@ static jv_status cpu_launch(void *ctx, void *plan, const jv_desc *d, const jv_op
     if (p && p->kind == CPU_CONV) return jv_cpu_conv_run(&c->dnnl, p->conv, bufs, err);
     if (p && p->kind == CPU_BN) return jv_cpu_bn_run(&c->dnnl, p->bn, bufs, err);
 #endif
-    return jv_desc_reference(d, ops, bufs, NULL, err);
+    (void)d, (void)ops, (void)bufs;
+    JV_FAIL(err, JV_ERR_INTERNAL, "cpu backend: launch of an op it did not plan");
 }
 
 /* The baseline kernels as STREAM defines them, one thread per core (OpenMP, static schedule: each thread

@@ -373,7 +373,7 @@ static void run_refusals(void) {
     }
 }
 
-/* ---- through the backend: impl strings, the reference fallback ---- */
+/* ---- through the backend: impl strings, refusals ---- */
 
 static void backend_case(void *cpu, const jv_cpu_case *c, const char *want_impl) {
     setup s;
@@ -399,6 +399,25 @@ static void backend_case(void *cpu, const jv_cpu_case *c, const char *want_impl)
     setup_free(&s);
 }
 
+/* a call the kernel refuses is refused by the backend too (never run on the reference), naming the reason */
+static void backend_refusal(void *cpu, const jv_cpu_case *c, const char *want_msg) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    char impl[192] = "";
+    void *plan = NULL;
+    jv_status st = jv_cpu_backend.prepare(cpu, &s.d, &s.ops, 0, &plan, impl, sizeof impl, &err);
+    CHECK_MSG(st == JV_ERR_NOTFOUND && !plan && strstr(err.msg, want_msg), "%s: expected a refusal naming '%s': %d %s",
+              c->what, want_msg, (int)st, err.msg);
+    jv_cpu_backend.release(cpu, plan);
+    printf("%-48s %-4s %s\n", c->what, st == JV_ERR_NOTFOUND ? "REFUSED" : "??", err.msg);
+    setup_free(&s);
+}
+
 static void run_backend(void) {
     void *cpu = NULL;
     jv_err err;
@@ -407,8 +426,8 @@ static void run_backend(void) {
     if (!cpu) return;
     backend_case(cpu, &CASES[0].c, "OpenMP elementwise (dense)");
     backend_case(cpu, &CASES[1].c, "OpenMP elementwise (strided)");
-    backend_case(cpu, &REFUSED[0].c, "cpu reference (no CPU kernel: aten::add: output dtype int64");
-    backend_case(cpu, &REFUSED[2].c, "cpu reference (no CPU kernel: aten::upsample_nearest2d: upsample");
+    backend_refusal(cpu, &REFUSED[0].c, "cpu backend: no CPU kernel: aten::add: output dtype int64");
+    backend_refusal(cpu, &REFUSED[2].c, "cpu backend: no CPU kernel: aten::upsample_nearest2d: upsample");
     jv_cpu_backend.close(cpu);
 }
 

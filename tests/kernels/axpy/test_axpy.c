@@ -1,9 +1,11 @@
 /* test_axpy: the test family of tests/kernels/axpy/ end to end, proving the
  * recipe "add an op family" (CONTRIBUTING.md): registered by one line of
  * tests/kernels/test_families.def, it is found by name, parsed from a trace
- * call, modelled, categorized, written to replay IR and read back, and
- * replayed and verified on the CPU backend, with nothing outside its folder
- * naming it. */
+ * call, modelled, categorized, written to replay IR and read back, refused
+ * by the CPU backend by name (it has no CPU kernel, and the backend never
+ * times a reference), and replayed and verified by the runner on a test
+ * backend whose launch is the family's CPU reference, with nothing outside
+ * its folder naming it. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,20 @@
 #include "jv_runner.h"
 
 #define OP "jarvis_test::axpy"
+
+/* the test backend: the CPU backend's memory and timer, the family's CPU reference as the kernel */
+static jv_status prepare_reference(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan,
+                                   char *impl, size_t cap, jv_err *err) {
+    (void)ctx, (void)d, (void)ops;
+    *plan = NULL;
+    if (variant > 0) JV_FAIL(err, JV_ERR_NOTFOUND, "no variant %d", variant);
+    snprintf(impl, cap, "test reference");
+    return JV_OK;
+}
+static jv_status launch_reference(void *c, void *p, const jv_desc *d, const jv_operands *o, void *const *b, jv_err *e) {
+    (void)c, (void)p;
+    return jv_desc_reference(d, o, b, NULL, e);
+}
 
 int main(void) {
     jv_err err;
@@ -59,8 +75,11 @@ int main(void) {
     jv_desc_model(&d2, &p2);
     CHECK(p2.flops == p.flops && p2.bytes == p.bytes);
 
-    /* replayed and verified on the CPU backend (its CPU reference) */
-    const jv_backend *be = &jv_cpu_backend;
+    /* refused by the CPU backend, then replayed and verified on the test backend */
+    jv_backend test_be = jv_cpu_backend;
+    test_be.prepare = prepare_reference;
+    test_be.launch = launch_reference;
+    const jv_backend *cpu = &jv_cpu_backend, *be = &test_be;
     void *ctx = NULL;
     CHECK(be->open(0, &ctx, &err) == JV_OK);
     jv_device_props props;
@@ -72,7 +91,11 @@ int main(void) {
     o.timing.min_sample_s = 1e-4;
     o.cache_cold = 0;
     jv_op_result r;
+    CHECK(ir.n == 1 && jv_run_op(cpu, ctx, &props, &o, &ir.ops[0], &r, &err) == JV_OK);
+    CHECK(r.status == JV_RES_SKIPPED &&
+          strstr(r.reason, "no kernel on this backend: cpu backend: family 'axpy' has no CPU kernel"));
     CHECK(ir.n == 1 && jv_run_op(be, ctx, &props, &o, &ir.ops[0], &r, &err) == JV_OK);
+    CHECK(!strcmp(r.impl, "test reference"));
     CHECK(r.status == JV_RES_OK && r.verify.done && r.verify.checked == 32 && r.verify.unwritten == 0);
     CHECK(!strcmp(r.family_name, "axpy") && r.perf.flops == p.flops);
     if (failed) fprintf(stderr, "last error: %s\n", err.msg);
