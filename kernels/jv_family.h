@@ -134,6 +134,15 @@ typedef struct {
     int nhwc;     /* 1: the op's compute kernels (layout conversions aside) run NHWC */
 } jv_impl_info;
 
+/* What a parsed call tells the findings beyond its model (jv_family_findings.facts), typed; each member
+ * keeps its "not said" value unless the family sets it. */
+typedef struct {
+    int kh, kw;            /* convolution: the weight's kernel height and width (kw 1 for 1-D); 0: not said */
+    int training;          /* batch norm: 1 batch statistics, 0 running statistics; -1: not said */
+    int no_affine;         /* batch norm: 1 when the call passes no affine weight; 0: passes one or not said */
+    double m, n, k, batch; /* GEMM: its dims (batch 1 for a plain matrix product); NaN: not said */
+} jv_family_facts;
+
 /* The findings hook: what the findings and the comparative analysis say about
  * a family's ops beyond its category. */
 typedef struct {
@@ -144,6 +153,9 @@ typedef struct {
     /* What the names of a traced op (op) and of its kernels (kernels[0..n), the largest first) say about its
      * implementation; the family's own knowledge of its libraries' kernel names. NULL: nothing (unknown). */
     jv_impl_info (*impl)(const char *op, const char *const *kernels, int n);
+    /* Sets the members of out that a parsed call of the family tells (out holds the "not said" values).
+     * NULL: nothing. */
+    void (*facts)(const jv_desc *d, jv_family_facts *out);
 } jv_family_findings;
 
 /* One op family. Every family initialises it with designated initializers;
@@ -230,6 +242,9 @@ int jv_operands_find(const jv_operands *ops, const char *name);
 /* Model numbers and params of a parsed descriptor. */
 void jv_desc_model(const jv_desc *d, jv_perf *p);
 void jv_desc_params(const jv_desc *d, jv_params *out);
+
+/* The findings facts of a parsed descriptor (d NULL, or a family without the hook: every member "not said"). */
+void jv_desc_facts(const jv_desc *d, jv_family_facts *out);
 
 /* Compute spec of a model: the peak it runs against in the hardware table ("matrix_bf16",
  * "vector_fp32"), or "" when it has none. buf >= 32 bytes. */

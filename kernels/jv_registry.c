@@ -104,6 +104,12 @@ void jv_desc_params(const jv_desc *d, jv_params *out) {
     jv_family_get(d->family)->params(d, out);
 }
 
+void jv_desc_facts(const jv_desc *d, jv_family_facts *out) {
+    *out = (jv_family_facts){.training = -1, .m = NAN, .n = NAN, .k = NAN, .batch = NAN};
+    const jv_family *f = d ? jv_family_get(d->family) : NULL;
+    if (f && f->findings.facts) f->findings.facts(d, out);
+}
+
 double jv_numel_d(const jv_tensor *t) {
     double n = 1;
     for (int i = 0; i < t->ndim; i++)

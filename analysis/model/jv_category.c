@@ -86,14 +86,18 @@ static int is_norm(const char *name) {
     return 0;
 }
 
+int jv_op_is_backward(const char *name) {
+    return ends_with(name, "_backward") || ends_with(name, "Backward") || ends_with(name, "_bwd") ||
+           in_list(name, SDPA_BWD);
+}
+
 const char *jv_op_category(const char *name, const char *first_kernel) {
     if (in_list(name, GEMM) || starts_with(name, "primus_turbo::grouped_gemm")) return "GEMM";
     if (in_list(name, CONV_FWD)) return "CONV_fwd";
     if (in_list(name, CONV_BWD)) return "CONV_bwd";
-    if (is_norm(name)) return ends_with(name, "_backward") || ends_with(name, "Backward") ? "NORM_bwd" : "NORM_fwd";
+    if (is_norm(name)) return jv_op_is_backward(name) ? "NORM_bwd" : "NORM_fwd";
     if (in_list(name, SDPA) || starts_with(name, "aiter::_flash_attn_") || starts_with(name, "aiter::wrapper_fmha_v3_"))
-        return ends_with(name, "_backward") || in_list(name, SDPA_BWD) || ends_with(name, "_bwd") ? "SDPA_bwd"
-                                                                                                  : "SDPA_fwd";
+        return jv_op_is_backward(name) ? "SDPA_bwd" : "SDPA_fwd";
     if (in_list(name, BINARY)) return "elementwise";
     if (in_list(name, REDUCE)) return "reduce";
     if (starts_with(name, "triton")) return "triton";

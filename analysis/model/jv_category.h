@@ -9,4 +9,8 @@
  * The returned string is static. */
 const char *jv_op_category(const char *name, const char *first_kernel);
 
+/* 1 when op name is a backward op by the categorizer's rule (a name ending in _backward, Backward or _bwd, or
+ * one of the SDPA backward ops): for ops no family parses, whose model would say. */
+int jv_op_is_backward(const char *name);
+
 #endif

@@ -62,13 +62,6 @@ typedef struct {
     const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline" */
 } jv_row_eval;
 
-/* One param of a row's perf model, typed: a number, True/False as 1/0, NaN for any other value (a string,
- * a list); the name is the family's (static). */
-typedef struct {
-    const char *name;
-    double value;
-} jv_dparam;
-
 /* One unified_perf_summary row. NaN where unknown (no model, no roofline). */
 typedef struct {
     const char *name;        /* as in the sheet: synthetic rows are "op->kernel (Synthetic Op)" */
@@ -82,13 +75,13 @@ typedef struct {
     const char *dims, *types, *strides, *concrete; /* Python repr as in the sheet, "" when absent (display only) */
     int noperands;                                 /* the call's arguments kept (at most JV_DROW_OPERANDS) */
     jv_doperand operands[JV_DROW_OPERANDS];        /* the first arguments of the example instance's call */
-    const char *type0;  /* the first argument's recorded type ("c10::BFloat16", "Scalar"), "" when none */
-    const char *params; /* perf_params (Python dict text), "" without a model (display only) */
-    int nparams;        /* the same params, typed (the family's params hook) */
-    jv_dparam pvals[JV_MAX_PARAMS];
-    uint32_t uid;   /* ex_UID: the example instance (for --call-stack) */
-    uint32_t count; /* operation_count */
-    double time_us; /* Kernel Time (µs)_sum */
+    const char *type0;     /* the first argument's recorded type ("c10::BFloat16", "Scalar"), "" when none */
+    const char *params;    /* perf_params (Python dict text), "" without a model (display only) */
+    jv_family_facts facts; /* what the family reads from the example call (jv_desc_facts); "not said" values when
+                            * no family parses it */
+    uint32_t uid;          /* ex_UID: the example instance (for --call-stack) */
+    uint32_t count;        /* operation_count */
+    double time_us;        /* Kernel Time (µs)_sum */
     double mean_us, median_us, min_us, max_us;
     double flops, bytes;                 /* per call, from the perf model */
     double fpb;                          /* FLOPS/Byte */

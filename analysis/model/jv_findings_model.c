@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_category.h"
+
 static const double TARGETS[JV_FIND_NTARGETS] = {20, 50, 80};
 
 #define MAX_FUSION_FINDINGS 3 /* fusion candidates with a finding, at most (the largest) */
@@ -14,13 +16,6 @@ static const double TARGETS[JV_FIND_NTARGETS] = {20, 50, 80};
 /* Argument k of a row as a tensor, or NULL. */
 static const jv_tensor *operand_tensor(const jv_drow *r, int k) {
     return k < r->noperands && r->operands[k].kind == JV_ARG_TENSOR ? &r->operands[k].t : NULL;
-}
-
-/* The typed value of the row's perf-model param key (NaN when absent or not a number). */
-static double param_num(const jv_drow *r, const char *key) {
-    for (int k = 0; k < r->nparams; k++)
-        if (!strcmp(r->pvals[k].name, key)) return r->pvals[k].value;
-    return NAN;
 }
 
 static jv_flayout layout_of(const jv_drow *r, int k) {
@@ -68,32 +63,25 @@ static void row_facts(const jv_drow *r, jv_frow *x) {
     x->dtype = dt == JV_DT_BF16 || dt == JV_DT_F16 || dt == JV_DT_F32 || dt == JV_DT_F64 ? dt : JV_DT_UNKNOWN;
     x->layout = layout_of(r, 0);
     x->compute_bound = r->bound == JV_BOUND_COMPUTE;
-    int bwd_name = strstr(r->op_name, "backward") != NULL; /* the weight is argument 2 */
-    x->backward = r->bwd || bwd_name;
+    x->backward = r->bwd || (r->family_id < 0 && jv_op_is_backward(r->op_name));
     x->impl = JV_IMPL_UNKNOWN;
+    const jv_family_facts *f = &r->facts;
     if (r->cat == JV_DCAT_CONV) {
-        const jv_tensor *w = operand_tensor(r, bwd_name ? 2 : 1);
-        if (w && w->ndim >= 3) {
+        if (f->kh > 0) {
             x->has_ksize = 1;
-            x->kh = (int)w->shape[2];
-            x->kw = w->ndim >= 4 ? (int)w->shape[3] : 1;
+            x->kh = f->kh;
+            x->kw = f->kw;
             x->large_kernel = x->kh >= 5 || x->kw >= 5;
         }
     } else if (r->cat == JV_DCAT_BN) {
         x->impl = impl_of(r).impl;
-        double tr = param_num(r, "is_training");
-        /* without the model's typed flag: the training flag is the one boolean batch norm's calls pass */
-        x->training = !isnan(tr) ? tr != 0 : strstr(r->concrete, "'True'") != NULL;
-        if (x->impl == JV_IMPL_NATIVE) { /* no affine weight (argument 1, backward 2): None or () */
-            int wi = bwd_name ? 2 : 1;
-            const jv_doperand *w = wi < r->noperands ? &r->operands[wi] : NULL;
-            x->no_affine = w && (w->kind == JV_ARG_NONE || (w->kind == JV_ARG_TENSOR && w->t.ndim == 0));
-        }
+        x->training = f->training;
+        x->no_affine = x->impl == JV_IMPL_NATIVE && f->no_affine;
     } else if (r->cat == JV_DCAT_GEMM) {
-        x->M = param_num(r, "M");
-        x->N = param_num(r, "N");
-        x->K = param_num(r, "K");
-        x->B = param_num(r, "B");
+        x->M = f->m;
+        x->N = f->n;
+        x->K = f->k;
+        x->B = f->batch;
         x->skinny = !isnan(x->M) && !isnan(x->N) && (x->M <= 32 || x->N <= 32);
         x->small = !isnan(r->flops) && r->flops < 1e9;
     }

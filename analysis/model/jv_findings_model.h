@@ -49,7 +49,7 @@ typedef struct {
     int large_kernel; /* has_ksize and kh or kw >= 5 */
     /* batch norm */
     jv_impl impl;  /* from the family's findings hook: native, cuDNN, MIOpen or unknown */
-    int training;  /* training mode (the model's is_training; without a model, a True among the concrete inputs) */
+    int training;  /* batch norm: 1 training, 0 eval (the family's parsed call), -1 unknown (no family parses it) */
     int no_affine; /* a native row without an affine weight (cuDNN and MIOpen need weight and bias) */
     /* GEMM: M, N, K and batch B from the model's params (NaN when absent) */
     double M, N, K, B;

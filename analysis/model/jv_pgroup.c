@@ -171,7 +171,6 @@ int jv_param_is_literal(const jv_param *p) {
 /* what a unified_perf_summary row's cells were computed from, handed on to the digest */
 typedef struct {
     const char *name, *params;
-    const jv_params *pv;      /* the same params, typed (the family's params hook) */
     const char *args[4];      /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
     const jv_inst_metrics *m; /* of the example instance */
     const jv_stats *kt, *tbs, *tfl, *pct, *cpu;
@@ -203,26 +202,21 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     r.strides = jv_digest_str(dg, u->args[2]);
     r.concrete = jv_digest_str(dg, u->args[3]);
     r.params = jv_digest_str(dg, u->params);
-    /* the params' values, typed: numbers, True/False as 1/0, anything else NaN (names are the family's
-     * static strings) */
-    for (int k = 0; u->pv && k < u->pv->n && r.nparams < JV_MAX_PARAMS; k++) {
-        const jv_param *q = &u->pv->p[k];
-        double v = q->is_num ? q->num : !strcmp(q->text, "True") ? 1 : !strcmp(q->text, "False") ? 0 : NAN;
-        r.pvals[r.nparams].name = q->name;
-        r.pvals[r.nparams++].value = v;
-    }
     /* the call's first arguments, typed: read from the trace's args as the perf model reads them (never from
      * the Python text above); a call whose args are not the JSON lists the profiler writes has none */
     jv_opcall call;
     jv_err cerr;
     jv_err_clear(&cerr);
     jv_status cs = jv_perf_call_of(tr, tr->ev[in->ev].name, jv_inst_sig(tr, in), &call, &cerr);
+    jv_desc_facts(NULL, &r.facts);
     if (cs == JV_OK) {
         r.noperands = call.nargs < JV_DROW_OPERANDS ? call.nargs : JV_DROW_OPERANDS;
         for (int k = 0; k < r.noperands; k++) {
             r.operands[k].kind = call.args[k].kind;
             r.operands[k].t = call.args[k].t;
         }
+        jv_desc d;
+        if (jv_desc_parse(&call, &d, &cerr) == JV_OK) jv_desc_facts(&d, &r.facts);
     }
     r.type0 = jv_digest_str(dg, cs == JV_OK && call.nargs > 0 ? call.args[0].type : "");
     jv_opcall_free(&call);
@@ -425,7 +419,6 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
         double p = total > 0 ? 100.0 * gr->ksum / total : 0;
         cum += p;
         u.params = params_text;
-        u.pv = &pv;
         u.m = &m;
         u.kt = &kt, u.tbs = &tbs, u.tfl = &tfl, u.pct = &pct, u.cpu = &cpu;
         u.kfull = full ? full : "";

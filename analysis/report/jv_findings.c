@@ -360,7 +360,10 @@ static void write_bn(cctx *c) {
         fputs(" | ", f);
         jv_md_code(f, r->dims, 50, 1);
         fprintf(f, " | %s | %s | %s | %s | %s | ", type_name(r, x), layout_name(&x->layout),
-                x->training ? "training" : "eval", x->backward ? "backward" : "forward", impl_name(x->impl));
+                x->training > 0    ? "training"
+                : x->training == 0 ? "eval"
+                                   : "unknown",
+                x->backward ? "backward" : "forward", impl_name(x->impl));
         for (int q = 0; q < r->nkernels && q < 2; q++) {
             if (q) fputs(", ", f);
             jv_md_code(f, jv_md_kernel_short(r->kernels[q].name, kb, sizeof kb), 60, 1);

@@ -263,6 +263,13 @@ static jv_impl_info bn_impl(const char *op, const char *const *kernels, int n) {
     return r;
 }
 
+/* the findings facts: the training flag and whether an affine weight is passed */
+static void bn_facts(const jv_desc *d, jv_family_facts *out) {
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    out->training = g->training != 0;
+    out->no_affine = !g->has_weight;
+}
+
 const jv_family jv_batchnorm_family = {
     .name = "batchnorm",
     .sheet = "Normalization",
@@ -277,5 +284,5 @@ const jv_family jv_batchnorm_family = {
     .fp32_tol = 1e-3, /* the statistics reduce N x H x W elements in fp32 */
     .schemas = jv_batchnorm_schemas,
     .report = JV_REPORT_BATCHNORM,
-    .findings = {.impl = bn_impl},
+    .findings = {.impl = bn_impl, .facts = bn_facts},
 };

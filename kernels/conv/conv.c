@@ -366,6 +366,14 @@ static jv_impl_info conv_impl(const char *op, const char *const *kernels, int n)
     return r;
 }
 
+/* the findings facts: the weight's kernel size */
+static void conv_facts(const jv_desc *d, jv_family_facts *out) {
+    const jv_tensor *w = &jv_conv_of(d)->w;
+    if (w->ndim < 3) return;
+    out->kh = (int)w->shape[2];
+    out->kw = w->ndim >= 4 ? (int)w->shape[3] : 1;
+}
+
 const jv_family jv_conv_family = {
     .name = "conv",
     .sheet = "CONV",
@@ -380,7 +388,7 @@ const jv_family jv_conv_family = {
     .fp32_tol = 1e-3, /* cuDNN runs fp32 convolutions in TF32 by default (torch.backends.cudnn.allow_tf32) */
     .schemas = jv_conv_schemas,
     .report = JV_REPORT_CONV,
-    .findings = {.impl = conv_impl},
+    .findings = {.impl = conv_impl, .facts = conv_facts},
 };
 
 int jv_is_layout_kernel(const char *name) {

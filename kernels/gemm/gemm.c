@@ -164,6 +164,15 @@ static void gemm_params(const jv_desc *d, jv_params *ps) {
     jv_param_text(ps, "transpose", "(%s, %s)", g->trans_a ? "True" : "False", g->trans_b ? "True" : "False");
 }
 
+/* the findings facts: the GEMM's dims */
+static void gemm_facts(const jv_desc *d, jv_family_facts *out) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    out->m = (double)g->m;
+    out->n = (double)g->n;
+    out->k = (double)g->k;
+    out->batch = (double)g->batch;
+}
+
 const jv_family jv_gemm_family = {
     .name = "gemm",
     .sheet = "GEMM",
@@ -176,4 +185,5 @@ const jv_family jv_gemm_family = {
     .reference = jv_gemm_reference,
     .schemas = jv_gemm_schemas,
     .report = JV_REPORT_GEMM,
+    .findings = {.facts = gemm_facts},
 };

@@ -46,6 +46,7 @@ static jv_drow row(const char *op, jv_dcat cat, int family, double time_us, uint
     r.bound = bound;
     r.flops = r.bytes = NAN;
     r.replay_op = -1;
+    jv_desc_facts(NULL, &r.facts);                              /* nothing said */
     if (roof_us > 0) r.pct = 100.0 * count * roof_us / time_us; /* one size for all calls */
     return r;
 }
@@ -58,11 +59,6 @@ static void kernel(jv_drow *r, const char *name, int layout, double us) {
     k->count = r->count;
     r->nkernels_all = r->nkernels;
     if (layout) r->layout_us += us;
-}
-
-static void param(jv_drow *r, const char *name, double v) {
-    r->pvals[r->nparams].name = name;
-    r->pvals[r->nparams++].value = v;
 }
 
 static const jv_dfinding *find_kind(const jv_dfindings *f, jv_find_kind k, jv_dcat c) {
@@ -93,7 +89,7 @@ static void test_synthetic(void) {
     snprintf(g.spec, sizeof g.spec, "matrix_bf16");
     g.flops = 2.0 * 16 * 4096 * 4096;
     g.percent = 40;
-    param(&g, "M", 16), param(&g, "N", 4096), param(&g, "K", 4096);
+    g.facts.m = 16, g.facts.n = 4096, g.facts.k = 4096;
     kernel(&g, "sm90_xmma_gemm_bf16bf16_bf16f32", 0, 4000);
     CHECK(jv_digest_add_row(&d, &g, &err) == JV_OK);
 
@@ -106,6 +102,7 @@ static void test_synthetic(void) {
     c.operands[0].kind = c.operands[1].kind = JV_ARG_TENSOR;
     c.operands[0].t = tensor4(JV_DT_BF16, 8, 64, 56, 56);
     c.operands[1].t = tensor4(JV_DT_BF16, 64, 64, 3, 3);
+    c.facts.kh = c.facts.kw = 3; /* what the conv family reads from that weight */
     kernel(&c, "sm90_xmma_fprop_implicit_gemm_bf16_nhwc_kernel", 0, 1700);
     kernel(&c, "void nchwToNhwcKernel<__nv_bfloat16>(int, int)", 1, 300);
     CHECK(jv_digest_add_row(&d, &c, &err) == JV_OK);
@@ -120,7 +117,7 @@ static void test_synthetic(void) {
     b.operands[0].kind = JV_ARG_TENSOR;
     b.operands[0].t = tensor4(JV_DT_BF16, 8, 64, 56, 56);
     b.operands[1].kind = JV_ARG_NONE;
-    param(&b, "is_training", 1);
+    b.facts.training = 1, b.facts.no_affine = 1; /* what the batch norm family reads from the call */
     kernel(&b, "void at::native::batch_norm_collect_statistics_kernel<float>(int)", 0, 1500);
     CHECK(jv_digest_add_row(&d, &b, &err) == JV_OK);
 
@@ -174,7 +171,7 @@ static void test_synthetic(void) {
     CHECK(xc->has_ksize && xc->kh == 3 && xc->kw == 3 && !xc->large_kernel);
     CHECK(xb->impl == JV_IMPL_NATIVE && xb->dtype == JV_DT_BF16 && xb->training && xb->no_affine);
     CHECK(xbc->impl == JV_IMPL_CUDNN); /* no model: the family reporting batch norm reads the op name */
-    CHECK(xbc->training);              /* no model: a True among the concrete inputs */
+    CHECK(xbc->training == -1);        /* no model: unknown (not guessed from the concrete inputs' text) */
 
     /* categories */
     CHECK(f->gemm.small_rows == 1 && f->gemm.small_us == 4000);
