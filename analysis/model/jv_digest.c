@@ -3,6 +3,7 @@
 #include "jv_digest.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -475,6 +476,14 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     baseline_of(d);
     for (size_t i = 0; i < d->nrows; i++)
         row_evaluate(d, &d->rows[i], &d->rows[i].eval);
+    d->nspecs = 0;
+    for (size_t i = 0; i < d->nrows && d->nspecs < JV_DIGEST_SPECS; i++) {
+        const char *sp = d->rows[i].spec;
+        int seen = !sp[0];
+        for (int k = 0; k < d->nspecs && !seen; k++)
+            seen = !strcmp(d->specs[k], sp);
+        if (!seen) snprintf(d->specs[d->nspecs++], sizeof d->specs[0], "%s", sp);
+    }
     if (jv_timeline_compute(tr, t, opts, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
     if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");

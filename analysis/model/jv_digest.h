@@ -140,6 +140,8 @@ typedef struct {
     int small_only; /* 1: no such op moves >= 1 MiB per call, so all sizes went in */
 } jv_dbaseline;
 
+#define JV_DIGEST_SPECS 16 /* distinct Compute Specs listed, at most */
+
 typedef struct {
     const char *trace;      /* path as given */
     const char *trace_name; /* base name */
@@ -160,7 +162,9 @@ typedef struct {
     jv_dfusion *fusion;    /* by ew_us, largest first */
     size_t nfusion;
     jv_dbaseline baseline;
-    double layout_outside_us; /* layout-conversion kernels of rows that are not convolutions */
+    double layout_outside_us;        /* layout-conversion kernels of rows that are not convolutions */
+    char specs[JV_DIGEST_SPECS][32]; /* the distinct Compute Specs of the rows, in row order (the peaks they use) */
+    int nspecs;
     /* the findings, decided in jv_digest_finish (jv_findings_model.h: jv_digest_findings) */
     struct jv_dfindings_ *findings;
     jv_arena arena;

@@ -298,6 +298,58 @@ static jv_status rank_findings(jv_dfindings *f, jv_err *err) {
     return JV_OK;
 }
 
+static double pct_of(double part, double whole) {
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* the timeline items, the bottleneck ranking and the recommendations' order (after rank_findings) */
+static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
+    const jv_gpu_timeline *g = &d->tl;
+    jv_ftimeline *tl = &f->tl;
+    tl->computation_pct = pct_of((double)g->computation, (double)g->total);
+    tl->timeline_first = g->total > 0 && tl->computation_pct < 95;
+    tl->ns[JV_TL_IDLE] = g->idle;
+    tl->ns[JV_TL_EXPOSED_COMM] = g->exposed_comm;
+    tl->ns[JV_TL_EXPOSED_MEMCPY] = g->exposed_memcpy;
+    for (int i = 0; i < JV_TL_COUNT; i++) {
+        tl->share[i] = pct_of((double)tl->ns[i], (double)g->total);
+        tl->recommend[i] = g->total > 0 && (tl->share[i] >= 5 || (tl->computation_pct < 95 && tl->share[i] >= 1));
+    }
+    /* the ranking: timeline items >= 1 % of the timeline, categories >= 1 % of kernel time */
+    jv_dcat order[JV_DCAT_COUNT];
+    jv_digest_cat_order(d, order);
+    f->nranking = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if ((pass == 0) == tl->timeline_first) {
+            for (int i = 0; i < JV_TL_COUNT; i++)
+                if (tl->ns[i] > 0 && tl->share[i] >= 1)
+                    f->ranking[f->nranking++] = (jv_frank_entry){.is_timeline = 1, .item = i};
+        } else {
+            for (int k = 0; k < JV_DCAT_COUNT; k++)
+                if (d->cat_us[order[k]] > 0 && pct_of(d->cat_us[order[k]], d->total_us) >= 1)
+                    f->ranking[f->nranking++] = (jv_frank_entry){.is_timeline = 0, .item = (int)order[k]};
+        }
+    }
+    /* the recommendations: the timeline's, then the ranked findings, at most JV_FIND_MAX_RECS; the timeline's
+     * go after the others when computation is >= 95 % */
+    jv_frec tlr[JV_TL_COUNT];
+    int ntl = 0;
+    for (int i = 0; i < JV_TL_COUNT; i++)
+        if (tl->recommend[i]) tlr[ntl++] = (jv_frec){.is_timeline = 1, .item = (uint32_t)i};
+    int nfind = 0;
+    for (size_t i = 0; i < f->nrank && ntl + nfind < JV_FIND_MAX_RECS; i++)
+        nfind++;
+    f->nrecs = 0;
+    if (tl->timeline_first || !nfind)
+        for (int i = 0; i < ntl; i++)
+            f->recs[f->nrecs++] = tlr[i];
+    for (int i = 0; i < nfind; i++)
+        f->recs[f->nrecs++] = (jv_frec){.is_timeline = 0, .item = f->rank[i]};
+    if (!tl->timeline_first && nfind)
+        for (int i = 0; i < ntl; i++)
+            f->recs[f->nrecs++] = tlr[i];
+}
+
 /* the categories with findings files, in the order they are stated */
 static const jv_dcat CATS[] = {JV_DCAT_GEMM, JV_DCAT_CONV, JV_DCAT_BN, JV_DCAT_EW};
 
@@ -324,7 +376,9 @@ static jv_status compute(const jv_digest *d, jv_dfindings *f, jv_err *err) {
             JV_CHECK(fusion_facts(d, f, &cap, err));
         if (d->cat_rows[c]) JV_CHECK(slow_ops(d, c, f, &cap, err));
     }
-    return rank_findings(f, err);
+    JV_CHECK(rank_findings(f, err));
+    timeline_and_ranking(d, f);
+    return JV_OK;
 }
 
 jv_status jv_findings_compute(jv_digest *d, jv_err *err) {

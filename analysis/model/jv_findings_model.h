@@ -21,6 +21,7 @@
 #define JV_FIND_TOP_IMPACT      5   /* significant rows per category with an impact projection */
 #define JV_FIND_NTARGETS        3   /* target efficiencies of a projection: 20, 50 and 80 % of peak */
 #define JV_FIND_SLOW_PER_CAT    2   /* per-op recommendations per category, at most */
+#define JV_FIND_MAX_RECS        8   /* recommendations of the fair report, at most */
 
 /* The memory layout of a row's first argument, as the findings name it. */
 typedef enum {
@@ -166,6 +167,31 @@ typedef struct {
     double share;   /* gain_us as % of all GPU kernel time */
 } jv_dfinding;
 
+/* The GPU-timeline items the reports rank and recommend on. */
+typedef enum { JV_TL_IDLE = 0, JV_TL_EXPOSED_COMM, JV_TL_EXPOSED_MEMCPY, JV_TL_COUNT } jv_tl_item;
+
+/* What the GPU timeline (all devices merged) says, decided once. */
+typedef struct {
+    double computation_pct;    /* computation as % of the timeline (0 without a timeline) */
+    int timeline_first;        /* 1: the timeline items rank before the kernel items (a timeline, computation < 95 %) */
+    int64_t ns[JV_TL_COUNT];   /* each item's time */
+    double share[JV_TL_COUNT]; /* ... as % of the timeline */
+    int recommend[JV_TL_COUNT]; /* 1: the item gets a recommendation (>= 5 %, or >= 1 % while computation < 95 %) */
+} jv_ftimeline;
+
+/* One entry of the bottleneck ranking: a timeline item (>= 1 % of the timeline) or an op category (>= 1 % of
+ * kernel time), in the order the reports list them. */
+typedef struct {
+    int is_timeline;
+    int item; /* jv_tl_item, or jv_dcat */
+} jv_frank_entry;
+
+/* One recommendation of the fair report: a timeline item or a ranked finding, in the order stated. */
+typedef struct {
+    int is_timeline;
+    uint32_t item; /* jv_tl_item, or an index into jv_dfindings.v */
+} jv_frec;
+
 typedef struct jv_dfindings_ {
     jv_frow *rows; /* one per digest row */
     size_t nrows;
@@ -179,6 +205,11 @@ typedef struct jv_dfindings_ {
     size_t n;
     uint32_t *rank; /* the findings with a saving (gain_us > 0), largest first (indices into v) */
     size_t nrank;
+    jv_ftimeline tl;
+    jv_frank_entry ranking[JV_TL_COUNT + JV_DCAT_COUNT]; /* the bottleneck ranking */
+    int nranking;
+    jv_frec recs[JV_FIND_MAX_RECS]; /* the recommendations: the timeline's first while it ranks first */
+    int nrecs;
 } jv_dfindings;
 
 /* Decides the findings of digest d (rows ordered, totals, baseline, evaluations and fusion candidates complete:

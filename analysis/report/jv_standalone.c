@@ -12,8 +12,7 @@
 #include "jv_findings_model.h"
 #include "jv_output.h"
 
-#define MAX_RECS 8  /* recommendations in the fair report */
-#define TOP_OPS  20 /* rows of the rough report's top-ops table */
+#define TOP_OPS 20 /* rows of the rough report's top-ops table */
 
 static double ms(int64_t ns) {
     return (double)ns / 1e6;
@@ -34,41 +33,31 @@ typedef struct {
     double gain_us;
 } rec;
 
-/* the timeline recommendations (idle, exposed communication, exposed memcpy) */
-static int timeline_recs(const jv_digest *d, rec *out, int max) {
-    const jv_gpu_timeline *tl = &d->tl;
-    int n = 0;
-    if (tl->total <= 0) return 0;
-    double comp = pct_of((double)tl->computation, (double)tl->total);
-    struct {
-        const char *what;
-        int64_t ns;
-        const char *action;
-    } items[] = {
-        {"GPU idle", tl->idle,
-         "Look at the host side of the gaps in the trace (Perfetto): synchronisations (`cuda_sync` / "
-         "`hipDeviceSynchronize`), "
-         "data loading, Python overhead between launches; CUDA / HIP graphs or torch.compile shorten launch gaps."},
-        {"Exposed communication", tl->exposed_comm,
-         "Overlap communication with computation (bucketing, async collectives); check the collectives' sizes."},
-        {"Exposed memcpy", tl->exposed_memcpy,
-         "Use pinned host memory and non_blocking copies on a side stream; move copies out of the step."},
-    };
-    for (size_t i = 0; i < sizeof items / sizeof items[0] && n < max; i++) {
-        double share = pct_of((double)items[i].ns, (double)tl->total);
-        if (share < 5 && !(comp < 95 && share >= 1)) continue;
-        rec *r = &out[n++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", items[i].what, share);
-        snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
-                 items[i].what, ms(items[i].ns), share, ms(tl->total), comp);
-        snprintf(r->action, sizeof r->action, "%s", items[i].action);
-        snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(items[i].ns), share);
-        snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
-        snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");
-        r->gain_us = (double)items[i].ns / 1e3;
-    }
-    return n;
+/* what the reports call each timeline item, and the action they recommend for it */
+static const struct {
+    const char *what, *action;
+} TL_TEXT[JV_TL_COUNT] = {
+    [JV_TL_IDLE] = {"GPU idle",
+                    "Look at the host side of the gaps in the trace (Perfetto): synchronisations (`cuda_sync` / "
+                    "`hipDeviceSynchronize`), data loading, Python overhead between launches; CUDA / HIP graphs or "
+                    "torch.compile shorten launch gaps."},
+    [JV_TL_EXPOSED_COMM] = {"Exposed communication", "Overlap communication with computation (bucketing, async "
+                                                     "collectives); check the collectives' sizes."},
+    [JV_TL_EXPOSED_MEMCPY] = {"Exposed memcpy", "Use pinned host memory and non_blocking copies on a side stream; "
+                                                "move copies out of the step."},
+};
+
+/* the recommendation of timeline item k */
+static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, rec *r) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", TL_TEXT[k].what, tl->share[k]);
+    snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
+             TL_TEXT[k].what, ms(tl->ns[k]), tl->share[k], ms(d->tl.total), tl->computation_pct);
+    snprintf(r->action, sizeof r->action, "%s", TL_TEXT[k].action);
+    snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(tl->ns[k]), tl->share[k]);
+    snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
+    snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");
+    r->gain_us = (double)tl->ns[k] / 1e3;
 }
 
 /* The shape of a row's first argument ("(512, 64, 56, 56)"), "?" when it is not a tensor. */
@@ -207,48 +196,31 @@ static void write_metrics(FILE *f, const jv_digest *d) {
 }
 
 static void write_ranking(FILE *f, const jv_digest *d) {
-    const jv_gpu_timeline *tl = &d->tl;
-    double comp = pct_of((double)tl->computation, (double)tl->total);
-    int n = 0;
-    fprintf(f, "Bottleneck ranking%s:\n\n",
-            tl->total > 0 && comp < 95 ? " (computation < 95 %: the timeline first)" : "");
-    struct {
-        const char *what;
-        int64_t ns;
-    } tli[] = {
-        {"GPU idle", tl->idle}, {"Exposed communication", tl->exposed_comm}, {"Exposed memcpy", tl->exposed_memcpy}};
-    int timeline_first = tl->total > 0 && comp < 95;
-    for (int pass = 0; pass < 2; pass++) {
-        int do_timeline = (pass == 0) == timeline_first;
-        if (do_timeline) {
-            for (size_t i = 0; i < 3; i++) {
-                if (tli[i].ns <= 0 || pct_of((double)tli[i].ns, (double)tl->total) < 1) continue;
-                fprintf(f,
-                        "%d. %s: %.2f ms (%.1f %% of the timeline); see [GPU "
-                        "timeline](standalone_analysis_rough.md#timeline)\n",
-                        ++n, tli[i].what, ms(tli[i].ns), pct_of((double)tli[i].ns, (double)tl->total));
-            }
-        } else {
-            jv_dcat order[JV_DCAT_COUNT];
-            jv_digest_cat_order(d, order);
-            for (int k = 0; k < JV_DCAT_COUNT; k++) {
-                jv_dcat c = order[k];
-                if (d->cat_us[c] <= 0 || pct_of(d->cat_us[c], d->total_us) < 1) continue;
-                double e = jv_digest_findings(d)->cat[c].eff;
-                fprintf(f, "%d. %s: %.2f ms (%.1f %% of kernel time)", ++n, jv_dcat_title(c), d->cat_us[c] / 1e3,
-                        pct_of(d->cat_us[c], d->total_us));
-                if (!isnan(e)) fprintf(f, ", efficiency %.1f %% of roofline", e);
-                double lay = jv_digest_findings(d)->conv.layout_us;
-                if (c == JV_DCAT_CONV && lay > 0) fprintf(f, ", layout conversions %.2f ms", lay / 1e3);
-                if (has_findings_file(c))
-                    fprintf(f, "; see [%s findings](category_findings/%s_findings.md#ops)\n", jv_dcat_title(c),
-                            jv_dcat_name(c));
-                else
-                    fprintf(f, "; see [top ops](standalone_analysis_rough.md#top-ops)\n");
-            }
+    const jv_dfindings *fx = jv_digest_findings(d);
+    fprintf(f, "Bottleneck ranking%s:\n\n", fx->tl.timeline_first ? " (computation < 95 %: the timeline first)" : "");
+    for (int n = 0; n < fx->nranking; n++) {
+        const jv_frank_entry *x = &fx->ranking[n];
+        if (x->is_timeline) {
+            fprintf(f,
+                    "%d. %s: %.2f ms (%.1f %% of the timeline); see [GPU "
+                    "timeline](standalone_analysis_rough.md#timeline)\n",
+                    n + 1, TL_TEXT[x->item].what, ms(fx->tl.ns[x->item]), fx->tl.share[x->item]);
+            continue;
         }
+        jv_dcat c = (jv_dcat)x->item;
+        double e = fx->cat[c].eff;
+        fprintf(f, "%d. %s: %.2f ms (%.1f %% of kernel time)", n + 1, jv_dcat_title(c), d->cat_us[c] / 1e3,
+                pct_of(d->cat_us[c], d->total_us));
+        if (!isnan(e)) fprintf(f, ", efficiency %.1f %% of roofline", e);
+        double lay = fx->conv.layout_us;
+        if (c == JV_DCAT_CONV && lay > 0) fprintf(f, ", layout conversions %.2f ms", lay / 1e3);
+        if (has_findings_file(c))
+            fprintf(f, "; see [%s findings](category_findings/%s_findings.md#ops)\n", jv_dcat_title(c),
+                    jv_dcat_name(c));
+        else
+            fprintf(f, "; see [top ops](standalone_analysis_rough.md#top-ops)\n");
     }
-    if (!n) fprintf(f, "Nothing to rank: the trace has no GPU kernel time.\n");
+    if (!fx->nranking) fprintf(f, "Nothing to rank: the trace has no GPU kernel time.\n");
     fputc('\n', f);
 }
 
@@ -260,18 +232,10 @@ static void write_appendix(FILE *f, const jv_digest *d) {
         fprintf(f, "Roofline GPU: %s (%s), chosen because: %s.\n\n", d->hw.name, d->hw.vendor, d->hw_why);
         fprintf(f, "| Peak | Roofline value | Datasheet |\n|---|---:|---:|\n");
         fprintf(f, "| HBM bandwidth | %.2f TB/s | %.2f TB/s |\n", d->hw.mem_bw_gbps / 1e3, d->hw.mem_bw_gbps / 1e3);
-        char seen[16][32];
-        int ns = 0;
-        for (size_t i = 0; i < d->nrows && ns < 16; i++) {
-            const jv_drow *r = &d->rows[i];
-            if (!r->spec[0]) continue;
-            int dup = 0;
-            for (int s = 0; s < ns; s++)
-                dup |= !strcmp(seen[s], r->spec);
-            if (dup) continue;
-            snprintf(seen[ns++], sizeof seen[0], "%s", r->spec);
-            double p = jv_hw_peak(&d->hw, r->spec), q = jv_hw_datasheet_peak(&d->hw, r->spec);
-            fprintf(f, "| %s | ", r->spec);
+        for (int k = 0; k < d->nspecs; k++) {
+            const char *spec = d->specs[k];
+            double p = jv_hw_peak(&d->hw, spec), q = jv_hw_datasheet_peak(&d->hw, spec);
+            fprintf(f, "| %s | ", spec);
             if (isnan(p))
                 fputs("n/a", f);
             else
@@ -324,19 +288,14 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     fprintf(f, "<a id=\"summary\"></a>\n\n## Executive summary\n\n");
     write_metrics(f, d);
     write_ranking(f, d);
-    /* recommendations: timeline first when computation < 95 %, then the category findings by saving */
-    rec recs[MAX_RECS];
-    int nr = timeline_recs(d, recs, 3);
-    double comp = pct_of((double)d->tl.computation, (double)d->tl.total);
-    int ntl = nr;
-    for (size_t i = 0; i < fx->nrank && nr < MAX_RECS; i++)
-        finding_rec(d, fx, &fx->v[fx->rank[i]], &recs[nr++]);
-    /* with computation >= 95 % the timeline items go after the kernel items */
-    if (!(comp < 95) && ntl > 0 && nr > ntl) {
-        rec tmp[MAX_RECS];
-        memcpy(tmp, recs, (size_t)ntl * sizeof *recs);
-        memmove(recs, recs + ntl, (size_t)(nr - ntl) * sizeof *recs);
-        memcpy(recs + (nr - ntl), tmp, (size_t)ntl * sizeof *recs);
+    /* the recommendations, in the model's order */
+    rec recs[JV_FIND_MAX_RECS];
+    int nr = 0;
+    for (int i = 0; i < fx->nrecs; i++, nr++) {
+        if (fx->recs[i].is_timeline)
+            timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, &recs[nr]);
+        else
+            finding_rec(d, fx, &fx->v[fx->recs[i].item], &recs[nr]);
     }
     fprintf(f, "<a id=\"recommendations\"></a>\n\n## Recommendations\n\n");
     if (!nr) fprintf(f, "No issue with a projected saving was found.\n\n");

@@ -209,6 +209,30 @@ static void test_synthetic(void) {
     /* ranked by saving */
     CHECK(f->nrank == 3 && f->v[f->rank[0]].kind == JV_FIND_SLOW_OP && f->v[f->rank[1]].kind == JV_FIND_BN_BANDWIDTH &&
           f->v[f->rank[2]].kind == JV_FIND_CONV_LAYOUT);
+    /* no timeline: the ranking is the five categories (each >= 1 % of kernel time), the recommendations the
+     * findings */
+    CHECK(!f->tl.timeline_first && f->nranking == 5 && !f->ranking[0].is_timeline &&
+          f->ranking[0].item == JV_DCAT_GEMM);
+    CHECK(f->nrecs == 3 && !f->recs[0].is_timeline && f->recs[0].item == f->rank[0] && f->recs[2].item == f->rank[2]);
+
+    /* a timeline at 80 % computation: its items rank first; idle 12 % and exposed memcpy 3 % are recommended
+     * (>= 1 % while computation < 95 %), exposed communication 0.5 % is not */
+    d.tl.total = 1000000, d.tl.computation = 800000, d.tl.idle = 120000, d.tl.exposed_memcpy = 30000;
+    d.tl.exposed_comm = 5000;
+    CHECK(jv_findings_compute(&d, &err) == JV_OK);
+    f = jv_digest_findings(&d);
+    CHECK(f->tl.timeline_first && near(f->tl.computation_pct, 80) && near(f->tl.share[JV_TL_IDLE], 12));
+    CHECK(f->tl.recommend[JV_TL_IDLE] && f->tl.recommend[JV_TL_EXPOSED_MEMCPY] && !f->tl.recommend[JV_TL_EXPOSED_COMM]);
+    CHECK(f->nranking == 7 && f->ranking[0].is_timeline && f->ranking[0].item == JV_TL_IDLE &&
+          f->ranking[1].item == JV_TL_EXPOSED_MEMCPY && !f->ranking[2].is_timeline);
+    CHECK(f->nrecs == 5 && f->recs[0].is_timeline && f->recs[1].is_timeline && !f->recs[2].is_timeline);
+    /* at 97 % computation the timeline goes after the kernel items, and only items >= 5 % are recommended */
+    d.tl.computation = 970000, d.tl.idle = 60000, d.tl.exposed_memcpy = 30000;
+    CHECK(jv_findings_compute(&d, &err) == JV_OK);
+    f = jv_digest_findings(&d);
+    CHECK(!f->tl.timeline_first && f->tl.recommend[JV_TL_IDLE] && !f->tl.recommend[JV_TL_EXPOSED_MEMCPY]);
+    CHECK(f->nrecs == 4 && !f->recs[0].is_timeline && f->recs[3].is_timeline && f->recs[3].item == JV_TL_IDLE);
+    CHECK(f->nranking == 7 && !f->ranking[0].is_timeline && f->ranking[5].is_timeline && f->ranking[6].is_timeline);
     jv_digest_free(&d);
 }
 
