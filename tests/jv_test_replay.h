@@ -11,32 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_check.h"
 #include "jv_family.h"
 
 #define JV_TEST_UNUSED __attribute__((unused))
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (cond) {                                                                                                    \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
 
 /* |got - want| <= tol * max(1, |want|) */
 #define CHECK_NEAR(got, want, tol)                                                                                     \
     do {                                                                                                               \
         double g_ = (got), w_ = (want);                                                                                \
-        if (fabs(g_ - w_) <= (tol)*fmax(1.0, fabs(w_))) {                                                              \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s: got %.17g, want %.17g\n", __FILE__, __LINE__, #got, g_, w_);           \
-        }                                                                                                              \
+        CHECK_MSG(fabs(g_ - w_) <= (tol)*fmax(1.0, fabs(w_)), "%s: got %.17g, want %.17g", #got, g_, w_);              \
     } while (0)
 
 /* A replay: a parsed call, its operands and their buffers. */

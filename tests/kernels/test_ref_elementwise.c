@@ -14,13 +14,14 @@ static void test_broadcast(void) {
     /* [2,3] + [3] */
     tc_open(&c, "aten::add", "[[2, 3], [3], []]", "[\"float\", \"float\", \"Scalar\"]", "[[3, 1], [1], []]",
             "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 3, "add operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 3, "add operands: %s", c.err.msg);
     if (c.st == JV_OK) {
-        CHECK(!strcmp(c.ops.o[0].name, "self") && !strcmp(c.ops.o[1].name, "other") && !strcmp(c.ops.o[2].name, "out"),
-              "add operand names");
-        CHECK(c.ops.o[0].role == JV_ROLE_IN && c.ops.o[1].role == JV_ROLE_IN && c.ops.o[2].role == JV_ROLE_OUT &&
-                  c.ops.o[2].init == JV_INIT_NONE && c.ops.o[0].init == JV_INIT_NORMAL,
-              "add roles");
+        CHECK_MSG(!strcmp(c.ops.o[0].name, "self") && !strcmp(c.ops.o[1].name, "other") &&
+                      !strcmp(c.ops.o[2].name, "out"),
+                  "add operand names");
+        CHECK_MSG(c.ops.o[0].role == JV_ROLE_IN && c.ops.o[1].role == JV_ROLE_IN && c.ops.o[2].role == JV_ROLE_OUT &&
+                      c.ops.o[2].init == JV_INIT_NONE && c.ops.o[0].init == JV_INIT_NORMAL,
+                  "add roles");
         const double a[] = {1, 2, 3, 4, 5, 6}, b[] = {10, 20, 30}, want[] = {11, 22, 33, 14, 25, 36};
         tc_set(&c, 0, a);
         tc_set(&c, 1, b);
@@ -31,7 +32,7 @@ static void test_broadcast(void) {
 
     /* [4,1] * [1,5] -> [4,5] outer product */
     tc_open(&c, "aten::mul", "[[4, 1], [1, 5]]", "[\"float\", \"float\"]", "[[1, 1], [5, 1]]", "[\"\", \"\"]");
-    CHECK(c.st == JV_OK, "mul operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "mul operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 3, 4}, b[] = {1, 2, 3, 4, 5};
         double want[20];
@@ -42,20 +43,20 @@ static void test_broadcast(void) {
         tc_set(&c, 1, b);
         tc_run(&c, NULL);
         expect_out(&c, want, 20, 0, "[4,1]*[1,5]");
-        CHECK(c.ops.o[2].t.ndim == 2 && c.ops.o[2].t.shape[0] == 4 && c.ops.o[2].t.shape[1] == 5, "outer shape");
+        CHECK_MSG(c.ops.o[2].t.ndim == 2 && c.ops.o[2].t.shape[0] == 4 && c.ops.o[2].t.shape[1] == 5, "outer shape");
     }
     tc_close(&c);
 
     /* a 0-d int64 tensor broadcast against int32 [3]: int32 out */
     tc_open(&c, "aten::sub", "[[3], [], []]", "[\"int\", \"long int\", \"Scalar\"]", "[[1], [], []]",
             "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_OK, "sub int: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "sub int: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {5, -3, 7}, b[] = {2}, want[] = {3, -5, 5};
         tc_set(&c, 0, a);
         tc_set(&c, 1, b);
         tc_run(&c, NULL);
-        CHECK(c.ops.o[2].t.dtype == JV_DT_I32, "int32 - 0-d int64 -> int32");
+        CHECK_MSG(c.ops.o[2].t.dtype == JV_DT_I32, "int32 - 0-d int64 -> int32");
         expect_out(&c, want, 3, 0, "int sub");
     }
     tc_close(&c);
@@ -73,13 +74,13 @@ static void test_alpha_rsub_inplace(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 3, 0, "add alpha 2.5");
     }
-    CHECK(c.st == JV_OK, "add alpha: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "add alpha: %s", c.err.msg);
     tc_close(&c);
 
     /* sub with alpha 2 and a Scalar other: self - 2*3 */
     tc_open(&c, "aten::sub", "[[3], [], []]", "[\"double\", \"Scalar\", \"Scalar\"]", "[[1], [], []]",
             "[\"\", \"3\", \"2\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 2, "sub Scalar: a Scalar is not an operand (%d operands)", c.ops.n);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2, "sub Scalar: a Scalar is not an operand (%d operands)", c.ops.n);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 10}, want[] = {-5, -4, 4};
         tc_set(&c, 0, a);
@@ -91,7 +92,7 @@ static void test_alpha_rsub_inplace(void) {
     /* rsub(self, other, alpha=2) = other - 2*self */
     tc_open(&c, "aten::rsub", "[[3], [3], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [1], []]",
             "[\"\", \"\", \"2\"]");
-    CHECK(c.st == JV_OK, "rsub: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "rsub: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 3}, b[] = {10, 10, 10}, want[] = {8, 6, 4};
         tc_set(&c, 0, a);
@@ -110,30 +111,31 @@ static void test_alpha_rsub_inplace(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 2, 0, "rsub Scalar");
     }
-    CHECK(c.st == JV_OK, "rsub Scalar: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "rsub Scalar: %s", c.err.msg);
     tc_close(&c);
 
     /* add_ in place: self is INOUT, other [1] broadcasts */
     tc_open(&c, "aten::add_", "[[4], [1], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [1], []]",
             "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 2, "add_ operands: %d (%s)", c.ops.n, c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2, "add_ operands: %d (%s)", c.ops.n, c.err.msg);
     if (c.st == JV_OK && c.ops.n == 2) {
-        CHECK(!strcmp(c.ops.o[0].name, "self") && c.ops.o[0].role == JV_ROLE_INOUT && c.ops.o[0].init == JV_INIT_NORMAL,
-              "add_: self INOUT");
-        CHECK(!strcmp(c.ops.o[1].name, "other") && c.ops.o[1].role == JV_ROLE_IN, "add_: other IN");
+        CHECK_MSG(!strcmp(c.ops.o[0].name, "self") && c.ops.o[0].role == JV_ROLE_INOUT &&
+                      c.ops.o[0].init == JV_INIT_NORMAL,
+                  "add_: self INOUT");
+        CHECK_MSG(!strcmp(c.ops.o[1].name, "other") && c.ops.o[1].role == JV_ROLE_IN, "add_: other IN");
         const double a[] = {1, 2, 3, 4}, b[] = {10}, want[] = {11, 12, 13, 14};
         tc_set(&c, 0, a);
         tc_set(&c, 1, b);
         tc_run(&c, NULL);
         expect_out(&c, want, 4, 0, "add_ in place");
-        CHECK(c.out == 0, "add_ writes self");
+        CHECK_MSG(c.out == 0, "add_ writes self");
     }
     tc_close(&c);
 
     /* mul out=: a trailing out tensor of another dtype */
     tc_open(&c, "aten::mul", "[[3], [3], [3]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"float\"]", "[[1], [1], [1]]",
             NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 3 && c.out == 2 && c.ops.o[2].t.dtype == JV_DT_F32, "mul out= operands");
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 3 && c.out == 2 && c.ops.o[2].t.dtype == JV_DT_F32, "mul out= operands");
     if (c.st == JV_OK) {
         const double a[] = {1.5, 3, -2}, b[] = {1.5, 0.5, 0.25}, want[] = {2.25, 1.5, -0.5};
         tc_set(&c, 0, a);
@@ -156,11 +158,12 @@ static void test_casts(void) {
     for (int v = 0; v < 2; v++) {
         tcall c;
         tc_open(&c, "aten::copy_", "[[8], [8], []]", dst_types[v], "[[1], [1], []]", "[\"\", \"\", \"False\"]");
-        CHECK(c.st == JV_OK && c.ops.n == 2, "copy_ operands: %s", c.err.msg);
+        CHECK_MSG(c.st == JV_OK && c.ops.n == 2, "copy_ operands: %s", c.err.msg);
         if (c.st == JV_OK && c.ops.n == 2) {
-            CHECK(!strcmp(c.ops.o[0].name, "self") && c.ops.o[0].role == JV_ROLE_OUT && c.ops.o[0].init == JV_INIT_NONE,
-                  "copy_: dst written only");
-            CHECK(!strcmp(c.ops.o[1].name, "src") && c.ops.o[1].role == JV_ROLE_IN, "copy_: src IN");
+            CHECK_MSG(!strcmp(c.ops.o[0].name, "self") && c.ops.o[0].role == JV_ROLE_OUT &&
+                          c.ops.o[0].init == JV_INIT_NONE,
+                      "copy_: dst written only");
+            CHECK_MSG(!strcmp(c.ops.o[1].name, "src") && c.ops.o[1].role == JV_ROLE_IN, "copy_: src IN");
             double s32[8];
             for (int i = 0; i < 8; i++)
                 s32[i] = (float)src[i];
@@ -175,7 +178,7 @@ static void test_casts(void) {
     tc_open(&c, "aten::_to_copy", "[[4], [], [], [], [], [], []]",
             "[\"float\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]", "[[1], [], [], [], [], [], []]",
             "[\"\", \"3\", \"\", \"\", \"\", \"False\", \"\"]");
-    CHECK(c.st == JV_OK && c.ops.o[1].t.dtype == JV_DT_I32, "_to_copy int32: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.o[1].t.dtype == JV_DT_I32, "_to_copy int32: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {2.7, -2.7, 0.2, 100}, w[] = {2, -2, 0, 100};
         tc_set(&c, 0, a);
@@ -190,9 +193,10 @@ static void test_where_threshold_compare(void) {
     /* where(cond [2,1], self [2,3], other Scalar -1.) */
     tc_open(&c, "aten::where", "[[2, 1], [2, 3], []]", "[\"bool\", \"float\", \"Scalar\"]", "[[1, 1], [3, 1], []]",
             "[\"\", \"\", \"-1.\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 3, "where operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 3, "where operands: %s", c.err.msg);
     if (c.st == JV_OK && c.ops.n == 3) {
-        CHECK(!strcmp(c.ops.o[0].name, "condition") && c.ops.o[0].init == JV_INIT_MASK, "where: condition is a mask");
+        CHECK_MSG(!strcmp(c.ops.o[0].name, "condition") && c.ops.o[0].init == JV_INIT_MASK,
+                  "where: condition is a mask");
         const double cond[] = {1, 0}, a[] = {1, 2, 3, 4, 5, 6}, want[] = {1, 2, 3, -1, -1, -1};
         tc_set(&c, 0, cond);
         tc_set(&c, 1, a);
@@ -204,7 +208,7 @@ static void test_where_threshold_compare(void) {
     /* threshold_backward(grad, self, 0.5) = self <= 0.5 ? 0 : grad */
     tc_open(&c, "aten::threshold_backward", "[[5], [5], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [1], []]",
             "[\"\", \"\", \"0.5\"]");
-    CHECK(c.st == JV_OK, "threshold_backward: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "threshold_backward: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double grad[] = {1, 2, 3, 4, 5}, self[] = {-1, 0, 0.5, 0.625, 2}, want[] = {0, 0, 0, 4, 5};
         tc_set_named(&c, "grad_output", grad);
@@ -224,7 +228,7 @@ static void test_where_threshold_compare(void) {
     };
     for (size_t i = 0; i < sizeof CMP / sizeof CMP[0]; i++) {
         tc_open(&c, CMP[i].op, "[[4], [4]]", "[\"float\", \"float\"]", "[[1], [1]]", NULL);
-        CHECK(c.st == JV_OK && c.ops.o[2].t.dtype == JV_DT_BOOL, "%s -> bool: %s", CMP[i].op, c.err.msg);
+        CHECK_MSG(c.st == JV_OK && c.ops.o[2].t.dtype == JV_DT_BOOL, "%s -> bool: %s", CMP[i].op, c.err.msg);
         if (c.st == JV_OK) {
             const double a[] = {1, 2, 3, NAN}, b[] = {2, 2, 2, NAN};
             tc_set(&c, 0, a);
@@ -243,7 +247,7 @@ static void test_where_threshold_compare(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 2, 0, "gt fp32 vs 0.1 in float");
     }
-    CHECK(c.st == JV_OK, "gt Scalar: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "gt Scalar: %s", c.err.msg);
     tc_close(&c);
     /* ... while fp64 compares in double */
     tc_open(&c, "aten::gt", "[[1], []]", "[\"double\", \"Scalar\"]", "[[1], []]", "[\"\", \"0.1\"]");
@@ -256,7 +260,7 @@ static void test_where_threshold_compare(void) {
     tc_close(&c);
     /* in-place comparison writes 0/1 in self's dtype */
     tc_open(&c, "aten::lt_", "[[3], []]", "[\"c10::Half\", \"Scalar\"]", "[[1], []]", "[\"\", \"0\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].role == JV_ROLE_INOUT, "lt_ operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].role == JV_ROLE_INOUT, "lt_ operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {-1, 0, 2}, want[] = {1, 0, 0};
         tc_set(&c, 0, a);
@@ -270,7 +274,7 @@ static void test_clamp(void) {
     tcall c;
     /* clamp with tensor min and max; NaN propagates; min > max gives max */
     tc_open(&c, "aten::clamp", "[[5], [5], [5]]", "[\"float\", \"float\", \"float\"]", "[[1], [1], [1]]", NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 4, "clamp tensors: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 4, "clamp tensors: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double x[] = {-5, 0.5, 5, NAN, 0.5}, lo[] = {-1, -1, -1, -1, 2}, hi[] = {1, 1, 1, 1, 1};
         const double want[] = {-1, 0.5, 1, NAN, 1};
@@ -283,7 +287,7 @@ static void test_clamp(void) {
     tc_close(&c);
     /* clamp(x, None, max tensor [3]) broadcast over [2,3] */
     tc_open(&c, "aten::clamp", "[[2, 3], [], [3]]", "[\"float\", \"\", \"float\"]", "[[3, 1], [], [1]]", NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 3 && tc_find(&c, "min") < 0, "clamp without min: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 3 && tc_find(&c, "min") < 0, "clamp without min: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double x[] = {-10, 0, 10, 1, 2, 3}, hi[] = {0, 1, 2}, want[] = {-10, 0, 2, 0, 1, 2};
         tc_set_named(&c, "self", x);
@@ -300,7 +304,7 @@ static void test_clamp(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 3, 0, "clamp_min");
     }
-    CHECK(c.st == JV_OK, "clamp_min: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "clamp_min: %s", c.err.msg);
     tc_close(&c);
     tc_open(&c, "aten::hardtanh", "[[4], [], []]", "[\"float\", \"Scalar\", \"Scalar\"]", "[[1], [], []]",
             "[\"\", \"0.\", \"6.\"]");
@@ -310,7 +314,7 @@ static void test_clamp(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 4, 0, "hardtanh (relu6)");
     }
-    CHECK(c.st == JV_OK, "hardtanh: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "hardtanh: %s", c.err.msg);
     tc_close(&c);
     tc_open(&c, "aten::leaky_relu", "[[3], []]", "[\"double\", \"Scalar\"]", "[[1], []]", "[\"\", \"0.2\"]");
     if (c.st == JV_OK) {
@@ -319,10 +323,10 @@ static void test_clamp(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 3, 1e-15, "leaky_relu");
     }
-    CHECK(c.st == JV_OK, "leaky_relu: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "leaky_relu: %s", c.err.msg);
     tc_close(&c);
     tc_open(&c, "aten::relu_", "[[4]]", "[\"float\"]", "[[1]]", NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].role == JV_ROLE_INOUT, "relu_ operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].role == JV_ROLE_INOUT, "relu_ operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double x[] = {-1, 0, 2, NAN}, want[] = {0, 0, 2, NAN};
         tc_set(&c, 0, x);
@@ -345,7 +349,7 @@ static double unary1(const char *op, const char *extra_types, const char *extra_
         tc_set(&c, 0, &x);
         if (tc_run(&c, NULL) == JV_OK) r = tc_get(&c, c.out, 0);
     }
-    CHECK(c.st == JV_OK, "%s: %s", op, c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "%s: %s", op, c.err.msg);
     tc_close(&c);
     return r;
 }
@@ -365,7 +369,7 @@ static double binary1(const char *op, const char *concrete3, double a, double b)
         tc_set(&c, 1, &v[1]);
         if (tc_run(&c, NULL) == JV_OK) r = tc_get(&c, c.out, 0);
     }
-    CHECK(c.st == JV_OK, "%s: %s", op, c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "%s: %s", op, c.err.msg);
     tc_close(&c);
     return r;
 }
@@ -417,9 +421,9 @@ static void test_activations(void) {
         CHECK_NEAR(binary1("aten::tanh_backward", NULL, 1.0, tanh(x)), fd, 1e-8, w);
     }
     /* threshold at 0 vs relu: threshold_backward(1, x, 0) is relu's derivative */
-    CHECK(binary1("aten::threshold_backward", "0", 1, 0.0) == 0 &&
-              binary1("aten::threshold_backward", "0", 1, 1e-9) == 1,
-          "threshold_backward at 0");
+    CHECK_MSG(binary1("aten::threshold_backward", "0", 1, 0.0) == 0 &&
+                  binary1("aten::threshold_backward", "0", 1, 1e-9) == 1,
+              "threshold_backward at 0");
 }
 
 static void test_division_pow_lerp_nan(void) {
@@ -442,7 +446,7 @@ static void test_division_pow_lerp_nan(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 1, 0, "fp32 trunc division");
     }
-    CHECK(c.st == JV_OK, "div trunc fp32: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "div trunc fp32: %s", c.err.msg);
     tc_close(&c);
     /* integer true division -> fp32 */
     tc_open(&c, "aten::div", "[[2], [2]]", "[\"long int\", \"long int\"]", "[[1], [1]]", NULL);
@@ -451,15 +455,15 @@ static void test_division_pow_lerp_nan(void) {
         tc_set(&c, 0, a);
         tc_set(&c, 1, b);
         tc_run(&c, NULL);
-        CHECK(c.ops.o[2].t.dtype == JV_DT_F32, "int64 / int64 -> fp32");
+        CHECK_MSG(c.ops.o[2].t.dtype == JV_DT_F32, "int64 / int64 -> fp32");
         expect_out(&c, want, 2, 0, "int true division");
     }
     tc_close(&c);
 
     /* pow: Tensor^Tensor, Scalar^Tensor, Tensor^Scalar */
     tc_open(&c, "aten::pow", "[[2], [2]]", "[\"double\", \"double\"]", "[[1], [1]]", NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 3 && tc_find(&c, "exponent") == 1 && c.ops.o[0].init == JV_INIT_POSITIVE,
-          "pow tensor^tensor operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 3 && tc_find(&c, "exponent") == 1 && c.ops.o[0].init == JV_INIT_POSITIVE,
+              "pow tensor^tensor operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {2, 3}, b[] = {3, 0.5}, want[] = {8, 1.7320508075688772};
         tc_set(&c, 0, a);
@@ -469,8 +473,8 @@ static void test_division_pow_lerp_nan(void) {
     }
     tc_close(&c);
     tc_open(&c, "aten::pow", "[[], [3]]", "[\"Scalar\", \"double\"]", "[[], [1]]", "[\"2\", \"\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 2 && !strcmp(c.ops.o[0].name, "exponent"), "pow scalar^tensor operands: %s",
-          c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2 && !strcmp(c.ops.o[0].name, "exponent"), "pow scalar^tensor operands: %s",
+              c.err.msg);
     if (c.st == JV_OK) {
         const double e[] = {1, 2, -1}, want[] = {2, 4, 0.5};
         tc_set(&c, 0, e);
@@ -479,7 +483,7 @@ static void test_division_pow_lerp_nan(void) {
     }
     tc_close(&c);
     tc_open(&c, "aten::pow_", "[[3], []]", "[\"float\", \"Scalar\"]", "[[1], []]", "[\"\", \"2\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].init == JV_INIT_NORMAL, "pow_ Scalar 2: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 1 && c.ops.o[0].init == JV_INIT_NORMAL, "pow_ Scalar 2: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {-3, 0.5, 4}, want[] = {9, 0.25, 16};
         tc_set(&c, 0, a);
@@ -490,7 +494,7 @@ static void test_division_pow_lerp_nan(void) {
 
     /* lerp with a tensor weight (both branches of PyTorch's formula) */
     tc_open(&c, "aten::lerp", "[[3], [3], [3]]", "[\"double\", \"double\", \"double\"]", "[[1], [1], [1]]", NULL);
-    CHECK(c.st == JV_OK && tc_find(&c, "weight") == 2, "lerp tensor weight: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && tc_find(&c, "weight") == 2, "lerp tensor weight: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {0, 0, 10}, b[] = {10, 10, 20}, w[] = {0.25, 0.75, 1}, want[] = {2.5, 7.5, 20};
         tc_set(&c, 0, a);
@@ -510,7 +514,7 @@ static void test_division_pow_lerp_nan(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 4, 0, "nan_to_num fp32 defaults");
     }
-    CHECK(c.st == JV_OK, "nan_to_num: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "nan_to_num: %s", c.err.msg);
     tc_close(&c);
     tc_open(&c, "aten::nan_to_num", "[[3], [], [], []]", "[\"c10::BFloat16\", \"Scalar\", \"Scalar\", \"Scalar\"]",
             "[[1], [], [], []]", "[\"\", \"1.5\", \"100.\", \"\"]");
@@ -520,13 +524,13 @@ static void test_division_pow_lerp_nan(void) {
         tc_run(&c, NULL);
         expect_out(&c, want, 3, 0, "nan_to_num bf16");
     }
-    CHECK(c.st == JV_OK, "nan_to_num bf16: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "nan_to_num bf16: %s", c.err.msg);
     tc_close(&c);
 
     /* masked_fill_ with -inf; fill_ with a 0-d tensor value; zero_ */
     tc_open(&c, "aten::masked_fill_", "[[2, 2], [2], []]", "[\"float\", \"bool\", \"Scalar\"]", "[[2, 1], [1], []]",
             "[\"\", \"\", \"-inf\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 2 && c.ops.o[1].init == JV_INIT_MASK, "masked_fill_ operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2 && c.ops.o[1].init == JV_INIT_MASK, "masked_fill_ operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 3, 4}, m[] = {0, 1}, want[] = {1, -INFINITY, 3, -INFINITY};
         tc_set(&c, 0, a);
@@ -536,8 +540,8 @@ static void test_division_pow_lerp_nan(void) {
     }
     tc_close(&c);
     tc_open(&c, "aten::fill_", "[[3], []]", "[\"float\", \"float\"]", "[[1], []]", NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 2 && c.ops.o[0].role == JV_ROLE_OUT && !strcmp(c.ops.o[1].name, "value"),
-          "fill_ tensor value operands: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2 && c.ops.o[0].role == JV_ROLE_OUT && !strcmp(c.ops.o[1].name, "value"),
+              "fill_ tensor value operands: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double v[] = {2.5}, want[] = {2.5, 2.5, 2.5};
         tc_set(&c, 1, v);
@@ -552,7 +556,7 @@ static void test_upsample(void) {
     /* 1d, size 7 from 3: scale 3/7, src = floor(j * 3/7) = 0 0 0 1 1 2 2 */
     tc_open(&c, "aten::upsample_nearest1d", "[[1, 1, 3], [], []]", "[\"float\", \"ScalarList\", \"\"]", NULL,
             "[\"\", \"[7]\", \"\"]");
-    CHECK(c.st == JV_OK && c.ops.n == 2, "upsample1d: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2, "upsample1d: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 3}, want[] = {1, 1, 1, 2, 2, 3, 3};
         tc_set(&c, 0, a);
@@ -563,7 +567,7 @@ static void test_upsample(void) {
     /* same sizes but scales=3.0 given: scale 1/3, src = floor(j / 3) = 0 0 0 1 1 1 2 */
     tc_open(&c, "aten::upsample_nearest1d", "[[1, 1, 3], [], []]", "[\"float\", \"ScalarList\", \"Scalar\"]", NULL,
             "[\"\", \"[7]\", \"3.0\"]");
-    CHECK(c.st == JV_OK, "upsample1d scales: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "upsample1d scales: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double a[] = {1, 2, 3}, want[] = {1, 1, 1, 2, 2, 2, 3};
         tc_set(&c, 0, a);
@@ -574,7 +578,7 @@ static void test_upsample(void) {
     /* 2d by scale factors [2, 2], channels_last input: out[n,c,h,w] = in[n,c,h/2,w/2] */
     tc_open(&c, "aten::upsample_nearest2d", "[[1, 3, 4, 4], [], []]", "[\"float\", \"\", \"ScalarList\"]",
             "[[48, 1, 12, 3], [], []]", "[\"\", \"\", \"[2., 2.]\"]");
-    CHECK(c.st == JV_OK, "upsample2d: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "upsample2d: %s", c.err.msg);
     if (c.st == JV_OK) {
         double a[48], want[192];
         for (int i = 0; i < 48; i++)
@@ -586,17 +590,17 @@ static void test_upsample(void) {
         tc_set(&c, 0, a);
         tc_run(&c, NULL);
         expect_out(&c, want, 192, 0, "upsample2d x2 channels_last");
-        CHECK(c.ops.o[1].t.strides[1] == 1, "upsample2d output is channels_last");
+        CHECK_MSG(c.ops.o[1].t.strides[1] == 1, "upsample2d output is channels_last");
         /* a sampled run of the same call */
         memset(c.buf[1], 0xFF, 192 * sizeof(float));
         const int64_t idx[] = {0, 77, 191};
         jv_sample s = {1, 3, idx};
         tc_run(&c, &s);
-        CHECK(c.st == JV_OK, "upsample sampled: %s", c.err.msg);
+        CHECK_MSG(c.st == JV_OK, "upsample sampled: %s", c.err.msg);
         for (int64_t i = 0; i < 192; i++) {
             int listed = i == 0 || i == 77 || i == 191;
             double got = tc_get(&c, 1, i);
-            CHECK(listed ? got == want[i] : isnan(got), "upsample sample element %lld: %g", (long long)i, got);
+            CHECK_MSG(listed ? got == want[i] : isnan(got), "upsample sample element %lld: %g", (long long)i, got);
         }
     }
     tc_close(&c);
@@ -610,6 +614,6 @@ int main(void) {
     test_activations();
     test_division_pow_lerp_nan();
     test_upsample();
-    printf("%d checks passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

@@ -11,20 +11,7 @@
 #include <string.h>
 
 #include "elementwise/elementwise.h"
-
-static int n_pass, n_fail;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (cond) {                                                                                                    \
-            n_pass++;                                                                                                  \
-        } else {                                                                                                       \
-            n_fail++;                                                                                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
-    } while (0)
+#include "jv_check.h"
 
 /* |got - want| <= tol * max(1, |want|); NaN matches NaN, infinities match exactly */
 static int close_to(double got, double want, double tol) {
@@ -36,7 +23,7 @@ static int close_to(double got, double want, double tol) {
 #define CHECK_NEAR(got, want, tol, what)                                                                               \
     do {                                                                                                               \
         double g_ = (got), w_ = (want);                                                                                \
-        CHECK(close_to(g_, w_, (tol)), "%s: got %.17g, want %.17g", (what), g_, w_);                                   \
+        CHECK_MSG(close_to(g_, w_, (tol)), "%s: got %.17g, want %.17g", (what), g_, w_);                               \
     } while (0)
 
 /* ---- a call with its operands and buffers ---- */
@@ -113,7 +100,7 @@ static __attribute__((unused)) void tc_fill(tcall *c, int k, double v) {
 /* Sets operand `name`; returns 0 (and fails a check) when there is none. */
 static __attribute__((unused)) int tc_set_named(tcall *c, const char *name, const double *v) {
     int k = tc_find(c, name);
-    CHECK(k >= 0, "no operand named '%s'", name);
+    CHECK_MSG(k >= 0, "no operand named '%s'", name);
     if (k >= 0) tc_set(c, k, v);
     return k >= 0;
 }
@@ -126,10 +113,10 @@ static jv_status tc_run(tcall *c, const jv_sample *s) {
 
 /* Checks the n output elements against want. */
 static void expect_out(const tcall *c, const double *want, int64_t n, double tol, const char *what) {
-    CHECK(c->st == JV_OK, "%s: status %d: %s", what, (int)c->st, c->err.msg);
+    CHECK_MSG(c->st == JV_OK, "%s: status %d: %s", what, (int)c->st, c->err.msg);
     if (c->st != JV_OK || c->out < 0) return;
-    CHECK(jv_tensor_numel(&c->ops.o[c->out].t) == n, "%s: %lld output elements, want %lld", what,
-          (long long)jv_tensor_numel(&c->ops.o[c->out].t), (long long)n);
+    CHECK_MSG(jv_tensor_numel(&c->ops.o[c->out].t) == n, "%s: %lld output elements, want %lld", what,
+              (long long)jv_tensor_numel(&c->ops.o[c->out].t), (long long)n);
     for (int64_t i = 0; i < n; i++) {
         char w[160];
         snprintf(w, sizeof w, "%s [%lld]", what, (long long)i);

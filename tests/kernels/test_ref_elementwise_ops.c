@@ -20,7 +20,7 @@ static void test_layouts(void) {
         tcall c;
         tc_open(&c, "aten::mul", "[[2, 3, 4, 5], [2, 3, 4, 5]]", "[\"float\", \"float\"]", L[v].strides,
                 "[\"\", \"\"]");
-        CHECK(c.st == JV_OK, "%s mul: %s", L[v].what, c.err.msg);
+        CHECK_MSG(c.st == JV_OK, "%s mul: %s", L[v].what, c.err.msg);
         if (c.st == JV_OK) {
             tc_set(&c, 0, a);
             tc_set(&c, 1, b);
@@ -34,7 +34,7 @@ static void test_layouts(void) {
                     ref[i] = tc_get(&c, 2, i);
             else
                 for (int i = 0; i < 120; i++)
-                    CHECK(tc_get(&c, 2, i) == ref[i], "%s element %d", L[v].what, i);
+                    CHECK_MSG(tc_get(&c, 2, i) == ref[i], "%s element %d", L[v].what, i);
         }
         tc_close(&c);
     }
@@ -42,7 +42,7 @@ static void test_layouts(void) {
     tcall c;
     tc_open(&c, "aten::add", "[[4, 3], [4, 3], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1, 4], [3, 1], []]",
             "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_OK, "transposed add: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "transposed add: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[12], y[12], want[12];
         for (int i = 0; i < 12; i++)
@@ -50,7 +50,7 @@ static void test_layouts(void) {
         tc_set(&c, 0, x);
         tc_set(&c, 1, y);
         /* the transposed operand's storage: element (r, k) at r + 4k */
-        CHECK(((float *)c.buf[0])[1] == 3 && ((float *)c.buf[0])[4] == 1, "transposed storage");
+        CHECK_MSG(((float *)c.buf[0])[1] == 3 && ((float *)c.buf[0])[4] == 1, "transposed storage");
         tc_run(&c, NULL);
         expect_out(&c, want, 12, 0, "transposed + contiguous");
     }
@@ -58,7 +58,7 @@ static void test_layouts(void) {
     /* a channels_last out= tensor written in its own layout */
     tc_open(&c, "aten::neg", "[[1, 2, 2, 2], [1, 2, 2, 2]]", "[\"float\", \"float\"]", "[[8, 4, 2, 1], [8, 1, 4, 2]]",
             NULL);
-    CHECK(c.st == JV_OK && c.ops.n == 2 && c.ops.o[1].t.strides[1] == 1, "neg out= channels_last: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.ops.n == 2 && c.ops.o[1].t.strides[1] == 1, "neg out= channels_last: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[8], want[8];
         for (int i = 0; i < 8; i++)
@@ -66,7 +66,7 @@ static void test_layouts(void) {
         tc_set(&c, 0, x);
         tc_run(&c, NULL);
         expect_out(&c, want, 8, 0, "neg out= channels_last");
-        CHECK(((float *)c.buf[1])[1] == -5, "channels_last storage: (0,1,0,0) at offset 1");
+        CHECK_MSG(((float *)c.buf[1])[1] == -5, "channels_last storage: (0,1,0,0) at offset 1");
     }
     tc_close(&c);
 }
@@ -75,7 +75,7 @@ static void test_sampled(void) {
     tcall c;
     tc_open(&c, "aten::add", "[[3, 4], [4], []]", "[\"float\", \"float\", \"Scalar\"]", "[[4, 1], [1], []]",
             "[\"\", \"\", \"2\"]");
-    CHECK(c.st == JV_OK, "sampled add: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK, "sampled add: %s", c.err.msg);
     if (c.st == JV_OK) {
         double x[12], y[4] = {1, 2, 3, 4};
         for (int i = 0; i < 12; i++)
@@ -85,28 +85,28 @@ static void test_sampled(void) {
         const int64_t idx[] = {1, 5, 11};
         jv_sample s = {2, 3, idx};
         tc_run(&c, &s);
-        CHECK(c.st == JV_OK, "sampled run: %s", c.err.msg);
+        CHECK_MSG(c.st == JV_OK, "sampled run: %s", c.err.msg);
         for (int i = 0; i < 12; i++) {
             double got = tc_get(&c, 2, i);
             if (i == 1 || i == 5 || i == 11)
-                CHECK(got == 10 * i + 2 * y[i % 4], "sampled element %d: %g", i, got);
+                CHECK_MSG(got == 10 * i + 2 * y[i % 4], "sampled element %d: %g", i, got);
             else
-                CHECK(isnan(got), "unlisted element %d untouched (poison NaN), got %g", i, got);
+                CHECK_MSG(isnan(got), "unlisted element %d untouched (poison NaN), got %g", i, got);
         }
         /* a sample of an input operand: every element is computed */
         jv_sample s_in = {0, 1, idx};
         tc_run(&c, &s_in);
         for (int i = 0; i < 12; i++)
-            CHECK(tc_get(&c, 2, i) == 10 * i + 2 * y[i % 4], "full run element %d", i);
+            CHECK_MSG(tc_get(&c, 2, i) == 10 * i + 2 * y[i % 4], "full run element %d", i);
         /* an index outside the output */
         const int64_t bad[] = {12};
         jv_sample s_bad = {2, 1, bad};
-        CHECK(tc_run(&c, &s_bad) != JV_OK && c.err.msg[0], "sample index out of range refused");
+        CHECK_MSG(tc_run(&c, &s_bad) != JV_OK && c.err.msg[0], "sample index out of range refused");
     }
     tc_close(&c);
     /* sampled in place: unlisted elements of self keep their input values */
     tc_open(&c, "aten::mul_", "[[6], []]", "[\"c10::BFloat16\", \"Scalar\"]", "[[1], []]", "[\"\", \"3\"]");
-    CHECK(c.st == JV_OK && c.out == 0, "sampled mul_: %s", c.err.msg);
+    CHECK_MSG(c.st == JV_OK && c.out == 0, "sampled mul_: %s", c.err.msg);
     if (c.st == JV_OK) {
         const double x[] = {1, 2, 3, 4, 5, 6};
         tc_set(&c, 0, x);
@@ -124,41 +124,41 @@ static void test_refusals(void) {
     /* complex tensors */
     tc_open(&c, "aten::add", "[[4], [4], []]", "[\"c10::complex<float>\", \"c10::complex<float>\", \"Scalar\"]",
             "[[1], [1], []]", "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "complex") && strstr(c.err.msg, "aten::add"),
-          "complex refused: %d '%s'", (int)c.st, c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "complex") && strstr(c.err.msg, "aten::add"),
+              "complex refused: %d '%s'", (int)c.st, c.err.msg);
     tc_close(&c);
     /* fp8 source of a copy_ */
     tc_open(&c, "aten::copy_", "[[4], [4], []]", "[\"c10::BFloat16\", \"c10::Float8_e4m3fn\", \"Scalar\"]",
             "[[1], [1], []]", "[\"\", \"\", \"False\"]");
-    CHECK(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "Float8"), "fp8 refused: %d '%s'", (int)c.st, c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "Float8"), "fp8 refused: %d '%s'", (int)c.st, c.err.msg);
     tc_close(&c);
     /* a Scalar whose value the trace does not record */
     tc_open(&c, "aten::add", "[[4], [], []]", "[\"float\", \"Scalar\", \"Scalar\"]", "[[1], [], []]",
             "[\"\", \"\", \"1\"]");
-    CHECK(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "not recorded"), "unknown Scalar refused: %d '%s'", (int)c.st,
-          c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "not recorded"), "unknown Scalar refused: %d '%s'", (int)c.st,
+              c.err.msg);
     tc_close(&c);
     tc_open(&c, "aten::where", "[[8], [], []]", "[\"bool\", \"Scalar\", \"Scalar\"]", "[[1], [], []]", NULL);
-    CHECK(c.st == JV_ERR_FORMAT && c.err.msg[0], "where of unknown Scalars refused: '%s'", c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && c.err.msg[0], "where of unknown Scalars refused: '%s'", c.err.msg);
     tc_close(&c);
     /* a complex Python scalar */
     tc_open(&c, "aten::mul", "[[4], []]", "[\"float\", \"Scalar\"]", "[[1], []]", "[\"\", \"(1+2j)\"]");
-    CHECK(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "complex"), "complex Scalar refused: '%s'", c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "complex"), "complex Scalar refused: '%s'", c.err.msg);
     tc_close(&c);
     /* a cast to an unrecorded dtype: the output dtype is unknown */
     tc_open(&c, "aten::_to_copy", "[[8], [], [], [], [], [], []]",
             "[\"float\", \"Scalar\", \"\", \"\", \"\", \"Scalar\", \"\"]", "[[1], [], [], [], [], [], []]", NULL);
-    CHECK(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "dtype"), "unknown output dtype refused: '%s'", c.err.msg);
+    CHECK_MSG(c.st == JV_ERR_FORMAT && strstr(c.err.msg, "dtype"), "unknown output dtype refused: '%s'", c.err.msg);
     tc_close(&c);
     /* operands that do not match the call */
     tc_open(&c, "aten::add", "[[4], [4], []]", "[\"float\", \"float\", \"Scalar\"]", "[[1], [1], []]",
             "[\"\", \"\", \"1\"]");
     if (c.st == JV_OK) {
         c.ops.n = 2;
-        CHECK(tc_run(&c, NULL) == JV_ERR_FORMAT && c.err.msg[0], "too few operands refused");
+        CHECK_MSG(tc_run(&c, NULL) == JV_ERR_FORMAT && c.err.msg[0], "too few operands refused");
         c.ops.n = 3;
         c.ops.o[1].t.shape[0] = 5;
-        CHECK(tc_run(&c, NULL) == JV_ERR_FORMAT && c.err.msg[0], "wrong shape refused");
+        CHECK_MSG(tc_run(&c, NULL) == JV_ERR_FORMAT && c.err.msg[0], "wrong shape refused");
     }
     tc_close(&c);
 }
@@ -351,13 +351,13 @@ static void test_every_op(void) {
         const table_call *e = &TABLE[t];
         tcall c;
         tc_open(&c, e->name, e->dims, e->types, e->strides, e->concrete);
-        CHECK(c.st == JV_OK && c.out >= 0, "%s: operands: %s", e->name, c.err.msg);
+        CHECK_MSG(c.st == JV_OK && c.out >= 0, "%s: operands: %s", e->name, c.err.msg);
         if (c.st == JV_OK && c.out >= 0) {
             int j = 0;
             for (int k = 0; k < c.ops.n; k++)
                 if (c.ops.o[k].role != JV_ROLE_OUT) tc_fill(&c, k, e->in[j < 3 ? j++ : 2]);
             tc_run(&c, NULL);
-            CHECK(c.st == JV_OK, "%s: reference: %s", e->name, c.err.msg);
+            CHECK_MSG(c.st == JV_OK, "%s: reference: %s", e->name, c.err.msg);
             if (c.st == JV_OK) {
                 const jv_elementwise_desc *g = jv_elementwise_of(&c.d);
                 seen[g->op] = 1;
@@ -368,19 +368,20 @@ static void test_every_op(void) {
                     double v = tc_get(&c, c.out, i);
                     if (!close_to(v, e->want, 1e-12)) ok = 0, bad = v;
                 }
-                CHECK(ok, "%s (%s): output %.17g, want %.17g", e->name, e->concrete ? e->concrete : "", bad, e->want);
+                CHECK_MSG(ok, "%s (%s): output %.17g, want %.17g", e->name, e->concrete ? e->concrete : "", bad,
+                          e->want);
             }
         }
         tc_close(&c);
     }
     for (int op = 0; op < JV_EW_OP_COUNT; op++)
-        CHECK(seen[op], "jv_ew_op %d is reached by no table call", op);
+        CHECK_MSG(seen[op], "jv_ew_op %d is reached by no table call", op);
 }
 int main(void) {
     test_layouts();
     test_sampled();
     test_refusals();
     test_every_op();
-    printf("%d checks passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    printf("%d checks passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

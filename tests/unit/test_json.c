@@ -41,8 +41,8 @@ static void test_valid_values(void) {
         size_t n = strlen(v), used = 0;
         const char *err = NULL;
         jv_jres r = skip_n(v, n, 1, &err, &used);
-        CHECK(r == JV_J_OK, "skip(%s) final=1 -> %s (%s)", v, res_name(r), err ? err : "");
-        CHECK(used == n, "skip(%s) consumed %zu of %zu", v, used, n);
+        CHECK_MSG(r == JV_J_OK, "skip(%s) final=1 -> %s (%s)", v, res_name(r), err ? err : "");
+        CHECK_MSG(used == n, "skip(%s) consumed %zu of %zu", v, used, n);
     }
     /* the raw text of the value is returned without leading whitespace */
     {
@@ -53,32 +53,32 @@ static void test_valid_values(void) {
         const char *s = NULL;
         size_t n = 0;
         jv_jres r = jv_json_skip(&c, &s, &n);
-        CHECK(r == JV_J_OK, "skip with trailing comma after value -> %s", res_name(r));
-        CHECK(s == b + 2 && n == 8, "skip raw span: offset %td length %zu", s ? s - b : -1, n);
-        CHECK(c.p == b + 10, "skip stops right after the value (at %td)", c.p - b);
+        CHECK_MSG(r == JV_J_OK, "skip with trailing comma after value -> %s", res_name(r));
+        CHECK_MSG(s == b + 2 && n == 8, "skip raw span: offset %td length %zu", s ? s - b : -1, n);
+        CHECK_MSG(c.p == b + 10, "skip stops right after the value (at %td)", c.p - b);
         free(b);
     }
     /* a number only ends at a delimiter: with more input possible it needs more */
-    CHECK(skip_s("123", 0, NULL) == JV_J_MORE, "skip(123) final=0 needs more");
-    CHECK(skip_s("123 ", 0, NULL) == JV_J_OK, "skip(123 ) final=0 is OK");
-    CHECK(skip_s("123", 1, NULL) == JV_J_OK, "skip(123) final=1 is OK");
-    CHECK(skip_s("true", 0, NULL) == JV_J_OK, "skip(true) final=0 is OK");
-    CHECK(skip_s("tru", 0, NULL) == JV_J_MORE, "skip(tru) final=0 needs more");
-    CHECK(skip_s("nul", 1, NULL) == JV_J_BAD, "skip(nul) final=1 is BAD");
-    CHECK(skip_s("nulx", 0, NULL) == JV_J_BAD, "skip(nulx) is BAD");
-    CHECK(skip_s("nan", 1, NULL) == JV_J_BAD, "skip(nan) is BAD");
-    CHECK(skip_s("NaN", 1, NULL) == JV_J_BAD, "skip(NaN) is BAD");
-    CHECK(skip_s("Infinity", 1, NULL) == JV_J_BAD, "skip(Infinity) is BAD");
-    CHECK(skip_s("[truex]", 1, NULL) == JV_J_BAD, "skip([truex]) is BAD");
-    CHECK(skip_s("'a'", 1, NULL) == JV_J_BAD, "skip('a') is BAD");
-    CHECK(skip_s("", 0, NULL) == JV_J_MORE, "skip(empty) final=0 needs more");
-    CHECK(skip_s("", 1, NULL) == JV_J_BAD, "skip(empty) final=1 is BAD");
-    CHECK(skip_s("   ", 1, NULL) == JV_J_BAD, "skip(spaces) final=1 is BAD");
-    CHECK(skip_s("]", 1, NULL) == JV_J_BAD, "skip(]) is BAD");
-    CHECK(skip_s("}", 1, NULL) == JV_J_BAD, "skip(}) is BAD");
-    CHECK(skip_s("[1}", 1, NULL) == JV_J_BAD, "skip([1}) is BAD");
-    CHECK(skip_s("{\"a\":1]", 1, NULL) == JV_J_BAD, "skip({\"a\":1]) is BAD");
-    CHECK(skip_n("[\0]", 3, 1, NULL, NULL) == JV_J_BAD, "NUL byte where a value is expected is BAD");
+    CHECK_MSG(skip_s("123", 0, NULL) == JV_J_MORE, "skip(123) final=0 needs more");
+    CHECK_MSG(skip_s("123 ", 0, NULL) == JV_J_OK, "skip(123 ) final=0 is OK");
+    CHECK_MSG(skip_s("123", 1, NULL) == JV_J_OK, "skip(123) final=1 is OK");
+    CHECK_MSG(skip_s("true", 0, NULL) == JV_J_OK, "skip(true) final=0 is OK");
+    CHECK_MSG(skip_s("tru", 0, NULL) == JV_J_MORE, "skip(tru) final=0 needs more");
+    CHECK_MSG(skip_s("nul", 1, NULL) == JV_J_BAD, "skip(nul) final=1 is BAD");
+    CHECK_MSG(skip_s("nulx", 0, NULL) == JV_J_BAD, "skip(nulx) is BAD");
+    CHECK_MSG(skip_s("nan", 1, NULL) == JV_J_BAD, "skip(nan) is BAD");
+    CHECK_MSG(skip_s("NaN", 1, NULL) == JV_J_BAD, "skip(NaN) is BAD");
+    CHECK_MSG(skip_s("Infinity", 1, NULL) == JV_J_BAD, "skip(Infinity) is BAD");
+    CHECK_MSG(skip_s("[truex]", 1, NULL) == JV_J_BAD, "skip([truex]) is BAD");
+    CHECK_MSG(skip_s("'a'", 1, NULL) == JV_J_BAD, "skip('a') is BAD");
+    CHECK_MSG(skip_s("", 0, NULL) == JV_J_MORE, "skip(empty) final=0 needs more");
+    CHECK_MSG(skip_s("", 1, NULL) == JV_J_BAD, "skip(empty) final=1 is BAD");
+    CHECK_MSG(skip_s("   ", 1, NULL) == JV_J_BAD, "skip(spaces) final=1 is BAD");
+    CHECK_MSG(skip_s("]", 1, NULL) == JV_J_BAD, "skip(]) is BAD");
+    CHECK_MSG(skip_s("}", 1, NULL) == JV_J_BAD, "skip(}) is BAD");
+    CHECK_MSG(skip_s("[1}", 1, NULL) == JV_J_BAD, "skip([1}) is BAD");
+    CHECK_MSG(skip_s("{\"a\":1]", 1, NULL) == JV_J_BAD, "skip({\"a\":1]) is BAD");
+    CHECK_MSG(skip_n("[\0]", 3, 1, NULL, NULL) == JV_J_BAD, "NUL byte where a value is expected is BAD");
 
     /* peek / expect / string / number directly */
     {
@@ -87,14 +87,14 @@ static void test_valid_values(void) {
         jv_jcur c;
         jv_json_init(&c, b, b + 4, 1);
         char ch = 0;
-        CHECK(jv_json_peek(&c, &ch) == JV_J_OK && ch == 'x', "peek skips whitespace");
-        CHECK(c.p == b + 3, "peek does not consume the byte");
-        CHECK(jv_json_expect(&c, 'y') == JV_J_BAD && c.err, "expect mismatch is BAD with a message");
+        CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_OK && ch == 'x', "peek skips whitespace");
+        CHECK_MSG(c.p == b + 3, "peek does not consume the byte");
+        CHECK_MSG(jv_json_expect(&c, 'y') == JV_J_BAD && c.err, "expect mismatch is BAD with a message");
         jv_json_init(&c, b, b + 4, 1);
-        CHECK(jv_json_expect(&c, 'x') == JV_J_OK && c.p == b + 4, "expect consumes the byte");
-        CHECK(jv_json_peek(&c, &ch) == JV_J_BAD && c.err, "peek at the end with final=1 is BAD");
+        CHECK_MSG(jv_json_expect(&c, 'x') == JV_J_OK && c.p == b + 4, "expect consumes the byte");
+        CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_BAD && c.err, "peek at the end with final=1 is BAD");
         jv_json_init(&c, b, b + 3, 0);
-        CHECK(jv_json_peek(&c, &ch) == JV_J_MORE, "peek over whitespace only with final=0 needs more");
+        CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_MORE, "peek over whitespace only with final=0 needs more");
         free(b);
     }
     {
@@ -104,15 +104,15 @@ static void test_valid_values(void) {
         jv_jcur c;
         jv_json_init(&c, b, b + n, 0);
         jv_jstr s;
-        CHECK(jv_json_string(&c, &s) == JV_J_OK, "string reads");
-        CHECK(s.n == 5 && !memcmp(s.s, "hello", 5) && !s.escaped, "string token is the raw bytes");
-        CHECK(jv_jstr_eq(&s, "hello"), "jv_jstr_eq equal");
-        CHECK(!jv_jstr_eq(&s, "hell"), "jv_jstr_eq prefix is not equal");
-        CHECK(!jv_jstr_eq(&s, "hello!"), "jv_jstr_eq longer is not equal");
+        CHECK_MSG(jv_json_string(&c, &s) == JV_J_OK, "string reads");
+        CHECK_MSG(s.n == 5 && !memcmp(s.s, "hello", 5) && !s.escaped, "string token is the raw bytes");
+        CHECK_MSG(jv_jstr_eq(&s, "hello"), "jv_jstr_eq equal");
+        CHECK_MSG(!jv_jstr_eq(&s, "hell"), "jv_jstr_eq prefix is not equal");
+        CHECK_MSG(!jv_jstr_eq(&s, "hello!"), "jv_jstr_eq longer is not equal");
         const char *ns = NULL;
         size_t nn = 0;
-        CHECK(jv_json_number(&c, &ns, &nn) == JV_J_OK && nn == 8 && !memcmp(ns, "-12.5e+3", 8), "number reads");
-        CHECK(jv_json_string(&c, &s) == JV_J_BAD && c.err, "string at ',' is BAD");
+        CHECK_MSG(jv_json_number(&c, &ns, &nn) == JV_J_OK && nn == 8 && !memcmp(ns, "-12.5e+3", 8), "number reads");
+        CHECK_MSG(jv_json_string(&c, &s) == JV_J_BAD && c.err, "string at ',' is BAD");
         free(b);
     }
 }
@@ -167,19 +167,19 @@ static void test_string_escapes(void) {
         jv_json_init(&c, b, b + n, 1);
         jv_jstr s = {0};
         jv_jres r = jv_json_string(&c, &s);
-        CHECK(r == JV_J_OK, "string case %zu (%s) -> %s (%s)", i, k->json, res_name(r), c.err ? c.err : "");
+        CHECK_MSG(r == JV_J_OK, "string case %zu (%s) -> %s (%s)", i, k->json, res_name(r), c.err ? c.err : "");
         if (r != JV_J_OK) {
             free(b);
             continue;
         }
-        CHECK(c.p == b + n, "string case %zu consumed %td of %zu", i, c.p - b, n);
-        CHECK(s.s == b + 1 && s.n == n - 2, "string case %zu token span", i);
+        CHECK_MSG(c.p == b + n, "string case %zu consumed %td of %zu", i, c.p - b, n);
+        CHECK_MSG(s.s == b + 1 && s.n == n - 2, "string case %zu token span", i);
         int want_esc = memchr(k->json, '\\', n) != NULL;
-        CHECK(s.escaped == want_esc, "string case %zu escaped=%d, want %d", i, s.escaped, want_esc);
+        CHECK_MSG(s.escaped == want_esc, "string case %zu escaped=%d, want %d", i, s.escaped, want_esc);
         /* decode: dst of capacity n bytes suffices */
         char *dst = malloc(s.n ? s.n : 1);
         size_t o = s.escaped ? jv_json_unescape(s.s, s.n, dst) : (memcpy(dst, s.s, s.n), s.n);
-        CHECK(o <= s.n, "string case %zu decoded %zu > raw %zu", i, o, s.n);
+        CHECK_MSG(o <= s.n, "string case %zu decoded %zu > raw %zu", i, o, s.n);
         int same = o == k->out_n && memcmp(dst, k->out, o) == 0;
         if (!same) {
             fprintf(stderr, "  case %zu decoded %zu bytes:", i, o);
@@ -187,9 +187,9 @@ static void test_string_escapes(void) {
                 fprintf(stderr, " %02x", (unsigned char)dst[j]);
             fputc('\n', stderr);
         }
-        CHECK(same, "string case %zu (%s) decodes to the expected bytes", i, k->json);
+        CHECK_MSG(same, "string case %zu (%s) decodes to the expected bytes", i, k->json);
         /* the same token is also accepted by skip */
-        CHECK(skip_n(k->json, n, 1, NULL, NULL) == JV_J_OK, "skip accepts string case %zu", i);
+        CHECK_MSG(skip_n(k->json, n, 1, NULL, NULL) == JV_J_OK, "skip accepts string case %zu", i);
         free(dst);
         free(b);
     }
@@ -234,35 +234,35 @@ static void test_bad_strings(void) {
             jv_json_init(&c, b, b + n, final);
             jv_jstr s;
             jv_jres r = jv_json_string(&c, &s);
-            CHECK(r == JV_J_BAD, "bad string %zu final=%d -> %s", i, final, res_name(r));
-            CHECK(c.err != NULL && c.err[0], "bad string %zu has a message", i);
+            CHECK_MSG(r == JV_J_BAD, "bad string %zu final=%d -> %s", i, final, res_name(r));
+            CHECK_MSG(c.err != NULL && c.err[0], "bad string %zu has a message", i);
             if (k->bad_at != (size_t)-1)
-                CHECK(c.err_p == b + k->bad_at, "bad string %zu: err_p at %td, want %zu", i, c.err_p ? c.err_p - b : -1,
-                      k->bad_at);
+                CHECK_MSG(c.err_p == b + k->bad_at, "bad string %zu: err_p at %td, want %zu", i,
+                          c.err_p ? c.err_p - b : -1, k->bad_at);
             const char *err = NULL;
-            CHECK(skip_n(k->json, n, final, &err, NULL) == JV_J_BAD && err, "skip rejects bad string %zu", i);
+            CHECK_MSG(skip_n(k->json, n, final, &err, NULL) == JV_J_BAD && err, "skip rejects bad string %zu", i);
         }
         free(b);
     }
     /* the messages say what is wrong */
     const char *err = NULL;
     skip_n("\"a\0b\"", 5, 1, &err, NULL);
-    CHECK(err && strstr(err, "NUL"), "NUL in a string: message '%s'", err ? err : "(null)");
+    CHECK_MSG(err && strstr(err, "NUL"), "NUL in a string: message '%s'", err ? err : "(null)");
     skip_s("\"a\x01\"", 1, &err);
-    CHECK(err && strstr(err, "control"), "control char in a string: message '%s'", err ? err : "(null)");
+    CHECK_MSG(err && strstr(err, "control"), "control char in a string: message '%s'", err ? err : "(null)");
     skip_s("\"\\x\"", 1, &err);
-    CHECK(err && strstr(err, "escape"), "bad escape: message '%s'", err ? err : "(null)");
+    CHECK_MSG(err && strstr(err, "escape"), "bad escape: message '%s'", err ? err : "(null)");
     skip_s("\"\\u12G4\"", 1, &err);
-    CHECK(err && strstr(err, "\\u"), "bad \\u escape: message '%s'", err ? err : "(null)");
+    CHECK_MSG(err && strstr(err, "\\u"), "bad \\u escape: message '%s'", err ? err : "(null)");
     /* unterminated */
-    CHECK(skip_s("\"abc", 0, NULL) == JV_J_MORE, "unterminated string final=0 needs more");
-    CHECK(skip_s("\"abc", 1, &err) == JV_J_BAD && err, "unterminated string final=1 is BAD");
-    CHECK(skip_s("\"abc\\", 0, NULL) == JV_J_MORE, "string ending in a backslash final=0 needs more");
-    CHECK(skip_s("\"\\u00", 0, NULL) == JV_J_MORE, "string ending in a partial \\u final=0 needs more");
-    CHECK(skip_s("\"\\u00", 1, &err) == JV_J_BAD, "string ending in a partial \\u final=1 is BAD");
+    CHECK_MSG(skip_s("\"abc", 0, NULL) == JV_J_MORE, "unterminated string final=0 needs more");
+    CHECK_MSG(skip_s("\"abc", 1, &err) == JV_J_BAD && err, "unterminated string final=1 is BAD");
+    CHECK_MSG(skip_s("\"abc\\", 0, NULL) == JV_J_MORE, "string ending in a backslash final=0 needs more");
+    CHECK_MSG(skip_s("\"\\u00", 0, NULL) == JV_J_MORE, "string ending in a partial \\u final=0 needs more");
+    CHECK_MSG(skip_s("\"\\u00", 1, &err) == JV_J_BAD, "string ending in a partial \\u final=1 is BAD");
     /* bad strings as object keys */
-    CHECK(skip_s("{\"a\\x\":1}", 1, &err) == JV_J_BAD && err, "bad escape in a key is BAD");
-    CHECK(skip_n("{\"a\0\":1}", 8, 1, &err, NULL) == JV_J_BAD && err, "NUL in a key is BAD");
+    CHECK_MSG(skip_s("{\"a\\x\":1}", 1, &err) == JV_J_BAD && err, "bad escape in a key is BAD");
+    CHECK_MSG(skip_n("{\"a\0\":1}", 8, 1, &err, NULL) == JV_J_BAD && err, "NUL in a key is BAD");
 }
 
 /* ---------- numbers ---------- */
@@ -295,14 +295,14 @@ static void test_numbers(void) {
         const char *s = NULL;
         size_t sn = 0;
         jv_jres r = jv_json_number(&c, &s, &sn);
-        CHECK(r == JV_J_OK && s == b && sn == n, "number(%s) -> %s n=%zu", good[i], res_name(r), sn);
+        CHECK_MSG(r == JV_J_OK && s == b && sn == n, "number(%s) -> %s n=%zu", good[i], res_name(r), sn);
         jv_json_init(&c, b, b + n, 0);
         r = jv_json_number(&c, &s, &sn);
-        CHECK(r == JV_J_MORE, "number(%s) final=0 without a delimiter needs more, got %s", good[i], res_name(r));
+        CHECK_MSG(r == JV_J_MORE, "number(%s) final=0 without a delimiter needs more, got %s", good[i], res_name(r));
         free(b);
         char arr[64];
         snprintf(arr, sizeof arr, "[%s]", good[i]);
-        CHECK(skip_s(arr, 1, NULL) == JV_J_OK, "skip(%s) OK", arr);
+        CHECK_MSG(skip_s(arr, 1, NULL) == JV_J_OK, "skip(%s) OK", arr);
     }
     /* invalid forms, inside an array so that a partial number cannot pass */
     static const char *const bad[] = {"01",  "00",   "-01", "1.", "-",     "1e",   "1e+",   "1E-", "+1", ".5",
@@ -312,10 +312,10 @@ static void test_numbers(void) {
         snprintf(arr, sizeof arr, "[%s]", bad[i]);
         const char *err = NULL;
         jv_jres r = skip_s(arr, 1, &err);
-        CHECK(r == JV_J_BAD && err, "skip(%s) -> %s, want BAD", arr, res_name(r));
+        CHECK_MSG(r == JV_J_BAD && err, "skip(%s) -> %s, want BAD", arr, res_name(r));
         snprintf(arr, sizeof arr, "{\"ts\":%s}", bad[i]);
         r = skip_s(arr, 0, &err);
-        CHECK(r == JV_J_BAD && err, "skip(%s) final=0 -> %s, want BAD", arr, res_name(r));
+        CHECK_MSG(r == JV_J_BAD && err, "skip(%s) final=0 -> %s, want BAD", arr, res_name(r));
     }
     /* bare invalid numbers with final=1 */
     static const char *const bare_bad[] = {"1.", "-", "1e", "1e+", "+1", ".5", "-x"};
@@ -327,7 +327,7 @@ static void test_numbers(void) {
         const char *s;
         size_t sn;
         jv_jres r = jv_json_number(&c, &s, &sn);
-        CHECK(r == JV_J_BAD && c.err, "number(%s) final=1 -> %s, want BAD", bare_bad[i], res_name(r));
+        CHECK_MSG(r == JV_J_BAD && c.err, "number(%s) final=1 -> %s, want BAD", bare_bad[i], res_name(r));
         free(b);
     }
     /* "01": the number is "0"; what follows is not part of it */
@@ -338,7 +338,7 @@ static void test_numbers(void) {
         const char *s;
         size_t sn = 99;
         jv_jres r = jv_json_number(&c, &s, &sn);
-        CHECK(r == JV_J_OK && sn == 1, "number(01) reads only the 0 (got %s n=%zu)", res_name(r), sn);
+        CHECK_MSG(r == JV_J_OK && sn == 1, "number(01) reads only the 0 (got %s n=%zu)", res_name(r), sn);
         free(b);
     }
     /* huge numbers are valid JSON */
@@ -351,8 +351,8 @@ static void test_numbers(void) {
         char arr[600];
         snprintf(arr, sizeof arr, "[%s]", huge[i]);
         const char *err = NULL;
-        CHECK(skip_s(arr, 1, &err) == JV_J_OK, "skip of huge number %zu OK (%s)", i, err ? err : "");
-        CHECK(skip_s(huge[i], 1, &err) == JV_J_OK, "skip of bare huge number %zu OK", i);
+        CHECK_MSG(skip_s(arr, 1, &err) == JV_J_OK, "skip of huge number %zu OK (%s)", i, err ? err : "");
+        CHECK_MSG(skip_s(huge[i], 1, &err) == JV_J_OK, "skip of bare huge number %zu OK", i);
     }
 }
 
@@ -427,17 +427,17 @@ static void test_us_to_ns(void) {
         int64_t v = INT64_C(0x5a5a5a5a);
         int ok = jv_json_us_to_ns(b, n, &v);
         if (k->ok)
-            CHECK(ok && v == k->ns, "us_to_ns(%.40s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v,
-                  (long long)k->ns);
+            CHECK_MSG(ok && v == k->ns, "us_to_ns(%.40s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v,
+                      (long long)k->ns);
         else
-            CHECK(!ok, "us_to_ns(%.40s) -> ok=%d %lld, want out of range", k->s, ok, (long long)v);
+            CHECK_MSG(!ok, "us_to_ns(%.40s) -> ok=%d %lld, want out of range", k->s, ok, (long long)v);
         free(b);
     }
     /* a value inside a larger buffer: only n bytes are read */
     {
         const char *s = "12.5,99";
         int64_t v = 0;
-        CHECK(jv_json_us_to_ns(s, 4, &v) && v == 12500, "us_to_ns reads only n bytes");
+        CHECK_MSG(jv_json_us_to_ns(s, 4, &v) && v == 12500, "us_to_ns reads only n bytes");
     }
 }
 
@@ -480,17 +480,17 @@ static void test_int64(void) {
         int64_t v = 42;
         int ok = jv_json_int64(b, n, &v);
         if (k->ok)
-            CHECK(ok && v == k->v, "int64(%s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v, (long long)k->v);
+            CHECK_MSG(ok && v == k->v, "int64(%s) -> ok=%d %lld, want %lld", k->s, ok, (long long)v, (long long)k->v);
         else
-            CHECK(!ok, "int64(%s) -> ok=%d %lld, want rejection", k->s, ok, (long long)v);
+            CHECK_MSG(!ok, "int64(%s) -> ok=%d %lld, want rejection", k->s, ok, (long long)v);
         free(b);
     }
     char big[401];
     memset(big, '9', 400);
     big[400] = '\0';
     int64_t v = 0;
-    CHECK(!jv_json_int64(big, 400, &v), "int64 of a 400-digit number is rejected");
-    CHECK(jv_json_int64("77,", 2, &v) && v == 77, "int64 reads only n bytes");
+    CHECK_MSG(!jv_json_int64(big, 400, &v), "int64 of a 400-digit number is rejected");
+    CHECK_MSG(jv_json_int64("77,", 2, &v) && v == 77, "int64 reads only n bytes");
 }
 int main(void) {
     test_valid_values();
@@ -499,6 +499,6 @@ int main(void) {
     test_numbers();
     test_us_to_ns();
     test_int64();
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }

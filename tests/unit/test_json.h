@@ -1,6 +1,5 @@
-/* test_json.h: the helpers test_json.c and test_json_stream.c share: the counting check (CHECK with a
- * printf-style message), exact-length heap copies of the inputs (dup_n) and jv_json_skip over them (skip_n,
- * skip_s). Include once per test program. */
+/* test_json.h: the helpers test_json.c and test_json_stream.c share: the counting checks (jv_check.h), exact-length
+ * heap copies of the inputs (dup_n) and jv_json_skip over them (skip_n, skip_s). Include once per test program. */
 #ifndef TEST_JSON_H
 #define TEST_JSON_H
 
@@ -10,25 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_check.h"
 #include "jv_json.h"
-
-static int g_pass, g_fail;
-
-static void check_(int ok, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void check_(int ok, const char *file, int line, const char *fmt, ...) {
-    if (ok) {
-        g_pass++;
-        return;
-    }
-    g_fail++;
-    fprintf(stderr, "FAIL %s:%d: ", file, line);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-#define CHECK(cond, ...) check_(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
 static const char *res_name(jv_jres r) {
     switch (r) {
@@ -64,11 +46,11 @@ static __attribute__((noinline)) jv_jres skip_n(const char *s, size_t n, int fin
     if (err) *err = c.err;
     if (consumed) *consumed = (size_t)(c.p - b);
     if (r == JV_J_BAD && !c.err) {
-        g_fail++;
+        failed++;
         fprintf(stderr, "FAIL: JV_J_BAD without a message for input of %zu bytes\n", n);
     }
     if (r == JV_J_BAD && (c.err_p < b || c.err_p > b + n)) {
-        g_fail++;
+        failed++;
         fprintf(stderr, "FAIL: err_p outside the input for input of %zu bytes\n", n);
     }
     free(b);

@@ -38,18 +38,18 @@ static void test_nesting(void) {
             size_t used = 0;
             jv_jres r = skip_n(s, n, 1, &err, &used);
             if (d <= JV_JSON_MAX_DEPTH) {
-                CHECK(r == JV_J_OK && used == n, "%s nesting %d -> %s (%s)", obj ? "object" : "array", d, res_name(r),
-                      err ? err : "");
+                CHECK_MSG(r == JV_J_OK && used == n, "%s nesting %d -> %s (%s)", obj ? "object" : "array", d,
+                          res_name(r), err ? err : "");
             } else {
-                CHECK(r == JV_J_BAD, "%s nesting %d -> %s, want BAD", obj ? "object" : "array", d, res_name(r));
-                CHECK(err && strstr(err, "nesting"), "nesting %d message '%s'", d, err ? err : "(null)");
+                CHECK_MSG(r == JV_J_BAD, "%s nesting %d -> %s, want BAD", obj ? "object" : "array", d, res_name(r));
+                CHECK_MSG(err && strstr(err, "nesting"), "nesting %d message '%s'", d, err ? err : "(null)");
             }
             /* only the opening part: deep input is rejected before its end */
             if (d > JV_JSON_MAX_DEPTH) {
                 size_t open_n = obj ? (size_t)d * 5 : (size_t)d;
                 r = skip_n(s, open_n, 0, &err, NULL);
-                CHECK(r == JV_J_BAD && err && strstr(err, "nesting"), "open-only nesting %d final=0 -> %s", d,
-                      res_name(r));
+                CHECK_MSG(r == JV_J_BAD && err && strstr(err, "nesting"), "open-only nesting %d final=0 -> %s", d,
+                          res_name(r));
             }
             free(s);
         }
@@ -70,7 +70,7 @@ static void test_nesting(void) {
         for (int i = 599; i >= 0; i--)
             s[o++] = i % 2 ? '}' : ']';
         const char *err = NULL;
-        CHECK(skip_n(s, o, 1, &err, NULL) == JV_J_BAD && err && strstr(err, "nesting"), "mixed nesting 600 is BAD");
+        CHECK_MSG(skip_n(s, o, 1, &err, NULL) == JV_J_BAD && err && strstr(err, "nesting"), "mixed nesting 600 is BAD");
         free(s);
     }
     /* many siblings at shallow depth are fine */
@@ -84,7 +84,7 @@ static void test_nesting(void) {
             if (i + 1 < 100000) s[o++] = ',';
         }
         s[o++] = ']';
-        CHECK(skip_n(s, o, 1, NULL, NULL) == JV_J_OK, "100000 empty arrays in an array are OK");
+        CHECK_MSG(skip_n(s, o, 1, NULL, NULL) == JV_J_OK, "100000 empty arrays in an array are OK");
         free(s);
     }
 }
@@ -140,19 +140,19 @@ static void test_truncation_doc(const char *doc, size_t len) {
                 jv_json_init(&c, b, b + k, final);
                 jv_jres r = use_walk ? walk(&c, 0) : jv_json_skip(&c, NULL, NULL);
                 if (k == len) {
-                    CHECK(r == JV_J_OK && c.p == b + len, "%s of the whole document (final=%d) -> %s (%s)",
-                          use_walk ? "walk" : "skip", final, res_name(r), c.err ? c.err : "");
+                    CHECK_MSG(r == JV_J_OK && c.p == b + len, "%s of the whole document (final=%d) -> %s (%s)",
+                              use_walk ? "walk" : "skip", final, res_name(r), c.err ? c.err : "");
                 } else if (!final) {
                     if (r != JV_J_MORE && bad_more++ < 5)
                         fprintf(stderr, "  prefix %zu/%zu (%s) final=0 -> %s (%s)\n", k, len,
                                 use_walk ? "walk" : "skip", res_name(r), c.err ? c.err : "");
-                    CHECK(r == JV_J_MORE, "prefix %zu final=0 needs more", k);
+                    CHECK_MSG(r == JV_J_MORE, "prefix %zu final=0 needs more", k);
                 } else {
                     int ok = r == JV_J_BAD && c.err && strstr(c.err, "unexpected end") && c.err_p == b + k;
                     if (!ok && bad_final++ < 5)
                         fprintf(stderr, "  prefix %zu/%zu (%s) final=1 -> %s (%s)\n", k, len,
                                 use_walk ? "walk" : "skip", res_name(r), c.err ? c.err : "");
-                    CHECK(ok, "prefix %zu final=1 is BAD 'unexpected end' at the end", k);
+                    CHECK_MSG(ok, "prefix %zu final=1 is BAD 'unexpected end' at the end", k);
                 }
             }
         }
@@ -191,32 +191,32 @@ static void test_iteration(void) {
         char *b = dup_n(doc, n);
         jv_jcur c;
         jv_json_init(&c, b, b + n, 1);
-        CHECK(jv_json_expect(&c, '{') == JV_J_OK, "iter: open object");
+        CHECK_MSG(jv_json_expect(&c, '{') == JV_J_OK, "iter: open object");
         int first = 1;
         jv_jstr k;
         jv_jres r = jv_json_member(&c, &first, &k);
-        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "a") && !first, "iter: member a");
+        CHECK_MSG(r == JV_J_OK && jv_jstr_eq(&k, "a") && !first, "iter: member a");
         const char *s;
         size_t sn;
-        CHECK(jv_json_number(&c, &s, &sn) == JV_J_OK && sn == 1 && *s == '1', "iter: value of a");
+        CHECK_MSG(jv_json_number(&c, &s, &sn) == JV_J_OK && sn == 1 && *s == '1', "iter: value of a");
         r = jv_json_member(&c, &first, &k);
-        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "b"), "iter: member b");
-        CHECK(jv_json_expect(&c, '[') == JV_J_OK, "iter: open array");
+        CHECK_MSG(r == JV_J_OK && jv_jstr_eq(&k, "b"), "iter: member b");
+        CHECK_MSG(jv_json_expect(&c, '[') == JV_J_OK, "iter: open array");
         int af = 1, count = 0;
         while ((r = jv_json_element(&c, &af)) == JV_J_OK) {
             count++;
-            CHECK(jv_json_skip(&c, NULL, NULL) == JV_J_OK, "iter: element %d", count);
+            CHECK_MSG(jv_json_skip(&c, NULL, NULL) == JV_J_OK, "iter: element %d", count);
         }
-        CHECK(r == JV_J_END && count == 3, "iter: array has 3 elements (%d, %s)", count, res_name(r));
+        CHECK_MSG(r == JV_J_END && count == 3, "iter: array has 3 elements (%d, %s)", count, res_name(r));
         r = jv_json_member(&c, &first, &k);
-        CHECK(r == JV_J_OK && jv_jstr_eq(&k, "c"), "iter: member c");
-        CHECK(jv_json_expect(&c, '{') == JV_J_OK, "iter: open c");
+        CHECK_MSG(r == JV_J_OK && jv_jstr_eq(&k, "c"), "iter: member c");
+        CHECK_MSG(jv_json_expect(&c, '{') == JV_J_OK, "iter: open c");
         int cf = 1;
-        CHECK(jv_json_member(&c, &cf, &k) == JV_J_END && cf == 1, "iter: empty object ends at once");
+        CHECK_MSG(jv_json_member(&c, &cf, &k) == JV_J_END && cf == 1, "iter: empty object ends at once");
         r = jv_json_member(&c, &first, &k);
-        CHECK(r == JV_J_END, "iter: object ends (%s)", res_name(r));
+        CHECK_MSG(r == JV_J_END, "iter: object ends (%s)", res_name(r));
         char ch;
-        CHECK(jv_json_peek(&c, &ch) == JV_J_BAD, "iter: nothing after the object (final)");
+        CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_BAD, "iter: nothing after the object (final)");
         free(b);
     }
     /* empty containers */
@@ -225,8 +225,8 @@ static void test_iteration(void) {
         jv_jcur c;
         jv_json_init(&c, b, b + 3, 1);
         int f = 1;
-        CHECK(jv_json_expect(&c, '[') == JV_J_OK && jv_json_element(&c, &f) == JV_J_END && c.p == b + 3,
-              "iter: empty array");
+        CHECK_MSG(jv_json_expect(&c, '[') == JV_J_OK && jv_json_element(&c, &f) == JV_J_END && c.p == b + 3,
+                  "iter: empty array");
         free(b);
     }
 
@@ -255,13 +255,13 @@ static void test_iteration(void) {
             jv_jcur c;
             jv_json_init(&c, b, b + n, final);
             jv_jres r = walk(&c, 0);
-            CHECK(r == JV_J_BAD && c.err, "walk(%s) final=%d -> %s, want BAD", doc, final, res_name(r));
+            CHECK_MSG(r == JV_J_BAD && c.err, "walk(%s) final=%d -> %s, want BAD", doc, final, res_name(r));
             if (r == JV_J_BAD && c.err && errs[i].msg)
-                CHECK(strstr(c.err, errs[i].msg) != NULL, "walk(%s) message '%s' should mention %s", doc, c.err,
-                      errs[i].msg);
-            if (r == JV_J_BAD) CHECK(c.err_p >= b && c.err_p <= b + n, "walk(%s) err_p inside the input", doc);
+                CHECK_MSG(strstr(c.err, errs[i].msg) != NULL, "walk(%s) message '%s' should mention %s", doc, c.err,
+                          errs[i].msg);
+            if (r == JV_J_BAD) CHECK_MSG(c.err_p >= b && c.err_p <= b + n, "walk(%s) err_p inside the input", doc);
             const char *err = NULL;
-            CHECK(skip_n(doc, n, final, &err, NULL) == JV_J_BAD && err, "skip(%s) final=%d is BAD", doc, final);
+            CHECK_MSG(skip_n(doc, n, final, &err, NULL) == JV_J_BAD && err, "skip(%s) final=%d is BAD", doc, final);
         }
         free(b);
     }
@@ -273,10 +273,10 @@ static void test_iteration(void) {
         jv_json_init(&c, b, b + 4, 1);
         int f = 1;
         jv_json_expect(&c, '[');
-        CHECK(jv_json_element(&c, &f) == JV_J_OK, "element 1");
+        CHECK_MSG(jv_json_element(&c, &f) == JV_J_OK, "element 1");
         jv_json_skip(&c, NULL, NULL);
-        CHECK(jv_json_element(&c, &f) == JV_J_OK, "element after the trailing comma reports a value follows");
-        CHECK(jv_json_skip(&c, NULL, NULL) == JV_J_BAD && c.err_p == b + 3, "the value after ',' is BAD at ']'");
+        CHECK_MSG(jv_json_element(&c, &f) == JV_J_OK, "element after the trailing comma reports a value follows");
+        CHECK_MSG(jv_json_skip(&c, NULL, NULL) == JV_J_BAD && c.err_p == b + 3, "the value after ',' is BAD at ']'");
         free(b);
     }
     /* member(): the error position of a missing colon */
@@ -289,7 +289,7 @@ static void test_iteration(void) {
         int f = 1;
         jv_jstr k;
         jv_json_expect(&c, '{');
-        CHECK(jv_json_member(&c, &f, &k) == JV_J_BAD && c.err_p == b + 7, "missing colon reported at the value");
+        CHECK_MSG(jv_json_member(&c, &f, &k) == JV_J_BAD && c.err_p == b + 7, "missing colon reported at the value");
         free(b);
     }
     /* member()/element() truncated right after the opener */
@@ -300,10 +300,10 @@ static void test_iteration(void) {
         int f = 1;
         jv_jstr k;
         jv_json_expect(&c, '{');
-        CHECK(jv_json_member(&c, &f, &k) == JV_J_MORE, "member at the end, final=0 needs more");
+        CHECK_MSG(jv_json_member(&c, &f, &k) == JV_J_MORE, "member at the end, final=0 needs more");
         jv_json_init(&c, b + 1, b + 2, 1);
         f = 1;
-        CHECK(jv_json_member(&c, &f, &k) == JV_J_BAD, "member at the end, final=1 is BAD");
+        CHECK_MSG(jv_json_member(&c, &f, &k) == JV_J_BAD, "member at the end, final=1 is BAD");
         free(b);
     }
 }
@@ -311,6 +311,6 @@ int main(void) {
     test_nesting();
     test_truncation();
     test_iteration();
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
 }
