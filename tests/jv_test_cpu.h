@@ -3,7 +3,9 @@
  * into its replay operands with one host buffer each (inputs filled as the
  * runner fills them, outputs poisoned, an INOUT operand from the same values
  * on both sides), the reference run into a second set, and the comparison of
- * every output. Include once per test program, after jv_check.h. */
+ * every output; and the drivers every path shares (run and verify, damaged
+ * outputs caught, dtype refusals, timing) over a jv_cpu_path. Include once per
+ * test program, after jv_check.h. */
 #ifndef JV_TEST_CPU_H
 #define JV_TEST_CPU_H
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "jv_opcall.h"
+#include "jv_progress.h" /* jv_now */
 #include "jv_runner.h"
 
 /* One call as the trace records it. */
@@ -109,6 +112,125 @@ static __attribute__((unused)) void damage_and_check(setup *s, int k, int whole,
     CHECK_MSG(!ok && !strcmp(v.worst, name), "%s: damaged '%s' passed verification", what, name);
     printf("%-*s %-5s '%s' %s damaged: rel_l2 %.3g, worst '%s'\n", w, what, ok ? "MISSED" : "CAUGHT", name,
            whole ? "zeroed" : "one element", v.rel_l2, v.worst);
+}
+
+/* A path under test (a oneDNN primitive of the CPU backend): plan, run over s->dev, release. */
+typedef struct {
+    void *ctx;
+    int width; /* label width of the printed lines */
+    jv_status (*plan)(void *ctx, const setup *s, void **plan, jv_err *err);
+    jv_status (*run)(void *ctx, void *plan, const setup *s, jv_err *err);
+    void (*release)(void *plan);
+} jv_cpu_path;
+
+/* Runs case c on path p and verifies every output against the reference; prints one line. */
+static __attribute__((unused)) void cpu_run_case(const jv_cpu_path *p, const jv_cpu_case *c) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    void *plan = NULL;
+    jv_status st = p->plan(p->ctx, &s, &plan, &err);
+    CHECK_MSG(st == JV_OK, "%s: plan: %s", c->what, err.msg);
+    if (st == JV_OK) st = p->run(p->ctx, plan, &s, &err);
+    CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+    if (st == JV_OK) {
+        jv_verify v;
+        int ok = verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong: worst '%s' rel_l2 %.3g (tol %.3g), %lld unwritten", c->what, v.worst, v.rel_l2, v.tol,
+                  (long long)v.unwritten);
+        printf("%-*s %-5s rel_l2 %.3g (tol %.3g, worst '%s')\n", p->width, c->what, ok ? "OK" : "WRONG", v.rel_l2,
+               v.tol, v.worst);
+    } else {
+        printf("%-*s ERROR %s\n", p->width, c->what, err.msg);
+    }
+    p->release(plan);
+    setup_free(&s);
+}
+
+/* Damaged outputs must fail: case c run on path p, then output `name` zeroed (whole) or its first element made
+ * huge (damage_and_check). c NULL (a case name not found) fails. */
+static __attribute__((unused)) void cpu_wrong_case(const jv_cpu_path *p, const jv_cpu_case *c, const char *name,
+                                                   int whole) {
+    CHECK(c != NULL);
+    if (!c) return;
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    void *plan = NULL;
+    jv_status st = p->plan(p->ctx, &s, &plan, &err);
+    if (st == JV_OK) st = p->run(p->ctx, plan, &s, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    int k = jv_operands_find(&s.ops, name);
+    CHECK(k >= 0);
+    if (st == JV_OK && k >= 0) {
+        jv_verify v;
+        CHECK(verify_all(&s, &v)); /* right before the damage */
+        damage_and_check(&s, k, whole, c->what, p->width);
+    }
+    p->release(plan);
+    setup_free(&s);
+}
+
+/* A dtype oneDNN may not run here: refused with JV_ERR_NOTFOUND naming "unsupported dtype", or (must_refuse 0,
+ * e.g. fp16 on a CPU that has it) run and right. */
+static __attribute__((unused)) void cpu_refused_case(const jv_cpu_path *p, const jv_cpu_case *c, int must_refuse) {
+    setup s;
+    if (!setup_case(c, &s, 1)) {
+        setup_free(&s);
+        return;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    void *plan = NULL;
+    jv_status st = p->plan(p->ctx, &s, &plan, &err);
+    if (st == JV_OK) {
+        CHECK_MSG(!must_refuse, "%s: planned, expected JV_ERR_NOTFOUND", c->what);
+        st = p->run(p->ctx, plan, &s, &err);
+        CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
+        jv_verify v;
+        int ok = st == JV_OK && verify_all(&s, &v);
+        CHECK_MSG(ok, "%s: wrong", c->what);
+        printf("%-*s %-5s (runs on this CPU)\n", p->width, c->what, ok ? "OK" : "WRONG");
+    } else {
+        CHECK_MSG(st == JV_ERR_NOTFOUND && strstr(err.msg, "unsupported dtype"), "%s: %s", c->what, err.msg);
+        printf("%-*s NOTFOUND: %s\n", p->width, c->what, err.msg);
+    }
+    p->release(plan);
+    setup_free(&s);
+}
+
+/* The best of runs - 1 runs of case c on path p (the first warms up), no reference: seconds, or -1 when it
+ * could not run (a failed check). */
+static __attribute__((unused)) double cpu_time_case(const jv_cpu_path *p, const jv_cpu_case *c, int runs) {
+    setup s;
+    if (!setup_case(c, &s, 0)) {
+        setup_free(&s);
+        return -1;
+    }
+    jv_err err;
+    jv_err_clear(&err);
+    void *plan = NULL;
+    jv_status st = p->plan(p->ctx, &s, &plan, &err);
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    double best = 1e30;
+    for (int r = 0; st == JV_OK && r < runs; r++) {
+        double t0 = jv_now();
+        st = p->run(p->ctx, plan, &s, &err);
+        double t = jv_now() - t0;
+        if (r > 0 && t < best) best = t;
+    }
+    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
+    p->release(plan);
+    setup_free(&s);
+    return st == JV_OK ? best : -1;
 }
 
 #endif

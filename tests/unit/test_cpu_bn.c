@@ -120,121 +120,30 @@ static const bcase CASES[] = {
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
-/* One parsed case with its buffers: dev (oneDNN's outputs; inputs shared) and
- * ref (the reference's). */
+/* the path under test: oneDNN batch normalization */
+static jv_status bn_plan(void *x, const setup *s, void **plan, jv_err *err) {
+    jv_cpu_bn *p = NULL;
+    jv_status st = jv_cpu_bn_plan(x, &s->d, &s->ops, &p, err);
+    *plan = p;
+    return st;
+}
+static jv_status bn_run(void *x, void *plan, const setup *s, jv_err *err) {
+    return jv_cpu_bn_run(x, plan, s->dev, err);
+}
+static void bn_release(void *plan) {
+    jv_cpu_bn_free(plan);
+}
+
 static const bcase *case_named(const char *what) {
     for (int i = 0; i < NCASES; i++)
         if (!strcmp(CASES[i].what, what)) return &CASES[i];
     return NULL;
 }
 
-static void run_case(const jv_cpu_dnnl *x, const bcase *c) {
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_bn *p = NULL;
-    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
-    CHECK_MSG(st == JV_OK, "%s: plan: %s", c->what, err.msg);
-    if (st == JV_OK) st = jv_cpu_bn_run(x, p, s.dev, &err);
-    CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
-    if (st == JV_OK) {
-        jv_verify v;
-        int ok = verify_all(&s, &v);
-        CHECK_MSG(ok, "%s: wrong: worst '%s' rel_l2 %.3g (tol %.3g), %lld unwritten", c->what, v.worst, v.rel_l2, v.tol,
-                  (long long)v.unwritten);
-        printf("%-38s %-5s rel_l2 %.3g (tol %.3g, worst '%s')\n", c->what, ok ? "OK" : "WRONG", v.rel_l2, v.tol,
-               v.worst);
-    } else {
-        printf("%-38s ERROR %s\n", c->what, err.msg);
-    }
-    jv_cpu_bn_free(p);
-    setup_free(&s);
-}
-
-/* damaged outputs must fail: case `what` run, then output `name` zeroed (whole)
- * or its first element made huge */
-static void wrong_case(const jv_cpu_dnnl *x, const char *what, const char *name, int whole) {
-    const bcase *c = case_named(what);
-    CHECK(c != NULL);
-    if (!c) return;
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_bn *p = NULL;
-    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
-    if (st == JV_OK) st = jv_cpu_bn_run(x, p, s.dev, &err);
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    int k = jv_operands_find(&s.ops, name);
-    CHECK(k >= 0);
-    if (st == JV_OK && k >= 0) {
-        jv_verify v;
-        CHECK(verify_all(&s, &v)); /* right before the damage */
-        damage_and_check(&s, k, whole, c->what, 38);
-    }
-    jv_cpu_bn_free(p);
-    setup_free(&s);
-}
-
-/* a dtype oneDNN cannot run here: refused with JV_ERR_NOTFOUND, or (fp16 on a
- * CPU that has it) right */
-static void refused_case(const jv_cpu_dnnl *x, const bcase *c, int must_refuse) {
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_bn *p = NULL;
-    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
-    if (st == JV_OK) {
-        CHECK_MSG(!must_refuse, "%s: planned, expected JV_ERR_NOTFOUND", c->what);
-        st = jv_cpu_bn_run(x, p, s.dev, &err);
-        CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
-        jv_verify v;
-        int ok = st == JV_OK && verify_all(&s, &v);
-        CHECK_MSG(ok, "%s: wrong", c->what);
-        printf("%-38s %-5s (runs on this CPU)\n", c->what, ok ? "OK" : "WRONG");
-    } else {
-        CHECK_MSG(st == JV_ERR_NOTFOUND && strstr(err.msg, "unsupported dtype"), "%s: %s", c->what, err.msg);
-        printf("%-38s NOTFOUND: %s\n", c->what, err.msg);
-    }
-    jv_cpu_bn_free(p);
-    setup_free(&s);
-}
-
-/* the ResNet-like batch norm, no reference: best of a few runs (the running
- * statistics drift; no matter) */
-static void time_case(const jv_cpu_dnnl *x, const bcase *c, double bytes) {
-    setup s;
-    if (!setup_case(c, &s, 0)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_bn *p = NULL;
-    jv_status st = jv_cpu_bn_plan(x, &s.d, &s.ops, &p, &err);
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    double best = 1e30;
-    for (int r = 0; st == JV_OK && r < 11; r++) {
-        double t0 = jv_now();
-        st = jv_cpu_bn_run(x, p, s.dev, &err);
-        double t = jv_now() - t0;
-        if (r > 0 && t < best) best = t; /* the first run warms up */
-    }
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    if (st == JV_OK) printf("%-38s %.3f ms (%.1f GB/s of minimal bytes)\n", c->what, best * 1e3, bytes / best * 1e-9);
-    jv_cpu_bn_free(p);
-    setup_free(&s);
+/* the ResNet-like batch norm: best of 10 runs (the running statistics drift; no matter) */
+static void time_case(const jv_cpu_path *p, const bcase *c, double bytes) {
+    double best = cpu_time_case(p, c, 11);
+    if (best > 0) printf("%-38s %.3f ms (%.1f GB/s of minimal bytes)\n", c->what, best * 1e3, bytes / best * 1e-9);
 }
 
 int main(void) {
@@ -245,15 +154,16 @@ int main(void) {
         fprintf(stderr, "oneDNN: %s\n", err.msg);
         return 1;
     }
+    const jv_cpu_path path = {.ctx = &x, .width = 38, .plan = bn_plan, .run = bn_run, .release = bn_release};
     for (int i = 0; i < NCASES; i++)
-        run_case(&x, &CASES[i]);
+        cpu_run_case(&path, &CASES[i]);
 
     /* the checks can fail: damaged outputs are caught */
-    wrong_case(&x, "fwd train fp32 NCHW", "out", 1);
-    wrong_case(&x, "fwd train fp32 NCHW", "running_var", 0);
-    wrong_case(&x, "fwd train bf16 CL fp32 params", "save_invstd", 0);
-    wrong_case(&x, "bwd train fp32 NCHW all grads", "grad_weight", 1);
-    wrong_case(&x, "bwd eval bf16 CL all grads", "grad_input", 0);
+    cpu_wrong_case(&path, case_named("fwd train fp32 NCHW"), "out", 1);
+    cpu_wrong_case(&path, case_named("fwd train fp32 NCHW"), "running_var", 0);
+    cpu_wrong_case(&path, case_named("fwd train bf16 CL fp32 params"), "save_invstd", 0);
+    cpu_wrong_case(&path, case_named("bwd train fp32 NCHW all grads"), "grad_weight", 1);
+    cpu_wrong_case(&path, case_named("bwd eval bf16 CL all grads"), "grad_input", 0);
 
     /* fp64: oneDNN has no CPU fp64 batch normalization; fp16: only where oneDNN
      * implements it on this CPU */
@@ -271,9 +181,9 @@ int main(void) {
                                BWD_TYPES(HF, FL, FL, FL),
                                NULL,
                                BWD("True", "True, True, True")};
-    refused_case(&x, &f64, 1);
-    refused_case(&x, &f16, 0);
-    refused_case(&x, &f16b, 0);
+    cpu_refused_case(&path, &f64, 1);
+    cpu_refused_case(&path, &f16, 0);
+    cpu_refused_case(&path, &f16b, 0);
 
     static const bcase rn = {"time resnet bn train fp32 CL",
                              "aten::native_batch_norm",
@@ -281,7 +191,7 @@ int main(void) {
                              FWD_TYPES(FL, FL, FL),
                              "[[200704, 1, 3584, 64], [1], [1], [1], [1], [], [], []]",
                              TRAIN};
-    time_case(&x, &rn, 3.0 * 8 * 64 * 56 * 56 * 4);
+    time_case(&path, &rn, 3.0 * 8 * 64 * 56 * 56 * 4);
 
     jv_cpu_dnnl_close(&x);
     printf("%d checks passed, %d failed\n", passed, failed);

@@ -127,116 +127,30 @@ static const ccase CASES[] = {
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
-/* One parsed case with its buffers: dev (oneDNN's outputs; inputs shared) and ref (the reference's). */
-static void run_case(const jv_cpu_dnnl *x, const ccase *c) {
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
+/* the path under test: oneDNN convolution */
+static jv_status conv_plan(void *x, const setup *s, void **plan, jv_err *err) {
     jv_cpu_conv *p = NULL;
-    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
-    CHECK_MSG(st == JV_OK, "%s: plan: %s", c->what, err.msg);
-    if (st == JV_OK) st = jv_cpu_conv_run(x, p, s.dev, &err);
-    CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
-    if (st == JV_OK) {
-        jv_verify v;
-        int ok = verify_all(&s, &v);
-        CHECK_MSG(ok, "%s: wrong: worst '%s' rel_l2 %.3g (tol %.3g), %lld unwritten", c->what, v.worst, v.rel_l2, v.tol,
-                  (long long)v.unwritten);
-        printf("%-36s %-5s rel_l2 %.3g (tol %.3g, worst '%s')\n", c->what, ok ? "OK" : "WRONG", v.rel_l2, v.tol,
-               v.worst);
-    } else {
-        printf("%-36s ERROR %s\n", c->what, err.msg);
-    }
-    jv_cpu_conv_free(p);
-    setup_free(&s);
+    jv_status st = jv_cpu_conv_plan(x, &s->d, &s->ops, &p, err);
+    *plan = p;
+    return st;
+}
+static jv_status conv_run(void *x, void *plan, const setup *s, jv_err *err) {
+    return jv_cpu_conv_run(x, plan, s->dev, err);
+}
+static void conv_release(void *plan) {
+    jv_cpu_conv_free(plan);
 }
 
-/* damaged outputs must fail: case `what` run, then output `name` zeroed (whole) or its first element made huge */
-static void wrong_case(const jv_cpu_dnnl *x, const char *what, const char *name, int whole) {
-    const ccase *c = NULL;
+static const ccase *case_named(const char *what) {
     for (int i = 0; i < NCASES; i++)
-        if (!strcmp(CASES[i].what, what)) c = &CASES[i];
-    CHECK(c != NULL);
-    if (!c) return;
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_conv *p = NULL;
-    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
-    if (st == JV_OK) st = jv_cpu_conv_run(x, p, s.dev, &err);
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    int k = jv_operands_find(&s.ops, name);
-    CHECK(k >= 0);
-    if (st == JV_OK && k >= 0) {
-        jv_verify v;
-        CHECK(verify_all(&s, &v)); /* right before the damage */
-        damage_and_check(&s, k, whole, c->what, 36);
-    }
-    jv_cpu_conv_free(p);
-    setup_free(&s);
+        if (!strcmp(CASES[i].what, what)) return &CASES[i];
+    return NULL;
 }
 
-/* a dtype oneDNN cannot run here: refused with JV_ERR_NOTFOUND, or (fp16 on a CPU that has it) right */
-static void refused_case(const jv_cpu_dnnl *x, const ccase *c, int must_refuse) {
-    setup s;
-    if (!setup_case(c, &s, 1)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_conv *p = NULL;
-    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
-    if (st == JV_OK) {
-        CHECK_MSG(!must_refuse, "%s: planned, expected JV_ERR_NOTFOUND", c->what);
-        st = jv_cpu_conv_run(x, p, s.dev, &err);
-        CHECK_MSG(st == JV_OK, "%s: run: %s", c->what, err.msg);
-        jv_verify v;
-        int ok = st == JV_OK && verify_all(&s, &v);
-        CHECK_MSG(ok, "%s: wrong", c->what);
-        printf("%-36s %-5s (runs on this CPU)\n", c->what, ok ? "OK" : "WRONG");
-    } else {
-        CHECK_MSG(st == JV_ERR_NOTFOUND && strstr(err.msg, "unsupported dtype"), "%s: %s", c->what, err.msg);
-        printf("%-36s NOTFOUND: %s\n", c->what, err.msg);
-    }
-    jv_cpu_conv_free(p);
-    setup_free(&s);
-}
-
-/* the ResNet-like conv, no reference: best of a few runs */
-static void time_case(const jv_cpu_dnnl *x, const ccase *c) {
-    setup s;
-    if (!setup_case(c, &s, 0)) {
-        setup_free(&s);
-        return;
-    }
-    jv_err err;
-    jv_err_clear(&err);
-    jv_cpu_conv *p = NULL;
-    jv_status st = jv_cpu_conv_plan(x, &s.d, &s.ops, &p, &err);
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    double best = 1e30;
-    for (int r = 0; st == JV_OK && r < 6; r++) {
-        double t0 = jv_now();
-        st = jv_cpu_conv_run(x, p, s.dev, &err);
-        double t = jv_now() - t0;
-        if (r > 0 && t < best) best = t; /* the first run warms up */
-    }
-    CHECK_MSG(st == JV_OK, "%s: %s", c->what, err.msg);
-    if (st == JV_OK) {
-        double flops = 2.0 * 8 * 64 * 64 * 9 * 56 * 56;
-        printf("%-36s %.2f ms (%.1f GFLOP/s)\n", c->what, best * 1e3, flops / best * 1e-9);
-    }
-    jv_cpu_conv_free(p);
-    setup_free(&s);
+/* the ResNet-like conv: best of 5 runs */
+static void time_case(const jv_cpu_path *p, const ccase *c) {
+    double best = cpu_time_case(p, c, 6), flops = 2.0 * 8 * 64 * 64 * 9 * 56 * 56;
+    if (best > 0) printf("%-36s %.2f ms (%.1f GFLOP/s)\n", c->what, best * 1e3, flops / best * 1e-9);
 }
 
 int main(void) {
@@ -247,14 +161,15 @@ int main(void) {
         fprintf(stderr, "oneDNN: %s\n", err.msg);
         return 1;
     }
+    const jv_cpu_path path = {.ctx = &x, .width = 36, .plan = conv_plan, .run = conv_run, .release = conv_release};
     for (int i = 0; i < NCASES; i++)
-        run_case(&x, &CASES[i]);
+        cpu_run_case(&path, &CASES[i]);
 
     /* the checks can fail: damaged outputs are caught */
-    wrong_case(&x, "fwd fp32 NCHW", "out", 1);
-    wrong_case(&x, "fwd bf16 NCHW bias", "out", 0);
-    wrong_case(&x, "bwd fp32 all grads", "grad_weight", 1);
-    wrong_case(&x, "bwd fp32 all grads", "grad_bias", 0);
+    cpu_wrong_case(&path, case_named("fwd fp32 NCHW"), "out", 1);
+    cpu_wrong_case(&path, case_named("fwd bf16 NCHW bias"), "out", 0);
+    cpu_wrong_case(&path, case_named("bwd fp32 all grads"), "grad_weight", 1);
+    cpu_wrong_case(&path, case_named("bwd fp32 all grads"), "grad_bias", 0);
 
     /* fp64: oneDNN has no CPU fp64 convolution; fp16: only on CPUs with avx512_fp16 */
     static const ccase f64 = {"fwd fp64 (refused)",
@@ -269,8 +184,8 @@ int main(void) {
                               CONV_TYPES(HF, "\"\""),
                               NULL,
                               FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
-    refused_case(&x, &f64, 1);
-    refused_case(&x, &f16, 0);
+    cpu_refused_case(&path, &f64, 1);
+    cpu_refused_case(&path, &f16, 0);
 
     static const ccase rn = {"time resnet conv fp32 NCHW",
                              "aten::convolution",
@@ -290,9 +205,9 @@ int main(void) {
                                  CONV_BWD_TYPES(FL),
                                  NULL,
                                  BWD("64", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")};
-    time_case(&x, &rn);
-    time_case(&x, &rn_cl);
-    time_case(&x, &rn_bwd);
+    time_case(&path, &rn);
+    time_case(&path, &rn_cl);
+    time_case(&path, &rn_bwd);
 
     jv_cpu_dnnl_close(&x);
     printf("%d checks passed, %d failed\n", passed, failed);
