@@ -1,4 +1,6 @@
-/* jv_elementwise_cpu: the CPU backend's elementwise kernels (see elementwise_cpu.h).
+/* jv_elementwise_cpu: the CPU backend's elementwise kernels (see elementwise_cpu.h): the planning, the two
+ * paths' walks on every core, the float computation and upsample_nearest's gather (the int64 and double
+ * computations are elementwise_cpu_int.c's).
  * The op list and its float semantics follow ew_apply / ew_apply_light of
  * kernels/elementwise/elementwise.cu (keep in step); the operand slots come
  * from jv_elementwise_slots and the broadcast strides from
@@ -34,12 +36,43 @@ enum {
     ST_F16 = JV_EW_ST_F16,
     ST_BF16 = JV_EW_ST_BF16,
     ST_BOOL = JV_EW_ST_BOOL,
-    ST_U8 = JV_EW_ST_U8
+    ST_U8 = JV_EW_ST_U8,
+    ST_I8 = 16, /* the float computation's loads of the other integer types (not the device kernels') */
+    ST_I16,
+    ST_I32,
+    ST_I64,
+    ST_F64 /* a 0-d fp64 tensor of a float output: PyTorch computes in float */
 };
+
+/* the storage type of dtype d for the float computation, -1 when it is not one */
+static int storage_of(jv_dtype d) {
+    switch (d) {
+    case JV_DT_I8: return ST_I8;
+    case JV_DT_I16: return ST_I16;
+    case JV_DT_I32: return ST_I32;
+    case JV_DT_I64: return ST_I64;
+    case JV_DT_F64: return ST_F64;
+    default: return jv_elementwise_storage(d);
+    }
+}
 
 typedef jv_ew_scalars ew_prm; /* the op and its scalar parameters, in float */
 
+/* upsample_nearest's gather: the output's dims in memory order (outermost first), per dim a table of the
+ * input offsets of its output indices */
+typedef struct {
+    int nd;
+    size_t es; /* element size (input and output have one dtype) */
+    int64_t shape[JV_MAX_DIMS], ost[JV_MAX_DIMS];
+    int64_t *tab[JV_MAX_DIMS]; /* into tabs */
+    int64_t *tabs;
+} ew_up;
+
 struct jv_elementwise_cpu {
+    int mode;         /* jv_ew_cpu_mode */
+    int up;           /* upsample_nearest: the gather (g) instead of the paths */
+    jv_ew_cpu_wide w; /* int64 and double: the op in their terms */
+    ew_up g;
     ew_prm prm;
     int out_op, out_dt;
     int slot_op[3]; /* operand index of slot k, -1 for a constant */
@@ -124,6 +157,11 @@ static void gather(int dt, const void *base, int64_t off, int64_t st, int64_t n,
         case ST_F16: v = f16_to_f32(((const uint16_t *)base)[off]); break;
         case ST_BF16: v = bf16_to_f32(((const uint16_t *)base)[off]); break;
         case ST_BOOL: v = ((const uint8_t *)base)[off] != 0 ? 1.0f : 0.0f; break;
+        case ST_I8: v = (float)((const int8_t *)base)[off]; break;
+        case ST_I16: v = (float)((const int16_t *)base)[off]; break;
+        case ST_I32: v = (float)((const int32_t *)base)[off]; break;
+        case ST_I64: v = (float)((const int64_t *)base)[off]; break;
+        case ST_F64: v = (float)((const double *)base)[off]; break;
         default: v = (float)((const uint8_t *)base)[off]; break;
         }
         for (int64_t j = 0; j < n; j++)
@@ -161,6 +199,36 @@ static void gather(int dt, const void *base, int64_t off, int64_t st, int64_t n,
         const uint8_t *restrict s = (const uint8_t *)base + off;
         for (int64_t j = 0; j < n; j++)
             dst[j] = s[j * st] != 0 ? 1.0f : 0.0f;
+        break;
+    }
+    case ST_I8: {
+        const int8_t *restrict s = (const int8_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
+        break;
+    }
+    case ST_I16: {
+        const int16_t *restrict s = (const int16_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
+        break;
+    }
+    case ST_I32: {
+        const int32_t *restrict s = (const int32_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
+        break;
+    }
+    case ST_I64: {
+        const int64_t *restrict s = (const int64_t *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
+        break;
+    }
+    case ST_F64: {
+        const double *restrict s = (const double *)base + off;
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (float)s[j * st];
         break;
     }
     default: {
@@ -318,6 +386,10 @@ typedef struct {
 /* len (<= EW_BLK) elements: the output from offset off[0] with stride st[0], slot k from off[k+1], st[k+1] */
 static void ew_block(const jv_elementwise_cpu *p, void *const *bufs, int64_t len, const int64_t *off, const int64_t *st,
                      ew_scratch *s) {
+    if (p->mode != JV_EW_CPU_FLOAT) { /* once per block: the float loops are not touched */
+        jv_elementwise_cpu_wide_block(&p->w, bufs, p->out_op, p->slot_op, len, off, st);
+        return;
+    }
     const float *in[3];
     for (int k = 0; k < 3; k++) {
         const int op = p->slot_op[k];
@@ -407,6 +479,57 @@ static void run_strided(const jv_elementwise_cpu *p, void *const *bufs) {
     }
 }
 
+/* ---- upsample_nearest: a gather ---- */
+
+/* output rows [r0, r1) (a row: the innermost dim in memory order) of the gather, element type T */
+#define EW_UP_ROWS(T)                                                                                                  \
+    do {                                                                                                               \
+        const T *restrict src = (const T *)in;                                                                         \
+        T *restrict dst = (T *)out;                                                                                    \
+        for (int64_t r = r0; r < r1; r++) {                                                                            \
+            int64_t ioff = 0, ooff = 0;                                                                                \
+            for (int q = 0; q < in_; q++)                                                                              \
+                ioff += g->tab[q][idx[q]], ooff += idx[q] * g->ost[q];                                                 \
+            for (int64_t j = 0; j < inner; j++)                                                                        \
+                dst[ooff + j * ost] = src[ioff + itab[j]];                                                             \
+            for (int q = in_ - 1; q >= 0; q--) { /* the odometer */                                                    \
+                if (++idx[q] < g->shape[q]) break;                                                                     \
+                idx[q] = 0;                                                                                            \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+static void up_rows(const ew_up *g, const void *in, void *out, int64_t r0, int64_t r1) {
+    const int in_ = g->nd - 1;
+    const int64_t inner = g->shape[in_], ost = g->ost[in_], *itab = g->tab[in_];
+    int64_t idx[JV_MAX_DIMS], rem = r0;
+    for (int q = in_ - 1; q >= 0; q--) {
+        idx[q] = rem % g->shape[q];
+        rem /= g->shape[q];
+    }
+    switch (g->es) {
+    case 1: EW_UP_ROWS(uint8_t); break;
+    case 2: EW_UP_ROWS(uint16_t); break;
+    case 4: EW_UP_ROWS(uint32_t); break;
+    default: EW_UP_ROWS(uint64_t); break;
+    }
+}
+
+#undef EW_UP_ROWS
+
+static void run_upsample(const jv_elementwise_cpu *p, void *const *bufs) {
+    const ew_up *g = &p->g;
+    const int64_t inner = g->shape[g->nd - 1], rows = p->n / inner;
+    const int64_t per = inner >= EW_TILE ? 1 : EW_TILE / inner, nt = (rows + per - 1) / per;
+    const void *in = bufs[p->slot_op[0]];
+    void *out = bufs[p->out_op];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (p->n >= EW_PAR_MIN)
+#endif
+    for (int64_t t = 0; t < nt; t++)
+        up_rows(g, in, out, t * per, rows - t * per < per ? rows : (t + 1) * per);
+}
+
 jv_status jv_elementwise_cpu_run(const jv_elementwise_cpu *p, void *const *bufs, jv_err *err) {
     if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: no plan");
     if (p->n == 0) return JV_OK;
@@ -414,7 +537,9 @@ jv_status jv_elementwise_cpu_run(const jv_elementwise_cpu *p, void *const *bufs,
     for (int k = 0; k < 3; k++)
         if (p->slot_op[k] >= 0 && !bufs[p->slot_op[k]])
             JV_FAIL(err, JV_ERR_INTERNAL, "cpu elementwise: operand %d has no buffer", p->slot_op[k]);
-    if (p->dense)
+    if (p->up)
+        run_upsample(p, bufs);
+    else if (p->dense)
         run_dense(p, bufs);
     else
         run_strided(p, bufs);
@@ -422,10 +547,17 @@ jv_status jv_elementwise_cpu_run(const jv_elementwise_cpu *p, void *const *bufs,
 }
 
 int jv_elementwise_cpu_is_dense(const jv_elementwise_cpu *p) {
-    return p && p->dense;
+    return p && p->dense && !p->up;
+}
+
+const char *jv_elementwise_cpu_compute(const jv_elementwise_cpu *p) {
+    if (!p) return "";
+    if (p->up) return "gather";
+    return p->mode == JV_EW_CPU_INT64 ? "int64" : p->mode == JV_EW_CPU_DOUBLE ? "double" : "float";
 }
 
 void jv_elementwise_cpu_free(jv_elementwise_cpu *p) {
+    if (p) free(p->g.tabs);
     free(p);
 }
 
@@ -447,6 +579,69 @@ static void plan_strided(jv_elementwise_cpu *p, const jv_tensor *out, int64_t (*
     p->nd = jv_elementwise_merge_dims(out, 4, (const int64_t(*)[JV_MAX_DIMS])bst, p->shape, p->st);
 }
 
+/* upsample_nearest{1,2,3}d of in into out (operands ii, oi): per output dim, the input offset of each output
+ * index by PyTorch's nearest rule as the reference computes it: src = min(floor(dst * scale), in - 1) in float,
+ * scale = 1 / scales[k] when the call gives it, else in / out (N and C: src = dst) */
+static jv_status plan_upsample(const jv_elementwise_desc *g, const jv_tensor *in, const jv_tensor *out, int ii, int oi,
+                               jv_elementwise_cpu **pp, jv_err *err) {
+    const char *name = g->name ? g->name : "upsample_nearest";
+    const size_t es = jv_dtype_size(out->dtype);
+    if (in->ndim != out->ndim || in->ndim < 3 || in->shape[0] != out->shape[0] || in->shape[1] != out->shape[1])
+        return refuse(err, __LINE__, "%s: input and output shapes do not match", name);
+    if (in->dtype != out->dtype || !jv_dtype_is_numeric(out->dtype) || (es != 1 && es != 2 && es != 4 && es != 8))
+        return refuse(err, __LINE__, "%s: input dtype %s, output dtype %s: no CPU gather", name,
+                      jv_dtype_short(in->dtype), jv_dtype_short(out->dtype));
+    for (int dd = 2; dd < in->ndim; dd++)
+        if (in->shape[dd] <= 0) return refuse(err, __LINE__, "%s: an empty input with a non-empty output", name);
+    const int64_t n = jv_tensor_numel(out);
+    if (n < 0) return refuse(err, __LINE__, "%s: the output size overflows", name);
+    int order[JV_MAX_DIMS], m = 0;
+    int64_t total = 0;
+    for (int dd = 0; dd < out->ndim; dd++)
+        if (out->shape[dd] > 1) order[m++] = dd, total += out->shape[dd];
+    for (int i = 1; i < m; i++) /* the output's memory order: by stride, descending; stable */
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            const int v = order[j];
+            order[j] = order[j - 1], order[j - 1] = v;
+        }
+    jv_elementwise_cpu *p = calloc(1, sizeof *p);
+    if (p) p->g.tabs = malloc((size_t)(total > 0 ? total : 1) * sizeof *p->g.tabs);
+    if (!p || !p->g.tabs) {
+        jv_elementwise_cpu_free(p);
+        JV_FAIL(err, JV_ERR_NOMEM, "cpu elementwise: out of memory for a plan");
+    }
+    ew_up *u = &p->g;
+    u->es = es;
+    u->nd = m > 0 ? m : 1;
+    if (m == 0) { /* one element */
+        u->shape[0] = 1, u->ost[0] = 0, u->tab[0] = u->tabs, u->tabs[0] = 0;
+    }
+    int64_t *t = u->tabs;
+    for (int q = 0; q < m; q++) {
+        const int dd = order[q];
+        const double sc = dd >= 2 ? g->scales[dd - 2] : 0;
+        const float scale = sc > 0 ? (float)(1.0 / sc) : (float)in->shape[dd] / (float)out->shape[dd];
+        u->shape[q] = out->shape[dd];
+        u->ost[q] = out->strides[dd];
+        u->tab[q] = t;
+        for (int64_t i = 0; i < out->shape[dd]; i++) {
+            int64_t src = i;
+            if (dd >= 2) {
+                src = (int64_t)floorf((float)i * scale);
+                if (src > in->shape[dd] - 1) src = in->shape[dd] - 1;
+            }
+            t[i] = src * in->strides[dd];
+        }
+        t += out->shape[dd];
+    }
+    p->up = 1;
+    p->n = n;
+    p->out_op = oi;
+    p->slot_op[0] = ii, p->slot_op[1] = p->slot_op[2] = -1;
+    *pp = p;
+    return JV_OK;
+}
+
 jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_elementwise_cpu **out, jv_err *err) {
     *out = NULL;
     if (!d || (d->family != (int)JV_FAM_UNARY && d->family != (int)JV_FAM_BINARY))
@@ -455,8 +650,6 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
     const char *name = g->name ? g->name : "elementwise";
     if ((unsigned)g->op >= (unsigned)JV_EW_OP_COUNT || g->arity < 0 || g->arity > 3)
         return refuse(err, __LINE__, "%s: not a parsed elementwise call", name);
-    if (g->op >= JV_EW_UPSAMPLE_NEAREST1D && g->op <= JV_EW_UPSAMPLE_NEAREST3D)
-        return refuse(err, __LINE__, "%s: upsample_nearest has no CPU kernel", name);
     int slot[3], oi;
     jv_operands want;
     jv_err e;
@@ -474,17 +667,21 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
                 return refuse(err, __LINE__, "%s: operand '%s' has a negative stride", name, want.o[i].name);
     }
     const jv_tensor *ot = &ops->o[oi].t;
-    const int odt = jv_elementwise_storage(ot->dtype);
-    if (odt < 0 || odt == ST_U8)
-        return refuse(err, __LINE__, "%s: output dtype %s has no CPU kernel (fp32, fp16, bf16, bool)", name,
-                      jv_dtype_short(ot->dtype));
     const int64_t n = jv_tensor_numel(ot);
     if (n < 0) return refuse(err, __LINE__, "%s: the output size overflows", name);
     for (int dd = 0; dd < ot->ndim; dd++)
         if (ot->shape[dd] > 1 && ot->strides[dd] == 0)
             return refuse(err, __LINE__, "%s: the output has a zero stride (overlapping writes)", name);
 
-    /* per stream (0: the output, 1..3: the slots) strides over the output's dims */
+    if (g->op >= JV_EW_UPSAMPLE_NEAREST1D && g->op <= JV_EW_UPSAMPLE_NEAREST3D)
+        return plan_upsample(g, &ops->o[slot[0]].t, ot, slot[0], oi, out, err);
+
+    /* what it computes in; per stream (0: the output, 1..3: the slots) strides over the output's dims */
+    jv_ew_cpu_wide w;
+    jv_dtype sdts[3] = {JV_DT_F32, JV_DT_F32, JV_DT_F32};
+    for (int k = 0; k < 3; k++)
+        if (slot[k] >= 0) sdts[k] = ops->o[slot[k]].t.dtype;
+    JV_CHECK(jv_elementwise_cpu_wide_plan(d, slot, ot->dtype, sdts, &w, err));
     int64_t bst[4][JV_MAX_DIMS];
     memset(bst, 0, sizeof bst);
     for (int dd = 0; dd < ot->ndim; dd++)
@@ -493,10 +690,7 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
     for (int k = 0; k < 3; k++) {
         if (slot[k] < 0) continue;
         const jv_operand *o = &ops->o[slot[k]];
-        sdt[k] = jv_elementwise_storage(o->t.dtype);
-        if (sdt[k] < 0)
-            return refuse(err, __LINE__, "%s: operand '%s' dtype %s has no CPU kernel (fp32, fp16, bf16, bool, uint8)",
-                          name, o->name, jv_dtype_short(o->t.dtype));
+        sdt[k] = storage_of(o->t.dtype);
         if (!jv_elementwise_broadcast_strides(&o->t, ot, bst[k + 1]))
             return refuse(err, __LINE__, "%s: operand '%s' does not broadcast to the output", name, o->name);
     }
@@ -504,8 +698,10 @@ jv_status jv_elementwise_cpu_plan(const jv_desc *d, const jv_operands *ops, jv_e
     jv_elementwise_cpu *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cpu elementwise: out of memory for a plan");
     jv_elementwise_scalars(g, ot->dtype, slot[1] >= 0, &p->prm);
+    p->mode = w.mode;
+    p->w = w;
     p->out_op = oi;
-    p->out_dt = odt;
+    p->out_dt = storage_of(ot->dtype); /* the float computation: fp32, fp16, bf16 or bool */
     p->n = n;
     for (int k = 0; k < 3; k++) {
         p->slot_op[k] = slot[k];
@@ -551,7 +747,13 @@ static jv_status ew_cpu_plan(const jv_desc *d, const jv_operands *ops, void **pl
     jv_elementwise_cpu *p = NULL;
     *plan = NULL;
     JV_CHECK(jv_elementwise_cpu_plan(d, ops, &p, err));
-    snprintf(impl, impl_cap, "OpenMP elementwise (%s)", p->dense ? "dense" : "strided");
+    if (p->up)
+        snprintf(impl, impl_cap, "OpenMP elementwise (gather)");
+    else if (p->mode == JV_EW_CPU_FLOAT)
+        snprintf(impl, impl_cap, "OpenMP elementwise (%s)", p->dense ? "dense" : "strided");
+    else
+        snprintf(impl, impl_cap, "OpenMP elementwise (%s, %s)", p->dense ? "dense" : "strided",
+                 jv_elementwise_cpu_compute(p));
     *plan = p;
     return JV_OK;
 }
