@@ -28,7 +28,7 @@
  * Both run blocks of up to 1024 elements: inputs converted to float (or read
  * in place for fp32 rows), the op as one vectorizable loop, the result stored
  * rounded to the output's dtype. A call these kernels do not run is refused
- * at plan time with the reason (the backend runs the reference then). */
+ * at plan time with the reason (the backend reports the op skipped). */
 #ifndef JV_ELEMENTWISE_CPU_H
 #define JV_ELEMENTWISE_CPU_H
 

@@ -1,9 +1,9 @@
-/* test_cpu_eltwise: the CPU backend's own elementwise kernels (backends/cpu/jv_elementwise_cpu.c) against the
- * elementwise families' CPU reference. First the kernels' storage conversions against the core's, bit for bit
- * (every fp16 and bf16 value; a sweep of float bit patterns, every fp16/bf16 halfway point and its neighbours).
- * Then each case, a call in trace form (as tests/kernels/test_gpu_replay.c spells them): inputs filled as a
- * replay fills them (seeded), the plan runs over them, the reference runs into a separate output, and
- * jv_verify_output must pass within the dtype's tolerance; the path (dense or strided) must be the one the case
+/* test_cpu_eltwise: the CPU backend's own elementwise kernels (kernels/elementwise/elementwise_cpu.c,
+ * elementwise_cpu_int.c) against the elementwise families' CPU reference. First the kernels' storage conversions
+ * against the core's, bit for bit (every fp16 and bf16 value; a sweep of float bit patterns, every fp16/bf16 halfway
+ * point and its neighbours). Then each case, a call in trace form (as tests/kernels/test_gpu_replay.c spells them):
+ * inputs filled as a replay fills them (seeded), the plan runs over them, the reference runs into a separate output,
+ * and jv_verify_output must pass within the dtype's tolerance; the path (dense or strided) must be the one the case
  * expects. Ops: add with alpha, sub, rsub, mul by a Scalar and by a 0-d tensor, div in each rounding mode,
  * where, threshold_backward, gelu and gelu_backward in both forms, silu, sigmoid, tanh and their backwards,
  * pow with special and general exponents and a tensor exponent, the clamp family, copy_ across dtypes, to(),
