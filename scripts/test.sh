@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 jv_deps test
 shared=${JV_SHARED_DIR:-$(cd .. && pwd)/shared}
-# the CUDA toolkit of the development machines, when nvcc is not on PATH (the CUDA backend is built when found)
+# the CUDA toolkit of the development machines, when nvcc is not on PATH (the CUDA backend is built when found; the
+# HIP backend likewise when hipcc is, Debian's hipcc 5.2 here: both build into one jarvis-replay, warnings as errors)
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export CUDACXX=/usr/local/cuda/bin/nvcc; fi
 
 # the release suite includes gpu_bundle (tests/integration/test_gpu_bundle.sh): with nvcc it builds the GPU bundle
@@ -29,6 +30,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 if command -v clang >/dev/null; then
   echo "== libFuzzer (bounded run)"
   CC=clang cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DJV_WERROR=ON -DJV_FUZZ=ON -DJV_BENCH=OFF -DJV_CUDA=OFF \
+        -DJV_HIP=OFF \
         -DJV_SHARED_DIR="$shared" >/dev/null
   cmake --build build-fuzz
   ctest --test-dir build-fuzz -L fuzz --no-tests=error --output-on-failure

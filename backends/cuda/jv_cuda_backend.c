@@ -28,13 +28,9 @@
 #include "jv_cuda_blas.h"
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
+#include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
 #include "jv_nvml.h"
-#include "jv_progress.h" /* jv_now */
-
-#define LAUNCH_N      1000 /* empty launches per sample: below the launch queue's depth, so queueing never blocks */
-#define LAUNCH_REPS   5    /* samples; the median is kept */
-#define LAUNCH_WARMUP 100
 
 typedef struct {
     int device;
@@ -108,12 +104,8 @@ static jv_status settle(cuda_ctx *c, jv_status st, jv_err *err) {
         return st;
     }
     c->broken = 1;
-    snprintf(c->broken_msg, sizeof c->broken_msg,
-             "cuda backend: device %d (%s) is unusable after %s (%s), first seen as: %.200s; nothing more can run on "
-             "it in this process",
-             c->device, c->dev_name, name, cudaGetErrorString(e), err && err->code != JV_OK ? err->msg : "?");
-    if (err) jv_err_clear(err);
-    JV_FAIL(err, JV_ERR_DEVICE, "%s", c->broken_msg);
+    return jv_gpu_mark_broken(c->broken_msg, sizeof c->broken_msg, "cuda", c->device, c->dev_name, name,
+                              cudaGetErrorString(e), err);
 }
 
 static jv_status kernel_status(int code, const char *op, const char *call, jv_err *err) {
@@ -139,53 +131,54 @@ static void cuda_close(void *ctx) {
     free(c);
 }
 
-/* Measures the launch overhead: a spin kernel holds the stream while n empty
- * kernels queue behind it, so the events around them time the device's gap
- * per launch alone (launch_us) and the host clock the cost of queueing one
- * (host_launch_us); median of LAUNCH_REPS samples. A sample whose spin ended
- * before the host finished queueing (the host was slower, or blocked) is
- * retaken with fewer launches and a longer spin. */
+/* the launch-overhead probe (jv_gpu_measure_launch) on our stream and events */
+static jv_status probe_noop(void *ctx, jv_err *err) {
+    return kernel_status(jv_gpu_noop(((cuda_ctx *)ctx)->stream), "open", "jv_gpu_noop", err);
+}
+
+static jv_status probe_spin(void *ctx, int64_t cycles, jv_err *err) {
+    return kernel_status(jv_gpu_spin(cycles, ((cuda_ctx *)ctx)->stream), "open", "jv_gpu_spin", err);
+}
+
+static jv_status probe_sync(void *ctx, jv_err *err) {
+    CU_CALL(err, "open: launch overhead", cudaStreamSynchronize(((cuda_ctx *)ctx)->stream));
+    return JV_OK;
+}
+
+static jv_status probe_start(void *ctx, jv_err *err) {
+    cuda_ctx *c = ctx;
+    CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev0, c->stream));
+    return JV_OK;
+}
+
+static jv_status probe_started(void *ctx, int *done, jv_err *err) {
+    cudaError_t q = cudaEventQuery(((cuda_ctx *)ctx)->ev0); /* not ready: the spin still holds the stream */
+    *done = q == cudaSuccess;
+    if (q == cudaErrorNotReady)
+        (void)cudaGetLastError();
+    else if (q != cudaSuccess)
+        CU_CALL(err, "open: launch overhead", q);
+    return JV_OK;
+}
+
+static jv_status probe_stop(void *ctx, double *ms, jv_err *err) {
+    cuda_ctx *c = ctx;
+    float f = 0;
+    CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev1, c->stream));
+    CU_CALL(err, "open: launch overhead", cudaEventSynchronize(c->ev1));
+    CU_CALL(err, "open: launch overhead", cudaEventElapsedTime(&f, c->ev0, c->ev1));
+    *ms = f;
+    return JV_OK;
+}
+
 static jv_status measure_launch(cuda_ctx *c, jv_err *err) {
     int khz = 0;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, c->device) != cudaSuccess || khz <= 0) {
         (void)cudaGetLastError();
-        khz = 2000000; /* 2 GHz: only sizes the spin */
+        khz = 0; /* unknown: jv_gpu_measure_launch assumes 2 GHz */
     }
-    for (int i = 0; i < LAUNCH_WARMUP; i++)
-        JV_CHECK(kernel_status(jv_gpu_noop(c->stream), "open", "jv_gpu_noop", err));
-    CU_CALL(err, "open: launch overhead", cudaStreamSynchronize(c->stream));
-    double dev[LAUNCH_REPS], host[LAUNCH_REPS];
-    int n = LAUNCH_N, retries = 0;
-    int64_t spin_ms = 20;
-    for (int r = 0; r < LAUNCH_REPS;) {
-        JV_CHECK(kernel_status(jv_gpu_spin((int64_t)khz * spin_ms, c->stream), "open", "jv_gpu_spin", err));
-        CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev0, c->stream));
-        double t0 = jv_now();
-        for (int i = 0; i < n; i++)
-            JV_CHECK(kernel_status(jv_gpu_noop(c->stream), "open", "jv_gpu_noop", err));
-        double t1 = jv_now();
-        cudaError_t q = cudaEventQuery(c->ev0); /* not ready: the spin still held the stream */
-        if (q == cudaErrorNotReady)
-            (void)cudaGetLastError();
-        else if (q != cudaSuccess)
-            CU_CALL(err, "open: launch overhead", q);
-        CU_CALL(err, "open: launch overhead", cudaEventRecord(c->ev1, c->stream));
-        CU_CALL(err, "open: launch overhead", cudaEventSynchronize(c->ev1));
-        float ms = 0;
-        CU_CALL(err, "open: launch overhead", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
-        if (q == cudaSuccess && retries < 6) {
-            retries++;
-            spin_ms *= 2;
-            if (n > 64) n /= 2;
-            continue;
-        }
-        dev[r] = (double)ms * 1e3 / n;
-        host[r] = (t1 - t0) * 1e6 / n;
-        r++;
-    }
-    c->launch_us = jv_cuda_median(dev, LAUNCH_REPS);
-    c->host_launch_us = jv_cuda_median(host, LAUNCH_REPS);
-    return JV_OK;
+    const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
+    return jv_gpu_measure_launch(&probe, khz, &c->launch_us, &c->host_launch_us, err);
 }
 
 static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
@@ -231,7 +224,7 @@ static jv_status open_body(cuda_ctx *c, int device, jv_err *err) {
     }
 
     /* the cache-flush buffer: optional */
-    c->flush_bytes = c->l2_bytes > 0 ? 2 * (size_t)c->l2_bytes : 0;
+    c->flush_bytes = jv_gpu_flush_bytes(c->l2_bytes);
     if (!c->flush_bytes) {
         snprintf(c->flush_why, sizeof c->flush_why, "the device reports no L2 size");
     } else if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) {
@@ -427,14 +420,9 @@ static void note_small_ws(const cuda_ctx *c, jv_err *err) {
 /* the family's own device kernel (jv_gpu_kernel_of) for parsed call d: its plan and workspace */
 static jv_status prepare_own(cuda_ctx *c, const jv_gpu_kernel *k, const jv_desc *d, const jv_operands *ops,
                              cuda_plan *p, char *impl, size_t impl_cap, jv_err *err) {
-    size_t need = 0;
+    JV_CHECK(jv_gpu_own_prepare("cuda", k, d, ops, 0, c->sms, c->ws_bytes, &p->own_plan, impl, impl_cap, err));
     p->own = k;
-    JV_CHECK(k->plan(d, ops, c->sms, &p->own_plan, &need, err));
-    if (need > c->ws_bytes)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: our kernel needs %zu bytes of workspace, more than %zu", p->op,
-                need, c->ws_bytes);
     p->kind = PLAN_OURS;
-    snprintf(impl, impl_cap, "jarvis kernel");
     return JV_OK;
 }
 
@@ -500,9 +488,6 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
     const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family);
     if (!k) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: family '%s' is not replayed on CUDA", fam);
     if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no such variant %d", fam, variant);
-    char why[200];
-    if (!k->supported(d, ops, why, sizeof why))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: not supported by our kernel: %s", fam, why);
     return prepare_own(c, k, d, ops, p, impl, impl_cap, err);
 }
 

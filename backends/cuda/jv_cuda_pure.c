@@ -4,15 +4,14 @@
  * so that the table builds with any CUDA 12 or 13 toolkit header. */
 #include "jv_cuda_pure.h"
 
+#include "jv_gpu_common.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* cudaError_t values whose documentation says the process must be relaunched */
-static const struct {
-    int code;
-    const char *name;
-} STICKY[] = {
+static const jv_gpu_code_name STICKY[] = {
     {214, "cudaErrorECCUncorrectable"},    {220, "cudaErrorNvlinkUncorrectable"}, {226, "cudaErrorContained"},
     {700, "cudaErrorIllegalAddress"},      {702, "cudaErrorLaunchTimeout"},       {710, "cudaErrorAssert"},
     {714, "cudaErrorHardwareStackError"},  {715, "cudaErrorIllegalInstruction"},  {716, "cudaErrorMisalignedAddress"},
@@ -21,20 +20,11 @@ static const struct {
 };
 
 int jv_cuda_error_sticky(int code, const char **name) {
-    if (name) *name = NULL;
-    for (size_t i = 0; i < sizeof STICKY / sizeof STICKY[0]; i++)
-        if (STICKY[i].code == code) {
-            if (name) *name = STICKY[i].name;
-            return 1;
-        }
-    return 0;
+    return jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], code, name);
 }
 
 size_t jv_cuda_workspace_bytes(size_t free_bytes) {
-    size_t share = free_bytes / 16;
-    if (share >= JV_CUDA_DNN_WORKSPACE) return JV_CUDA_DNN_WORKSPACE;
-    share &= ~(((size_t)1 << 20) - 1);
-    return share > JV_CUDA_LT_WORKSPACE ? share : JV_CUDA_LT_WORKSPACE;
+    return jv_gpu_workspace_bytes(free_bytes, JV_CUDA_DNN_WORKSPACE, JV_CUDA_LT_WORKSPACE);
 }
 
 int jv_cuda_bn_mode(int training, int channels_last, int ndim) {
@@ -95,14 +85,7 @@ void jv_cuda_cache_clear(jv_cuda_cache *c) {
 }
 
 double jv_cuda_median(double *v, int n) {
-    if (n <= 0) return 0;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return jv_gpu_median(v, n);
 }
 
 int jv_cuda_fastest(const double *t, int n) {

@@ -1,0 +1,434 @@
+/* jv_hip_backend: the HIP backend (backend.h) on AMD GPUs through the HIP
+ * runtime: one device, one non-blocking stream every call queues on, two
+ * events for device timing. Sized once at open: one workspace for our
+ * kernels (jv_gpu_workspace_bytes: 256 MiB, less on a device short of
+ * memory) and a cache-flush buffer of twice the L2. Elementwise ops and batch
+ * norm run on the plans of kernels/<family>/<file>.cu, compiled as HIP into this
+ * backend's own copy (backends/hip/CMakeLists.txt); GEMM and convolution need
+ * a vendor library (hipBLASLt or rocBLAS, MIOpen) and are refused, named,
+ * until that code exists (README, "HIP / ROCm"). A sticky device error
+ * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
+ * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
+ * measured at open (jv_gpu_measure_launch). Not done yet: graph timing,
+ * clocks (ROCm SMI), roctx ranges. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hip/hip_runtime_api.h>
+
+#include "backend.h"
+#include "elementwise/elementwise_gpu.h" /* the baseline kernels */
+#include "jv_gpu_common.h"
+#include "jv_gpu_kernel.h"
+
+#define HIP_WORKSPACE       ((size_t)256 << 20) /* the most our kernels are offered */
+#define HIP_WORKSPACE_FLOOR ((size_t)32 << 20)
+
+typedef struct {
+    int device;
+    char dev_name[128];
+    hipStream_t stream;
+    hipEvent_t ev0, ev1;
+    int timing;
+    double launch_us, host_launch_us; /* measured at open */
+    int sms;
+    int64_t l2_bytes;
+    void *ws; /* the one workspace, allocated at open */
+    size_t ws_bytes;
+    void *flush; /* 2 x L2 (NULL: flush_why says why not) */
+    size_t flush_bytes;
+    int flush_byte;
+    char flush_why[160];
+    int broken; /* a sticky error: the context is unusable */
+    char broken_msg[480];
+} hip_ctx;
+
+/* the family's own device kernel and its plan */
+typedef struct {
+    const jv_gpu_kernel *own;
+    void *own_plan;
+    const char *op;
+} hip_plan;
+
+/* hipError_t values after which the process must be relaunched (every later call fails) */
+static const jv_gpu_code_name STICKY[] = {
+    {hipErrorECCNotCorrectable, "hipErrorECCNotCorrectable"},
+    {hipErrorIllegalAddress, "hipErrorIllegalAddress"},
+    {hipErrorLaunchFailure, "hipErrorLaunchFailure"},
+    {hipErrorLaunchTimeOut, "hipErrorLaunchTimeOut"},
+    {hipErrorAssert, "hipErrorAssert"},
+};
+
+/* A failed HIP call e (in `what`, the call's text): records the failure and,
+ * when e or an asynchronous fault the device now reports is sticky, marks the
+ * context broken (JV_ERR_DEVICE); otherwise clears the error and returns
+ * JV_ERR_NOMEM for an allocation, JV_ERR_INTERNAL else. */
+static jv_status hip_fail(hip_ctx *c, hipError_t e, const char *what, const char *call, jv_err *err) {
+    jv_status st = jv_err_set(err, e == hipErrorOutOfMemory ? JV_ERR_NOMEM : JV_ERR_INTERNAL, __FILE__, __LINE__,
+                              "hip backend: %s: %s failed: %s", what, call, hipGetErrorName(e));
+    const char *name = NULL;
+    hipError_t s = e;
+    if (!jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)e, &name)) {
+        s = hipDeviceSynchronize(); /* surfaces an asynchronous fault */
+        jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)s, &name);
+    }
+    if (!name) {
+        (void)hipGetLastError(); /* not sticky: nothing stays behind for the next call */
+        return st;
+    }
+    c->broken = 1;
+    return jv_gpu_mark_broken(c->broken_msg, sizeof c->broken_msg, "hip", c->device, c->dev_name, name,
+                              hipGetErrorString(s), err);
+}
+
+#define HIP_CALL(c, err, what, call)                                                                                   \
+    do {                                                                                                               \
+        hipError_t hip_e_ = (call);                                                                                    \
+        if (hip_e_ != hipSuccess) return hip_fail((c), hip_e_, (what), #call, (err));                                  \
+    } while (0)
+
+/* Returns JV_ERR_DEVICE at once when the context is broken. */
+#define ALIVE(c, err)                                                                                                  \
+    do {                                                                                                               \
+        if ((c)->broken) JV_FAIL(err, JV_ERR_DEVICE, "%s", (c)->broken_msg);                                           \
+    } while (0)
+
+/* Records ev1 on the stream, waits for it, *ms = the time from ev0 to it. */
+static jv_status events_ms(hip_ctx *c, const char *what, double *ms, jv_err *err) {
+    float f = 0;
+    HIP_CALL(c, err, what, hipEventRecord(c->ev1, c->stream));
+    HIP_CALL(c, err, what, hipEventSynchronize(c->ev1));
+    HIP_CALL(c, err, what, hipEventElapsedTime(&f, c->ev0, c->ev1));
+    *ms = f;
+    return JV_OK;
+}
+
+static void hip_close(void *ctx) {
+    hip_ctx *c = ctx;
+    if (!c) return;
+    if (c->stream && !c->broken) (void)hipStreamSynchronize(c->stream);
+    if (c->ws) (void)hipFree(c->ws);
+    if (c->flush) (void)hipFree(c->flush);
+    if (c->ev0) (void)hipEventDestroy(c->ev0);
+    if (c->ev1) (void)hipEventDestroy(c->ev1);
+    if (c->stream) (void)hipStreamDestroy(c->stream);
+    free(c);
+}
+
+/* which vendor libraries this build has (a line at open, not a failure) */
+static void say_libraries(const hip_ctx *c) {
+    fprintf(stderr,
+            "hip backend: device %d (%s): vendor libraries in this build: hipBLASLt %s, rocBLAS %s, MIOpen %s, ROCm "
+            "SMI %s; elementwise and batch norm run on our kernels, GEMM and convolution are skipped until a "
+            "library path exists\n",
+            c->device, c->dev_name,
+#ifdef JV_HAVE_HIPBLASLT
+            "found (not wired yet)",
+#else
+            "absent",
+#endif
+#ifdef JV_HAVE_ROCBLAS
+            "found (not wired yet)",
+#else
+            "absent",
+#endif
+#ifdef JV_HAVE_MIOPEN
+            "found (not wired yet)",
+#else
+            "absent",
+#endif
+#ifdef JV_HAVE_ROCM_SMI
+            "found (not wired yet)"
+#else
+            "absent"
+#endif
+    );
+}
+
+/* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
+static jv_status probe_kernel(hip_ctx *c, int e, const char *call, jv_err *err) {
+    return e ? hip_fail(c, (hipError_t)e, "open: launch overhead", call, err) : JV_OK;
+}
+
+static jv_status probe_noop(void *ctx, jv_err *err) {
+    return probe_kernel(ctx, jv_gpu_noop(((hip_ctx *)ctx)->stream), "jv_gpu_noop", err);
+}
+
+static jv_status probe_spin(void *ctx, int64_t cycles, jv_err *err) {
+    return probe_kernel(ctx, jv_gpu_spin(cycles, ((hip_ctx *)ctx)->stream), "jv_gpu_spin", err);
+}
+
+static jv_status probe_sync(void *ctx, jv_err *err) {
+    hip_ctx *c = ctx;
+    HIP_CALL(c, err, "open: launch overhead", hipStreamSynchronize(c->stream));
+    return JV_OK;
+}
+
+static jv_status probe_start(void *ctx, jv_err *err) {
+    hip_ctx *c = ctx;
+    HIP_CALL(c, err, "open: launch overhead", hipEventRecord(c->ev0, c->stream));
+    return JV_OK;
+}
+
+static jv_status probe_started(void *ctx, int *done, jv_err *err) {
+    hip_ctx *c = ctx;
+    hipError_t q = hipEventQuery(c->ev0); /* not ready: the spin still holds the stream */
+    *done = q == hipSuccess;
+    if (q == hipErrorNotReady) (void)hipGetLastError();
+    if (q != hipSuccess && q != hipErrorNotReady) return hip_fail(c, q, "open: launch overhead", "hipEventQuery", err);
+    return JV_OK;
+}
+
+static jv_status probe_stop(void *ctx, double *ms, jv_err *err) {
+    return events_ms(ctx, "open: launch overhead", ms, err);
+}
+
+static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
+    int count = 0;
+    hipError_t e = hipGetDeviceCount(&count);
+    if (e != hipSuccess || count == 0) {
+        (void)hipGetLastError();
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no HIP device %d: %s (no AMD GPU or ROCm driver found)", device,
+                e != hipSuccess ? hipGetErrorName(e) : "0 devices present");
+    }
+    if (device < 0 || device >= count)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no HIP device %d: %d device%s present", device, count,
+                count == 1 ? "" : "s");
+    c->device = device;
+    snprintf(c->dev_name, sizeof c->dev_name, "?");
+    HIP_CALL(c, err, "open", hipSetDevice(device));
+    hipDeviceProp_t dp;
+    HIP_CALL(c, err, "open", hipGetDeviceProperties(&dp, device));
+    snprintf(c->dev_name, sizeof c->dev_name, "%.127s", dp.name);
+    c->sms = dp.multiProcessorCount;
+    c->l2_bytes = dp.l2CacheSize;
+    HIP_CALL(c, err, "open", hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
+    HIP_CALL(c, err, "open", hipEventCreate(&c->ev0));
+    HIP_CALL(c, err, "open", hipEventCreate(&c->ev1));
+    size_t fr = 0, tot = 0;
+    HIP_CALL(c, err, "open", hipMemGetInfo(&fr, &tot));
+    c->ws_bytes = jv_gpu_workspace_bytes(fr, HIP_WORKSPACE, HIP_WORKSPACE_FLOOR);
+    HIP_CALL(c, err, "open: the workspace", hipMalloc(&c->ws, c->ws_bytes));
+    c->flush_bytes = jv_gpu_flush_bytes(c->l2_bytes);
+    if (!c->flush_bytes) {
+        snprintf(c->flush_why, sizeof c->flush_why, "the device reports no L2 size");
+    } else if ((e = hipMalloc(&c->flush, c->flush_bytes)) != hipSuccess) {
+        (void)hipGetLastError();
+        c->flush = NULL;
+        snprintf(c->flush_why, sizeof c->flush_why, "cannot allocate the %zu MiB flush buffer (2 x L2): %s",
+                 c->flush_bytes >> 20, hipGetErrorName(e));
+    }
+    const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
+    JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
+    say_libraries(c);
+    return JV_OK;
+}
+
+static jv_status hip_open(int device, void **ctx, jv_err *err) {
+    *ctx = NULL;
+    hip_ctx *c = calloc(1, sizeof *c);
+    if (!c) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: out of memory");
+    jv_status st = open_device(c, device, err);
+    if (st != JV_OK) {
+        hip_close(c);
+        return st;
+    }
+    *ctx = c;
+    return JV_OK;
+}
+
+static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
+    hip_ctx *c = ctx;
+    memset(p, 0, sizeof *p);
+    ALIVE(c, err);
+    hipDeviceProp_t dp;
+    HIP_CALL(c, err, "props", hipGetDeviceProperties(&dp, c->device));
+    int drv = 0, rt = 0;
+    HIP_CALL(c, err, "props", hipDriverGetVersion(&drv));
+    HIP_CALL(c, err, "props", hipRuntimeGetVersion(&rt));
+    size_t fr = 0, tot = 0;
+    HIP_CALL(c, err, "props", hipMemGetInfo(&fr, &tot));
+    snprintf(p->name, sizeof p->name, "%.127s", dp.name);
+    snprintf(p->backend, sizeof p->backend, "hip");
+    /* the memory clock and bus width give the datasheet bandwidth: named here until jv_device_props has fields */
+    snprintf(p->driver, sizeof p->driver, "driver %d runtime %d; HBM %d MHz x %d bit", drv, rt,
+             dp.memoryClockRate / 1000, dp.memoryBusWidth);
+    /* "gfx942:sramecc+:xnack-": the processor, without its features */
+    snprintf(p->arch, sizeof p->arch, "%.*s", (int)strcspn(dp.gcnArchName, ":"), dp.gcnArchName);
+    p->is_gpu = 1;
+    p->memory_bytes = (int64_t)dp.totalGlobalMem;
+    p->free_bytes = (int64_t)fr;
+    p->llc_bytes = dp.l2CacheSize;
+    p->compute_units = dp.multiProcessorCount;
+    p->clock_mhz = dp.clockRate > 0 ? dp.clockRate / 1000.0 : 0;
+    p->launch_us = c->launch_us;
+    p->host_launch_us = c->host_launch_us;
+    return JV_OK;
+}
+
+static jv_status hip_alloc(void *ctx, size_t bytes, void **dptr, jv_err *err) {
+    hip_ctx *c = ctx;
+    *dptr = NULL;
+    ALIVE(c, err);
+    if (!bytes) return JV_OK;
+    hipError_t e = hipMalloc(dptr, bytes);
+    if (e == hipSuccess) return JV_OK;
+    *dptr = NULL;
+    return hip_fail(c, e, "alloc", "hipMalloc", err);
+}
+
+static void hip_free(void *ctx, void *dptr) {
+    hip_ctx *c = ctx;
+    if (dptr && c && !c->broken) (void)hipFree(dptr);
+}
+
+/* a copy on our stream, then its end: a pageable copy may return before its DMA ends */
+static jv_status hip_copy(hip_ctx *c, void *dst, const void *src, size_t bytes, hipMemcpyKind kind, const char *what,
+                          jv_err *err) {
+    ALIVE(c, err);
+    if (!bytes) return JV_OK;
+    HIP_CALL(c, err, what, hipMemcpyAsync(dst, src, bytes, kind, c->stream));
+    HIP_CALL(c, err, what, hipStreamSynchronize(c->stream));
+    return JV_OK;
+}
+
+static jv_status hip_upload(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err) {
+    return hip_copy(ctx, dst, src, bytes, hipMemcpyHostToDevice, "upload", err);
+}
+
+static jv_status hip_download(void *ctx, void *dst, const void *src, size_t bytes, jv_err *err) {
+    return hip_copy(ctx, dst, src, bytes, hipMemcpyDeviceToHost, "download", err);
+}
+
+static jv_status hip_fill(void *ctx, void *dptr, int byte, size_t bytes, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    if (!bytes) return JV_OK;
+    HIP_CALL(c, err, "fill", hipMemsetAsync(dptr, byte, bytes, c->stream));
+    HIP_CALL(c, err, "fill", hipStreamSynchronize(c->stream));
+    return JV_OK;
+}
+
+static jv_status hip_sync(void *ctx, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    HIP_CALL(c, err, "sync", hipStreamSynchronize(c->stream));
+    return JV_OK;
+}
+
+static jv_status hip_timer_start(void *ctx, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    HIP_CALL(c, err, "timer_start", hipEventRecord(c->ev0, c->stream));
+    c->timing = 1;
+    return JV_OK;
+}
+
+static jv_status hip_timer_stop(void *ctx, double *seconds, jv_err *err) {
+    hip_ctx *c = ctx;
+    *seconds = 0;
+    ALIVE(c, err);
+    if (!c->timing) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: timer stopped without a start");
+    c->timing = 0;
+    double ms = 0;
+    JV_CHECK(events_ms(c, "timer_stop", &ms, err));
+    *seconds = ms * 1e-3;
+    return JV_OK;
+}
+
+static void hip_release(void *ctx, void *plan) {
+    (void)ctx; /* host objects only: safe on a broken context */
+    hip_plan *p = plan;
+    if (!p) return;
+    if (p->own) p->own->release(p->own_plan);
+    free(p);
+}
+
+/* What runs where: the vendor libraries' families are refused, named, while this build has no library path for
+ * them; every other family runs on its own device kernel (kernels/gpu_kernels.def), with no code here. */
+static jv_status hip_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
+                             size_t impl_cap, jv_err *err) {
+    hip_ctx *c = ctx;
+    *plan = NULL;
+    if (impl_cap) impl[0] = 0;
+    ALIVE(c, err);
+    if (d->family < 0 || d->family >= jv_family_count())
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: descriptor of unknown family %d", d->family);
+    switch ((jv_family_id)d->family) {
+    case JV_FAM_GEMM:
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: GEMM needs hipBLASLt or rocBLAS, not wired into this build");
+    case JV_FAM_CONV: JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: convolution needs MIOpen, not wired into this build");
+    default: break;
+    }
+    hip_plan *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: out of memory");
+    p->op = jv_family_get(d->family)->name;
+    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family); /* this backend's own copy of the kernels */
+    jv_status st =
+        jv_gpu_own_prepare("hip", k, d, ops, variant, c->sms, c->ws_bytes, &p->own_plan, impl, impl_cap, err);
+    if (st != JV_OK) {
+        free(p);
+        return st;
+    }
+    p->own = k;
+    *plan = p;
+    return JV_OK;
+}
+
+static jv_status hip_launch(void *ctx, void *plan, const jv_desc *d, const jv_operands *ops, void *const *bufs,
+                            jv_err *err) {
+    hip_ctx *c = ctx;
+    hip_plan *p = plan;
+    (void)d, (void)ops; /* everything the launch needs is in the plan */
+    ALIVE(c, err);
+    if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: launch without a plan");
+    int e = p->own->run(p->own_plan, bufs, c->ws, c->stream);
+    if (e) return hip_fail(c, (hipError_t)e, p->op, p->own->name, err);
+    return JV_OK;
+}
+
+static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const float *b, float *cc, int64_t n,
+                              float s, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    if ((int)k < 0 || k >= JV_BASE_COUNT)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: unknown baseline kernel %d", (int)k);
+    int e = jv_gpu_baseline((int)k, a, b, cc, n, s, c->sms, c->stream);
+    if (e) return hip_fail(c, (hipError_t)e, "baseline", "jv_gpu_baseline", err);
+    return JV_OK;
+}
+
+static jv_status hip_flush_cache(void *ctx, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    if (!c->flush) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no cache flush: %s", c->flush_why);
+    c->flush_byte ^= 0xff; /* a new value each time: no write can be elided as unchanged */
+    HIP_CALL(c, err, "flush_cache", hipMemsetAsync(c->flush, c->flush_byte, c->flush_bytes, c->stream));
+    return JV_OK;
+}
+
+const jv_backend jv_hip_backend = {
+    .name = "hip",
+    .open = hip_open,
+    .close = hip_close,
+    .props = hip_props,
+    .alloc = hip_alloc,
+    .free = hip_free,
+    .upload = hip_upload,
+    .download = hip_download,
+    .fill = hip_fill,
+    .sync = hip_sync,
+    .timer_start = hip_timer_start,
+    .timer_stop = hip_timer_stop,
+    .prepare = hip_prepare,
+    .launch = hip_launch,
+    .release = hip_release,
+    .baseline = hip_baseline,
+    .range_push = NULL,
+    .range_pop = NULL,
+    .graph_time = NULL,
+    .clocks = NULL,
+    .set_option = NULL,
+    .flush_cache = hip_flush_cache,
+};
