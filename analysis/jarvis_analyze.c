@@ -18,6 +18,7 @@
 #include "jv_perf.h"
 #include "jv_perf_sheet.h"
 #include "jv_progress.h"
+#include "jv_publish.h"
 #include "jv_replay_pkg.h"
 #include "jv_report.h"
 #include "jv_trace.h"
@@ -26,6 +27,7 @@
 typedef struct {
     const char *trace;
     const char *outdir;
+    const char *stage; /* where the writers write: jv_publish's private folder, renamed to outdir at the end */
     int quiet;
     int include_unlinked;
     double micro_idle_us;
@@ -158,6 +160,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
         usage(stderr);
         return 2;
     }
+    if (c->outdir && !c->outdir[0] && c->call_stack_uid < 0) {
+        fprintf(stderr, "jarvis-analyze: -o \"\": the output folder needs a name\n");
+        return 2;
+    }
     return -1; /* go on */
 }
 
@@ -276,8 +282,8 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         return s;
     }
     char csvdir[4096], xlsx[4096];
-    snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->outdir);
-    snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->outdir);
+    snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->stage);
+    snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->stage);
     jv_book *book;
     s = jv_book_open(&book, csvdir, xlsx, err);
     if (s != JV_OK) {
@@ -306,7 +312,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         return s;
     }
     s = jv_book_commit(book, err);
-    if (s == JV_OK && target) s = jv_replay_pkg_commit(&pkg, c->outdir, err);
+    if (s == JV_OK && target) s = jv_replay_pkg_commit(&pkg, c->stage, err);
     if (s == JV_OK && target && !c->quiet) {
         const jv_replay_pkg_summary *rs = &pkg.sum;
         printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
@@ -315,7 +321,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
                rs->not_replayed);
     }
     jv_replay_pkg_free(&pkg);
-    if (s == JV_OK && target) s = jv_catdata_write(dg, tr, t, c->outdir, err);
+    if (s == JV_OK && target) s = jv_catdata_write(dg, tr, t, c->stage, err);
     return s;
 }
 
@@ -362,15 +368,26 @@ static jv_status call_stack(const cli *c, jv_err *err) {
     return s;
 }
 
-static jv_status run(const cli *c, jv_err *err) {
-    if (c->call_stack_uid >= 0) return call_stack(c, err);
+/* Writes every output into a private folder and publishes it as OUTDIR at the end (jv_publish): OUTDIR holds
+ * the earlier run or this one, never a mix; a failed run leaves it as it was. */
+static jv_status run(const cli *cl, jv_err *err) {
+    if (cl->call_stack_uid >= 0) return call_stack(cl, err);
+    jv_publish pub;
+    JV_CHECK(jv_publish_begin(&pub, cl->outdir, err));
+    cli cs = *cl;
+    cs.stage = pub.stage;
+    const cli *c = &cs;
     jv_digest ref = {0}, dg = {0};
     jv_status s = JV_OK;
     if (c->reference) s = analyse(c, c->reference, 0, NULL, &ref, err);
     if (s == JV_OK) s = analyse(c, c->trace, 1, c->reference ? &ref : NULL, &dg, err);
-    if (s == JV_OK) s = jv_findings_write(&dg, c->outdir, err);
-    if (s == JV_OK && c->reference) s = jv_compare_write(&dg, &ref, c->outdir, err);
-    if (s == JV_OK) s = jv_html_write(&dg, c->reference ? &ref : NULL, c->outdir, err);
+    if (s == JV_OK) s = jv_findings_write(&dg, c->stage, err);
+    if (s == JV_OK && c->reference) s = jv_compare_write(&dg, &ref, c->stage, err);
+    if (s == JV_OK) s = jv_html_write(&dg, c->reference ? &ref : NULL, c->stage, err);
+    if (s == JV_OK)
+        s = jv_publish_commit(&pub, err);
+    else
+        jv_publish_abort(&pub, err);
     if (s == JV_OK && !c->quiet)
         printf("%s: wrote %s/category_data/, %s/category_findings/, %s/standalone_analysis_{fair,rough}.md%s and "
                "%s/report.html\n",

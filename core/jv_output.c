@@ -1,27 +1,106 @@
 /* jv_output: atomic files, CSV cells, float formatting. */
 #include "jv_output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* the directory of path ("." for a bare name) into buf, and its last component */
+static const char *split_dir(const char *path, char *buf, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(buf, cap, ".");
+        return path;
+    }
+    size_t n = (size_t)(slash - path);
+    if (n == 0) n = 1; /* "/name" */
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return slash + 1;
+}
+
+/* 1 when name is base + TMP_TAG + <pid> + '-' + 6 characters, with *pid set */
+#define TMP_TAG ".jv-tmp-"
+static int stale_name(const char *name, const char *base, long *pid) {
+    size_t nb = strlen(base), nt = strlen(TMP_TAG);
+    if (strncmp(name, base, nb) != 0 || strncmp(name + nb, TMP_TAG, nt) != 0) return 0;
+    const char *p = name + nb + nt;
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (errno || end == p || v <= 0 || *end != '-' || strlen(end + 1) != 6) return 0;
+    *pid = v;
+    return 1;
+}
+
+void jv_out_clean_stale(const char *path) {
+    char dir[4096];
+    const char *base = split_dir(path, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid;
+        if (!stale_name(e->d_name, base, &pid)) continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* a live writer */
+        unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+jv_status jv_out_temp(const char *path, char **tmp, int *fd, jv_err *err) {
+    *tmp = NULL;
+    *fd = -1;
+    size_t cap = strlen(path) + sizeof TMP_TAG + 32;
+    char *t = malloc(cap);
+    if (!t) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
+    snprintf(t, cap, "%s" TMP_TAG "%ld-XXXXXX", path, (long)getpid());
+    int f = mkstemp(t); /* O_CREAT | O_EXCL: a planted name or link is never opened */
+    if (f < 0) {
+        int e = errno;
+        free(t);
+        JV_FAIL(err, JV_ERR_IO, "%s: cannot create: %s", path, strerror(e));
+    }
+    (void)fcntl(f, F_SETFD, FD_CLOEXEC);
+    mode_t mask = umask(0); /* the final file gets the usual 0666 & ~umask, not mkstemp's 0600 */
+    umask(mask);
+    if (fchmod(f, 0666 & ~mask) != 0) {
+        int e = errno;
+        close(f);
+        unlink(t);
+        free(t);
+        JV_FAIL(err, JV_ERR_IO, "%s: cannot set the mode: %s", path, strerror(e));
+    }
+    *tmp = t;
+    *fd = f;
+    return JV_OK;
+}
+
 jv_status jv_out_open(jv_out *o, const char *path, jv_err *err) {
     memset(o, 0, sizeof *o);
     size_t n = strlen(path);
     o->path = malloc(n + 1);
-    o->tmp = malloc(n + 32);
-    if (!o->path || !o->tmp) {
-        jv_out_abort(o);
-        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
-    }
+    if (!o->path) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     memcpy(o->path, path, n + 1);
-    snprintf(o->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
+    jv_out_clean_stale(path);
+    int fd;
+    jv_status s = jv_out_temp(path, &o->tmp, &fd, err);
+    if (s != JV_OK) {
+        jv_out_abort(o);
+        return s;
+    }
+    o->f = fdopen(fd, "wb");
     if (!o->f) {
         int e = errno;
+        close(fd);
+        unlink(o->tmp);
         jv_out_abort(o);
         JV_FAIL(err, JV_ERR_IO, "%s: cannot create: %s", path, strerror(e));
     }

@@ -16,8 +16,22 @@ typedef struct {
     int row_open; /* a CSV row has fields and needs a separator */
 } jv_out;
 
-/* Opens path.tmp.<pid> for writing; the file appears as path only on commit. */
+/* Opens a new private temporary file beside path for writing
+ * (path.jv-tmp-<pid>-XXXXXX, created by mkstemp: O_CREAT | O_EXCL, so a
+ * file or symbolic link planted at any name is never opened or followed);
+ * the file appears as path, mode 0666 & ~umask, only on commit. Removes first
+ * the temporaries of path that a killed writer left (jv_out_clean_stale). */
 jv_status jv_out_open(jv_out *o, const char *path, jv_err *err);
+
+/* Creates the private temporary file of path as jv_out_open does: *tmp
+ * (malloc'ed name) and *fd (open for writing, close-on-exec). For writers that
+ * open the file themselves (libxlsxwriter): the name exists, belongs to this
+ * process and is renamed onto path by the caller. */
+jv_status jv_out_temp(const char *path, char **tmp, int *fd, jv_err *err);
+
+/* Removes path's temporaries (path.jv-tmp-<pid>-XXXXXX) whose process no
+ * longer exists: what a killed run left. Never fails (best effort). */
+void jv_out_clean_stale(const char *path);
 
 /* Flushes, closes and renames to the final name. On failure the temporary is removed. */
 jv_status jv_out_commit(jv_out *o, jv_err *err);

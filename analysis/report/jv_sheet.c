@@ -10,7 +10,7 @@
 
 struct jv_book {
     char *csv_dir;
-    char *xlsx_path, *xlsx_tmp;
+    char *xlsx_path, *xlsx_tmp, *xlsx_dir; /* xlsx_dir: libxlsxwriter's tmpdir, kept until the close */
     lxw_workbook *wb;
     int failed; /* a cell could not be written */
 };
@@ -36,17 +36,31 @@ jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path
         return s;
     }
     if (xlsx_path) {
-        size_t n = strlen(xlsx_path) + 32;
         b->xlsx_path = dup_str(xlsx_path);
-        b->xlsx_tmp = malloc(n);
-        if (!b->xlsx_path || !b->xlsx_tmp) {
+        if (!b->xlsx_path) {
             jv_book_abort(b);
             JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
         }
-        snprintf(b->xlsx_tmp, n, "%s.tmp.%ld", xlsx_path, (long)getpid());
-        lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
+        /* the workbook's temporary: a private name created here (libxlsxwriter reopens it); its worksheet
+         * temporaries go to the same folder, not to the shared /tmp */
+        int fd;
+        s = jv_out_temp(xlsx_path, &b->xlsx_tmp, &fd, err);
+        if (s != JV_OK) {
+            jv_book_abort(b);
+            return s;
+        }
+        close(fd);
+        b->xlsx_dir = dup_str(strrchr(xlsx_path, '/') ? xlsx_path : "./");
+        if (!b->xlsx_dir) {
+            unlink(b->xlsx_tmp);
+            jv_book_abort(b);
+            JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
+        }
+        *strrchr(b->xlsx_dir, '/') = '\0';
+        lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = b->xlsx_dir, .use_zip64 = LXW_TRUE};
         b->wb = workbook_new_opt(b->xlsx_tmp, &opt);
         if (!b->wb) {
+            unlink(b->xlsx_tmp);
             jv_book_abort(b);
             JV_FAIL(err, JV_ERR_IO, "%s: cannot create the workbook", xlsx_path);
         }
@@ -59,6 +73,7 @@ static void book_free(jv_book *b) {
     free(b->csv_dir);
     free(b->xlsx_path);
     free(b->xlsx_tmp);
+    free(b->xlsx_dir);
     free(b);
 }
 
