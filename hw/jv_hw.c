@@ -44,12 +44,27 @@ static double num_of(const cJSON *o, const char *key) {
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static int read_specs(const cJSON *o, jv_hw_spec *out) {
+/* A field that must be a positive finite number when present: writes "KEY is VALUE" into bad and returns
+ * 0 when it is not (0, negative, not finite, or not a number). */
+static int positive(const cJSON *v, const char *key, char *bad, size_t badcap) {
+    if (!v) return 1;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0) return 1;
+    if (cJSON_IsNumber(v))
+        snprintf(bad, badcap, "%s is %g", key, v->valuedouble);
+    else
+        snprintf(bad, badcap, "%s is not a number", key);
+    return 0;
+}
+
+static int read_specs(const cJSON *o, jv_hw_spec *out, const char *what, char *bad, size_t badcap) {
     int n = 0;
     const cJSON *e;
     if (!cJSON_IsObject(o)) return 0;
     cJSON_ArrayForEach(e, o) {
-        if (!cJSON_IsNumber(e) || !e->string || n >= JV_HW_MAX_SPECS) continue;
+        char key[96];
+        snprintf(key, sizeof key, "\"%s\".\"%.60s\"", what, e->string ? e->string : "");
+        if (!positive(e, key, bad, badcap)) return -1;
+        if (!e->string || n >= JV_HW_MAX_SPECS) continue;
         snprintf(out[n].key, sizeof out[n].key, "%s", e->string);
         out[n].tflops = e->valuedouble;
         n++;
@@ -57,9 +72,15 @@ static int read_specs(const cJSON *o, jv_hw_spec *out) {
     return n;
 }
 
-/* Fills h from one entry. Returns 0 when the entry lacks a name or bandwidth. */
-static int entry_to_hw(const cJSON *o, jv_hw *h) {
+/* Fills h from one entry. Returns 0 when the entry lacks a name or bandwidth, or (with bad set to the
+ * field and its value) when a peak, bandwidth or size is 0, negative or not finite. */
+static int entry_to_hw(const cJSON *o, jv_hw *h, char *bad, size_t badcap) {
     memset(h, 0, sizeof *h);
+    bad[0] = '\0';
+    if (!positive(cJSON_GetObjectItemCaseSensitive(o, "mem_bw_gbps"), "\"mem_bw_gbps\"", bad, badcap) ||
+        !positive(cJSON_GetObjectItemCaseSensitive(o, "memory_gb"), "\"memory_gb\"", bad, badcap) ||
+        !positive(cJSON_GetObjectItemCaseSensitive(o, "llc_mb"), "\"llc_mb\"", bad, badcap))
+        return 0;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
     if (!cJSON_IsString(name) || !name->valuestring[0]) return 0;
     snprintf(h->name, sizeof h->name, "%s", name->valuestring);
@@ -71,8 +92,11 @@ static int entry_to_hw(const cJSON *o, jv_hw *h) {
     h->llc_mb = num_of(o, "llc_mb");
     double u = num_of(o, "units");
     h->units = u > 0 && u < 1e6 ? (int)u : 0;
-    h->ndatasheet = read_specs(cJSON_GetObjectItemCaseSensitive(o, "peak_tflops"), h->datasheet);
-    int nmax = read_specs(cJSON_GetObjectItemCaseSensitive(o, "max_achievable_tflops"), h->roof);
+    h->ndatasheet =
+        read_specs(cJSON_GetObjectItemCaseSensitive(o, "peak_tflops"), h->datasheet, "peak_tflops", bad, badcap);
+    int nmax = read_specs(cJSON_GetObjectItemCaseSensitive(o, "max_achievable_tflops"), h->roof,
+                          "max_achievable_tflops", bad, badcap);
+    if (h->ndatasheet < 0 || nmax < 0) return 0;
     if (nmax > 0) {
         h->nroof = nmax;
         h->roof_is_max_achievable = 1;
@@ -114,7 +138,8 @@ static int find_builtin(const char *arg, jv_hw *out) {
             if (!cJSON_IsString(nm)) continue;
             squash(nm->valuestring, have, sizeof have);
             int hit = pass == 0 ? !strcmp(have, want) : (want[0] && !strncmp(have, want, strlen(want)));
-            if (hit && entry_to_hw(g, out)) {
+            char bad[160];
+            if (hit && entry_to_hw(g, out, bad, sizeof bad)) {
                 found = 1;
                 break;
             }
@@ -156,8 +181,14 @@ jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err) {
     const cJSON *entry = doc;
     const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
     if (cJSON_IsArray(gpus)) entry = cJSON_GetArrayItem(gpus, 0);
-    int ok = entry && entry_to_hw(entry, out);
+    char bad[160] = "";
+    int ok = entry && entry_to_hw(entry, out, bad, sizeof bad);
     cJSON_Delete(doc);
+    if (!ok && bad[0])
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "%s: %s: a peak, bandwidth or size must be a positive finite number (leave a field out when "
+                "it is unknown)",
+                arg, bad);
     if (!ok)
         JV_FAIL(err, JV_ERR_FORMAT,
                 "%s: a GPU description needs \"name\", \"mem_bw_gbps\" > 0 and \"peak_tflops\" or "
@@ -185,7 +216,8 @@ int jv_hw_auto(const jv_hw_device *devs, size_t n, jv_hw *out, char *why, size_t
         cJSON_ArrayForEach(g, gpus) {
             const cJSON *mn = cJSON_GetObjectItemCaseSensitive(g, "match_names"), *m;
             cJSON_ArrayForEach(m, mn) {
-                if (cJSON_IsString(m) && icontains(d->name, m->valuestring) && entry_to_hw(g, out)) {
+                char bad[160];
+                if (cJSON_IsString(m) && icontains(d->name, m->valuestring) && entry_to_hw(g, out, bad, sizeof bad)) {
                     snprintf(why, whycap, "device name \"%s\" matches %s", d->name, out->name);
                     found = 1;
                     break;
@@ -206,7 +238,8 @@ int jv_hw_auto(const jv_hw_device *devs, size_t n, jv_hw *out, char *why, size_t
             double dist = mem_gb > 0 && memgb > 0 ? fabs(mem_gb - memgb) / memgb : 0;
             if (dist < 0.25 && dist < best) {
                 jv_hw h;
-                if (entry_to_hw(g, &h)) {
+                char bad[160];
+                if (entry_to_hw(g, &h, bad, sizeof bad)) {
                     *out = h;
                     best = dist;
                     found = 1;

@@ -67,6 +67,50 @@ uint64_t jv_input_file_size(const jv_input *in) {
     return in->size;
 }
 
+/* Refills the compressed buffer; *got = 0 at the end of the file. */
+static jv_status fill(jv_input *in, size_t *got, jv_err *err) {
+    *got = fread(in->zbuf, 1, IN_CHUNK, in->f);
+    if (*got == 0 && ferror(in->f)) JV_FAIL(err, JV_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
+    in->pos += *got;
+    in->z.next_in = in->zbuf;
+    in->z.avail_in = (uInt)*got;
+    return JV_OK;
+}
+
+/* After a gzip member ends, the one rule for what may follow (as gzip -dc):
+ * nothing (z_end), another member (its magic 1f 8b: decoded next), or NUL
+ * padding to the end of the file (z_end). Anything else is refused. */
+static jv_status after_member(jv_input *in, jv_err *err) {
+    size_t got = 1;
+    if (in->z.avail_in == 0) JV_CHECK(fill(in, &got, err));
+    if (got == 0) {
+        in->z_end = 1;
+        return JV_OK;
+    }
+    uint64_t at = in->pos - in->z.avail_in; /* compressed offset of the first byte after the member */
+    if (in->z.next_in[0] == 0x1f) {
+        /* another member (zlib checks its header, also when it spans two chunks) */
+        if (in->z.avail_in >= 2 && in->z.next_in[1] != 0x8b) goto garbage;
+        return JV_OK;
+    }
+    for (;;) { /* NUL padding only, up to the end */
+        for (uInt i = 0; i < in->z.avail_in; i++)
+            if (in->z.next_in[i] != 0) {
+                at = in->pos - in->z.avail_in + i;
+                goto garbage;
+            }
+        JV_CHECK(fill(in, &got, err));
+        if (got == 0) break;
+    }
+    in->z_end = 1;
+    return JV_OK;
+garbage:
+    JV_FAIL(err, JV_ERR_FORMAT,
+            "%s: bytes after the gzip data at compressed byte %llu are neither another gzip member nor NUL "
+            "padding (trailing garbage: the file is damaged or not one gzip file)",
+            in->path, (unsigned long long)at);
+}
+
 jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
     *n = 0;
     if (!in->gz) {
@@ -95,20 +139,8 @@ jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *
         }
         int r = inflate(&in->z, Z_NO_FLUSH);
         if (r == Z_STREAM_END) {
-            /* another member may follow (concatenated gzip); trailing garbage is an error
-               only if it does not start a gzip header */
-            if (in->z.avail_in == 0) {
-                int ch = fgetc(in->f);
-                if (ch == EOF) {
-                    in->z_end = 1;
-                    break;
-                }
-                ungetc(ch, in->f);
-            }
-            if (in->z.avail_in > 0 && in->z.next_in[0] != 0x1f) {
-                in->z_end = 1; /* ignore trailing padding as gzip -d does for NULs */
-                break;
-            }
+            JV_CHECK(after_member(in, err));
+            if (in->z_end) break;
             if (inflateReset(&in->z) != Z_OK)
                 JV_FAIL(err, JV_ERR_FORMAT, "%s: corrupt gzip stream (cannot restart)", in->path);
             continue;

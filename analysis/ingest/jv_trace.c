@@ -14,8 +14,11 @@
 #include "jv_map.h"
 #include "jv_progress.h"
 #include "jv_trace_reader.h"
+#include "jv_utf8.h"
 
-enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = 1 << 30 };
+/* The window holds at least one whole traceEvents entry (or top-level member): an entry over
+   JV_TRACE_MAX_VALUE is refused (the largest in the 38 fixture traces is 6.9 KB). */
+enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = JV_TRACE_MAX_VALUE };
 
 const char *jv_kind_name(jv_kind k) {
     static const char *const names[JV_K_COUNT] = {
@@ -36,8 +39,10 @@ static jv_status refill(reader *r) {
     }
     if (r->len == r->cap) {
         if (r->cap >= WINDOW_MAX)
-            JV_FAIL(r->err, JV_ERR_LIMIT, "%s: a single JSON value near byte %llu is larger than 1 GiB", r->path,
-                    (unsigned long long)r->base);
+            JV_FAIL(r->err, JV_ERR_LIMIT,
+                    "%s: the JSON value at byte %llu is larger than %d MiB, the limit of one traceEvents entry or "
+                    "top-level member",
+                    r->path, (unsigned long long)r->base, JV_TRACE_MAX_VALUE >> 20);
         char *nb = realloc(r->buf, r->cap * 2);
         if (!nb) JV_FAIL(r->err, JV_ERR_NOMEM, "%s: out of memory growing the read window", r->path);
         r->buf = nb;
@@ -66,6 +71,10 @@ static jv_status run_unit(reader *r, unit_fn fn, void *ctx, jv_jres *res) {
             return JV_OK;
         }
         if (x == JV_J_MORE) {
+            /* whitespace before the unit is not kept: a file of blanks never grows the window */
+            while (r->pos < r->len && (r->buf[r->pos] == ' ' || r->buf[r->pos] == '\n' || r->buf[r->pos] == '\r' ||
+                                       r->buf[r->pos] == '\t'))
+                r->pos++;
             JV_CHECK(refill(r));
             continue;
         }
@@ -81,6 +90,25 @@ static jv_status run_unit(reader *r, unit_fn fn, void *ctx, jv_jres *res) {
 
 /* ---------- helpers ---------- */
 
+/* Interns text p[0..n) of the trace, invalid UTF-8 repaired (each maximal
+ * invalid subpart becomes one U+FFFD): every output then holds valid UTF-8. */
+static jv_jres intern_text(reader *r, jv_jcur *c, const char *p, size_t n, uint32_t *id) {
+    if (jv_utf8_valid_prefix(p, n) != n) {
+        if (n > SIZE_MAX / 3 || JV_RESERVE(r->fix, r->fix_cap, 3 * n + 1) != JV_OK) {
+            c->err = "out of memory";
+            return JV_J_BAD;
+        }
+        n = jv_utf8_repair(p, n, r->fix, NULL);
+        p = r->fix;
+        r->tr->counts.bad_utf8++;
+    }
+    if (jv_intern_add(&r->tr->strings, p, n, id) != JV_OK) {
+        c->err = "out of memory (string table)";
+        return JV_J_BAD;
+    }
+    return JV_J_OK;
+}
+
 static jv_jres intern_str(reader *r, jv_jcur *c, const jv_jstr *s, uint32_t *id) {
     const char *p = s->s;
     size_t n = s->n;
@@ -92,12 +120,9 @@ static jv_jres intern_str(reader *r, jv_jcur *c, const jv_jstr *s, uint32_t *id)
         n = jv_json_unescape(s->s, s->n, r->scratch);
         p = r->scratch;
     }
-    if (jv_intern_add(&r->tr->strings, p, n, id) != JV_OK) {
-        c->err = "out of memory (string table)";
-        c->err_p = s->s;
-        return JV_J_BAD;
-    }
-    return JV_J_OK;
+    jv_jres x = intern_text(r, c, p, n, id);
+    if (x != JV_J_OK) c->err_p = s->s;
+    return x;
 }
 
 static int all_digits(const char *s, size_t n) {
@@ -169,11 +194,7 @@ static jv_jres read_raw(reader *r, jv_jcur *c, uint32_t *id) {
     size_t n;
     jv_jres x = jv_json_skip(c, &s, &n);
     if (x != JV_J_OK) return x;
-    if (jv_intern_add(&r->tr->strings, s, n, id) != JV_OK) {
-        c->err = "out of memory (string table)";
-        return JV_J_BAD;
-    }
-    return JV_J_OK;
+    return intern_text(r, c, s, n, id);
 }
 
 static jv_kind kind_of_cat(const jv_jstr *cat) {
@@ -350,7 +371,7 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
                 const char *raw;
                 size_t rn;
                 x = jv_json_skip(c, &raw, &rn);
-                if (x == JV_J_OK && jv_intern_add(&r->tr->strings, raw, rn, &e->name) != JV_OK) x = JV_J_BAD;
+                if (x == JV_J_OK) x = intern_text(r, c, raw, rn, &e->name);
             }
         } else if (n == 3 && !memcmp(s, "pid", 3)) {
             x = read_key(r, c, &e->pid);
@@ -469,8 +490,16 @@ static jv_status parse_devices(reader *r, const char *s, size_t n) {
             cJSON *v;
             dv->id = (v = cJSON_GetObjectItemCaseSensitive(d, "id")) && cJSON_IsNumber(v) ? v->valueint
                                                                                           : (int)tr->ndevices - 1;
-            if ((v = cJSON_GetObjectItemCaseSensitive(d, "name")) && cJSON_IsString(v))
-                snprintf(dv->name, sizeof dv->name, "%s", v->valuestring);
+            if ((v = cJSON_GetObjectItemCaseSensitive(d, "name")) && cJSON_IsString(v)) {
+                /* repaired, then cut on a character boundary */
+                char fixed[3 * sizeof dv->name];
+                size_t l = strlen(v->valuestring), k;
+                k = jv_utf8_repair(v->valuestring, l < sizeof dv->name ? l : sizeof dv->name - 1, fixed, NULL);
+                while (k >= sizeof dv->name || (k && jv_utf8_valid_prefix(fixed, k) != k))
+                    k--;
+                memcpy(dv->name, fixed, k);
+                dv->name[k] = '\0';
+            }
             if ((v = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem")) && cJSON_IsNumber(v))
                 dv->total_mem_bytes = v->valuedouble;
             if (((v = cJSON_GetObjectItemCaseSensitive(d, "computeMajor")) ||
@@ -557,6 +586,8 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     }
     jv_map_init(&pv->sig_of_text);
+    jv_map_init(&pv->proc_of_pid);
+    jv_map_init(&pv->thread_of_key);
     /* sig 0 = no shape arguments */
     if (JV_RESERVE(tr->sigs, tr->cap_sigs, 1) != JV_OK) {
         jv_trace_free(tr);
@@ -613,6 +644,7 @@ done:
     jv_input_close(r.in);
     free(r.buf);
     free(r.scratch);
+    free(r.fix);
     if (s != JV_OK) jv_trace_free(tr);
     return s;
 }
@@ -621,6 +653,8 @@ void jv_trace_free(jv_trace *tr) {
     trace_priv *pv = tr->priv_;
     if (pv) {
         jv_map_free(&pv->sig_of_text);
+        jv_map_free(&pv->proc_of_pid);
+        jv_map_free(&pv->thread_of_key);
         free(pv);
     }
     jv_intern_free(&tr->strings);

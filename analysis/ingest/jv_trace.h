@@ -40,6 +40,12 @@ static inline int jv_kind_is_host(jv_kind k) {
 const char *jv_kind_name(jv_kind k);
 
 enum { JV_NONE32 = 0xFFFFFFFFu };
+/* The time range of a trace (jv_trace_load refuses more): |ts| and |ts + dur| under 2^62 ns
+ * (about 146 years; 4.6e15 us), and the durations of all events summed under 2^62 ns. */
+#define JV_TIME_LIMIT_NS (INT64_C(1) << 62)
+/* The largest traceEvents entry, or top-level member other than traceEvents, that jv_trace_load reads
+ * (bytes of JSON text): it bounds the read window, so one long string or value never grows memory further. */
+enum { JV_TRACE_MAX_VALUE = 64 << 20 };
 #define JV_NONE64 INT64_MIN
 
 /* A complete ('X') event. 32 bytes. */
@@ -125,6 +131,7 @@ typedef struct {
     uint64_t bad_time;       /* X events without a usable ts/dur (skipped) */
     uint64_t negative_dur;   /* X events with dur < 0 (kept with dur 0) */
     uint64_t non_object;     /* traceEvents entries that are not objects */
+    uint64_t bad_utf8;       /* strings with invalid UTF-8, repaired with U+FFFD */
     uint64_t uncompressed_bytes;
     uint64_t file_bytes;
 } jv_trace_counts;

@@ -13,16 +13,19 @@ static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out
         *out = (uint32_t)i;
         return JV_OK;
     }
-    for (i = 0; i < tr->nthreads; i++) {
-        if (tr->threads[i].pid == pid && tr->threads[i].tid == tid) {
-            r->pv->last_thread = i;
-            *out = (uint32_t)i;
-            return JV_OK;
-        }
+    /* hashed: the (pid, tid) bytes interned give a unique id (a trace may hold many threads) */
+    int64_t key2[2] = {pid, tid};
+    uint32_t h, idx;
+    JV_CHECK(jv_intern_add(&tr->strings, (const char *)key2, sizeof key2, &h));
+    if (jv_map_get(&r->pv->thread_of_key, h, &idx)) {
+        r->pv->last_thread = idx;
+        *out = idx;
+        return JV_OK;
     }
     if (tr->nthreads >= (1u << 24)) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 16M distinct threads", r->path);
     JV_CHECK(JV_RESERVE(tr->threads, tr->cap_threads, tr->nthreads + 1));
     tr->threads[tr->nthreads] = (jv_thread){pid, tid, 0};
+    JV_CHECK(jv_map_put(&r->pv->thread_of_key, h, (uint32_t)tr->nthreads));
     r->pv->last_thread = tr->nthreads;
     *out = (uint32_t)tr->nthreads++;
     return JV_OK;
@@ -30,13 +33,15 @@ static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out
 
 static jv_status process_index(reader *r, int64_t pid, size_t *out) {
     jv_trace *tr = r->tr;
-    for (size_t i = 0; i < tr->nprocs; i++)
-        if (tr->procs[i].pid == pid) {
-            *out = i;
-            return JV_OK;
-        }
+    uint32_t idx;
+    if (jv_map_get(&r->pv->proc_of_pid, pid, &idx)) { /* pid keys are unique int64: no collision */
+        *out = idx;
+        return JV_OK;
+    }
+    if (tr->nprocs >= (1u << 24)) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 16M distinct processes", r->path);
     JV_CHECK(JV_RESERVE(tr->procs, tr->cap_procs, tr->nprocs + 1));
     tr->procs[tr->nprocs] = (jv_process){pid, 0, 0};
+    JV_CHECK(jv_map_put(&r->pv->proc_of_pid, pid, (uint32_t)tr->nprocs));
     *out = tr->nprocs++;
     return JV_OK;
 }
@@ -102,7 +107,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         n->meta_events++;
         const char *nm = jv_trace_str(tr, e->name);
         if (!strcmp(nm, "process_name") || !strcmp(nm, "process_labels")) {
-            size_t pi;
+            size_t pi = 0;
             JV_CHECK(process_index(r, e->pid, &pi));
             if (nm[8] == 'n')
                 tr->procs[pi].name = e->arg_name;
@@ -122,6 +127,17 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         return JV_OK;
     }
     if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
+    /* Times are int64 nanoseconds. With every |ts|, ts + dur and the sum of all durations under 2^62, no
+       end, difference, interval union or sum of durations computed later can overflow. */
+    int64_t dur = e->has_dur && e->dur > 0 ? e->dur : 0;
+    if (e->ts <= -JV_TIME_LIMIT_NS || e->ts >= JV_TIME_LIMIT_NS || dur >= JV_TIME_LIMIT_NS - e->ts ||
+        dur >= JV_TIME_LIMIT_NS - r->pv->dur_sum)
+        JV_FAIL(r->err, JV_ERR_LIMIT,
+                "%s: event %llu (\"%s\", ts %lld ns, dur %lld ns): time out of range: ts and ts + dur must lie "
+                "within +-2^62 ns (+-4.6e15 us) and the durations of all events must sum to less than 2^62 ns",
+                r->path, (unsigned long long)(n->events_total - 1), jv_trace_str(tr, e->name), (long long)e->ts,
+                (long long)dur);
+    r->pv->dur_sum += dur;
     jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name,   (uint32_t)(n->events_total - 1),
                    0,     (uint8_t)e->kind,        {0, 0, 0}, JV_NONE32};
     if (ev.dur < 0) {

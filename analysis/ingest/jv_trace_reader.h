@@ -15,9 +15,11 @@
 #include "jv_trace.h"
 
 typedef struct {
-    jv_map sig_of_text; /* interned combined text -> sig index */
-    jv_map proc_of_pid; /* pid key -> process index (for non-huge keys: hashed) */
-    size_t last_thread; /* cache for thread lookups */
+    jv_map sig_of_text;   /* interned combined text -> sig index */
+    jv_map proc_of_pid;   /* pid key -> process index */
+    jv_map thread_of_key; /* interned id of the (pid, tid) bytes -> thread index */
+    size_t last_thread;   /* cache for thread lookups */
+    int64_t dur_sum;      /* durations of the events kept so far (< JV_TIME_LIMIT_NS) */
 } trace_priv;
 
 typedef struct {
@@ -29,6 +31,8 @@ typedef struct {
     int eof;
     char *scratch; /* unescape buffer */
     size_t scratch_cap;
+    char *fix; /* invalid UTF-8 repaired (jv_utf8_repair) */
+    size_t fix_cap;
     jv_progress prog;
     jv_trace *tr;
     trace_priv *pv;

@@ -40,7 +40,7 @@ static int in_tree(jv_kind k, int with_python) {
            (with_python && (k == JV_K_USER_ANNOT || k == JV_K_PYTHON));
 }
 
-static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
+static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_err *err) {
     size_t n = 0;
     for (size_t i = 0; i < tr->nev; i++)
         n += in_tree((jv_kind)tr->ev[i].kind, with_python);
@@ -79,6 +79,16 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python) {
             }
         }
         t->parent[i] = depth ? stack[depth - 1] : JV_NONE32;
+        if (depth >= JV_TREE_MAX_DEPTH) {
+            char key[2][64];
+            const jv_thread *th = &tr->threads[e->thread];
+            s = jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
+                           "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
+                           "%d levels (the deepest of the fixture traces: 53)",
+                           e->uid, jv_trace_str(tr, e->name), jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
+                           jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
+            break;
+        }
         if ((s = JV_RESERVE(stack, cap_stack, depth + 1)) != JV_OK) break;
         stack[depth++] = i;
     }
@@ -136,28 +146,92 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
     return s;
 }
 
+static int64_t pid_of(const jv_trace *tr, uint32_t i) {
+    return tr->threads[tr->ev[i].thread].pid;
+}
+
+static int is_launch(const jv_trace *tr, const jv_event *e) {
+    return (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
+}
+
+/* Correlation ids count per process: when two processes' launches share an id, a GPU event with that id
+ * is linked only within the process its device's other (unambiguous) GPU events were launched from; without
+ * such a process (none, or more than one) it stays unlinked. by_corr maps an id to its first launch. */
+static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *by_corr, const jv_map *shared) {
+    jv_intern keys; /* (pid, corr) bytes -> id; launch_of: id -> launch */
+    jv_map launch_of, host_of;
+    jv_map_init(&launch_of);
+    jv_map_init(&host_of); /* GPU pid -> thread of the launches of its unambiguous events; JV_NONE32: several */
+    jv_status s = jv_intern_init(&keys);
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        uint32_t v, id, l;
+        if (is_launch(tr, e) && jv_map_get(shared, tr->launch_corr[e->aux], &v)) {
+            int64_t key[2] = {pid_of(tr, (uint32_t)i), tr->launch_corr[e->aux]};
+            s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
+            if (s == JV_OK) s = jv_map_put_first(&launch_of, id, (uint32_t)i);
+        } else if (jv_kind_is_gpu((jv_kind)e->kind) && tr->gpu[e->aux].corr != JV_NONE64 &&
+                   !jv_map_get(shared, tr->gpu[e->aux].corr, &v) && jv_map_get(by_corr, tr->gpu[e->aux].corr, &l)) {
+            uint32_t th = tr->ev[l].thread, have;
+            if (!jv_map_get(&host_of, pid_of(tr, (uint32_t)i), &have))
+                s = jv_map_put(&host_of, pid_of(tr, (uint32_t)i), th);
+            else if (have != JV_NONE32 && tr->threads[have].pid != tr->threads[th].pid)
+                s = jv_map_put(&host_of, pid_of(tr, (uint32_t)i), JV_NONE32);
+        }
+    }
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        uint32_t v, th, id, l;
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu[e->aux].corr == JV_NONE64 ||
+            !jv_map_get(shared, tr->gpu[e->aux].corr, &v))
+            continue;
+        int64_t key[2] = {0, tr->gpu[e->aux].corr};
+        if (jv_map_get(&host_of, pid_of(tr, (uint32_t)i), &th) && th != JV_NONE32) {
+            key[0] = tr->threads[th].pid;
+            s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
+            if (s == JV_OK && jv_map_get(&launch_of, id, &l)) {
+                t->parent[i] = l;
+                t->counts.by_correlation++;
+                continue;
+            }
+        }
+        t->counts.shared_id_unlinked++;
+    }
+    jv_intern_free(&keys);
+    jv_map_free(&launch_of);
+    jv_map_free(&host_of);
+    return s;
+}
+
 static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
-    jv_map by_corr, by_ext;
+    jv_map by_corr, by_ext, shared;
     jv_map_init(&by_corr);
     jv_map_init(&by_ext);
+    jv_map_init(&shared); /* ids launched by more than one process */
     size_t nlaunch = 0;
-    for (size_t i = 0; i < tr->nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        nlaunch += (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
-    }
+    for (size_t i = 0; i < tr->nev; i++)
+        nlaunch += is_launch(tr, &tr->ev[i]);
     jv_status s = jv_map_reserve(&by_corr, nlaunch);
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if ((e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64)
-            s = jv_map_put_first(&by_corr, tr->launch_corr[e->aux], (uint32_t)i);
+        uint32_t l, v;
+        if (!is_launch(tr, e)) continue;
+        int64_t corr = tr->launch_corr[e->aux];
+        if (!jv_map_get(&by_corr, corr, &l))
+            s = jv_map_put(&by_corr, corr, (uint32_t)i);
+        else if (pid_of(tr, l) != pid_of(tr, (uint32_t)i) && !jv_map_get(&shared, corr, &v)) {
+            s = jv_map_put(&shared, corr, 1);
+            t->counts.shared_ids++;
+        }
     }
     size_t missing = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         t->counts.gpu_events++;
-        uint32_t l;
+        uint32_t l, v;
         int64_t corr = tr->gpu[e->aux].corr;
+        if (corr != JV_NONE64 && shared.count && jv_map_get(&shared, corr, &v)) continue; /* below */
         if (corr != JV_NONE64 && jv_map_get(&by_corr, corr, &l)) {
             t->parent[i] = l;
             t->counts.by_correlation++;
@@ -165,6 +239,8 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
             missing++;
         }
     }
+    if (s == JV_OK && shared.count) s = link_shared_ids(tr, t, &by_corr, &shared);
+    missing += t->counts.shared_id_unlinked;
     if (s == JV_OK && missing && tr->nflows) s = link_by_flows(tr, t);
     /* 2021 traces: the GPU event's "external id" names the op */
     if (s == JV_OK && missing) {
@@ -185,6 +261,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     }
     jv_map_free(&by_corr);
     jv_map_free(&by_ext);
+    jv_map_free(&shared);
     return s;
 }
 
@@ -270,14 +347,14 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err 
     jv_status s = JV_ERR_NOMEM;
     if (t->parent && t->launcher && t->op_of_gpu) {
         memset(t->parent, 0xFF, n * sizeof *t->parent);
-        s = build_host(tr, t, with_python);
+        s = build_host(tr, t, with_python, err);
         if (s == JV_OK) s = link_gpu(tr, t);
         if (s == JV_OK) s = find_launchers(tr, t);
         if (s == JV_OK) s = link_fwd_bwd(tr, t);
     }
     if (s != JV_OK) {
         jv_tree_free(t);
-        JV_FAIL(err, s, "out of memory while building the call tree (%zu events)", tr->nev);
+        JV_FAIL(err, s, "out of memory while building the call tree (%zu events)", tr->nev); /* unless set above */
     }
     return JV_OK;
 }

@@ -20,6 +20,8 @@ typedef struct {
     uint64_t dropped_overlap;     /* host events that overlap their parent's end (kept as roots) */
     uint64_t cpu_ops;             /* cpu_op events */
     uint64_t cpu_ops_with_shapes; /* cpu ops that carry Input Dims */
+    uint64_t shared_ids;          /* correlation ids that launches of more than one process carry */
+    uint64_t shared_id_unlinked;  /* GPU events with such an id whose process could not be told */
 } jv_link_counts;
 
 typedef struct {
@@ -30,10 +32,15 @@ typedef struct {
     jv_link_counts counts;
 } jv_tree;
 
+/* The deepest nesting of host events the tree accepts (the deepest of the 38 fixture traces, Python
+ * functions included, is 53): it bounds every walk up the tree, so no analysis is quadratic in the depth. */
+enum { JV_TREE_MAX_DEPTH = 256 };
+
 /* Builds the tree and links GPU events for tr. The analysis tree holds cpu ops
  * and runtime/driver calls (as TraceLens'); with_python adds python_function
- * and user_annotation events (for call-stack queries). JV_ERR_NOMEM on failure
- * (tree freed). */
+ * and user_annotation events (for call-stack queries). JV_ERR_NOMEM, or JV_ERR_LIMIT
+ * for nesting deeper than JV_TREE_MAX_DEPTH (the message names the event; the caller adds the
+ * file), on failure (tree freed). */
 jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err *err);
 
 /* Frees the tree. */

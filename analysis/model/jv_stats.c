@@ -74,6 +74,7 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         ke[k].pos = k;
     }
     if (ok && sorted) qsort(ke, nk, sizeof *ke, cmp_kentry);
+    if (nk > JV_KERNEL_DETAILS_MAX) nk = JV_KERNEL_DETAILS_MAX; /* the cell stays bounded (the caller warns) */
     ok = ok && jv_sb_puts(&fb, "[") && jv_sb_puts(&tb, "[");
     for (size_t k = 0; ok && k < nk; k++) {
         const jv_stats *st = &ke[k].st;

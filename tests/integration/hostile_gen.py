@@ -1,0 +1,169 @@
+"""Generators of hostile traces for test_hostile_inputs.py (and for measuring by hand:
+`python3 hostile_gen.py KIND OUT [N]` writes one; KIND is one of the functions named gen_*).
+
+Every trace is the mini Kineto shape jarvis-analyze reads: cpu ops, cudaLaunchKernel calls nested in them,
+kernels on pid 0 carrying the launch's correlation id. Nothing here is stored in the repository: the tests
+generate what they need at run time.
+"""
+import gzip
+import json
+import sys
+
+DEVPROPS = [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045231616, "computeMajor": 9,
+             "computeMinor": 0, "numSms": 132, "warpSize": 32}]
+
+
+def op(name, ts, dur, pid=100, tid=100, dims=None, ext=None):
+    args = {}
+    if dims is not None:
+        args = {"Input Dims": dims, "Input type": ["float"] * len(dims), "Input Strides": [[]] * len(dims),
+                "Concrete Inputs": [""] * len(dims)}
+    if ext is not None:
+        args["External id"] = ext
+    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def launch(ts, corr, pid=100, tid=100, dur=2):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": pid, "tid": tid, "ts": ts,
+            "dur": dur, "args": {"correlation": corr}}
+
+
+def kernel(name, ts, dur, corr, pid=0, stream=7):
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": pid, "tid": stream, "ts": ts, "dur": dur,
+            "args": {"device": pid, "stream": stream, "correlation": corr}}
+
+
+def doc(events):
+    return {"deviceProperties": DEVPROPS, "traceEvents": events}
+
+
+def one_op(name, kname, ts, dur=50, kdur=10, corr=1, pid=100):
+    """a cpu op with one launch and its kernel"""
+    return [op(name, ts, dur, pid=pid, tid=pid, dims=[[64, 64]]), launch(ts + 1, corr, pid=pid, tid=pid),
+            kernel(kname, ts + 5, kdur, corr)]
+
+
+def write(path, obj_or_bytes, gz=None):
+    data = obj_or_bytes if isinstance(obj_or_bytes, bytes) else json.dumps(obj_or_bytes).encode()
+    if gz is None:
+        gz = path.endswith('.gz')
+    if gz:
+        data = gzip.compress(data, 1)
+    with open(path, 'wb') as f:
+        f.write(data)
+
+
+# ---------- numbers ----------
+
+def gen_huge_ts(path, ts=9.2e15):
+    """two ops, the second at ts (microseconds) near the int64 range in nanoseconds"""
+    ev = one_op("aten::add", "k_add", 1000, corr=1) + one_op("aten::mul", "k_mul", int(ts), 5e5, 5e5 - 10, corr=2)
+    write(path, doc(ev))
+
+
+def gen_bad_utf8(path):
+    """op and kernel names with invalid UTF-8 bytes (raw, not escaped): a lone continuation byte, a cut
+    sequence, an overlong encoding, a surrogate encoded in UTF-8, a byte 0xFF"""
+    ev = one_op("aten::add_\x80X", "k1", 1000, corr=1) + one_op("aten::mul", "k2", 2000, corr=2)
+    ev[2]["name"] = "kern_\xff\xfe_end"
+    ev[5]["name"] = "kern2_\xc0\xaf_\xed\xa0\x80_\xe2\x82"
+    ev[3]["args"]["Input type"] = ["flo\xf8at"]
+    text = json.dumps(doc(ev), ensure_ascii=False)
+    # the names hold U+0080.. characters as placeholders for the raw bytes: write each as one byte
+    write(path, text.encode('latin-1'))
+
+
+def gen_shared_corr(path):
+    """two processes whose launches reuse correlation ids 1..3: process 100 (aten::add, kernels k_add on GPU
+    pid 0) and process 200 (aten::mul, kernels k_mul on GPU pid 1); ids 4 (process 100) and 5 (process 200)
+    are their own"""
+    ev = []
+    for pid, name, kname, gpu, ids in ((100, "aten::add", "k_add", 0, (1, 2, 3, 4)),
+                                        (200, "aten::mul", "k_mul", 1, (1, 2, 3, 5))):
+        for j, corr in enumerate(ids):
+            ts = 1000 + 100 * j + (pid - 100)
+            ev += [op(name, ts, 50, pid=pid, tid=pid, dims=[[64, 64]]), launch(ts + 1, corr, pid=pid, tid=pid),
+                   kernel(kname, ts + 5000, 10 if gpu == 0 else 20, corr, pid=gpu)]
+    write(path, doc(ev))
+
+
+# ---------- time and memory ----------
+
+def gen_nested(path, n=200000, depth=None):
+    """n cpu ops (aten::add, aten::mm) in chains of `depth` (default: one chain of depth n), each op nested
+    in the one before; every op launches a kernel before its child starts"""
+    depth = depth or n
+    ev = []
+    for c in range(0, n, depth):
+        base = 30 * c
+        m = min(depth, n - c)
+        for j in range(m):
+            i = c + j
+            ts = base + 10 * j
+            ev.append(op("aten::add" if i % 2 else "aten::mm", ts, 20 * m - 10 * j, dims=[[i % 5 + 1, 3], [3, 3]]))
+            ev += [launch(ts + 1, i + 1), kernel("k%d" % (i % 2), base + 10 * m + 10 * j, 5, i + 1)]
+    write(path, doc(ev))
+
+
+def gen_chains(path, n=200000):
+    """n cpu ops in chains just under the nesting limit (255 deep)"""
+    gen_nested(path, n, 255)
+
+
+def gen_threads(path, n=200000):
+    """n cpu ops on n distinct threads"""
+    ev = [op("aten::op", 1000 + i, 5, tid=i + 1) for i in range(n)]
+    write(path, doc(ev))
+
+
+def gen_one_corr(path, n=1000000):
+    """n kernels sharing one correlation id with one launch (a graph launch gone wrong)"""
+    with gzip.open(path, 'wt', compresslevel=1) as f:
+        f.write('{"traceEvents": [')
+        f.write(json.dumps(op("aten::x", 1000, 10 * n + 100, dims=[[2, 2]])) + ',')
+        f.write(json.dumps(launch(1001, 5)))
+        for i in range(n):
+            f.write(',{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":5,'
+                    '"args":{"device":0,"stream":7,"correlation":5}}' % (i % 3, 1005 + 10 * i))
+        f.write(']}')
+
+
+def gen_gz_whitespace(path, mib=64):
+    """gzip'd: '{' then mib MiB of spaces"""
+    with gzip.open(path, 'wb', compresslevel=9) as f:
+        f.write(b'{"traceEvents": [')
+        blk = b' ' * (1 << 20)
+        for _ in range(mib):
+            f.write(blk)
+
+
+def gen_gz_longstring(path, mib=64):
+    """gzip'd: one event whose name is a string of mib MiB"""
+    with gzip.open(path, 'wb', compresslevel=9) as f:
+        f.write(b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "')
+        blk = b'a' * (1 << 20)
+        for _ in range(mib):
+            f.write(blk)
+
+
+# ---------- formats ----------
+
+def gen_multimember(path):
+    """a trace gzip'd as two members (as `cat a.gz b.gz` makes)"""
+    raw = json.dumps(doc(one_op("aten::add", "k_add", 1000))).encode()
+    h = len(raw) // 2
+    write(path, gzip.compress(raw[:h]) + gzip.compress(raw[h:]), gz=False)
+
+
+def gen_gz_garbage(path, garbage=b'GARBAGE after the member\n'):
+    """a valid gzip member followed by bytes that are not gzip"""
+    raw = json.dumps(doc(one_op("aten::add", "k_add", 1000))).encode()
+    write(path, gzip.compress(raw) + garbage, gz=False)
+
+
+if __name__ == '__main__':
+    fn = globals()['gen_' + sys.argv[1]]
+    if len(sys.argv) > 3:
+        fn(sys.argv[2], int(sys.argv[3]))
+    else:
+        fn(sys.argv[2])
