@@ -10,11 +10,12 @@ symbolic link, a bad -o and a full disk.
 - killed run (SIGKILL while it writes): OUT is the earlier run, whole; the next run removes the leftovers
   (.OUT.jv-new-*, OUT.lock) and publishes;
 - symbolic links planted at every name the old scheme used (NAME.tmp.<pid>) and at OUT.lock: never
-  followed (the victim file is unchanged); jarvis-replay's --report and --benchmark_out likewise;
+  followed (the victim file is unchanged); jarvis-replay's --report and --benchmark_out likewise, and a
+  temporary a dead writer left beside its report is removed by the next write;
 - -o "" is refused (exit 2), -o '.', '..', an existing file, a symbolic link or a folder of other files (exit 1), and
   nothing is written;
 - disk full (a small tmpfs; skipped where it cannot be mounted): exit 1 with a message naming the file,
-  the earlier output intact, no temporary left.
+  the earlier output intact, no temporary left; jarvis-replay --report likewise (the earlier report intact).
 Usage: test_output_publish.py JARVIS_ANALYZE JARVIS_REPLAY DATA_DIR
 """
 import fcntl
@@ -225,6 +226,11 @@ def symlinks(tmp):
             "list_kwargs": []}}], f)
     rdir = os.path.join(tmp, 'replay')
     os.mkdir(rdir)
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    stale = os.path.join(rdir, 'r.md.jv-tmp-%d-AbC123' % dead.pid)  # what a killed writer leaves
+    with open(stale, 'w') as f:
+        f.write('half')
 
     def plant_replay(pid):
         for n in ('r.md', 'b.json'):
@@ -243,7 +249,9 @@ def symlinks(tmp):
     except (OSError, ValueError) as e:
         doc = {'error': str(e)}
     check('benchmarks' in doc, 'the benchmark JSON is whole', doc.get('error'))
-    check(glob.glob(os.path.join(rdir, '*.jv-tmp-*')) == [], 'no replay temporary left')
+    check(glob.glob(os.path.join(rdir, '*.jv-tmp-*')) == [], 'no replay temporary left (a dead writer\'s removed)',
+          glob.glob(os.path.join(rdir, '*.jv-tmp-*')))
+    return ir
 
 
 def bad_outdirs(tmp):
@@ -273,7 +281,7 @@ def bad_outdirs(tmp):
           'nothing written, nothing removed', sorted(os.listdir(cwd)))
 
 
-def disk_full(tmp):
+def disk_full(tmp, ir):
     mnt = os.path.join(tmp, 'full')
     os.mkdir(mnt)
     if os.geteuid() != 0 or subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt],
@@ -298,6 +306,23 @@ def disk_full(tmp):
               p.stderr)
         check(snapshot(out) == before, 'the earlier output is intact')
         check(leftovers(mnt, 'out') == [], 'no temporary left', leftovers(mnt, 'out'))
+        # jarvis-replay: its report onto the full filesystem keeps the earlier report
+        report = os.path.join(mnt, 'r.md')
+        with open(report, 'w') as f:
+            f.write('earlier report\n')
+        try:
+            with open(os.path.join(mnt, 'filler'), 'wb') as f:
+                while True:
+                    f.write(b'x' * 4096)
+                    f.flush()
+        except OSError:
+            pass
+        p = run(REPLAY, ir, '--backend', 'cpu', '--no-baseline', '--iterations', '1', '--report', report, '-q')
+        check(p.returncode == 1 and 'r.md' in p.stderr and 'No space left on device' in p.stderr,
+              'jarvis-replay --report on a full disk: exit 1 naming the file', p.returncode, p.stderr)
+        with open(report) as f:
+            check(f.read() == 'earlier report\n', 'the earlier report is intact')
+        check(glob.glob(os.path.join(mnt, '*.jv-tmp-*')) == [], 'no replay temporary left')
     finally:
         subprocess.run(['umount', mnt], capture_output=True)
 
@@ -309,9 +334,9 @@ def main():
         second_run(tmp)
         concurrent(tmp, slow)
         killed(tmp, slow)
-        symlinks(tmp)
+        ir = symlinks(tmp)
         bad_outdirs(tmp)
-        disk_full(tmp)
+        disk_full(tmp, ir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return finish()
