@@ -21,6 +21,7 @@
 #include "jv_publish.h"
 #include "jv_replay_pkg.h"
 #include "jv_report.h"
+#include "jv_stats.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
@@ -189,11 +190,22 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
                 "the trace window?)%s\n",
                 p, (unsigned long long)k->unlinked, (unsigned long long)k->gpu_events,
                 c->include_unlinked ? "" : "; left out of gpu_timeline (see --include-unlinked)");
+    if (k->shared_ids)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %llu correlation ids are carried by the launches of more than one "
+                "process: their GPU events were linked within the process that launched the other work of their "
+                "device; %llu could not be told apart and are not linked by correlation\n",
+                p, (unsigned long long)k->shared_ids, (unsigned long long)k->shared_id_unlinked);
     if (!tr->device_props_key)
         fprintf(stderr, "jarvis-analyze: warning: %s: no deviceProperties: the GPU model is unknown\n", p);
     if (tr->counts.bad_time)
         fprintf(stderr, "jarvis-analyze: warning: %s: %llu events without a usable ts/dur were skipped\n", p,
                 (unsigned long long)tr->counts.bad_time);
+    if (tr->counts.bad_utf8)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %llu strings (names, arguments) hold invalid UTF-8: each invalid "
+                "sequence is written as U+FFFD\n",
+                p, (unsigned long long)tr->counts.bad_utf8);
     if (tr->counts.non_object)
         fprintf(stderr, "jarvis-analyze: warning: %s: %llu traceEvents entries are not objects (skipped)\n", p,
                 (unsigned long long)tr->counts.non_object);
@@ -202,6 +214,18 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
                 "jarvis-analyze: warning: %s: %llu host events end after their enclosing event and were kept "
                 "as roots\n",
                 p, (unsigned long long)k->dropped_overlap);
+}
+
+/* jv_tree_build, with the file named in its error (the tree knows no file names). */
+static jv_status tree_build(const char *path, const jv_trace *tr, int with_python, jv_tree *t, jv_err *err) {
+    jv_status s = jv_tree_build(tr, with_python, t, err);
+    if (s != JV_OK && err) {
+        char msg[sizeof err->msg];
+        int n = snprintf(msg, sizeof msg, "%s: ", path);
+        if (n > 0 && (size_t)n < sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, "%.*s", 400, err->msg);
+        memcpy(err->msg, msg, sizeof msg);
+    }
+    return s;
 }
 
 static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t nlaunchers) {
@@ -333,7 +357,7 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
     jv_launchers l = {0};
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
-    jv_status s = jv_tree_build(&tr, 0, &t, err);
+    jv_status s = tree_build(path, &tr, 0, &t, err);
     if (s != JV_OK) {
         jv_trace_free(&tr);
         return s;
@@ -344,7 +368,18 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
     if (s != JV_OK) {
         jv_err_set(err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", path);
     } else {
-        size_t nlaunchers = l.n;
+        size_t nlaunchers = l.n, big = 0;
+        uint64_t most = 0;
+        for (size_t i = 0; i < l.n; i++)
+            if (l.rows[i].ndirect > JV_KERNEL_DETAILS_MAX) {
+                big++;
+                most = l.rows[i].ndirect > most ? l.rows[i].ndirect : most;
+            }
+        if (big)
+            fprintf(stderr,
+                    "jarvis-analyze: warning: %s: %zu ops launch more than %d GPU events each (at most %llu): their "
+                    "kernel_details cells list the first %d\n",
+                    path, big, JV_KERNEL_DETAILS_MAX, (unsigned long long)most, JV_KERNEL_DETAILS_MAX);
         s = write_reports(c, path, target, &tr, &t, &l, ref, dg, err);
         if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
     }
@@ -359,7 +394,7 @@ static jv_status call_stack(const cli *c, jv_err *err) {
     jv_tree t;
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
     JV_CHECK(jv_trace_load(c->trace, &lo, &tr, err));
-    jv_status s = jv_tree_build(&tr, 1, &t, err);
+    jv_status s = tree_build(c->trace, &tr, 1, &t, err);
     if (s == JV_OK) {
         s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c->call_stack_uid, 5000, err);
         jv_tree_free(&t);
