@@ -4,7 +4,9 @@
 #include "jv_package.h"
 
 #include "jv_output.h"
+#include "jv_sha256.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +18,16 @@
 #include <unistd.h>
 #include <zip.h>
 
-#define MIB            ((uint64_t)1 << 20)
-#define RATIO_MAX      1000.0 /* compression ratio of a member over RATIO_FLOOR bytes */
-#define RATIO_FLOOR    MIB
-#define TOTAL_FACTOR   64 /* all members together: at most 64 * max_bytes */
-#define MAX_MEMBERS    10000
-#define READ_CHUNK     ((size_t)1 << 16)
-#define IR_LIMIT       ((size_t)256 << 20)
+#define MIB          ((uint64_t)1 << 20)
+#define RATIO_MAX    1000.0 /* compression ratio of a member over RATIO_FLOOR bytes */
+#define RATIO_FLOOR  MIB
+#define TOTAL_FACTOR 64 /* all members together: at most 64 * max_bytes */
+#define MAX_MEMBERS  10000
+#define READ_CHUNK   ((size_t)1 << 16)
+/* replay IR: cJSON takes up to ~50 bytes of memory per byte of number-dense JSON (27 MB -> 1.37 GB),
+   so 16 MiB bounds it near 850 MB; the largest IR of the 38 fixture traces' packages, all ops kept
+   (--replay-top 0), is 0.33 MB (nv_sampled_w128_rank1) */
+#define IR_LIMIT       ((size_t)JV_PACKAGE_IR_LIMIT)
 #define MANIFEST_LIMIT ((size_t)1 << 20)
 
 /* Why member name s is refused, or NULL when it is a plain relative name. */
@@ -192,8 +197,8 @@ static jv_status check_archive(const char *path, zip_t *za, const char *member, 
         }
     }
     if (*index >= 0 && *size > max_bytes)
-        JV_FAIL(err, JV_ERR_LIMIT, "%s: member '%s' is %llu bytes (limit %zu)", path, member, (unsigned long long)*size,
-                max_bytes);
+        JV_FAIL(err, JV_ERR_LIMIT, "%s: member '%s' is %llu bytes: over the limit of %zu bytes (%zu MiB)", path, member,
+                (unsigned long long)*size, max_bytes, max_bytes >> 20);
     if (total > total_max)
         JV_FAIL(err, JV_ERR_FORMAT, "%s: members declare %llu bytes in all (more than %llu): archive refused", path,
                 (unsigned long long)total, (unsigned long long)total_max);
@@ -285,7 +290,8 @@ static jv_status read_rest(FILE *f, const char *path, const char *pre, size_t np
             if (ncap > limit + 2) ncap = limit + 2;
             if (ncap <= cap) {
                 free(buf);
-                JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes of replay IR", path, limit);
+                JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes (%zu MiB) of replay IR: the limit", path, limit,
+                        limit >> 20);
             }
             char *nb = realloc(buf, ncap);
             if (!nb) {
@@ -299,7 +305,8 @@ static jv_status read_rest(FILE *f, const char *path, const char *pre, size_t np
         n += r;
         if (n > limit) {
             free(buf);
-            JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes of replay IR", path, limit);
+            JV_FAIL(err, JV_ERR_LIMIT, "%s: more than %zu bytes (%zu MiB) of replay IR: the limit", path, limit,
+                    limit >> 20);
         }
         if (r == 0) {
             if (ferror(f)) {
@@ -315,6 +322,52 @@ static jv_status read_rest(FILE *f, const char *path, const char *pre, size_t np
     return JV_OK;
 }
 
+/* Checks the members that manifest.json lists under "members" (a package made before it lists none) against
+ * their size and SHA-256; the IR is already read. Other members are read here (at most MANIFEST_LIMIT). */
+static jv_status check_members(const char *path, const char *manifest, const char *ir, size_t ir_len, jv_err *err) {
+    cJSON *doc = cJSON_Parse(manifest);
+    if (!doc) JV_FAIL(err, JV_ERR_FORMAT, "%s: member 'manifest.json' is not valid JSON: package refused", path);
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(doc, "members"), *m;
+    jv_status st = JV_OK;
+    if (mem && !cJSON_IsObject(mem))
+        st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                        "%s: manifest.json: \"members\" is not an object: package refused", path);
+    const cJSON *list = st == JV_OK ? mem : NULL;
+    cJSON_ArrayForEach(m, list) {
+        const cJSON *sha = cJSON_GetObjectItemCaseSensitive(m, "sha256");
+        const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(m, "bytes");
+        char pn[128];
+        const char *nm = printable(pn, sizeof pn, m->string);
+        if (!cJSON_IsString(sha) || strlen(sha->valuestring) != 64 || !cJSON_IsNumber(bytes)) {
+            st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                            "%s: manifest.json: member '%s' has no \"bytes\" and 64-digit \"sha256\": package refused",
+                            path, nm);
+            break;
+        }
+        char *data = NULL;
+        size_t len = ir_len;
+        if (strcmp(m->string, "replay_ir.json") != 0) {
+            st = jv_package_read(path, m->string, MANIFEST_LIMIT, &data, &len, err);
+            if (st != JV_OK) break;
+        }
+        jv_sha256 h;
+        char hex[65];
+        jv_sha256_init(&h);
+        jv_sha256_update(&h, data ? data : ir, len);
+        jv_sha256_final(&h, hex);
+        free(data);
+        if ((double)len != bytes->valuedouble || strcmp(hex, sha->valuestring) != 0) {
+            st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
+                            "%s: member '%s' does not match manifest.json (%zu bytes, SHA-256 %.12s..., listed: %.0f "
+                            "bytes, %.12s...): the package is damaged or was edited; refused",
+                            path, nm, len, hex, bytes->valuedouble, sha->valuestring);
+            break;
+        }
+    }
+    cJSON_Delete(doc);
+    return st;
+}
+
 jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err) {
     *ir_text = NULL;
     *ir_len = 0;
@@ -326,19 +379,25 @@ jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char
     if (nh == 2 && head[0] == 'P' && head[1] == 'K') {
         fclose(f);
         JV_CHECK(jv_package_read(path, "replay_ir.json", IR_LIMIT, ir_text, ir_len, err));
-        if (!manifest) return JV_OK;
         size_t mlen;
+        char *man = NULL;
         jv_err e2;
         jv_err_clear(&e2);
-        jv_status st = jv_package_read(path, "manifest.json", MANIFEST_LIMIT, manifest, &mlen, &e2);
+        jv_status st = jv_package_read(path, "manifest.json", MANIFEST_LIMIT, &man, &mlen, &e2);
         if (st == JV_ERR_NOTFOUND) return JV_OK;
+        if (st == JV_OK) st = check_members(path, man, *ir_text, *ir_len, &e2);
         if (st != JV_OK) {
+            free(man);
             free(*ir_text);
             *ir_text = NULL;
             *ir_len = 0;
             if (err && err->code == JV_OK) *err = e2;
             return st;
         }
+        if (manifest)
+            *manifest = man;
+        else
+            free(man);
         return JV_OK;
     }
     char *text = NULL;

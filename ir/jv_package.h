@@ -10,6 +10,9 @@
 
 #include "jv_status.h"
 
+/* The largest replay IR read (a package member or a bare file): 16 MiB. */
+enum { JV_PACKAGE_IR_LIMIT = 16 << 20 };
+
 typedef struct {
     const char *name; /* member name: relative, no "..", no backslash */
     const void *data;
@@ -44,9 +47,12 @@ jv_status jv_package_read(const char *path, const char *member, size_t max_bytes
  * optional UTF-8 BOM, is '[' or '{'). *ir_text / *ir_len receive
  * replay_ir.json or the whole bare file (malloc'ed, NUL-terminated);
  * *manifest receives manifest.json, or NULL for a bare file or a package
- * without one (manifest may be NULL when not wanted). Limits: 256 MiB of IR,
- * 1 MiB of manifest. Errors as jv_package_read, naming path; JV_ERR_FORMAT
- * for a file that is neither; JV_ERR_LIMIT for a bare file over 256 MiB. */
+ * without one (manifest may be NULL when not wanted). A package whose
+ * manifest lists "members" (size and SHA-256 of each other member) is
+ * checked against them: a mismatch is JV_ERR_FORMAT naming the member.
+ * Limits: JV_PACKAGE_IR_LIMIT bytes of IR, 1 MiB of manifest and of each other member. Errors as
+ * jv_package_read, naming path; JV_ERR_FORMAT for a file that is neither; JV_ERR_LIMIT for a bare file over
+ * the limit. */
 jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err);
 
 #endif

@@ -94,7 +94,8 @@ static const char README[] =
     "  FLOPs and bytes, and `ex_uid` (the op's index in traceEvents: `jarvis-analyze TRACE --call-stack UID`\n"
     "  prints its parent chain and subtree).\n"
     "- `manifest.json`: the trace (file name, size, SHA-256), its GPUs, the jarvis version and date, how the\n"
-    "  ops were chosen, and the ops that are not in the package with the reason.\n"
+    "  ops were chosen, the ops that are not in the package with the reason, and the size and SHA-256 of\n"
+    "  the other members (`jarvis-replay` refuses a package whose members differ from them).\n"
     "\n"
     "## Run it\n"
     "\n"
@@ -304,6 +305,21 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     if (more_skipped) cJSON_AddNumberToObject(man, "not_replayed_more", more_skipped);
 
     ir_text = cJSON_Print(ir);
+    if (ir_text) { /* every other member's size and SHA-256: jarvis-replay checks them */
+        cJSON *mem = cJSON_AddObjectToObject(man, "members");
+        const char *names[2] = {"replay_ir.json", "README.md"}, *texts[2] = {ir_text, README};
+        size_t lens[2] = {strlen(ir_text), sizeof README - 1};
+        for (int i = 0; mem && i < 2; i++) {
+            jv_sha256 h;
+            char hex[65];
+            jv_sha256_init(&h);
+            jv_sha256_update(&h, texts[i], lens[i]);
+            jv_sha256_final(&h, hex);
+            cJSON *m = cJSON_AddObjectToObject(mem, names[i]);
+            if (m) cJSON_AddNumberToObject(m, "bytes", (double)lens[i]);
+            if (m) cJSON_AddStringToObject(m, "sha256", hex);
+        }
+    }
     man_text = cJSON_Print(man);
     if (!ir_text || !man_text) {
         st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
