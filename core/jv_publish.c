@@ -231,10 +231,10 @@ jv_status jv_publish_commit(jv_publish *p, jv_err *err) {
     } else if (errno != EEXIST && errno != ENOTEMPTY) {
         s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot move the new output into place: %s", p->target,
                        strerror(errno));
-    } else if (renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0) {
+    } else if (!p->no_exchange && renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0) {
         old = p->stage; /* the earlier run, under the stage's name */
         p->stage = NULL;
-    } else if (errno != EINVAL && errno != ENOSYS) {
+    } else if (!p->no_exchange && errno != EINVAL && errno != ENOSYS) {
         s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot swap the new output into place: %s", p->target,
                        strerror(errno));
     } else {

@@ -39,12 +39,13 @@
 #include "jv_status.h"
 
 typedef struct {
-    char *target; /* OUT, trailing slashes dropped */
-    char *parent; /* its folder ("." for a bare name) */
-    char *base;   /* its last component */
-    char *lock;   /* OUT.lock */
-    char *stage;  /* the private folder this run writes into; NULL once published */
-    int lock_fd;  /* -1 when not held */
+    char *target;    /* OUT, trailing slashes dropped */
+    char *parent;    /* its folder ("." for a bare name) */
+    char *base;      /* its last component */
+    char *lock;      /* OUT.lock */
+    char *stage;     /* the private folder this run writes into; NULL once published */
+    int lock_fd;     /* -1 when not held */
+    int no_exchange; /* tests: 1 takes the path of a filesystem without RENAME_EXCHANGE (set after begin) */
 } jv_publish;
 
 /* Steps 1-3: checks target, creates its missing parent folders, takes the
