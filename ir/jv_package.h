@@ -19,9 +19,10 @@ typedef struct {
     size_t len;
 } jv_pkg_file;
 
-/* Writes a zip holding files (n >= 1, deflated) at path, through a temporary
- * name in the same directory (path.tmp.<pid>, synced, then renamed into
- * place): path is never half-written and a failed write leaves nothing.
+/* Writes a zip holding files (n >= 1, deflated) at path, through a private
+ * temporary file in the same directory (jv_out: path.jv-tmp-<pid>-XXXXXX,
+ * created O_EXCL, then renamed into place): path is never half-written and a
+ * failed write leaves nothing.
  * JV_ERR_IO (naming path) on failure; JV_ERR_FORMAT (naming path) for no
  * members, a bad member name (empty, absolute, "..", backslash, control
  * character, a directory) or one given twice. */
