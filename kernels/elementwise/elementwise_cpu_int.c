@@ -22,6 +22,7 @@
 
 #include "elementwise/elementwise.h"
 #include "elementwise_cpu.h"
+#include "elementwise_double.h"
 #include "elementwise_scalars.h"
 
 enum { EW_BLK = 1024 }; /* as elementwise_cpu.c's block */
@@ -460,129 +461,22 @@ static void store_d(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n,
     }
 }
 
-static inline double max_nan(double a, double b) {
-    return (a != a || b != b) ? NAN : a > b ? a : b;
-}
-static inline double min_nan(double a, double b) {
-    return (a != a || b != b) ? NAN : a < b ? a : b;
-}
-static inline double sigmoid(double x) {
-    return 1.0 / (1.0 + exp(-x));
-}
-static double gelu(double x, int tanh_form) {
-    if (tanh_form) return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-    return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
-}
-static double gelu_grad(double x, int tanh_form) {
-    if (tanh_form) {
-        const double k = 0.79788456080286535588, t = tanh(k * (x + 0.044715 * x * x * x));
-        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x);
-    }
-    return 0.5 * (1.0 + erf(x * 0.70710678118654752440)) + x * 0.39894228040143267794 * exp(-0.5 * x * x);
-}
-
-/* PyTorch's div_floor_floating, in double (lowp: in float) */
-static double div_floor(double da, double db, int lowp) {
-    if (lowp) {
-        const float a = (float)da, b = (float)db;
-        if (b == 0) return a / b;
-        const float mod = fmodf(a, b);
-        float q = (a - mod) / b;
-        if (mod != 0 && (b < 0) != (mod < 0)) q -= 1;
-        if (q == 0) return copysignf(0.0f, a / b);
-        const float f = floorf(q);
-        return q - f > 0.5f ? f + 1 : f;
-    }
-    if (db == 0) return da / db;
-    const double mod = fmod(da, db);
-    double q = (da - mod) / db;
-    if (mod != 0 && (db < 0) != (mod < 0)) q -= 1;
-    if (q == 0) return copysign(0.0, da / db);
-    const double f = floor(q);
-    return q - f > 0.5 ? f + 1 : f;
-}
-
-/* a comparison, in float when lowp */
-#define EW_CMP(op)                                                                                                     \
-    do {                                                                                                               \
-        if (w->lowp)                                                                                                   \
-            EW_LOOP((float)a[i] op(float) b[i]);                                                                       \
-        else                                                                                                           \
-            EW_LOOP(a[i] op b[i]);                                                                                     \
-    } while (0)
-
-/* o[i] = op(a[i], b[i], c[i]) in double, i < n; o may be a */
+/* o[i] = op(a[i], b[i], c[i]) in double, i < n; o may be a: the reference's math (elementwise_double.h) */
 static void apply_d(const jv_ew_cpu_wide *w, int64_t n, const double *a, const double *b, const double *c, double *o) {
-    const double alpha = w->alpha, lo = w->lo, hi = w->hi;
-    const int gt = w->gelu_tanh;
-    switch (w->op) {
-    case JV_EW_ADD: EW_LOOP(a[i] + alpha * b[i]); break;
-    case JV_EW_SUB: EW_LOOP(a[i] - alpha * b[i]); break;
-    case JV_EW_RSUB: EW_LOOP(b[i] - alpha * a[i]); break;
-    case JV_EW_MUL: EW_LOOP(a[i] * b[i]); break;
-    case JV_EW_DIV:
-        if (w->rounding == 0)
-            EW_LOOP(a[i] / b[i]);
-        else if (w->rounding == 1 && w->lowp)
-            EW_LOOP((double)truncf((float)a[i] / (float)b[i]));
-        else if (w->rounding == 1)
-            EW_LOOP(trunc(a[i] / b[i]));
-        else
-            EW_LOOP(div_floor(a[i], b[i], w->lowp));
-        break;
-    case JV_EW_WHERE: EW_LOOP(a[i] != 0 ? b[i] : c[i]); break;
-    case JV_EW_THRESHOLD_BACKWARD: EW_LOOP(b[i] <= w->thr ? 0.0 : a[i]); break;
-    case JV_EW_SIGMOID_BACKWARD: EW_LOOP(a[i] * (1.0 - b[i]) * b[i]); break;
-    case JV_EW_TANH_BACKWARD: EW_LOOP(a[i] * (1.0 - b[i] * b[i])); break;
-    case JV_EW_GELU_BACKWARD: EW_LOOP(a[i] * gelu_grad(b[i], gt)); break;
-    case JV_EW_SILU_BACKWARD:
-        for (int64_t i = 0; i < n; i++) {
-            const double s = sigmoid(b[i]);
-            o[i] = a[i] * s * (1.0 + b[i] * (1.0 - s));
-        }
-        break;
-    case JV_EW_MAXIMUM: EW_LOOP(max_nan(a[i], b[i])); break;
-    case JV_EW_MINIMUM: EW_LOOP(min_nan(a[i], b[i])); break;
-    case JV_EW_EQ: EW_CMP(==); break;
-    case JV_EW_NE: EW_CMP(!=); break;
-    case JV_EW_LT: EW_CMP(<); break;
-    case JV_EW_LE: EW_CMP(<=); break;
-    case JV_EW_GT: EW_CMP(>); break;
-    case JV_EW_GE: EW_CMP(>=); break;
-    case JV_EW_MASKED_FILL: EW_LOOP(b[i] != 0 ? c[i] : a[i]); break;
-    case JV_EW_ADDCMUL: EW_LOOP(a[i] + w->value * b[i] * c[i]); break;
-    case JV_EW_ADDCDIV: EW_LOOP(a[i] + w->value * (b[i] / c[i])); break;
-    case JV_EW_LERP:
-        EW_LOOP(fabs(c[i]) < 0.5 ? a[i] + c[i] * (b[i] - a[i]) : b[i] - (b[i] - a[i]) * (1.0 - c[i]));
-        break;
-    case JV_EW_POW: EW_LOOP(pow(a[i], b[i])); break;
-    case JV_EW_RELU: EW_LOOP(a[i] != a[i] ? a[i] : a[i] > 0 ? a[i] : 0.0); break;
-    case JV_EW_GELU: EW_LOOP(gelu(a[i], gt)); break;
-    case JV_EW_SILU: EW_LOOP(a[i] * sigmoid(a[i])); break;
-    case JV_EW_SIGMOID: EW_LOOP(sigmoid(a[i])); break;
-    case JV_EW_TANH: EW_LOOP(tanh(a[i])); break;
-    case JV_EW_NEG: EW_LOOP(-a[i]); break;
-    case JV_EW_RSQRT: EW_LOOP(1.0 / sqrt(a[i])); break;
-    case JV_EW_SQRT: EW_LOOP(sqrt(a[i])); break;
-    case JV_EW_EXP: EW_LOOP(exp(a[i])); break;
-    case JV_EW_LOG: EW_LOOP(log(a[i])); break;
-    case JV_EW_ABS: EW_LOOP(fabs(a[i])); break;
-    case JV_EW_RECIPROCAL: EW_LOOP(1.0 / a[i]); break;
-    case JV_EW_CLAMP: EW_LOOP(a[i] != a[i] ? a[i] : min_nan(max_nan(a[i], b[i]), c[i])); break;
-    case JV_EW_CLAMP_MIN: EW_LOOP(a[i] != a[i] ? a[i] : max_nan(a[i], b[i])); break;
-    case JV_EW_CLAMP_MAX: EW_LOOP(a[i] != a[i] ? a[i] : min_nan(a[i], b[i])); break;
-    case JV_EW_HARDTANH: EW_LOOP(a[i] != a[i] ? a[i] : min_nan(max_nan(a[i], lo), hi)); break;
-    case JV_EW_LEAKY_RELU: EW_LOOP(a[i] > 0 ? a[i] : a[i] * w->slope); break;
-    case JV_EW_ERF: EW_LOOP(erf(a[i])); break;
-    case JV_EW_SIN: EW_LOOP(sin(a[i])); break;
-    case JV_EW_COS: EW_LOOP(cos(a[i])); break;
-    case JV_EW_NAN_TO_NUM:
-        EW_LOOP(a[i] != a[i] ? w->nanv : a[i] == INFINITY ? w->posinf : a[i] == -INFINITY ? w->neginf : a[i]);
-        break;
-    default: /* copy, clone, contiguous, to, fill_, zero_: the value of slot 0 */
-        if (o != a) memcpy(o, a, (size_t)n * sizeof *o);
-        break;
-    }
+    const jv_ew_dmath x = {.op = (jv_ew_op)w->op,
+                           .alpha = w->alpha,
+                           .thr = w->thr,
+                           .lo = w->lo,
+                           .hi = w->hi,
+                           .slope = w->slope,
+                           .value = w->value,
+                           .nan = w->nanv,
+                           .posinf = w->posinf,
+                           .neginf = w->neginf,
+                           .gelu_tanh = w->gelu_tanh,
+                           .rounding = w->rounding,
+                           .lowp = w->lowp};
+    jv_elementwise_apply_double(&x, n, a, b, c, o);
 }
 
 #undef EW_CMP

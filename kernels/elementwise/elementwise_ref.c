@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elementwise.h"
+#include "elementwise_double.h"
 #include "elementwise_scalars.h"
 
 #define EW_CHUNK 512
@@ -154,13 +155,7 @@ jv_status jv_elementwise_slots(const jv_desc *d, int slot[3], int *out, jv_opera
 
 /* ---- the math ---- */
 
-typedef struct {
-    jv_ew_op op;
-    double alpha, thr, lo, hi, slope, value, nan, posinf, neginf;
-    int gelu_tanh;
-    int rounding; /* div: 0 true, 1 trunc, 2 floor */
-    int lowp;     /* comparisons and rounding divisions run in float (PyTorch's opmath for fp32/fp16/bf16) */
-} ew_ctx;
+typedef jv_ew_dmath ew_ctx;
 
 static double max_nan(double a, double b) {
     return (a != a || b != b) ? NAN : a > b ? a : b;
@@ -215,9 +210,8 @@ static double div_floor_f(double da, double db) {
             o[i] = (expr);                                                                                             \
     } while (0)
 
-/* o[i] = op(a[i], b[i], c[i]) for i < n */
-static void ew_compute(const ew_ctx *x, int64_t n, const double *restrict a, const double *restrict b,
-                       const double *restrict c, double *restrict o) {
+void jv_elementwise_apply_double(const jv_ew_dmath *x, int64_t n, const double *a, const double *b, const double *c,
+                                 double *o) {
     const double alpha = x->alpha, lo = x->lo, hi = x->hi;
     switch (x->op) {
     case JV_EW_ADD: EW_LOOP(a[i] + alpha * b[i]); break;
@@ -300,7 +294,9 @@ static void ew_compute(const ew_ctx *x, int64_t n, const double *restrict a, con
     case JV_EW_ZERO:
     case JV_EW_UPSAMPLE_NEAREST1D:
     case JV_EW_UPSAMPLE_NEAREST2D:
-    case JV_EW_UPSAMPLE_NEAREST3D: memcpy(o, a, (size_t)n * sizeof *o); break;
+    case JV_EW_UPSAMPLE_NEAREST3D:
+        if (o != a) memcpy(o, a, (size_t)n * sizeof *o);
+        break;
     case JV_EW_RELU: EW_LOOP(a[i] != a[i] ? a[i] : a[i] > 0 ? a[i] : 0.0); break;
     case JV_EW_GELU: EW_LOOP(gelu(a[i], x->gelu_tanh)); break;
     case JV_EW_SILU: EW_LOOP(a[i] * sigmoid(a[i])); break;
@@ -550,7 +546,7 @@ static void walk_full(const ew_ctx *x, const jv_tensor *out, void *obase, const 
             for (int s = 1; s < nstream; s++)
                 if (sm[s].is_tensor)
                     gather(sm[s].dt, sm[s].base, off[s] + j0 * st[s][nd - 1], st[s][nd - 1], len, buf[s]);
-            ew_compute(x, len, in1, in2, in3, buf[0]);
+            jv_elementwise_apply_double(x, len, in1, in2, in3, buf[0]);
             scatter(sm[0].dt, obase, off[0] + j0 * st[0][nd - 1], st[0][nd - 1], len, buf[0]);
         }
         int dd = nd - 2;
@@ -583,7 +579,7 @@ static void walk_sample(const ew_ctx *x, const jv_tensor *out, void *obase, cons
                 off += idx[dd] * sm[k].bst[dd];
             v[k] = jv_dtype_load(sm[k].dt, sm[k].base, off);
         }
-        ew_compute(x, 1, &v[1], &v[nstream > 2 ? 2 : 1], &v[nstream > 3 ? 3 : 1], &v[0]);
+        jv_elementwise_apply_double(x, 1, &v[1], &v[nstream > 2 ? 2 : 1], &v[nstream > 3 ? 3 : 1], &v[0]);
         jv_dtype_store(sm[0].dt, obase, jv_tensor_offset(out, idx), v[0]);
     }
 }
