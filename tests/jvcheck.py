@@ -168,6 +168,67 @@ def run(*argv, **kw):
 
 
 # ------------------------------------------------------------------------------------------------------
+# memcpy / memset and the elementwise baseline, recomputed from the trace (not from jarvis' classification)
+
+TRANSFER_CATS = {'gpu_memcpy', 'gpu_memset', 'Memcpy', 'Memset'}
+BASELINE_OPS = {'aten::add', 'aten::add_', 'aten::mul', 'aten::mul_', 'aten::copy_'}
+BASE_CALL_BYTES, BASE_MIN_CALLS, BASE_MIN_BYTES = 1 << 20, 8, 64 << 20  # README "Elementwise baseline"
+
+
+def trace_events(path):
+    """The traceEvents of a Kineto trace (.json or .json.gz)."""
+    import gzip
+    import json
+    with (gzip.open if path.endswith('.gz') else open)(path, 'rt', encoding='utf-8', errors='replace') as f:
+        d = json.load(f)
+    return d.get('traceEvents', []) if isinstance(d, dict) else d
+
+
+def transfer_names(path):
+    """The names of the trace's memcpy and memset events, by the events' category (gpu_memcpy, gpu_memset,
+    or the 2021 schema's Memcpy, Memset)."""
+    return {e.get('name', '') for e in trace_events(path) if e.get('cat') in TRANSFER_CATS}
+
+
+def row_kernels(row):
+    """The kernels of a row as (name, total µs): from a <cat>_ops.csv row's `kernels` (every instance's distinct
+    kernels, the largest 8) or else a unified_perf_summary row's kernel_details_summary (TraceLens' positional
+    template: the first instance's kernels)."""
+    import ast
+    text = row.get('kernels') or row.get('kernel_details_summary', '')
+    try:
+        ks = ast.literal_eval(text) if text else []
+    except (ValueError, SyntaxError):
+        return []
+    return [(k.get('name', ''), float(k.get('total_us', k.get('total_duration_us', 0)))) for k in ks]
+
+
+def row_transfer_us(row, names):
+    """(time of the row's memcpy/memset kernels, time of all its kernels) in µs; names: transfer_names()."""
+    ks = row_kernels(row)
+    return sum(t for n, t in ks if n in names), sum(t for _, t in ks)
+
+
+def expected_baseline(uni, names):
+    """The elementwise baseline of rows uni (elementwise_ops.csv rows: every instance's kernels are in them) (REFERENCE.md section 8, README): add/mul/copy_
+    rows with bytes and time and no memcpy/memset kernel, those moving >= 1 MiB per call; stated when they make
+    >= 8 calls and >= 64 MiB. Returns ('ok', TB/s), ('too few', None) or ('none', None)."""
+    cand = []
+    for r in uni:
+        mb, t, n = num(r['Data Moved (MB)']), num(r['Kernel Time (µs)_sum']), int(r['operation_count'])
+        if r['name'] not in BASELINE_OPS or not (mb > 0) or not (t > 0) or row_transfer_us(r, names)[0] > 0:
+            continue
+        cand.append((mb * 1048576, n, t))
+    if not cand:
+        return 'none', None
+    big = [(b, n, t) for b, n, t in cand if b >= BASE_CALL_BYTES]
+    calls, byts, us = sum(n for _, n, _ in big), sum(b * n for b, n, _ in big), sum(t for _, _, t in big)
+    if calls < BASE_MIN_CALLS or byts < BASE_MIN_BYTES or not us > 0:
+        return 'too few', None
+    return 'ok', byts / (us * 1e-6) / 1e12
+
+
+# ------------------------------------------------------------------------------------------------------
 # optional dependencies
 
 def _hidden(name):

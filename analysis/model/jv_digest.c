@@ -128,19 +128,29 @@ static int is_baseline_op(const char *n) {
 
 static void baseline_of(jv_digest *d) {
     jv_dbaseline *b = &d->baseline;
-    for (int pass = 0; pass < 2 && !b->rows; pass++) {
-        for (size_t i = 0; i < d->nrows; i++) {
-            const jv_drow *r = &d->rows[i];
-            if (r->synthetic || !is_baseline_op(r->op_name) || !(r->bytes > 0) || !(r->time_us > 0)) continue;
-            if (pass == 0 && r->bytes < 1048576.0) continue;
-            b->rows++;
-            b->calls += r->count;
-            b->bytes += r->bytes * r->count;
-            b->time_us += r->time_us;
+    uint32_t candidates = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (r->synthetic || !is_baseline_op(r->op_name) || !(r->bytes > 0) || !(r->time_us > 0)) continue;
+        if (r->transfer_us > 0) { /* a copy_ run as memcpy: the copy engine or the host link, not a kernel */
+            b->transfer_rows++;
+            b->transfer_us += r->time_us;
+            continue;
         }
-        if (pass == 1 && b->rows) b->small_only = 1;
+        candidates++;
+        if (r->bytes < JV_BASE_CALL_BYTES) {
+            b->small_rows++;
+            continue;
+        }
+        b->rows++;
+        b->calls += r->count;
+        b->bytes += r->bytes * r->count;
+        b->time_us += r->time_us;
     }
-    b->tbs = b->time_us > 0 ? b->bytes / (b->time_us * 1e-6) / 1e12 : NAN;
+    b->state = !candidates                                                                        ? JV_BASE_NO_OPS
+               : b->calls >= JV_BASE_MIN_CALLS && b->bytes >= JV_BASE_MIN_BYTES && b->time_us > 0 ? JV_BASE_OK
+                                                                                                  : JV_BASE_TOO_FEW;
+    b->tbs = b->state == JV_BASE_OK ? b->bytes / (b->time_us * 1e-6) / 1e12 : NAN;
 }
 
 /* ---------- fusion candidates ---------- */
@@ -423,6 +433,14 @@ static void row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
     e->peak = e->achieved = e->pct = e->eff = e->vs_base = NAN;
     e->band = "";
     e->memory_bound = r->bound == JV_BOUND_MEMORY;
+    if (r->transfer != JV_XFER_NONE) { /* no HBM roofline, no kernel verdict: the hardware has no host-link figure */
+        e->memory_bound = 1;           /* its rate is a bandwidth (achieved TB/s), judged against nothing */
+        e->achieved = r->tbs;
+        e->verdict = jv_transfer_is_host(r->transfer) ? "not judged: a host transfer"
+                     : r->transfer == JV_XFER_MEMSET  ? "not judged: a memset"
+                                                      : "not judged: a memcpy";
+        return;
+    }
     if (r->model < 0 && isnan(r->flops)) {
         e->verdict = "no model";
         return;

@@ -19,6 +19,7 @@
 #include "jv_stats.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
+#include "jv_transfer.h"
 #include "jv_tree.h"
 
 struct jv_dfindings_; /* jv_findings_model.h */
@@ -36,7 +37,8 @@ typedef struct {
     const char *name;
     double total_us;
     uint32_t count;
-    int layout; /* 1: a layout conversion (jv_is_layout_kernel) */
+    int layout;   /* 1: a layout conversion (jv_is_layout_kernel) */
+    jv_xfer xfer; /* a memcpy or memset (jv_transfer_of), JV_XFER_NONE for a kernel */
 } jv_dkernel;
 
 #define JV_DROW_KERNELS  8
@@ -50,8 +52,8 @@ typedef struct {
 
 /* The efficiency of one row against the roofline and the trace's elementwise baseline. */
 typedef struct {
-    int has_roof; /* roofline time and peak known */
-    int memory_bound;
+    int has_roof;           /* roofline time and peak known */
+    int memory_bound;       /* also 1 for a transfer row (jv_drow.transfer): achieved is then its TB/s */
     double peak;            /* TB/s (memory-bound) or TFLOPS/s (compute-bound); NaN without roofline */
     double achieved;        /* mean achieved TB/s or TFLOPS/s */
     double pct;             /* Pct Roofline_mean (%) */
@@ -59,7 +61,8 @@ typedef struct {
     double vs_base;         /* achieved TB/s / the trace's elementwise baseline TB/s (memory-bound rows), else NaN */
     const char *band;       /* excellent / good / acceptable / investigate, "" without roofline */
     jv_judgement judgement; /* the verdict (hw/jv_judge.h); JV_JUDGE_NONE for no model / no roofline */
-    const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline" */
+    const char *verdict;    /* its name (jv_judge_str), or "no model", "no roofline", or for a transfer row (no
+                             * roofline, no verdict) "not judged: a host transfer" / "... a memcpy" / "... a memset" */
 } jv_row_eval;
 
 /* One unified_perf_summary row. NaN where unknown (no model, no roofline). */
@@ -83,17 +86,20 @@ typedef struct {
     uint32_t count;        /* operation_count */
     double time_us;        /* Kernel Time (µs)_sum */
     double mean_us, median_us, min_us, max_us;
-    double flops, bytes;                 /* per call, from the perf model */
-    double fpb;                          /* FLOPS/Byte */
-    double tbs, tflops;                  /* achieved, mean over calls */
-    char spec[32];                       /* Compute Spec ("matrix_bf16"), "" when none */
-    double roof_us;                      /* roofline time of one call */
-    double pct;                          /* Pct Roofline_mean (%) */
-    jv_bound bound;                      /* JV_BOUND_NONE without a roofline (jv_bound_name: the sheets' text) */
-    double percent;                      /* share of all rows' kernel time (%) */
-    double layout_us;                    /* of time_us: layout-conversion kernels */
-    int nkernels;                        /* distinct kernels kept (the largest JV_DROW_KERNELS) */
-    int nkernels_all;                    /* distinct kernels in all */
+    double flops, bytes; /* per call, from the perf model */
+    double fpb;          /* FLOPS/Byte */
+    double tbs, tflops;  /* achieved, mean over calls */
+    char spec[32];       /* Compute Spec ("matrix_bf16"), "" when none */
+    double roof_us;      /* roofline time of one call */
+    double pct;          /* Pct Roofline_mean (%) */
+    jv_bound bound;      /* JV_BOUND_NONE without a roofline (jv_bound_name: the sheets' text) */
+    double percent;      /* share of all rows' kernel time (%) */
+    double layout_us;    /* of time_us: layout-conversion kernels */
+    double transfer_us;  /* summed durations of its memcpy / memset events */
+    jv_xfer transfer;    /* the kind of most of that time when memcpy / memset take at least half of the row's summed
+                          * GPU time, else JV_XFER_NONE; a transfer row has no roofline, verdict or baseline share */
+    int nkernels;        /* distinct kernels kept (the largest JV_DROW_KERNELS) */
+    int nkernels_all;    /* distinct kernels in all */
     jv_dkernel kernels[JV_DROW_KERNELS]; /* by total time, largest first */
     int32_t model;                       /* index into the perf table's models (-1 none); internal */
     int32_t replay_op; /* its entry in OUTDIR/replay_package.zip (jarvis-replay --op N), -1 when not in it */
@@ -130,14 +136,33 @@ typedef struct {
     const char *ops;      /* the distinct elementwise op names of the instances, ", "-joined */
 } jv_dfusion;
 
-/* The elementwise baseline of one trace: simple add/mul/copy ops. */
+/* What the elementwise baseline needs to be stated (REFERENCE.md section 8; README "Elementwise baseline"): rows of
+ * aten::add/add_/mul/mul_/copy_ moving at least JV_BASE_CALL_BYTES per call, at least JV_BASE_MIN_CALLS calls and
+ * JV_BASE_MIN_BYTES in all. Below that the kernels are launch-dominated (a 1 MiB add takes ~3 µs, mostly
+ * launch latency) and the few calls say nothing about what the memory system can do. */
+#define JV_BASE_CALL_BYTES 1048576.0  /* 1 MiB per call */
+#define JV_BASE_MIN_CALLS  8          /* calls in all */
+#define JV_BASE_MIN_BYTES  67108864.0 /* 64 MiB in all */
+
+/* Whether a trace has an elementwise baseline. */
+typedef enum {
+    JV_BASE_OK = 0,  /* stated: tbs */
+    JV_BASE_NO_OPS,  /* no add/mul/copy_ row with a bytes model and kernel time (memcpy/memset rows left out) */
+    JV_BASE_TOO_FEW, /* such rows, but too few large ones (under JV_BASE_MIN_CALLS calls or JV_BASE_MIN_BYTES) */
+} jv_base_state;
+
+/* The elementwise baseline of one trace: simple add/mul/copy ops run as kernels (never memcpy / memset: a row
+ * whose events include any is left out, jv_drow.transfer_us). */
 typedef struct {
-    uint32_t rows; /* rows that went in */
+    jv_base_state state;
+    uint32_t rows; /* rows that went in: candidates moving >= JV_BASE_CALL_BYTES per call */
     uint64_t calls;
-    double bytes;   /* all their bytes */
-    double time_us; /* all their kernel time */
-    double tbs;     /* bytes / time (TB/s); NaN when none */
-    int small_only; /* 1: no such op moves >= 1 MiB per call, so all sizes went in */
+    double bytes;           /* all their bytes */
+    double time_us;         /* all their kernel time */
+    double tbs;             /* bytes / time (TB/s); NaN unless state is JV_BASE_OK */
+    uint32_t small_rows;    /* candidate rows under JV_BASE_CALL_BYTES per call (never in) */
+    uint32_t transfer_rows; /* add/mul/copy_ rows left out because memcpy / memset events ran in them */
+    double transfer_us;     /* their kernel time */
 } jv_dbaseline;
 
 #define JV_DIGEST_SPECS 16 /* distinct Compute Specs listed, at most */

@@ -74,7 +74,7 @@ static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr,
     memset(r, 0, sizeof *r);
     r->name = jv_trace_str(tr, e->name);
     r->params = &ps[in->model];
-    jv_inst_metrics_of(pt, in, hw, &r->m);
+    jv_pgroup_metrics(g, idx, gr, hw, &r->m);
     r->tbs = jv_pgroup_stats(g, idx, gr, hw, 2, 1, buf);
     r->tfl = jv_pgroup_stats(g, idx, gr, hw, 3, 1, buf);
     r->process_name = jv_or_unknown(jv_trace_process_name(tr, th->pid));

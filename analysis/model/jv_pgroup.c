@@ -19,10 +19,21 @@
 #define US(ns) ((double)(ns) / 1e3)
 /* ---------- per-instance metrics ---------- */
 
-void jv_inst_metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw, jv_inst_metrics *m) {
+jv_xfer jv_inst_transfer(const jv_trace *tr, const jv_perf_table *pt, const jv_perf_inst *in) {
+    double ns[JV_XFER_COUNT] = {0};
+    for (uint32_t q = 0; q < in->kn; q++) {
+        const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + q]];
+        ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)ke->dur;
+    }
+    return jv_transfer_mostly(ns);
+}
+
+void jv_inst_metrics_of(const jv_trace *tr, const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw,
+                        jv_inst_metrics *m) {
     m->gflops = m->mb = m->fpb = m->tbs = m->tflops = m->roof_us = m->pct = NAN;
     m->bound = JV_BOUND_NONE;
     m->spec[0] = 0;
+    m->xfer = jv_inst_transfer(tr, pt, in);
     if (in->model < 0 || !pt->models[in->model].ok) return;
     const jv_perf *p = &pt->models[in->model].perf;
     double t_us = US(in->busy_ns);
@@ -34,13 +45,22 @@ void jv_inst_metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const j
         if (t_us > 0) m->tbs = (p->bytes / 1e12) / (t_us / 1e6);
     }
     jv_perf_compute_spec(p, m->spec, sizeof m->spec);
-    if (!hw || !m->spec[0]) return;
+    if (!hw || !m->spec[0] || m->xfer != JV_XFER_NONE) return; /* a transfer is not judged against HBM */
     double peak = jv_hw_peak(hw, m->spec);
     if (isnan(peak) || isnan(p->bytes) || !(p->flops > 0)) return;
     double cu = p->flops / (peak * 1e12) * 1e6, mu = p->bytes / (hw->mem_bw_gbps * 1e9) * 1e6;
     m->roof_us = cu > mu ? cu : mu;
     m->bound = cu >= mu ? JV_BOUND_COMPUTE : JV_BOUND_MEMORY;
     if (t_us > 0) m->pct = m->roof_us / t_us * 100;
+}
+
+void jv_pgroup_metrics(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr, const jv_hw *hw,
+                       jv_inst_metrics *m) {
+    const jv_perf_inst *in = &g->pt->inst[gr->first];
+    jv_inst_metrics_of(g->tr, g->pt, in, hw, m);
+    for (size_t k = 0; k < gr->n && m->xfer != JV_XFER_NONE; k++)
+        if (&g->pt->inst[idx[gr->begin + k]] != in)
+            jv_inst_metrics_of(g->tr, g->pt, &g->pt->inst[idx[gr->begin + k]], hw, m);
 }
 
 /* ---------- grouping helpers ---------- */
@@ -127,7 +147,9 @@ jv_stats jv_pgroup_stats(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup
         switch (kind) {
         case 0: buf[k] = US(in->busy_ns); break;
         case 1: buf[k] = US(g->tr->ev[in->ev].dur); break;
-        default: jv_inst_metrics_of(g->pt, in, hw, &m); buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
+        default:
+            jv_inst_metrics_of(g->tr, g->pt, in, hw, &m);
+            buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
         }
     }
     return jv_stats_of(buf, gr->n, ddof);
@@ -281,6 +303,7 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
                 memset(&ks[sl], 0, sizeof ks[sl]);
                 knames[sl] = ke->name;
                 ks[sl].layout = jv_is_layout_kernel(jv_trace_str(tr, ke->name));
+                ks[sl].xfer = jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name));
                 if ((s = jv_map_put(&slot, ke->name, sl)) != JV_OK) break;
             }
             ks[sl].total_us += US(ke->dur);
@@ -289,6 +312,13 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
         }
     }
     jv_map_free(&slot);
+    /* memcpy / memset time; the row is a transfer when they take at least half of its GPU time */
+    double xfer_us[JV_XFER_COUNT] = {0};
+    for (size_t k = 0; k < nk && s == JV_OK; k++)
+        xfer_us[ks[k].xfer] += ks[k].total_us;
+    for (int x = JV_XFER_NONE + 1; x < JV_XFER_COUNT; x++)
+        r.transfer_us += xfer_us[x];
+    r.transfer = jv_transfer_mostly(xfer_us);
     /* the largest JV_DROW_KERNELS, by total time (selection) */
     r.nkernels_all = (int)nk;
     for (int k = 0; s == JV_OK && k < JV_DROW_KERNELS && (size_t)k < nk; k++) {
@@ -405,7 +435,7 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
             u.args[k] = jv_pyargs_text(tr, raw[k], 0, &atmp[k]);
         jv_stats cpu = jv_pgroup_stats(g, idx, gr, hw, 1, 1, buf);
         jv_inst_metrics m;
-        jv_inst_metrics_of(pt, in, hw, &m);
+        jv_pgroup_metrics(g, idx, gr, hw, &m);
         jv_stats tbs = jv_pgroup_stats(g, idx, gr, hw, 2, 1, buf);
         jv_stats tfl = jv_pgroup_stats(g, idx, gr, hw, 3, 1, buf);
         jv_stats kt = jv_pgroup_stats(g, idx, gr, hw, 0, 1, buf);

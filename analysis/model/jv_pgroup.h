@@ -11,6 +11,7 @@
 #include "jv_perf.h"
 #include "jv_stats.h"
 #include "jv_trace.h"
+#include "jv_transfer.h"
 
 /* The metrics of one op instance. */
 typedef struct {
@@ -19,9 +20,17 @@ typedef struct {
     double roof_us, pct;    /* NaN without a roofline */
     jv_bound bound;         /* JV_BOUND_NONE without a roofline */
     char spec[32];
+    jv_xfer xfer; /* the instance's GPU time is mostly memcpy/memset (jv_inst_transfer): then no roofline */
 } jv_inst_metrics;
 
-void jv_inst_metrics_of(const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw, jv_inst_metrics *m);
+/* Whether instance in is mostly a transfer: jv_transfer_mostly over its GPU events' summed durations by
+ * jv_transfer_of. */
+jv_xfer jv_inst_transfer(const jv_trace *tr, const jv_perf_table *pt, const jv_perf_inst *in);
+
+/* The metrics of instance in of trace tr (hw NULL: no roofline). An instance that is mostly a transfer
+ * (jv_inst_transfer) has its bytes and achieved TB/s but no roofline: no roofline time, bound or Pct Roofline. */
+void jv_inst_metrics_of(const jv_trace *tr, const jv_perf_table *pt, const jv_perf_inst *in, const jv_hw *hw,
+                        jv_inst_metrics *m);
 
 typedef struct {
     const jv_trace *tr;
@@ -37,6 +46,12 @@ typedef struct {
     uint32_t uid_first;
     uint32_t first; /* instance with the smallest uid */
 } jv_pgroup;
+
+/* The metrics of group gr's example instance (gr->first), the group's "_first" cells; when that instance is mostly
+ * memcpy/memset (jv_inst_transfer), another instance's that is not (the same model: the same roofline time), so a
+ * row has the roofline of its model unless all its instances are transfers. */
+void jv_pgroup_metrics(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr, const jv_hw *hw,
+                       jv_inst_metrics *m);
 
 /* The UID of an instance (its kernel's for a synthetic one), its args signature (0 none). */
 uint32_t jv_inst_uid(const jv_trace *tr, const jv_perf_inst *in);

@@ -74,6 +74,8 @@ static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path
                                     "layout conversion (µs)",
                                     "replay_op",
                                     "share of category (%)",
+                                    "transfer",
+                                    "transfer (µs)",
                                     NULL};
     jv_out o;
     JV_CHECK(jv_out_open(&o, path, err));
@@ -117,6 +119,8 @@ static jv_status write_ops_csv(const jv_digest *d, jv_dcat cat, const char *path
         jv_csv_num(&o, r->layout_us);
         jv_csv_int(&o, r->replay_op);
         jv_csv_num(&o, d->cat_us[cat] > 0 ? 100.0 * r->time_us / d->cat_us[cat] : NAN);
+        jv_csv_str(&o, jv_transfer_name(r->transfer));
+        jv_csv_num(&o, r->transfer_us);
         jv_csv_end(&o);
         free(ks);
     }
@@ -418,7 +422,16 @@ static jv_status write_metadata(const jv_digest *d, jv_dcat cat, const char *pat
              cJSON_AddNumberToObject(bj, "bytes", b->bytes) && cJSON_AddNumberToObject(bj, "time_us", b->time_us) &&
              (isnan(b->tbs) ? cJSON_AddNullToObject(bj, "tbs") != NULL
                             : cJSON_AddNumberToObject(bj, "tbs", b->tbs) != NULL) &&
-             cJSON_AddBoolToObject(bj, "small_only", b->small_only);
+             cJSON_AddStringToObject(bj, "state",
+                                     b->state == JV_BASE_OK        ? "ok"
+                                     : b->state == JV_BASE_TOO_FEW ? "too few large elementwise ops"
+                                                                   : "no add/mul/copy_ kernel") &&
+             cJSON_AddNumberToObject(bj, "min_call_bytes", JV_BASE_CALL_BYTES) &&
+             cJSON_AddNumberToObject(bj, "min_calls", JV_BASE_MIN_CALLS) &&
+             cJSON_AddNumberToObject(bj, "min_bytes", JV_BASE_MIN_BYTES) &&
+             cJSON_AddNumberToObject(bj, "small_rows", b->small_rows) &&
+             cJSON_AddNumberToObject(bj, "transfer_rows", b->transfer_rows) &&
+             cJSON_AddNumberToObject(bj, "transfer_us", b->transfer_us);
         if (ok && d->has_hw && !isnan(b->tbs) && d->hw.mem_bw_gbps > 0)
             ok = cJSON_AddNumberToObject(bj, "pct_of_hbm", 100.0 * b->tbs * 1e3 / d->hw.mem_bw_gbps) != NULL;
     }

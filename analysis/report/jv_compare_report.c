@@ -300,7 +300,8 @@ static void detail(FILE *f, const rctx *x, size_t i) {
     md_text(f, bound_text(r->bound));
     fputs(", ", f);
     md_text(f, r->spec[0] ? r->spec : "none");
-    fprintf(f, " |\n| Pct of roofline (mean) | %s %% | %s %% |\n", FN(t->pct, 1), FN(r->pct, 1));
+    fprintf(f, " |\n| Pct of roofline (mean) | %s%s | %s%s |\n", FN(t->pct, 1), isnan(t->pct) ? "" : " %",
+            FN(r->pct, 1), isnan(r->pct) ? "" : " %");
     fputs("| Kernels (largest 3) | ", f);
     side_kernels(f, t);
     fputs(" | ", f);

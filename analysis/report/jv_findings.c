@@ -121,7 +121,15 @@ static void write_ops_table(cctx *c) {
             JV_JUDGE_LAUNCH_NOMINAL_US, JV_JUDGE_LAUNCH_RUNS * JV_JUDGE_LAUNCH_NOMINAL_US, 100 * JV_JUDGE_NEAR_EFF,
             100 * JV_JUDGE_LAYOUT_SHARE, JV_JUDGE_CEILING, 100 * JV_JUDGE_KERNEL_EFF);
     if (!isnan(bp)) fprintf(f, " while simple ops of this trace reach %.1f %% of HBM peak", bp);
-    fprintf(f, "; *below peak*: the rest.\n\n");
+    fprintf(f, "; *below peak*: the rest.");
+    if (d->baseline.state != JV_BASE_OK) {
+        fputs(" This trace has no elementwise baseline (", f);
+        jv_print_no_baseline(f, d);
+        fputs("), so no row is judged hardware-limited and vs baseline is n/a.", f);
+    }
+    fputs(" Rows whose GPU time is mostly memcpy/memset are not judged against the HBM roofline: a host transfer "
+          "runs over the host link, a device copy or memset on the copy engine or the runtime.\n\n",
+          f);
 }
 
 static void write_impact(cctx *c) {
@@ -235,12 +243,15 @@ static void write_header(cctx *c) {
         fprintf(f, "| Roofline GPU | none (%s): no %% of peak |\n", d->hw_why);
     }
     double bp = jv_baseline_pct_of_hbm(d);
-    if (!isnan(d->baseline.tbs))
-        fprintf(f, "| Elementwise baseline (add/mul/copy_, %s) | %.3f TB/s%s |\n",
-                d->baseline.small_only ? "all sizes: none moves >= 1 MiB per call" : ">= 1 MiB per call",
-                d->baseline.tbs, isnan(bp) ? "" : "");
-    else
-        fprintf(f, "| Elementwise baseline | none (no add/mul/copy_ op with a model in this trace) |\n");
+    if (d->baseline.state == JV_BASE_OK) {
+        fprintf(f, "| Elementwise baseline (add/mul/copy_ kernels, >= 1 MiB per call) | %.3f TB/s", d->baseline.tbs);
+        jv_print_baseline_transfers(f, d);
+        fputs(" |\n", f);
+    } else {
+        fputs("| Elementwise baseline | ", f);
+        jv_print_no_baseline(f, d);
+        fputs(" |\n", f);
+    }
     if (!isnan(bp)) fprintf(f, "| Baseline vs HBM peak | %.1f %% |\n", bp);
     fputc('\n', f);
 }
@@ -407,6 +418,11 @@ static void write_bn(cctx *c) {
     if (!isnan(b->vs_base))
         fprintf(f, " = %.2fx the trace's elementwise baseline (%.3f TB/s)", b->vs_base, d->baseline.tbs);
     fprintf(f, ".\n\n");
+    if (d->baseline.state != JV_BASE_OK) {
+        fputs("Not compared with an elementwise baseline: ", f);
+        jv_print_no_baseline(f, d);
+        fputs(".\n\n", f);
+    }
     if (b->below_base)
         fprintf(f,
                 "At the elementwise baseline the same bytes would take %s: %s less (%.1f %% of GPU kernel time).\n\n",

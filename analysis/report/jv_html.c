@@ -12,6 +12,7 @@
 
 #include "jv_html_int.h"
 #include "jv_output.h"
+#include "jv_row_eval.h"
 
 #define CAT_ROWS    25 /* rows per category table */
 #define FUSION_ROWS 15
@@ -307,18 +308,20 @@ static void write_categories(FILE *f, const jv_digest *d, const char *outdir) {
     /* the elementwise baseline of this trace */
     const jv_dbaseline *bl = &d->baseline;
     fputs("<p class=\"note\"><b>Elementwise baseline of this trace</b>: ", f);
-    if (isfinite(bl->tbs)) {
-        fprintf(f, "%s TB/s (all bytes over all kernel time of %u simple add/mul/copy rows, %llu calls%s)",
-                jv_html_frate(b1, sizeof b1, bl->tbs), bl->rows, (unsigned long long)bl->calls,
-                bl->small_only ? "; none moves 1 MiB per call, so small ones went in too"
-                               : ", each moving at least 1 MiB "
-                                 "per call");
+    if (bl->state == JV_BASE_OK) {
+        fprintf(f,
+                "%s TB/s (all bytes over all kernel time of %u simple add/mul/copy rows, %llu calls, each moving at "
+                "least 1 MiB per call",
+                jv_html_frate(b1, sizeof b1, bl->tbs), bl->rows, (unsigned long long)bl->calls);
+        jv_print_baseline_transfers(f, d);
+        fputs(")", f);
         if (d->has_hw && d->hw.mem_bw_gbps > 0)
             fprintf(f, ", %s %% of the HBM bandwidth",
                     jv_html_fnum(b2, sizeof b2, jv_html_pct_of(bl->tbs * 1e3, d->hw.mem_bw_gbps), 1));
         fputs(". What simple ops reach on this GPU in this run: the yardstick for memory-bound ops.", f);
     } else {
-        fputs("none (no aten::add, mul or copy_ op in this trace).", f);
+        jv_print_no_baseline(f, d);
+        fputs(".", f);
     }
     fputs("</p>\n", f);
 

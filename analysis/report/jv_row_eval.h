@@ -7,6 +7,7 @@
 #define JV_ROW_EVAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "jv_digest.h"
 
@@ -15,5 +16,11 @@
 const char *jv_md_kernel_short(const char *name, char *buf, size_t cap);
 /* A duration in µs as "12.34 ms" (>= 1 ms) or "812.3 µs". Returns buf (cap >= 32). */
 const char *jv_md_time(char *buf, size_t cap, double us);
+/* Why trace d has no elementwise baseline (d->baseline.state is not JV_BASE_OK), as one plain-text sentence
+ * without markup (markdown and HTML alike), starting "no baseline: ", without a final period. */
+void jv_print_no_baseline(FILE *f, const jv_digest *d);
+/* The add/mul/copy_ rows left out of the baseline as memcpy/memset, as "; N copy rows run as memcpy/memset (T)
+ * left out" (nothing when none). */
+void jv_print_baseline_transfers(FILE *f, const jv_digest *d);
 
 #endif

@@ -185,12 +185,14 @@ static void write_metrics(FILE *f, const jv_digest *d) {
                 pct_of(d->cat_us[c], d->total_us));
     }
     double bp = jv_baseline_pct_of_hbm(d);
-    if (!isnan(d->baseline.tbs)) {
+    if (d->baseline.state == JV_BASE_OK) {
         fprintf(f, "| Elementwise baseline (add/mul/copy_) | %.3f TB/s", d->baseline.tbs);
         if (!isnan(bp)) fprintf(f, " (%.1f %% of %.2f TB/s HBM)", bp, d->hw.mem_bw_gbps / 1e3);
         fprintf(f, " |\n");
     } else {
-        fprintf(f, "| Elementwise baseline (add/mul/copy_) | none in this trace |\n");
+        fputs("| Elementwise baseline (add/mul/copy_) | ", f);
+        jv_print_no_baseline(f, d);
+        fputs(" |\n", f);
     }
     fputc('\n', f);
 }
@@ -416,18 +418,20 @@ static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) 
     fprintf(f, "- Computation share = computation / span = %.3f ms / %.3f ms = %.1f %%.\n", ms(tl->computation),
             ms(tl->total), pct_of((double)tl->computation, tot));
     const jv_dbaseline *b = &d->baseline;
-    if (!isnan(b->tbs)) {
+    if (b->state == JV_BASE_OK) {
         fprintf(f,
                 "- Elementwise baseline = Σ bytes / Σ time over %u rows (%llu calls) of aten::add/add_/mul/mul_/copy_ "
-                "%s = %.0f B / %.1f µs = %.3f TB/s",
-                b->rows, (unsigned long long)b->calls,
-                b->small_only ? "(all sizes: none moves >= 1 MiB per call)" : "moving >= 1 MiB per call", b->bytes,
-                b->time_us, b->tbs);
+                "kernels moving >= 1 MiB per call = %.0f B / %.1f µs = %.3f TB/s",
+                b->rows, (unsigned long long)b->calls, b->bytes, b->time_us, b->tbs);
         double bp = jv_baseline_pct_of_hbm(d);
         if (!isnan(bp)) fprintf(f, "; / HBM %.2f TB/s = %.1f %%", d->hw.mem_bw_gbps / 1e3, bp);
+        if (b->small_rows) fprintf(f, " (%u smaller rows left out)", b->small_rows);
+        jv_print_baseline_transfers(f, d);
         fprintf(f, ".\n");
     } else {
-        fprintf(f, "- Elementwise baseline: no aten::add/add_/mul/mul_/copy_ row with bytes and time.\n");
+        fputs("- Elementwise baseline: ", f);
+        jv_print_no_baseline(f, d);
+        fputs(".\n", f);
     }
     for (int c = 0; c < JV_DCAT_COUNT; c++)
         if (d->cat_us[c] > 0)

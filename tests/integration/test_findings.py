@@ -7,7 +7,8 @@ Per trace (the bundled example, then fixtures when SHARED_DIR/traces exists):
   kernel time), GEMM / CONV_* rows land in gemm / convolution, batch-norm rows in batchnorm;
 - metadata: category totals and shares equal the sums over unified_perf_summary.csv, rows = ops.csv rows;
 - tree_data JSON parses, its ex_UIDs equal the ops.csv ex_UIDs in order, each found example's op UID is it;
-- the elementwise baseline in the fair report equals a recomputation from unified_perf_summary.csv;
+- the elementwise baseline in the fair report equals a recomputation from elementwise_ops.csv without the
+  rows that ran memcpy/memset events of the trace, or says why there is none (too few large ops);
 - the impact projection tables equal calls x roofline time / target from unified_perf_summary.csv;
 - the fair report's kernel time and ranking (timeline first when computation < 95 %);
 - every markdown file passes tests/md_check.py (valid, links and anchors resolve); without markdown-it these
@@ -20,10 +21,10 @@ import json, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
 import md_check  # noqa: E402
-from jvcheck import check, closeness, finish, num, optional_module, read_csv, skip_part  # noqa: E402
+from jvcheck import (check, closeness, expected_baseline, finish, num, optional_module, read_csv,  # noqa: E402
+                     skip_part, transfer_names)
 
 CATS = ['gemm', 'convolution', 'batchnorm', 'elementwise']
-BASELINE_OPS = {'aten::add', 'aten::add_', 'aten::mul', 'aten::mul_', 'aten::copy_'}
 close = closeness(rel=1e-6, abs_tol=1e-6)
 
 
@@ -111,27 +112,25 @@ def check_trace(exe, trace, out, label):
         fair = f.read()
     m = re.search(r'\| GPU kernel time \(Σ ops\) \| ([\d.]+) ms \|', fair)
     check(m and close(float(m.group(1)), total / 1e3, 0, 0.0006), f'{label}: fair report kernel time == Σ unified')
-    check_baseline(label, fair, uni)
+    ew = read_csv(os.path.join(out, 'category_data', 'elementwise_ops.csv'), optional=True)
+    check_baseline(label, fair, ew, trace)
     return uni, metas, fair
 
 
-def check_baseline(label, fair, uni):
-    """The elementwise baseline recomputed from unified_perf_summary.csv (REFERENCE.md section 8)."""
-    def rows(min_bytes):
-        out = []
-        for r in uni:
-            mb, t, n = num(r['Data Moved (MB)']), num(r['Kernel Time (µs)_sum']), int(r['operation_count'])
-            if r['name'] in BASELINE_OPS and mb * 1048576 >= min_bytes and mb > 0 and t > 0:
-                out.append((mb * 1048576 * n, t))
-        return out
-    sel = rows(1048576) or rows(0)
+def check_baseline(label, fair, ew, trace):
+    """The elementwise baseline recomputed from elementwise_ops.csv (the add/mul/copy_ rows, with their kernels)
+    and the trace's memcpy/memset events (REFERENCE.md section 8; README "Elementwise baseline")."""
+    state, tbs = expected_baseline(ew, transfer_names(trace))
     m = re.search(r'\| Elementwise baseline \(add/mul/copy_\) \| ([\d.]+) TB/s', fair)
-    if not sel:
-        check(m is None and 'none in this trace' in fair, f'{label}: no baseline ops, none reported')
-        return
-    tbs = sum(b for b, _ in sel) / (sum(t for _, t in sel) * 1e-6) / 1e12
-    check(m is not None and abs(float(m.group(1)) - tbs) <= 0.0006,
-          f'{label}: baseline {m.group(1) if m else None} TB/s == recomputed {tbs:.4f}')
+    if state == 'none':
+        check(m is None and '| Elementwise baseline (add/mul/copy_) | no baseline: no aten::add' in fair,
+              f'{label}: no baseline ops, none reported')
+    elif state == 'too few':
+        check(m is None and 'no baseline: too few large elementwise ops' in fair,
+              f'{label}: too few large baseline ops, no number reported')
+    else:
+        check(m is not None and abs(float(m.group(1)) - tbs) <= 0.0006,
+              f'{label}: baseline {m.group(1) if m else None} TB/s == recomputed {tbs:.4f}')
 
 
 def check_impact(label, cat, text, ops, by_key, total):

@@ -2,7 +2,9 @@
  * markdown). A synthetic digest with one row per decision (a skinny slow GEMM, an NCHW convolution with layout
  * conversions around NHWC kernels, a native bf16 batch norm without affine weight below the elementwise baseline, a
  * batch norm without a model that runs cuDNN, the baseline's add) and, when the fixture is given, the digest of
- * tests/data/nv_h200_resnet50_train.json.gz through the whole model (trace, tree, perf table, digest).
+ * tests/data/nv_h200_resnet50_train.json.gz through the whole model (trace, tree, perf table, digest). Then memcpy
+ * and memset (issue 19): the one classification (jv_transfer_of), transfer rows kept out of the roofline, the
+ * verdicts, the findings and the elementwise baseline, and a baseline that needs enough large ops.
  * Usage: test_model_findings [FIXTURE_TRACE] */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "jv_digest.h"
 #include "jv_findings_model.h"
 #include "jv_perf.h"
+#include "jv_transfer.h"
 
 /* a equals b up to rounding */
 static int near(double a, double b) {
@@ -236,6 +239,145 @@ static void test_synthetic(void) {
     jv_digest_free(&d);
 }
 
+/* memcpy / memset: which events are transfers (the event category first, then the runtime's names) */
+static void test_transfer_classes(void) {
+    CHECK(jv_transfer_of(JV_K_MEMCPY, "Memcpy HtoD (Pageable -> Device)") == JV_XFER_HTOD);
+    CHECK(jv_transfer_of(JV_K_MEMCPY, "Memcpy DtoH (Device -> Pinned)") == JV_XFER_DTOH);
+    CHECK(jv_transfer_of(JV_K_MEMCPY, "Memcpy DtoD (Device -> Device)") == JV_XFER_DTOD);
+    CHECK(jv_transfer_of(JV_K_MEMCPY, "Memcpy PtoP (Device -> Device)") == JV_XFER_PTOP);
+    CHECK(jv_transfer_of(JV_K_MEMCPY, "") == JV_XFER_MEMCPY && jv_transfer_of(JV_K_MEMCPY, NULL) == JV_XFER_MEMCPY);
+    CHECK(jv_transfer_of(JV_K_MEMSET, "Memset (Device)") == JV_XFER_MEMSET);
+    /* AMD's runtime blit kernels and rocprof's copy records are kernels by category */
+    CHECK(jv_transfer_of(JV_K_KERNEL, "__amd_rocclr_copyBuffer.kd") == JV_XFER_DTOD);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "__amd_rocclr_fillBufferAligned.kd") == JV_XFER_MEMSET);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "CopyHostToDevice") == JV_XFER_HTOD);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "CopyDeviceToHost") == JV_XFER_DTOH);
+    /* kernels that copy are kernels: direct_copy_kernel, CatArrayBatchedCopy, triton ..._to_copy, a routing memset */
+    CHECK(jv_transfer_of(JV_K_KERNEL, "void at::native::elementwise_kernel<128, 4, direct_copy_kernel_cuda>") ==
+          JV_XFER_NONE);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "void at::native::CatArrayBatchedCopy<float>") == JV_XFER_NONE);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "triton_poi_fused__to_copy_1") == JV_XFER_NONE);
+    CHECK(jv_transfer_of(JV_K_KERNEL, "_combined_routing_memset") == JV_XFER_NONE);
+    CHECK(jv_transfer_of(JV_K_CPU_OP, "Memcpy HtoD") == JV_XFER_NONE); /* not a GPU event */
+    CHECK(jv_transfer_is_host(JV_XFER_HTOD) && jv_transfer_is_host(JV_XFER_DTOH) && !jv_transfer_is_host(JV_XFER_DTOD));
+    /* "mostly": the transfers together at least half of the time, the largest kind named */
+    double t[JV_XFER_COUNT] = {0};
+    CHECK(jv_transfer_mostly(t) == JV_XFER_NONE);
+    t[JV_XFER_NONE] = 10, t[JV_XFER_MEMSET] = 4, t[JV_XFER_DTOD] = 5;
+    CHECK(jv_transfer_mostly(t) == JV_XFER_NONE); /* 9 of 19 */
+    t[JV_XFER_HTOD] = 2;
+    CHECK(jv_transfer_mostly(t) == JV_XFER_DTOD); /* 11 of 21 */
+    t[JV_XFER_NONE] = 0.9;                        /* a memset alone is a memset */
+    t[JV_XFER_DTOD] = t[JV_XFER_HTOD] = 0;
+    CHECK(jv_transfer_mostly(t) == JV_XFER_MEMSET);
+}
+
+/* a digest of rows rs through jv_digest_finish (no trace, tree or timeline) */
+static int digest_of(jv_digest *d, const jv_hw *hw, const jv_drow *rs, int n) {
+    jv_err err;
+    jv_err_clear(&err);
+    jv_trace tr;
+    memset(&tr, 0, sizeof tr);
+    if (jv_digest_init(d, "synthetic.json", &tr, hw, "test", &err) != JV_OK) return 0;
+    for (int i = 0; i < n; i++)
+        if (jv_digest_add_row(d, &rs[i], &err) != JV_OK) return 0;
+    jv_tree t;
+    memset(&t, 0, sizeof t);
+    jv_perf_table pt;
+    memset(&pt, 0, sizeof pt);
+    jv_timeline_opts to = {0, 0};
+    return jv_digest_finish(d, &tr, &t, &pt, &to, &err) == JV_OK && jv_digest_findings(d);
+}
+
+/* an elementwise row of count calls moving bytes each in time_us, at pct % of its (memory) roofline */
+static jv_drow ew_row(const char *op, double time_us, uint32_t count, double bytes, double pct, double percent) {
+    jv_drow r = row(op, JV_DCAT_EW, JV_FAM_BINARY, time_us, count, time_us / count * pct / 100, JV_BOUND_MEMORY);
+    r.bytes = bytes;
+    r.flops = bytes / 8;
+    r.tbs = count * bytes / (time_us * 1e-6) / 1e12;
+    r.percent = percent;
+    return r;
+}
+
+static void test_transfer_rows(void) {
+    jv_err err;
+    jv_err_clear(&err);
+    jv_hw hw;
+    CHECK(jv_hw_resolve("H100", &hw, &err) == JV_OK);
+    jv_drow rs[4];
+    /* a pageable HtoD copy_: 1 call, 1.2 GB in 8.1 ms (0.15 TB/s); the perf table gave it no roofline */
+    rs[0] = ew_row("aten::copy_", 8100, 1, 1.2e9, 0, 30);
+    rs[0].roof_us = rs[0].pct = NAN;
+    rs[0].bound = JV_BOUND_NONE;
+    kernel(&rs[0], "Memcpy HtoD (Pageable -> Device)", 0, 8100);
+    rs[0].transfer = JV_XFER_HTOD, rs[0].transfer_us = 8100;
+    /* a DtoD copy_ that still carries a roofline at 1 % (the row rule alone must keep it out) */
+    rs[1] = ew_row("aten::copy_", 4000, 40, 8e6, 1, 15);
+    kernel(&rs[1], "Memcpy DtoD (Device -> Device)", 0, 4000);
+    rs[1].transfer = JV_XFER_DTOD, rs[1].transfer_us = 4000;
+    rs[1].uid = 2;
+    /* 10 adds of 8 MiB in 40 µs: 2.1 TB/s, the baseline (80 MiB, 10 calls) */
+    rs[2] = ew_row("aten::add", 40, 10, 8388608, 60, 1);
+    kernel(&rs[2], "vectorized_elementwise_kernel", 0, 40);
+    rs[2].uid = 3;
+    /* a memory-bound op at 10 % of roofline: a kernel issue against a baseline */
+    rs[3] = ew_row("aten::gelu", 3000, 10, 4e8, 10, 20);
+    kernel(&rs[3], "gelu_kernel", 0, 3000);
+    rs[3].uid = 4;
+    jv_digest d;
+    CHECK(digest_of(&d, &hw, rs, 4));
+    if (!d.findings) {
+        jv_digest_free(&d);
+        return;
+    }
+    const jv_dbaseline *b = &d.baseline;
+    CHECK(b->state == JV_BASE_OK && b->rows == 1 && b->calls == 10 && near(b->tbs, 83886080 / 40e-6 / 1e12));
+    CHECK(b->transfer_rows == 2 && b->transfer_us == 12100 && b->small_rows == 0);
+    int ih = row_of(&d, "aten::copy_"), ig = row_of(&d, "aten::gelu");
+    CHECK(ih >= 0 && ig >= 0);
+    const jv_dfindings *f = jv_digest_findings(&d);
+    for (size_t i = 0; i < d.nrows; i++) {
+        const jv_drow *r = &d.rows[i];
+        if (r->transfer == JV_XFER_NONE) continue;
+        /* no roofline, no verdict, no share of the category's efficiency, no projection, no finding */
+        CHECK(!r->eval.has_roof && r->eval.judgement == JV_JUDGE_NONE && isnan(r->eval.pct) && isnan(r->eval.vs_base));
+        CHECK(!strncmp(r->eval.verdict, "not judged: ", 12));
+        for (int k = 0; k < f->cat[JV_DCAT_EW].nsig; k++)
+            CHECK(f->cat[JV_DCAT_EW].sig[k].row != (uint32_t)i);
+        for (size_t k = 0; k < f->n; k++)
+            CHECK(f->v[k].kind != JV_FIND_SLOW_OP || f->v[k].row != (int32_t)i);
+    }
+    CHECK(!strcmp(d.rows[0].eval.verdict, "not judged: a host transfer"));
+    CHECK(!strcmp(d.rows[1].eval.verdict, "not judged: a memcpy"));
+    CHECK(d.rows[ig].eval.judgement == JV_JUDGE_KERNEL && near(d.rows[ig].eval.vs_base, d.rows[ig].tbs / b->tbs));
+    const jv_dfinding *slow = find_kind(f, JV_FIND_SLOW_OP, JV_DCAT_EW);
+    CHECK(slow && slow->row == ig && f->cat[JV_DCAT_EW].nsig == 2); /* gelu and the add: the copies are out */
+    jv_digest_free(&d);
+
+    /* too few large ops: 7 adds of 8 MiB (under 8 calls), then 20 adds of 2 MiB (40 MiB, under 64): no baseline,
+     * no vs baseline and no hardware-limited verdict; memcpy-only add/mul/copy_ rows: no ops at all */
+    rs[2] = ew_row("aten::add", 28, 7, 8388608, 60, 1);
+    kernel(&rs[2], "vectorized_elementwise_kernel", 0, 28);
+    CHECK(digest_of(&d, &hw, &rs[2], 2));
+    CHECK(d.baseline.state == JV_BASE_TOO_FEW && isnan(d.baseline.tbs) && d.baseline.calls == 7);
+    for (size_t i = 0; i < d.nrows; i++)
+        CHECK(isnan(d.rows[i].eval.vs_base) && d.rows[i].eval.judgement != JV_JUDGE_HW_LIMITED);
+    jv_digest_free(&d);
+    rs[2] = ew_row("aten::mul", 80, 20, 2097152, 60, 1);
+    kernel(&rs[2], "vectorized_elementwise_kernel", 0, 80);
+    CHECK(digest_of(&d, &hw, &rs[2], 1));
+    CHECK(d.baseline.state == JV_BASE_TOO_FEW && isnan(d.baseline.tbs) && d.baseline.rows == 1);
+    jv_digest_free(&d);
+    rs[2] = ew_row("aten::add", 8, 2, 4096, 1, 1); /* small adds only: none moves 1 MiB */
+    kernel(&rs[2], "vectorized_elementwise_kernel", 0, 8);
+    CHECK(digest_of(&d, &hw, &rs[2], 1));
+    CHECK(d.baseline.state == JV_BASE_TOO_FEW && d.baseline.small_rows == 1 && d.baseline.rows == 0);
+    jv_digest_free(&d);
+    CHECK(digest_of(&d, &hw, rs, 2)); /* only the copies */
+    CHECK(d.baseline.state == JV_BASE_NO_OPS && isnan(d.baseline.tbs) && d.baseline.transfer_rows == 2);
+    jv_digest_free(&d);
+}
+
 /* the whole model on a fixture: ResNet-50 training on an H200 (bf16 autocast, channels_last) */
 static void test_fixture(const char *path) {
     jv_err err;
@@ -296,6 +438,8 @@ static void test_fixture(const char *path) {
 
 int main(int argc, char **argv) {
     test_synthetic();
+    test_transfer_classes();
+    test_transfer_rows();
     if (argc > 1) test_fixture(argv[1]);
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed != 0;
