@@ -18,32 +18,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* one file per fuzzing process, removed at exit */
-static char g_path[64];
-
-static void remove_file(void) {
-    if (g_path[0]) unlink(g_path);
-}
-
-static const char *input_file(void) {
-    if (!g_path[0]) {
-        snprintf(g_path, sizeof g_path, "/tmp/fuzz_hw-XXXXXX");
-        int fd = mkstemp(g_path);
-        if (fd < 0) abort();
-        close(fd);
-        atexit(remove_file);
-    }
-    return g_path;
-}
-
-static void fail_if(int bad, const char *what, const char *msg) {
-    if (!bad) return;
-    fprintf(stderr, "%s (%s)\n", what, msg);
-    abort();
-}
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const char *path = input_file();
+    const char *path = input_file("fuzz_hw");
     FILE *f = fopen(path, "wb");
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();

@@ -18,29 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* one file per fuzzing process, removed at exit */
-static char g_path[64];
-
-static void remove_file(void) {
-    if (g_path[0]) unlink(g_path);
-}
-
-static const char *input_file(void) {
-    if (!g_path[0]) {
-        snprintf(g_path, sizeof g_path, "/tmp/fuzz_pkg-XXXXXX");
-        int fd = mkstemp(g_path);
-        if (fd < 0) abort();
-        close(fd);
-        atexit(remove_file);
-    }
-    return g_path;
-}
-
-static void fail_if(int bad, const char *what, const jv_err *err) {
-    if (!bad) return;
-    fprintf(stderr, "%s (%s)\n", what, err ? err->msg : "");
-    abort();
-}
+#include "fuzz_file.h"
 
 static void read_member(const char *path, const char *member, size_t max) {
     char *buf = (char *)1;
@@ -49,16 +27,16 @@ static void read_member(const char *path, const char *member, size_t max) {
     jv_err_clear(&err);
     jv_status st = jv_package_read(path, member, max, &buf, &len, &err);
     if (st != JV_OK) {
-        fail_if(buf != NULL, "a failed read left a buffer", &err);
-        fail_if(st != JV_ERR_NOMEM && !strstr(err.msg, path), "an error message without the file", &err);
+        fail_if(buf != NULL, "a failed read left a buffer", err.msg);
+        fail_if(st != JV_ERR_NOMEM && !strstr(err.msg, path), "an error message without the file", err.msg);
         return;
     }
-    fail_if(!buf || len > max || buf[len] != 0, "a member read over its limit or not NUL-terminated", &err);
+    fail_if(!buf || len > max || buf[len] != 0, "a member read over its limit or not NUL-terminated", err.msg);
     free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const char *path = input_file();
+    const char *path = input_file("fuzz_pkg");
     FILE *f = fopen(path, "wb");
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();
@@ -70,10 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     jv_err_clear(&err);
     jv_status st = jv_package_load(path, &ir, &len, &manifest, &err);
     if (st != JV_OK) {
-        fail_if(ir != NULL || manifest != NULL, "a failed load left a buffer", &err);
-        fail_if(st != JV_ERR_NOMEM && !strstr(err.msg, path), "an error message without the file", &err);
+        fail_if(ir != NULL || manifest != NULL, "a failed load left a buffer", err.msg);
+        fail_if(st != JV_ERR_NOMEM && !strstr(err.msg, path), "an error message without the file", err.msg);
     } else {
-        fail_if(!ir || ir[len] != 0, "the IR is not NUL-terminated", &err);
+        fail_if(!ir || ir[len] != 0, "the IR is not NUL-terminated", err.msg);
         free(ir);
         free(manifest);
     }
