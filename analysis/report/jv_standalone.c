@@ -429,7 +429,7 @@ static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) 
         jv_print_baseline_transfers(f, d);
         fprintf(f, ".\n");
     } else {
-        fputs("- Elementwise baseline: ", f);
+        fputs("- ", f); /* "- no baseline: too few large elementwise ops (...)" */
         jv_print_no_baseline(f, d);
         fputs(".\n", f);
     }
