@@ -14,6 +14,7 @@
 #include "jv_findings.h"
 #include "jv_html.h"
 #include "jv_hw.h"
+#include "jv_limits.h"
 #include "jv_ops.h"
 #include "jv_perf.h"
 #include "jv_perf_sheet.h"
@@ -38,6 +39,7 @@ typedef struct {
     int replay_top;            /* --replay-top N (0: no limit) */
     double replay_min_percent; /* --replay-min-percent P */
     const char *reference;     /* --reference REF: comparative analysis against this trace */
+    int64_t max_memory;        /* --max-memory SIZE: the address-space budget (0: none) */
 } cli;
 
 static void usage(FILE *f) {
@@ -66,6 +68,8 @@ static void usage(FILE *f) {
           "                          0: all)\n"
           "  --replay-min-percent P  replay package: only ops with at least P %% of GPU kernel time\n"
           "  --include-unlinked      count GPU events whose launch is outside the trace in gpu_timeline\n"
+          "  --max-memory SIZE       memory budget (e.g. 4G): the process's address space is capped there, so\n"
+          "                          a trace too large for it ends in a clear out-of-memory error, exit 1\n"
           "  --call-stack UID        print the parent chain and subtree of the event with index UID in\n"
           "                          traceEvents (ops with Input Dims/type, kernels with durations)\n"
           "  -q, --quiet             no progress and no summary (warnings and errors still print)\n"
@@ -88,6 +92,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"replay-top", required_argument, 0, 5},
                                          {"replay-min-percent", required_argument, 0, 6},
                                          {"reference", required_argument, 0, 7},
+                                         {"max-memory", required_argument, 0, 8},
                                          {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->call_stack_uid = -1;
@@ -143,6 +148,12 @@ static int parse_cli(int argc, char **argv, cli *c) {
             }
             break;
         case 7: c->reference = optarg; break;
+        case 8:
+            if ((c->max_memory = jv_parse_size(optarg)) <= 0) {
+                fprintf(stderr, "jarvis-analyze: --max-memory wants a size such as 4G or 512M, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
         default: usage(stderr); return 2;
         }
     }
@@ -439,9 +450,18 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     jv_err err;
     jv_err_clear(&err);
+    if (c.max_memory > 0 && jv_memory_budget_set(c.max_memory, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
+        return err.code == JV_ERR_USAGE ? 2 : 1;
+    }
     jv_status s = run(&c, &err);
     if (s == JV_OK) return 0;
     fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg[0] ? err.msg : jv_status_str(s));
+    if (s == JV_ERR_NOMEM && c.max_memory > 0)
+        fprintf(
+            stderr,
+            "jarvis-analyze: %s: the memory budget (--max-memory %.0f MiB) was reached: raise it, or leave it out\n",
+            c.trace, c.max_memory / 1048576.0);
     if (getenv("JARVIS_DEBUG") && err.file) fprintf(stderr, "jarvis-analyze: (raised at %s:%d)\n", err.file, err.line);
     return 1;
 }

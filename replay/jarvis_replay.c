@@ -17,6 +17,7 @@
 #include "jv_baseline.h"
 #include "jv_hw.h"
 #include "jv_ir.h"
+#include "jv_limits.h"
 #include "jv_package.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_replay_out.h"
@@ -104,25 +105,6 @@ static void usage(FILE *f) {
           f);
 }
 
-/* "64M", "2G", "1048576" -> bytes; -1 when malformed */
-static int64_t parse_size(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
-    double m = 1;
-    if (*end == 'K' || *end == 'k')
-        m = 1024.0, end++;
-    else if (*end == 'M' || *end == 'm')
-        m = 1024.0 * 1024, end++;
-    else if (*end == 'G' || *end == 'g')
-        m = 1024.0 * 1024 * 1024, end++;
-    if (*end == 'i') end++;
-    if (*end == 'B') end++;
-    if (*end || v * m > 9e18) return -1;
-    return (int64_t)(v * m);
-}
-
 /* 1 when s is a number in (0, hi] (stored in *out) */
 static int parse_double(const char *s, double hi, double *out) {
     char *end;
@@ -204,14 +186,14 @@ static int parse_cli(int argc, char **argv, cli *c) {
         case 7: c->peak = 1; break;
         case 8: c->no_baseline = 1; break;
         case 9:
-            if ((c->baseline_bytes = parse_size(optarg)) <= 0) goto bad;
+            if ((c->baseline_bytes = jv_parse_size(optarg)) <= 0) goto bad;
             break;
         case 10:
             if (!parse_long(optarg, 0, &v) || v > 65536) goto bad;
             c->peak_gemm = v;
             break;
         case 11:
-            if ((c->max_bytes = parse_size(optarg)) <= 0) goto bad;
+            if ((c->max_bytes = jv_parse_size(optarg)) <= 0) goto bad;
             break;
         case 12:
             if (!parse_double(optarg, 3600, &c->time_limit)) goto bad;
