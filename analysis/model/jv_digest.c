@@ -441,7 +441,7 @@ static void row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
                                                       : "not judged: a memcpy";
         return;
     }
-    if (r->model < 0 && isnan(r->flops)) {
+    if (r->nomodel != JV_NOMODEL_NONE) {
         e->verdict = "no model";
         return;
     }
@@ -491,6 +491,7 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         d->cat_rows[r->cat]++;
         if (r->cat != JV_DCAT_CONV) d->layout_outside_us += r->layout_us;
     }
+    JV_CHECK(jv_quality_compute(d, tr, t, err));
     baseline_of(d);
     for (size_t i = 0; i < d->nrows; i++)
         row_evaluate(d, &d->rows[i], &d->rows[i].eval);

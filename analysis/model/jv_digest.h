@@ -16,6 +16,7 @@
 #include "jv_hw.h"
 #include "jv_judge.h"
 #include "jv_opcall.h"
+#include "jv_quality.h"
 #include "jv_stats.h"
 #include "jv_timeline.h"
 #include "jv_trace.h"
@@ -116,6 +117,8 @@ typedef struct {
     double cum_percent;                                /* Cumulative Percentage (%) */
     const char *band;                                  /* Efficiency Band with a roofline, else "" */
     uint32_t sheet_pos;                                /* its row in unified_perf_summary (0: the first) */
+    int no_dtypes;      /* its call recorded Input Dims but no argument type (an empty Input type) */
+    jv_nomodel nomodel; /* why it has no FLOPs/bytes model (jv_digest_finish); JV_NOMODEL_NONE: modelled */
     /* the evaluation (jv_digest_finish): no model / no roofline, else the verdict of hw/jv_judge.h's rules
      * on the median kernel time, the roofline time of one call, Pct Roofline_mean, the nominal launch cost,
      * the share of layout-conversion kernels and (memory-bound rows) the trace's elementwise baseline as the
@@ -187,6 +190,7 @@ typedef struct {
     jv_dfusion *fusion;    /* by ew_us, largest first */
     size_t nfusion;
     jv_dbaseline baseline;
+    jv_trace_quality quality;        /* what the trace did not record (jv_digest_finish: jv_quality_compute) */
     double layout_outside_us;        /* layout-conversion kernels of rows that are not convolutions */
     char specs[JV_DIGEST_SPECS][32]; /* the distinct Compute Specs of the rows, in row order (the peaks they use) */
     int nspecs;
@@ -225,6 +229,11 @@ void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmode
  * (jv_findings_model.h). */
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
                            const jv_timeline_opts *opts, jv_err *err);
+
+/* Sets every row's nomodel and counts d->quality from the rows, trace tr and its tree t (a zeroed trace and
+ * tree: the rows' counts alone). Called by jv_digest_finish before the rows are evaluated. Defined in
+ * jv_quality.c. JV_ERR_NOMEM on failure. */
+jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t, jv_err *err);
 
 /* The trace's elementwise baseline as % of the roofline GPU's HBM bandwidth; NaN when unknown. */
 double jv_baseline_pct_of_hbm(const jv_digest *d);

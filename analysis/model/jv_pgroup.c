@@ -241,6 +241,11 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
         if (jv_desc_parse(&call, &d, &cerr) == JV_OK) jv_desc_facts(&d, &r.facts);
     }
     r.type0 = jv_digest_str(dg, cs == JV_OK && call.nargs > 0 ? call.args[0].type : "");
+    /* dims recorded, but not one argument's type (2021 TensorBoard-plugin traces): no dtype to model with */
+    int ntyped = 0;
+    for (int k = 0; cs == JV_OK && k < call.nargs; k++)
+        ntyped += call.args[k].type && call.args[k].type[0];
+    r.no_dtypes = !r.synthetic && cs == JV_OK && call.nargs > 0 && ntyped == 0 && tr->sigs[jv_inst_sig(tr, in)].dims;
     jv_opcall_free(&call);
     if (cs == JV_ERR_NOMEM) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
     r.uid = gr->uid_first;

@@ -9,6 +9,7 @@
 #include "jv_compare.h"
 #include "jv_escape.h"
 #include "jv_output.h"
+#include "jv_quality_md.h"
 #include "jv_sort.h"
 
 /* Writes s as markdown text, "unknown" when empty. */
@@ -492,6 +493,8 @@ static jv_status write_fair(const rctx *x, const char *path, jv_err *err) {
     for (size_t i = 0; i < c->npairs; i++)
         if (x->detailed[i]) detail(f, x, i);
 
+    jv_quality_md(f, x->T, "trace-quality-target", "Trace quality: target", 0);
+    jv_quality_md(f, x->R, "trace-quality-reference", "Trace quality: reference", 0);
     fputs("<a id=\"appendix\"></a>\n\n## Appendix\n\n### Hardware\n\n", f);
     hw_table(f, x);
     fputs("\n<a id=\"matching-rules\"></a>\n\n### Matching rules\n\n", f);
@@ -614,7 +617,10 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
                 FN(p->expected, 4), p->basis[0] ? " from " : "", p->basis, FN(p->vs_expected, 3), flag_word(p->flag));
     }
 
-    fputs("\n<a id=\"gaps\"></a>\n\n## Gaps and open questions\n\n", f);
+    fputc('\n', f);
+    jv_quality_md(f, T, "trace-quality-target", "Trace quality: target", 1);
+    jv_quality_md(f, R, "trace-quality-reference", "Trace quality: reference", 1);
+    fputs("<a id=\"gaps\"></a>\n\n## Gaps and open questions\n\n", f);
     size_t unknown = 0, mixed = 0;
     double unknown_us = 0;
     for (size_t i = 0; i < c->npairs; i++) {

@@ -12,6 +12,7 @@
 
 #include "jv_html_int.h"
 #include "jv_output.h"
+#include "jv_quality_md.h"
 #include "jv_row_eval.h"
 
 #define CAT_ROWS    25 /* rows per category table */
@@ -186,6 +187,26 @@ static int specs_of(const jv_digest *d, size_t n, const char **out, int max) {
     return k;
 }
 
+/* the trace-quality line of the facts (jv_quality_md.h): the modelled share, then each nonzero count */
+static void write_quality(FILE *f, const jv_digest *d) {
+    const jv_trace_quality *q = &d->quality;
+    jv_qline ls[JV_QLINES_MAX];
+    int n = jv_quality_lines(d, ls);
+    fprintf(f, "<dl class=\"facts\" id=\"trace-quality\">\n<dt>Trace quality</dt><dd>%llu of %zu rows modelled",
+            (unsigned long long)q->unmodelled[JV_NOMODEL_NONE].n, d->nrows);
+    if (!n) fputs("; no issue found", f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s%llu", i ? "; " : ". ", (unsigned long long)ls[i].n);
+        if (ls[i].of) fprintf(f, " of %llu", (unsigned long long)ls[i].of);
+        fputc(' ', f);
+        jv_html_esc(f, ls[i].what);
+        fputs(" <span class=\"note\">(", f);
+        jv_html_esc(f, ls[i].means);
+        fputs(")</span>", f);
+    }
+    fputs("</dd>\n</dl>\n", f);
+}
+
 static void write_header(FILE *f, const jv_digest *d) {
     char b1[64], b2[64];
     fputs("<header class=\"top\"><div class=\"brand\">jarvis-analyze</div><h1>GPU performance report</h1>"
@@ -234,6 +255,7 @@ static void write_header(FILE *f, const jv_digest *d) {
     }
     fprintf(f, "<dt>GPU time</dt><dd>%s ms on the GPU timeline; %s ms of kernel time in %zu ops</dd>\n</dl>\n",
             jv_html_fms(b1, sizeof b1, (double)d->tl.total / 1e3), jv_html_fms(b2, sizeof b2, d->total_us), d->nrows);
+    write_quality(f, d);
 
     /* four headline numbers */
     int top = 0;

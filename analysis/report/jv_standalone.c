@@ -11,6 +11,7 @@
 #include "jv_escape.h"
 #include "jv_findings_model.h"
 #include "jv_output.h"
+#include "jv_quality_md.h"
 
 #define TOP_OPS 20 /* rows of the rough report's top-ops table */
 
@@ -326,6 +327,7 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     fprintf(f, "\nGPU timeline, top ops, the calculations and the call stacks to look at: "
                "[working notes](standalone_analysis_rough.md). Perf report: `perf_report.xlsx` and "
                "`perf_report_csvs/`.\n\n");
+    jv_quality_md(f, d, "trace-quality", "Trace quality", 0);
     write_appendix(f, d);
     return jv_out_commit(&o, err);
 }
@@ -468,12 +470,13 @@ static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) 
     }
     if (!d->nrows && !d->nfusion) fprintf(f, "None: no op with GPU kernels.\n");
     fputc('\n', f);
+    jv_quality_md(f, d, "trace-quality", "Trace quality", 1);
     fprintf(f, "<a id=\"gaps\"></a>\n\n## Gaps\n\n");
     int nomodel = 0, nrep = 0;
     double t_nomodel = 0, t_rep = 0;
     for (size_t i = 0; i < d->nrows; i++) {
         const jv_drow *r = &d->rows[i];
-        if (r->model < 0 && isnan(r->flops)) {
+        if (r->nomodel != JV_NOMODEL_NONE) {
             nomodel++;
             t_nomodel += r->time_us;
         }

@@ -1,0 +1,96 @@
+/* jv_quality: the trace-quality counts of a digest and each row's reason for having no model (jv_quality.h). */
+#include "jv_quality.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_digest.h"
+
+#define US(ns) ((double)(ns) / 1e3)
+
+const char *jv_nomodel_str(jv_nomodel why) {
+    switch (why) {
+    case JV_NOMODEL_UNKNOWN_OP: return "no perf model for the op";
+    case JV_NOMODEL_NO_SHAPES: return "no input shapes recorded";
+    case JV_NOMODEL_NO_DTYPES: return "no input dtypes recorded";
+    case JV_NOMODEL_REFUSED: return "the op's model could not read the recorded call";
+    default: return "";
+    }
+}
+
+/* why row r has no FLOPs/bytes model (JV_NOMODEL_NONE: it has one) */
+static jv_nomodel why_of(const jv_drow *r) {
+    int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
+    if (has) return JV_NOMODEL_NONE;
+    if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
+    if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;
+    if (r->no_dtypes) return JV_NOMODEL_NO_DTYPES;
+    return JV_NOMODEL_REFUSED;
+}
+
+static void add(jv_qcount *c, double us) {
+    c->n++;
+    c->us += us;
+}
+
+/* (contract in jv_digest.h) */
+jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t, jv_err *err) {
+    jv_trace_quality *q = &d->quality;
+    memset(q, 0, sizeof *q);
+    for (size_t i = 0; i < d->nrows; i++) {
+        jv_drow *r = &d->rows[i];
+        r->nomodel = why_of(r);
+        add(&q->unmodelled[r->nomodel], r->time_us);
+        if (r->synthetic) continue;
+        if (!(r->args_present & 1u))
+            add(&q->no_shapes, r->time_us);
+        else if (r->no_dtypes)
+            add(&q->no_dtypes, r->time_us);
+    }
+    q->no_device_props = tr->ndevices == 0;
+    q->unnamed_device = tr->ndevices > 0 && !tr->devices[0].name[0];
+    q->bad_time = tr->counts.bad_time;
+    q->host_overlap = t->counts.dropped_overlap;
+    if (!tr->nev || !t->parent) return JV_OK;
+    /* per graph-launch call: the GPU time of the events it owns (NaN: owns none yet) */
+    double *owned = malloc(tr->nev * sizeof *owned);
+    uint8_t *is_graph = calloc(tr->nev, 1);
+    if (!owned || !is_graph) {
+        free(owned);
+        free(is_graph);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (trace quality)");
+    }
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        owned[i] = NAN;
+        jv_kind k = jv_ev_kind(e);
+        if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) && jv_contains_nocase(jv_trace_str(tr, e->name), "GraphLaunch"))
+            is_graph[i] = 1;
+    }
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu(jv_ev_kind(e))) continue;
+        q->gpu_events++;
+        uint32_t p = t->parent[i];
+        if (p == JV_NONE32) {
+            add(&q->unlinked, US(e->dur));
+            continue;
+        }
+        jv_kind pk = jv_ev_kind(&tr->ev[p]);
+        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && e->ts < tr->ev[p].ts) add(&q->before_launch, US(e->dur));
+        if (is_graph[p]) owned[p] = (isnan(owned[p]) ? 0 : owned[p]) + US(e->dur);
+    }
+    for (size_t i = 0; i < tr->nev; i++) {
+        if (!is_graph[i]) continue;
+        if (isnan(owned[i])) {
+            add(&q->graph_launches, 0);
+            add(&q->graph_unrecorded, 0);
+        } else {
+            add(&q->graph_launches, owned[i]);
+        }
+    }
+    free(owned);
+    free(is_graph);
+    return JV_OK;
+}
