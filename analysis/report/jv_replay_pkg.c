@@ -14,6 +14,7 @@
 #include "jv_package.h"
 #include "jv_sha256.h"
 #include "jv_sort.h"
+#include "jv_transfer.h"
 
 #define US(ns)           ((double)(ns) / 1e3)
 #define MAX_KERNEL_NAMES 8
@@ -26,6 +27,7 @@ typedef struct {
     uint32_t first_inst;
     int32_t model; /* -1: an op without a model (name below) */
     uint32_t name;
+    double xfer_ns[JV_XFER_COUNT]; /* its GPU time by transfer kind (JV_XFER_NONE: kernels that compute) */
 } agg;
 
 static int agg_by_time(const void *a, const void *b, void *ctx) {
@@ -173,6 +175,10 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         }
         a->busy_ns += in->busy_ns;
         a->count++;
+        for (uint32_t k = 0; k < in->kn; k++) {
+            const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + k]];
+            a->xfer_ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)ke->dur;
+        }
         if (a->first_inst == UINT32_MAX) a->first_inst = (uint32_t)i;
     }
     JV_CHECK_GOTO(jv_sort_stable(g, ng, sizeof *g, agg_by_time, NULL), st, done);
@@ -195,7 +201,11 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         jv_opcall call;
         memset(&call, 0, sizeof call);
         void *entry = NULL;
-        if (a->model < 0) {
+        const jv_xfer xf = jv_transfer_mostly(a->xfer_ns);
+        if (jv_transfer_is_host(xf)) { /* bound by the host link: nothing a device replay reproduces */
+            snprintf(reason, sizeof reason, "a %s (bound by the host link, not a kernel): not replayed",
+                     jv_transfer_name(xf));
+        } else if (a->model < 0) {
             snprintf(reason, sizeof reason, "no perf model for this op");
         } else {
             const jv_perf_model *pm = &pt->models[a->model];

@@ -440,7 +440,8 @@ def test_torch_replay(tr, torch, pkgs):
           tr.family_of(E("aten::x", [], jarvis={"family": "binary"})) == "binary", "family_of: jarvis key, else op name")
 
     # every op of the packages maps to an aten call
-    expected = {"aten::addmm": "default", "aten::add_": "Tensor", "aten::copy_": "default",
+    # (the example's aten::copy_ is a pinned HtoD memcpy: bound by the host link, not in the package)
+    expected = {"aten::addmm": "default", "aten::add_": "Tensor",
                 "aten::convolution": "default", "aten::convolution_backward": "default",
                 "aten::threshold_backward": "default", "aten::batch_norm": "default",
                 "aten::cudnn_batch_norm_backward": "default", "aten::clamp_min_": "default"}
