@@ -109,6 +109,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     m->name = e->name;
     m->sig = sig;
     m->family = fam;
+    jv_desc_facts(NULL, &m->facts);
     jv_opcall call;
     jv_err perr;
     jv_err_clear(&perr);
@@ -121,6 +122,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
             jv_desc_model(&d, &m->perf);
             m->ok = 1;
             m->bwd = d.bwd;
+            jv_desc_facts(&d, &m->facts);
         }
     }
     jv_opcall_free(&call);

@@ -22,6 +22,7 @@ typedef struct {
     int ok;             /* 1: parsed and modelled; 0: the call could not be modelled */
     int bwd;
     jv_perf perf;
+    jv_family_facts facts; /* what the family reads from the call for the findings (jv_desc_facts) */
 } jv_perf_model;
 
 /* One op instance: an op event with the GPU events it owns. */

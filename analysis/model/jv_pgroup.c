@@ -230,15 +230,16 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     jv_err cerr;
     jv_err_clear(&cerr);
     jv_status cs = jv_perf_call_of(tr, tr->ev[in->ev].name, jv_inst_sig(tr, in), &call, &cerr);
-    jv_desc_facts(NULL, &r.facts);
+    if (pm)
+        r.facts = pm->facts; /* read from this call when the model parsed it */
+    else
+        jv_desc_facts(NULL, &r.facts);
     if (cs == JV_OK) {
         r.noperands = call.nargs < JV_DROW_OPERANDS ? call.nargs : JV_DROW_OPERANDS;
         for (int k = 0; k < r.noperands; k++) {
             r.operands[k].kind = call.args[k].kind;
             r.operands[k].t = call.args[k].t;
         }
-        jv_desc d;
-        if (jv_desc_parse(&call, &d, &cerr) == JV_OK) jv_desc_facts(&d, &r.facts);
     }
     r.type0 = jv_digest_str(dg, cs == JV_OK && call.nargs > 0 ? call.args[0].type : "");
     /* dims recorded, but not one argument's type (2021 TensorBoard-plugin traces): no dtype to model with */
