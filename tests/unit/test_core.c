@@ -17,17 +17,7 @@
 #include "jv_tensor.h"
 #include "jv_timeline.h"
 
-static int passed, failed;
-
-#define EXPECT(cond)                                                                                                   \
-    do {                                                                                                               \
-        if (cond)                                                                                                      \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
+#include "jv_check.h"
 
 static void expect_str(const char *got, const char *want, int line) {
     if (!strcmp(got, want))
@@ -41,26 +31,26 @@ static void expect_str(const char *got, const char *want, int line) {
 
 static void test_intern(void) {
     jv_intern t;
-    EXPECT(jv_intern_init(&t) == JV_OK);
+    CHECK(jv_intern_init(&t) == JV_OK);
     uint32_t a, b, c, d;
-    EXPECT(jv_intern_add(&t, "aten::mm", 8, &a) == JV_OK);
-    EXPECT(jv_intern_add(&t, "aten::mm", 8, &b) == JV_OK);
-    EXPECT(a == b && a != 0);
-    EXPECT(jv_intern_add(&t, "aten::m", 7, &c) == JV_OK && c != a);
-    EXPECT(jv_intern_find(&t, "", 0, &d) && d == 0);
+    CHECK(jv_intern_add(&t, "aten::mm", 8, &a) == JV_OK);
+    CHECK(jv_intern_add(&t, "aten::mm", 8, &b) == JV_OK);
+    CHECK(a == b && a != 0);
+    CHECK(jv_intern_add(&t, "aten::m", 7, &c) == JV_OK && c != a);
+    CHECK(jv_intern_find(&t, "", 0, &d) && d == 0);
     /* many strings force rehashing; ids stay stable */
     char buf[32];
     uint32_t first = 0;
     for (int i = 0; i < 50000; i++) {
         snprintf(buf, sizeof buf, "k%d", i);
         uint32_t id;
-        EXPECT(jv_intern_add(&t, buf, strlen(buf), &id) == JV_OK || 1);
+        CHECK(jv_intern_add(&t, buf, strlen(buf), &id) == JV_OK || 1);
         if (i == 0) first = id;
     }
-    EXPECT(jv_intern_find(&t, "k0", 2, &d) && d == first);
-    EXPECT(!strcmp(jv_intern_str(&t, a), "aten::mm") && jv_intern_len(&t, a) == 8);
+    CHECK(jv_intern_find(&t, "k0", 2, &d) && d == first);
+    CHECK(!strcmp(jv_intern_str(&t, a), "aten::mm") && jv_intern_len(&t, a) == 8);
     /* embedded NUL bytes are part of the key */
-    EXPECT(jv_intern_add(&t, "a\0b", 3, &a) == JV_OK && jv_intern_add(&t, "a\0c", 3, &b) == JV_OK && a != b);
+    CHECK(jv_intern_add(&t, "a\0b", 3, &a) == JV_OK && jv_intern_add(&t, "a\0c", 3, &b) == JV_OK && a != b);
     jv_intern_free(&t);
 }
 
@@ -68,15 +58,15 @@ static void test_map(void) {
     jv_map m;
     jv_map_init(&m);
     uint32_t v;
-    EXPECT(!jv_map_get(&m, 5, &v));
+    CHECK(!jv_map_get(&m, 5, &v));
     for (int64_t k = -1000; k < 100000; k += 3)
-        EXPECT(jv_map_put(&m, k * 7919, (uint32_t)(k + 1000)) == JV_OK || 1);
-    EXPECT(jv_map_get(&m, -1000 * 7919, &v) && v == 0);
-    EXPECT(jv_map_get(&m, 2 * 7919, &v) && v == 1002);
-    EXPECT(!jv_map_get(&m, 3 * 7919, &v));
-    EXPECT(jv_map_put_first(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 1002);
-    EXPECT(jv_map_put(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 9);
-    EXPECT(jv_map_put(&m, INT64_MIN, 1) == JV_OK && jv_map_get(&m, INT64_MIN, &v) && v == 1);
+        CHECK(jv_map_put(&m, k * 7919, (uint32_t)(k + 1000)) == JV_OK || 1);
+    CHECK(jv_map_get(&m, -1000 * 7919, &v) && v == 0);
+    CHECK(jv_map_get(&m, 2 * 7919, &v) && v == 1002);
+    CHECK(!jv_map_get(&m, 3 * 7919, &v));
+    CHECK(jv_map_put_first(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 1002);
+    CHECK(jv_map_put(&m, 2 * 7919, 9) == JV_OK && jv_map_get(&m, 2 * 7919, &v) && v == 9);
+    CHECK(jv_map_put(&m, INT64_MIN, 1) == JV_OK && jv_map_get(&m, INT64_MIN, &v) && v == 1);
     jv_map_free(&m);
 }
 
@@ -123,8 +113,8 @@ static void test_pyrepr(void) {
     REPR("[\"a\\\"b'c\"]", "('a\"b\\'c',)");
     REPR("[\"tab\\there\"]", "('tab\\there',)");
     char *s = NULL;
-    EXPECT(jv_pyrepr("[1,", 3, &s) == JV_ERR_FORMAT && s == NULL);
-    EXPECT(jv_pyrepr("[1] x", 5, &s) == JV_ERR_FORMAT);
+    CHECK(jv_pyrepr("[1,", 3, &s) == JV_ERR_FORMAT && s == NULL);
+    CHECK(jv_pyrepr("[1] x", 5, &s) == JV_ERR_FORMAT);
     char *q = jv_pyrepr_quote("void k<float>(int)");
     EXPECT_STR(q, "'void k<float>(int)'");
     free(q);
@@ -134,15 +124,15 @@ static void test_intervals(void) {
     /* hand-computed: [0,10) [5,15) [20,30) [30,35) [40,41) -> [0,15) [20,35) [40,41): 15 + 15 + 1 */
     jv_iv a[] = {{20, 30}, {0, 10}, {40, 41}, {5, 15}, {30, 35}};
     size_t n = jv_iv_merge(a, 5);
-    EXPECT(n == 3);
-    EXPECT(a[0].start == 0 && a[0].end == 15 && a[1].start == 20 && a[1].end == 35);
-    EXPECT(jv_iv_len(a, n) == 31);
+    CHECK(n == 3);
+    CHECK(a[0].start == 0 && a[0].end == 15 && a[1].start == 20 && a[1].end == 35);
+    CHECK(jv_iv_len(a, n) == 31);
     jv_iv b[] = {{12, 22}, {34, 50}};
     /* overlap of [0,15)[20,35)[40,41) with [12,22)[34,50): 3 + 2 + 1 + 1 = 7 */
-    EXPECT(jv_iv_overlap(a, n, b, 2) == 7);
+    CHECK(jv_iv_overlap(a, n, b, 2) == 7);
     jv_iv c[] = {{0, 5}, {0, 5}, {1, 2}};
-    EXPECT(jv_iv_union_len(c, 3) == 5);
-    EXPECT(jv_iv_union_len(c, 0) == 0);
+    CHECK(jv_iv_union_len(c, 3) == 5);
+    CHECK(jv_iv_union_len(c, 0) == 0);
 }
 
 static void test_category(void) {
@@ -164,50 +154,50 @@ static void test_category(void) {
 }
 
 static void test_dtype(void) {
-    EXPECT(jv_dtype_parse("c10::BFloat16") == JV_DT_BF16 && jv_dtype_size(JV_DT_BF16) == 2);
-    EXPECT(jv_dtype_parse("long int") == JV_DT_I64 && jv_dtype_parse("bool") == JV_DT_BOOL);
-    EXPECT(jv_dtype_size(JV_DT_BOOL) == 1 && jv_dtype_parse("Scalar") == JV_DT_UNKNOWN);
-    EXPECT(jv_dtype_parse("c10::Float8_e4m3fn") == JV_DT_F8E4M3 && jv_dtype_size(JV_DT_F8E4M3) == 1);
-    EXPECT(!strcmp(jv_dtype_short(JV_DT_F32), "fp32") && !strcmp(jv_dtype_trace_name(JV_DT_F16), "c10::Half"));
+    CHECK(jv_dtype_parse("c10::BFloat16") == JV_DT_BF16 && jv_dtype_size(JV_DT_BF16) == 2);
+    CHECK(jv_dtype_parse("long int") == JV_DT_I64 && jv_dtype_parse("bool") == JV_DT_BOOL);
+    CHECK(jv_dtype_size(JV_DT_BOOL) == 1 && jv_dtype_parse("Scalar") == JV_DT_UNKNOWN);
+    CHECK(jv_dtype_parse("c10::Float8_e4m3fn") == JV_DT_F8E4M3 && jv_dtype_size(JV_DT_F8E4M3) == 1);
+    CHECK(!strcmp(jv_dtype_short(JV_DT_F32), "fp32") && !strcmp(jv_dtype_trace_name(JV_DT_F16), "c10::Half"));
     /* bf16: 1.0 = 0x3f80; round to nearest even: 1 + 2^-8 ties to 1.0, 1 + 3*2^-8 rounds up */
-    EXPECT(jv_f32_to_bf16(1.0f) == 0x3f80 && jv_bf16_to_f32(0x3f80) == 1.0f);
-    EXPECT(jv_f32_to_bf16(1.0f + 0x1p-8f) == 0x3f80 && jv_f32_to_bf16(1.0f + 3 * 0x1p-8f) == 0x3f82);
-    EXPECT(isnan(jv_bf16_to_f32(jv_f32_to_bf16(NAN))));
+    CHECK(jv_f32_to_bf16(1.0f) == 0x3f80 && jv_bf16_to_f32(0x3f80) == 1.0f);
+    CHECK(jv_f32_to_bf16(1.0f + 0x1p-8f) == 0x3f80 && jv_f32_to_bf16(1.0f + 3 * 0x1p-8f) == 0x3f82);
+    CHECK(isnan(jv_bf16_to_f32(jv_f32_to_bf16(NAN))));
     /* fp16: 1.0 = 0x3c00, 65504 max, 2^-24 smallest subnormal, overflow -> inf */
-    EXPECT(jv_f32_to_f16(1.0f) == 0x3c00 && jv_f16_to_f32(0x3c00) == 1.0f);
-    EXPECT(jv_f32_to_f16(65504.0f) == 0x7bff && jv_f32_to_f16(1e6f) == 0x7c00);
-    EXPECT(jv_f16_to_f32(0x0001) == 0x1p-24f && jv_f32_to_f16(0x1p-24f) == 0x0001);
-    EXPECT(jv_f16_to_f32(jv_f32_to_f16(-2.5f)) == -2.5f);
+    CHECK(jv_f32_to_f16(1.0f) == 0x3c00 && jv_f16_to_f32(0x3c00) == 1.0f);
+    CHECK(jv_f32_to_f16(65504.0f) == 0x7bff && jv_f32_to_f16(1e6f) == 0x7c00);
+    CHECK(jv_f16_to_f32(0x0001) == 0x1p-24f && jv_f32_to_f16(0x1p-24f) == 0x0001);
+    CHECK(jv_f16_to_f32(jv_f32_to_f16(-2.5f)) == -2.5f);
     int exact = 1;
     for (uint32_t h = 0; h < 0x7c00; h++)
         exact &= jv_f32_to_f16(jv_f16_to_f32((uint16_t)h)) == h;
-    EXPECT(exact);
+    CHECK(exact);
 }
 
 static void test_tensor(void) {
     jv_tensor t = {4, {32, 64, 56, 56}, {200704, 3136, 56, 1}, 1, JV_DT_BF16};
-    EXPECT(jv_tensor_layout(&t) == JV_LAYOUT_CONTIGUOUS && jv_tensor_numel(&t) == 6422528);
+    CHECK(jv_tensor_layout(&t) == JV_LAYOUT_CONTIGUOUS && jv_tensor_numel(&t) == 6422528);
     jv_tensor cl = {4, {32, 64, 56, 56}, {200704, 1, 3584, 64}, 1, JV_DT_BF16};
-    EXPECT(jv_tensor_layout(&cl) == JV_LAYOUT_CHANNELS_LAST && jv_tensor_extent(&cl) == 6422528);
+    CHECK(jv_tensor_layout(&cl) == JV_LAYOUT_CHANNELS_LAST && jv_tensor_extent(&cl) == 6422528);
     jv_tensor tr = {2, {1000, 512}, {1, 1000}, 1, JV_DT_F32};
-    EXPECT(jv_tensor_layout(&tr) == JV_LAYOUT_TRANSPOSED);
+    CHECK(jv_tensor_layout(&tr) == JV_LAYOUT_TRANSPOSED);
     jv_tensor bc = {2, {8, 16}, {0, 1}, 1, JV_DT_F32};
-    EXPECT(jv_tensor_layout(&bc) == JV_LAYOUT_BROADCAST && jv_tensor_extent(&bc) == 16);
+    CHECK(jv_tensor_layout(&bc) == JV_LAYOUT_BROADCAST && jv_tensor_extent(&bc) == 16);
     jv_tensor a = {3, {8, 1, 16}, {0}, 0, JV_DT_F32}, b = {2, {4, 1}, {0}, 0, JV_DT_F32}, o;
-    EXPECT(jv_tensor_broadcast(&a, &b, &o) && o.ndim == 3 && o.shape[0] == 8 && o.shape[1] == 4 && o.shape[2] == 16);
+    CHECK(jv_tensor_broadcast(&a, &b, &o) && o.ndim == 3 && o.shape[0] == 8 && o.shape[1] == 4 && o.shape[2] == 16);
     jv_tensor c = {1, {3}, {1}, 1, JV_DT_F32};
-    EXPECT(!jv_tensor_broadcast(&a, &c, &o));
+    CHECK(!jv_tensor_broadcast(&a, &c, &o));
     jv_tensor big = {3, {INT64_MAX / 2, 4, 1}, {0}, 0, JV_DT_F32};
-    EXPECT(jv_tensor_numel(&big) == -1);
+    CHECK(jv_tensor_numel(&big) == -1);
     /* dense: any permutation of a contiguous layout, size-1 dims free; not with overlaps, gaps or broadcasts */
-    EXPECT(jv_tensor_dense(&t) && jv_tensor_dense(&cl) && jv_tensor_dense(&tr) && !jv_tensor_dense(&bc));
+    CHECK(jv_tensor_dense(&t) && jv_tensor_dense(&cl) && jv_tensor_dense(&tr) && !jv_tensor_dense(&bc));
     jv_tensor perm = {3, {4, 5, 6}, {1, 24, 4}, 1, JV_DT_F32}, one = {3, {4, 1, 6}, {6, 999, 1}, 1, JV_DT_F32};
-    EXPECT(jv_tensor_dense(&perm) && jv_tensor_dense(&one));
+    CHECK(jv_tensor_dense(&perm) && jv_tensor_dense(&one));
     jv_tensor ovl = {3, {2, 2, 2}, {1, 1, 5}, 1, JV_DT_F32}; /* extent == numel, yet two dims share a stride */
-    EXPECT(jv_tensor_extent(&ovl) == 8 && !jv_tensor_dense(&ovl));
+    CHECK(jv_tensor_extent(&ovl) == 8 && !jv_tensor_dense(&ovl));
     jv_tensor gap = {2, {4, 4}, {8, 1}, 1, JV_DT_F32}, empty = {2, {0, 4}, {4, 1}, 1, JV_DT_F32};
-    EXPECT(!jv_tensor_dense(&gap) && jv_tensor_dense(&empty));
-    EXPECT(jv_tensor_same_shape(&t, &cl) && !jv_tensor_same_shape(&t, &tr) && !jv_tensor_same_shape(&gap, &perm));
+    CHECK(!jv_tensor_dense(&gap) && jv_tensor_dense(&empty));
+    CHECK(jv_tensor_same_shape(&t, &cl) && !jv_tensor_same_shape(&t, &tr) && !jv_tensor_same_shape(&gap, &perm));
 }
 
 /* 1 when jv_tensor_cudnn_strides(t, cl) gives want (hand-computed from ATen's fixSizeOneDimStride) */
@@ -223,86 +213,86 @@ static int cudnn_strides_are(const jv_tensor *t, int cl, const int64_t *want) {
 static void test_cudnn_strides(void) {
     /* NCHW, size-1 N and H with junk traced strides: each gets the product of the sizes inside it */
     jv_tensor a = {4, {1, 3, 1, 5}, {999, 5, 7, 1}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&a, 0, (const int64_t[]){15, 5, 5, 1}));
+    CHECK(cudnn_strides_are(&a, 0, (const int64_t[]){15, 5, 5, 1}));
     /* NHWC, size-1 C: C is innermost, so its stride is 1 */
     jv_tensor b = {4, {2, 1, 4, 4}, {16, 77, 4, 1}, 1, JV_DT_F16};
-    EXPECT(cudnn_strides_are(&b, 1, (const int64_t[]){16, 1, 4, 1}));
+    CHECK(cudnn_strides_are(&b, 1, (const int64_t[]){16, 1, 4, 1}));
     /* [N, C, 1, 1]: H and W take C under channels_last, 1 under contiguous; N of size 1 takes all */
     jv_tensor c = {4, {1, 8, 1, 1}, {8, 1, 8, 8}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&c, 1, (const int64_t[]){8, 1, 8, 8}));
-    EXPECT(cudnn_strides_are(&c, 0, (const int64_t[]){8, 1, 1, 1}));
+    CHECK(cudnn_strides_are(&c, 1, (const int64_t[]){8, 1, 8, 8}));
+    CHECK(cudnn_strides_are(&c, 0, (const int64_t[]){8, 1, 1, 1}));
     /* NCHW, size-1 W with a zero traced stride */
     jv_tensor d = {4, {4, 3, 2, 1}, {6, 2, 1, 0}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&d, 0, (const int64_t[]){6, 2, 1, 1}));
+    CHECK(cudnn_strides_are(&d, 0, (const int64_t[]){6, 2, 1, 1}));
     /* NCHW with size-1 W under channels_last: W comes right after C */
     jv_tensor e = {4, {2, 3, 4, 1}, {12, 1, 3, 5}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&e, 1, (const int64_t[]){12, 1, 3, 3}));
+    CHECK(cudnn_strides_are(&e, 1, (const int64_t[]){12, 1, 3, 3}));
     /* 5-d channels_last_3d (NDHWC) with size-1 D */
     jv_tensor f = {5, {2, 3, 1, 4, 5}, {60, 1, 0, 15, 3}, 1, JV_DT_BF16};
-    EXPECT(cudnn_strides_are(&f, 1, (const int64_t[]){60, 1, 60, 15, 3}));
+    CHECK(cudnn_strides_are(&f, 1, (const int64_t[]){60, 1, 60, 15, 3}));
     /* 5-d NCDHW with size-1 N and C */
     jv_tensor g = {5, {1, 1, 2, 3, 4}, {0, 0, 12, 4, 1}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&g, 0, (const int64_t[]){24, 24, 12, 4, 1}));
+    CHECK(cudnn_strides_are(&g, 0, (const int64_t[]){24, 24, 12, 4, 1}));
     /* 3-d, 1-d, and no strides (row-major first) */
     jv_tensor h = {3, {2, 1, 5}, {5, 3, 1}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&h, 0, (const int64_t[]){5, 5, 1}));
+    CHECK(cudnn_strides_are(&h, 0, (const int64_t[]){5, 5, 1}));
     jv_tensor i1 = {1, {1}, {42}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&i1, 0, (const int64_t[]){1}));
+    CHECK(cudnn_strides_are(&i1, 0, (const int64_t[]){1}));
     jv_tensor ns = {3, {2, 1, 3}, {0}, 0, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&ns, 0, (const int64_t[]){3, 3, 1}));
+    CHECK(cudnn_strides_are(&ns, 0, (const int64_t[]){3, 3, 1}));
     /* dims of size > 1 keep their traced strides */
     jv_tensor pad = {4, {2, 3, 4, 5}, {100, 20, 5, 1}, 1, JV_DT_F32};
-    EXPECT(cudnn_strides_are(&pad, 0, (const int64_t[]){100, 20, 5, 1}));
+    CHECK(cudnn_strides_are(&pad, 0, (const int64_t[]){100, 20, 5, 1}));
 
     /* suggest_memory_format */
     jv_tensor cl = {4, {32, 64, 56, 56}, {200704, 1, 3584, 64}, 1, JV_DT_BF16};
-    EXPECT(jv_tensor_suggest_channels_last(&cl) == 1);
+    CHECK(jv_tensor_suggest_channels_last(&cl) == 1);
     jv_tensor nchw = {4, {32, 64, 56, 56}, {200704, 3136, 56, 1}, 1, JV_DT_BF16};
-    EXPECT(jv_tensor_suggest_channels_last(&nchw) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&nchw) == 0);
     jv_tensor nc11 = {4, {2, 8, 1, 1}, {8, 1, 8, 8}, 1, JV_DT_F32}; /* dense both ways: channels_last wins */
-    EXPECT(jv_tensor_suggest_channels_last(&nc11) == 1);
+    CHECK(jv_tensor_suggest_channels_last(&nc11) == 1);
     jv_tensor nc11c = {4, {2, 8, 1, 1}, {8, 1, 1, 1}, 1, JV_DT_F32}; /* contiguous strides: NCHW */
-    EXPECT(jv_tensor_suggest_channels_last(&nc11c) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&nc11c) == 0);
     jv_tensor n111 = {4, {4, 1, 1, 1}, {1, 1, 1, 1}, 1, JV_DT_F32}; /* ambiguous: NCHW */
-    EXPECT(jv_tensor_suggest_channels_last(&n111) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&n111) == 0);
     jv_tensor zc = {4, {2, 3, 4, 4}, {48, 0, 12, 3}, 1, JV_DT_F32}; /* zero C stride: NCHW */
-    EXPECT(jv_tensor_suggest_channels_last(&zc) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&zc) == 0);
     jv_tensor cl3 = {5, {2, 3, 4, 5, 6}, {360, 1, 90, 18, 3}, 1, JV_DT_F16};
-    EXPECT(jv_tensor_suggest_channels_last(&cl3) == 1);
+    CHECK(jv_tensor_suggest_channels_last(&cl3) == 1);
     jv_tensor c3 = {5, {2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, 1, JV_DT_F16};
-    EXPECT(jv_tensor_suggest_channels_last(&c3) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&c3) == 0);
     jv_tensor r3 = {3, {2, 3, 4}, {12, 1, 3}, 1, JV_DT_F32};
-    EXPECT(jv_tensor_suggest_channels_last(&r3) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&r3) == 0);
     jv_tensor nos = {4, {2, 3, 4, 4}, {0}, 0, JV_DT_F32};
-    EXPECT(jv_tensor_suggest_channels_last(&nos) == 0);
+    CHECK(jv_tensor_suggest_channels_last(&nos) == 0);
 }
 
 /* element access through strides, and load/store rounding per dtype */
 static void test_elements(void) {
     jv_tensor cl = {4, {2, 3, 2, 2}, {12, 1, 6, 3}, 1, JV_DT_F32};
     int64_t idx[4] = {1, 2, 1, 0};
-    EXPECT(jv_tensor_offset(&cl, idx) == 12 + 2 + 6);
-    EXPECT(jv_tensor_offset_at(&cl, 1 * 12 + 2 * 4 + 1 * 2 + 0) == 20); /* same element by logical index */
+    CHECK(jv_tensor_offset(&cl, idx) == 12 + 2 + 6);
+    CHECK(jv_tensor_offset_at(&cl, 1 * 12 + 2 * 4 + 1 * 2 + 0) == 20); /* same element by logical index */
     int64_t back[4];
     jv_tensor_unravel(&cl, 22, back);
-    EXPECT(back[0] == 1 && back[1] == 2 && back[2] == 1 && back[3] == 0);
+    CHECK(back[0] == 1 && back[1] == 2 && back[2] == 1 && back[3] == 0);
     jv_tensor nos = {2, {3, 5}, {0}, 0, JV_DT_F32};
-    EXPECT(jv_tensor_offset_at(&nos, 7) == 7);
+    CHECK(jv_tensor_offset_at(&nos, 7) == 7);
     unsigned char buf[16];
     jv_dtype_store(JV_DT_BF16, buf, 1, 1.00390625); /* 1 + 2^-8: a tie, rounds to even 1.0 */
-    EXPECT(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.0);
+    CHECK(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.0);
     jv_dtype_store(JV_DT_BF16, buf, 1, 1.01171875); /* 1 + 3*2^-8: a tie, rounds up to 1 + 2^-6 */
-    EXPECT(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.015625);
+    CHECK(jv_dtype_load(JV_DT_BF16, buf, 1) == 1.015625);
     jv_dtype_store(JV_DT_F16, buf, 0, 65520.0); /* overflows half: inf */
-    EXPECT(isinf(jv_dtype_load(JV_DT_F16, buf, 0)));
+    CHECK(isinf(jv_dtype_load(JV_DT_F16, buf, 0)));
     jv_dtype_store(JV_DT_I8, buf, 2, -300.7);
-    EXPECT(jv_dtype_load(JV_DT_I8, buf, 2) == -128);
+    CHECK(jv_dtype_load(JV_DT_I8, buf, 2) == -128);
     jv_dtype_store(JV_DT_I32, buf, 1, -2.9);
-    EXPECT(jv_dtype_load(JV_DT_I32, buf, 1) == -2);
+    CHECK(jv_dtype_load(JV_DT_I32, buf, 1) == -2);
     jv_dtype_store(JV_DT_BOOL, buf, 5, 0.25);
-    EXPECT(jv_dtype_load(JV_DT_BOOL, buf, 5) == 1);
-    EXPECT(!jv_dtype_is_numeric(JV_DT_F8E4M3) && !jv_dtype_is_numeric(JV_DT_C64) && jv_dtype_is_numeric(JV_DT_U8));
-    EXPECT(isnan(jv_dtype_load(JV_DT_C64, buf, 0)));
+    CHECK(jv_dtype_load(JV_DT_BOOL, buf, 5) == 1);
+    CHECK(!jv_dtype_is_numeric(JV_DT_F8E4M3) && !jv_dtype_is_numeric(JV_DT_C64) && jv_dtype_is_numeric(JV_DT_U8));
+    CHECK(isnan(jv_dtype_load(JV_DT_C64, buf, 0)));
 }
 
 /* FIPS 180-4 test vectors */
@@ -312,34 +302,34 @@ static void test_sha256(void) {
     jv_sha256_init(&s);
     jv_sha256_update(&s, "abc", 3);
     jv_sha256_final(&s, hex);
-    EXPECT(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    CHECK(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
     jv_sha256_init(&s);
     const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
     for (size_t i = 0; i < strlen(two); i++)
         jv_sha256_update(&s, two + i, 1); /* byte by byte */
     jv_sha256_final(&s, hex);
-    EXPECT(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+    CHECK(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
     jv_sha256_init(&s);
     jv_sha256_final(&s, hex);
-    EXPECT(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
     jv_err err = {0};
     uint64_t size;
-    EXPECT(jv_sha256_file("/nonexistent/trace.json", hex, &size, &err) == JV_ERR_IO &&
-           strstr(err.msg, "/nonexistent/trace.json"));
+    CHECK(jv_sha256_file("/nonexistent/trace.json", hex, &size, &err) == JV_ERR_IO &&
+          strstr(err.msg, "/nonexistent/trace.json"));
 }
 
 static void test_strbuf(void) {
     jv_strbuf b = JV_STRBUF_INIT;
     char *s = jv_sb_take(&b); /* nothing appended: "" */
-    EXPECT(s && !strcmp(s, ""));
+    CHECK(s && !strcmp(s, ""));
     free(s);
-    EXPECT(jv_sb_puts(&b, "[") && jv_sb_append(&b, "ab", 1));
+    CHECK(jv_sb_puts(&b, "[") && jv_sb_append(&b, "ab", 1));
     for (int i = 0; i < 200; i++)
-        EXPECT(jv_sb_printf(&b, "%s%d", i ? ", " : "", i)); /* grows past 64 */
-    EXPECT(jv_sb_puts(&b, "]") && b.len == strlen(b.buf) && !strncmp(b.buf, "[a0, 1, 2", 9));
-    EXPECT(!strcmp(b.buf + b.len - 5, " 199]"));
+        CHECK(jv_sb_printf(&b, "%s%d", i ? ", " : "", i)); /* grows past 64 */
+    CHECK(jv_sb_puts(&b, "]") && b.len == strlen(b.buf) && !strncmp(b.buf, "[a0, 1, 2", 9));
+    CHECK(!strcmp(b.buf + b.len - 5, " 199]"));
     s = jv_sb_take(&b);
-    EXPECT(s && b.buf == NULL && b.len == 0 && strlen(s) > 600);
+    CHECK(s && b.buf == NULL && b.len == 0 && strlen(s) > 600);
     free(s);
     jv_sb_free(&b);
 }

@@ -10,17 +10,7 @@
 
 #include "conv/conv.h"
 
-static int passed, failed;
-
-#define EXPECT(cond)                                                                                                   \
-    do {                                                                                                               \
-        if (cond)                                                                                                      \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
+#include "jv_check.h"
 
 static void expect_num(double got, double want, int line) {
     double tol = 1e-9 * (fabs(want) > 1 ? fabs(want) : 1);

@@ -269,20 +269,20 @@ static void test_tracelens_rows(void) {
     for (size_t r = 0; r < sizeof TL_ROWS / sizeof TL_ROWS[0]; r++) {
         const tl_row *t = &TL_ROWS[r];
         jv_desc d;
-        EXPECT(parse(t->name, t->dims, t->types, t->strides, t->concrete, &d) == JV_OK);
+        CHECK(parse(t->name, t->dims, t->types, t->strides, t->concrete, &d) == JV_OK);
         const jv_conv_desc *g = jv_conv_of(&d);
         jv_perf p = model(&d);
         double tl_flops = t->gflops * 1e9, tl_bytes = t->mb * 1048576.0;
         int bwd = !strcmp(t->name, "aten::convolution_backward");
-        EXPECT(d.bwd == bwd);
-        EXPECT(p.matrix == 1 && p.dtype == JV_DT_BF16);
+        CHECK(d.bwd == bwd);
+        CHECK(p.matrix == 1 && p.dtype == JV_DT_BF16);
         if (bwd && !g->output_mask[0]) {
             /* first layer, mask [False, True, False]: grad_weight only = half of TraceLens' two grads */
             EXPECT_NUM(p.flops, tl_flops / 2);
             EXPECT_NUM(p.bytes, tl_bytes / 2);
         } else if (g->has_bias) {
             /* nsfw patch embedding with bias [768]: checked by hand in test_nsfw_bias */
-            EXPECT(!bwd);
+            CHECK(!bwd);
         } else {
             EXPECT_NUM(p.flops, tl_flops);
             EXPECT_NUM(p.bytes, tl_bytes);
@@ -290,7 +290,7 @@ static void test_tracelens_rows(void) {
         jv_params ps;
         ps.n = 0;
         jv_conv_family.params(&d, &ps);
-        EXPECT(ps.n == 13);
+        CHECK(ps.n == 13);
         for (int i = 0; i < 13 && i < ps.n; i++) {
             EXPECT_STR(ps.p[i].name, PARAM_NAMES[i]);
             if (!strcmp(PARAM_NAMES[i], "bias")) continue;

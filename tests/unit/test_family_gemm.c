@@ -6,17 +6,7 @@
 
 #include "gemm/gemm.h"
 
-static int passed, failed;
-
-#define EXPECT(cond)                                                                                                   \
-    do {                                                                                                               \
-        if (cond)                                                                                                      \
-            passed++;                                                                                                  \
-        else {                                                                                                         \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                                         \
-        }                                                                                                              \
-    } while (0)
+#include "jv_check.h"
 
 /* parses a call; returns the status and fills d and p */
 static jv_status run(const char *op, const char *dims, const char *types, const char *strides, const char *conc,
@@ -43,63 +33,62 @@ int main(void) {
     /* addmm from amd_mi300x_resnet18_train GEMM.csv: M=512 N=1000 K=512 bf16 with a [1000] bias.
      * flops = 2*512*1000*512 + 512*1000 = 524800000 (TraceLens 0.5248 GFLOPS)
      * bytes = (512*512 + 512*1000 + 512*1000 + 1000)*2 = 2574288 (TraceLens 2.4550323486328125 MB) */
-    EXPECT(run("aten::addmm", "[[1000], [512, 512], [512, 1000], [], []]",
-               "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]",
-               "[[1], [512, 1], [1, 512], [], []]", "[\"\", \"\", \"\", \"1\", \"1\"]", &d, &p) == JV_OK);
-    EXPECT(p.flops == 524800000.0 && p.bytes == 2574288.0 && p.matrix && p.dtype == JV_DT_BF16);
+    CHECK(run("aten::addmm", "[[1000], [512, 512], [512, 1000], [], []]",
+              "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]",
+              "[[1], [512, 1], [1, 512], [], []]", "[\"\", \"\", \"\", \"1\", \"1\"]", &d, &p) == JV_OK);
+    CHECK(p.flops == 524800000.0 && p.bytes == 2574288.0 && p.matrix && p.dtype == JV_DT_BF16);
     const jv_gemm_desc *g = jv_gemm_of(&d);
-    EXPECT(g->m == 512 && g->n == 1000 && g->k == 512 && g->batch == 1 && g->has_bias);
-    EXPECT(!g->trans_a && g->trans_b); /* B strides (1, 512): a transposed view of W */
+    CHECK(g->m == 512 && g->n == 1000 && g->k == 512 && g->batch == 1 && g->has_bias);
+    CHECK(!g->trans_a && g->trans_b); /* B strides (1, 512): a transposed view of W */
     /* mm with a transposed A: strides (1, 1000) */
-    EXPECT(run("aten::mm", "[[1000, 512], [512, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]",
-               "[[1, 1000], [512, 1]]", "[\"\", \"\"]", &d, &p) == JV_OK);
-    EXPECT(jv_gemm_of(&d)->trans_a && !jv_gemm_of(&d)->trans_b);
-    EXPECT(p.flops == 2.0 * 1000 * 512 * 512 && p.bytes == (1000.0 * 512 + 512 * 512 + 1000 * 512) * 2);
+    CHECK(run("aten::mm", "[[1000, 512], [512, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+              "[[1, 1000], [512, 1]]", "[\"\", \"\"]", &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->trans_a && !jv_gemm_of(&d)->trans_b);
+    CHECK(p.flops == 2.0 * 1000 * 512 * 512 && p.bytes == (1000.0 * 512 + 512 * 512 + 1000 * 512) * 2);
     /* bmm fp32: B=96 M=N=3137 K=64 -> flops 2*96*3137*3137*64, bytes 96*(3137*64*2 + 3137*3137)*4 */
-    EXPECT(run("aten::bmm", "[[96, 3137, 64], [96, 64, 3137]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
-    EXPECT(p.flops == 2.0 * 96 * 3137 * 3137 * 64 && p.bytes == 96.0 * (3137 * 64 * 2 + 3137.0 * 3137) * 4);
+    CHECK(run("aten::bmm", "[[96, 3137, 64], [96, 64, 3137]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
+    CHECK(p.flops == 2.0 * 96 * 3137 * 3137 * 64 && p.bytes == 96.0 * (3137 * 64 * 2 + 3137.0 * 3137) * 4);
     /* baddbmm with a full [B,M,N] input: its bytes are counted in full (TraceLens counts B*N) */
-    EXPECT(run("aten::baddbmm", "[[8, 128, 256], [8, 128, 64], [8, 64, 256], [], []]",
-               "[\"c10::Half\", \"c10::Half\", \"c10::Half\", \"Scalar\", \"Scalar\"]", NULL,
-               "[\"\", \"\", \"\", \"0\", \"0.125\"]", &d, &p) == JV_OK);
-    EXPECT(p.flops == 8.0 * (2.0 * 128 * 256 * 64 + 128 * 256));
-    EXPECT(p.bytes == (8.0 * 128 * 64 + 8.0 * 64 * 256 + 8.0 * 128 * 256 + 8.0 * 128 * 256) * 2);
-    EXPECT(jv_gemm_of(&d)->beta == 0 && jv_gemm_of(&d)->alpha == 0.125);
+    CHECK(run("aten::baddbmm", "[[8, 128, 256], [8, 128, 64], [8, 64, 256], [], []]",
+              "[\"c10::Half\", \"c10::Half\", \"c10::Half\", \"Scalar\", \"Scalar\"]", NULL,
+              "[\"\", \"\", \"\", \"0\", \"0.125\"]", &d, &p) == JV_OK);
+    CHECK(p.flops == 8.0 * (2.0 * 128 * 256 * 64 + 128 * 256));
+    CHECK(p.bytes == (8.0 * 128 * 64 + 8.0 * 64 * 256 + 8.0 * 128 * 256 + 8.0 * 128 * 256) * 2);
+    CHECK(jv_gemm_of(&d)->beta == 0 && jv_gemm_of(&d)->alpha == 0.125);
     /* linear x[4,197,768] W[3072,768] b[3072]: M = 4*197 */
-    EXPECT(run("aten::linear", "[[4, 197, 768], [3072, 768], [3072]]",
-               "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, &d, &p) == JV_OK);
-    EXPECT(jv_gemm_of(&d)->m == 788 && jv_gemm_of(&d)->n == 3072 && jv_gemm_of(&d)->k == 768);
-    EXPECT(p.flops == 2.0 * 788 * 3072 * 768 + 788.0 * 3072);
-    EXPECT(p.bytes == (788.0 * 768 + 3072.0 * 768 + 788.0 * 3072 + 3072) * 2);
-    EXPECT(jv_gemm_family.match("aten::linear") == JV_MATCH_WEAK &&
-           jv_gemm_family.match("aten::mm") == JV_MATCH_STRONG);
+    CHECK(run("aten::linear", "[[4, 197, 768], [3072, 768], [3072]]",
+              "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->m == 788 && jv_gemm_of(&d)->n == 3072 && jv_gemm_of(&d)->k == 768);
+    CHECK(p.flops == 2.0 * 788 * 3072 * 768 + 788.0 * 3072);
+    CHECK(p.bytes == (788.0 * 768 + 3072.0 * 768 + 788.0 * 3072 + 3072) * 2);
+    CHECK(jv_gemm_family.match("aten::linear") == JV_MATCH_WEAK && jv_gemm_family.match("aten::mm") == JV_MATCH_STRONG);
     /* matmul with broadcast batch: [2,1,64,32] x [3,32,16] -> batch 2*3 */
-    EXPECT(run("aten::matmul", "[[2, 1, 64, 32], [3, 32, 16]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
-    EXPECT(jv_gemm_of(&d)->batch == 6 && jv_gemm_of(&d)->m == 64 && p.flops == 6.0 * 2 * 64 * 16 * 32);
+    CHECK(run("aten::matmul", "[[2, 1, 64, 32], [3, 32, 16]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->batch == 6 && jv_gemm_of(&d)->m == 64 && p.flops == 6.0 * 2 * 64 * 16 * 32);
     /* _scaled_mm fp8 -> bf16 output (ScalarType 15) */
-    EXPECT(run("aten::_scaled_mm", "[[256, 512], [512, 128], [], [], [], [], [], []]",
-               "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"ScalarType\", "
-               "\"Bool\"]",
-               NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &d, &p) == JV_OK);
-    EXPECT(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2);
+    CHECK(run("aten::_scaled_mm", "[[256, 512], [512, 128], [], [], [], [], [], []]",
+              "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"ScalarType\", "
+              "\"Bool\"]",
+              NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2);
     /* unknown dtype: bytes NaN, flops known */
-    EXPECT(run("aten::mm", "[[4, 4], [4, 4]]", "[\"c10::Weird\", \"c10::Weird\"]", NULL, NULL, &d, &p) == JV_OK);
-    EXPECT(isnan(p.bytes) && p.flops == 128);
+    CHECK(run("aten::mm", "[[4, 4], [4, 4]]", "[\"c10::Weird\", \"c10::Weird\"]", NULL, NULL, &d, &p) == JV_OK);
+    CHECK(isnan(p.bytes) && p.flops == 128);
     /* "Concrete Inputs": null (some exporters) reads as absent */
-    EXPECT(run("aten::mm", "[[4, 4], [4, 4]]", "[\"float\", \"float\"]", "null", "null", &d, &p) == JV_OK);
-    EXPECT(p.flops == 128 && p.bytes == 192);
+    CHECK(run("aten::mm", "[[4, 4], [4, 4]]", "[\"float\", \"float\"]", "null", "null", &d, &p) == JV_OK);
+    CHECK(p.flops == 128 && p.bytes == 192);
     /* hostile */
-    EXPECT(run("aten::mm", "[[4, 5], [4, 4]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
-    EXPECT(run("aten::mm", "[[4, 4]]", "[\"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
-    EXPECT(run("aten::bmm", "[[2, -4, 4], [2, 4, 4]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
-    EXPECT(run("aten::mm", "[[4, 4], [4, 4]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
-    EXPECT(run("aten::matmul", "[[], []]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
+    CHECK(run("aten::mm", "[[4, 5], [4, 4]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
+    CHECK(run("aten::mm", "[[4, 4]]", "[\"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
+    CHECK(run("aten::bmm", "[[2, -4, 4], [2, 4, 4]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
+    CHECK(run("aten::mm", "[[4, 4], [4, 4]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
+    CHECK(run("aten::matmul", "[[], []]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
     /* params */
     jv_params ps = {0};
-    EXPECT(run("aten::mm", "[[8, 4], [4, 2]]", "[\"float\", \"float\"]", "[[4, 1], [2, 1]]", NULL, &d, &p) == JV_OK);
+    CHECK(run("aten::mm", "[[8, 4], [4, 2]]", "[\"float\", \"float\"]", "[[4, 1], [2, 1]]", NULL, &d, &p) == JV_OK);
     jv_gemm_family.params(&d, &ps);
-    EXPECT(ps.n == 9 && !strcmp(ps.p[0].name, "M") && !strcmp(ps.p[4].text, "(4, 1)") &&
-           !strcmp(ps.p[6].text, "('float', 'float')") && !strcmp(ps.p[8].text, "(False, False)"));
+    CHECK(ps.n == 9 && !strcmp(ps.p[0].name, "M") && !strcmp(ps.p[4].text, "(4, 1)") &&
+          !strcmp(ps.p[6].text, "('float', 'float')") && !strcmp(ps.p[8].text, "(False, False)"));
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
