@@ -64,12 +64,18 @@ static __device__ __forceinline__ unsigned short jv_float_to_f16_bits(float f) {
 static __device__ __forceinline__ float jv_bf16_bits_to_float(unsigned short b) {
     return __uint_as_float((unsigned int)b << 16);
 }
-/* round to nearest even; a NaN stays a quiet NaN */
+/* round to nearest even; a NaN stays a quiet NaN. CUDA: the hardware conversion (one cvt.rn.bf16.f32
+ * from sm_80; a NaN becomes the canonical NaN, as PyTorch's CUDA kernels write it); HIP: by the bits
+ * (a NaN keeps its sign and payload, as PyTorch's CPU conversion) */
 static __device__ __forceinline__ unsigned short jv_float_to_bf16_bits(float f) {
+#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
     unsigned int u = __float_as_uint(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
     u += 0x7fffu + ((u >> 16) & 1u);
     return (unsigned short)(u >> 16);
+#else
+    return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+#endif
 }
 
 /* The sum of v over the block, valid in thread 0 (blockDim.x a multiple of

@@ -17,9 +17,12 @@
  * for few channels. Reductions: per-thread partials (Welford mean / M2 per
  * lane for the statistics, plain float sums for the backward), merged over
  * the block's rows in shared memory, written per (channel, g) to the
- * workspace, then merged per channel in double by a finalize kernel (Chan's
- * formula) that also writes the per-channel outputs and the coefficients of
- * the elementwise pass.
+ * workspace, then merged per channel in double by a finalize kernel (the
+ * mean first, then the M2 terms: one division per channel; Chan's pairwise
+ * formula as the alternative) that also writes the per-channel outputs and
+ * the coefficients of the elementwise pass. The elementwise pass walks x in
+ * the reverse of the first pass's order, so the rows still in the L2 cache
+ * come first.
  * Passes: training forward = stats + finalize + normalize (3N bytes); eval
  * forward = prep + normalize (2N); backward = prep + reduce + finalize +
  * grad_input (5N; 3N for eval with grad_input only). */
@@ -132,16 +135,19 @@ struct walker {
             }
             return true;
         }
-        if (!live || r >= g.R) return false;
+        if (!live || r < 0 || r >= g.R) return false;
         off = r * g.Cv + base;
         r += step;
         return true;
     }
 };
 
-/* Sets up the walker of this thread; cblk: NCHW channel / NHWC channel-vector block. */
-__device__ __forceinline__ walker make_walker(const geo &g, long long &cblk, int &ty_id, int &tx_id) {
+/* Sets up the walker of this thread; cblk: NCHW channel / NHWC channel-vector block. rev: the
+ * walk in the opposite order (the second pass over x: what the first pass read last, still in the
+ * L2 cache, comes first). NHWC: each thread's rows last to first; NCHW: the blocks in reverse. */
+__device__ __forceinline__ walker make_walker(const geo &g, bool rev, long long &cblk, int &ty_id, int &tx_id) {
     long long b = (long long)blockIdx.x;
+    if (rev && !g.nhwc) b = (long long)gridDim.x - 1 - b;
     cblk = b / g.G;
     long long grp = b - cblk * g.G;
     int tid = (int)threadIdx.x;
@@ -163,6 +169,10 @@ __device__ __forceinline__ walker make_walker(const geo &g, long long &cblk, int
         w.base = cv;
         w.r = grp * ty + ty_id;
         w.step = g.G * ty;
+        if (rev && w.r < g.R) {
+            w.r += (g.R - 1 - w.r) / w.step * w.step; /* the thread's last row; r < step, so r - step < 0 */
+            w.step = -w.step;
+        }
     }
     return w;
 }
@@ -191,7 +201,7 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
     __shared__ float sh_m[BLOCK * V], sh_q[BLOCK * V], sh_n[BLOCK];
     long long cblk;
     int ty_id, tx_id;
-    walker w = make_walker(g, cblk, ty_id, tx_id);
+    walker w = make_walker(g, false, cblk, ty_id, tx_id);
     float mean[V], m2[V], cnt = 0.f;
 #pragma unroll
     for (int i = 0; i < V; i++)
@@ -212,7 +222,7 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
         for (int u = 0; u < UNROLL; u++) {
             if (!ok[u]) continue;
             cnt += 1.f;
-            float r = 1.f / cnt;
+            float r = __fdividef(1.f, cnt); /* MUFU.RCP: 2 ulp at most, no slow path in the loop */
 #pragma unroll
             for (int i = 0; i < V; i++) {
                 float v = to_f<DT>(a[u].v[i]);
@@ -272,30 +282,69 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
 
 /* Coefficients per channel, each an array of C floats in coef: 0 mean, 1 scale, 2 shift (or k1), 3 k2. */
 
-/* One block of FIN threads per channel: merges the G Welford partials in double. */
+/* The sum of v over the FIN threads of the block, in every thread (s: FIN doubles of shared memory). */
+__device__ __forceinline__ double fin_sum(double v, double *s) {
+    int t = (int)threadIdx.x;
+    s[t] = v;
+    __syncthreads();
+    for (int half = FIN / 2; half > 0; half >>= 1) {
+        if (t < half) s[t] += s[t + half];
+        __syncthreads();
+    }
+    double r = s[0];
+    __syncthreads();
+    return r;
+}
+
+/* One block of FIN threads per channel: merges the G Welford partials (mean_k, M2_k, n_k) in double.
+ * two_pass: the mean first (sum of n_k mean_k over sum of n_k), then M2 = sum of M2_k + n_k (mean_k -
+ * mean)^2: one division per channel; else Chan's pairwise merge, a division per merge, chained. */
 __global__ void __launch_bounds__(FIN)
-    k_fwd_finalize(chan_args a, const float *__restrict__ part, float *__restrict__ coef) {
+    k_fwd_finalize(chan_args a, int two_pass, const float *__restrict__ part, float *__restrict__ coef) {
     __shared__ double s_m[FIN], s_q[FIN], s_n[FIN];
     long long c = (long long)blockIdx.x;
     int t = (int)threadIdx.x;
     long long cg = a.C * a.G;
-    double m = 0, q = 0, n = 0;
-    for (long long k = t; k < a.G; k += FIN) {
-        long long o = c * a.G + k;
-        chan(m, q, n, (double)part[o], (double)part[cg + o], (double)part[2 * cg + o]);
-    }
-    s_m[t] = m, s_q[t] = q, s_n[t] = n;
-    __syncthreads();
-    for (int half = FIN / 2; half > 0; half >>= 1) {
-        if (t < half) {
-            double ma = s_m[t], qa = s_q[t], na = s_n[t];
-            chan(ma, qa, na, s_m[t + half], s_q[t + half], s_n[t + half]);
-            s_m[t] = ma, s_q[t] = qa, s_n[t] = na;
+    double mean, m2;
+    if (two_pass) {
+        double n = 0, sum = 0;
+        for (long long k = t; k < a.G; k += FIN) {
+            long long o = c * a.G + k;
+            double nk = (double)part[2 * cg + o];
+            n += nk;
+            sum += nk * (double)part[o];
         }
+        n = fin_sum(n, s_n);
+        sum = fin_sum(sum, s_m);
+        mean = n > 0 ? sum / n : 0.0;
+        double q = 0;
+        for (long long k = t; k < a.G; k += FIN) {
+            long long o = c * a.G + k;
+            double d = (double)part[o] - mean;
+            q += (double)part[cg + o] + (double)part[2 * cg + o] * d * d;
+        }
+        m2 = fin_sum(q, s_q);
+    } else {
+        double m = 0, q = 0, n = 0;
+        for (long long k = t; k < a.G; k += FIN) {
+            long long o = c * a.G + k;
+            chan(m, q, n, (double)part[o], (double)part[cg + o], (double)part[2 * cg + o]);
+        }
+        s_m[t] = m, s_q[t] = q, s_n[t] = n;
         __syncthreads();
+        for (int half = FIN / 2; half > 0; half >>= 1) {
+            if (t < half) {
+                double ma = s_m[t], qa = s_q[t], na = s_n[t];
+                chan(ma, qa, na, s_m[t + half], s_q[t + half], s_n[t + half]);
+                s_m[t] = ma, s_q[t] = qa, s_n[t] = na;
+            }
+            __syncthreads();
+        }
+        mean = s_m[0];
+        m2 = s_q[0];
     }
     if (t != 0) return;
-    double cnt = (double)a.M, mean = s_m[0], var = s_q[0] / cnt;
+    double cnt = (double)a.M, var = m2 / cnt;
     if (var < 0) var = 0;
     double invstd = 1.0 / sqrt(var + a.eps);
     double w = pv_load(a.w, c, 1.0), b = pv_load(a.b, c, 0.0);
@@ -355,7 +404,7 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
     __shared__ float sh_a[BLOCK * V], sh_b[BLOCK * V];
     long long cblk;
     int ty_id, tx_id;
-    walker w = make_walker(g, cblk, ty_id, tx_id);
+    walker w = make_walker(g, false, cblk, ty_id, tx_id);
     float mean[V], sa[V], sb[V];
     long long cv = cblk * g.tx + tx_id;
 #pragma unroll
@@ -479,7 +528,7 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
     constexpr int UNROLL = unroll<V, (MODE == EW_BWD_TRAIN ? 2 : 1)>::n;
     long long cblk;
     int ty_id, tx_id;
-    walker w = make_walker(g, cblk, ty_id, tx_id);
+    walker w = make_walker(g, true, cblk, ty_id, tx_id);
     long long cv = cblk * g.tx + tx_id;
     if (g.nhwc && cv >= g.Cv) return;
     float mean[V], scale[V], k1[V], k2[V];
@@ -622,6 +671,11 @@ extern "C" jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_ope
     return JV_OK;
 }
 
+extern "C" void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *pl, int two_pass_finalize) {
+    if (!pl) return;
+    pl->vec.fin2 = pl->scalar.fin2 = two_pass_finalize != 0;
+}
+
 extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) {
     free(pl);
 }
@@ -656,7 +710,7 @@ extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const
         void *out = bufs[p.iout];
         if (pl->training) {
             if ((rc = launch(p, 0, x, NULL, coef, part, NULL, st))) return rc;
-            k_fwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
+            k_fwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, p.fin2, part, coef);
         } else {
             k_eval_prep<<<cgrid, 256, 0, st>>>(a, coef);
         }

@@ -41,6 +41,11 @@ jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops,
  * runtime's error code (invalid value for a NULL plan, buffers or workspace). */
 int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *p, void *const *bufs, void *workspace, void *stream);
 
+/* Sets a plan's tuning: two_pass_finalize (1, the default: the training statistics' partials
+ * merged with one division per channel; 0: Chan's pairwise merge, a division per merge). The
+ * alternative exists for bench/gpu_kernel_sweep.c, which times it. Safe on NULL. */
+void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *p, int two_pass_finalize);
+
 /* Releases a plan (safe on NULL). */
 void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *p);
 

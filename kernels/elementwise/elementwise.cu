@@ -339,8 +339,8 @@ template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense_kernel(
  * needs few registers, so more blocks are resident and more bytes in flight
  * per SM: what a one-input op, with half the loads of a two-input one, needs
  * to keep the memory busy. */
-template <int DT> __global__ void __launch_bounds__(EW_THREADS) ew_dense1_kernel(ew_params p, int64_t n) {
-    constexpr int V = ew_vec<DT>::n, U = EW_LIGHT_UNROLL;
+template <int DT, int U> __global__ void __launch_bounds__(EW_THREADS) ew_dense1_kernel(ew_params p, int64_t n) {
+    constexpr int V = ew_vec<DT>::n;
     float cst[3];
 #pragma unroll
     for (int k = 0; k < 3; k++)
@@ -456,6 +456,25 @@ static int vec8(const jv_gpu_elementwise_plan *pl, const ew_params &p) {
     return pl->inner8;
 }
 
+/* the light dense kernel with the plan's vectors per thread (light_u: 2, 4 or 8) */
+template <int DT>
+static void launch_dense1_dt(const jv_gpu_elementwise_plan *pl, const ew_params &p, int64_t n, jv_gpuStream_t st) {
+    if (pl->light_u == 2)
+        ew_dense1_kernel<DT, 2><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n);
+    else if (pl->light_u == 4)
+        ew_dense1_kernel<DT, 4><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n);
+    else
+        ew_dense1_kernel<DT, 8><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n);
+}
+
+static void launch_dense1(const jv_gpu_elementwise_plan *pl, const ew_params &p, int64_t n, jv_gpuStream_t st) {
+    switch (p.out_dt) {
+    case EW_F32: launch_dense1_dt<EW_F32>(pl, p, n, st); break;
+    case EW_F16: launch_dense1_dt<EW_F16>(pl, p, n, st); break;
+    default: launch_dense1_dt<EW_BF16>(pl, p, n, st); break;
+    }
+}
+
 extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *const *bufs, void *stream) {
     const int inval = (int)jv_gpuErrorInvalidValue;
     if (!pl || !bufs) return inval;
@@ -473,11 +492,7 @@ extern "C" int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *pl, void *c
     jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
     const int64_t n = pl->n;
     if (pl->fast && pl->light && vec) {
-        switch (p.out_dt) {
-        case EW_F32: ew_dense1_kernel<EW_F32><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
-        case EW_F16: ew_dense1_kernel<EW_F16><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
-        default: ew_dense1_kernel<EW_BF16><<<pl->grid_light, EW_THREADS, 0, st>>>(p, n); break;
-        }
+        launch_dense1(pl, p, n, st);
     } else if (pl->fast) {
         const unsigned grid = vec ? pl->grid_vec : pl->grid_scalar;
         switch (p.out_dt) {

@@ -49,6 +49,11 @@ jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_operands *op
  * runtime's invalid-value error without launching. */
 int jv_gpu_elementwise_run(const jv_gpu_elementwise_plan *p, void *const *bufs, void *stream);
 
+/* Sets the 16-byte vectors per thread (2, 4 or 8; default EW_LIGHT_UNROLL) of the dense kernel of
+ * light one-input ops (copies, fills, clamps, an op with a scalar); nothing for a plan on another
+ * path. The alternatives exist for bench/gpu_kernel_sweep.c, which times them. Safe on NULL. */
+void jv_gpu_elementwise_plan_tune(jv_gpu_elementwise_plan *p, int light_unroll);
+
 /* Releases a plan (safe on NULL). */
 void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *p);
 

@@ -212,7 +212,8 @@ static void plan_fill(jv_gpu_elementwise_plan *pl, const jv_desc *d, const jv_op
         pl->grid_vec = grid_tiles(n / pl->V, EW_DENSE_UNROLL);
         pl->grid_scalar = grid_tiles(n, 1);
         pl->light = light_op(p) && p.kind[1] != EW_DENSE && p.kind[2] != EW_DENSE;
-        pl->grid_light = grid_tiles(n / pl->V, EW_LIGHT_UNROLL);
+        pl->light_u = EW_LIGHT_UNROLL;
+        pl->grid_light = grid_tiles(n / pl->V, pl->light_u);
         return;
     }
 
@@ -277,6 +278,12 @@ extern "C" jv_status jv_gpu_elementwise_plan_create(const jv_desc *d, const jv_o
     plan_fill(pl, d, ops, m, sms);
     *out = pl;
     return JV_OK;
+}
+
+extern "C" void jv_gpu_elementwise_plan_tune(jv_gpu_elementwise_plan *pl, int light_unroll) {
+    if (!pl || !pl->light) return;
+    pl->light_u = light_unroll == 2 || light_unroll == 4 || light_unroll == 8 ? light_unroll : EW_LIGHT_UNROLL;
+    pl->grid_light = grid_tiles(pl->n / pl->V, pl->light_u);
 }
 
 extern "C" void jv_gpu_elementwise_plan_free(jv_gpu_elementwise_plan *pl) {

@@ -58,6 +58,7 @@ struct jv_gpu_elementwise_plan {
     int fast;                       /* the dense kernel (else the strided one) */
     int light;                      /* dense, slot 0 the only dense input, a light op: ew_dense1_kernel */
     unsigned grid_light;            /* light: its grid */
+    int light_u;                    /* light: 16-byte vectors per thread and tile (2, 4 or 8) */
     int V;                          /* dense: elements per 16-byte vector */
     unsigned grid_vec, grid_scalar; /* dense: grids with and without vector accesses */
     unsigned grid;                  /* strided */
