@@ -58,9 +58,10 @@ done
 t0=$(date +%s)
 archlist=${archs// /;}
 mkdir -p "$build"
-# without oneDNN: the device runs the CUDA backend, and libdnnl (38 MiB) would not fit the 64 MiB a device call carries
+# without oneDNN and the HIP backend: the device runs the CUDA backend, and libdnnl (38 MiB) or ROCm's runtime
+# (17 MiB) would not fit the 64 MiB a device call carries
 say "configuring $build (Release, CUDA architectures $archlist, $nvcc, no oneDNN)"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DJV_WERROR=ON -DJV_CUDA=ON -DJV_BENCH=OFF \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DJV_WERROR=ON -DJV_CUDA=ON -DJV_HIP=OFF -DJV_BENCH=OFF \
       -DCMAKE_DISABLE_FIND_PACKAGE_dnnl=ON \
       -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$archlist" -DJV_SHARED_DIR="$shared" \
       -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN/../lib' >"$build/configure.log" 2>&1 ||

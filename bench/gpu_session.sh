@@ -7,7 +7,9 @@
 #      the STREAM sweep (bundle's bin/stream_sweep: copy/triad/add, 288 kernel configurations, about 10 s;
 #      skipped with --dry-run or without the binary) -> stream-sweep.log, stream-sweep.csv;
 #      and PyTorch's peaks (bench/torch_replay.py --peak -> torch-peak.json)
-#   3. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts)
+#   3. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts); the own-kernel sweep
+#      (bin/gpu_kernel_sweep -> kernel-sweep.{log,csv}) and, where ncu is installed, its kernels profiled
+#      (ncu-sweep.log); both need a GPU
 #   4. fidelity: bench/record_traces.py records a ResNet-50 and a transformer-encoder training step on this
 #      GPU -> traces/*.json.gz; jarvis-analyze each -> analysis-<name>/; jarvis-replay its package
 #      (--time-limit JV_FRESH_TIME_LIMIT, default 0.2 s) -> replay-<name>.{json,md}; torch_replay.py the
@@ -25,7 +27,7 @@
 # 3x as long as each sample, so a power-capped GPU keeps a training step's clock; 1: back to back).
 # JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
 # are those of session.log: device, baseline, stream-sweep, torch-peak, ctest-gpu, record, analyze-<trace>,
-# replay-<trace|package>, torch-<trace|package>, summary).
+# kernel-sweep, ncu-sweep, replay-<trace|package>, torch-<trace|package>, summary).
 # Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
 # status and seconds; steps.tsv: the same as a table). With OUT set (the device tool), also
 # $OUT/results.tar.gz (the whole folder), $OUT/summary.md and $OUT/session.log. A step that fails is logged
@@ -225,6 +227,25 @@ fi
 # 3c. the GPU tests from the bundle (they check the device kernels the replays below rely on)
 step ctest-gpu 150 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure --timeout 120 \
      --output-log "$results/ctest-gpu.log"
+
+# 3d. our batch-norm and light elementwise kernels' tuning alternatives on the ResNet-50 shapes
+#     (bench/gpu_kernel_sweep.c: each checked against the default, timed hot and cold, % of copy) ->
+#     kernel-sweep.csv; then, where Nsight Compute is installed, each alternative's kernels of three
+#     cases under ncu (duration, DRAM throughput, occupancy, warp stalls; caches not flushed between kernels, so
+#     a second pass's L2 hits count) -> ncu-sweep.log
+if [ -x "$bin/gpu_kernel_sweep" ] && [ $dry = 0 ]; then
+  step kernel-sweep 90 "$bin/gpu_kernel_sweep" --csv "$results/kernel-sweep.csv"
+  ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  if [ -n "$ncu_bin" ]; then
+    step ncu-sweep 120 bash -c 'for c in 1 5 9; do "$0" --clock-control none --cache-control none \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats "$1" --ncu --case $c || exit 1; done' \
+      "$ncu_bin" "$bin/gpu_kernel_sweep"
+  else
+    say "SKIP ncu-sweep: no ncu"
+  fi
+else
+  say "SKIP kernel-sweep: needs a GPU and $bin/gpu_kernel_sweep"
+fi
 
 # 4. fidelity: traces recorded here, now (bench/record_traces.py), analysed and replayed on the same GPU
 fresh=()
