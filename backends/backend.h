@@ -48,6 +48,7 @@ typedef struct {
     int known;              /* 0: the backend cannot read clocks (no NVML / SMI) */
     double sm_mhz, mem_mhz; /* current clocks */
     double sm_max_mhz;      /* the highest SM clock the device allows now (0 unknown) */
+    double power_w;         /* board power now, watts (0 unknown) */
     unsigned reasons;       /* JV_THROTTLE_* bits in force */
 } jv_clocks;
 

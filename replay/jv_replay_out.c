@@ -249,6 +249,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             if (r->clk_load.known) {
                 add_counter(e, "throttled", r->throttled);
                 add_counter(e, "sm_mhz_load_min", r->clk_load.sm_mhz);
+                if (r->clk_load.power_w > 0) add_counter(e, "power_w_load_max", r->clk_load.power_w);
             }
         }
         if (!any) {

@@ -49,7 +49,8 @@ typedef struct {
     int graph_runs;               /* runs captured in the graph */
     char graph_note[160];         /* why the graph was not measured (capture refused), "" otherwise */
     jv_clocks clk_start, clk_end; /* device clocks at idle before and after timing: context only (.known 0) */
-    jv_clocks clk_load;           /* under load, over hot and cold timing: lowest SM clock, union of reasons */
+    jv_clocks clk_load;           /* under load, over hot and cold timing: lowest SM clock, highest power, union of
+                                   * reasons */
     int throttled;                /* 1: under load, the SM clock fell > 10 % under the allowed maximum, or a power,
                                    * thermal or hardware-slowdown reason was in force */
     char throttle[160];           /* what was seen */

@@ -72,7 +72,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
 void jv_timing_stats(double *s, int n, double *median, double *mean, double *rsd);
 
 /* Merges the clocks c, read under load, into acc: lowest SM and memory clock, highest allowed SM clock,
- * union of the slowdown reasons; a c that is not known leaves acc as it was. */
+ * highest power, union of the slowdown reasons; a c that is not known leaves acc as it was. */
 void jv_clocks_merge_load(jv_clocks *acc, const jv_clocks *c);
 
 #endif

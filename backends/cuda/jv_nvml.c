@@ -42,6 +42,7 @@ void jv_nvml_open(jv_nvml *n, const char *bus) {
     /* the reasons call was renamed in NVML 12.x; either name reads the same bits */
     if (ok && !sym(lib, "nvmlDeviceGetCurrentClocksEventReasons", sizeof n->reasons, &n->reasons))
         sym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", sizeof n->reasons, &n->reasons);
+    if (ok) sym(lib, "nvmlDeviceGetPowerUsage", sizeof n->power, &n->power);
     if (!ok || init() != NVML_SUCCESS) {
         dlclose(lib);
         memset(n, 0, sizeof *n);
@@ -65,6 +66,8 @@ void jv_nvml_clocks(const jv_nvml *n, jv_clocks *c) {
     c->sm_mhz = sm;
     if (n->clock(n->dev, NVML_CLOCK_MEM, &mem) == NVML_SUCCESS) c->mem_mhz = mem;
     if (n->max_clock(n->dev, NVML_CLOCK_SM, &smax) == NVML_SUCCESS) c->sm_max_mhz = smax;
+    unsigned mw = 0;
+    if (n->power && n->power(n->dev, &mw) == NVML_SUCCESS) c->power_w = mw * 1e-3;
     unsigned long long r = 0;
     if (n->reasons && n->reasons(n->dev, &r) == NVML_SUCCESS) {
         if (r & REASON_SW_POWER_CAP) c->reasons |= JV_THROTTLE_POWER;

@@ -12,6 +12,7 @@ typedef struct {
     int (*clock)(void *dev, int type, unsigned *mhz);
     int (*max_clock)(void *dev, int type, unsigned *mhz);
     int (*reasons)(void *dev, unsigned long long *bits);
+    int (*power)(void *dev, unsigned *milliwatts); /* NULL when this NVML lacks it */
     int (*shutdown)(void);
 } jv_nvml;
 

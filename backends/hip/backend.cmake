@@ -65,7 +65,7 @@ if(NOT JV_HIP STREQUAL "OFF")
     # vendor libraries: found and reported; wired into the backend where its code exists (README, "HIP / ROCm")
     set(JV_HIP_LIBS_FOUND "")
     foreach(piece "ROCBLAS|rocBLAS|rocblas/rocblas.h|rocblas" "HIPBLASLT|hipBLASLt|hipblaslt/hipblaslt.h|hipblaslt"
-                  "MIOPEN|MIOpen|miopen/miopen.h|MIOpen" "ROCM_SMI|ROCm SMI|rocm_smi/rocm_smi.h|rocm_smi64")
+                  "MIOPEN|MIOpen|miopen/miopen.h|MIOpen")
       string(REPLACE "|" ";" piece "${piece}")
       list(GET piece 0 var)
       list(GET piece 1 what)

@@ -2,15 +2,17 @@
  * runtime: one device, one non-blocking stream every call queues on, two
  * events for device timing. Sized once at open: one workspace for our
  * kernels (jv_gpu_workspace_bytes: 256 MiB, less on a device short of
- * memory) and a cache-flush buffer of twice the L2. Elementwise ops and batch
+ * memory) and a cache-flush buffer of twice the last-level cache (the L2, or
+ * the Infinity Cache where the architecture has one: jv_amdgpu_llc_bytes). Elementwise ops and batch
  * norm run on the plans of kernels/<family>/<file>.cu, compiled as HIP into this
  * backend's own copy (backends/hip/CMakeLists.txt); GEMM and convolution need
  * a vendor library (hipBLASLt or rocBLAS, MIOpen) and are refused, named,
  * until that code exists (README, "HIP / ROCm"). A sticky device error
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
- * measured at open (jv_gpu_measure_launch). Not done yet: graph timing,
- * clocks (ROCm SMI), roctx ranges. */
+ * measured at open (jv_gpu_measure_launch); clocks and power are read from
+ * the amdgpu driver's sysfs files (jv_amdgpu), as ROCm SMI reads them. Not
+ * done yet: graph timing, roctx ranges. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 
 #include "backend.h"
 #include "elementwise/elementwise_gpu.h" /* the baseline kernels */
+#include "jv_amdgpu.h"
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
 
@@ -33,10 +36,11 @@ typedef struct {
     int timing;
     double launch_us, host_launch_us; /* measured at open */
     int sms;
-    int64_t l2_bytes;
-    void *ws; /* the one workspace, allocated at open */
+    int64_t l2_bytes, llc_bytes; /* the L2 the device reports; the last-level cache (jv_amdgpu_llc_bytes) */
+    jv_amdgpu smi;               /* clocks and power (sysfs; .dev "" when unreadable) */
+    void *ws;                    /* the one workspace, allocated at open */
     size_t ws_bytes;
-    void *flush; /* 2 x L2 (NULL: flush_why says why not) */
+    void *flush; /* 2 x the last-level cache (NULL: flush_why says why not) */
     size_t flush_bytes;
     int flush_byte;
     char flush_why[160];
@@ -118,10 +122,15 @@ static void hip_close(void *ctx) {
 
 /* which vendor libraries this build has (a line at open, not a failure) */
 static void say_libraries(const hip_ctx *c) {
+    char clk[600];
+    if (c->smi.dev[0])
+        snprintf(clk, sizeof clk, "clocks%s from %s", c->smi.power[0] ? " and power" : "", c->smi.dev);
+    else
+        snprintf(clk, sizeof clk, "clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)");
     fprintf(stderr,
-            "hip backend: device %d (%s): vendor libraries in this build: hipBLASLt %s, rocBLAS %s, MIOpen %s, ROCm "
-            "SMI %s; elementwise and batch norm run on our kernels, GEMM and convolution are skipped until a "
-            "library path exists\n",
+            "hip backend: device %d (%s): vendor libraries in this build: hipBLASLt %s, rocBLAS %s, MIOpen %s; "
+            "elementwise and batch norm run on our kernels, GEMM and convolution are skipped until a library path "
+            "exists; last-level cache %lld MiB (L2 %lld MiB), flushed with %zu MiB; %s\n",
             c->device, c->dev_name,
 #ifdef JV_HAVE_HIPBLASLT
             "found (not wired yet)",
@@ -138,12 +147,7 @@ static void say_libraries(const hip_ctx *c) {
 #else
             "absent",
 #endif
-#ifdef JV_HAVE_ROCM_SMI
-            "found (not wired yet)"
-#else
-            "absent"
-#endif
-    );
+            (long long)(c->llc_bytes >> 20), (long long)(c->l2_bytes >> 20), c->flush ? c->flush_bytes >> 20 : 0, clk);
 }
 
 /* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
@@ -203,6 +207,12 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     snprintf(c->dev_name, sizeof c->dev_name, "%.127s", dp.name);
     c->sms = dp.multiProcessorCount;
     c->l2_bytes = dp.l2CacheSize;
+    c->llc_bytes = jv_amdgpu_llc_bytes(dp.gcnArchName, c->l2_bytes);
+    char bus[64] = "";
+    if (hipDeviceGetPCIBusId(bus, (int)sizeof bus, device) == hipSuccess)
+        jv_amdgpu_open(&c->smi, "/sys", bus);
+    else
+        (void)hipGetLastError();
     HIP_CALL(c, err, "open", hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev0));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev1));
@@ -210,14 +220,15 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     HIP_CALL(c, err, "open", hipMemGetInfo(&fr, &tot));
     c->ws_bytes = jv_gpu_workspace_bytes(fr, HIP_WORKSPACE, HIP_WORKSPACE_FLOOR);
     HIP_CALL(c, err, "open: the workspace", hipMalloc(&c->ws, c->ws_bytes));
-    c->flush_bytes = jv_gpu_flush_bytes(c->l2_bytes);
+    c->flush_bytes = jv_gpu_flush_bytes(c->llc_bytes);
     if (!c->flush_bytes) {
         snprintf(c->flush_why, sizeof c->flush_why, "the device reports no L2 size");
     } else if ((e = hipMalloc(&c->flush, c->flush_bytes)) != hipSuccess) {
         (void)hipGetLastError();
         c->flush = NULL;
-        snprintf(c->flush_why, sizeof c->flush_why, "cannot allocate the %zu MiB flush buffer (2 x L2): %s",
-                 c->flush_bytes >> 20, hipGetErrorName(e));
+        snprintf(c->flush_why, sizeof c->flush_why,
+                 "cannot allocate the %zu MiB flush buffer (2 x the last-level cache): %s", c->flush_bytes >> 20,
+                 hipGetErrorName(e));
     }
     const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
     JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
@@ -259,7 +270,7 @@ static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
     p->is_gpu = 1;
     p->memory_bytes = (int64_t)dp.totalGlobalMem;
     p->free_bytes = (int64_t)fr;
-    p->llc_bytes = dp.l2CacheSize;
+    p->llc_bytes = c->llc_bytes;
     p->compute_units = dp.multiProcessorCount;
     p->clock_mhz = dp.clockRate > 0 ? dp.clockRate / 1000.0 : 0;
     p->launch_us = c->launch_us;
@@ -399,6 +410,14 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
+static jv_status hip_clocks(void *ctx, jv_clocks *out, jv_err *err) {
+    hip_ctx *c = ctx;
+    memset(out, 0, sizeof *out);
+    ALIVE(c, err);
+    jv_amdgpu_clocks(&c->smi, out);
+    return JV_OK;
+}
+
 static jv_status hip_flush_cache(void *ctx, jv_err *err) {
     hip_ctx *c = ctx;
     ALIVE(c, err);
@@ -428,7 +447,7 @@ const jv_backend jv_hip_backend = {
     .range_push = NULL,
     .range_pop = NULL,
     .graph_time = NULL,
-    .clocks = NULL,
+    .clocks = hip_clocks,
     .set_option = NULL,
     .flush_cache = hip_flush_cache,
 };
