@@ -1,4 +1,5 @@
-/* test_gpu_replay: the CUDA backend end to end (label gpu). Every case is a
+/* test_gpu_replay: a GPU backend end to end (label gpu; `test_gpu_replay [cuda|hip] [--may-skip FAMILY]...`,
+ * default cuda). Every case is a
  * call in trace form (as tests/unit/test_family_*.c spell them), small and at a
  * traced size, for gemm (mm bf16 with a transposed operand, addmm fp32 with
  * the epilogue bias and with beta/alpha, bmm fp16), conv (fp16 NCHW, fp16
@@ -6,15 +7,20 @@
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
  * threshold_backward). The calls are parsed first (that part runs anywhere);
- * then, when CUDA device 0 opens, each is replayed with jv_run_op on every
- * variant the backend offers and must verify against the CPU reference,
- * and the baseline suite (256 MiB arrays plus a GEMM) must verify. Exits 77
- * (skipped) when there is no CUDA device. */
+ * then, when device 0 of the backend opens, each is replayed with jv_run_op
+ * on every variant the backend offers and must verify against the CPU
+ * reference, and the baseline suite (256 MiB arrays plus a GEMM) must verify.
+ * A family named by --may-skip may be refused by the backend (the HIP backend
+ * without hipBLASLt or MIOpen: gemm, conv), with its reason printed; what runs
+ * must verify all the same. The algorithm searches (--conv-algo, --gemm-algo)
+ * run where the backend has options. Exits 77 (skipped) when the backend has
+ * no device 0, or is not built into this program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "jv_backends.h"
 #include "jv_baseline.h"
 #include "jv_family.h"
 #include "jv_ir.h"
@@ -160,15 +166,14 @@ static const gcase CASES[] = {
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
-/* ---- a backend that runs implementation `variant` of the CUDA backend as variant 0 ---- */
+/* ---- a backend that runs implementation `variant` of the backend under test as variant 0 ---- */
 typedef struct {
-    void *inner;
+    const jv_backend *be; /* the backend under test */
+    void *inner;          /* its context */
     int variant;
 } var_ctx;
 
-static const jv_backend *inner_be(void) {
-    return &jv_cuda_backend;
-}
+#define VBE(c) (((var_ctx *)(c))->be)
 static jv_status v_open(int device, void **ctx, jv_err *err) {
     (void)device, (void)ctx;
     JV_FAIL(err, JV_ERR_INTERNAL, "variant backend: not opened this way");
@@ -177,78 +182,91 @@ static void v_close(void *ctx) {
     (void)ctx;
 }
 static jv_status v_props(void *c, jv_device_props *p, jv_err *e) {
-    return inner_be()->props(((var_ctx *)c)->inner, p, e);
+    return VBE(c)->props(((var_ctx *)c)->inner, p, e);
 }
 static jv_status v_alloc(void *c, size_t n, void **d, jv_err *e) {
-    return inner_be()->alloc(((var_ctx *)c)->inner, n, d, e);
+    return VBE(c)->alloc(((var_ctx *)c)->inner, n, d, e);
 }
 static void v_free(void *c, void *d) {
-    inner_be()->free(((var_ctx *)c)->inner, d);
+    VBE(c)->free(((var_ctx *)c)->inner, d);
 }
 static jv_status v_upload(void *c, void *d, const void *s, size_t n, jv_err *e) {
-    return inner_be()->upload(((var_ctx *)c)->inner, d, s, n, e);
+    return VBE(c)->upload(((var_ctx *)c)->inner, d, s, n, e);
 }
 static jv_status v_download(void *c, void *d, const void *s, size_t n, jv_err *e) {
-    return inner_be()->download(((var_ctx *)c)->inner, d, s, n, e);
+    return VBE(c)->download(((var_ctx *)c)->inner, d, s, n, e);
 }
 static jv_status v_fill(void *c, void *d, int b, size_t n, jv_err *e) {
-    return inner_be()->fill(((var_ctx *)c)->inner, d, b, n, e);
+    return VBE(c)->fill(((var_ctx *)c)->inner, d, b, n, e);
 }
 static jv_status v_sync(void *c, jv_err *e) {
-    return inner_be()->sync(((var_ctx *)c)->inner, e);
+    return VBE(c)->sync(((var_ctx *)c)->inner, e);
 }
 static jv_status v_tstart(void *c, jv_err *e) {
-    return inner_be()->timer_start(((var_ctx *)c)->inner, e);
+    return VBE(c)->timer_start(((var_ctx *)c)->inner, e);
 }
 static jv_status v_tstop(void *c, double *s, jv_err *e) {
-    return inner_be()->timer_stop(((var_ctx *)c)->inner, s, e);
+    return VBE(c)->timer_stop(((var_ctx *)c)->inner, s, e);
 }
 static jv_status v_prepare(void *c, const jv_desc *d, const jv_operands *o, int variant, void **plan, char *impl,
                            size_t cap, jv_err *e) {
     var_ctx *v = c;
     if (variant != 0) JV_FAIL(e, JV_ERR_NOTFOUND, "variant backend: one implementation per op");
-    return inner_be()->prepare(v->inner, d, o, v->variant, plan, impl, cap, e);
+    return VBE(c)->prepare(v->inner, d, o, v->variant, plan, impl, cap, e);
 }
 static jv_status v_launch(void *c, void *plan, const jv_desc *d, const jv_operands *o, void *const *b, jv_err *e) {
-    return inner_be()->launch(((var_ctx *)c)->inner, plan, d, o, b, e);
+    return VBE(c)->launch(((var_ctx *)c)->inner, plan, d, o, b, e);
 }
 static void v_release(void *c, void *plan) {
-    inner_be()->release(((var_ctx *)c)->inner, plan);
+    VBE(c)->release(((var_ctx *)c)->inner, plan);
 }
 static jv_status v_baseline(void *c, jv_base_kernel k, const float *a, const float *b, float *o, int64_t n, float s,
                             jv_err *e) {
-    return inner_be()->baseline(((var_ctx *)c)->inner, k, a, b, o, n, s, e);
+    return VBE(c)->baseline(((var_ctx *)c)->inner, k, a, b, o, n, s, e);
 }
 
 static jv_status v_graph(void *c, jv_be_run_fn fn, void *arg, int runs, int reps, double *per, jv_err *e) {
-    return inner_be()->graph_time(((var_ctx *)c)->inner, fn, arg, runs, reps, per, e);
+    return VBE(c)->graph_time(((var_ctx *)c)->inner, fn, arg, runs, reps, per, e);
 }
 static jv_status v_clocks(void *c, jv_clocks *k, jv_err *e) {
-    return inner_be()->clocks(((var_ctx *)c)->inner, k, e);
+    return VBE(c)->clocks(((var_ctx *)c)->inner, k, e);
 }
 
-static const jv_backend VARIANT_BE = {
-    .name = "cuda",
-    .open = v_open,
-    .close = v_close,
-    .props = v_props,
-    .alloc = v_alloc,
-    .free = v_free,
-    .upload = v_upload,
-    .download = v_download,
-    .fill = v_fill,
-    .sync = v_sync,
-    .timer_start = v_tstart,
-    .timer_stop = v_tstop,
-    .prepare = v_prepare,
-    .launch = v_launch,
-    .release = v_release,
-    .baseline = v_baseline,
-    .range_push = NULL,
-    .range_pop = NULL,
-    .graph_time = v_graph,
-    .clocks = v_clocks,
-};
+/* the wrapper over backend be (its optional entries where be has them) */
+static jv_backend variant_backend(const jv_backend *be) {
+    jv_backend w = {
+        .name = be->name,
+        .open = v_open,
+        .close = v_close,
+        .props = v_props,
+        .alloc = v_alloc,
+        .free = v_free,
+        .upload = v_upload,
+        .download = v_download,
+        .fill = v_fill,
+        .sync = v_sync,
+        .timer_start = v_tstart,
+        .timer_stop = v_tstop,
+        .prepare = v_prepare,
+        .launch = v_launch,
+        .release = v_release,
+        .baseline = v_baseline,
+        .range_push = NULL,
+        .range_pop = NULL,
+        .graph_time = be->graph_time ? v_graph : NULL,
+        .clocks = be->clocks ? v_clocks : NULL,
+    };
+    return w;
+}
+
+/* the run under test: the backend, its context, the wrapper over it, the families it may refuse */
+typedef struct {
+    const jv_backend *be;
+    void *ctx;
+    jv_backend vbe;
+    int may_skip[JV_FAM_COUNT];
+    int cuda; /* the CUDA backend: its library names (cuBLASLt, cuDNN) in the impl texts are checked too */
+} gpu_run;
 
 /* Parses every case (runs anywhere): the texts must be calls the families model and replay. */
 static int parse_cases(jv_opcall *calls) {
@@ -272,16 +290,16 @@ static int parse_cases(jv_opcall *calls) {
 
 /* every case on every variant; only >= 0: the cases of that family alone (the convolutions after conv-algo
  * best, the GEMMs after gemm-algo best) */
-static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int only) {
+static void run_cases(gpu_run *g, const jv_device_props *p, jv_opcall *calls, int only) {
     jv_run_opts o;
     jv_run_opts_default(&o, p);
     o.timing.max_time_s = 0.02;
     o.quiet = 1;
     for (int i = 0; i < NCASES; i++) {
-        const gcase *g = &CASES[i];
+        const gcase *gc = &CASES[i];
         jv_ir_op op;
         memset(&op, 0, sizeof op);
-        op.op_name = (char *)(uintptr_t)g->op; /* read only by the runner */
+        op.op_name = (char *)(uintptr_t)gc->op; /* read only by the runner */
         op.call = calls[i];
         op.index = i;
         jv_desc d;
@@ -296,25 +314,31 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
             void *plan = NULL;
             char impl[192] = "";
             jv_err_clear(&err);
-            jv_status st = jv_cuda_backend.prepare(ctx, &d, &ops, v, &plan, impl, sizeof impl, &err);
-            if (st == JV_OK) jv_cuda_backend.release(ctx, plan);
+            jv_status st = g->be->prepare(g->ctx, &d, &ops, v, &plan, impl, sizeof impl, &err);
+            if (st == JV_OK) g->be->release(g->ctx, plan);
             if (st == JV_ERR_NOTFOUND && v > 0) break;
+            if (st == JV_ERR_NOTFOUND && d.family < JV_FAM_COUNT && g->may_skip[d.family]) {
+                printf("%-58s skipped (may be): %s\n", gc->what, err.msg);
+                CHECK(err.msg[0] != 0); /* a refusal says why */
+                break;
+            }
             if (st != JV_OK) {
-                printf("%-58s v%d  prepare: %s\n", g->what, v, err.msg);
+                printf("%-58s v%d  prepare: %s\n", gc->what, v, err.msg);
                 CHECK(st == JV_OK);
                 break;
             }
-            var_ctx vc = {ctx, v};
+            var_ctx vc = {g->be, g->ctx, v};
             jv_op_result r;
             jv_err_clear(&err);
-            st = jv_run_op(&VARIANT_BE, &vc, p, &o, &op, &r, &err);
+            st = jv_run_op(&g->vbe, &vc, p, &o, &op, &r, &err);
             CHECK(st == JV_OK);
             CHECK(r.status == JV_RES_OK);
-            if (only == JV_FAM_CONV) CHECK(!strncmp(r.impl, "cuDNN searched:", 15));
+            if (g->cuda && only == JV_FAM_CONV) CHECK(!strncmp(r.impl, "cuDNN searched:", 15));
             /* the chosen cuBLASLt algorithm, and after a search how it went */
-            if (d.family == JV_FAM_GEMM) CHECK(!strncmp(r.impl, "cuBLASLt algo ", 14));
-            if (d.family == JV_FAM_GEMM) CHECK((only == JV_FAM_GEMM) == (strstr(r.impl, ", searched ") != NULL));
-            /* ops whose measured launch overhead counts are also timed in a CUDA graph (or the capture is
+            if (g->cuda && d.family == JV_FAM_GEMM) CHECK(!strncmp(r.impl, "cuBLASLt algo ", 14));
+            if (g->cuda && d.family == JV_FAM_GEMM)
+                CHECK((only == JV_FAM_GEMM) == (strstr(r.impl, ", searched ") != NULL));
+            /* ops whose measured launch overhead counts are also timed in a device graph (or the capture is
              * refused, with the reason) */
             if (r.graph_why[0]) {
                 CHECK(r.graph_s > 0 || r.graph_note[0]);
@@ -323,9 +347,10 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
                        r.graph_runs, r.hot.median_s * 1e6, r.graph_note[0] ? ": " : "", r.graph_note);
             }
             if (r.clk_load.known)
-                printf("    clocks: SM %.0f MHz idle, %.0f MHz lowest under load (max %.0f)%s%s\n", r.clk_start.sm_mhz,
-                       r.clk_load.sm_mhz, r.clk_load.sm_max_mhz, r.throttled ? ": THROTTLED " : "", r.throttle);
-            printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", g->what, v, r.impl,
+                printf("    clocks: SM %.0f MHz idle, %.0f MHz lowest under load (max %.0f), %.0f W at most%s%s\n",
+                       r.clk_start.sm_mhz, r.clk_load.sm_mhz, r.clk_load.sm_max_mhz, r.clk_load.power_w,
+                       r.throttled ? ": THROTTLED " : "", r.throttle);
+            printf("%-58s v%d  %-14s %-7s rel_l2 %.2e (tol %.1e)%s  %.2f us%s%s\n", gc->what, v, r.impl,
                    jv_res_status_str(r.status), r.verify.rel_l2, r.verify.tol, r.verify.sampled ? " sampled" : "",
                    r.hot.samples ? r.hot.median_s * 1e6 : 0.0, r.status == JV_RES_OK ? "" : "  ",
                    r.status == JV_RES_OK ? "" : r.reason);
@@ -334,7 +359,7 @@ static void run_cases(void *ctx, const jv_device_props *p, jv_opcall *calls, int
     }
 }
 
-static void run_baseline(void *ctx, const jv_device_props *p) {
+static void run_baseline(gpu_run *g, const jv_device_props *p) {
     jv_run_opts o;
     jv_run_opts_default(&o, p);
     o.timing.max_time_s = 0.05;
@@ -342,7 +367,7 @@ static void run_baseline(void *ctx, const jv_device_props *p) {
     static jv_baseline b;
     jv_err err;
     jv_err_clear(&err);
-    jv_status st = jv_baseline_run(&jv_cuda_backend, ctx, p, &o, (int64_t)256 << 20, 4096, JV_DT_BF16, &b, &err);
+    jv_status st = jv_baseline_run(g->be, g->ctx, p, &o, (int64_t)256 << 20, 4096, JV_DT_BF16, &b, &err);
     if (st != JV_OK) printf("baseline: %s\n", err.msg);
     CHECK(st == JV_OK);
     CHECK(b.done && b.n == ((int64_t)256 << 20) / 4);
@@ -351,18 +376,61 @@ static void run_baseline(void *ctx, const jv_device_props *p) {
                b.bw[k] / 1e9);
         CHECK(b.verified[k] && b.bw[k] > 0);
     }
+    if (!b.gemm_done && g->may_skip[JV_FAM_GEMM]) {
+        printf("baseline gemm: skipped (may be): %s\n", b.gemm.reason);
+        return;
+    }
     CHECK(b.gemm_done && b.gemm.status == JV_RES_OK && b.flops_ceiling > 0);
     printf("baseline gemm %lld^3 %s: %s, %.1f TFLOP/s\n", (long long)b.gemm_n, b.gemm.impl,
            jv_res_status_str(b.gemm.status), b.flops_ceiling / 1e12);
 }
 
-int main(void) {
-    static jv_opcall calls[NCASES];
-    int parsed = parse_cases(calls);
-    void *ctx = NULL;
+/* an algorithm search option (--conv-algo / --gemm-algo best), then the cases of its family again */
+static void run_search(gpu_run *g, const jv_device_props *p, jv_opcall *calls, const char *key, int family) {
     jv_err err;
     jv_err_clear(&err);
-    jv_status st = jv_cuda_backend.open(0, &ctx, &err);
+    CHECK(g->be->set_option(g->ctx, key, "best", &err) == JV_OK);
+    CHECK(g->be->set_option(g->ctx, key, "fastest", &err) == JV_ERR_NOTFOUND);
+    run_cases(g, p, calls, family);
+    CHECK(g->be->set_option(g->ctx, key, "heuristic", &err) == JV_OK);
+}
+
+/* usage: test_gpu_replay [BACKEND] [--may-skip FAMILY]... (default cuda) */
+int main(int argc, char **argv) {
+    gpu_run g;
+    memset(&g, 0, sizeof g);
+    const char *name = "cuda";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--may-skip") && i + 1 < argc) {
+            int f = 0;
+            while (f < JV_FAM_COUNT && strcmp(jv_family_get(f)->name, argv[i + 1]) != 0)
+                f++;
+            if (f == JV_FAM_COUNT) {
+                fprintf(stderr, "test_gpu_replay: no family '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            g.may_skip[f] = 1;
+            i++;
+        } else if (argv[i][0] != '-') {
+            name = argv[i];
+        } else {
+            fprintf(stderr, "usage: test_gpu_replay [BACKEND] [--may-skip FAMILY]...\n");
+            return 2;
+        }
+    }
+    const jv_backend_entry *e = jv_backends_find(name);
+    if (!e || !e->be) {
+        printf("skipped: no %s backend in this build\n", name);
+        return e ? 77 : 2;
+    }
+    g.be = e->be;
+    g.vbe = variant_backend(g.be);
+    g.cuda = !strcmp(name, "cuda");
+    static jv_opcall calls[NCASES];
+    int parsed = parse_cases(calls);
+    jv_err err;
+    jv_err_clear(&err);
+    jv_status st = g.be->open(0, &g.ctx, &err);
     if (st == JV_ERR_NOTFOUND) {
         printf("skipped: %s (%d cases parsed, %d checks passed)\n", err.msg, NCASES, passed);
         for (int i = 0; i < NCASES; i++)
@@ -372,23 +440,19 @@ int main(void) {
     CHECK(st == JV_OK);
     if (st == JV_OK) {
         jv_device_props p;
-        CHECK(jv_cuda_backend.props(ctx, &p, &err) == JV_OK);
-        printf("device: %s (%s, %s, %d SMs, L2 %lld bytes, %.0f MHz)\n", p.name, p.arch, p.driver, p.compute_units,
-               (long long)p.llc_bytes, p.clock_mhz);
-        CHECK(p.is_gpu && !strcmp(p.backend, "cuda") && p.memory_bytes > 0 && p.compute_units > 0);
-        if (parsed) run_cases(ctx, &p, calls, -1);
-        /* --conv-algo best: cuDNN's algorithms run and ranked by time */
-        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "best", &err) == JV_OK);
-        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "fastest", &err) == JV_ERR_NOTFOUND);
-        if (parsed) run_cases(ctx, &p, calls, JV_FAM_CONV);
-        CHECK(jv_cuda_backend.set_option(ctx, "conv-algo", "heuristic", &err) == JV_OK);
-        /* --gemm-algo best: cuBLASLt's first 16 heuristic picks timed, the fastest kept */
-        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "best", &err) == JV_OK);
-        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "fastest", &err) == JV_ERR_NOTFOUND);
-        if (parsed) run_cases(ctx, &p, calls, JV_FAM_GEMM);
-        CHECK(jv_cuda_backend.set_option(ctx, "gemm-algo", "heuristic", &err) == JV_OK);
-        run_baseline(ctx, &p);
-        jv_cuda_backend.close(ctx);
+        CHECK(g.be->props(g.ctx, &p, &err) == JV_OK);
+        printf("device: %s (%s, %s, %d SMs, last-level cache %lld bytes, %.0f MHz)\n", p.name, p.arch, p.driver,
+               p.compute_units, (long long)p.llc_bytes, p.clock_mhz);
+        CHECK(p.is_gpu && !strcmp(p.backend, name) && p.memory_bytes > 0 && p.compute_units > 0);
+        if (parsed) run_cases(&g, &p, calls, -1);
+        if (g.be->set_option && parsed) {
+            /* --conv-algo best: the library's algorithms run and ranked by time; --gemm-algo best: the
+             * library's first 16 heuristic picks timed, the fastest kept */
+            run_search(&g, &p, calls, "conv-algo", JV_FAM_CONV);
+            run_search(&g, &p, calls, "gemm-algo", JV_FAM_GEMM);
+        }
+        run_baseline(&g, &p);
+        g.be->close(g.ctx);
     } else {
         printf("open: %s\n", err.msg);
     }
