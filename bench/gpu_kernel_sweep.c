@@ -288,25 +288,34 @@ static void free_outputs(void **o, int n) {
     }
 }
 
+/* case c parsed into *call (release with jv_opcall_free, also on failure), *d and *ops; 0, or -1 with the
+ * reason printed */
+static int parse_call(const sweep_case *c, jv_opcall *call, jv_desc *d, jv_operands *ops) {
+    char strides[512];
+    expand_products(c->strides, strides, sizeof strides);
+    jv_err err;
+    memset(call, 0, sizeof *call);
+    memset(d, 0, sizeof *d);
+    jv_err_clear(&err);
+    if (jv_opcall_from_trace(call, c->op, c->dims, c->types, strides, c->conc, &err) == JV_OK &&
+        jv_desc_parse(call, d, &err) == JV_OK && jv_desc_operands(d, ops, &err) == JV_OK)
+        return 0;
+    fprintf(stderr, "gpu_kernel_sweep: %s: %s\n", c->what, err.msg);
+    return -1;
+}
+
 /* 0 when case c parses into a call our batch-norm or elementwise kernel plans (printed otherwise) */
 static int parse_case(const sweep_case *c) {
-    char strides[512], why[160] = "";
-    expand_products(c->strides, strides, sizeof strides);
+    char why[160] = "";
     jv_opcall call;
     jv_desc d;
     jv_operands ops;
-    jv_err err;
-    memset(&call, 0, sizeof call);
-    memset(&d, 0, sizeof d);
-    jv_err_clear(&err);
-    int ok = jv_opcall_from_trace(&call, c->op, c->dims, c->types, strides, c->conc, &err) == JV_OK &&
-             jv_desc_parse(&call, &d, &err) == JV_OK && jv_desc_operands(&d, &ops, &err) == JV_OK;
+    int ok = parse_call(c, &call, &d, &ops) == 0;
     if (ok && !jv_gpu_batchnorm_supported(&d, &ops, why, sizeof why) &&
         !jv_gpu_elementwise_supported(&d, &ops, why, sizeof why)) {
         ok = 0;
-        snprintf(err.msg, sizeof err.msg, "no own kernel: %s", why);
+        fprintf(stderr, "gpu_kernel_sweep: %s: no own kernel: %s\n", c->what, why);
     }
-    if (!ok) fprintf(stderr, "gpu_kernel_sweep: %s: %s\n", c->what, err.msg);
     jv_opcall_free(&call);
     return ok ? 0 : -1;
 }
@@ -314,18 +323,12 @@ static int parse_case(const sweep_case *c) {
 /* one case: every alternative checked against the first, then timed; 0 agree (--corrupt: every change
  * caught), 1 not, -1 error */
 static int sweep_case_run(sweep *sw, const sweep_case *c) {
-    char strides[512];
-    expand_products(c->strides, strides, sizeof strides);
     jv_opcall call;
     jv_desc d;
     jv_operands ops;
     jv_err err;
-    memset(&call, 0, sizeof call);
-    memset(&d, 0, sizeof d);
     jv_err_clear(&err);
-    if (jv_opcall_from_trace(&call, c->op, c->dims, c->types, strides, c->conc, &err) != JV_OK ||
-        jv_desc_parse(&call, &d, &err) != JV_OK || jv_desc_operands(&d, &ops, &err) != JV_OK) {
-        fprintf(stderr, "gpu_kernel_sweep: %s: %s\n", c->what, err.msg);
+    if (parse_call(c, &call, &d, &ops) != 0) {
         jv_opcall_free(&call);
         return -1;
     }
