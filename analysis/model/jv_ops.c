@@ -5,19 +5,10 @@
 #include <string.h>
 
 #include "jv_category.h"
+#include "jv_ivset.h"
 #include "jv_map.h"
 #include "jv_sort.h"
 #include "jv_timeline.h"
-
-typedef struct {
-    uint32_t row, gpu;
-} pair;
-
-static int cmp_pair(const void *a, const void *b) {
-    const pair *x = a, *y = b;
-    if (x->row != y->row) return x->row < y->row ? -1 : 1;
-    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
-}
 
 static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
     const jv_event *ev = ctx;
@@ -25,6 +16,92 @@ static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
     const jv_event *ex = &ev[x->ev], *ey = &ev[y->ev];
     if (ex->ts != ey->ts) return ex->ts < ey->ts ? -1 : 1;
     return (ex->uid > ey->uid) - (ex->uid < ey->uid);
+}
+
+/* The union length of the GPU events under each row's launcher (every linked GPU event counts for every
+ * launcher above it) into rows[].subtree_ns: each GPU event's interval goes into the set of its parent; the
+ * nodes, deepest first, merge their set into their parent's (the smaller into the larger: jv_ivset), and a
+ * launcher's set is read when its turn comes, complete. O(n log^2 n) at any nesting depth (the pairs of
+ * every event with every launcher above it were O(n depth)). */
+static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_map *row_of, jv_launcher *rows) {
+    size_t n = tr->nev;
+    if (n == 0) return JV_OK;
+    jv_status s = JV_OK;
+    uint32_t *depth = malloc(n * sizeof *depth), *order = malloc(n * sizeof *order), *path = NULL;
+    size_t path_cap = 0;
+    jv_ivset *sets = NULL;
+    size_t nsets = 0, sets_cap = 0;
+    jv_ivpool pool;
+    jv_ivpool_init(&pool);
+    if (!depth || !order) s = JV_ERR_NOMEM;
+    /* depths: each chain climbed once, up to the first node whose depth is known */
+    for (size_t i = 0; s == JV_OK && i < n; i++)
+        depth[i] = UINT32_MAX;
+    uint32_t maxd = 0;
+    for (size_t i = 0; s == JV_OK && i < n; i++) {
+        size_t k = 0;
+        uint32_t x = (uint32_t)i;
+        while (x != JV_NONE32 && depth[x] == UINT32_MAX) {
+            if ((s = JV_RESERVE(path, path_cap, k + 1)) != JV_OK) break;
+            path[k++] = x;
+            x = t->parent[x];
+        }
+        uint32_t d = x == JV_NONE32 ? 0 : depth[x] + 1;
+        while (s == JV_OK && k > 0) {
+            depth[path[--k]] = d;
+            if (d > maxd) maxd = d;
+            d++;
+        }
+    }
+    /* the nodes by depth, deepest first (counting sort); then depth[] holds each node's set (0: none yet) */
+    if (s == JV_OK) {
+        uint32_t *start = calloc((size_t)maxd + 2, sizeof *start);
+        if (!start) s = JV_ERR_NOMEM;
+        for (size_t i = 0; s == JV_OK && i < n; i++)
+            start[maxd - depth[i] + 1]++;
+        for (uint32_t d = 1; s == JV_OK && d <= maxd + 1; d++)
+            start[d] += start[d - 1];
+        for (size_t i = 0; s == JV_OK && i < n; i++)
+            order[start[maxd - depth[i]]++] = (uint32_t)i;
+        free(start);
+    }
+    uint32_t *set_of = depth;
+    for (size_t i = 0; s == JV_OK && i < n; i++)
+        set_of[i] = 0;
+    if (s == JV_OK) s = JV_RESERVE(sets, sets_cap, 1);
+    nsets = 1; /* set 0: none */
+    /* each linked GPU event into its parent's set */
+    for (size_t i = 0; s == JV_OK && i < n; i++) {
+        const jv_event *e = &tr->ev[i];
+        uint32_t pa = t->parent[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || pa == JV_NONE32) continue;
+        if (!set_of[pa]) {
+            if ((s = JV_RESERVE(sets, sets_cap, nsets + 1)) != JV_OK) break;
+            sets[nsets] = (jv_ivset){0, 0, 0};
+            set_of[pa] = (uint32_t)nsets++;
+        }
+        s = jv_ivset_add(&pool, &sets[set_of[pa]], e->ts, e->ts + e->dur);
+    }
+    /* deepest first: a node's set is complete when its turn comes */
+    for (size_t k = 0; s == JV_OK && k < n; k++) {
+        uint32_t x = order[k], r;
+        if (!set_of[x]) continue;
+        if (jv_map_get(row_of, x, &r)) rows[r].subtree_ns = sets[set_of[x]].len;
+        uint32_t pa = t->parent[x];
+        if (pa == JV_NONE32) continue;
+        if (!set_of[pa]) { /* the parent takes the set over */
+            set_of[pa] = set_of[x];
+        } else {
+            s = jv_ivset_merge(&pool, &sets[set_of[pa]], &sets[set_of[x]]);
+        }
+        set_of[x] = 0;
+    }
+    jv_ivpool_free(&pool);
+    free(sets);
+    free(path);
+    free(order);
+    free(depth);
+    return s;
 }
 
 static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv *scratch) {
@@ -41,8 +118,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     jv_map_init(&row_of);
     jv_map_init(&out->row_of);
     jv_status s = JV_OK;
-    size_t cap_rows = 0, cap_pairs = 0, npairs = 0, ndirect = 0;
-    pair *pairs = NULL;
+    size_t cap_rows = 0, ndirect = 0;
     jv_iv *scratch = NULL;
 
     /* 1. rows in order of first direct GPU event */
@@ -82,33 +158,10 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         }
         free(fill);
     }
-    /* 3. subtree pairs: every linked GPU event counts for every launcher above it */
-    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
-        const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] == JV_NONE32) continue;
-        for (uint32_t a = t->parent[i]; a != JV_NONE32; a = t->parent[a]) {
-            uint32_t r;
-            if (!jv_map_get(&row_of, a, &r)) continue;
-            if ((s = JV_RESERVE(pairs, cap_pairs, npairs + 1)) != JV_OK) break;
-            pairs[npairs++] = (pair){r, (uint32_t)i};
-        }
-    }
-    size_t maxn = ndirect > npairs ? ndirect : npairs;
-    if (s == JV_OK && !(scratch = malloc((maxn ? maxn : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
+    /* 3. subtree unions: every linked GPU event counts for every launcher above it */
+    if (s == JV_OK) s = subtree_unions(tr, t, &row_of, out->rows);
+    if (s == JV_OK && !(scratch = malloc((ndirect ? ndirect : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
     if (s == JV_OK) {
-        if (npairs) qsort(pairs, npairs, sizeof *pairs, cmp_pair);
-        uint32_t *g = malloc((npairs ? npairs : 1) * sizeof *g);
-        if (!g) s = JV_ERR_NOMEM;
-        for (size_t k = 0; s == JV_OK && k < npairs;) {
-            size_t j = k;
-            while (j < npairs && pairs[j].row == pairs[k].row) {
-                g[j - k] = pairs[j].gpu;
-                j++;
-            }
-            out->rows[pairs[k].row].subtree_ns = union_of(tr, g, j - k, scratch);
-            k = j;
-        }
-        free(g);
         for (size_t r = 0; s == JV_OK && r < out->n; r++) {
             jv_launcher *row = &out->rows[r];
             row->direct_ns = union_of(tr, out->gpu_list + row->gpu_begin, row->ndirect, scratch);
@@ -121,7 +174,6 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     for (size_t r = 0; s == JV_OK && r < out->n; r++)
         s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);
-    free(pairs);
     jv_map_free(&row_of);
     if (s != JV_OK) jv_launchers_free(out);
     return s;
