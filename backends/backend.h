@@ -123,6 +123,13 @@ typedef struct jv_backend {
      * runner calls it before every cold-cache sample, outside timer_start /
      * timer_stop. */
     jv_status (*flush_cache)(void *ctx, jv_err *err);
+    /* Optional (NULL: none): queues device work that keeps the stream busy
+     * for at least `seconds` (a spinning kernel), so that what is queued
+     * behind it starts only once the host has had that long to queue it. The
+     * runner calls it after a cold sample's flush and before timer_start: the
+     * sample then times the device's work alone, however slowly the host
+     * queues (a library call that costs the host more than the device). */
+    jv_status (*hold)(void *ctx, double seconds, jv_err *err);
 } jv_backend;
 
 /* Programs find the backends through the registry (jv_backends.h, over

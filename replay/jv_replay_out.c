@@ -238,6 +238,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
             add_counter(e, "bytes", r->perf.bytes);
             add_counter(e, "host_us", t->host_s * 1e6);
             if (cold) add_counter(e, "cache_flushed", t->flushed);
+            if (cold) add_counter(e, "held", t->held);
             if (judged) {
                 e->figure = jv_figure_str(v->figure);
                 add_counter(e, "judged_us", v->time_s * 1e6);
@@ -610,9 +611,12 @@ jv_status jv_out_markdown(const char *path, const jv_replay_run *run, jv_err *er
     fprintf(f, "- Clocks are read under load, inside every sample while the device works; an op is marked "
                "throttled when its lowest SM clock fell more than 10 %% under the allowed maximum or a power, "
                "thermal or hardware-slowdown reason was in force.\n");
-    fprintf(f, "- Figure judged: the cold median when measured, less the launch gap (hot median - graph time) "
-               "when the op was graph-timed (*cold, launch gap removed*, never below the graph time); the graph "
-               "time when only hot was timed; else the hot median.\n");
+    fprintf(f, "- Cold samples are held where the backend can (CUDA): a spinning kernel keeps the stream busy, after "
+               "the flush, until the host has queued the sample's runs, so that a call costing the host more than "
+               "the device is timed on the device alone.\n");
+    fprintf(f, "- Figure judged: the cold median when measured; when the cold samples were not held and the op was "
+               "graph-timed, less the launch gap (hot median - graph time; *cold, launch gap removed*, never below "
+               "the graph time); the graph time when only hot was timed; else the hot median.\n");
     fprintf(f,
             "- Verdicts (the rules of jarvis-analyze, first that applies): *launch-bound* when the roofline time "
             "is under one launch (%.3f us, measured on this device at open) and the op ran in under %d launches; "

@@ -210,6 +210,10 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
                     if (r > nsets) r = nsets;
                 }
             }
+            if (flushing && be->hold) { /* the runs are all queued before the device starts them */
+                double hold = 2 * m.host_per * (double)r + JV_HOLD_MIN_S;
+                JV_CHECK_GOTO(be->hold(ctx, hold < JV_HOLD_MAX_S ? hold : JV_HOLD_MAX_S, err), st, done);
+            }
             JV_CHECK_GOTO(batch(&m, r, read_fits(&m, r), &s[n], &h[n], err), st, done);
             measured += s[n] * (double)r;
             out->runs += r;
@@ -226,6 +230,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
                 break; /* flushes and host time count, the duty cycle's idle gaps do not */
         }
         out->flushed = cold && flushing;
+        out->held = out->flushed && be->hold != NULL;
     }
     if (m.clk_cost >= 0 && !out->load.known && n > 0) {
         /* no sample could read the clocks while the device worked (the host queues no faster than the

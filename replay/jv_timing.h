@@ -34,6 +34,11 @@ typedef struct {
 
 #define JV_DUTY_MAX_GAP_S 0.05 /* the longest idle gap after one sample */
 
+/* A cold sample's hold: twice the host's measured time to queue its runs, plus JV_HOLD_MIN_S for the timer's
+ * own call; at most JV_HOLD_MAX_S. */
+#define JV_HOLD_MIN_S 50e-6
+#define JV_HOLD_MAX_S 0.05
+
 /* Seconds the device idles after a sample of `sample_s` seconds at duty cycle `duty` (0 when duty is 0 or 1
  * or out of (0, 1); at most JV_DUTY_MAX_GAP_S). */
 double jv_duty_gap(double sample_s, double duty);
@@ -48,6 +53,8 @@ typedef struct {
     int sets;                /* operand sets rotated (1: hot) */
     int cold;                /* 1: timed in cold mode */
     int flushed;             /* cold: 1 when the last-level cache was flushed before every sample */
+    int held;                /* cold: 1 when the backend held the stream (backend.h, hold) while each flushed
+                              * sample's runs were queued: the samples are device time alone */
     int max_runs_per_sample; /* the most runs one sample queued */
     double host_s;           /* host time to queue one run: median over samples of (CLOCK_MONOTONIC around
                               * the sample's run calls) / runs; near or above median_s: the device starves */

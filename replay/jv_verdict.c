@@ -31,7 +31,7 @@ jv_figure jv_figure_of(const jv_op_result *r, double *time_s) {
     *time_s = 0;
     int hot = r->hot.samples > 0 && r->hot.median_s > 0, cold = r->cold.samples > 0 && r->cold.median_s > 0;
     int graph = r->graph_s > 0;
-    if (cold && graph) {
+    if (cold && graph && !r->cold.held) { /* held cold samples are device time already */
         double gap = hot ? jv_launch_gap_s(r) : 0;
         double t = r->cold.median_s - gap;
         *time_s = t > r->graph_s ? t : r->graph_s;

@@ -49,6 +49,7 @@ typedef struct {
     int flush_byte;
     char flush_why[160];
     int sms;
+    int clock_khz; /* the highest SM clock (cudaDevAttrClockRate; 0 unknown): sizes a hold's spin */
     int64_t l2_bytes;
     double launch_us, host_launch_us;
     int conv_search;               /* --conv-algo best */
@@ -177,6 +178,7 @@ static jv_status measure_launch(cuda_ctx *c, jv_err *err) {
         (void)cudaGetLastError();
         khz = 0; /* unknown: jv_gpu_measure_launch assumes 2 GHz */
     }
+    c->clock_khz = khz;
     const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
     return jv_gpu_measure_launch(&probe, khz, &c->launch_us, &c->host_launch_us, err);
 }
@@ -617,6 +619,15 @@ static jv_status cuda_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs
     return settle(c, graph_time_body(c, fn, arg, runs, reps, per_run_s, err), err);
 }
 
+/* the spin counts SM cycles: at the highest clock it lasts `seconds`, at any lower one longer */
+static jv_status cuda_hold(void *ctx, double seconds, jv_err *err) {
+    cuda_ctx *c = ctx;
+    ALIVE(c, err);
+    double khz = c->clock_khz > 0 ? c->clock_khz : 2.5e6; /* unknown: a clock no GPU exceeds */
+    int64_t cycles = (int64_t)(seconds * khz * 1e3);
+    return settle(c, kernel_status(jv_gpu_spin(cycles > 0 ? cycles : 0, c->stream), "hold", "jv_gpu_spin", err), err);
+}
+
 static jv_status cuda_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     cuda_ctx *c = ctx;
     memset(out, 0, sizeof *out);
@@ -688,6 +699,7 @@ const jv_backend jv_cuda_backend = {
 #endif
     .graph_time = cuda_graph_time,
     .clocks = cuda_clocks,
+    .hold = cuda_hold,
     .set_option = cuda_set_option,
     .flush_cache = cuda_flush_cache,
 };

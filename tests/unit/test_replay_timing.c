@@ -3,7 +3,8 @@
  * configured time per run, whose launch cost is configured, which counts
  * cache flushes, runs per timed sample and clock reads under load, and which
  * can turn unusable (JV_ERR_DEVICE) at its k-th launch. Checks: a flush before
- * every cold sample and never inside a timed region, at most one run per
+ * every cold sample and never inside a timed region, a hold after it where the
+ * backend has one (a host-bound op's cold samples then time the device), at most one run per
  * operand set in a flushed sample, the note without flush_cache, the graph
  * rule, the verdict's figure and where it is shown, throttling judged under
  * load, and a sticky device error stopping the op loop (jv_session). */
@@ -47,6 +48,8 @@ typedef struct {
     const void *seen[512];
     int nseen;
     int clocks_busy, clocks_idle, graph_calls;
+    double held_s;                                 /* hold seconds queued since the last timer_stop */
+    int holds, holds_after_flush, holds_in_region; /* hold calls; after a flush (before its timer); inside one */
 } fake;
 
 static double now_s(void) {
@@ -123,7 +126,10 @@ static jv_status f_timer_stop(void *ctx, double *seconds, jv_err *err) {
     fake *f = ctx;
     DEAD_CHECK(f, err);
     double real = now_s() - f->t0, dev = f->dev_s * (double)f->runs_in_region;
-    *seconds = dev > real ? dev : real; /* a device that starves runs no faster than the host queues */
+    /* a device that starves runs no faster than the host queues, less what a hold let the host queue first */
+    double starved = real - f->held_s;
+    *seconds = dev > starved ? dev : starved;
+    f->held_s = 0;
     if (f->fresh && f->runs_in_region > f->max_runs_flushed) f->max_runs_flushed = (int)f->runs_in_region;
     f->fresh = 0;
     f->timing = 0;
@@ -176,6 +182,15 @@ static jv_status f_flush(void *ctx, jv_err *err) {
     f->flushes++;
     if (f->timing) f->flush_in_region++;
     f->fresh = 1;
+    return JV_OK;
+}
+static jv_status f_hold(void *ctx, double seconds, jv_err *err) {
+    fake *f = ctx;
+    DEAD_CHECK(f, err);
+    f->holds++;
+    if (f->timing) f->holds_in_region++;
+    if (f->fresh) f->holds_after_flush++;
+    f->held_s += seconds;
     return JV_OK;
 }
 static jv_status f_flush_nomem(void *ctx, jv_err *err) {
@@ -412,6 +427,36 @@ static char *slurp(const char *path) {
     return t;
 }
 
+/* a host-bound op (300 us to queue a run the device does in 10 us): without a hold its cold samples time the
+ * host; with one, each flushed sample's runs are queued behind it and the samples time the device alone, and
+ * the verdict takes the cold median as it is (no launch gap left to remove) */
+static void test_hold(const jv_ir *ir) {
+    jv_backend hb = FAKE;
+    hb.hold = f_hold;
+    for (int with = 0; with < 2; with++) {
+        rig g;
+        rig_open(&g, 10, 2, 300);
+        jv_op_result r;
+        jv_err err = {0};
+        CHECK(jv_run_op(with ? &hb : &FAKE, g.ctx, &g.p, &g.o, &ir->ops[0], &r, &err) == JV_OK &&
+              r.status == JV_RES_OK);
+        CHECK(r.cold.samples > 0 && r.cold.flushed);
+        if (with) {
+            CHECK(r.cold.held && g.f->holds == r.cold.samples); /* one hold per cold sample */
+            CHECK(g.f->holds_after_flush == g.f->holds);        /* after the sample's flush ... */
+            CHECK(g.f->holds_in_region == 0);                   /* ... and before its timer */
+            CHECK_MSG(r.cold.median_s < 50e-6, "held cold median %.1f us", r.cold.median_s * 1e6); /* ~10 us */
+            jv_verdict v;
+            jv_verdict_of(&r, NULL, NULL, &g.p, &v);
+            CHECK(v.figure == JV_FIG_COLD && v.time_s == r.cold.median_s);
+        } else {
+            CHECK(!r.cold.held && g.f->holds == 0);
+            CHECK_MSG(r.cold.median_s > 250e-6, "unheld cold median %.1f us", r.cold.median_s * 1e6); /* the host's */
+        }
+        rig_close(&g);
+    }
+}
+
 /* the verdict's figure, case by case, and where it is shown */
 static void test_figure(void) {
     jv_device_props p;
@@ -636,6 +681,7 @@ int main(void) {
     test_graph_rule(&ir);
     test_duty(&ir);
     test_figure();
+    test_hold(&ir);
     test_clocks(&ir);
     test_sticky(&ir);
     jv_ir_free(&ir);
