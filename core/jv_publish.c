@@ -215,6 +215,61 @@ static int swap_by_two_renames(jv_publish *p, char **old, int *e) {
     return 0;
 }
 
+/* fsyncs every regular file and folder under the open folder dfd (links not followed), then dfd itself: 0, or
+ * the errno of the first failure */
+static int sync_tree(int dfd) {
+    int d2 = dup(dfd);
+    DIR *d = d2 >= 0 ? fdopendir(d2) : NULL;
+    if (!d) {
+        int e = errno;
+        if (d2 >= 0) close(d2);
+        return e;
+    }
+    int e = 0;
+    struct dirent *ent;
+    while (!e && (ent = readdir(d)) != NULL) {
+        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+        struct stat st;
+        if (fstatat(dfd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            e = errno;
+            break;
+        }
+        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
+        int fd = openat(dfd, ent->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+        if (fd < 0) {
+            e = errno;
+            break;
+        }
+        if (S_ISDIR(st.st_mode))
+            e = sync_tree(fd);
+        else if (fsync(fd) != 0)
+            e = errno;
+        close(fd);
+    }
+    closedir(d);
+    if (!e && fsync(dfd) != 0 && errno != EINVAL) e = errno; /* EINVAL: a filesystem without fsync on folders */
+    return e;
+}
+
+/* the stage's files and folders on disk before it replaces anything: a crash after the swap cannot leave OUT
+ * with files the disk never got (a rename is durable before the data it names) */
+static jv_status sync_stage(const jv_publish *p, jv_err *err) {
+    int fd = open(p->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = fd < 0 ? errno : sync_tree(fd);
+    if (fd >= 0) close(fd);
+    if (e) JV_FAIL(err, JV_ERR_IO, "%s: cannot write the new output to disk: %s", p->target, strerror(e));
+    return JV_OK;
+}
+
+/* the parent folder on disk, so that the swap itself survives a crash (best effort: the output is complete
+ * either way) */
+static void sync_parent(const jv_publish *p) {
+    int fd = open(p->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)fsync(fd);
+    close(fd);
+}
+
 jv_status jv_publish_commit(jv_publish *p, jv_err *err) {
     if (!p->stage) {
         release(p);
@@ -227,6 +282,7 @@ jv_status jv_publish_commit(jv_publish *p, jv_err *err) {
     if (chmod(p->stage, 0777 & ~mask) != 0) {
         s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot set the folder's mode: %s", p->target,
                        strerror(errno));
+    } else if ((s = sync_stage(p, err)) != JV_OK) {
     } else if (rename(p->stage, p->target) == 0) { /* no OUT, or an empty one */
     } else if (errno != EEXIST && errno != ENOTEMPTY) {
         s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot move the new output into place: %s", p->target,
@@ -254,6 +310,7 @@ jv_status jv_publish_commit(jv_publish *p, jv_err *err) {
     if (s == JV_OK) {
         free(p->stage);
         p->stage = NULL;
+        sync_parent(p);
     }
     if (old) remove_tree(old);
     free(old);
