@@ -109,6 +109,8 @@ jv_status jv_out_open(jv_out *o, const char *path, jv_err *err) {
 
 jv_status jv_out_commit(jv_out *o, jv_err *err) {
     int bad = ferror(o->f);
+    /* on disk before it takes the final name: a crash after the rename cannot leave an empty file there */
+    if (!bad && (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0)) bad = 1;
     if (fclose(o->f) != 0) bad = 1;
     o->f = NULL;
     if (bad) {

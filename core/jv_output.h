@@ -33,7 +33,7 @@ jv_status jv_out_temp(const char *path, char **tmp, int *fd, jv_err *err);
  * longer exists: what a killed run left. Never fails (best effort). */
 void jv_out_clean_stale(const char *path);
 
-/* Flushes, closes and renames to the final name. On failure the temporary is removed. */
+/* Flushes, fsyncs, closes and renames to the final name. On failure the temporary is removed. */
 jv_status jv_out_commit(jv_out *o, jv_err *err);
 
 /* Closes and removes the temporary (after an error). Safe on an unopened jv_out. */
