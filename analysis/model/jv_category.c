@@ -27,6 +27,7 @@ static const char *const GEMM[] = {"aten::mm",
                                    "bitsandbytes::int8_linear_matmul",
                                    "tex_ts::te_gemm_ts",
                                    "vllm::gemm_with_dynamic_quant",
+                                   "vllm::rocm_unquantized_gemm",
                                    NULL};
 static const char *const CONV_FWD[] = {
     "aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution", "ConvBias_", "ConvBiasReLU_", NULL};
