@@ -15,14 +15,21 @@ const char *jv_nomodel_str(jv_nomodel why) {
     case JV_NOMODEL_NO_SHAPES: return "no input shapes recorded";
     case JV_NOMODEL_NO_DTYPES: return "no input dtypes recorded";
     case JV_NOMODEL_REFUSED: return "the op's model could not read the recorded call";
+    case JV_NOMODEL_GRAPH: return "replayed by a graph: no call recorded";
     default: return "";
     }
+}
+
+/* 1 for a cudaGraphLaunch / hipGraphLaunch call (and their driver-level names) */
+static int is_graph_launch(const char *name) {
+    return jv_contains_nocase(name, "GraphLaunch");
 }
 
 /* why row r has no FLOPs/bytes model (JV_NOMODEL_NONE: it has one) */
 static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
     if (has) return JV_NOMODEL_NONE;
+    if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;
     if (r->no_dtypes) return JV_NOMODEL_NO_DTYPES;
@@ -65,8 +72,7 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         const jv_event *e = &tr->ev[i];
         owned[i] = NAN;
         jv_kind k = jv_ev_kind(e);
-        if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) && jv_contains_nocase(jv_trace_str(tr, e->name), "GraphLaunch"))
-            is_graph[i] = 1;
+        if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) && is_graph_launch(jv_trace_str(tr, e->name))) is_graph[i] = 1;
     }
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];

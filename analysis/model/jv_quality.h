@@ -13,6 +13,7 @@ typedef enum {
     JV_NOMODEL_NO_SHAPES,  /* a family reads the op, but the trace recorded no Input Dims (record_shapes off) */
     JV_NOMODEL_NO_DTYPES,  /* Input Dims recorded, but no argument type (an empty Input type) */
     JV_NOMODEL_REFUSED,    /* the family could not model the recorded call (arguments it does not take) */
+    JV_NOMODEL_GRAPH,      /* a kernel a CUDA / HIP graph replayed: the trace records the kernel, not the call */
     JV_NOMODEL_COUNT
 } jv_nomodel;
 

@@ -20,11 +20,18 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
     line(out, &n, "Op rows with shapes but no dtypes", q->no_dtypes.n, rows, q->no_dtypes.us,
          "no bytes per element: these ops cannot be modelled, so they are left out of every efficiency figure");
     for (int w = 1; w < JV_NOMODEL_COUNT; w++) {
-        static const char *what[JV_NOMODEL_COUNT] = {
-            "", "Rows not modelled: no perf model for the op", "Rows not modelled: no input shapes recorded",
-            "Rows not modelled: no input dtypes recorded", "Rows not modelled: the model could not read the call"};
+        static const char *what[JV_NOMODEL_COUNT] = {"",
+                                                     "Rows not modelled: no perf model for the op",
+                                                     "Rows not modelled: no input shapes recorded",
+                                                     "Rows not modelled: no input dtypes recorded",
+                                                     "Rows not modelled: the model could not read the call",
+                                                     "Rows not modelled: kernels a graph replayed"};
         line(out, &n, what[w], q->unmodelled[w].n, rows, q->unmodelled[w].us,
-             "their time counts in the totals and categories, but in no roofline figure, verdict or saving");
+             w == JV_NOMODEL_GRAPH
+                 ? "a CUDA / HIP graph launch records its kernels but not the calls that built the graph (no shapes, "
+                   "no dtypes): they cannot be modelled from this trace; profile the same step without graphs "
+                   "(eager mode, or a warm-up step before capture) to model them"
+                 : "their time counts in the totals and categories, but in no roofline figure, verdict or saving");
     }
     line(out, &n, "GPU events with no launcher", q->unlinked.n, q->gpu_events, q->unlinked.us,
          "attributed to no op and left out of gpu_timeline (unless --include-unlinked): launched before the trace "

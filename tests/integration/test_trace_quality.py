@@ -6,7 +6,8 @@ usage: test_trace_quality.py JARVIS_ANALYZE            a generated trace with on
 
 Generated: an aten::mm with Input Dims but an empty Input type (not modelled: no dtypes), an aten::mm without
 Input Dims (not modelled: no shapes), a modelled aten::add, a kernel whose launch is not in the trace, a
-cudaGraphLaunch that owns no kernel, a kernel that starts before its launch call, no deviceProperties: each
+cudaGraphLaunch that owns no kernel, one that owns a kernel (a synthetic row, not modelled because a graph
+replayed it), a kernel that starts before its launch call, no deviceProperties: each
 count in the table, the rough report's rows with their reasons, the HTML line; a clean trace: "No issue found".
 Fixture: every row counted as modelled has GFLOPS in unified_perf_summary and every row without GFLOPS is listed
 as not modelled with a reason; the rows whose tensors have dims but no dtype match the "no dtypes" line.
@@ -64,6 +65,10 @@ def generated(exe, tmp):
         # a kernel that starts before its launch call
         g.op('aten::add', 600, 50, dims=[[1024, 1024], [1024, 1024]]),
         g.launch(620, 4), g.kernel('k_early', 610, 5, 4),
+        # a graph launch that owns its (replayed) kernel
+        {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'cudaGraphLaunch', 'pid': 100, 'tid': 100, 'ts': 700,
+         'dur': 5, 'args': {'correlation': 60}},
+        g.kernel('k_graph', 710, 60, 60),
     ]
     bad = os.path.join(tmp, 'quality.json')
     g.write(bad, {'traceEvents': ev})
@@ -85,9 +90,10 @@ def generated(exe, tmp):
         'Op rows with shapes but no dtypes': (1, len(uni), '20.0'),
         'Rows not modelled: no input shapes recorded': (1, len(uni), '30.0'),
         'Rows not modelled: no input dtypes recorded': (1, len(uni), '20.0'),
-        'GPU events with no launcher': (1, 5, '40.0'),
-        'Graph launches whose kernels were not recorded': (1, 1, '–'),
-        'GPU events that start before their launch call': (1, 5, '5.0'),
+        'Rows not modelled: kernels a graph replayed': (1, len(uni), '60.0'),
+        'GPU events with no launcher': (1, 6, '40.0'),
+        'Graph launches whose kernels were not recorded': (1, 2, '–'),
+        'GPU events that start before their launch call': (1, 6, '5.0'),
         'No device properties': (1, 0, '–'),
     }
     for k, v in want.items():
@@ -101,6 +107,8 @@ def generated(exe, tmp):
     check(sorted(w for n, w in rough[2] if n == 'aten::mm') == ['no input dtypes recorded',
                                                                  'no input shapes recorded'],
           'rough: one aten::mm row per reason', rough[2])
+    check([w for n, w in rough[2] if 'k_graph' in n] == ['replayed by a graph: no call recorded'],
+          'rough: the graph-replayed kernel row with its reason', rough[2])
     check(rough[1] == lines, 'rough: the same table as fair')
     with open(os.path.join(out, 'report.html'), encoding='utf-8') as f:
         html = f.read()
