@@ -304,7 +304,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         jv_launchers_free(l);
         return s;
     }
-    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5)};
+    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
     jv_perf_table pt = {0};
     jv_replay_pkg pkg = {0};
     if (!target) { /* a reference: its digest alone (the model), no sheets */

@@ -57,6 +57,85 @@ static size_t union2(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, jv_iv
     return jv_iv_merge(dst, na + nb);
 }
 
+/* a \ b for merged lists into out (capacity na + nb): merged */
+static size_t iv_subtract(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, jv_iv *out) {
+    size_t n = 0, j = 0;
+    for (size_t i = 0; i < na; i++) {
+        int64_t s = a[i].start, e = a[i].end;
+        while (j < nb && b[j].end <= s)
+            j++;
+        for (size_t k = j; k < nb && b[k].start < e; k++) {
+            if (b[k].start > s) out[n++] = (jv_iv){s, b[k].start};
+            if (b[k].end > s) s = b[k].end;
+            if (s >= e) break;
+        }
+        if (s < e) out[n++] = (jv_iv){s, e};
+    }
+    return n;
+}
+
+/* the class of host event e for jv_idle_cause (JV_IDLE_HOST: none of the named ones) */
+static jv_idle_cause idle_class(jv_kind k, const char *name) {
+    if (strstr(name, "DataLoader")) return JV_IDLE_DATA;
+    if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) &&
+        (strstr(name, "Synchronize") || !strcmp(name, "cudaMemcpy") || !strcmp(name, "hipMemcpy")))
+        return JV_IDLE_SYNC;
+    if (!strcmp(name, "aten::item") || !strcmp(name, "aten::_local_scalar_dense")) return JV_IDLE_SYNC;
+    if (!strncmp(name, "Optimizer.", 10)) return JV_IDLE_OPTIM;
+    return JV_IDLE_HOST;
+}
+
+/* out->idle_cause from the merged busy list busy[0..nb) and the host events */
+static jv_status idle_causes(const jv_trace *tr, const jv_iv *busy, size_t nb, jv_gpu_timeline *out) {
+    size_t nh = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        nh += jv_kind_is_host((jv_kind)tr->ev[i].kind);
+    /* lists: the gaps, a list per class (DATA..HOST, HOST holding every host event), two scratch lists */
+    size_t cap = nh + nb + 2;
+    jv_iv *gaps = malloc((nb + 1) * sizeof *gaps), *cls[JV_IDLE_NONE] = {0}, *acc = malloc(cap * sizeof *acc),
+          *tmp = malloc(cap * sizeof *tmp);
+    size_t ncls[JV_IDLE_NONE] = {0}, ng = 0;
+    int ok = gaps && acc && tmp;
+    for (int c = 0; c < JV_IDLE_NONE; c++)
+        ok = (cls[c] = malloc(cap * sizeof **cls)) != NULL && ok;
+    if (ok) {
+        for (size_t i = 1; i < nb; i++)
+            if (busy[i].start > busy[i - 1].end) {
+                gaps[ng++] = (jv_iv){busy[i - 1].end, busy[i].start};
+                out->idle_gaps++;
+                if (busy[i].start - busy[i - 1].end > out->idle_gap_max)
+                    out->idle_gap_max = busy[i].start - busy[i - 1].end;
+            }
+        for (size_t i = 0; i < tr->nev; i++) {
+            const jv_event *e = &tr->ev[i];
+            jv_kind k = (jv_kind)e->kind;
+            if (!jv_kind_is_host(k) || e->dur <= 0) continue;
+            jv_iv iv = {e->ts, e->ts + e->dur};
+            jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
+            if (c != JV_IDLE_HOST) cls[c][ncls[c]++] = iv;
+            cls[JV_IDLE_HOST][ncls[JV_IDLE_HOST]++] = iv; /* any host event */
+        }
+        /* each class less the classes before it (acc: their union so far), then its overlap with the gaps */
+        size_t na = 0;
+        int64_t named = 0;
+        for (int c = 0; c < JV_IDLE_NONE; c++) {
+            size_t n = jv_iv_merge(cls[c], ncls[c]);
+            size_t nd = iv_subtract(cls[c], n, acc, na, tmp);
+            out->idle_cause[c] = jv_iv_overlap(gaps, ng, tmp, nd);
+            named += out->idle_cause[c];
+            memcpy(acc + na, cls[c], n * sizeof *acc);
+            na = jv_iv_merge(acc, na + n);
+        }
+        out->idle_cause[JV_IDLE_NONE] = out->idle - named;
+    }
+    free(gaps);
+    free(acc);
+    free(tmp);
+    for (int c = 0; c < JV_IDLE_NONE; c++)
+        free(cls[c]);
+    return ok ? JV_OK : JV_ERR_NOMEM;
+}
+
 jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *o, int dev,
                               jv_gpu_timeline *out) {
     memset(out, 0, sizeof *out);
@@ -128,6 +207,8 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     out->first_start = comp[0].start;
     out->total = comp[na - 1].end - comp[0].start;
     out->idle = out->total - out->busy;
+    jv_status st = JV_OK;
+    if (o->idle_causes && dev < 0) st = idle_causes(tr, comp, na, out);
     if (o->micro_idle_ns > 0) {
         for (size_t i = 1; i < na; i++) {
             int64_t gap = comp[i].start - comp[i - 1].end;
@@ -138,7 +219,7 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         }
     }
     free(buf);
-    return JV_OK;
+    return st;
 }
 
 static int cmp_int(const void *a, const void *b) {

@@ -24,17 +24,26 @@ int64_t jv_iv_union_len(jv_iv *iv, size_t n);
 /* Length of the intersection of two merged lists. */
 int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb);
 
+/* What the host was doing while the GPU idled, by the host events over each idle gap, the first class that
+ * covers a moment winning: the input pipeline (an event named ...DataLoader...), a synchronisation (a runtime
+ * call ...Synchronize..., a blocking cudaMemcpy / hipMemcpy, aten::item / aten::_local_scalar_dense), the
+ * optimizer (Optimizer.step / Optimizer.zero_grad...), any other host event, or none recorded. */
+typedef enum { JV_IDLE_DATA = 0, JV_IDLE_SYNC, JV_IDLE_OPTIM, JV_IDLE_HOST, JV_IDLE_NONE, JV_IDLE_COUNT } jv_idle_cause;
+
 typedef struct {
     int device;    /* -1 for all devices merged */
     size_t events; /* GPU events counted */
     int64_t computation, exposed_comm, exposed_memcpy, busy, idle, total, total_comm, total_memcpy; /* ns */
     int64_t micro_idle, macro_idle; /* idle split at the threshold (when one was given) */
     int64_t first_start;
+    int64_t idle_cause[JV_IDLE_COUNT]; /* idle by what the host was doing (with opts.idle_causes; they sum to idle) */
+    int64_t idle_gaps, idle_gap_max;   /* gaps between busy intervals, and the longest (ns) */
 } jv_gpu_timeline;
 
 typedef struct {
     int include_unlinked;  /* count GPU events whose launch is not in the trace (TraceLens: no) */
     int64_t micro_idle_ns; /* gaps shorter than this are micro idle; <= 0: no split */
+    int idle_causes;       /* 1: also split the idle time by jv_idle_cause (all devices merged only) */
 } jv_timeline_opts;
 
 /* Computes the breakdown over the GPU events of device dev (-1 = all). An empty

@@ -503,7 +503,9 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
             seen = !strcmp(d->specs[k], sp);
         if (!seen) snprintf(d->specs[d->nspecs++], sizeof d->specs[0], "%s", sp);
     }
-    if (jv_timeline_compute(tr, t, opts, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+    jv_timeline_opts to = *opts;
+    to.idle_causes = 1; /* what the host did while the GPU idled: the idle recommendation's evidence */
+    if (jv_timeline_compute(tr, t, &to, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
     if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");
     return jv_findings_compute(d, err);

@@ -315,6 +315,11 @@ static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
         tl->share[i] = pct_of((double)tl->ns[i], (double)g->total);
         tl->recommend[i] = g->total > 0 && (tl->share[i] >= 5 || (tl->computation_pct < 95 && tl->share[i] >= 1));
     }
+    tl->idle_top = JV_IDLE_HOST; /* no split: the general advice */
+    for (int c = 0; c < JV_IDLE_COUNT; c++) {
+        tl->idle_share[c] = pct_of((double)g->idle_cause[c], (double)g->idle);
+        if (g->idle_cause[c] > g->idle_cause[tl->idle_top]) tl->idle_top = c;
+    }
     /* the ranking: timeline items >= 1 % of the timeline, categories >= 1 % of kernel time */
     jv_dcat order[JV_DCAT_COUNT];
     jv_digest_cat_order(d, order);

@@ -177,6 +177,8 @@ typedef struct {
     int64_t ns[JV_TL_COUNT];   /* each item's time */
     double share[JV_TL_COUNT]; /* ... as % of the timeline */
     int recommend[JV_TL_COUNT]; /* 1: the item gets a recommendation (>= 5 %, or >= 1 % while computation < 95 %) */
+    int idle_top;               /* jv_idle_cause with the most idle time: what the idle recommendation advises on */
+    double idle_share[JV_IDLE_COUNT]; /* each cause as % of the idle time */
 } jv_ftimeline;
 
 /* One entry of the bottleneck ranking: a timeline item (>= 1 % of the timeline) or an op category (>= 1 % of

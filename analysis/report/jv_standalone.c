@@ -48,13 +48,43 @@ static const struct {
                                                 "move copies out of the step."},
 };
 
+/* the idle recommendation's action by what the host was doing (jv_ftimeline.idle_top); JV_IDLE_HOST: TL_TEXT's */
+static const char *const IDLE_ACTION[JV_IDLE_COUNT] = {
+    [JV_IDLE_DATA] = "The GPU waits for input batches (the idle time is mostly inside the DataLoader's iterator): more "
+                     "DataLoader workers (`num_workers`), `pin_memory=True` with non-blocking copies, "
+                     "`persistent_workers` and `prefetch_factor`; or decode and augment on the GPU.",
+    [JV_IDLE_SYNC] = "The host waits for the GPU, then launches late (the idle time is mostly under synchronisations: "
+                     "`...Synchronize`, `.item()`, a blocking memcpy): take `.item()` / `.cpu()` and explicit "
+                     "synchronize calls out of the step (log metrics every N steps), copy with `non_blocking=True`.",
+    [JV_IDLE_OPTIM] = "The idle time is mostly under the optimizer: a fused or foreach optimizer "
+                      "(`torch.optim.AdamW(fused=True)`, `foreach=True`) replaces its many small launches.",
+    [JV_IDLE_NONE] = "No host event covers most of the idle time: the host was not profiled there (another thread or "
+                     "process), or waited outside the profiled code; profile the whole step (`with_stack=True`, every "
+                     "thread) to see what it did.",
+};
+
 /* the recommendation of timeline item k */
 static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, rec *r) {
     memset(r, 0, sizeof *r);
     snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", TL_TEXT[k].what, tl->share[k]);
-    snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
-             TL_TEXT[k].what, ms(tl->ns[k]), tl->share[k], ms(d->tl.total), tl->computation_pct);
-    snprintf(r->action, sizeof r->action, "%s", TL_TEXT[k].action);
+    int n =
+        snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
+                 TL_TEXT[k].what, ms(tl->ns[k]), tl->share[k], ms(d->tl.total), tl->computation_pct);
+    const char *action = TL_TEXT[k].action;
+    if (k == JV_TL_IDLE && d->tl.idle_gaps > 0 && n > 0 && (size_t)n < sizeof r->issue) {
+        static const char *what[JV_IDLE_COUNT] = {"data loading", "synchronisation", "optimizer", "other host work",
+                                                  "no host event"};
+        n += snprintf(r->issue + n, sizeof r->issue - (size_t)n,
+                      " Over the %lld gaps (the longest %.2f ms), the host was in:", (long long)d->tl.idle_gaps,
+                      ms(d->tl.idle_gap_max));
+        for (int c = 0; c < JV_IDLE_COUNT && n > 0 && (size_t)n < sizeof r->issue; c++)
+            if (d->tl.idle_cause[c] > 0)
+                n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " %s %.2f ms (%.0f %%),", what[c],
+                              ms(d->tl.idle_cause[c]), tl->idle_share[c]);
+        if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
+        if (tl->idle_top != JV_IDLE_HOST) action = IDLE_ACTION[tl->idle_top];
+    }
+    snprintf(r->action, sizeof r->action, "%s", action);
     snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(tl->ns[k]), tl->share[k]);
     snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
     snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");

@@ -75,7 +75,7 @@ static void put_input(const uint8_t *data, size_t size) {
 static void deep_checks(const jv_trace *tr, const jv_tree *t, int with_python) {
     jv_launchers l = {0};
     if (jv_launchers_build(tr, t, &l) == JV_OK) jv_launchers_free(&l);
-    jv_timeline_opts to = {1, 1000};
+    jv_timeline_opts to = {1, 1000, 0};
     jv_gpu_timeline tl;
     (void)jv_timeline_compute(tr, t, &to, -1, &tl);
     int *devs = NULL;

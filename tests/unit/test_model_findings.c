@@ -148,7 +148,7 @@ static void test_synthetic(void) {
     memset(&t, 0, sizeof t);
     jv_perf_table pt;
     memset(&pt, 0, sizeof pt);
-    jv_timeline_opts to = {0, 0};
+    jv_timeline_opts to = {0, 0, 0};
     CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &to, &err) == JV_OK, "%s", err.msg);
     const jv_dfindings *f = jv_digest_findings(&d);
     CHECK(f != NULL);
@@ -285,7 +285,7 @@ static int digest_of(jv_digest *d, const jv_hw *hw, const jv_drow *rs, int n) {
     memset(&t, 0, sizeof t);
     jv_perf_table pt;
     memset(&pt, 0, sizeof pt);
-    jv_timeline_opts to = {0, 0};
+    jv_timeline_opts to = {0, 0, 0};
     return jv_digest_finish(d, &tr, &t, &pt, &to, &err) == JV_OK && jv_digest_findings(d);
 }
 
@@ -395,7 +395,7 @@ static void test_fixture(const char *path) {
     jv_hw hw;
     CHECK(jv_hw_resolve("H200", &hw, &err) == JV_OK);
     jv_digest d;
-    jv_timeline_opts to = {0, 0};
+    jv_timeline_opts to = {0, 0, 0};
     CHECK(jv_perf_build(&tr, &t, &pt, &err) == JV_OK);
     CHECK(jv_digest_init(&d, path, &tr, &hw, "test", &err) == JV_OK);
     CHECK(jv_digest_build(&tr, &pt, &hw, &d, &err) == JV_OK);
