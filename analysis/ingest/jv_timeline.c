@@ -85,26 +85,42 @@ static jv_idle_cause idle_class(jv_kind k, const char *name) {
     return JV_IDLE_HOST;
 }
 
-/* out->idle_cause from the merged busy list busy[0..nb) and the host events */
-static jv_status idle_causes(const jv_trace *tr, const jv_iv *busy, size_t nb, jv_gpu_timeline *out) {
-    size_t nh = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        nh += jv_kind_is_host((jv_kind)tr->ev[i].kind);
-    /* lists: the gaps, a list per class (DATA..HOST, HOST holding every host event), two scratch lists */
-    size_t cap = nh + nb + 2;
-    jv_iv *gaps = malloc((nb + 1) * sizeof *gaps), *cls[JV_IDLE_NONE] = {0}, *acc = malloc(cap * sizeof *acc),
-          *tmp = malloc(cap * sizeof *tmp);
-    size_t ncls[JV_IDLE_NONE] = {0}, ng = 0;
-    int ok = gaps && acc && tmp;
+/* the length of merged list x inside the gaps between the merged busy intervals busy[0..nb): x within
+ * [first start, last end] less x within busy (the gaps and busy partition that span) */
+static int64_t idle_overlap(const jv_iv *busy, size_t nb, const jv_iv *x, size_t nx) {
+    if (nb == 0) return 0;
+    int64_t lo = busy[0].start, hi = busy[nb - 1].end, in = 0;
+    for (size_t i = 0; i < nx; i++) {
+        int64_t s = x[i].start > lo ? x[i].start : lo, e = x[i].end < hi ? x[i].end : hi;
+        if (e > s) in += e - s;
+    }
+    return in - jv_iv_overlap(busy, nb, x, nx);
+}
+
+/* out->idle_cause from the merged busy list busy[0..nb) and the host events. Memory: the named classes' events
+ * (few), and the root host events alone for "any host work" (a nested event lies inside its root) */
+static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *busy, size_t nb, jv_gpu_timeline *out) {
+    size_t cnt[JV_IDLE_NONE] = {0}, n[JV_IDLE_NONE] = {0};
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        jv_kind k = (jv_kind)e->kind;
+        if (!jv_kind_is_host(k) || e->dur <= 0) continue;
+        jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
+        if (c != JV_IDLE_HOST) cnt[c]++;
+        if (!t->parent || t->parent[i] == JV_NONE32) cnt[JV_IDLE_HOST]++;
+    }
+    size_t named = cnt[JV_IDLE_DATA] + cnt[JV_IDLE_SYNC] + cnt[JV_IDLE_OPTIM];
+    jv_iv *cls[JV_IDLE_NONE] = {0};
+    jv_iv *acc = malloc((named + 1) * sizeof *acc), *tmp = malloc((2 * named + 1) * sizeof *tmp);
+    int ok = acc && tmp;
     for (int c = 0; c < JV_IDLE_NONE; c++)
-        ok = (cls[c] = malloc(cap * sizeof **cls)) != NULL && ok;
+        ok = (cls[c] = malloc((cnt[c] + 1) * sizeof **cls)) != NULL && ok;
     if (ok) {
         for (size_t i = 1; i < nb; i++)
             if (busy[i].start > busy[i - 1].end) {
-                gaps[ng++] = (jv_iv){busy[i - 1].end, busy[i].start};
+                int64_t gap = busy[i].start - busy[i - 1].end;
                 out->idle_gaps++;
-                if (busy[i].start - busy[i - 1].end > out->idle_gap_max)
-                    out->idle_gap_max = busy[i].start - busy[i - 1].end;
+                if (gap > out->idle_gap_max) out->idle_gap_max = gap;
             }
         for (size_t i = 0; i < tr->nev; i++) {
             const jv_event *e = &tr->ev[i];
@@ -112,23 +128,26 @@ static jv_status idle_causes(const jv_trace *tr, const jv_iv *busy, size_t nb, j
             if (!jv_kind_is_host(k) || e->dur <= 0) continue;
             jv_iv iv = {e->ts, e->ts + e->dur};
             jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
-            if (c != JV_IDLE_HOST) cls[c][ncls[c]++] = iv;
-            cls[JV_IDLE_HOST][ncls[JV_IDLE_HOST]++] = iv; /* any host event */
+            if (c != JV_IDLE_HOST) cls[c][n[c]++] = iv;
+            if (!t->parent || t->parent[i] == JV_NONE32) cls[JV_IDLE_HOST][n[JV_IDLE_HOST]++] = iv;
         }
-        /* each class less the classes before it (acc: their union so far), then its overlap with the gaps */
+        /* each named class less the ones before it (acc: their union so far), then its overlap with the gaps */
         size_t na = 0;
-        int64_t named = 0;
-        for (int c = 0; c < JV_IDLE_NONE; c++) {
-            size_t n = jv_iv_merge(cls[c], ncls[c]);
-            size_t nd = iv_subtract(cls[c], n, acc, na, tmp);
-            out->idle_cause[c] = jv_iv_overlap(gaps, ng, tmp, nd);
-            named += out->idle_cause[c];
-            memcpy(acc + na, cls[c], n * sizeof *acc);
-            na = jv_iv_merge(acc, na + n);
+        int64_t sum = 0;
+        for (int c = 0; c < JV_IDLE_HOST; c++) {
+            size_t m = jv_iv_merge(cls[c], n[c]);
+            size_t nd = iv_subtract(cls[c], m, acc, na, tmp);
+            out->idle_cause[c] = idle_overlap(busy, nb, tmp, nd);
+            sum += out->idle_cause[c];
+            memcpy(acc + na, cls[c], m * sizeof *acc);
+            na = jv_iv_merge(acc, na + m);
         }
-        out->idle_cause[JV_IDLE_NONE] = out->idle - named;
+        /* any host work covers the named classes: the rest of what it covers is other host work */
+        size_t m = jv_iv_merge(cls[JV_IDLE_HOST], n[JV_IDLE_HOST]);
+        int64_t host = idle_overlap(busy, nb, cls[JV_IDLE_HOST], m);
+        out->idle_cause[JV_IDLE_HOST] = host > sum ? host - sum : 0;
+        out->idle_cause[JV_IDLE_NONE] = out->idle - sum - out->idle_cause[JV_IDLE_HOST];
     }
-    free(gaps);
     free(acc);
     free(tmp);
     for (int c = 0; c < JV_IDLE_NONE; c++)
@@ -208,7 +227,7 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     out->total = comp[na - 1].end - comp[0].start;
     out->idle = out->total - out->busy;
     jv_status st = JV_OK;
-    if (o->idle_causes && dev < 0) st = idle_causes(tr, comp, na, out);
+    if (o->idle_causes && dev < 0) st = idle_causes(tr, t, comp, na, out);
     if (o->micro_idle_ns > 0) {
         for (size_t i = 1; i < na; i++) {
             int64_t gap = comp[i].start - comp[i - 1].end;

@@ -8,7 +8,13 @@
 
 void jv_ivpool_init(jv_ivpool *p) {
     memset(p, 0, sizeof *p);
-    p->rng = 0x9e3779b97f4a7c15ull;
+}
+
+/* node i's treap priority: a multiplicative hash of its index (random enough for the expected O(log n) depth;
+ * a reused node keeps its priority, which changes nothing) */
+static uint32_t pri(uint32_t i) {
+    uint32_t h = i * 2654435761u;
+    return h ^ (h >> 15);
 }
 
 void jv_ivpool_free(jv_ivpool *p) {
@@ -33,10 +39,7 @@ static uint32_t node_new(jv_ivpool *p, int64_t s, int64_t e) {
         }
         i = p->used++;
     }
-    p->rng ^= p->rng << 13;
-    p->rng ^= p->rng >> 7;
-    p->rng ^= p->rng << 17;
-    N(p, i) = (jv_ivnode){s, e, 0, 0, (uint32_t)(p->rng >> 32)};
+    N(p, i) = (jv_ivnode){s, e, 0, 0};
     return i;
 }
 
@@ -70,7 +73,7 @@ static void split(jv_ivpool *p, uint32_t t, int64_t key, uint32_t *a, uint32_t *
 static uint32_t join(jv_ivpool *p, uint32_t a, uint32_t b) {
     if (!a) return b;
     if (!b) return a;
-    if (N(p, a).pri > N(p, b).pri) {
+    if (pri(a) > pri(b)) {
         N(p, a).right = join(p, N(p, a).right, b);
         return a;
     }

@@ -16,13 +16,11 @@
 typedef struct {
     int64_t s, e;         /* [s, e) */
     uint32_t left, right; /* child nodes; 0: none */
-    uint32_t pri;         /* treap priority (a heap on it) */
-} jv_ivnode;
+} jv_ivnode;              /* 24 bytes: node i's treap priority is a hash of i (jv_ivset.c) */
 
 typedef struct {
     jv_ivnode *node; /* node[0] unused: index 0 is "none" */
     uint32_t cap, used, free_list;
-    uint64_t rng;
 } jv_ivpool;
 
 typedef struct {
