@@ -18,8 +18,17 @@ int jv_contains_nocase(const char *hay, const char *needle) {
 }
 
 int jv_is_comm_kernel(const char *name) {
-    return jv_contains_nocase(name, "nccl") || jv_contains_nocase(name, "rccl") ||
-           jv_contains_nocase(name, "cross_device_reduce");
+    /* the collective libraries (NCCL, RCCL, MSCCL/MSCCL++), NVSHMEM, expert-parallel dispatch/combine
+     * (DeepEP: deep_ep::, and the dpsk::ep:: build of it), and the custom all-reduce / all-gather /
+     * reduce-scatter / all-to-all kernels of serving stacks (vLLM's cross_device_reduce, TensorRT-LLM's
+     * allReduceKernel, ...) */
+    static const char *const COMM[] = {
+        "nccl",      "rccl",       "msccl",     "nvshmem",    "deep_ep::",     "dpsk::ep::",     "cross_device_reduce",
+        "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter", "reduce_scatter", "alltoall",
+        "all_to_all"};
+    for (size_t i = 0; i < sizeof COMM / sizeof COMM[0]; i++)
+        if (jv_contains_nocase(name, COMM[i])) return 1;
+    return 0;
 }
 
 /* host events sorted by (thread, ts, longer first, uid) */

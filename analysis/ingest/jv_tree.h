@@ -51,7 +51,8 @@ static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint3
     return t->parent[i] != JV_NONE32 && jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
 }
 
-/* 1 for a communication kernel (name contains nccl, rccl or cross_device_reduce, any case). */
+/* 1 for a communication kernel: NCCL / RCCL / MSCCL, NVSHMEM, DeepEP dispatch and combine, custom all-reduce,
+ * all-gather, reduce-scatter and all-to-all kernels (by name, any case; the list in jv_tree.c). */
 int jv_is_comm_kernel(const char *name);
 
 /* 1 when an event name contains needle, ignoring ASCII case. */
