@@ -315,6 +315,8 @@ static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
         tl->share[i] = pct_of((double)tl->ns[i], (double)g->total);
         tl->recommend[i] = g->total > 0 && (tl->share[i] >= 5 || (tl->computation_pct < 95 && tl->share[i] >= 1));
     }
+    double busy_us = (double)g->busy / 1e3;
+    tl->stream_overlap_us = busy_us > 0 && d->total_us > 1.01 * busy_us ? d->total_us - busy_us : 0;
     tl->idle_top = JV_IDLE_HOST; /* no split: the general advice */
     for (int c = 0; c < JV_IDLE_COUNT; c++) {
         tl->idle_share[c] = pct_of((double)g->idle_cause[c], (double)g->idle);

@@ -197,6 +197,7 @@ static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfi
 
 static void write_metrics(FILE *f, const jv_digest *d) {
     const jv_gpu_timeline *tl = &d->tl;
+    const jv_dfindings *fx = jv_digest_findings(d);
     double tot = (double)tl->total;
     fprintf(f, "| Metric | Value |\n|---|---|\n");
     fprintf(f, "| GPU timeline span | %.3f ms |\n", ms(tl->total));
@@ -207,6 +208,11 @@ static void write_metrics(FILE *f, const jv_digest *d) {
     fprintf(f, "| Exposed memcpy | %.3f ms (%.1f %%) |\n", ms(tl->exposed_memcpy),
             pct_of((double)tl->exposed_memcpy, tot));
     fprintf(f, "| GPU kernel time (Σ ops) | %.3f ms |\n", d->total_us / 1e3);
+    if (fx->tl.stream_overlap_us > 0)
+        fprintf(f,
+                "| Streams overlap | the kernel time exceeds the GPU's busy time (%.3f ms) by %.3f ms: kernels ran "
+                "concurrently on several streams, so shares of kernel time and of the timeline differ |\n",
+                d->tl.busy / 1e6, fx->tl.stream_overlap_us / 1e3);
     jv_dcat order[JV_DCAT_COUNT];
     jv_digest_cat_order(d, order);
     for (int k = 0; k < JV_DCAT_COUNT; k++) {

@@ -7,7 +7,9 @@ usage: test_comm_kernels.py JARVIS_ANALYZE
 A generated trace (us): a GEMM-like kernel on stream 7 over [10, 110) and, launched by another op, a kernel on
 stream 9 over [60, 160): with a DeepEP name the timeline must read computation 100, total_comm 100,
 exposed_comm 50; a plain reduction kernel (at::native::reduce_kernel) over the same span stays computation
-(union 150, no communication).
+(union 150, no communication), and then the rows' 200 us of kernel time exceed the GPU's 150 us of busy time:
+the fair report's summary says that streams overlapped (issue 19, item 1); with a communication kernel, which is
+no op row (as NCCL's), it does not.
 """
 import csv, os, subprocess, sys, tempfile
 
@@ -27,6 +29,14 @@ def timeline(exe, tmp, name, kname):
     out = os.path.join(tmp, name)
     p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
     check(p.returncode == 0, f'{name}: exit 0', p.returncode, p.stderr[-800:])
+    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
+        fair = f.read()
+    # a communication kernel is no op row (as NCCL's): the rows' kernel time is the GEMM's 100 us, under the 150 us
+    # the GPU was busy; the plain reduction is a row: 200 us of kernel time over 150 us busy, and the summary says
+    # that streams overlapped
+    line = '| Streams overlap | the kernel time exceeds the GPU\'s busy time (0.150 ms) by 0.050 ms'
+    check((line in fair) == (name == 'reduce'), f'{name}: the streams-overlap line only where rows overlap',
+          fair[:1200])
     with open(os.path.join(out, 'perf_report_csvs', 'gpu_timeline.csv'), encoding='utf-8') as f:
         return {r['type'].replace('_time', ''): float(r['time ms']) * 1e3 for r in csv.DictReader(f)}
 
