@@ -507,6 +507,13 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     to.idle_causes = 1; /* what the host did while the GPU idled: the idle recommendation's evidence */
     if (jv_timeline_compute(tr, t, &to, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
+    /* the memcpy time by direction, over the timeline's events: what the exposed-memcpy advice rests on */
+    for (size_t i = 0; i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
+        jv_xfer x = jv_transfer_of((jv_kind)e->kind, jv_trace_str(tr, e->name));
+        if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)e->dur / 1e3;
+    }
     if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");
     return jv_findings_compute(d, err);
 }

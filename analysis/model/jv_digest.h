@@ -174,7 +174,9 @@ typedef struct {
     const char *trace;      /* path as given */
     const char *trace_name; /* base name */
     uint64_t file_bytes, events, gpu_events;
-    const char *device; /* name of the first GPU in deviceProperties ("" unknown) */
+    double memcpy_us[JV_XFER_COUNT]; /* the memcpy events' GPU time by direction (jv_transfer_of; the timeline's
+                                      * events: linked ones unless include_unlinked) */
+    const char *device;              /* name of the first GPU in deviceProperties ("" unknown) */
     int ndevices;
     int is_amd;
     int has_hw;

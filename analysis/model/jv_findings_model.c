@@ -317,6 +317,10 @@ static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
     }
     double busy_us = (double)g->busy / 1e3;
     tl->stream_overlap_us = busy_us > 0 && d->total_us > 1.01 * busy_us ? d->total_us - busy_us : 0;
+    tl->memcpy_top = JV_XFER_NONE;
+    for (int x = 0; x < JV_XFER_COUNT; x++)
+        if (d->memcpy_us[x] > 0 && (tl->memcpy_top == JV_XFER_NONE || d->memcpy_us[x] > d->memcpy_us[tl->memcpy_top]))
+            tl->memcpy_top = x;
     tl->idle_top = JV_IDLE_HOST; /* no split: the general advice */
     for (int c = 0; c < JV_IDLE_COUNT; c++) {
         tl->idle_share[c] = pct_of((double)g->idle_cause[c], (double)g->idle);

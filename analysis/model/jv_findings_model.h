@@ -178,6 +178,8 @@ typedef struct {
     double share[JV_TL_COUNT]; /* ... as % of the timeline */
     int recommend[JV_TL_COUNT]; /* 1: the item gets a recommendation (>= 5 %, or >= 1 % while computation < 95 %) */
     int idle_top;               /* jv_idle_cause with the most idle time: what the idle recommendation advises on */
+    int memcpy_top;             /* jv_xfer with the most memcpy time (JV_XFER_NONE: no memcpy): what the exposed-memcpy
+                                 * recommendation advises on */
     double stream_overlap_us;   /* the rows' summed kernel time beyond the GPU's busy time, when over 1 % of it:
                                  * kernels ran concurrently on several streams (0 otherwise) */
     double idle_share[JV_IDLE_COUNT]; /* each cause as % of the idle time */

@@ -63,6 +63,21 @@ static const char *const IDLE_ACTION[JV_IDLE_COUNT] = {
                      "thread) to see what it did.",
 };
 
+/* the exposed-memcpy recommendation's action by the direction of most copy time (jv_ftimeline.memcpy_top);
+ * host copies and copies of unknown direction: TL_TEXT's */
+static const char *memcpy_action(jv_xfer x) {
+    switch (x) {
+    case JV_XFER_DTOD:
+        return "The copy time is mostly device to device (`.contiguous()`, `.clone()`, `copy_` between tensors on one "
+               "GPU): avoid the copies (views, in-place ops, the layout the next op wants), or run them on a side "
+               "stream; pinned host memory does not apply to them.";
+    case JV_XFER_PTOP:
+        return "The copy time is mostly peer to peer (between GPUs): overlap the copies with computation on a side "
+               "stream, or let the collective library move the data.";
+    default: return NULL;
+    }
+}
+
 /* the recommendation of timeline item k */
 static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, rec *r) {
     memset(r, 0, sizeof *r);
@@ -83,6 +98,15 @@ static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item 
                               ms(d->tl.idle_cause[c]), tl->idle_share[c]);
         if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
         if (tl->idle_top != JV_IDLE_HOST) action = IDLE_ACTION[tl->idle_top];
+    }
+    if (k == JV_TL_EXPOSED_MEMCPY && tl->memcpy_top != JV_XFER_NONE && n > 0 && (size_t)n < sizeof r->issue) {
+        n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " Copy time by direction:");
+        for (int x = 0; x < JV_XFER_COUNT && n > 0 && (size_t)n < sizeof r->issue; x++)
+            if (d->memcpy_us[x] > 0)
+                n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " %s %.2f ms,", jv_transfer_name((jv_xfer)x),
+                              d->memcpy_us[x] / 1e3);
+        if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
+        if (memcpy_action((jv_xfer)tl->memcpy_top)) action = memcpy_action((jv_xfer)tl->memcpy_top);
     }
     snprintf(r->action, sizeof r->action, "%s", action);
     snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(tl->ns[k]), tl->share[k]);

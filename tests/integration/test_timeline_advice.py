@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""What the host was doing while the GPU idled (issue 19, item 5): the idle recommendation of the fair report.
+"""The evidence behind the fair report's timeline recommendations (issue 19, items 5 and 6): what the host was
+doing while the GPU idled, and which way the exposed copies went.
 
-usage: test_idle_causes.py JARVIS_ANALYZE
+usage: test_timeline_advice.py JARVIS_ANALYZE
 
+Idle:
 Generated traces, times in us (the trace's unit), each with two kernels and one idle gap between them:
 - data loading: the gap [10, 110) is covered by a DataLoader iterator op [15, 95), a cudaDeviceSynchronize
   [90, 105) and the second kernel's launch [106, 108): data 80, synchronisation 10 (95..105: where both
@@ -10,6 +12,9 @@ Generated traces, times in us (the trace's unit), each with two kernels and one 
 - synchronisation: the same gap under aten::item [12, 100): synchronisation 88, the action says so;
 - nothing recorded: no host event over the gap but the launches: the action says the host was not profiled;
 - other host work only (a plain op over the gap): the general advice (graphs, torch.compile) stays.
+Exposed memcpy: a 100 us copy between two kernels, device to device (the advice says views / in-place / a side
+stream and that pinned memory does not apply) or host to device (pinned memory and non-blocking copies), with the
+copy time by direction in the issue.
 """
 import os, re, subprocess, sys, tempfile
 
@@ -37,6 +42,26 @@ def idle_rec(exe, tmp, name, host):
         md = f.read()
     m = re.search(r'### \d+\. GPU idle.*?\n\n- \*\*Issue:\*\* (.*?)\n- \*\*Action:\*\* (.*?)\n', md, re.S)
     check(m is not None, f'{name}: a GPU idle recommendation')
+    return (m.group(1), m.group(2)) if m else ('', '')
+
+
+def memcpy_rec(exe, tmp, name, direction):
+    """the fair report's exposed-memcpy recommendation (issue, action) for one copy between two kernels"""
+    ev = [g.launch(0, 1), g.kernel('k_a', 2, 8, 1),
+          runtime('cudaMemcpyAsync', 5, 3), {'ph': 'X', 'cat': 'gpu_memcpy', 'name': f'Memcpy {direction}',
+                                             'pid': 0, 'tid': 7, 'ts': 10, 'dur': 100,
+                                             'args': {'device': 0, 'stream': 7, 'correlation': 3}},
+          g.launch(106, 2), g.kernel('k_b', 110, 10, 2)]
+    ev[2]['args'] = {'correlation': 3}
+    trace = os.path.join(tmp, name + '.json')
+    g.write(trace, g.doc(ev))
+    out = os.path.join(tmp, name)
+    p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
+    check(p.returncode == 0, f'{name}: exit 0', p.returncode, p.stderr[-1000:])
+    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
+        md = f.read()
+    m = re.search(r'### \d+\. Exposed memcpy.*?\n\n- \*\*Issue:\*\* (.*?)\n- \*\*Action:\*\* (.*?)\n', md, re.S)
+    check(m is not None, f'{name}: an exposed-memcpy recommendation', md[:1500])
     return (m.group(1), m.group(2)) if m else ('', '')
 
 
@@ -73,6 +98,13 @@ def main():
         issue, action = idle_rec(exe, tmp, 'host', [g.op('aten::relu', 12, 95)])
         check(parts(issue).get('other host work', 0) > 0.09, 'host: other host work', issue)
         check('graphs' in action and 'torch.compile' in action, 'host: the general advice', action)
+
+        issue, action = memcpy_rec(exe, tmp, 'dtod', 'DtoD (Device -> Device)')
+        check('Copy time by direction: DtoD memcpy 0.10 ms.' in issue, 'dtod: the copy time by direction', issue)
+        check('device to device' in action and 'does not apply' in action, 'dtod: no pinned-memory advice', action)
+        issue, action = memcpy_rec(exe, tmp, 'htod', 'HtoD (Pageable -> Device)')
+        check('Copy time by direction: HtoD memcpy 0.10 ms.' in issue, 'htod: the copy time by direction', issue)
+        check(action.startswith('Use pinned host memory'), 'htod: the pinned-memory advice', action)
     finish()
 
 
