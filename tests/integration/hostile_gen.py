@@ -37,6 +37,20 @@ def doc(events):
     return {"deviceProperties": DEVPROPS, "traceEvents": events}
 
 
+def analysed(exe, tmp, name, events):
+    """events written as tmp/NAME.json (with deviceProperties) and analysed by exe into tmp/NAME:
+    (exit status, stderr, output folder, the fair report's text or '' when absent)"""
+    import os
+    import subprocess
+    trace = os.path.join(tmp, name + '.json')
+    write(trace, doc(events))
+    out = os.path.join(tmp, name)
+    p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
+    fair = os.path.join(out, 'standalone_analysis_fair.md')
+    text = open(fair, encoding='utf-8').read() if os.path.exists(fair) else ''
+    return p.returncode, p.stderr, out, text
+
+
 def one_op(name, kname, ts, dur=50, kdur=10, corr=1, pid=100):
     """a cpu op with one launch and its kernel"""
     return [op(name, ts, dur, pid=pid, tid=pid, dims=[[64, 64]]), launch(ts + 1, corr, pid=pid, tid=pid),

@@ -11,7 +11,7 @@ exposed_comm 50; a plain reduction kernel (at::native::reduce_kernel) over the s
 the fair report's summary says that streams overlapped (issue 19, item 1); with a communication kernel, which is
 no op row (as NCCL's), it does not.
 """
-import csv, os, subprocess, sys, tempfile
+import csv, os, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/: jvcheck
@@ -24,13 +24,8 @@ def timeline(exe, tmp, name, kname):
     ev = [g.op('aten::mm', 0, 200, dims=[[64, 64], [64, 64]]), g.launch(1, 1), g.kernel('gemm_kernel', 10, 100, 1),
           g.op('dispatch_op', 20, 10, tid=101), g.launch(21, 2, tid=101),
           g.kernel(kname, 60, 100, 2, stream=9)]
-    trace = os.path.join(tmp, name + '.json')
-    g.write(trace, g.doc(ev))
-    out = os.path.join(tmp, name)
-    p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
-    check(p.returncode == 0, f'{name}: exit 0', p.returncode, p.stderr[-800:])
-    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
-        fair = f.read()
+    rc, err, out, fair = g.analysed(exe, tmp, name, ev)
+    check(rc == 0, f'{name}: exit 0', rc, err[-800:])
     # a communication kernel is no op row (as NCCL's): the rows' kernel time is the GEMM's 100 us, under the 150 us
     # the GPU was busy; the plain reduction is a row: 200 us of kernel time over 150 us busy, and the summary says
     # that streams overlapped

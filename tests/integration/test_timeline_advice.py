@@ -16,7 +16,7 @@ Exposed memcpy: a 100 us copy between two kernels, device to device (the advice 
 stream and that pinned memory does not apply) or host to device (pinned memory and non-blocking copies), with the
 copy time by direction in the issue.
 """
-import os, re, subprocess, sys, tempfile
+import os, re, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/: jvcheck
@@ -33,13 +33,8 @@ def idle_rec(exe, tmp, name, host):
     """the fair report's GPU-idle recommendation (issue and action) for two kernels around a gap, with host"""
     ev = [g.launch(0, 1), g.kernel('k_a', 2, 8, 1),  # busy [2, 10)
           g.launch(106, 2), g.kernel('k_b', 110, 10, 2)] + host  # busy [110, 120)
-    trace = os.path.join(tmp, name + '.json')
-    g.write(trace, g.doc(ev))
-    out = os.path.join(tmp, name)
-    p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
-    check(p.returncode == 0, f'{name}: exit 0', p.returncode, p.stderr[-1000:])
-    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
-        md = f.read()
+    rc, err, _, md = g.analysed(exe, tmp, name, ev)
+    check(rc == 0, f'{name}: exit 0', rc, err[-1000:])
     m = re.search(r'### \d+\. GPU idle.*?\n\n- \*\*Issue:\*\* (.*?)\n- \*\*Action:\*\* (.*?)\n', md, re.S)
     check(m is not None, f'{name}: a GPU idle recommendation')
     return (m.group(1), m.group(2)) if m else ('', '')
@@ -53,13 +48,8 @@ def memcpy_rec(exe, tmp, name, direction):
                                              'args': {'device': 0, 'stream': 7, 'correlation': 3}},
           g.launch(106, 2), g.kernel('k_b', 110, 10, 2)]
     ev[2]['args'] = {'correlation': 3}
-    trace = os.path.join(tmp, name + '.json')
-    g.write(trace, g.doc(ev))
-    out = os.path.join(tmp, name)
-    p = subprocess.run([exe, '-q', trace, '-o', out], capture_output=True, text=True)
-    check(p.returncode == 0, f'{name}: exit 0', p.returncode, p.stderr[-1000:])
-    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
-        md = f.read()
+    rc, err, _, md = g.analysed(exe, tmp, name, ev)
+    check(rc == 0, f'{name}: exit 0', rc, err[-1000:])
     m = re.search(r'### \d+\. Exposed memcpy.*?\n\n- \*\*Issue:\*\* (.*?)\n- \*\*Action:\*\* (.*?)\n', md, re.S)
     check(m is not None, f'{name}: an exposed-memcpy recommendation', md[:1500])
     return (m.group(1), m.group(2)) if m else ('', '')
