@@ -368,6 +368,15 @@ static jv_status check_members(const char *path, const char *manifest, const cha
     return st;
 }
 
+int jv_package_is_zip(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char head[2];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == 2 && head[0] == 'P' && head[1] == 'K';
+}
+
 jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err) {
     *ir_text = NULL;
     *ir_len = 0;

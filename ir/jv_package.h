@@ -43,6 +43,10 @@ jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv
 jv_status jv_package_read(const char *path, const char *member, size_t max_bytes, char **data, size_t *len,
                           jv_err *err);
 
+/* 1 when path starts with the zip signature "PK" (a package rather than a bare IR file); 0 otherwise or when it
+ * cannot be read. */
+int jv_package_is_zip(const char *path);
+
 /* Loads a replay input: a package zip (detected by its "PK" signature) or a
  * bare IR JSON file (ours or TraceLens': its first non-blank byte, after an
  * optional UTF-8 BOM, is '[' or '{'). *ir_text / *ir_len receive

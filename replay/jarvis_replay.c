@@ -263,10 +263,13 @@ static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
 }
 
 /* the traced device and file from the manifest (copied into buffers) */
-static void read_manifest(const char *text, char *dev, size_t devcap, char *file, size_t filecap) {
+/* what the package's manifest says of the trace (device, file); returns 1 when it lists its members' sizes and
+ * SHA-256 (jv_package_load checked them), 0 when there is no such list */
+static int read_manifest(const char *text, char *dev, size_t devcap, char *file, size_t filecap) {
     dev[0] = file[0] = 0;
     cJSON *m = text ? cJSON_Parse(text) : NULL;
-    if (!m) return;
+    if (!m) return 0;
+    int listed = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(m, "members"));
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "trace");
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(t, "file");
     if (cJSON_IsString(f)) snprintf(file, filecap, "%s", f->valuestring);
@@ -275,6 +278,7 @@ static void read_manifest(const char *text, char *dev, size_t devcap, char *file
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(d0, "name");
     if (cJSON_IsString(n)) snprintf(dev, devcap, "%s", n->valuestring);
     cJSON_Delete(m);
+    return listed;
 }
 
 static void list_ops(const jv_ir *ir) {
@@ -329,8 +333,14 @@ int main(int argc, char **argv) {
             return 1;
         }
         free(ir_text);
-        read_manifest(manifest, trace_dev, sizeof trace_dev, trace_file, sizeof trace_file);
+        int listed = read_manifest(manifest, trace_dev, sizeof trace_dev, trace_file, sizeof trace_file);
         free(manifest);
+        if (!listed && jv_package_is_zip(c.package))
+            fprintf(stderr,
+                    "jarvis-replay: warning: %s: the package lists no sizes and SHA-256 of its members (no "
+                    "manifest.json, or one without \"members\": made by hand or by an older jarvis), so damage or "
+                    "edits cannot be detected\n",
+                    c.package);
         if (c.op >= ir.n) {
             fprintf(stderr, "jarvis-replay: %s: no op %d (the package has %d: see --list)\n", c.package, c.op, ir.n);
             jv_ir_free(&ir);

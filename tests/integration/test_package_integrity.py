@@ -82,11 +82,24 @@ for name, changes, drop, want in cases:
         check(p.returncode == 1, f'{name} {args[0]}: exit 1', p.returncode, p.stderr[-300:])
         check(path in p.stderr and want in p.stderr, f'{name} {args[0]}: the error names the package and the member',
               want, p.stderr[-400:])
-# a package made before the manifest listed its members is still read
+# a package made before the manifest listed its members, or by hand without a manifest, is still read, with a
+# warning that its contents cannot be checked; the package as written and a bare IR file get no such warning
+WARN = 'lists no sizes and SHA-256 of its members'
 old = dict(man)
 old.pop('members', None)
-p = replay(repack('no_members', {'manifest.json': json.dumps(old).encode()}), '--list')
-check(p.returncode == 0, 'a manifest without "members" (older packages): read', p.returncode, p.stderr[-300:])
+for name, changes, drop in (('no_members', {'manifest.json': json.dumps(old).encode()}, ()),
+                            ('no_manifest', {}, ('manifest.json',))):
+    path = repack(name, changes, drop)
+    p = replay(path, '--list')
+    check(p.returncode == 0, f'{name}: read', p.returncode, p.stderr[-300:])
+    check(WARN in p.stderr and path in p.stderr, f'{name}: a warning naming the package', p.stderr[-300:])
+p = replay(PKG, '--list')
+check(WARN not in p.stderr, 'the package as written: no warning', p.stderr[-300:])
+bare_ir = os.path.join(T, 'bare_ir.json')
+with open(bare_ir, 'wb') as f:
+    f.write(members['replay_ir.json'])
+p = replay(bare_ir, '--list')
+check(p.returncode == 0 and WARN not in p.stderr, 'a bare IR file: read, no warning', p.returncode, p.stderr[-300:])
 
 # the IR size limit (16 MiB), as a package member and as a bare file
 big = b'[' + b','.join([b'[0,0,0,0,0,0,0,0]'] * 1000000) + b']'  # 18 MB of number-dense JSON
