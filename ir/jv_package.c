@@ -368,13 +368,18 @@ static jv_status check_members(const char *path, const char *manifest, const cha
     return st;
 }
 
+/* 1 when the n first bytes of a file are the zip signature */
+static int zip_head(const char *head, size_t n) {
+    return n == 2 && head[0] == 'P' && head[1] == 'K';
+}
+
 int jv_package_is_zip(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     char head[2];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
-    return n == 2 && head[0] == 'P' && head[1] == 'K';
+    return zip_head(head, n);
 }
 
 jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char **manifest, jv_err *err) {
@@ -385,7 +390,7 @@ jv_status jv_package_load(const char *path, char **ir_text, size_t *ir_len, char
     if (!f) JV_FAIL(err, JV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char head[2];
     size_t nh = fread(head, 1, sizeof head, f);
-    if (nh == 2 && head[0] == 'P' && head[1] == 'K') {
+    if (zip_head(head, nh)) {
         fclose(f);
         JV_CHECK(jv_package_read(path, "replay_ir.json", IR_LIMIT, ir_text, ir_len, err));
         size_t mlen;

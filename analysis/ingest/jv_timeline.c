@@ -1,5 +1,6 @@
 /* jv_timeline: union/intersection of interval sets. */
 #include "jv_timeline.h"
+#include "jv_arena.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,37 +101,24 @@ static int64_t idle_overlap(const jv_iv *busy, size_t nb, const jv_iv *x, size_t
 /* out->idle_cause from the merged busy list busy[0..nb) and the host events. Memory: the named classes' events
  * (few), and the root host events alone for "any host work" (a nested event lies inside its root) */
 static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *busy, size_t nb, jv_gpu_timeline *out) {
-    size_t cnt[JV_IDLE_NONE] = {0}, n[JV_IDLE_NONE] = {0};
-    for (size_t i = 0; i < tr->nev; i++) {
+    jv_iv *cls[JV_IDLE_NONE] = {0}, *acc = NULL, *tmp = NULL;
+    size_t n[JV_IDLE_NONE] = {0}, cap[JV_IDLE_NONE] = {0};
+    jv_status st = JV_OK;
+    for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (!jv_kind_is_host(k) || e->dur <= 0) continue;
+        jv_iv iv = {e->ts, e->ts + e->dur};
         jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
-        if (c != JV_IDLE_HOST) cnt[c]++;
-        if (!t->parent || t->parent[i] == JV_NONE32) cnt[JV_IDLE_HOST]++;
+        if (c != JV_IDLE_HOST && (st = JV_RESERVE(cls[c], cap[c], n[c] + 1)) == JV_OK) cls[c][n[c]++] = iv;
+        if (st == JV_OK && (!t->parent || t->parent[i] == JV_NONE32) &&
+            (st = JV_RESERVE(cls[JV_IDLE_HOST], cap[JV_IDLE_HOST], n[JV_IDLE_HOST] + 1)) == JV_OK)
+            cls[JV_IDLE_HOST][n[JV_IDLE_HOST]++] = iv;
     }
-    size_t named = cnt[JV_IDLE_DATA] + cnt[JV_IDLE_SYNC] + cnt[JV_IDLE_OPTIM];
-    jv_iv *cls[JV_IDLE_NONE] = {0};
-    jv_iv *acc = malloc((named + 1) * sizeof *acc), *tmp = malloc((2 * named + 1) * sizeof *tmp);
-    int ok = acc && tmp;
-    for (int c = 0; c < JV_IDLE_NONE; c++)
-        ok = (cls[c] = malloc((cnt[c] + 1) * sizeof **cls)) != NULL && ok;
-    if (ok) {
-        for (size_t i = 1; i < nb; i++)
-            if (busy[i].start > busy[i - 1].end) {
-                int64_t gap = busy[i].start - busy[i - 1].end;
-                out->idle_gaps++;
-                if (gap > out->idle_gap_max) out->idle_gap_max = gap;
-            }
-        for (size_t i = 0; i < tr->nev; i++) {
-            const jv_event *e = &tr->ev[i];
-            jv_kind k = (jv_kind)e->kind;
-            if (!jv_kind_is_host(k) || e->dur <= 0) continue;
-            jv_iv iv = {e->ts, e->ts + e->dur};
-            jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
-            if (c != JV_IDLE_HOST) cls[c][n[c]++] = iv;
-            if (!t->parent || t->parent[i] == JV_NONE32) cls[JV_IDLE_HOST][n[JV_IDLE_HOST]++] = iv;
-        }
+    size_t named = n[JV_IDLE_DATA] + n[JV_IDLE_SYNC] + n[JV_IDLE_OPTIM];
+    if (st == JV_OK && (!(acc = malloc((named + 1) * sizeof *acc)) || !(tmp = malloc((2 * named + 1) * sizeof *tmp))))
+        st = JV_ERR_NOMEM;
+    if (st == JV_OK) {
         /* each named class less the ones before it (acc: their union so far), then its overlap with the gaps */
         size_t na = 0;
         int64_t sum = 0;
@@ -139,7 +127,7 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
             size_t nd = iv_subtract(cls[c], m, acc, na, tmp);
             out->idle_cause[c] = idle_overlap(busy, nb, tmp, nd);
             sum += out->idle_cause[c];
-            memcpy(acc + na, cls[c], m * sizeof *acc);
+            if (m) memcpy(acc + na, cls[c], m * sizeof *acc);
             na = jv_iv_merge(acc, na + m);
         }
         /* any host work covers the named classes: the rest of what it covers is other host work */
@@ -152,7 +140,7 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
     free(tmp);
     for (int c = 0; c < JV_IDLE_NONE; c++)
         free(cls[c]);
-    return ok ? JV_OK : JV_ERR_NOMEM;
+    return st;
 }
 
 jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *o, int dev,
@@ -228,14 +216,15 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     out->idle = out->total - out->busy;
     jv_status st = JV_OK;
     if (o->idle_causes && dev < 0) st = idle_causes(tr, t, comp, na, out);
-    if (o->micro_idle_ns > 0) {
-        for (size_t i = 1; i < na; i++) {
-            int64_t gap = comp[i].start - comp[i - 1].end;
-            if (gap < o->micro_idle_ns)
-                out->micro_idle += gap;
-            else
-                out->macro_idle += gap;
-        }
+    for (size_t i = 1; i < na; i++) { /* the gaps between the merged busy intervals */
+        int64_t gap = comp[i].start - comp[i - 1].end;
+        out->idle_gaps++;
+        if (gap > out->idle_gap_max) out->idle_gap_max = gap;
+        if (o->micro_idle_ns <= 0) continue;
+        if (gap < o->micro_idle_ns)
+            out->micro_idle += gap;
+        else
+            out->macro_idle += gap;
     }
     free(buf);
     return st;

@@ -5,6 +5,7 @@
 #include "jv_standalone.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,23 @@ static const char *memcpy_action(jv_xfer x) {
     }
 }
 
+/* appends to r->issue, whose first n bytes are written; returns the new length (capped at its end) */
+static int issue_cat(rec *r, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int issue_cat(rec *r, int n, const char *fmt, ...) {
+    size_t cap = sizeof r->issue;
+    if (n < 0 || (size_t)n >= cap) return n;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(r->issue + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    return w < 0 ? n : (size_t)(n + w) < cap ? n + w : (int)cap - 1;
+}
+
+/* a list appended by issue_cat ends with a full stop, not its last comma */
+static void issue_end_list(rec *r, int n) {
+    if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
+}
+
 /* the recommendation of timeline item k */
 static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, rec *r) {
     memset(r, 0, sizeof *r);
@@ -86,26 +104,23 @@ static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item 
         snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
                  TL_TEXT[k].what, ms(tl->ns[k]), tl->share[k], ms(d->tl.total), tl->computation_pct);
     const char *action = TL_TEXT[k].action;
-    if (k == JV_TL_IDLE && d->tl.idle_gaps > 0 && n > 0 && (size_t)n < sizeof r->issue) {
+    if (k == JV_TL_IDLE && d->tl.idle_gaps > 0) {
         static const char *what[JV_IDLE_COUNT] = {"data loading", "synchronisation", "optimizer", "other host work",
                                                   "no host event"};
-        n += snprintf(r->issue + n, sizeof r->issue - (size_t)n,
-                      " Over the %lld gaps (the longest %.2f ms), the host was in:", (long long)d->tl.idle_gaps,
+        n = issue_cat(r, n, " Over the %lld gaps (the longest %.2f ms), the host was in:", (long long)d->tl.idle_gaps,
                       ms(d->tl.idle_gap_max));
-        for (int c = 0; c < JV_IDLE_COUNT && n > 0 && (size_t)n < sizeof r->issue; c++)
+        for (int c = 0; c < JV_IDLE_COUNT; c++)
             if (d->tl.idle_cause[c] > 0)
-                n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " %s %.2f ms (%.0f %%),", what[c],
-                              ms(d->tl.idle_cause[c]), tl->idle_share[c]);
-        if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
+                n = issue_cat(r, n, " %s %.2f ms (%.0f %%),", what[c], ms(d->tl.idle_cause[c]), tl->idle_share[c]);
+        issue_end_list(r, n);
         if (tl->idle_top != JV_IDLE_HOST) action = IDLE_ACTION[tl->idle_top];
     }
-    if (k == JV_TL_EXPOSED_MEMCPY && tl->memcpy_top != JV_XFER_NONE && n > 0 && (size_t)n < sizeof r->issue) {
-        n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " Copy time by direction:");
-        for (int x = 0; x < JV_XFER_COUNT && n > 0 && (size_t)n < sizeof r->issue; x++)
+    if (k == JV_TL_EXPOSED_MEMCPY && tl->memcpy_top != JV_XFER_NONE) {
+        n = issue_cat(r, n, " Copy time by direction:");
+        for (int x = 0; x < JV_XFER_COUNT; x++)
             if (d->memcpy_us[x] > 0)
-                n += snprintf(r->issue + n, sizeof r->issue - (size_t)n, " %s %.2f ms,", jv_transfer_name((jv_xfer)x),
-                              d->memcpy_us[x] / 1e3);
-        if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
+                n = issue_cat(r, n, " %s %.2f ms,", jv_transfer_name((jv_xfer)x), d->memcpy_us[x] / 1e3);
+        issue_end_list(r, n);
         if (memcpy_action((jv_xfer)tl->memcpy_top)) action = memcpy_action((jv_xfer)tl->memcpy_top);
     }
     snprintf(r->action, sizeof r->action, "%s", action);

@@ -46,6 +46,15 @@ def section(md):
     return (int(mm.group(1)), int(mm.group(2))) if mm else None, lines, rows, text
 
 
+def sections(out):
+    """the Trace quality sections (section()) of the fair and the rough report in out"""
+    got = []
+    for name in ('standalone_analysis_fair.md', 'standalone_analysis_rough.md'):
+        with open(os.path.join(out, name), encoding='utf-8') as f:
+            got.append(section(f.read()))
+    return got
+
+
 def generated(exe, tmp):
     ev = [
         # modelled: aten::add with dims and dtypes
@@ -74,10 +83,7 @@ def generated(exe, tmp):
     g.write(bad, {'traceEvents': ev})
     out = os.path.join(tmp, 'out')
     analyse(exe, bad, out)
-    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
-        fair = section(f.read())
-    with open(os.path.join(out, 'standalone_analysis_rough.md'), encoding='utf-8') as f:
-        rough = section(f.read())
+    fair, rough = sections(out)
     check(fair is not None and rough is not None, 'both reports have a Trace quality section')
     if fair is None or rough is None:
         return
@@ -138,10 +144,7 @@ def fixture(exe, shared, tmp):
     out = os.path.join(tmp, 'tb')
     analyse(exe, trace, out)
     uni = read_csv(os.path.join(out, 'perf_report_csvs', 'unified_perf_summary.csv'))
-    with open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8') as f:
-        fair = section(f.read())
-    with open(os.path.join(out, 'standalone_analysis_rough.md'), encoding='utf-8') as f:
-        rough = section(f.read())
+    fair, rough = sections(out)
     check(fair is not None and rough is not None, 'tbplugin: both reports have a Trace quality section')
     if fair is None or rough is None:
         return
