@@ -380,8 +380,10 @@ def own_kernel_rows(jdoc):
 
 
 def fidelity(rows, families=None):
-    """(ops within FIDELITY of traced, ops with both times), of the given families only when named"""
-    vals = [r["replay_over_traced"] for r in rows if r["replay_over_traced"] is not None and
+    """(ops within FIDELITY of traced, ops with both times), of the given families only when named; each op
+    once, as the framework ran it (variant 0: rows of another implementation, named by their impl, are left
+    out)"""
+    vals = [r["replay_over_traced"] for r in rows if r["replay_over_traced"] is not None and not r.get("impl") and
             (families is None or r["family"] in families)]
     return sum(1 for v in vals if abs(v - 1) <= FIDELITY * (1 + EPS)), len(vals)
 

@@ -24,7 +24,9 @@
 #endif
 
 #include "backend.h"
+#include "conv/conv.h"                   /* a pointwise convolution as GEMMs */
 #include "elementwise/elementwise_gpu.h" /* the baseline kernels and the launch probes */
+#include "gemm/gemm.h"                   /* ... made aten::mm calls */
 #include "jv_cuda_blas.h"
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
@@ -61,13 +63,17 @@ typedef struct {
     char broken_msg[480];
 } cuda_ctx;
 
-/* PLAN_OURS: the family's own device kernel (jv_gpu_kernel_of); the others: a library */
-typedef enum { PLAN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM } plan_kind;
+/* PLAN_OURS: the family's own device kernel (jv_gpu_kernel_of); the others: a library (PLAN_CONV_GEMM: a
+ * pointwise convolution as cuBLASLt GEMMs, jv_conv_as_gemm) */
+typedef enum { PLAN_OURS, PLAN_BN_CUDNN, PLAN_CONV, PLAN_GEMM, PLAN_CONV_GEMM } plan_kind;
 
 typedef struct {
     plan_kind kind;
     const char *op; /* family name, for messages */
     jv_cuda_gemm *gemm;
+    int cg_n; /* PLAN_CONV_GEMM: its GEMMs, and the conv operand of each one's self, mat2, out */
+    jv_cuda_gemm *cg[2];
+    int cg_src[2][3];
     jv_cuda_conv *conv;
     jv_cuda_bn *bn;
     const jv_gpu_kernel *own; /* PLAN_OURS: the kernel and its plan */
@@ -405,6 +411,8 @@ static void cuda_release(void *ctx, void *plan) {
     cuda_plan *p = plan;
     if (!p) return;
     jv_cuda_gemm_free(p->gemm);
+    for (int i = 0; i < p->cg_n; i++)
+        jv_cuda_gemm_free(p->cg[i]);
     jv_cuda_conv_free(p->conv);
     jv_cuda_bn_free(p->bn);
     if (p->own) p->own->release(p->own_plan);
@@ -456,6 +464,27 @@ static jv_status prepare_bn(cuda_ctx *c, const jv_desc *d, const jv_operands *op
     return prepare_own(c, k, d, ops, p, impl, impl_cap, err);
 }
 
+/* A pointwise convolution as the cuBLASLt GEMMs of cg (jv_conv_as_gemm), each planned as the GEMM family's
+ * calls are; impl names them: "cuBLASLt 1x1 conv GEMM: <first GEMM's algorithm>". */
+static jv_status prepare_conv_gemm(cuda_ctx *c, const jv_conv_gemm *cg, cuda_plan *p, char *impl, size_t impl_cap,
+                                   jv_err *err) {
+    jv_cuda_gemm_pick pick = {c->gemm_search, c->ws_bytes, c->ws, c->stream, &c->gemm_cache};
+    p->kind = PLAN_CONV_GEMM;
+    for (int i = 0; i < cg->n; i++) {
+        jv_desc md;
+        jv_operands mops;
+        JV_CHECK(jv_gemm_desc_mm(&md, &cg->step[i].a, &cg->step[i].b, err));
+        JV_CHECK(jv_gemm_operands(&md, &mops, err));
+        JV_CHECK(jv_cuda_gemm_plan(c->lt, &md, &mops, &pick, &p->cg[i], err));
+        p->cg_n = i + 1;
+        memcpy(p->cg_src[i], cg->step[i].src, sizeof p->cg_src[i]);
+    }
+    char first[160];
+    jv_cuda_gemm_describe(p->cg[0], first, sizeof first);
+    snprintf(impl, impl_cap, "cuBLASLt 1x1 conv GEMM: %s", first);
+    return JV_OK;
+}
+
 /* Library implementations by family (cuBLASLt, cuDNN: this backend's own business); every other family runs
  * on its own device kernel when it has one (kernels/gpu_kernels.def), with no code here. */
 static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, cuda_plan *p,
@@ -469,7 +498,14 @@ static jv_status prepare_body(cuda_ctx *c, const jv_desc *d, const jv_operands *
         return st;
     }
     case JV_FAM_CONV: {
-        if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv: no such variant %d", variant);
+        /* a pointwise convolution: variant 0 on cuBLASLt, as cuDNN's GEMM engines run it under PyTorch, variant
+         * 1 on cuDNN's convolution API; any other: variant 0 on cuDNN */
+        jv_conv_gemm cg;
+        char why[160];
+        int as_gemm = jv_conv_as_gemm(d, ops, &cg, why, sizeof why);
+        if (as_gemm && variant == 0) return prepare_conv_gemm(c, &cg, p, impl, impl_cap, err);
+        if (variant != (as_gemm ? 1 : 0))
+            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: conv: no such variant %d", variant);
         jv_status st = jv_cuda_conv_plan(c->dnn, d, ops, c->conv_search, c->ws_bytes, &c->conv_cache, &p->conv, err);
         if (st == JV_ERR_NOTFOUND) note_small_ws(c, err);
         JV_CHECK(st);
@@ -522,6 +558,12 @@ static jv_status launch_body(cuda_ctx *c, cuda_plan *p, void *const *bufs, jv_er
     case PLAN_BN_CUDNN: return jv_cuda_bn_run(c->dnn, p->bn, bufs, c->ws, c->ws_bytes, err);
     case PLAN_CONV: return jv_cuda_conv_run(c->dnn, p->conv, bufs, c->ws, c->ws_bytes, err);
     case PLAN_GEMM: return jv_cuda_gemm_run(c->lt, p->gemm, bufs, c->ws, c->ws_bytes, c->stream, err);
+    case PLAN_CONV_GEMM:
+        for (int i = 0; i < p->cg_n; i++) {
+            void *b[3] = {bufs[p->cg_src[i][0]], bufs[p->cg_src[i][1]], bufs[p->cg_src[i][2]]};
+            JV_CHECK(jv_cuda_gemm_run(c->lt, p->cg[i], b, c->ws, c->ws_bytes, c->stream, err));
+        }
+        return JV_OK;
     }
     JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: unknown plan kind %d", (int)p->kind);
 }

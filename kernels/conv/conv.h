@@ -79,6 +79,33 @@ extern const char *const jv_conv_schemas[];
  * input/weight/bias/grad_output dtypes that differ, or an empty output_mask. */
 jv_status jv_conv_operands(const jv_desc *d, jv_operands *out, jv_err *err);
 
+/* A pointwise convolution as GEMMs: one out[M, N] = a[M, K] @ b[K, N] per computed output (forward: out;
+ * backward: grad_input, grad_weight), a and b 2-D views of conv operands (shape, strides, dtype; the GEMM
+ * family's jv_gemm_desc_mm makes an aten::mm of them), and per GEMM operand (a, b, out) the conv operand
+ * (jv_conv_operands' index) whose buffer it reads or writes; out is dense row-major [M, N]. Over
+ * channels_last data, with M = N * (spatial size), x is a row-major [M, C_in], grad_output and out
+ * [M, C_out], and the weight a row-major [C_out, C_in], so
+ *   forward      out[M, C_out]            = x[M, C_in] @ weight^T[C_in, C_out]
+ *   grad_input   grad_input[M, C_in]      = grad_output[M, C_out] @ weight[C_out, C_in]
+ *   grad_weight  grad_weight[C_out, C_in] = grad_output^T[C_out, M] @ x[M, C_in]
+ * which is how cuDNN's GEMM engines compute PyTorch's 1x1 convolutions. */
+typedef struct {
+    jv_tensor a, b;
+    int src[3]; /* conv operand index of a, b and out */
+} jv_conv_gemm_step;
+
+typedef struct {
+    int n; /* 1 (forward, or a backward computing one gradient) or 2 */
+    jv_conv_gemm_step step[2];
+} jv_conv_gemm;
+
+/* Fills *g and returns 1 when the parsed conv call d over ops (as jv_conv_operands lays them out) is a
+ * pointwise convolution the GEMMs above compute: not transposed, one group, every kernel dim 1, stride 1,
+ * no padding, no bias (forward) or grad_bias (backward), fp16 or bf16 operands of one dtype, x, out,
+ * grad_output and grad_input dense channels_last, the weight dense with C_in innermost. Else returns 0
+ * with the reason in why (cap bytes). */
+int jv_conv_as_gemm(const jv_desc *d, const jv_operands *ops, jv_conv_gemm *g, char *why, size_t cap);
+
 /* The CPU reference of a parsed conv call (jv_family.reference): PyTorch's
  * semantics (groups, stride, padding incl. "same" with its extra right pad,
  * dilation, output_padding, bias, 1d to 3d, normal and transposed, each grad of

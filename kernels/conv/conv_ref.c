@@ -19,6 +19,7 @@
  * reads each term through the operand's strides. Both add the same terms in
  * the same order, so a sampled element equals the full run's bit for bit. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -611,4 +612,106 @@ jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *cons
         run_bsum(&vs[igo], m.n, g->c_out, sp, &vs[igb], &pk[igb]);
     }
     return JV_OK;
+}
+
+/* ---- a pointwise convolution as GEMMs ---- */
+
+static int gemm_why(char *why, size_t cap, const char *msg) {
+    if (why && cap) snprintf(why, cap, "%s", msg);
+    return 0;
+}
+
+/* 1 when t [N, C, s...] is dense channels_last (C innermost, then the spatial dims from the last, then
+ * N); strides of size-1 dims are free */
+static int dense_cl(const jv_tensor *t) {
+    if (t->ndim < 3) return 0;
+    if (!t->has_strides) { /* row-major: channels_last only when nothing separates them */
+        int64_t s = 1;
+        for (int i = 2; i < t->ndim; i++)
+            s *= t->shape[i];
+        return s == 1 || t->shape[1] == 1;
+    }
+    int64_t want = 1;
+    if (t->shape[1] > 1 && t->strides[1] != 1) return 0;
+    want = t->shape[1];
+    for (int i = t->ndim - 1; i >= 2; i--) {
+        if (t->shape[i] > 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return t->shape[0] <= 1 || t->strides[0] == want;
+}
+
+/* a 2-D view [r, c] with strides (sr, sc) in dtype dt */
+static jv_tensor view2(int64_t r, int64_t c, int64_t sr, int64_t sc, jv_dtype dt) {
+    jv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.ndim = 2;
+    t.shape[0] = r, t.shape[1] = c;
+    t.strides[0] = sr, t.strides[1] = sc;
+    t.has_strides = 1;
+    t.dtype = dt;
+    return t;
+}
+
+/* one step: a @ b writing conv operand dst, a and b read from conv operands sa and sb */
+static void gemm_step(jv_conv_gemm_step *st, jv_tensor a, jv_tensor b, int sa, int sb, int dst) {
+    st->a = a;
+    st->b = b;
+    st->src[0] = sa, st->src[1] = sb, st->src[2] = dst;
+}
+
+int jv_conv_as_gemm(const jv_desc *d, const jv_operands *ops, jv_conv_gemm *g, char *why, size_t cap) {
+    memset(g, 0, sizeof *g);
+    if (!d || !ops || d->family != JV_FAM_CONV) return gemm_why(why, cap, "not a convolution");
+    const jv_conv_desc *c = jv_conv_of(d);
+    if (c->transposed || c->groups != 1) return gemm_why(why, cap, "transposed or grouped");
+    for (int i = 0; i < c->nd; i++) {
+        if (c->w.ndim != c->nd + 2 || c->w.shape[2 + i] != 1) return gemm_why(why, cap, "kernel larger than 1");
+        if (c->stride[i] != 1 || c->padding[i] != 0 || c->dilation[i] != 1)
+            return gemm_why(why, cap, "stride, padding or dilation");
+    }
+    int bwd = c->op == JV_CONV_BACKWARD;
+    if (bwd ? c->output_mask[2] : c->has_bias) return gemm_why(why, cap, "a bias or its gradient");
+    int ix = jv_operands_find(ops, "input"), iw = jv_operands_find(ops, "weight");
+    int iy = jv_operands_find(ops, bwd ? "grad_output" : "out");
+    int igx = bwd ? jv_operands_find(ops, "grad_input") : -1, igw = bwd ? jv_operands_find(ops, "grad_weight") : -1;
+    if (ix < 0 || iw < 0 || iy < 0 || (bwd && igx < 0 && igw < 0)) return gemm_why(why, cap, "operands missing");
+    const jv_tensor *x = &ops->o[ix].t, *w = &ops->o[iw].t, *y = &ops->o[iy].t;
+    jv_dtype dt = x->dtype;
+    if (dt != JV_DT_F16 && dt != JV_DT_BF16) return gemm_why(why, cap, "not fp16 or bf16");
+    int idx[] = {ix, iw, iy, igx, igw};
+    for (int i = 0; i < 5; i++)
+        if (idx[i] >= 0 && ops->o[idx[i]].t.dtype != dt) return gemm_why(why, cap, "operand dtypes differ");
+    if (!dense_cl(x) || !dense_cl(y) || (igx >= 0 && !dense_cl(&ops->o[igx].t)))
+        return gemm_why(why, cap, "data not dense channels_last");
+    int64_t k = c->c_out, ci = c->c_in, m = c->n;
+    for (int i = 0; i < c->nd; i++)
+        m *= x->shape[2 + i];
+    if (y->shape[1] != k || x->shape[1] != ci) return gemm_why(why, cap, "channels differ from the call");
+    /* weight [K, C, 1...]: C innermost, rows of C (size-1 dims free); grad_weight is dense in w's layout */
+    int w_ok =
+        w->ndim >= 2 &&
+        (!w->has_strides || ((w->shape[1] <= 1 || w->strides[1] == 1) && (w->shape[0] <= 1 || w->strides[0] == ci)));
+    if (igw >= 0) {
+        const jv_tensor *gw = &ops->o[igw].t;
+        w_ok = w_ok && (!gw->has_strides ||
+                        ((gw->shape[1] <= 1 || gw->strides[1] == 1) && (gw->shape[0] <= 1 || gw->strides[0] == ci)));
+    }
+    if (!w_ok) return gemm_why(why, cap, "weight not dense with C_in innermost");
+    jv_tensor xm = view2(m, ci, ci, 1, dt), ym = view2(m, k, k, 1, dt);
+    if (!bwd) {
+        jv_tensor wt = view2(ci, k, 1, ci, dt);
+        gemm_step(&g->step[0], xm, wt, ix, iw, iy);
+        g->n = 1;
+        return 1;
+    }
+    if (igx >= 0) {
+        jv_tensor wm = view2(k, ci, ci, 1, dt);
+        gemm_step(&g->step[g->n++], ym, wm, iy, iw, igx);
+    }
+    if (igw >= 0) {
+        jv_tensor yt = view2(k, m, 1, k, dt);
+        gemm_step(&g->step[g->n++], yt, xm, iy, ix, igw);
+    }
+    return 1;
 }

@@ -140,6 +140,25 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     return JV_OK;
 }
 
+jv_status jv_gemm_desc_mm(jv_desc *d, const jv_tensor *a, const jv_tensor *b, jv_err *err) {
+    memset(d, 0, sizeof *d);
+    d->family = JV_FAM_GEMM;
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0])
+        JV_FAIL(err, JV_ERR_FORMAT, "aten::mm: operands are not [M,K] x [K,N]");
+    if (a->dtype != b->dtype) JV_FAIL(err, JV_ERR_FORMAT, "aten::mm: operand dtypes differ");
+    jv_gemm_desc *g = (jv_gemm_desc *)(void *)d->data;
+    g->op = JV_GEMM_MM;
+    g->a = *a;
+    g->b = *b;
+    g->batch = 1, g->m = a->shape[0], g->k = a->shape[1], g->n = b->shape[1];
+    g->trans_a = is_transposed(a);
+    g->trans_b = is_transposed(b);
+    g->out_dtype = a->dtype;
+    g->alpha = 1;
+    g->beta = 1;
+    return JV_OK;
+}
+
 static void gemm_model(const jv_desc *d, jv_perf *p) {
     const jv_gemm_desc *g = jv_gemm_of(d);
     double mn = (double)g->batch * (double)g->m * (double)g->n;

@@ -81,6 +81,12 @@ typedef struct {
 } jv_gemm_roles;
 jv_status jv_gemm_roles_of(const jv_desc *d, const jv_operands *ops, jv_gemm_roles *r, jv_err *err);
 
+/* An aten::mm descriptor for out[M,N] = a[M,K] @ b[K,N] over two 2-D views (shape, strides, dtype; a
+ * transposed view is a column-major operand), as gemm_parse would give for that traced call; out in a's
+ * dtype. Other families use it to run a call as a GEMM (a pointwise convolution). JV_ERR_FORMAT when the
+ * views are not 2-D, do not multiply, or differ in dtype. */
+jv_status jv_gemm_desc_mm(jv_desc *d, const jv_tensor *a, const jv_tensor *b, jv_err *err);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) {
     return (const jv_gemm_desc *)(const void *)d->data;
