@@ -7,11 +7,12 @@
  *
  * Each alternative of each op: outputs compared with the default's on the
  * same inputs (every OUT and INOUT element; max |a - b| over max |b| of the
- * operand, at most 2^-7 for bf16 outputs, 1e-5 for fp32); then timed cold
- * (2 x L2 written before each sample, untimed) and hot, CUDA events, median
- * of --runs samples. Bytes are the family model's (jv_desc_model), the same
- * the replay judges "% of copy" with; copy is the baseline copy kernel over
- * two 1 GiB fp32 arrays, hot, median of 10, in the same run.
+ * operand, at most 2^-7 for bf16 outputs, 1e-5 for fp32); then timed hot,
+ * cold (2 x L2 written before each sample, untimed: the L2 then holds dirty
+ * lines the op writes back) and clean (2 x L2 read before each sample: the
+ * L2 holds clean lines only), CUDA events, median of --runs samples. Bytes are the family model's (jv_desc_model), the
+ * same the replay judges "% of copy" with; copy is the baseline copy kernel over two 1 GiB fp32 arrays, hot, median of
+ * 10, in the same run.
  *
  * usage: gpu_kernel_sweep [--quick] [--runs N] [--csv FILE] [--case I] [--ncu] [--corrupt]
  *   --quick    small shapes, 3 samples (the ctest: agreement only)
@@ -110,6 +111,7 @@ typedef struct {
     size_t l2;
     void *flush;
     size_t flush_bytes;
+    float *dot; /* the clean flush's one-float result */
     cudaEvent_t e0, e1;
     int runs;
     int corrupt;
@@ -121,12 +123,14 @@ typedef struct {
 /* one tuning alternative of a family's kernel */
 typedef struct {
     const char *name;
-    int a; /* batch norm: two_pass_finalize; elementwise: light_unroll */
+    jv_gpu_batchnorm_tuning bn; /* batch norm */
+    int unroll;                 /* elementwise: light_unroll */
 } alt;
 
-/* the first of each list is the reference the others are checked against */
-static const alt BN_ALTS[] = {{"chain", 0}, {"2pass", 1}};
-static const alt EW_ALTS[] = {{"u4", 4}, {"u8", 8}, {"u2", 2}};
+/* the first of each list is the reference the others are checked against (batch norm: a block per channel in
+ * the finalize kernels and a prep kernel in the backward) */
+static const alt BN_ALTS[] = {{"block", {0}, 0}, {"lean", {1}, 0}};
+static const alt EW_ALTS[] = {{"u4", {0}, 4}, {"u8", {0}, 8}, {"u2", {0}, 2}};
 
 typedef struct {
     const jv_desc *d;
@@ -209,8 +213,8 @@ static int run_op(op_state *s) {
 }
 
 static int tune(op_state *s, const alt *a) {
-    if (s->bn) jv_gpu_batchnorm_plan_tune(s->bn, a->a);
-    if (s->ew) jv_gpu_elementwise_plan_tune(s->ew, a->a);
+    if (s->bn) jv_gpu_batchnorm_plan_tune(s->bn, &a->bn);
+    if (s->ew) jv_gpu_elementwise_plan_tune(s->ew, a->unroll);
     return 0;
 }
 
@@ -260,14 +264,22 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* median seconds of sw->runs samples of fn; cold: the flush buffer written before each (untimed) */
+/* median seconds of sw->runs samples of fn; cold 1: the flush buffer written before each (untimed), so
+ * that the L2 holds another buffer's dirty lines, which the op's first misses write back (as after a
+ * kernel that wrote its output); cold 2 (clean): the flush buffer read before each, so that the L2 holds
+ * clean lines only and the op moves its own bytes alone */
 static int time_median(sweep *sw, op_state *s, int cold, double *med) {
     double t[64];
     int runs = sw->runs < 64 ? sw->runs : 64;
     for (int w = 0; w < 3; w++)
         if (run_op(s)) return -1;
     for (int r = 0; r < runs; r++) {
-        if (cold) CU(cudaMemsetAsync(sw->flush, r & 1 ? 0x5a : 0xa5, sw->flush_bytes, NULL));
+        if (cold == 1) CU(cudaMemsetAsync(sw->flush, r & 1 ? 0x5a : 0xa5, sw->flush_bytes, NULL));
+        if (cold == 2) {
+            int64_t n = (int64_t)(sw->flush_bytes / sizeof(float));
+            if (jv_gpu_baseline(4, (const float *)sw->flush, (const float *)sw->flush, sw->dot, n, 1.0f, sw->sms, NULL))
+                return -1;
+        }
         CU(cudaEventRecord(sw->e0, NULL));
         if (run_op(s)) return -1;
         CU(cudaEventRecord(sw->e1, NULL));
@@ -364,7 +376,7 @@ static int sweep_case_run(sweep *sw, const sweep_case *c) {
         goto done;
     }
     for (int a = 0; a < nalts && result >= 0; a++) {
-        double dis = 0, hot = 0, cold = 0;
+        double dis = 0, hot = 0, cold = 0, clean = 0;
         tune(&s, &alts[a]);
         /* the first alternative's outputs are the reference; with --corrupt it is compared with itself too */
         if (outputs(&s, a == 0 ? ref : got) || (a == 0 && sw->corrupt && outputs(&s, got))) {
@@ -387,17 +399,19 @@ static int sweep_case_run(sweep *sw, const sweep_case *c) {
         }
         int ok = !isnan(dis) && dis <= tolerance(&s);
         if (sw->corrupt ? ok : !ok) result = 1; /* --corrupt: every comparison must catch the change */
-        if (time_median(sw, &s, 0, &hot) || time_median(sw, &s, 1, &cold)) {
+        if (time_median(sw, &s, 0, &hot) || time_median(sw, &s, 1, &cold) || time_median(sw, &s, 2, &clean)) {
             result = -1;
             break;
         }
         double bps = perf.bytes / cold;
-        printf("%-40s %-11s %s (%.1e)  hot %8.2f us  cold %8.2f us  %6.3f TB/s  %5.1f %% of copy\n", c->what,
-               alts[a].name, ok ? "agrees  " : "DIFFERS ", dis, hot * 1e6, cold * 1e6, bps * 1e-12,
-               100.0 * bps / sw->copy_bps);
+        printf("%-40s %-12s %s (%.1e)  hot %8.2f us  cold %8.2f us  %6.3f TB/s  %5.1f %% of copy  clean %8.2f us  "
+               "%5.1f %%\n",
+               c->what, alts[a].name, ok ? "agrees  " : "DIFFERS ", dis, hot * 1e6, cold * 1e6, bps * 1e-12,
+               100.0 * bps / sw->copy_bps, clean * 1e6, 100.0 * perf.bytes / clean / sw->copy_bps);
         if (sw->csv)
-            fprintf(sw->csv, "\"%s\",%s,%d,%.3e,%.3f,%.3f,%.0f,%.4f,%.4f\n", c->what, alts[a].name, ok, dis, hot * 1e6,
-                    cold * 1e6, perf.bytes, bps * 1e-12, bps / sw->copy_bps);
+            fprintf(sw->csv, "\"%s\",%s,%d,%.3e,%.3f,%.3f,%.0f,%.4f,%.4f,%.3f,%.4f\n", c->what, alts[a].name, ok, dis,
+                    hot * 1e6, cold * 1e6, perf.bytes, bps * 1e-12, bps / sw->copy_bps, clean * 1e6,
+                    perf.bytes / clean / sw->copy_bps);
     }
 done:
     free_outputs(ref, ops.n);
@@ -485,7 +499,8 @@ int main(int argc, char **argv) {
     }
     sw.l2 = (size_t)l2;
     sw.flush_bytes = 2 * sw.l2;
-    if (cudaMalloc(&sw.flush, sw.flush_bytes) != cudaSuccess || cudaEventCreate(&sw.e0) != cudaSuccess ||
+    if (cudaMalloc(&sw.flush, sw.flush_bytes) != cudaSuccess || cudaMalloc((void **)&sw.dot, 16) != cudaSuccess ||
+        cudaMemset(sw.flush, 0, sw.flush_bytes) != cudaSuccess || cudaEventCreate(&sw.e0) != cudaSuccess ||
         cudaEventCreate(&sw.e1) != cudaSuccess) {
         fprintf(stderr, "gpu_kernel_sweep: cannot allocate the flush buffer or the events\n");
         return 1;
@@ -497,7 +512,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpu_kernel_sweep: cannot write %s\n", csv);
         return 1;
     }
-    if (sw.csv) fprintf(sw.csv, "op,alternative,agrees,disagreement,hot_us,cold_us,model_bytes,cold_tbps,of_copy\n");
+    if (sw.csv)
+        fprintf(sw.csv, "op,alternative,agrees,disagreement,hot_us,cold_us,model_bytes,cold_tbps,of_copy,clean_us,"
+                        "clean_of_copy\n");
     int differ = 0, errors = 0;
     for (int i = 0; i < n; i++) {
         if (only >= 0 && i != only) continue;

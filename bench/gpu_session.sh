@@ -232,13 +232,16 @@ step ctest-gpu 150 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure -
 #     (bench/gpu_kernel_sweep.c: each checked against the default, timed hot and cold, % of copy) ->
 #     kernel-sweep.csv; then, where Nsight Compute is installed, each alternative's kernels of three
 #     cases under ncu (duration, DRAM throughput, occupancy, warp stalls; caches not flushed between kernels, so
-#     a second pass's L2 hits count) -> ncu-sweep.log
+#     a second pass's L2 hits count and a first pass writes back what the kernel before left dirty), and case
+#     1 again with the caches flushed before each kernel -> ncu-sweep.log
 if [ -x "$bin/gpu_kernel_sweep" ] && [ $dry = 0 ]; then
   step kernel-sweep 90 "$bin/gpu_kernel_sweep" --csv "$results/kernel-sweep.csv"
   ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -n "$ncu_bin" ]; then
     step ncu-sweep 120 bash -c 'for c in 1 5 9; do "$0" --clock-control none --cache-control none \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats "$1" --ncu --case $c || exit 1; done' \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats "$1" --ncu --case $c || exit 1; done
+      echo "== case 1 again, caches flushed and invalidated before each kernel (--cache-control all)"
+      "$0" --clock-control none --cache-control all --section SpeedOfLight "$1" --ncu --case 1' \
       "$ncu_bin" "$bin/gpu_kernel_sweep"
   else
     say "SKIP ncu-sweep: no ncu"

@@ -26,6 +26,7 @@ static __device__ __forceinline__ jv_bf16 jv_float_to_bf16(float v) {
 }
 #define JV_WARP                64
 #define JV_SHFL_DOWN(v, delta) __shfl_down((v), (delta))
+#define JV_SHFL_XOR(v, mask)   __shfl_xor((v), (mask))
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -45,6 +46,7 @@ static __device__ __forceinline__ jv_bf16 jv_float_to_bf16(float v) {
 }
 #define JV_WARP                32
 #define JV_SHFL_DOWN(v, delta) __shfl_down_sync(0xffffffffu, (v), (delta))
+#define JV_SHFL_XOR(v, mask)   __shfl_xor_sync(0xffffffffu, (v), (mask))
 #endif
 
 static __device__ __forceinline__ float jv_half_to_float(jv_half v) {

@@ -16,16 +16,17 @@
  * G is sized from the multiprocessor count so the grid fills the device even
  * for few channels. Reductions: per-thread partials (Welford mean / M2 per
  * lane for the statistics, plain float sums for the backward), merged over
- * the block's rows in shared memory, written per (channel, g) to the
- * workspace, then merged per channel in double by a finalize kernel (the
- * mean first, then the M2 terms: one division per channel; Chan's pairwise
- * formula as the alternative) that also writes the per-channel outputs and
- * the coefficients of the elementwise pass. The elementwise pass walks x in
- * the reverse of the first pass's order, so the rows still in the L2 cache
- * come first.
+ * the block's rows in shared memory, written per (channel, g) to the workspace,
+ * then merged per channel in double by a finalize kernel (a block per
+ * channel, or a warp in a lean backward; the statistics' mean first, then
+ * the M2 terms: one division per channel)
+ * that also writes the per-channel outputs and the coefficients of the
+ * elementwise pass. The elementwise pass walks x in the reverse of the first
+ * pass's order, so the rows still in the L2 cache come first.
  * Passes: training forward = stats + finalize + normalize (3N bytes); eval
- * forward = prep + normalize (2N); backward = prep + reduce + finalize +
- * grad_input (5N; 3N for eval with grad_input only). */
+ * forward = prep + normalize (2N); backward = reduce + finalize + grad_input
+ * (5N; 3N for eval with grad_input only), with a prep kernel before the
+ * reduce unless the plan is lean (jv_gpu_batchnorm_tuning). */
 extern "C" {
 #include "batchnorm.h"
 #include "batchnorm_gpu.h"
@@ -296,53 +297,90 @@ __device__ __forceinline__ double fin_sum(double v, double *s) {
     return r;
 }
 
-/* One block of FIN threads per channel: merges the G Welford partials (mean_k, M2_k, n_k) in double.
- * two_pass: the mean first (sum of n_k mean_k over sum of n_k), then M2 = sum of M2_k + n_k (mean_k -
- * mean)^2: one division per channel; else Chan's pairwise merge, a division per merge, chained. */
-__global__ void __launch_bounds__(FIN)
-    k_fwd_finalize(chan_args a, int two_pass, const float *__restrict__ part, float *__restrict__ coef) {
-    __shared__ double s_m[FIN], s_q[FIN], s_n[FIN];
-    long long c = (long long)blockIdx.x;
-    int t = (int)threadIdx.x;
-    long long cg = a.C * a.G;
-    double mean, m2;
-    if (two_pass) {
-        double n = 0, sum = 0;
-        for (long long k = t; k < a.G; k += FIN) {
-            long long o = c * a.G + k;
-            double nk = (double)part[2 * cg + o];
-            n += nk;
-            sum += nk * (double)part[o];
-        }
-        n = fin_sum(n, s_n);
-        sum = fin_sum(sum, s_m);
-        mean = n > 0 ? sum / n : 0.0;
-        double q = 0;
-        for (long long k = t; k < a.G; k += FIN) {
-            long long o = c * a.G + k;
-            double d = (double)part[o] - mean;
-            q += (double)part[cg + o] + (double)part[2 * cg + o] * d * d;
-        }
-        m2 = fin_sum(q, s_q);
-    } else {
-        double m = 0, q = 0, n = 0;
-        for (long long k = t; k < a.G; k += FIN) {
-            long long o = c * a.G + k;
-            chan(m, q, n, (double)part[o], (double)part[cg + o], (double)part[2 * cg + o]);
-        }
-        s_m[t] = m, s_q[t] = q, s_n[t] = n;
-        __syncthreads();
-        for (int half = FIN / 2; half > 0; half >>= 1) {
-            if (t < half) {
-                double ma = s_m[t], qa = s_q[t], na = s_n[t];
-                chan(ma, qa, na, s_m[t + half], s_q[t + half], s_n[t + half]);
-                s_m[t] = ma, s_q[t] = qa, s_n[t] = na;
-            }
-            __syncthreads();
-        }
-        mean = s_m[0];
-        m2 = s_q[0];
+/* The sum of v over the threads that merge one channel's partials, in every one of them: the JV_WARP lanes
+ * of a warp (LEAN) or the FIN threads of the block (s: FIN doubles of shared memory, unused when LEAN). */
+template <int LEAN> __device__ __forceinline__ double group_sum(double v, double *s);
+template <> __device__ __forceinline__ double group_sum<0>(double v, double *s) {
+    return fin_sum(v, s);
+}
+template <> __device__ __forceinline__ double group_sum<1>(double v, double *) {
+#pragma unroll
+    for (int d = JV_WARP / 2; d > 0; d >>= 1)
+        v += JV_SHFL_XOR(v, d);
+    return v;
+}
+
+/* The threads that merge one channel's partials in a finalize kernel: LEAN, the JV_WARP lanes of a
+ * warp (FIN / JV_WARP channels per block, no barrier); else the FIN threads of the block. */
+template <int LEAN> struct fin_group {
+    long long c; /* the channel */
+    int t;       /* this thread's lane in the group */
+    static constexpr int lanes = LEAN ? JV_WARP : FIN;
+    __device__ __forceinline__ fin_group() {
+        c = LEAN ? (long long)blockIdx.x * (FIN / JV_WARP) + (long long)(threadIdx.x / JV_WARP) : (long long)blockIdx.x;
+        t = LEAN ? (int)(threadIdx.x % JV_WARP) : (int)threadIdx.x;
     }
+    /* the sum of v over the group, in every lane */
+    __device__ __forceinline__ double sum(double v, double *s) const { return group_sum<LEAN>(v, s); }
+};
+
+/* FIN_BATCH partials per lane loaded before any is summed: a warp per channel has G / JV_WARP of them per
+ * lane (8 for [64,512,28,28] on 132 SMs), and a loop that adds each before loading the next waits out one
+ * memory latency per partial */
+constexpr int FIN_BATCH = 8;
+
+/* blocks of a finalize kernel over C channels */
+inline int fin_grid(long long C, int lean) {
+    return (int)(lean ? (C + FIN / JV_WARP - 1) / (FIN / JV_WARP) : C);
+}
+
+/* One block per channel: merges the G Welford partials (mean_k, M2_k, n_k) in double, the mean first
+ * (sum of n_k mean_k over sum of n_k), then M2 = sum of M2_k + n_k (mean_k - mean)^2: one division per
+ * channel. (A warp per channel, as the backward's lean finalize, ran 0.7-3.7 us slower on the four
+ * ResNet-50 forward shapes on an H200: two passes over the partials on fewer multiprocessors.) */
+__global__ void __launch_bounds__(FIN)
+    k_fwd_finalize(chan_args a, const float *__restrict__ part, float *__restrict__ coef) {
+    __shared__ double s_m[FIN], s_q[FIN], s_n[FIN];
+    const fin_group<0> grp;
+    long long c = grp.c;
+    int t = grp.t;
+    long long cg = a.C * a.G;
+    const float *pm = part + c * a.G, *pq = pm + cg, *pn = pm + 2 * cg;
+    double n = 0, sum = 0;
+    for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
+        float mk[FIN_BATCH], nk[FIN_BATCH];
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            long long k = k0 + (long long)j * grp.lanes;
+            mk[j] = k < a.G ? pm[k] : 0.f;
+            nk[j] = k < a.G ? pn[k] : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            n += (double)nk[j];
+            sum += (double)nk[j] * (double)mk[j];
+        }
+    }
+    n = grp.sum(n, s_n);
+    sum = grp.sum(sum, s_m);
+    double mean = n > 0 ? sum / n : 0.0;
+    double q = 0;
+    for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
+        float mk[FIN_BATCH], qk[FIN_BATCH], nk[FIN_BATCH];
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            long long k = k0 + (long long)j * grp.lanes;
+            mk[j] = k < a.G ? pm[k] : 0.f;
+            qk[j] = k < a.G ? pq[k] : 0.f;
+            nk[j] = k < a.G ? pn[k] : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            double d = (double)mk[j] - mean;
+            q += (double)qk[j] + (double)nk[j] * d * d;
+        }
+    }
+    double m2 = grp.sum(q, s_q);
     if (t != 0) return;
     double cnt = (double)a.M, var = m2 / cnt;
     if (var < 0) var = 0;
@@ -394,11 +432,13 @@ __global__ void k_bwd_prep(chan_args a, float *__restrict__ coef) {
 
 /* ---- backward reduction: sum(dy), sum(dy * (x - mean)) ---- */
 
-/* Partials per (channel, g): part[c*G + g] of sum(dy), then C*G of sum(dy*(x - mean)). */
+/* Partials per (channel, g): part[c*G + g] of sum(dy), then C*G of sum(dy*(x - mean)). The mean:
+ * lean, read from the saved (or running) statistics by each thread; else from coef (k_bwd_prep). */
 template <int DT, int V>
 __global__ void __launch_bounds__(BLOCK, PER_SM)
-    k_bwd_reduce(geo g, const typename stor<DT>::type *__restrict__ x, const typename stor<DT>::type *__restrict__ dy,
-                 const float *__restrict__ coef, float *__restrict__ part) {
+    k_bwd_reduce(geo g, chan_args ca, int lean, const typename stor<DT>::type *__restrict__ x,
+                 const typename stor<DT>::type *__restrict__ dy, const float *__restrict__ coef,
+                 float *__restrict__ part) {
     typedef typename stor<DT>::type S;
     constexpr int UNROLL = unroll<V, 2>::n;
     __shared__ float sh_a[BLOCK * V], sh_b[BLOCK * V];
@@ -411,7 +451,15 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
     for (int i = 0; i < V; i++) {
         sa[i] = sb[i] = 0.f;
         long long ch = g.nhwc ? cv * V + i : cblk;
-        mean[i] = (g.nhwc && cv >= g.Cv) ? 0.f : coef[ch];
+        mean[i] = 0.f;
+        if (g.nhwc && cv >= g.Cv) continue;
+        if (lean) {
+            double m, invstd;
+            bwd_stats(ca, ch, m, invstd);
+            mean[i] = (float)m;
+        } else {
+            mean[i] = coef[ch];
+        }
     }
     const vec<S, V> *xv = reinterpret_cast<const vec<S, V> *>(x);
     const vec<S, V> *gv = reinterpret_cast<const vec<S, V> *>(dy);
@@ -478,32 +526,37 @@ __global__ void __launch_bounds__(BLOCK, PER_SM)
     }
 }
 
-/* One block of FIN threads per channel: sums the G partials in double, writes
+/* One group per channel (fin_group): sums the G partials in double, writes
  * grad_weight / grad_bias and the grad_input coefficients. */
+template <int LEAN>
 __global__ void __launch_bounds__(FIN)
     k_bwd_finalize(chan_args a, const float *__restrict__ part, float *__restrict__ coef) {
     __shared__ double s_a[FIN], s_b[FIN];
-    long long c = (long long)blockIdx.x;
-    int t = (int)threadIdx.x;
+    const fin_group<LEAN> grp;
+    long long c = grp.c;
+    int t = grp.t;
+    if (LEAN && c >= a.C) return; /* a whole warp: no barrier follows */
     long long cg = a.C * a.G;
+    const float *pa = part + c * a.G, *pb = pa + cg;
     double sa = 0, sb = 0;
-    for (long long k = t; k < a.G; k += FIN) {
-        sa += (double)part[c * a.G + k];
-        sb += (double)part[cg + c * a.G + k];
-    }
-    s_a[t] = sa, s_b[t] = sb;
-    __syncthreads();
-    for (int half = FIN / 2; half > 0; half >>= 1) {
-        if (t < half) {
-            s_a[t] += s_a[t + half];
-            s_b[t] += s_b[t + half];
+    for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
+        float ak[FIN_BATCH], bk[FIN_BATCH];
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            long long k = k0 + (long long)j * grp.lanes;
+            ak[j] = k < a.G ? pa[k] : 0.f;
+            bk[j] = k < a.G ? pb[k] : 0.f;
         }
-        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < FIN_BATCH; j++) {
+            sa += (double)ak[j];
+            sb += (double)bk[j];
+        }
     }
+    double sum_dy = grp.sum(sa, s_a), sum_dyxm = grp.sum(sb, s_b);
     if (t != 0) return;
     double mean, invstd;
     bwd_stats(a, c, mean, invstd);
-    double sum_dy = s_a[0], sum_dyxm = s_b[0];
     double scale = pv_load(a.w, c, 1.0) * invstd;
     pv_store(a.gw, c, sum_dyxm * invstd);
     pv_store(a.gb, c, sum_dy);
@@ -582,15 +635,15 @@ int grid_of(const plan &p) {
 }
 
 template <int DT, int V>
-int launch_big(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
-               jv_gpuStream_t st) {
+int launch_big(const plan &p, const chan_args &a, int what, const void *x, const void *dy, float *coef, float *part,
+               void *out, jv_gpuStream_t st) {
     typedef typename stor<DT>::type S;
     int grid = grid_of(p);
     const S *xs = (const S *)x, *gs = (const S *)dy;
     S *os = (S *)out;
     switch (what) {
     case 0: k_stats<DT, V><<<grid, BLOCK, 0, st>>>(p.geom, xs, part); break;
-    case 1: k_bwd_reduce<DT, V><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, part); break;
+    case 1: k_bwd_reduce<DT, V><<<grid, BLOCK, 0, st>>>(p.geom, a, p.lean, xs, gs, coef, part); break;
     case 2: k_apply<DT, V, EW_FWD><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
     case 3: k_apply<DT, V, EW_BWD_TRAIN><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
     default: k_apply<DT, V, EW_BWD_EVAL><<<grid, BLOCK, 0, st>>>(p.geom, xs, gs, coef, os); break;
@@ -600,21 +653,23 @@ int launch_big(const plan &p, int what, const void *x, const void *dy, float *co
 
 /* what: 0 stats, 1 backward reduce, 2 normalize, 3 grad_input (training), 4 grad_input (eval) */
 template <int DT>
-int launch_dt(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
-              jv_gpuStream_t st) {
+int launch_dt(const plan &p, const chan_args &a, int what, const void *x, const void *dy, float *coef, float *part,
+              void *out, jv_gpuStream_t st) {
     constexpr int VMAX = 16 / sizeof(typename stor<DT>::type);
-    if (p.V == VMAX) return launch_big<DT, VMAX>(p, what, x, dy, coef, part, out, st);
-    if (VMAX == 8 && p.V == 4) return launch_big<DT, (VMAX == 8 ? 4 : VMAX)>(p, what, x, dy, coef, part, out, st);
-    return launch_big<DT, 1>(p, what, x, dy, coef, part, out, st);
+    if (p.V == VMAX) return launch_big<DT, VMAX>(p, a, what, x, dy, coef, part, out, st);
+    if (VMAX == 8 && p.V == 4) return launch_big<DT, (VMAX == 8 ? 4 : VMAX)>(p, a, what, x, dy, coef, part, out, st);
+    return launch_big<DT, 1>(p, a, what, x, dy, coef, part, out, st);
 }
 
-int launch(const plan &p, int what, const void *x, const void *dy, float *coef, float *part, void *out,
-           jv_gpuStream_t st) {
+/* a: the per-channel arguments with their addresses (the backward reduction reads the mean from them
+ * when lean) */
+int launch(const plan &p, const chan_args &a, int what, const void *x, const void *dy, float *coef, float *part,
+           void *out, jv_gpuStream_t st) {
     if (!p.big) return 0;
     switch (p.dt) {
-    case DT_F32: return launch_dt<DT_F32>(p, what, x, dy, coef, part, out, st);
-    case DT_F16: return launch_dt<DT_F16>(p, what, x, dy, coef, part, out, st);
-    default: return launch_dt<DT_BF16>(p, what, x, dy, coef, part, out, st);
+    case DT_F32: return launch_dt<DT_F32>(p, a, what, x, dy, coef, part, out, st);
+    case DT_F16: return launch_dt<DT_F16>(p, a, what, x, dy, coef, part, out, st);
+    default: return launch_dt<DT_BF16>(p, a, what, x, dy, coef, part, out, st);
     }
 }
 
@@ -671,9 +726,19 @@ extern "C" jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_ope
     return JV_OK;
 }
 
-extern "C" void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *pl, int two_pass_finalize) {
+extern "C" jv_gpu_batchnorm_tuning jv_gpu_batchnorm_tuning_default(void) {
+    jv_gpu_batchnorm_tuning t;
+    t.lean = JV_BN_DEFAULT_LEAN;
+    return t;
+}
+
+extern "C" void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *pl, const jv_gpu_batchnorm_tuning *t) {
     if (!pl) return;
-    pl->vec.fin2 = pl->scalar.fin2 = two_pass_finalize != 0;
+    jv_gpu_batchnorm_tuning d = jv_gpu_batchnorm_tuning_default();
+    if (!t) t = &d;
+    plan *ps[] = {&pl->vec, &pl->scalar};
+    for (int i = 0; i < 2; i++)
+        ps[i]->lean = t->lean != 0;
 }
 
 extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) {
@@ -709,26 +774,31 @@ extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const
     if (!pl->bwd) {
         void *out = bufs[p.iout];
         if (pl->training) {
-            if ((rc = launch(p, 0, x, NULL, coef, part, NULL, st))) return rc;
-            k_fwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, p.fin2, part, coef);
+            if ((rc = launch(p, a, 0, x, NULL, coef, part, NULL, st))) return rc;
+            k_fwd_finalize<<<fin_grid(p.C, 0), FIN, 0, st>>>(a, part, coef);
         } else {
             k_eval_prep<<<cgrid, 256, 0, st>>>(a, coef);
         }
         if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
-        return launch(p, 2, x, NULL, coef, part, out, st);
+        return launch(p, a, 2, x, NULL, coef, part, out, st);
     }
     const void *dy = bufs[p.idy];
     bool need_reduce = (p.idx >= 0 && pl->training) || p.igw >= 0 || p.igb >= 0;
     if (!need_reduce) a.G = 0; /* the finalize sums nothing: grad_input coefficients only */
     if (need_reduce) {
-        k_bwd_prep<<<cgrid, 256, 0, st>>>(a, coef);
-        if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
-        if ((rc = launch(p, 1, x, dy, coef, part, NULL, st))) return rc;
+        if (!p.lean) {
+            k_bwd_prep<<<cgrid, 256, 0, st>>>(a, coef);
+            if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
+        }
+        if ((rc = launch(p, a, 1, x, dy, coef, part, NULL, st))) return rc;
     }
-    k_bwd_finalize<<<(int)p.C, FIN, 0, st>>>(a, part, coef);
+    if (p.lean)
+        k_bwd_finalize<1><<<fin_grid(p.C, 1), FIN, 0, st>>>(a, part, coef);
+    else
+        k_bwd_finalize<0><<<fin_grid(p.C, 0), FIN, 0, st>>>(a, part, coef);
     if ((rc = JV_GPU_LAUNCH_STATUS())) return rc;
     if (p.idx < 0) return 0;
-    return launch(p, pl->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
+    return launch(p, a, pl->training ? 3 : 4, x, dy, coef, part, bufs[p.idx], st);
 }
 
 /* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */

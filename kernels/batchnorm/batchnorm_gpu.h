@@ -41,10 +41,20 @@ jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_operands *ops,
  * runtime's error code (invalid value for a NULL plan, buffers or workspace). */
 int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *p, void *const *bufs, void *workspace, void *stream);
 
-/* Sets a plan's tuning: two_pass_finalize (1, the default: the training statistics' partials
- * merged with one division per channel; 0: Chan's pairwise merge, a division per merge). The
- * alternative exists for bench/gpu_kernel_sweep.c, which times it. Safe on NULL. */
-void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *p, int two_pass_finalize);
+/* The tuning alternatives of a plan; jv_gpu_batchnorm_tuning_default gives what a plan starts with.
+ * They exist for bench/gpu_kernel_sweep.c, which times each on the same shapes; all compute the same
+ * result within rounding. */
+typedef struct {
+    int lean; /* the backward's per-channel work: its mean read by the reduction itself (no prep kernel) and
+                 one warp per channel in its finalize; 0: a prep kernel and a block per channel. (The
+                 forward's finalize is a block per channel either way.) */
+} jv_gpu_batchnorm_tuning;
+
+/* The tuning every plan starts with. */
+jv_gpu_batchnorm_tuning jv_gpu_batchnorm_tuning_default(void);
+
+/* Sets a plan's tuning (NULL t: the default). Safe on a NULL plan. */
+void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *p, const jv_gpu_batchnorm_tuning *t);
 
 /* Releases a plan (safe on NULL). */
 void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *p);

@@ -28,7 +28,7 @@ constexpr int PER_SM = 4;  /* resident blocks per multiprocessor the grid is siz
 constexpr int FIN = 256;   /* threads of the per-channel finalize kernels (few partials each: loads overlap) */
 
 /* The defaults of jv_gpu_batchnorm_plan_tune (bench/gpu_kernel_sweep.c times the alternatives). */
-#define JV_BN_DEFAULT_TWO_PASS_FINALIZE 1
+#define JV_BN_DEFAULT_LEAN 1
 
 /* What a big kernel needs to walk x (all counts in vectors of V elements). */
 struct geo {
@@ -56,9 +56,8 @@ struct plan {
     int dt;                                                       /* x's DT_* */
     long long N, C, HW, M;                                        /* M = N*HW values per channel */
     int nhwc, V;
-    int big;
-    int fin2; /* the statistics' partials merged in two passes (jv_gpu_batchnorm_plan_tune) */ /* the big kernels run (M
-                                                                                                  > 0 and C > 0) */
+    int big;  /* the big kernels run (M > 0 and C > 0) */
+    int lean; /* jv_gpu_batchnorm_tuning */
     geo geom;
     size_t coef_bytes, part_bytes;
 };

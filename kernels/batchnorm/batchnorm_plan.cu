@@ -193,7 +193,7 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
         q.step_n = step / q.HWv;
         q.step_s = step - q.step_n * q.HWv;
     }
-    p->fin2 = JV_BN_DEFAULT_TWO_PASS_FINALIZE;
+    p->lean = JV_BN_DEFAULT_LEAN;
     p->coef_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * 4 * sizeof(float));
     p->part_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * (size_t)(G > 0 ? G : 1) * 3 * sizeof(float));
     return 1;
