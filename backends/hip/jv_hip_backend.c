@@ -11,8 +11,11 @@
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
  * measured at open (jv_gpu_measure_launch); clocks and power are read from
- * the amdgpu driver's sysfs files (jv_amdgpu), as ROCm SMI reads them. Not
- * done yet: graph timing, roctx ranges. */
+ * the amdgpu driver's sysfs files (jv_amdgpu), as ROCm SMI reads them. Graph
+ * timing captures the runs into a HIP graph; a cold sample is held by a
+ * spinning kernel as on CUDA; op ranges go to roctx when libroctx64 can be
+ * loaded at open (dlopen: no build dependency). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,11 @@ typedef struct {
     size_t flush_bytes;
     int flush_byte;
     char flush_why[160];
+    int clock_khz; /* the highest shader clock (hipDeviceProp_t.clockRate; 0 unknown): sizes a hold's spin */
+    int capturing; /* inside a graph capture on the stream: no device-wide synchronization */
+    void *roctx;   /* libroctx64 (dlopen), NULL when absent; its two range calls */
+    int (*roctx_push)(const char *);
+    int (*roctx_pop)(void);
     int broken; /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
@@ -73,7 +81,7 @@ static jv_status hip_fail(hip_ctx *c, hipError_t e, const char *what, const char
                               "hip backend: %s: %s failed: %s", what, call, hipGetErrorName(e));
     const char *name = NULL;
     hipError_t s = e;
-    if (!jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)e, &name)) {
+    if (!jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)e, &name) && !c->capturing) {
         s = hipDeviceSynchronize(); /* surfaces an asynchronous fault */
         jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)s, &name);
     }
@@ -117,7 +125,24 @@ static void hip_close(void *ctx) {
     if (c->ev0) (void)hipEventDestroy(c->ev0);
     if (c->ev1) (void)hipEventDestroy(c->ev1);
     if (c->stream) (void)hipStreamDestroy(c->stream);
+    if (c->roctx) dlclose(c->roctx);
     free(c);
+}
+
+/* roctx's range calls from libroctx64 when the install has it (ROCm's tracer library; not a build dependency) */
+static void load_roctx(hip_ctx *c) {
+    const char *names[] = {"libroctx64.so", "libroctx64.so.4", "libroctx64.so.1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->roctx; i++)
+        c->roctx = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+    if (!c->roctx) return;
+    *(void **)&c->roctx_push = dlsym(c->roctx, "roctxRangePushA");
+    *(void **)&c->roctx_pop = dlsym(c->roctx, "roctxRangePop");
+    if (!c->roctx_push || !c->roctx_pop) {
+        dlclose(c->roctx);
+        c->roctx = NULL;
+        c->roctx_push = NULL;
+        c->roctx_pop = NULL;
+    }
 }
 
 /* which vendor libraries this build has (a line at open, not a failure) */
@@ -130,7 +155,7 @@ static void say_libraries(const hip_ctx *c) {
     fprintf(stderr,
             "hip backend: device %d (%s): vendor libraries in this build: hipBLASLt %s, rocBLAS %s, MIOpen %s; "
             "elementwise and batch norm run on our kernels, GEMM and convolution are skipped until a library path "
-            "exists; last-level cache %lld MiB (L2 %lld MiB), flushed with %zu MiB; %s\n",
+            "exists; last-level cache %lld MiB (L2 %lld MiB), flushed with %zu MiB; %s; roctx ranges %s\n",
             c->device, c->dev_name,
 #ifdef JV_HAVE_HIPBLASLT
             "found (not wired yet)",
@@ -147,7 +172,8 @@ static void say_libraries(const hip_ctx *c) {
 #else
             "absent",
 #endif
-            (long long)(c->llc_bytes >> 20), (long long)(c->l2_bytes >> 20), c->flush ? c->flush_bytes >> 20 : 0, clk);
+            (long long)(c->llc_bytes >> 20), (long long)(c->l2_bytes >> 20), c->flush ? c->flush_bytes >> 20 : 0, clk,
+            c->roctx ? "on (libroctx64)" : "off (no libroctx64)");
 }
 
 /* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
@@ -206,6 +232,7 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     HIP_CALL(c, err, "open", hipGetDeviceProperties(&dp, device));
     snprintf(c->dev_name, sizeof c->dev_name, "%.127s", dp.name);
     c->sms = dp.multiProcessorCount;
+    c->clock_khz = dp.clockRate;
     c->l2_bytes = dp.l2CacheSize;
     c->llc_bytes = jv_amdgpu_llc_bytes(dp.gcnArchName, c->l2_bytes);
     char bus[64] = "";
@@ -232,6 +259,7 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     }
     const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
     JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
+    load_roctx(c);
     say_libraries(c);
     return JV_OK;
 }
@@ -427,6 +455,87 @@ static jv_status hip_flush_cache(void *ctx, jv_err *err) {
     return JV_OK;
 }
 
+static void hip_range_push(void *ctx, const char *name) {
+    hip_ctx *c = ctx;
+    if (c && c->roctx_push) (void)c->roctx_push(name);
+}
+
+static void hip_range_pop(void *ctx) {
+    hip_ctx *c = ctx;
+    if (c && c->roctx_pop) (void)c->roctx_pop();
+}
+
+/* replays the instantiated graph once to warm up, then reps times, each timed alone */
+static jv_status graph_body(hip_ctx *c, hipGraphExec_t ge, int runs, int reps, double *per_run_s, jv_err *err) {
+    HIP_CALL(c, err, "graph", hipGraphLaunch(ge, c->stream)); /* warm-up */
+    HIP_CALL(c, err, "graph", hipStreamSynchronize(c->stream));
+    double t[64];
+    if (reps > 64) reps = 64;
+    for (int i = 0; i < reps; i++) {
+        double ms = 0;
+        HIP_CALL(c, err, "graph", hipEventRecord(c->ev0, c->stream));
+        HIP_CALL(c, err, "graph", hipGraphLaunch(ge, c->stream));
+        JV_CHECK(events_ms(c, "graph", &ms, err));
+        t[i] = ms * 1e-3;
+    }
+    *per_run_s = jv_gpu_median(t, reps) / runs;
+    return JV_OK;
+}
+
+static jv_status graph_time_body(hip_ctx *c, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+                                 jv_err *err) {
+    HIP_CALL(c, err, "graph", hipStreamSynchronize(c->stream));
+    HIP_CALL(c, err, "graph", hipStreamBeginCapture(c->stream, hipStreamCaptureModeThreadLocal));
+    c->capturing = 1;
+    jv_err fe = {0};
+    jv_status st = JV_OK;
+    for (int i = 0; i < runs && st == JV_OK; i++)
+        st = fn(arg, 0, &fe);
+    hipGraph_t g = NULL;
+    hipError_t he = hipStreamEndCapture(c->stream, &g);
+    c->capturing = 0;
+    if (st == JV_ERR_DEVICE || c->broken) { /* the context broke inside the capture */
+        if (g) (void)hipGraphDestroy(g);
+        JV_FAIL(err, JV_ERR_DEVICE, "%s", c->broken ? c->broken_msg : fe.msg);
+    }
+    if (st != JV_OK || he != hipSuccess || !g) {
+        if (g) (void)hipGraphDestroy(g);
+        (void)hipGetLastError(); /* a capture error is not sticky */
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: the op cannot be captured in a HIP graph: %s",
+                st != JV_OK ? fe.msg : hipGetErrorName(he));
+    }
+    hipGraphExec_t ge = NULL;
+    he = hipGraphInstantiate(&ge, g, NULL, NULL, 0);
+    (void)hipGraphDestroy(g);
+    if (he != hipSuccess) {
+        (void)hipGetLastError();
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: hipGraphInstantiate failed: %s", hipGetErrorName(he));
+    }
+    st = graph_body(c, ge, runs, reps, per_run_s, err);
+    (void)hipGraphExecDestroy(ge);
+    return st;
+}
+
+static jv_status hip_graph_time(void *ctx, jv_be_run_fn fn, void *arg, int runs, int reps, double *per_run_s,
+                                jv_err *err) {
+    hip_ctx *c = ctx;
+    *per_run_s = 0;
+    ALIVE(c, err);
+    if (runs < 1 || reps < 1) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: graph: %d runs, %d reps", runs, reps);
+    return graph_time_body(c, fn, arg, runs, reps, per_run_s, err);
+}
+
+/* the spin counts shader cycles: at the highest clock it lasts `seconds`, at any lower one longer */
+static jv_status hip_hold(void *ctx, double seconds, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    double khz = c->clock_khz > 0 ? c->clock_khz : 2.5e6; /* unknown: a clock no GPU exceeds */
+    int64_t cycles = (int64_t)(seconds * khz * 1e3);
+    int e = jv_gpu_spin(cycles > 0 ? cycles : 0, c->stream);
+    if (e) return hip_fail(c, (hipError_t)e, "hold", "jv_gpu_spin", err);
+    return JV_OK;
+}
+
 const jv_backend jv_hip_backend = {
     .name = "hip",
     .open = hip_open,
@@ -444,10 +553,11 @@ const jv_backend jv_hip_backend = {
     .launch = hip_launch,
     .release = hip_release,
     .baseline = hip_baseline,
-    .range_push = NULL,
-    .range_pop = NULL,
-    .graph_time = NULL,
+    .range_push = hip_range_push,
+    .range_pop = hip_range_pop,
+    .graph_time = hip_graph_time,
     .clocks = hip_clocks,
     .set_option = NULL,
     .flush_cache = hip_flush_cache,
+    .hold = hip_hold,
 };
