@@ -16,6 +16,7 @@ const char *jv_nomodel_str(jv_nomodel why) {
     case JV_NOMODEL_NO_DTYPES: return "no input dtypes recorded";
     case JV_NOMODEL_REFUSED: return "the op's model could not read the recorded call";
     case JV_NOMODEL_GRAPH: return "replayed by a graph: no call recorded";
+    case JV_NOMODEL_DATA: return "output size set by data the trace does not record";
     default: return "";
     }
 }
@@ -25,11 +26,23 @@ static int is_graph_launch(const char *name) {
     return jv_contains_nocase(name, "GraphLaunch");
 }
 
+/* 1 for an op whose output size the trace cannot tell: aten::index takes a list of index tensors whose shapes
+ * the profiler does not record; nonzero, masked_select and unique return as many elements as the data selects */
+static int data_sized(const char *op) {
+    static const char *const OPS[] = {"aten::index",    "aten::nonzero",    "aten::masked_select",
+                                      "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive"};
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(op, OPS[i])) return 1;
+    return 0;
+}
+
 /* why row r has no FLOPs/bytes model (JV_NOMODEL_NONE: it has one) */
 static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
     if (has) return JV_NOMODEL_NONE;
     if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
+    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name && data_sized(r->op_name))
+        return JV_NOMODEL_DATA;
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;
     if (r->no_dtypes) return JV_NOMODEL_NO_DTYPES;

@@ -14,6 +14,8 @@ typedef enum {
     JV_NOMODEL_NO_DTYPES,  /* Input Dims recorded, but no argument type (an empty Input type) */
     JV_NOMODEL_REFUSED,    /* the family could not model the recorded call (arguments it does not take) */
     JV_NOMODEL_GRAPH,      /* a kernel a CUDA / HIP graph replayed: the trace records the kernel, not the call */
+    JV_NOMODEL_DATA,       /* an op whose output size depends on data the trace does not record (aten::index's
+                              index tensors, the values of nonzero / masked_select / unique) */
     JV_NOMODEL_COUNT
 } jv_nomodel;
 

@@ -16,7 +16,11 @@
  * - bool has 1 byte (TraceLens: unknown);
  * - the second outputs above are counted (TraceLens ignores them);
  * - binary aten::max/min(self, other) is modelled as elementwise:
- *   flops = |out|, bytes = |self|*bpe + |other|*bpe + |out|*bpe_out.
+ *   flops = |out|, bytes = |self|*bpe + |other|*bpe + |out|*bpe_out;
+ * - aten::topk(self, k, dim=-1, largest, sorted), which TraceLens leaves
+ *   unmodelled: a selection along dim, flops = |self| (one compare per
+ *   element), bytes = |self|*bpe + |out|*bpe + |out|*8 (values and int64
+ *   indices), |out| = |self| / size(dim) * k.
  * reduce_type follows TraceLens: the first of "mean", "max", "min", "norm"
  * found in the op name, else "sum". */
 #include "reduce.h"
@@ -37,7 +41,8 @@ typedef enum {
     L_VAR,    /* (self, unbiased) | (self, dim[]?, unbiased|correction, keepdim) */
     L_SCAN,   /* (self, dim, dtype) */
     L_ARG,    /* (self, dim?, keepdim) */
-    L_ANY     /* (self) | (self, dim | dim[]?, keepdim) */
+    L_ANY,    /* (self) | (self, dim | dim[]?, keepdim) */
+    L_TOPK    /* (self, k, dim, largest, sorted) */
 } arg_layout;
 
 static const struct {
@@ -67,6 +72,7 @@ static const struct {
     {"aten::argmin", JV_REDUCE_ARGMIN, L_ARG, JV_MATCH_STRONG},
     {"aten::any", JV_REDUCE_ANY, L_ANY, JV_MATCH_STRONG},
     {"aten::all", JV_REDUCE_ALL, L_ANY, JV_MATCH_STRONG},
+    {"aten::topk", JV_REDUCE_TOPK, L_TOPK, JV_MATCH_STRONG},
 };
 
 static int find_op(const char *name) {
@@ -113,6 +119,32 @@ static int read_dims(const jv_opcall *c, int i, jv_reduce_desc *r) {
     return 1;
 }
 
+/* aten::topk(self, k, dim=-1, largest=True, sorted=True): values and int64 indices of k along dim */
+static jv_status parse_topk(const jv_opcall *c, jv_desc *d, jv_reduce_desc *r, jv_err *err) {
+    const jv_tensor *in = &r->in;
+    long long k, dim = -1;
+    if (jv_parse_ints(jv_opcall_value(c, 1), &k, 1) != 1 || k < 0)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: k not recorded or negative", c->name);
+    const char *ds = jv_opcall_value(c, 2);
+    if (ds && strcmp(ds, "None") && jv_parse_ints(ds, &dim, 1) != 1)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: bad dim", c->name);
+    int lim = in->ndim > 0 ? in->ndim : 1;
+    if (dim < -lim || dim >= lim) JV_FAIL(err, JV_ERR_FORMAT, "%s: dim out of range", c->name);
+    if (dim < 0) dim += lim;
+    long long size = in->ndim > 0 ? in->shape[dim] : 1;
+    if (k > size) JV_FAIL(err, JV_ERR_FORMAT, "%s: k = %lld exceeds the dim's size %lld", c->name, k, size);
+    r->out = *in;
+    r->out.has_strides = 0;
+    if (in->ndim > 0) r->out.shape[dim] = k;
+    r->n_out = jv_tensor_numel(&r->out);
+    r->full = 0;
+    r->reduced = in->ndim > 0 ? 1u << dim : 0;
+    r->n_outputs = 2;
+    r->out2_dtype = JV_DT_I64;
+    d->bwd = 0;
+    return JV_OK;
+}
+
 static jv_status reduce_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_reduce_desc *r = (jv_reduce_desc *)(void *)d->data;
     memset(r, 0, sizeof *r);
@@ -155,6 +187,7 @@ static jv_status reduce_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         if (r->op == JV_REDUCE_VAR_MEAN || r->op == JV_REDUCE_STD_MEAN) r->n_outputs = 2;
         break;
     case L_SCAN: r->scan = 1, idim = 1, idtype = 2; break;
+    case L_TOPK: return parse_topk(c, d, r, err);
     }
     if (r->binary) {
         const jv_tensor *o = jv_opcall_tensor(c, 1);
@@ -245,7 +278,7 @@ static void reduce_params(const jv_desc *d, jv_params *ps) {
     int oi = -1;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
         if (OPS[i].op == r->op) oi = (int)i;
-    jv_param_text(ps, "reduce_type", "%s", reduce_type(oi >= 0 ? OPS[oi].name : ""));
+    jv_param_text(ps, "reduce_type", "%s", r->op == JV_REDUCE_TOPK ? "topk" : reduce_type(oi >= 0 ? OPS[oi].name : ""));
 }
 
 const jv_family jv_reduce_family = {

@@ -32,7 +32,8 @@ typedef enum {
     JV_REDUCE_ARGMAX,
     JV_REDUCE_ARGMIN,
     JV_REDUCE_ANY,
-    JV_REDUCE_ALL
+    JV_REDUCE_ALL,
+    JV_REDUCE_TOPK
 } jv_reduce_op;
 
 typedef struct {

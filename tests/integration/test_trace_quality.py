@@ -78,6 +78,9 @@ def generated(exe, tmp):
         {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'cudaGraphLaunch', 'pid': 100, 'tid': 100, 'ts': 700,
          'dur': 5, 'args': {'correlation': 60}},
         g.kernel('k_graph', 710, 60, 60),
+        # an op whose output size the trace cannot tell (aten::index: the index tensors' shapes are not recorded)
+        dict(g.op('aten::index', 800, 50), args={'Input Dims': [[64, 512], []], 'Input type': ['float', '']}),
+        g.launch(801, 7), g.kernel('k_index', 805, 70, 7),
     ]
     bad = os.path.join(tmp, 'quality.json')
     g.write(bad, {'traceEvents': ev})
@@ -97,9 +100,10 @@ def generated(exe, tmp):
         'Rows not modelled: no input shapes recorded': (1, len(uni), '30.0'),
         'Rows not modelled: no input dtypes recorded': (1, len(uni), '20.0'),
         'Rows not modelled: kernels a graph replayed': (1, len(uni), '60.0'),
-        'GPU events with no launcher': (1, 6, '40.0'),
+        'Rows not modelled: output size set by data': (1, len(uni), '70.0'),
+        'GPU events with no launcher': (1, 7, '40.0'),
         'Graph launches whose kernels were not recorded': (1, 2, '–'),
-        'GPU events that start before their launch call': (1, 6, '5.0'),
+        'GPU events that start before their launch call': (1, 7, '5.0'),
         'No device properties': (1, 0, '–'),
     }
     for k, v in want.items():
@@ -115,6 +119,8 @@ def generated(exe, tmp):
           'rough: one aten::mm row per reason', rough[2])
     check([w for n, w in rough[2] if 'k_graph' in n] == ['replayed by a graph: no call recorded'],
           'rough: the graph-replayed kernel row with its reason', rough[2])
+    check(reasons.get('aten::index') == 'output size set by data the trace does not record',
+          'rough: the aten::index row with its reason', rough[2])
     check(rough[1] == lines, 'rough: the same table as fair')
     with open(os.path.join(out, 'report.html'), encoding='utf-8') as f:
         html = f.read()

@@ -276,8 +276,33 @@ static void test_hostile(void) {
     CHECK(jv_reduce_of(&d)->out.dtype == JV_DT_F32);
 }
 
+/* aten::topk (TraceLens: no model). The B300 MoE fixture's call: (16, 64) bf16, k 2, dim -1: 1024 compares;
+ * bytes 1024*2 read + 32*2 values + 32*8 int64 indices = 2368 */
+static void test_topk(void) {
+    const char *T = "[\"c10::BFloat16\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]";
+    EXPECT("aten::topk", "[[16, 64], [], [], [], []]", T, "[\"\", \"2\", \"-1\", \"True\", \"True\"]", 32, 1024, 2368);
+    CHECK(jv_reduce_family.match("aten::topk") == JV_MATCH_STRONG);
+    jv_desc d;
+    CHECK(parse("aten::topk", "[[16, 64], [], [], [], []]", T, NULL, "[\"\", \"2\", \"-1\", \"True\", \"True\"]", &d) ==
+          JV_OK);
+    CHECK(!strcmp(param(&d, "reduce_type"), "topk"));
+    /* along dim 0 of a [8, 5, 3] fp32 tensor, k 4: out [4, 5, 3] = 60 values; 120*4 + 60*4 + 60*8 = 1200 */
+    EXPECT("aten::topk", "[[8, 5, 3], [], [], [], []]", "[\"float\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+           "[\"\", \"4\", \"0\", \"False\", \"True\"]", 60, 120, 1200);
+    /* k missing, negative, larger than the dim; a dim out of range */
+    CHECK(parse("aten::topk", "[[16, 64], [], [], [], []]", T, NULL, "[\"\", \"\", \"-1\", \"True\", \"True\"]", &d) ==
+          JV_ERR_FORMAT);
+    CHECK(parse("aten::topk", "[[16, 64], [], [], [], []]", T, NULL, "[\"\", \"-3\", \"-1\", \"True\", \"True\"]",
+                &d) == JV_ERR_FORMAT);
+    CHECK(parse("aten::topk", "[[16, 64], [], [], [], []]", T, NULL, "[\"\", \"65\", \"-1\", \"True\", \"True\"]",
+                &d) == JV_ERR_FORMAT);
+    CHECK(parse("aten::topk", "[[16, 64], [], [], [], []]", T, NULL, "[\"\", \"2\", \"2\", \"True\", \"True\"]", &d) ==
+          JV_ERR_FORMAT);
+}
+
 int main(void) {
     test_match();
+    test_topk();
     test_tracelens_rows();
     test_dims();
     test_ops();
