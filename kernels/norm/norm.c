@@ -63,7 +63,7 @@ _Static_assert(sizeof(jv_norm_desc) <= JV_DESC_BYTES, "norm descriptor too large
 
 /* Argument positions of one op (-1: not an argument of it). */
 typedef struct {
-    signed char x, dy, ns, mean, rstd, w, b, rm, rv, groups, nchw, train, mom, eps, mask;
+    signed char x, dy, ns, mean, rstd, w, b, rm, rv, groups, nchw, train, mom, eps, mask, res;
 } norm_layout;
 
 /* clang-format off */
@@ -75,27 +75,38 @@ static const struct {
     norm_layout at;
     jv_match how;
 } OPS[] = {
-    /* name, op, kind, bwd, {x, dy, ns, mean, rstd, w, b, rm, rv, groups, nchw, train, mom, eps, mask}, how */
+    /* name, op, kind, bwd, {x, dy, ns, mean, rstd, w, b, rm, rv, groups, nchw, train, mom, eps, mask, res}, how */
     {"aten::layer_norm", JV_NORM_LAYER_NORM, JV_NORM_KIND_LAYER, 0,
-     {0, -1,  1, -1, -1, 2,  3, -1, -1, -1, -1, -1, -1,  4, -1}, JV_MATCH_STRONG},
+     {0, -1,  1, -1, -1, 2,  3, -1, -1, -1, -1, -1, -1,  4, -1, -1}, JV_MATCH_STRONG},
     {"aten::native_layer_norm", JV_NORM_NATIVE_LAYER_NORM, JV_NORM_KIND_LAYER, 0,
-     {0, -1,  1, -1, -1, 2,  3, -1, -1, -1, -1, -1, -1,  4, -1}, JV_MATCH_STRONG},
+     {0, -1,  1, -1, -1, 2,  3, -1, -1, -1, -1, -1, -1,  4, -1, -1}, JV_MATCH_STRONG},
     {"aten::native_layer_norm_backward", JV_NORM_NATIVE_LAYER_NORM_BWD, JV_NORM_KIND_LAYER, 1,
-     {1,  0,  2,  3,  4, 5,  6, -1, -1, -1, -1, -1, -1, -1,  7}, JV_MATCH_STRONG},
+     {1,  0,  2,  3,  4, 5,  6, -1, -1, -1, -1, -1, -1, -1,  7, -1}, JV_MATCH_STRONG},
     {"aten::group_norm", JV_NORM_GROUP_NORM, JV_NORM_KIND_GROUP, 0,
-     {0, -1, -1, -1, -1, 2,  3, -1, -1,  1, -1, -1, -1,  4, -1}, JV_MATCH_STRONG},
+     {0, -1, -1, -1, -1, 2,  3, -1, -1,  1, -1, -1, -1,  4, -1, -1}, JV_MATCH_STRONG},
     {"aten::native_group_norm", JV_NORM_NATIVE_GROUP_NORM, JV_NORM_KIND_GROUP, 0,
-     {0, -1, -1, -1, -1, 1,  2, -1, -1,  6,  3, -1, -1,  7, -1}, JV_MATCH_STRONG},
+     {0, -1, -1, -1, -1, 1,  2, -1, -1,  6,  3, -1, -1,  7, -1, -1}, JV_MATCH_STRONG},
     {"aten::native_group_norm_backward", JV_NORM_NATIVE_GROUP_NORM_BWD, JV_NORM_KIND_GROUP, 1,
-     {1,  0, -1,  2,  3, 4, -1, -1, -1,  8,  5, -1, -1, -1,  9}, JV_MATCH_STRONG},
+     {1,  0, -1,  2,  3, 4, -1, -1, -1,  8,  5, -1, -1, -1,  9, -1}, JV_MATCH_STRONG},
     {"aten::rms_norm", JV_NORM_RMS_NORM, JV_NORM_KIND_RMS, 0,
-     {0, -1,  1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1}, JV_MATCH_STRONG},
+     {0, -1,  1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1, -1}, JV_MATCH_STRONG},
     {"aten::_fused_rms_norm", JV_NORM_FUSED_RMS_NORM, JV_NORM_KIND_RMS, 0,
-     {0, -1,  1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1}, JV_MATCH_STRONG},
+     {0, -1,  1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1, -1}, JV_MATCH_STRONG},
     {"aten::_fused_rms_norm_backward", JV_NORM_FUSED_RMS_NORM_BWD, JV_NORM_KIND_RMS, 1,
-     {1,  0,  2, -1,  3, 4, -1, -1, -1, -1, -1, -1, -1, -1,  5}, JV_MATCH_STRONG},
+     {1,  0,  2, -1,  3, 4, -1, -1, -1, -1, -1, -1, -1, -1,  5, -1}, JV_MATCH_STRONG},
+    /* serving stacks' RMS norm kernels (no statistics written): vLLM's rms_norm(result, input, weight, epsilon) and
+     * fused_add_rms_norm(input!, residual!, weight, epsilon), AITER's rms_norm(x, weight, eps) and
+     * rmsnorm(out, input, weight, eps) */
+    {"_C::rms_norm", JV_NORM_SERVING_RMS_NORM, JV_NORM_KIND_RMS, 0,
+     {1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1, -1}, JV_MATCH_STRONG},
+    {"_C::fused_add_rms_norm", JV_NORM_SERVING_ADD_RMS_NORM, JV_NORM_KIND_RMS, 0,
+     {0, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1,  1}, JV_MATCH_STRONG},
+    {"aiter::rms_norm", JV_NORM_SERVING_RMS_NORM, JV_NORM_KIND_RMS, 0,
+     {0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1,  2, -1, -1}, JV_MATCH_STRONG},
+    {"aiter::rmsnorm", JV_NORM_SERVING_RMS_NORM, JV_NORM_KIND_RMS, 0,
+     {1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1,  3, -1, -1}, JV_MATCH_STRONG},
     {"aten::instance_norm", JV_NORM_INSTANCE_NORM, JV_NORM_KIND_INSTANCE, 0,
-     {0, -1, -1, -1, -1, 1,  2,  3,  4, -1, -1,  5,  6,  7, -1}, JV_MATCH_STRONG},
+     {0, -1, -1, -1, -1, 1,  2,  3,  4, -1, -1,  5,  6,  7, -1, -1}, JV_MATCH_STRONG},
 };
 /* clang-format on */
 
@@ -160,6 +171,9 @@ static jv_status parse_normalized(const jv_opcall *c, int i, const jv_tensor *x,
         k = w->ndim;
         for (int j = 0; j < k; j++)
             v[j] = w->shape[j];
+    } else if (i < 0) { /* an op without normalized_shape and without a weight: the last dim */
+        k = 1;
+        v[0] = x->shape[x->ndim - 1];
     } else {
         JV_FAIL(err, JV_ERR_FORMAT, "%s: normalized_shape missing", c->name);
     }
@@ -196,6 +210,14 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     g->x = *x;
     g->n = jv_tensor_numel(x);
     g->layout = jv_tensor_layout(x);
+    g->serving = OPS[oi].op == JV_NORM_SERVING_RMS_NORM || OPS[oi].op == JV_NORM_SERVING_ADD_RMS_NORM;
+    if (at.res >= 0) {
+        const jv_tensor *res = jv_opcall_tensor(c, at.res);
+        if (!res || jv_tensor_numel(res) != g->n)
+            JV_FAIL(err, JV_ERR_FORMAT, "%s: residual missing or not of the input's size", c->name);
+        g->has_residual = 1;
+        g->residual_dtype = res->dtype;
+    }
     if (at.dy >= 0) {
         const jv_tensor *dy = jv_opcall_tensor(c, at.dy);
         if (!dy) JV_FAIL(err, JV_ERR_FORMAT, "%s: grad_output shape missing", c->name);
@@ -295,8 +317,12 @@ static void norm_model(const jv_desc *d, jv_perf *p) {
         if (g->has_weight) bytes += pn * jv_bpe(g->weight_dtype);
         if (g->has_bias) bytes += pn * jv_bpe(g->bias_dtype);
         if (rms) {
-            bytes += r * bs;
+            if (!g->serving) bytes += r * bs; /* rstd (the serving kernels keep none) */
             flops = 2.0 * n + 2.0 * r + n + (g->has_weight ? n : 0);
+            if (g->has_residual) { /* residual += x read and written, then normalized: one add per element */
+                bytes += 2.0 * n * jv_bpe(g->residual_dtype);
+                flops += n;
+            }
         } else {
             if (g->training) bytes += 2.0 * r * bs;
             if (g->has_running) bytes += (g->training ? 4.0 : 2.0) * (double)g->channels * jv_bpe(g->running_dtype);

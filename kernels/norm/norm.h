@@ -24,7 +24,9 @@ typedef enum {
     JV_NORM_RMS_NORM,              /* aten::rms_norm */
     JV_NORM_FUSED_RMS_NORM,        /* aten::_fused_rms_norm */
     JV_NORM_FUSED_RMS_NORM_BWD,    /* aten::_fused_rms_norm_backward */
-    JV_NORM_INSTANCE_NORM          /* aten::instance_norm (its backward runs as a batch norm backward) */
+    JV_NORM_INSTANCE_NORM,         /* aten::instance_norm (its backward runs as a batch norm backward) */
+    JV_NORM_SERVING_RMS_NORM,      /* vLLM's _C::rms_norm, AITER's aiter::rms_norm / aiter::rmsnorm */
+    JV_NORM_SERVING_ADD_RMS_NORM   /* vLLM's _C::fused_add_rms_norm: residual += x, then x = rms_norm(residual) */
 } jv_norm_op;
 
 /* Which normalization: sets what a row is and which statistics exist. */
@@ -58,6 +60,9 @@ typedef struct {
     double momentum;    /* instance norm; 0.1 when absent */
     int output_mask[3]; /* backward: grad_input, grad_weight, grad_bias (all 1 when absent; RMS: no grad_bias) */
     int mask_len;       /* entries the op's output_mask has: 3, RMS norm 2 */
+    int serving;        /* a serving stack's RMS norm kernel: no statistics written */
+    int has_residual;   /* fused_add_rms_norm: a residual read, updated and written */
+    jv_dtype residual_dtype;
 } jv_norm_desc;
 
 extern const jv_family jv_norm_family;

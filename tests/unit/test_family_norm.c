@@ -476,8 +476,59 @@ static void test_hostile(void) {
                 "[\"TensorList\", \"ScalarList\", \"\", \"\", \"Scalar\"]", NULL, NULL, &d) == JV_ERR_FORMAT);
 }
 
+/* serving stacks' RMS norm kernels: no statistics written; vLLM's fused add also reads and writes its residual */
+static void test_serving_rms_norm(void) {
+    jv_desc d;
+    const char *BF = "\"c10::BFloat16\"";
+    char types[256];
+    /* vLLM _C::rms_norm(result [4, 4096], input [4, 4096], weight [4096], eps): n = 16384, R = 4, P = 4096.
+     * flops = 2n + 2R + n + n (weight) = 4n + 2R = 65544 (TraceLens' RMSNorm: R*(2P + 2) + 2n, the same);
+     * bytes = 2n*2 + P*2 = 65536 + 8192 = 73728 */
+    snprintf(types, sizeof types, "[%s, %s, %s, \"Scalar\"]", BF, BF, BF);
+    CHECK(parse("_C::rms_norm", "[[4, 4096], [4, 4096], [4096], []]", types, NULL,
+                "[\"\", \"\", \"\", \"9.9999999999999995e-07\"]", &d) == JV_OK);
+    const jv_norm_desc *g = jv_norm_of(&d);
+    CHECK(g->kind == JV_NORM_KIND_RMS && g->serving && !g->has_residual && g->rows == 4 && g->size == 4096);
+    jv_perf p = model(&d);
+    CHECK_NEAR(p.flops, 65544.0);
+    CHECK_NEAR(p.bytes, 73728.0);
+    /* _C::fused_add_rms_norm(input [4, 4096], residual [4, 4096], weight, eps): + n adds, + 2n*2 residual bytes */
+    CHECK(parse("_C::fused_add_rms_norm", "[[4, 4096], [4, 4096], [4096], []]", types, NULL,
+                "[\"\", \"\", \"\", \"1e-06\"]", &d) == JV_OK);
+    g = jv_norm_of(&d);
+    CHECK(g->has_residual && g->serving);
+    p = model(&d);
+    CHECK_NEAR(p.flops, 81928.0);
+    CHECK_NEAR(p.bytes, 139264.0);
+    /* AITER rms_norm(x [2, 7168], weight [7168], eps): n = 14336, R = 2: flops 4n + 4 = 57348 (TraceLens'
+     * aiter_rms_norm: 2*(2*7168 + 2) + 2*14336, the same); bytes 2n*2 + 7168*2 = 71680 */
+    snprintf(types, sizeof types, "[%s, %s, \"Scalar\"]", BF, BF);
+    CHECK(parse("aiter::rms_norm", "[[2, 7168], [7168], []]", types, NULL, "[\"\", \"\", \"1e-06\"]", &d) == JV_OK);
+    p = model(&d);
+    CHECK_NEAR(p.flops, 57348.0);
+    CHECK_NEAR(p.bytes, 71680.0);
+    /* AITER rmsnorm(out, input, weight, eps): the input at 1 */
+    snprintf(types, sizeof types, "[%s, %s, %s, \"Scalar\"]", BF, BF, BF);
+    CHECK(parse("aiter::rmsnorm", "[[4, 7168], [4, 7168], [7168], []]", types, NULL, NULL, &d) == JV_OK);
+    CHECK(jv_norm_of(&d)->rows == 4 && jv_norm_of(&d)->size == 7168);
+    /* vLLM's weight is optional (Tensor? weight): the last dim is normalized, no weight read or multiplied */
+    snprintf(types, sizeof types, "[%s, %s, \"\", \"Scalar\"]", BF, BF);
+    CHECK(parse("_C::rms_norm", "[[4, 4096], [4, 4096], [], []]", types, NULL, NULL, &d) == JV_OK);
+    p = model(&d);
+    CHECK(!jv_norm_of(&d)->has_weight && jv_norm_of(&d)->size == 4096);
+    CHECK_NEAR(p.flops, 3.0 * 16384 + 8);
+    CHECK_NEAR(p.bytes, 65536.0);
+    /* a residual that does not match the input */
+    snprintf(types, sizeof types, "[%s, %s, %s, \"Scalar\"]", BF, BF, BF);
+    CHECK(parse("_C::fused_add_rms_norm", "[[4, 4096], [2, 4096], [4096], []]", types, NULL, NULL, &d) ==
+          JV_ERR_FORMAT);
+    CHECK(jv_norm_family.match("_C::rms_norm") == JV_MATCH_STRONG &&
+          jv_norm_family.match("aiter::rmsnorm") == JV_MATCH_STRONG);
+}
+
 int main(void) {
     test_layer_norm();
+    test_serving_rms_norm();
     test_layer_norm_backward();
     test_group_norm();
     test_rms_norm();
