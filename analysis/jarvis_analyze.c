@@ -14,6 +14,7 @@
 #include "jv_findings.h"
 #include "jv_html.h"
 #include "jv_hw.h"
+#include "jv_input.h"
 #include "jv_limits.h"
 #include "jv_ops.h"
 #include "jv_perf.h"
@@ -104,7 +105,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
         case 'o': c->outdir = optarg; break;
         case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return 0;
-        case 'V': printf("jarvis-analyze %s\n", JV_VERSION); return 0;
+        case 'V': printf("jarvis-analyze %s (gzip'd traces: %s)\n", JV_VERSION, jv_input_decoder()); return 0;
         case 1:
             errno = 0;
             c->micro_idle_us = strtod(optarg, &end);

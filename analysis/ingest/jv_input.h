@@ -1,6 +1,7 @@
 /* jv_input: a byte source over a plain or gzip'd file (detected by the magic
  * bytes 1f 8b, never by the name), read in chunks; concatenated gzip members
- * are read in sequence. Errors name the file. */
+ * are read in sequence, decoded by ISA-L's igzip where the build has it, else
+ * by zlib. Errors name the file. */
 #ifndef JV_INPUT_H
 #define JV_INPUT_H
 
@@ -26,6 +27,9 @@ int jv_input_is_gzip(const jv_input *in);
 uint64_t jv_input_file_pos(const jv_input *in);
 uint64_t jv_input_file_size(const jv_input *in);
 
+/* The gzip decoder this run uses: "isa-l igzip" (built with ISA-L, the default) or "zlib" (built without it,
+ * or the environment sets JV_INFLATE=zlib). */
+const char *jv_input_decoder(void);
 /* Closes the file and frees the source (NULL is allowed). */
 void jv_input_close(jv_input *in);
 
