@@ -112,6 +112,13 @@ static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv
     return jv_iv_union_len(scratch, n);
 }
 
+/* 1 when the interned name id names an NCCL kernel; memo[id]: 0 not yet known, 1 no, 2 yes (one scan of each
+ * distinct name, not one per event) */
+static int nccl_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
+    if (!memo[id]) memo[id] = (uint8_t)(1 + jv_contains_nocase(jv_trace_str(tr, id), "nccl"));
+    return memo[id] == 2;
+}
+
 jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers *out) {
     memset(out, 0, sizeof *out);
     jv_map row_of;
@@ -120,6 +127,8 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     jv_status s = JV_OK;
     size_t cap_rows = 0, ndirect = 0;
     jv_iv *scratch = NULL;
+    uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1);
+    if (!memo) s = JV_ERR_NOMEM;
 
     /* 1. rows in order of first direct GPU event */
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
@@ -127,7 +136,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         uint32_t l = t->launcher[e->aux];
         if (l == JV_NONE32) continue;
-        if (jv_contains_nocase(jv_trace_str(tr, e->name), "nccl")) continue;
+        if (nccl_named(tr, e->name, memo)) continue;
         uint32_t r;
         if (!jv_map_get(&row_of, l, &r)) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
@@ -152,7 +161,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
             const jv_event *e = &tr->ev[i];
             if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
             uint32_t l = t->launcher[e->aux], r;
-            if (l == JV_NONE32 || jv_contains_nocase(jv_trace_str(tr, e->name), "nccl")) continue;
+            if (l == JV_NONE32 || nccl_named(tr, e->name, memo)) continue;
             jv_map_get(&row_of, l, &r);
             out->gpu_list[out->rows[r].gpu_begin + fill[r]++] = (uint32_t)i;
         }
@@ -174,6 +183,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     for (size_t r = 0; s == JV_OK && r < out->n; r++)
         s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);
+    free(memo);
     jv_map_free(&row_of);
     if (s != JV_OK) jv_launchers_free(out);
     return s;
