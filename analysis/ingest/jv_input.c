@@ -1,19 +1,41 @@
 /* jv_input: stdio plus a gzip decoder: ISA-L's igzip where the build found it (JV_HAVE_ISAL: about 2-3x
  * zlib's inflate speed), zlib otherwise or when JV_INFLATE=zlib asks for it. Both engines read from the same
- * compressed buffer (in->zin, in->zavail) and follow the same rules between members (after_member). */
+ * compressed buffer (in->zin, in->zavail) and follow the same rules between members (after_member).
+ * On a machine with two or more cores a gzip'd file is inflated ahead by a second thread into a ring of
+ * RING_SLOTS chunks that jv_input_read hands out in order, so that inflating overlaps the caller's scan;
+ * the bytes, and an error where the data holds one, reach the caller as the synchronous decoder gives them
+ * (JV_INFLATE_THREADS=0 turns the thread off). */
 #include "jv_input.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #ifdef JV_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
 #endif
 
-enum { IN_CHUNK = 1 << 18 };
+enum { IN_CHUNK = 1 << 18, RING_SLOTS = 4, SLOT_BYTES = 1 << 19 };
+
+/* The read-ahead: slots filled in order by the decoder thread, emptied in order by jv_input_read. */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *buf[RING_SLOTS];
+    size_t len[RING_SLOTS];
+    unsigned long long filled, taken; /* slots published / released, counted from the start */
+    size_t off;                       /* bytes of the oldest filled slot already handed out */
+    int done;                         /* the decoder stopped: end of the data, or status below */
+    jv_status status;                 /* the error that stopped it (JV_OK at the end of the data) */
+    jv_err err;
+    int stop;     /* the reader closes: the decoder must return */
+    uint64_t pos; /* compressed bytes the decoder had read when it published its last slot (progress) */
+} ring;
 
 struct jv_input {
     FILE *f;
@@ -30,7 +52,11 @@ struct jv_input {
     const unsigned char *zin; /* the compressed bytes not yet decoded */
     size_t zavail;
     uint64_t pos, size;
+    ring *rg; /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
 };
+
+static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err);
+static jv_status ring_start(jv_input *in);
 
 /* 1 when the build's igzip decodes this run: compiled in and not turned off by JV_INFLATE=zlib */
 static int want_isal(void) {
@@ -90,6 +116,11 @@ jv_status jv_input_open(const char *path, jv_input **out, jv_err *err) {
             JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the gzip decoder", path);
         }
         in->z_open = 1;
+        const char *t = getenv("JV_INFLATE_THREADS");
+        if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && !strcmp(t, "0")) && ring_start(in) != JV_OK) {
+            jv_input_close(in);
+            JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the gzip read-ahead thread", path);
+        }
     }
     *out = in;
     return JV_OK;
@@ -99,7 +130,11 @@ int jv_input_is_gzip(const jv_input *in) {
     return in->gz;
 }
 uint64_t jv_input_file_pos(const jv_input *in) {
-    return in->pos;
+    if (!in->rg) return in->pos;
+    pthread_mutex_lock(&in->rg->mu);
+    uint64_t p = in->rg->pos;
+    pthread_mutex_unlock(&in->rg->mu);
+    return p;
 }
 uint64_t jv_input_file_size(const jv_input *in) {
     return in->size;
@@ -194,7 +229,119 @@ static jv_status engine_step(jv_input *in, unsigned char **out, size_t *avail, i
     JV_FAIL(err, JV_ERR_FORMAT, "%s: corrupt gzip data: %s", in->path, in->z.msg ? in->z.msg : "inflate failed");
 }
 
+/* the decoder thread: fills the slots in order until the data ends, an error or the reader's close */
+static void *ring_main(void *arg) {
+    jv_input *in = arg;
+    ring *r = in->rg;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        while (!r->stop && r->filled - r->taken == RING_SLOTS)
+            pthread_cond_wait(&r->cv, &r->mu);
+        int stop = r->stop;
+        unsigned slot = (unsigned)(r->filled % RING_SLOTS);
+        pthread_mutex_unlock(&r->mu);
+        if (stop) return NULL;
+        size_t got = 0;
+        jv_err e = {0};
+        jv_status st = read_direct(in, r->buf[slot], SLOT_BYTES, &got, &e);
+        pthread_mutex_lock(&r->mu);
+        if (st != JV_OK || got == 0) {
+            r->done = 1;
+            r->status = st;
+            r->err = e;
+        } else {
+            r->len[slot] = got;
+            r->filled++;
+        }
+        r->pos = in->pos;
+        pthread_cond_broadcast(&r->cv);
+        int end = r->done;
+        pthread_mutex_unlock(&r->mu);
+        if (end) return NULL;
+    }
+}
+
+static jv_status ring_start(jv_input *in) {
+    ring *r = calloc(1, sizeof *r);
+    if (!r) return JV_ERR_NOMEM;
+    for (int i = 0; i < RING_SLOTS; i++)
+        if (!(r->buf[i] = malloc(SLOT_BYTES))) {
+            for (int j = 0; j < i; j++)
+                free(r->buf[j]);
+            free(r);
+            return JV_ERR_NOMEM;
+        }
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    in->rg = r;
+    if (pthread_create(&r->thread, NULL, ring_main, in) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->cv);
+        for (int i = 0; i < RING_SLOTS; i++)
+            free(r->buf[i]);
+        free(r);
+        in->rg = NULL;
+        return JV_ERR_NOMEM;
+    }
+    return JV_OK;
+}
+
+/* stops the decoder thread and frees the ring */
+static void ring_stop(jv_input *in) {
+    ring *r = in->rg;
+    if (!r) return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    pthread_join(r->thread, NULL);
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    for (int i = 0; i < RING_SLOTS; i++)
+        free(r->buf[i]);
+    free(r);
+    in->rg = NULL;
+}
+
+/* jv_input_read from the ring: the filled slots in order, then the decoder's end or error */
+static jv_status ring_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
+    ring *r = in->rg;
+    *n = 0;
+    pthread_mutex_lock(&r->mu);
+    while (*n < cap) {
+        while (r->filled == r->taken && !r->done)
+            pthread_cond_wait(&r->cv, &r->mu);
+        if (r->filled == r->taken) { /* drained: the data ended, or the error comes now */
+            jv_status st = r->status;
+            if (st != JV_OK && *n == 0 && err) *err = r->err;
+            pthread_mutex_unlock(&r->mu);
+            return *n ? JV_OK : st;
+        }
+        unsigned slot = (unsigned)(r->taken % RING_SLOTS);
+        size_t k = r->len[slot] - r->off;
+        if (k > cap - *n) k = cap - *n;
+        pthread_mutex_unlock(&r->mu); /* the slot is the reader's until released */
+        memcpy(buf + *n, r->buf[slot] + r->off, k);
+        *n += k;
+        pthread_mutex_lock(&r->mu);
+        r->off += k;
+        if (r->off == r->len[slot]) {
+            r->off = 0;
+            r->taken++;
+            pthread_cond_broadcast(&r->cv);
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    return JV_OK;
+}
+
 jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
+    if (in->rg) return ring_read(in, buf, cap, n, err);
+    return read_direct(in, buf, cap, n, err);
+}
+
+/* the synchronous decoder (the caller's thread, or the read-ahead thread) */
+static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
     *n = 0;
     if (!in->gz) {
         size_t got = fread(buf, 1, cap, in->f);
@@ -231,6 +378,7 @@ jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *
 
 void jv_input_close(jv_input *in) {
     if (!in) return;
+    ring_stop(in);
     if (in->z_open && !in->isal) inflateEnd(&in->z);
 #ifdef JV_HAVE_ISAL
     free(in->st);

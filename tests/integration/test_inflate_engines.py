@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_inflate_engines: the two gzip decoders (ISA-L's igzip, the default where the build has it, and zlib,
-JV_INFLATE=zlib) give byte-identical analyses of the same gzip'd traces (generated, in one and in two
+JV_INFLATE=zlib), and igzip with and without its read-ahead thread (JV_INFLATE_THREADS=0), give
+byte-identical analyses of the same gzip'd traces (generated, in one and in two
 members, and the fixtures in ../shared/traces when present), and fail alike on truncated, corrupt and
 padded-with-garbage files. Skipped (77) when the build has no ISA-L (then zlib is the only decoder).
 
@@ -33,8 +34,11 @@ def check(ok, what, *detail):
 def run(trace, out, engine):
     env = dict(os.environ)
     env.pop('JV_INFLATE', None)
+    env.pop('JV_INFLATE_THREADS', None)
     if engine == 'zlib':
         env['JV_INFLATE'] = 'zlib'
+    if engine == 'isal_sync':  # igzip on the scanning thread (no read-ahead thread)
+        env['JV_INFLATE_THREADS'] = '0'
     p = subprocess.run([BIN, trace, '-o', out, '-q'], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=600)
     return p.returncode, p.stderr.decode('utf-8', 'replace')
@@ -54,16 +58,22 @@ def same_tree(a, b):
 
 
 def compare(name, trace, tmp):
+    """the default (igzip, read ahead on a second thread where there are two cores) against zlib and against
+    igzip on the scanning thread: (exit status, stderr of the default, stderr of zlib)"""
     outs = {}
-    for e in ('isal', 'zlib'):
+    for e in ('isal', 'zlib', 'isal_sync'):
         out = os.path.join(tmp, f'{name}_{e}')
         outs[e] = (out,) + run(trace, out, e)
-    (oi, ri, ei), (oz, rz, ez) = outs['isal'], outs['zlib']
-    check(ri == rz, f'{name}: the same exit status with both decoders', ri, rz, ei[-300:], ez[-300:])
-    if ri == 0 and rz == 0:
-        d = same_tree(oi, oz)
-        check(not d, f'{name}: identical outputs', d[:5])
-    return ri, ei, ez
+    oi, ri, ei = outs['isal']
+    for other in ('zlib', 'isal_sync'):
+        oz, rz, ez = outs[other]
+        check(ri == rz, f'{name}: the same exit status with {other}', ri, rz, ei[-300:], ez[-300:])
+        if ri == 0 and rz == 0:
+            d = same_tree(oi, oz)
+            check(not d, f'{name}: identical outputs with {other}', d[:5])
+    check(outs['isal_sync'][2] == ei, f'{name}: the same messages with and without the read-ahead thread',
+          ei[-300:], outs['isal_sync'][2][-300:])
+    return ri, ei, outs['zlib'][2]
 
 
 def main():
