@@ -29,7 +29,8 @@ static JV_TEST_UNUSED int near(double a, double b) {
         check_at(near(a_, b_), #a " == " #b, __FILE__, __LINE__);                                                      \
     } while (0)
 
-/* Parses a call built from trace texts with the family under test; returns the status. */
+/* Parses a call built from trace texts with the family under test (d->family set to its registry index);
+ * returns the status. */
 static JV_TEST_UNUSED jv_status parse(const char *name, const char *dims, const char *types, const char *strides,
                                       const char *concrete, jv_desc *d) {
     jv_opcall c;
@@ -38,6 +39,8 @@ static JV_TEST_UNUSED jv_status parse(const char *name, const char *dims, const 
     memset(d, 0, sizeof *d);
     jv_status st = jv_opcall_from_trace(&c, name, dims, types, strides, concrete, &err);
     if (st == JV_OK) st = JV_TEST_FAMILY.parse(&c, d, &err);
+    for (int i = 0; i < jv_family_count(); i++) /* as jv_desc_parse sets it */
+        if (jv_family_get(i) == &JV_TEST_FAMILY) d->family = i;
     jv_opcall_free(&c);
     return st;
 }

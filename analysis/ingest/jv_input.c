@@ -261,25 +261,26 @@ static void *ring_main(void *arg) {
     }
 }
 
+/* frees a ring whose thread is not running (never started, or joined) */
+static void ring_free(ring *r) {
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    for (int i = 0; i < RING_SLOTS; i++)
+        free(r->buf[i]);
+    free(r);
+}
+
 static jv_status ring_start(jv_input *in) {
     ring *r = calloc(1, sizeof *r);
     if (!r) return JV_ERR_NOMEM;
-    for (int i = 0; i < RING_SLOTS; i++)
-        if (!(r->buf[i] = malloc(SLOT_BYTES))) {
-            for (int j = 0; j < i; j++)
-                free(r->buf[j]);
-            free(r);
-            return JV_ERR_NOMEM;
-        }
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
+    int ok = 1;
+    for (int i = 0; i < RING_SLOTS; i++)
+        ok = ok && (r->buf[i] = malloc(SLOT_BYTES)) != NULL;
     in->rg = r;
-    if (pthread_create(&r->thread, NULL, ring_main, in) != 0) {
-        pthread_mutex_destroy(&r->mu);
-        pthread_cond_destroy(&r->cv);
-        for (int i = 0; i < RING_SLOTS; i++)
-            free(r->buf[i]);
-        free(r);
+    if (!ok || pthread_create(&r->thread, NULL, ring_main, in) != 0) {
+        ring_free(r);
         in->rg = NULL;
         return JV_ERR_NOMEM;
     }
@@ -295,11 +296,7 @@ static void ring_stop(jv_input *in) {
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     pthread_join(r->thread, NULL);
-    pthread_mutex_destroy(&r->mu);
-    pthread_cond_destroy(&r->cv);
-    for (int i = 0; i < RING_SLOTS; i++)
-        free(r->buf[i]);
-    free(r);
+    ring_free(r);
     in->rg = NULL;
 }
 

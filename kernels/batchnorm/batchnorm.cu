@@ -329,6 +329,19 @@ template <int LEAN> struct fin_group {
  * memory latency per partial */
 constexpr int FIN_BATCH = 8;
 
+/* v[a][j] = p[a][k0 + j*lanes] for the NA partial arrays p, 0 past G: a lane's next FIN_BATCH partials */
+template <int NA>
+__device__ __forceinline__ void load_partials(const float *const (&p)[NA], long long k0, int lanes, long long G,
+                                              float (&v)[NA][FIN_BATCH]) {
+#pragma unroll
+    for (int j = 0; j < FIN_BATCH; j++) {
+        long long k = k0 + (long long)j * lanes;
+#pragma unroll
+        for (int a = 0; a < NA; a++)
+            v[a][j] = k < G ? p[a][k] : 0.f;
+    }
+}
+
 /* blocks of a finalize kernel over C channels */
 inline int fin_grid(long long C, int lean) {
     return (int)(lean ? (C + FIN / JV_WARP - 1) / (FIN / JV_WARP) : C);
@@ -347,37 +360,28 @@ __global__ void __launch_bounds__(FIN)
     long long cg = a.C * a.G;
     const float *pm = part + c * a.G, *pq = pm + cg, *pn = pm + 2 * cg;
     double n = 0, sum = 0;
+    const float *const mn[2] = {pm, pn};
     for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
-        float mk[FIN_BATCH], nk[FIN_BATCH];
+        float v[2][FIN_BATCH];
+        load_partials<2>(mn, k0, grp.lanes, a.G, v);
 #pragma unroll
         for (int j = 0; j < FIN_BATCH; j++) {
-            long long k = k0 + (long long)j * grp.lanes;
-            mk[j] = k < a.G ? pm[k] : 0.f;
-            nk[j] = k < a.G ? pn[k] : 0.f;
-        }
-#pragma unroll
-        for (int j = 0; j < FIN_BATCH; j++) {
-            n += (double)nk[j];
-            sum += (double)nk[j] * (double)mk[j];
+            n += (double)v[1][j];
+            sum += (double)v[1][j] * (double)v[0][j];
         }
     }
     n = grp.sum(n, s_n);
     sum = grp.sum(sum, s_m);
     double mean = n > 0 ? sum / n : 0.0;
     double q = 0;
+    const float *const mqn[3] = {pm, pq, pn};
     for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
-        float mk[FIN_BATCH], qk[FIN_BATCH], nk[FIN_BATCH];
+        float v[3][FIN_BATCH];
+        load_partials<3>(mqn, k0, grp.lanes, a.G, v);
 #pragma unroll
         for (int j = 0; j < FIN_BATCH; j++) {
-            long long k = k0 + (long long)j * grp.lanes;
-            mk[j] = k < a.G ? pm[k] : 0.f;
-            qk[j] = k < a.G ? pq[k] : 0.f;
-            nk[j] = k < a.G ? pn[k] : 0.f;
-        }
-#pragma unroll
-        for (int j = 0; j < FIN_BATCH; j++) {
-            double d = (double)mk[j] - mean;
-            q += (double)qk[j] + (double)nk[j] * d * d;
+            double d = (double)v[0][j] - mean;
+            q += (double)v[1][j] + (double)v[2][j] * d * d;
         }
     }
     double m2 = grp.sum(q, s_q);
@@ -539,18 +543,14 @@ __global__ void __launch_bounds__(FIN)
     long long cg = a.C * a.G;
     const float *pa = part + c * a.G, *pb = pa + cg;
     double sa = 0, sb = 0;
+    const float *const ab[2] = {pa, pb};
     for (long long k0 = t; k0 < a.G; k0 += (long long)FIN_BATCH * grp.lanes) {
-        float ak[FIN_BATCH], bk[FIN_BATCH];
+        float v[2][FIN_BATCH];
+        load_partials<2>(ab, k0, grp.lanes, a.G, v);
 #pragma unroll
         for (int j = 0; j < FIN_BATCH; j++) {
-            long long k = k0 + (long long)j * grp.lanes;
-            ak[j] = k < a.G ? pa[k] : 0.f;
-            bk[j] = k < a.G ? pb[k] : 0.f;
-        }
-#pragma unroll
-        for (int j = 0; j < FIN_BATCH; j++) {
-            sa += (double)ak[j];
-            sb += (double)bk[j];
+            sa += (double)v[0][j];
+            sb += (double)v[1][j];
         }
     }
     double sum_dy = grp.sum(sa, s_a), sum_dyxm = grp.sum(sb, s_b);

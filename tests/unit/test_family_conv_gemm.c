@@ -12,25 +12,12 @@
 #include "conv/conv.h"
 #include "gemm/gemm.h"
 
-#include "jv_check.h"
 #include "jv_dtype.h"
-#include "jv_opcall.h"
+
+#define JV_TEST_FAMILY jv_conv_family
+#include "jv_test_family.h"
 
 #define BF "\"c10::BFloat16\""
-
-/* parses a traced conv call; 0 on success */
-static int parse_conv(const char *op, const char *dims, const char *types, const char *strides, const char *conc,
-                      jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    int ok =
-        jv_opcall_from_trace(&c, op, dims, types, strides, conc, &err) == JV_OK && jv_desc_parse(&c, d, &err) == JV_OK;
-    jv_opcall_free(&c);
-    if (!ok) fprintf(stderr, "parse %s: %s\n", op, err.msg);
-    return ok ? 0 : -1;
-}
 
 static size_t bytes_of(const jv_operand *o) {
     return (size_t)jv_tensor_extent(&o->t) * jv_dtype_size(o->t.dtype);
@@ -138,7 +125,7 @@ static int fwd(const char *xs, const char *ws, const char *stride, jv_desc *d) {
     snprintf(strides, sizeof strides, "[%s, %s, [], [], [], [], [], [], []]", xs, ws);
     snprintf(conc, sizeof conc, "[\"\", \"\", \"\", \"%s\", \"[0, 0]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]",
              stride);
-    return parse_conv("aten::convolution", dims, FWD_TYP, strides, conc, d);
+    return parse("aten::convolution", dims, FWD_TYP, strides, conc, d) == JV_OK ? 0 : -1;
 }
 
 static void test_forward(void) {
@@ -167,7 +154,7 @@ static void test_backward(void) {
             "[\"\", \"\", \"\", \"[0]\", \"[1, 1]\", \"[0, 0]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", \"%s\"]",
             masks[i]);
         jv_desc d;
-        CHECK(parse_conv("aten::convolution_backward", dims, types, strides, conc, &d) == 0);
+        CHECK(parse("aten::convolution_backward", dims, types, strides, conc, &d) == JV_OK);
         CHECK(conv_vs_gemm(&d, steps[i], 0) <= 1.0 / 128);
         CHECK(!(conv_vs_gemm(&d, steps[i], 1) <= 1.0 / 128));
     }
@@ -199,25 +186,25 @@ static void test_refusals(void) {
     CHECK(fwd(X_CL, "[1, 6, 6, 6]", "[1, 1]", &d) == 0);
     CHECK(refused(&d, "weight"));
     /* a 3x3 kernel */
-    CHECK(parse_conv("aten::convolution", "[" X_DIMS ", [6, 8, 3, 3], [], [], [], [], [], [], []]", FWD_TYP,
-                     "[" X_CL ", [72, 1, 24, 8], [], [], [], [], [], [], []]", FWD_CON, &d) == 0);
+    CHECK(parse("aten::convolution", "[" X_DIMS ", [6, 8, 3, 3], [], [], [], [], [], [], []]", FWD_TYP,
+                "[" X_CL ", [72, 1, 24, 8], [], [], [], [], [], [], []]", FWD_CON, &d) == JV_OK);
     CHECK(refused(&d, "kernel"));
     /* a bias */
-    CHECK(parse_conv("aten::convolution", "[" X_DIMS ", " W_DIMS ", [6], [], [], [], [], [], []]",
-                     "[" BF ", " BF ", " BF ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
-                     "\"ScalarList\", \"Scalar\"]",
-                     "[" X_CL ", " W_CL ", [1], [], [], [], [], [], []]", FWD_CON, &d) == 0);
+    CHECK(parse("aten::convolution", "[" X_DIMS ", " W_DIMS ", [6], [], [], [], [], [], []]",
+                "[" BF ", " BF ", " BF ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+                "\"ScalarList\", \"Scalar\"]",
+                "[" X_CL ", " W_CL ", [1], [], [], [], [], [], []]", FWD_CON, &d) == JV_OK);
     CHECK(refused(&d, "bias"));
     /* fp32 (cuDNN may use TF32 there; a GEMM would not) */
-    CHECK(parse_conv("aten::convolution", "[" X_DIMS ", " W_DIMS ", [], [], [], [], [], [], []]",
-                     "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
-                     "\"ScalarList\", \"Scalar\"]",
-                     "[" X_CL ", " W_CL ", [], [], [], [], [], [], []]", FWD_CON, &d) == 0);
+    CHECK(parse("aten::convolution", "[" X_DIMS ", " W_DIMS ", [], [], [], [], [], [], []]",
+                "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+                "\"ScalarList\", \"Scalar\"]",
+                "[" X_CL ", " W_CL ", [], [], [], [], [], [], []]", FWD_CON, &d) == JV_OK);
     CHECK(refused(&d, "fp16 or bf16"));
     /* two groups */
-    CHECK(parse_conv("aten::convolution", "[" X_DIMS ", [6, 4, 1, 1], [], [], [], [], [], [], []]", FWD_TYP,
-                     "[" X_CL ", [4, 1, 4, 4], [], [], [], [], [], [], []]",
-                     "[\"\", \"\", \"\", \"[1, 1]\", \"[0, 0]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"2\"]", &d) == 0);
+    CHECK(parse("aten::convolution", "[" X_DIMS ", [6, 4, 1, 1], [], [], [], [], [], [], []]", FWD_TYP,
+                "[" X_CL ", [4, 1, 4, 4], [], [], [], [], [], [], []]",
+                "[\"\", \"\", \"\", \"[1, 1]\", \"[0, 0]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"2\"]", &d) == JV_OK);
     CHECK(refused(&d, "grouped"));
 }
 

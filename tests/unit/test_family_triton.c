@@ -2,44 +2,16 @@
  * torch.compile's Triton kernels against hand-computed values for the four
  * rows TraceLens models in the MI300X torch.compile fixture and the A100
  * Triton fixture, its sheet params, its matching and hostile calls. */
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "triton/triton.h"
 
-#include "jv_check.h"
-#include "jv_opcall.h"
+#define JV_TEST_FAMILY jv_triton_family
+#include "jv_test_family.h"
 
-static jv_status parse(const char *op, const char *dims, const char *types, jv_desc *d) {
-    jv_opcall c;
-    jv_err err;
-    jv_err_clear(&err);
-    memset(d, 0, sizeof *d);
-    jv_status st = jv_opcall_from_trace(&c, op, dims, types, NULL, NULL, &err);
-    if (st == JV_OK) st = jv_triton_family.parse(&c, d, &err);
-    jv_opcall_free(&c);
-    return st;
-}
-
-static jv_perf model(const jv_desc *d) {
-    jv_perf p;
-    memset(&p, 0, sizeof p);
-    jv_triton_family.model(d, &p);
-    return p;
-}
-
-static const char *param(const jv_desc *d, const char *name, char *buf, size_t cap) {
-    jv_params ps;
-    ps.n = 0;
-    jv_triton_family.params(d, &ps);
-    for (int i = 0; i < ps.n; i++)
-        if (!strcmp(ps.p[i].name, name)) {
-            snprintf(buf, cap, "%s", ps.p[i].text);
-            return buf;
-        }
-    snprintf(buf, cap, "<missing %s>", name);
-    return buf;
+/* parse with no strides or concrete inputs */
+static jv_status parse_t(const char *op, const char *dims, const char *types, jv_desc *d) {
+    return parse(op, dims, types, NULL, NULL, d);
 }
 
 #define BF "\"c10::BFloat16\""
@@ -47,34 +19,33 @@ static const char *param(const jv_desc *d, const char *name, char *buf, size_t c
 /* the MI300X torch.compile fixture's four Triton rows (TraceLens' GFLOPS and Data Moved in the comments) */
 static void test_fixture_rows(void) {
     jv_desc d;
-    char buf[128];
     /* mul (1) + silu (4) = 5 per element over n = 8*4096*8192 = 268435456: 1342177280 FLOPs (1.34217728 GFLOPS);
      * bytes: two bf16 tensors of n plus one output of n: 3 * 2 * n = 1610612736 (1536 MiB) */
-    CHECK(parse("triton_poi_fused__unsafe_view_mul_silu_2", "[[8, 4096, 8192], [32768, 8192], []]",
-                "[" BF ", " BF ", \"Scalar\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_poi_fused__unsafe_view_mul_silu_2", "[[8, 4096, 8192], [32768, 8192], []]",
+                  "[" BF ", " BF ", \"Scalar\"]", &d) == JV_OK);
     jv_perf p = model(&d);
     CHECK(p.flops == 1342177280.0);
     CHECK(p.bytes == 1610612736.0);
-    CHECK(!strcmp(param(&d, "fused_ops", buf, sizeof buf), "mul, silu"));
-    CHECK(!strcmp(param(&d, "kernel_kind", buf, sizeof buf), "pointwise"));
-    CHECK(!strcmp(param(&d, "flops_per_element", buf, sizeof buf), "5"));
+    CHECK(!strcmp(param(&d, "fused_ops"), "mul, silu"));
+    CHECK(!strcmp(param(&d, "kernel_kind"), "pointwise"));
+    CHECK(!strcmp(param(&d, "flops_per_element"), "5"));
     /* add (1) over n = 8*4096*2048 = 67108864; three bf16 tensors of n plus the output: 4 * 2 * n = 536870912 */
-    CHECK(parse("triton_poi_fused__unsafe_view_add_3", "[[8, 4096, 2048], [8, 4096, 2048], [32768, 2048], []]",
-                "[" BF ", " BF ", " BF ", \"Scalar\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_poi_fused__unsafe_view_add_3", "[[8, 4096, 2048], [8, 4096, 2048], [32768, 2048], []]",
+                  "[" BF ", " BF ", " BF ", \"Scalar\"]", &d) == JV_OK);
     p = model(&d);
     CHECK(p.flops == 67108864.0 && p.bytes == 536870912.0);
     /* a reduction: add 1 + mean 1 + mul 1 + pow 2 + rsqrt 2 = 7 per element: 469762048 FLOPs; bytes: its
      * tensor arguments only, 3 * 2 * n + 2048 * 2 = 402657280 (384.00390625 MiB) */
-    CHECK(parse("triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1",
-                "[[8, 4096, 2048], [32768, 2048], [2048], [8, 4096, 2048], [], []]",
-                "[" BF ", " BF ", " BF ", " BF ", \"Scalar\", \"Scalar\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1",
+                  "[[8, 4096, 2048], [32768, 2048], [2048], [8, 4096, 2048], [], []]",
+                  "[" BF ", " BF ", " BF ", " BF ", \"Scalar\", \"Scalar\"]", &d) == JV_OK);
     p = model(&d);
     CHECK(p.flops == 469762048.0 && p.bytes == 402657280.0);
-    CHECK(!strcmp(param(&d, "kernel_kind", buf, sizeof buf), "reduction"));
-    CHECK(!strcmp(param(&d, "fused_ops", buf, sizeof buf), "add, mean, mul, pow, rsqrt"));
+    CHECK(!strcmp(param(&d, "kernel_kind"), "reduction"));
+    CHECK(!strcmp(param(&d, "fused_ops"), "add, mean, mul, pow, rsqrt"));
     /* 2 * 2 * n + 4096 = 268439552 (256.00390625 MiB) */
-    CHECK(parse("triton_red_fused_add_mean_mul_pow_rsqrt_0", "[[8, 4096, 2048], [2048], [8, 4096, 2048], [], []]",
-                "[" BF ", " BF ", " BF ", \"Scalar\", \"Scalar\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_red_fused_add_mean_mul_pow_rsqrt_0", "[[8, 4096, 2048], [2048], [8, 4096, 2048], [], []]",
+                  "[" BF ", " BF ", " BF ", \"Scalar\", \"Scalar\"]", &d) == JV_OK);
     p = model(&d);
     CHECK(p.flops == 469762048.0 && p.bytes == 268439552.0);
 }
@@ -84,8 +55,8 @@ static void test_fixture_rows(void) {
  * move nothing there) */
 static void test_a100(void) {
     jv_desc d;
-    CHECK(parse("triton_poi_fused_add_cos_sin_0", "[[10, 10], [10, 10], [10, 10], []]",
-                "[\"float\", \"float\", \"float\", \"Scalar\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_poi_fused_add_cos_sin_0", "[[10, 10], [10, 10], [10, 10], []]",
+                  "[\"float\", \"float\", \"float\", \"Scalar\"]", &d) == JV_OK);
     jv_perf p = model(&d);
     CHECK(p.flops == 100.0 && p.bytes == 1600.0);
 }
@@ -101,28 +72,27 @@ static void test_words_and_match(void) {
     CHECK(jv_family_find("triton_red_fused_sum_0", &how) == JV_FAM_TRITON);
     /* persistent reduction, no "fused_", an index, a word longer than any op, the index not mistaken for a word */
     jv_desc d;
-    char buf[128];
-    CHECK(parse("triton_per_mul_exp_12", "[[4, 8]]", "[\"float\"]", &d) == JV_OK);
+    CHECK(parse_t("triton_per_mul_exp_12", "[[4, 8]]", "[\"float\"]", &d) == JV_OK);
     jv_perf p = model(&d);
     CHECK(p.flops == 32 * 5.0 && p.bytes == 128.0);
-    CHECK(!strcmp(param(&d, "kernel_kind", buf, sizeof buf), "persistent reduction"));
-    CHECK(parse("triton_poi_fused_averyveryverylongword_clone_7", "[[2, 2]]", "[" BF "]", &d) == JV_OK);
+    CHECK(!strcmp(param(&d, "kernel_kind"), "persistent reduction"));
+    CHECK(parse_t("triton_poi_fused_averyveryverylongword_clone_7", "[[2, 2]]", "[" BF "]", &d) == JV_OK);
     p = model(&d);
     CHECK(p.flops == 0 && p.bytes == 16.0);
-    CHECK(!strcmp(param(&d, "fused_ops", buf, sizeof buf), "None"));
+    CHECK(!strcmp(param(&d, "fused_ops"), "None"));
 }
 
 static void test_hostile(void) {
     jv_desc d;
     /* no tensor recorded (a trace without Input Dims): no model, an error saying why */
-    CHECK(parse("triton_poi_fused_add_0", "[[], []]", "[\"Scalar\", \"Scalar\"]", &d) == JV_ERR_FORMAT);
-    CHECK(parse("triton_poi_fused_add_0", NULL, NULL, &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_poi_fused_add_0", "[[], []]", "[\"Scalar\", \"Scalar\"]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_poi_fused_add_0", NULL, NULL, &d) == JV_ERR_FORMAT);
     /* a tensor of an unknown type */
-    CHECK(parse("triton_poi_fused_add_0", "[[4]]", "[\"c10::Weird\"]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_poi_fused_add_0", "[[4]]", "[\"c10::Weird\"]", &d) == JV_ERR_FORMAT);
     /* a negative dim */
-    CHECK(parse("triton_poi_fused_add_0", "[[-4, 2]]", "[\"float\"]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_poi_fused_add_0", "[[-4, 2]]", "[\"float\"]", &d) == JV_ERR_FORMAT);
     /* not a Triton kernel */
-    CHECK(parse("aten::add", "[[4]]", "[\"float\"]", &d) == JV_ERR_NOTFOUND);
+    CHECK(parse_t("aten::add", "[[4]]", "[\"float\"]", &d) == JV_ERR_NOTFOUND);
 }
 
 int main(void) {
