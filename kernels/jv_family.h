@@ -202,6 +202,9 @@ typedef struct {
      * one op in the order ir/ tries them. ir/ writes a call's replay IR entry with the first that fits it.
      * NULL: the family's ops are not written to replay IR. */
     const char *const *schemas;
+    /* Why the family's ops are not replayed, when it has no operands (a package manifest says it per op);
+     * NULL: "the <name> family has no replay yet". */
+    const char *no_replay;
     /* The report category of its rows. */
     jv_report_cat report;
     /* The findings hook. */

@@ -214,7 +214,10 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
             jv_desc d;
             jv_operands ops;
             if (!fam->operands) {
-                snprintf(reason, sizeof reason, "the %s family has no replay yet", fam->name);
+                if (fam->no_replay)
+                    snprintf(reason, sizeof reason, "%s", fam->no_replay);
+                else
+                    snprintf(reason, sizeof reason, "the %s family has no replay yet", fam->name);
             } else if (jv_perf_call_of(tr, pm->name, pm->sig, &call, &e) != JV_OK ||
                        jv_desc_parse(&call, &d, &e) != JV_OK || jv_desc_operands(&d, &ops, &e) != JV_OK) {
                 snprintf(reason, sizeof reason, "%s", e.msg);

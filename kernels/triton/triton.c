@@ -133,4 +133,5 @@ const jv_family jv_triton_family = {
     .parse = triton_parse,
     .model = triton_model,
     .params = triton_params,
+    .no_replay = "not replayed: a kernel torch.compile generated, whose source the trace does not hold",
 };

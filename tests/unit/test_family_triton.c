@@ -68,6 +68,8 @@ static void test_words_and_match(void) {
     CHECK(jv_triton_family.match("triton_per_fused_sum_1") == JV_MATCH_STRONG);
     CHECK(jv_triton_family.match("triton_tem_fused_mm_0") == JV_MATCH_NONE); /* a template GEMM: not this model */
     CHECK(jv_triton_family.match("aten::add") == JV_MATCH_NONE);
+    /* not replayed, and the package manifest says why */
+    CHECK(jv_triton_family.operands == NULL && strstr(jv_triton_family.no_replay, "torch.compile") != NULL);
     jv_match how;
     CHECK(jv_family_find("triton_red_fused_sum_0", &how) == JV_FAM_TRITON);
     /* persistent reduction, no "fused_", an index, a word longer than any op, the index not mistaken for a word */
