@@ -507,13 +507,24 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     to.idle_causes = 1; /* what the host did while the GPU idled: the idle recommendation's evidence */
     if (jv_timeline_compute(tr, t, &to, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
-    /* the memcpy time by direction, over the timeline's events: what the exposed-memcpy advice rests on */
+    /* the memcpy time by direction, over the timeline's events: what the exposed-memcpy advice rests on; and the
+     * devices those events ran on (the first 64 device ids told apart; more count as one more) */
+    uint64_t seen = 0;
+    int beyond = 0;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
+        int dev = tr->gpu[e->aux].device;
+        if (dev >= 0 && dev < 64)
+            seen |= 1ull << dev;
+        else
+            beyond = 1;
         jv_xfer x = jv_transfer_of((jv_kind)e->kind, jv_trace_str(tr, e->name));
         if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)e->dur / 1e3;
     }
+    for (int b = 0; b < 64; b++)
+        d->devices_with_gpu += (int)(seen >> b & 1u);
+    d->devices_with_gpu += beyond;
     if (fusion_of(d, tr, t, pt) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (fusion candidates)");
     return jv_findings_compute(d, err);
 }

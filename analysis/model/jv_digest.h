@@ -177,7 +177,8 @@ typedef struct {
     double memcpy_us[JV_XFER_COUNT]; /* the memcpy events' GPU time by direction (jv_transfer_of; the timeline's
                                       * events: linked ones unless include_unlinked) */
     const char *device;              /* name of the first GPU in deviceProperties ("" unknown) */
-    int ndevices;
+    int ndevices;                    /* GPUs listed in deviceProperties (a node's, whatever ran) */
+    int devices_with_gpu;            /* distinct devices the timeline's GPU events ran on */
     int is_amd;
     int has_hw;
     jv_hw hw;           /* the roofline GPU (when has_hw) */

@@ -218,7 +218,7 @@ static void write_header(FILE *f, const jv_digest *d) {
         jv_html_esc(f, d->device);
     else
         fputs("unknown (no deviceProperties in the trace)", f);
-    if (d->ndevices > 1) fprintf(f, " (%d devices, merged)", d->ndevices);
+    if (d->devices_with_gpu > 1) fprintf(f, " (%d devices with GPU work, merged)", d->devices_with_gpu);
     fputs("</dd>\n<dt>Roofline GPU</dt><dd>", f);
     if (d->has_hw) {
         fputs("<b>", f);

@@ -358,6 +358,20 @@ def hostile_copy(example, path):
     return evil, n
 
 
+def two_device_events():
+    """an aten::add launching a kernel on device 0 and one launching on device 1"""
+    ev = []
+    for i, dev in enumerate((0, 1)):
+        ts = 1000 + 100 * i
+        ev += [{'ph': 'X', 'cat': 'cpu_op', 'name': 'aten::add', 'pid': 100, 'tid': 100, 'ts': ts, 'dur': 50,
+                'args': {'Input Dims': [[64, 64], [64, 64]], 'Input type': ['float', 'float']}},
+               {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'cudaLaunchKernel', 'pid': 100, 'tid': 100, 'ts': ts + 1,
+                'dur': 2, 'args': {'correlation': i + 1}},
+               {'ph': 'X', 'cat': 'kernel', 'name': 'k_add', 'pid': dev, 'tid': 7, 'ts': ts + 5, 'dur': 10,
+                'args': {'device': dev, 'stream': 7, 'correlation': i + 1}}]
+    return ev
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -390,6 +404,16 @@ def main():
                 check('<b>aten::clamp' not in raw, 'escaping: no raw <b> from an op name')
                 check(evil in ''.join(pg.texts), 'escaping: the name reads back intact')
                 check('&lt;b&gt;aten::clamp_min_ &amp; &quot;q&quot; &#39;s&lt;/b&gt;' in raw, 'escaping: entities')
+
+        # kernels on two devices: the header says they are merged, and how many
+        two = os.path.join(tmp, 'two_devices.json')
+        with open(two, 'w') as f:
+            json.dump({'deviceProperties': [{'id': i, 'name': 'NVIDIA H100 80GB HBM3'} for i in range(8)],
+                       'traceEvents': two_device_events()}, f)
+        out = os.path.join(tmp, 'two_devices')
+        if analyze(exe, two, out):
+            raw = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+            check('(2 devices with GPU work, merged)' in raw, 'two devices: the header says 2 are merged')
 
         traces = os.path.join(shared, 'traces')
         if not os.path.isdir(traces):
@@ -424,6 +448,9 @@ def main():
             check({a['data-cat'] for a in pg.circles} >= {'convolution', 'batchnorm'},
                   'MI300X ResNet-18: conv and BN points')
             check(any(c for c in pg.ceils), 'MI300X ResNet-18: ceilings drawn')
+            # deviceProperties lists the node's 8 GPUs; every kernel ran on device 2: no "merged" devices claimed
+            raw = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+            check('merged' not in raw.split('</header>')[0], 'MI300X ResNet-18: one device with GPU work, none merged')
         if 'nv_h100_qwen15_05b_infer' in pages:
             out, pg = pages['nv_h100_qwen15_05b_infer']
             check('Qwen2RMSNorm' in ''.join(pg.texts), 'H100 Qwen: Qwen2RMSNorm fusion candidate listed')
