@@ -73,6 +73,61 @@ int jv_html_esc_cut(FILE *f, const char *s, size_t maxch) {
     return 1;
 }
 
+/* (contract in jv_html_int.h) */
+size_t jv_html_label(FILE *f, const char *name, size_t maxch) {
+    if (!name) return 0;
+    const char *s = name, *arrow;
+    while ((arrow = strstr(s, "->")) != NULL)
+        s = arrow + 2;
+    if (!strncmp(s, "void ", 5)) s += 5;
+    size_t cap = strlen(s) + 8, o = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        jv_html_esc_cut(f, name, maxch);
+        return maxch;
+    }
+    int depth = 0;
+    for (const char *p = s; *p && o + 5 < cap; p++) {
+        if (*p == '<') {
+            if (depth++ == 0) {
+                memcpy(b + o, "<\xe2\x80\xa6>", 5); /* <…> */
+                o += 5;
+            }
+            continue;
+        }
+        if (*p == '>' && depth > 0) {
+            depth--;
+            continue;
+        }
+        if (depth > 0) continue;
+        if (*p == '(' && o > 0) break; /* the argument list */
+        b[o++] = *p;
+    }
+    while (o > 0 && b[o - 1] == ' ')
+        o--;
+    b[o] = 0;
+    const char *shown = o ? b : name;
+    size_t n = jv_html_nchars(shown);
+    if (n > maxch && !strstr(shown, "::")) { /* no namespaces (Tensile's, Triton's names): the start says most */
+        jv_html_esc_cut(f, shown, maxch);
+        n = maxch;
+    } else if (n > maxch && maxch > 1) { /* a qualified C++ name: keep the end, the function's own name */
+        const char *t = shown;
+        for (size_t skip = n - (maxch - 1); skip > 0; skip--) {
+            t++;
+            while (((unsigned char)*t & 0xC0) == 0x80)
+                t++;
+        }
+        fputs("\xe2\x80\xa6", f); /* … */
+        jv_html_esc(f, t);
+        n = maxch;
+    } else {
+        jv_html_esc(f, shown);
+    }
+    free(b);
+    return n;
+}
+
 /* Number with prec decimals; an en dash for NaN or infinity. */
 const char *jv_html_fnum(char *b, size_t cap, double v, int prec) {
     if (!isfinite(v))
@@ -379,7 +434,7 @@ static void write_categories(FILE *f, const jv_digest *d, const char *outdir) {
                 jv_html_esc(f, r->kernels[0].name);
             }
             fputs("\">", f);
-            jv_html_esc_cut(f, r->name, 60);
+            jv_html_label(f, r->name, 60);
             fputs("</td><td class=\"mono\" title=\"", f);
             jv_html_esc(f, r->dims);
             if (r->types[0]) {
@@ -509,7 +564,7 @@ static void write_layout(FILE *f, const jv_digest *d) {
             fprintf(f, "<tr><td class=\"n\">%zu</td><td title=\"", i + 1);
             jv_html_esc(f, r->name);
             fputs("\">", f);
-            jv_html_esc_cut(f, r->name, 36);
+            jv_html_label(f, r->name, 36);
             fputs("</td><td class=\"mono\" title=\"", f);
             jv_html_esc(f, r->dims);
             fputs("\">", f);
@@ -527,7 +582,7 @@ static void write_layout(FILE *f, const jv_digest *d) {
             fputs(" title=\"", f);
             jv_html_esc(f, kn);
             fputs("\">", f);
-            jv_html_esc_cut(f, kn, 40);
+            jv_html_label(f, kn, 40);
             fputs("</td></tr>\n", f);
         }
         fputs("</tbody></table>\n", f);

@@ -32,6 +32,12 @@ size_t jv_html_nchars(const char *s);
 /* Writes s escaped, cut after maxch characters (never inside a UTF-8
  * sequence) with an ellipsis. Returns 1 when it was cut, 0 otherwise or for NULL. */
 int jv_html_esc_cut(FILE *f, const char *s, size_t maxch);
+/* Writes the informative part of an op or kernel name, escaped, in at most maxch characters: after the last
+ * "->" of a synthetic row ("cudaLaunchKernelExC->void k<...>(...)"), without a leading "void ", the argument
+ * list and template arguments (shown as <…>); when still too long, the end of a qualified C++ name (…tail,
+ * where the function's own name is), else the start (Tensile's and Triton's names say most there). Returns
+ * the characters written. The full name belongs in a title. */
+size_t jv_html_label(FILE *f, const char *name, size_t maxch);
 /* The formatters below write into b (cap bytes) and return b. */
 /* Number with prec decimals; an en dash for NaN or infinity. */
 const char *jv_html_fnum(char *b, size_t cap, double v, int prec);

@@ -179,8 +179,7 @@ void jv_html_write_top(FILE *f, const jv_digest *d) {
         row_tip(f, r, i + 1);
         fprintf(f, "</title><text class=\"ax\" x=\"22\" y=\"%.1f\" text-anchor=\"end\">%zu</text>", y + 15, i + 1);
         fprintf(f, "<text x=\"30\" y=\"%.1f\">", y + 15);
-        size_t used = jv_html_nchars(r->name) < 40 ? jv_html_nchars(r->name) : 40;
-        jv_html_esc_cut(f, r->name, 40);
+        size_t used = jv_html_label(f, r->name, 40);
         shape_hint(f, r->dims, 50 - used);
         fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"16\" rx=\"2\" fill=\"%s\"/>", lab, y + 3,
                 w, jv_html_cat_color[r->cat]);

@@ -458,6 +458,21 @@ def main():
             out, pg = pages['nv_sampled_w128_rank0']
             check(not pg.ceils and 'none' in ''.join(pg.texts), 'sampled trace: no roofline GPU, no ceilings')
 
+        # graph-replayed kernels: labels show the kernel (after "hipGraphLaunch->", no "void", no arguments, template
+        # arguments as <…>), the title keeps the whole name
+        out = os.path.join(tmp, 'sglang')
+        if analyze(exe, os.path.join(traces, 'amd_mi300x_sglang_qwen3_8b_decode.json.gz'), out):
+            raw = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+            shown = re.findall(r'<text x="30"[^>]*>([^<]*)', raw) + re.findall(r'<td title="[^"]*">([^<]*)', raw)
+            check(shown and not any(t.startswith('hipGraphLaunch') or t.startswith('void ') for t in shown),
+                  'sglang: no label starts with the launch call or a return type', shown[:4])
+            check(any(t.startswith('paged_attention_ll4mi_QKV_mfma16_kernel') for t in shown),
+                  'sglang: the paged-attention kernel named by its own name', shown[:6])
+            check(any(t.startswith('at::native::') and t.endswith('&lt;…&gt;') for t in shown),
+                  'sglang: template arguments shown as <…>', shown[:8])
+            check('title="hipGraphLaunch-&gt;void paged_attention_ll4mi_QKV_mfma16_kernel&lt;' in raw or
+                  'hipGraphLaunch-&gt;void paged_attention' in raw, 'sglang: the full name kept in a title')
+
         # a reference trace: both sides' numbers equal their own CSVs
         tgt, ref = 'nv_h100_bert_small_infer', 'amd_mi300xvf_bert_small_infer'
         out, rout = os.path.join(tmp, 'cmp'), os.path.join(tmp, 'cmp_ref_alone')
