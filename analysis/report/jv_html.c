@@ -14,6 +14,7 @@
 #include "jv_output.h"
 #include "jv_quality_md.h"
 #include "jv_row_eval.h"
+#include "jv_standalone.h"
 
 #define CAT_ROWS    25 /* rows per category table */
 #define FUSION_ROWS 15
@@ -260,6 +261,44 @@ static void write_quality(FILE *f, const jv_digest *d) {
         fputs(")</span>", f);
     }
     fputs("</dd>\n</dl>\n", f);
+}
+
+/* s escaped, its `code` spans (markdown) as <code> */
+static void md_esc(FILE *f, const char *s) {
+    int code = 0;
+    for (const char *p = s;;) {
+        const char *q = strchr(p, '`');
+        esc_n(f, p, q ? (size_t)(q - p) : strlen(p), 0);
+        if (!q) break;
+        fputs(code ? "</code>" : "<code>", f);
+        code = !code;
+        p = q + 1;
+    }
+    if (code) fputs("</code>", f);
+}
+
+/* the fair report's first three recommendations, as it states them, on the first screen */
+static void write_recs(FILE *f, const jv_digest *d) {
+    jv_rec_text r[3];
+    int n = jv_standalone_recs(d, r, 3);
+    fputs("<section id=\"recommendations\"><h2>Top recommendations</h2>\n", f);
+    if (!n) {
+        fputs("<p>No issue with a projected saving was found.</p>\n</section>\n", f);
+        return;
+    }
+    fputs("<ol class=\"recs\">\n", f);
+    for (int i = 0; i < n; i++) {
+        fputs("<li><b>", f);
+        md_esc(f, r[i].title);
+        fputs("</b><br>", f);
+        md_esc(f, r[i].impact);
+        fputs("<br><span class=\"note\">", f);
+        md_esc(f, r[i].action);
+        fputs("</span></li>\n", f);
+    }
+    fputs("</ol>\n<p class=\"note\">All of them, ranked, with their evidence: <a "
+          "href=\"standalone_analysis_fair.md\">standalone_analysis_fair.md</a>.</p>\n</section>\n",
+          f);
 }
 
 static void write_header(FILE *f, const jv_digest *d) {
@@ -728,7 +767,9 @@ jv_status jv_html_write(const jv_digest *d, const jv_digest *ref, const char *ou
     jv_html_esc(f, d->trace_name);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", CSS);
     write_header(f, d);
-    fputs("<nav class=\"toc\"><a href=\"#timeline\">Timeline</a><a href=\"#top-ops\">Top ops</a>"
+    write_recs(f, d);
+    fputs("<nav class=\"toc\"><a href=\"#recommendations\">Recommendations</a><a href=\"#timeline\">Timeline</a><a "
+          "href=\"#top-ops\">Top ops</a>"
           "<a href=\"#roofline\">Roofline</a><a href=\"#categories\">Categories</a><a href=\"#fusion\">Fusion</a>"
           "<a href=\"#layout\">Layout</a>",
           f);

@@ -353,6 +353,31 @@ static void write_appendix(FILE *f, const jv_digest *d) {
                "from the roofline, not measurements.\n");
 }
 
+/* the recommendations, in the model's order (at most JV_FIND_MAX_RECS) */
+static int all_recs(const jv_digest *d, rec *recs) {
+    const jv_dfindings *fx = jv_digest_findings(d);
+    int nr = 0;
+    for (int i = 0; i < fx->nrecs; i++, nr++) {
+        if (fx->recs[i].is_timeline)
+            timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, &recs[nr]);
+        else
+            finding_rec(d, fx, &fx->v[fx->recs[i].item], &recs[nr]);
+    }
+    return nr;
+}
+
+int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max) {
+    rec recs[JV_FIND_MAX_RECS];
+    int nr = all_recs(d, recs), n = 0;
+    for (; n < nr && n < max; n++) {
+        memcpy(out[n].title, recs[n].title, sizeof out[n].title);
+        memcpy(out[n].action, recs[n].action, sizeof out[n].action);
+        memcpy(out[n].impact, recs[n].impact, sizeof out[n].impact);
+        out[n].gain_us = recs[n].gain_us;
+    }
+    return n;
+}
+
 static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     const jv_dfindings *fx = jv_digest_findings(d);
     jv_out o;
@@ -368,13 +393,7 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     write_ranking(f, d);
     /* the recommendations, in the model's order */
     rec recs[JV_FIND_MAX_RECS];
-    int nr = 0;
-    for (int i = 0; i < fx->nrecs; i++, nr++) {
-        if (fx->recs[i].is_timeline)
-            timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, &recs[nr]);
-        else
-            finding_rec(d, fx, &fx->v[fx->recs[i].item], &recs[nr]);
-    }
+    int nr = all_recs(d, recs);
     fprintf(f, "<a id=\"recommendations\"></a>\n\n## Recommendations\n\n");
     if (!nr) fprintf(f, "No issue with a projected saving was found.\n\n");
     for (int i = 0; i < nr; i++) {

@@ -14,5 +14,14 @@
  * ranked by projected saving; the reports link to OUTDIR/category_findings/
  * (jv_findings_write). Each file is written under a temporary name and renamed. */
 jv_status jv_standalone_write(const jv_digest *d, const char *outdir, jv_err *err);
+/* One recommendation of the fair report as it states it (markdown: `code` spans), for other pages. */
+typedef struct {
+    char title[96];
+    char action[640];
+    char impact[384];
+    double gain_us; /* the projected saving */
+} jv_rec_text;
+/* The fair report's recommendations, in its order, into out (at most max). Returns how many. */
+int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max);
 
 #endif

@@ -454,6 +454,16 @@ def main():
         if 'nv_h100_qwen15_05b_infer' in pages:
             out, pg = pages['nv_h100_qwen15_05b_infer']
             check('Qwen2RMSNorm' in ''.join(pg.texts), 'H100 Qwen: Qwen2RMSNorm fusion candidate listed')
+            # the first screen: the fair report's first three recommendations, in its order and words
+            raw = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+            fair = open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8').read()
+            sec = re.search(r'<section id="recommendations">(.*?)</section>', raw, re.S)
+            shown = [html.unescape(t) for t in re.findall(r'<li><b>(.*?)</b>', sec.group(1))] if sec else []
+            stated = re.findall(r'^### \d+\. (.*)$', fair, re.M)[:3]
+            check(sec is not None and raw.index('id="recommendations"') < raw.index('id="timeline"'),
+                  'H100 Qwen: the recommendations come before the timeline')
+            check(shown and shown == stated, 'H100 Qwen: the HTML shows the fair report\'s first recommendations',
+                  shown, stated)
         if 'nv_sampled_w128_rank0' in pages:
             out, pg = pages['nv_sampled_w128_rank0']
             check(not pg.ceils and 'none' in ''.join(pg.texts), 'sampled trace: no roofline GPU, no ceilings')
