@@ -129,8 +129,8 @@ typedef struct {
 
 /* the first of each list is the reference the others are checked against (batch norm: a block per channel in
  * the finalize kernels and a prep kernel in the backward) */
-static const alt BN_ALTS[] = {{"block", {0}, 0}, {"lean", {1}, 0}};
-static const alt EW_ALTS[] = {{"u4", {0}, 4}, {"u8", {0}, 8}, {"u2", {0}, 2}};
+static const alt BN_ALTS[] = {{"block", {0, 0}, 0}, {"lean", {1, 0}, 0}, {"lean+wide", {1, 1}, 0}};
+static const alt EW_ALTS[] = {{"u4", {0, 0}, 4}, {"u8", {0, 0}, 8}, {"u2", {0, 0}, 2}};
 
 typedef struct {
     const jv_desc *d;

@@ -729,6 +729,7 @@ extern "C" jv_status jv_gpu_batchnorm_plan_create(const jv_desc *d, const jv_ope
 extern "C" jv_gpu_batchnorm_tuning jv_gpu_batchnorm_tuning_default(void) {
     jv_gpu_batchnorm_tuning t;
     t.lean = JV_BN_DEFAULT_LEAN;
+    t.wide = JV_BN_DEFAULT_WIDE;
     return t;
 }
 
@@ -737,8 +738,10 @@ extern "C" void jv_gpu_batchnorm_plan_tune(jv_gpu_batchnorm_plan *pl, const jv_g
     jv_gpu_batchnorm_tuning d = jv_gpu_batchnorm_tuning_default();
     if (!t) t = &d;
     plan *ps[] = {&pl->vec, &pl->scalar};
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         ps[i]->lean = t->lean != 0;
+        if ((t->wide != 0) != ps[i]->wide) set_geometry(ps[i], t->wide != 0); /* sized at create: cannot fail */
+    }
 }
 
 extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) {

@@ -48,6 +48,8 @@ typedef struct {
     int lean; /* the backward's per-channel work: its mean read by the reduction itself (no prep kernel) and
                  one warp per channel in its finalize; 0: a prep kernel and a block per channel. (The
                  forward's finalize is a block per channel either way.) */
+    int wide; /* channels_last blocks span up to 64 channel vectors (two warps along a row: a block reads
+                 1 KiB of each row of 512 bf16 channels) instead of 32 */
 } jv_gpu_batchnorm_tuning;
 
 /* The tuning every plan starts with. */

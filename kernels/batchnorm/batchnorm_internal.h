@@ -29,6 +29,7 @@ constexpr int FIN = 256;   /* threads of the per-channel finalize kernels (few p
 
 /* The defaults of jv_gpu_batchnorm_plan_tune (bench/gpu_kernel_sweep.c times the alternatives). */
 #define JV_BN_DEFAULT_LEAN 1
+#define JV_BN_DEFAULT_WIDE 0
 
 /* What a big kernel needs to walk x (all counts in vectors of V elements). */
 struct geo {
@@ -58,9 +59,13 @@ struct plan {
     int nhwc, V;
     int big;  /* the big kernels run (M > 0 and C > 0) */
     int lean; /* jv_gpu_batchnorm_tuning */
+    int wide; /* ... geometry: 64 channel vectors per channels_last block (set_geometry) */
+    int sms;  /* multiprocessors the grid is sized for */
     geo geom;
     size_t coef_bytes, part_bytes;
 };
+/* Sets p's walk geometry for the tuning's width (batchnorm_plan.cu); 0 when the grid is too large. */
+int set_geometry(plan *p, int wide);
 /* Fills p; 0 with a reason in why when the call is not supported (batchnorm_plan.cu). */
 int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, plan *p, char *why, size_t cap);
 /* the per-channel operand i without its address (dtype and stride) */

@@ -159,6 +159,24 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
             p->V = 4; /* fp16 / bf16 in 8-byte vectors (HW = 14x14, C = 100, ...) */
     }
     p->big = p->M > 0 && p->C > 0;
+    p->sms = sms;
+    /* the workspace holds the partials of either geometry (wide: more groups per channel) */
+    if (!set_geometry(p, 1)) return set_why(why, cap, "grid too large");
+    long long g_wide = p->geom.G;
+    if (!set_geometry(p, JV_BN_DEFAULT_WIDE)) return set_why(why, cap, "grid too large");
+    long long G = p->geom.G > g_wide ? p->geom.G : g_wide;
+    p->lean = JV_BN_DEFAULT_LEAN;
+    p->coef_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * 4 * sizeof(float));
+    p->part_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * (size_t)(G > 0 ? G : 1) * 3 * sizeof(float));
+    return 1;
+}
+
+/* The walk geometry of p (V, nhwc, sizes and sms set): channels_last blocks hold up to 32 channel vectors
+ * (a warp along a row; wide: 64, two warps, so that a block reads 1 KiB of every row of 512 bf16 channels),
+ * G blocks per channel block fill PER_SM blocks per multiprocessor. 0 when the grid is too large. */
+int set_geometry(plan *p, int wide) {
+    p->wide = wide;
+    int txmax = wide ? 64 : 32;
     geo &q = p->geom;
     q.nhwc = p->nhwc;
     q.N = p->N;
@@ -173,7 +191,7 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
     } else {
         q.R = p->M;
         q.Cv = p->C / p->V;
-        while (q.tx < 32 && q.tx < q.Cv) {
+        while (q.tx < txmax && q.tx < q.Cv) {
             q.tx <<= 1;
             q.tx_log2++;
         }
@@ -181,11 +199,11 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
         long long ty = BLOCK >> q.tx_log2;
         work = p->big ? (q.R + ty - 1) / ty : 0;
     }
-    long long target = (long long)sms * PER_SM;
+    long long target = (long long)p->sms * PER_SM;
     long long G = p->big ? (target + cblocks - 1) / cblocks : 0;
     if (G > work) G = work;
     if (p->big && G < 1) G = 1;
-    if (p->big && cblocks * G > 0x7fffffffLL) return set_why(why, cap, "grid too large");
+    if (p->big && cblocks * G > 0x7fffffffLL) return 0;
     q.G = G;
     q.step_n = q.step_s = 0;
     if (!p->nhwc && p->big) {
@@ -193,9 +211,6 @@ int make_plan(const jv_desc *d, const jv_operands *ops, int sms, int scalar, pla
         q.step_n = step / q.HWv;
         q.step_s = step - q.step_n * q.HWv;
     }
-    p->lean = JV_BN_DEFAULT_LEAN;
-    p->coef_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * 4 * sizeof(float));
-    p->part_bytes = align256((size_t)(p->C > 0 ? p->C : 1) * (size_t)(G > 0 ? G : 1) * 3 * sizeof(float));
     return 1;
 }
 

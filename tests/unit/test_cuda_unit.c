@@ -1,14 +1,18 @@
 /* test_cuda_unit: the CUDA backend's decisions that need no device
  * (jv_cuda_pure): which runtime errors are sticky, the workspace size for a
  * device's free memory, PyTorch's cuDNN batch-norm mode, the cuDNN
- * algorithm cache, and the cuBLASLt search's median, ranking and cache. Runs anywhere the backend builds (label unit).
+ * algorithm cache, the cuBLASLt search's median, ranking and cache, and the
+ * batch-norm kernels' workspace for every tuning. Runs anywhere the backend
+ * builds (label unit).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batchnorm/batchnorm_gpu.h"
 #include "jv_check.h"
 #include "jv_cuda_pure.h"
+#include "jv_opcall.h"
 
 static void test_sticky(void) {
     const char *name = "x";
@@ -145,12 +149,44 @@ static void test_gemm_search(void) {
     CHECK(c.n == 0 && c.keys == NULL && jv_cuda_gemm_cache_find(&c, &k1) == NULL);
 }
 
+/* the batch-norm plan's workspace holds the partials of the wide geometry too: [64,512,28,28] bf16
+ * channels_last on 132 SMs: 64 channel vectors of 8; 32 per block: 2 channel blocks x 264 groups, wide: 1 x 528;
+ * partials 3 floats per (channel, group): 512 * 528 * 12 = 3244032 bytes, plus 512 * 4 floats of coefficients */
+static void test_bn_workspace(void) {
+    jv_opcall c;
+    jv_desc d;
+    jv_operands ops;
+    jv_err err;
+    jv_err_clear(&err);
+    memset(&d, 0, sizeof d);
+    const char *BF = "\"c10::BFloat16\"", *FL = "\"float\"";
+    char types[256];
+    snprintf(types, sizeof types, "[%s, %s, %s, %s, %s, \"Scalar\", \"Scalar\", \"Scalar\"]", BF, FL, FL, FL, FL);
+    CHECK(jv_opcall_from_trace(&c, "aten::native_batch_norm",
+                               "[[64, 512, 28, 28], [512], [512], [512], [512], [], [], []]", types,
+                               "[[401408, 1, 14336, 512], [1], [1], [1], [1], [], [], []]",
+                               "[\"\", \"\", \"\", \"\", \"\", \"True\", \"0.1\", \"1e-05\"]", &err) == JV_OK);
+    CHECK(jv_desc_parse(&c, &d, &err) == JV_OK && jv_desc_operands(&d, &ops, &err) == JV_OK);
+    jv_gpu_batchnorm_plan *pl = NULL;
+    size_t ws = 0;
+    CHECK(jv_gpu_batchnorm_plan_create(&d, &ops, 132, &pl, &ws, &err) == JV_OK);
+    CHECK(ws >= (size_t)512 * 528 * 3 * 4 + 512 * 4 * 4);
+    jv_gpu_batchnorm_tuning t = jv_gpu_batchnorm_tuning_default();
+    CHECK(t.lean == 1 && t.wide == 0);
+    t.wide = 1;
+    jv_gpu_batchnorm_plan_tune(pl, &t); /* the geometry changes; the workspace it was sized with still holds it */
+    jv_gpu_batchnorm_plan_tune(pl, NULL);
+    jv_gpu_batchnorm_plan_free(pl);
+    jv_opcall_free(&c);
+}
+
 int main(void) {
     test_sticky();
     test_workspace();
     test_bn_mode();
     test_cache();
     test_gemm_search();
+    test_bn_workspace();
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed != 0;
 }
