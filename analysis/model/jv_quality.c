@@ -17,6 +17,7 @@ const char *jv_nomodel_str(jv_nomodel why) {
     case JV_NOMODEL_REFUSED: return "the op's model could not read the recorded call";
     case JV_NOMODEL_GRAPH: return "replayed by a graph: no call recorded";
     case JV_NOMODEL_DATA: return "output size set by data the trace does not record";
+    case JV_NOMODEL_SEQLENS: return "attention sized by sequence lengths the trace does not record";
     default: return "";
     }
 }
@@ -36,6 +37,18 @@ static int data_sized(const char *op) {
     return 0;
 }
 
+/* 1 for a serving stack's attention over a paged or packed (varlen) KV cache: vLLM's unified attention and
+ * paged attention ops, flash-attention's varlen forward; its FLOPs and bytes follow the per-request sequence
+ * lengths (block tables, cu_seqlens), values no trace holds */
+static int seqlen_sized(const char *op) {
+    static const char *const OPS[] = {"vllm::unified_attention",  "vllm::unified_attention_with_output",
+                                      "_C::paged_attention_v1",   "_C::paged_attention_v2",
+                                      "_rocm_C::paged_attention", "flash_attn::_flash_attn_varlen_forward"};
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(op, OPS[i])) return 1;
+    return 0;
+}
+
 /* why row r has no FLOPs/bytes model (JV_NOMODEL_NONE: it has one) */
 static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
@@ -43,6 +56,8 @@ static jv_nomodel why_of(const jv_drow *r) {
     if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
     if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name && data_sized(r->op_name))
         return JV_NOMODEL_DATA;
+    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name && seqlen_sized(r->op_name))
+        return JV_NOMODEL_SEQLENS;
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;
     if (r->no_dtypes) return JV_NOMODEL_NO_DTYPES;

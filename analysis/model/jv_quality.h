@@ -16,6 +16,8 @@ typedef enum {
     JV_NOMODEL_GRAPH,      /* a kernel a CUDA / HIP graph replayed: the trace records the kernel, not the call */
     JV_NOMODEL_DATA,       /* an op whose output size depends on data the trace does not record (aten::index's
                               index tensors, the values of nonzero / masked_select / unique) */
+    JV_NOMODEL_SEQLENS,    /* serving attention over a paged or packed KV cache: its work is set by the requests'
+                              sequence lengths, which are tensor values the trace does not record */
     JV_NOMODEL_COUNT
 } jv_nomodel;
 

@@ -81,6 +81,11 @@ def generated(exe, tmp):
         # an op whose output size the trace cannot tell (aten::index: the index tensors' shapes are not recorded)
         dict(g.op('aten::index', 800, 50), args={'Input Dims': [[64, 512], []], 'Input type': ['float', '']}),
         g.launch(801, 7), g.kernel('k_index', 805, 70, 7),
+        # serving attention over a paged KV cache: its work is set by sequence lengths no trace records
+        dict(g.op('vllm::unified_attention_with_output', 900, 50),
+             args={'Input Dims': [[16, 32, 128], [16, 8, 128], [16, 8, 128], [16, 32, 128], []],
+                   'Input type': ['c10::BFloat16'] * 4 + ['']}),
+        g.launch(901, 8), g.kernel('k_attn', 905, 80, 8),
     ]
     bad = os.path.join(tmp, 'quality.json')
     g.write(bad, {'traceEvents': ev})
@@ -101,9 +106,10 @@ def generated(exe, tmp):
         'Rows not modelled: no input dtypes recorded': (1, len(uni), '20.0'),
         'Rows not modelled: kernels a graph replayed': (1, len(uni), '60.0'),
         'Rows not modelled: output size set by data': (1, len(uni), '70.0'),
-        'GPU events with no launcher': (1, 7, '40.0'),
+        'Rows not modelled: attention sized by sequence lengths': (1, len(uni), '80.0'),
+        'GPU events with no launcher': (1, 8, '40.0'),
         'Graph launches whose kernels were not recorded': (1, 2, '–'),
-        'GPU events that start before their launch call': (1, 7, '5.0'),
+        'GPU events that start before their launch call': (1, 8, '5.0'),
         'No device properties': (1, 0, '–'),
     }
     for k, v in want.items():
@@ -121,6 +127,9 @@ def generated(exe, tmp):
           'rough: the graph-replayed kernel row with its reason', rough[2])
     check(reasons.get('aten::index') == 'output size set by data the trace does not record',
           'rough: the aten::index row with its reason', rough[2])
+    check(reasons.get('vllm::unified_attention_with_output') ==
+          'attention sized by sequence lengths the trace does not record',
+          'rough: the serving attention row with its reason', rough[2])
     check(rough[1] == lines, 'rough: the same table as fair')
     with open(os.path.join(out, 'report.html'), encoding='utf-8') as f:
         html = f.read()
