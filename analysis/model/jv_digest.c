@@ -100,6 +100,7 @@ void jv_digest_free(jv_digest *d) {
     free(d->rows);
     free(d->sheet_order);
     free(d->fusion);
+    free(d->attention);
     jv_arena_free(&d->arena);
     memset(d, 0, sizeof *d);
 }
@@ -285,6 +286,118 @@ static void holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_per
     }
 }
 
+/* the family of instance in (-1 without a model); *bwd: a backward op */
+static int inst_family(const jv_perf_table *pt, const jv_perf_inst *in, int *bwd) {
+    *bwd = 0;
+    if (in->kernel != JV_NONE32 || in->model < 0) return -1;
+    *bwd = pt->models[in->model].bwd;
+    return pt->models[in->model].family;
+}
+
+typedef struct {
+    uint32_t inst;
+    uint32_t holder;
+    int64_t ts;
+} ainst;
+
+static int cmp_ainst(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    const ainst *x = a, *y = b;
+    if (x->holder != y->holder) return x->holder < y->holder ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->inst < y->inst ? -1 : x->inst > y->inst;
+}
+
+/* the group of holder event h: its module class or op name, as an arena string (found or added to names) */
+static const char *holder_name(jv_digest *d, const jv_trace *tr, uint32_t h, int by_module) {
+    const char *n = jv_trace_str(tr, tr->ev[h].name);
+    if (!by_module) return jv_digest_str(d, n);
+    const char *cls;
+    size_t cn = module_class(n, &cls);
+    return jv_arena_strndup(&d->arena, cls, cn);
+}
+
+/* eager attention (jv_dattention): per holder, in time order, a GEMM-family op, a forward softmax, then a
+ * GEMM-family op; grouped by holder name */
+static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_table *pt, const uint32_t *holder,
+                              int by_module) {
+    size_t n = 0;
+    ainst *v = malloc((pt->ninst ? pt->ninst : 1) * sizeof *v);
+    if (!v) return JV_ERR_NOMEM;
+    for (size_t i = 0; i < pt->ninst; i++)
+        if (holder[i] != JV_NONE32 && pt->inst[i].kernel == JV_NONE32)
+            v[n++] = (ainst){(uint32_t)i, holder[i], tr->ev[pt->inst[i].ev].ts};
+    jv_status s = jv_sort_stable(v, n, sizeof *v, cmp_ainst, NULL);
+    size_t cap = 0;
+    for (size_t i = 0; i < n && s == JV_OK;) {
+        size_t end = i;
+        while (end < n && v[end].holder == v[i].holder)
+            end++;
+        long a = -1, sm = -1; /* the last product, the softmax after it */
+        for (size_t p = i; p < end && s == JV_OK; p++) {
+            int bwd, f = inst_family(pt, &pt->inst[v[p].inst], &bwd);
+            if (f == JV_FAM_SOFTMAX && !bwd && a >= 0) sm = (long)p;
+            if (f != JV_FAM_GEMM) continue;
+            if (a < 0 || sm < 0) {
+                a = (long)p;
+                sm = -1;
+                continue;
+            }
+            /* a product, a softmax, a product: one sequence */
+            double total = 0, between = 0;
+            for (size_t q = (size_t)a; q <= p; q++) {
+                double us = (double)pt->inst[v[q].inst].busy_ns / 1e3;
+                total += us;
+                if (q != (size_t)a && q != p) between += us;
+            }
+            const char *name = holder_name(d, tr, v[i].holder, by_module);
+            if (!name) {
+                s = JV_ERR_NOMEM;
+                break;
+            }
+            size_t g = 0;
+            while (g < d->nattention && strcmp(d->attention[g].name, name))
+                g++;
+            if (g == d->nattention) {
+                if ((s = jv_reserve((void **)&d->attention, &cap, d->nattention + 1, sizeof *d->attention)) != JV_OK)
+                    break;
+                const jv_event *ae = &tr->ev[pt->inst[v[a].inst].ev];
+                const jv_sig *sg = ae->kind == JV_K_CPU_OP ? &tr->sigs[tr->ops[ae->aux].sig] : NULL;
+                jv_dattention x = {name,
+                                   by_module,
+                                   0,
+                                   0,
+                                   0,
+                                   tr->ev[v[i].holder].uid,
+                                   jv_digest_str(d, sg && sg->dims ? jv_trace_str(tr, sg->dims) : "")};
+                if (!x.dims) {
+                    s = JV_ERR_NOMEM;
+                    break;
+                }
+                d->attention[d->nattention++] = x;
+            }
+            jv_dattention *x = &d->attention[g];
+            x->sequences++;
+            x->total_us += total;
+            x->between_us += between;
+            a = -1, sm = -1;
+        }
+        i = end;
+    }
+    free(v);
+    /* the most time between the products first */
+    for (size_t i = 1; s == JV_OK && i < d->nattention; i++) {
+        jv_dattention x = d->attention[i];
+        size_t j = i;
+        while (j > 0 && d->attention[j - 1].between_us < x.between_us) {
+            d->attention[j] = d->attention[j - 1];
+            j--;
+        }
+        d->attention[j] = x;
+    }
+    return s;
+}
+
 static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt) {
     uint32_t *holder = malloc((pt->ninst ? pt->ninst : 1) * sizeof *holder);
     if (!holder) return JV_ERR_NOMEM;
@@ -407,6 +520,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     jv_map_free(&gidx);
     free(hs);
     free(gs);
+    if (s == JV_OK) s = attention_of(d, tr, pt, holder, by_module);
     free(holder);
     if (s != JV_OK) return s;
     /* largest elementwise time first */

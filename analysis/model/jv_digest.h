@@ -139,6 +139,20 @@ typedef struct {
     const char *ops;      /* the distinct elementwise op names of the instances, ", "-joined */
 } jv_dfusion;
 
+/* Eager attention: in one module (or parent op), a matrix product, then a softmax, then a matrix product,
+ * with only lighter ops between (scaling, masking, dropout): attention computed op by op, its score matrix
+ * written to memory and read back, where one fused attention kernel (SDPA: flash / memory-efficient) keeps
+ * it on chip. */
+typedef struct {
+    const char *name;     /* module class or parent op name */
+    int from_module;      /* 1: found through nn.Module events */
+    uint32_t sequences;   /* matmul -> softmax -> matmul sequences found */
+    double total_us;      /* kernel time of their ops, first matrix product to last, inclusive */
+    double between_us;    /* kernel time of the ops between the two products (softmax, scaling, masking) */
+    uint32_t example_uid; /* UID of one holder instance */
+    const char *dims;     /* the first product's Input Dims in one sequence */
+} jv_dattention;
+
 /* What the elementwise baseline needs to be stated (REFERENCE.md section 8; README "Elementwise baseline"): rows of
  * aten::add/add_/mul/mul_/copy_ moving at least JV_BASE_CALL_BYTES per call, at least JV_BASE_MIN_CALLS calls and
  * JV_BASE_MIN_BYTES in all. Below that the kernels are launch-dominated (a 1 MiB add takes ~3 µs, mostly
@@ -199,6 +213,9 @@ typedef struct {
     int nspecs;
     /* the findings, decided in jv_digest_finish (jv_findings_model.h: jv_digest_findings) */
     struct jv_dfindings_ *findings;
+    /* eager attention patterns (jv_digest_finish), the most time between the products first */
+    jv_dattention *attention;
+    size_t nattention;
     jv_arena arena;
     size_t cap_rows;
 } jv_digest;

@@ -243,6 +243,20 @@ static jv_status fusion_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, 
     return JV_OK;
 }
 
+/* eager attention patterns whose ops between the two products take >= 0.5 % of GPU kernel time: what one
+ * fused attention kernel would save at least (those ops run on chip there) */
+static jv_status attention_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, jv_err *err) {
+    for (size_t i = 0; i < d->nattention && i < MAX_FUSION_FINDINGS; i++) {
+        const jv_dattention *x = &d->attention[i];
+        if (!(d->total_us > 0) || !(x->between_us >= 0.005 * d->total_us)) continue;
+        jv_dfinding y = finding_of(JV_FIND_ATTENTION, JV_DCAT_GEMM, JV_RECO_SDPA, x->total_us, x->between_us,
+                                   share_of(d, x->between_us));
+        y.fusion = (int32_t)i;
+        JV_CHECK(add_finding(f, cap, &y, err));
+    }
+    return JV_OK;
+}
+
 /* the per-op findings of category c: its significant rows below 50 % of peak that a change of kernel would
  * speed up by >= 0.5 % of GPU kernel time, the two largest, unless a category-wide finding covers them */
 static jv_status slow_ops(const jv_digest *d, jv_dcat c, jv_dfindings *f, size_t *cap, jv_err *err) {
@@ -270,6 +284,7 @@ static int anchor_order(const jv_dfinding *x) {
     switch (x->kind) {
     case JV_FIND_BN_BANDWIDTH: return 0;
     case JV_FIND_FUSION: return 1;
+    case JV_FIND_ATTENTION: return 1;
     case JV_FIND_SLOW_OP: return 2 + x->sig;
     case JV_FIND_CONV_LAYOUT: break;
     }
@@ -385,6 +400,8 @@ static jv_status compute(const jv_digest *d, jv_dfindings *f, jv_err *err) {
             JV_CHECK(bn_facts(d, f, &cap, err));
         else if (c == JV_DCAT_EW)
             JV_CHECK(fusion_facts(d, f, &cap, err));
+        else if (c == JV_DCAT_GEMM)
+            JV_CHECK(attention_facts(d, f, &cap, err));
         if (d->cat_rows[c]) JV_CHECK(slow_ops(d, c, f, &cap, err));
     }
     JV_CHECK(rank_findings(f, err));

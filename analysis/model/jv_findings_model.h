@@ -143,7 +143,8 @@ typedef enum {
     JV_FIND_SLOW_OP = 0,  /* a significant op below 50 % of its roofline (row, sig) */
     JV_FIND_CONV_LAYOUT,  /* layout conversions around convolutions with NCHW inputs */
     JV_FIND_BN_BANDWIDTH, /* batch norm below the trace's elementwise baseline */
-    JV_FIND_FUSION        /* instances of a module or parent op running several elementwise kernels (fusion) */
+    JV_FIND_FUSION,       /* instances of a module or parent op running several elementwise kernels (fusion) */
+    JV_FIND_ATTENTION     /* eager attention: matmul -> softmax -> matmul in a module (jv_dattention) */
 } jv_find_kind;
 
 /* What a finding recommends. */
@@ -151,7 +152,8 @@ typedef enum {
     JV_RECO_PROFILE = 0,     /* the kernel team replays the op (or reproduces its shape) and profiles it */
     JV_RECO_CHANNELS_LAST,   /* run the model in channels_last */
     JV_RECO_FOLD_OR_COMPILE, /* fold BN into the convolution (inference), torch.compile or channels_last (training) */
-    JV_RECO_FUSE             /* fuse each instance into one kernel */
+    JV_RECO_FUSE,            /* fuse each instance into one kernel */
+    JV_RECO_SDPA             /* one fused attention kernel (scaled_dot_product_attention) */
 } jv_reco;
 
 /* One finding. */
@@ -161,7 +163,8 @@ typedef struct {
     jv_reco reco;
     int32_t row;    /* JV_FIND_SLOW_OP: index into jv_digest.rows, else -1 */
     int sig;        /* JV_FIND_SLOW_OP: its place among the category's significant rows (0: the first), else -1 */
-    int32_t fusion; /* JV_FIND_FUSION: index into jv_digest.fusion, else -1 */
+    int32_t fusion; /* JV_FIND_FUSION: index into jv_digest.fusion; JV_FIND_ATTENTION: into jv_digest.attention;
+                       else -1 */
     double time_us; /* the GPU time it concerns */
     double gain_us; /* the projected saving: the ranking key (its basis depends on the kind) */
     double share;   /* gain_us as % of all GPU kernel time */

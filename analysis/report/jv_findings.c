@@ -524,6 +524,23 @@ static void write_gemm(cctx *c) {
         f, "<a id=\"paths\"></a>\n\n## Optimization paths\n\n### A: fusion or algorithmic (model code may change)\n\n");
     fprintf(f, "- Batch small GEMMs of the same shape (bmm / grouped GEMM), fuse bias and activation epilogues, keep "
                "dimensions multiples of 64 or 128.\n\n");
+    if (!d->nattention) return;
+    fprintf(f, "<a id=\"attention\"></a>\n\n### Eager attention\n\n");
+    fprintf(f,
+            "Modules (or parent ops) that compute attention op by op: a matrix product, a softmax, a matrix product, "
+            "with only lighter ops between (scaling, masking, dropout, layout copies); the score matrix goes to "
+            "memory and back. One fused kernel (`scaled_dot_product_attention`: flash or memory-efficient) keeps it "
+            "on chip and saves at least the time between the products.\n\n");
+    fprintf(f, "| Module / parent op | Sequences | Time (products included) | Between the products | First product's "
+               "inputs | Call stack |\n|---|---:|---:|---:|---|---|\n");
+    for (size_t i = 0; i < d->nattention; i++) {
+        const jv_dattention *a = &d->attention[i];
+        char t2[32];
+        fprintf(f, "| `%s` | %u | %s | %s | %s | `jarvis-analyze %s --call-stack %u` |\n", a->name, a->sequences,
+                jv_md_time(tb, sizeof tb, a->total_us), jv_md_time(t2, sizeof t2, a->between_us),
+                a->dims[0] ? a->dims : "-", d->trace, a->example_uid);
+    }
+    fputc('\n', f);
 }
 
 /* ---------- driver ---------- */

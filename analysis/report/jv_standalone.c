@@ -210,6 +210,29 @@ static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfi
                  x->share);
         break;
     }
+    case JV_FIND_ATTENTION: {
+        const jv_dattention *a = &d->attention[x->fusion];
+        char tt[32];
+        snprintf(anchor, sizeof anchor, "attention");
+        snprintf(out->title, sizeof out->title, "Eager attention: %.70s", a->name);
+        snprintf(out->issue, sizeof out->issue,
+                 "`%.60s` computes attention op by op: %u matmul -> softmax -> matmul sequences (%s, %.1f %% of GPU "
+                 "kernel time; first product's inputs %.80s), the score matrix written to memory and read back "
+                 "between the ops",
+                 a->name, a->sequences, jv_md_time(tb, sizeof tb, a->total_us), pct_of(a->total_us, d->total_us),
+                 a->dims[0] ? a->dims : "not recorded");
+        snprintf(out->action, sizeof out->action,
+                 "Use one fused attention kernel: `torch.nn.functional.scaled_dot_product_attention` (flash or "
+                 "memory-efficient), or `attn_implementation=\"sdpa\"` / `\"flash_attention_2\"` for a Hugging Face "
+                 "model; call stack of one instance: `jarvis-analyze %s --call-stack %u`.",
+                 d->trace, a->example_uid);
+        snprintf(out->impact, sizeof out->impact,
+                 "at least %s (%.1f %% of GPU kernel time): the ops between the products (softmax, scaling, masking, "
+                 "layout copies), which the fused kernel does on chip (%s of products not counted)",
+                 jv_md_time(tb, sizeof tb, x->gain_us), x->share,
+                 jv_md_time(tt, sizeof tt, a->total_us - a->between_us));
+        break;
+    }
     case JV_FIND_FUSION: {
         const jv_dfusion *u = &d->fusion[x->fusion];
         const jv_ffusion *p = &fx->fusion[x->fusion];
