@@ -12,19 +12,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck
+from jvcheck import check, finish  # noqa: E402
+
 BIN = sys.argv[1]
 SHARED = sys.argv[2] if len(sys.argv) > 2 else ''
-failed = passed = 0
 BF = 'c10::BFloat16'
 
-
-def check(ok, what, *detail):
-    global failed, passed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAILED:', what, *[str(d)[:400] for d in detail])
 
 
 def trace(parent, children, n):
@@ -96,8 +90,7 @@ def main():
             fair = open(os.path.join(out, 'standalone_analysis_fair.md'), encoding='utf-8').read()
             check('Eager attention: TimesformerSelfAttention' in fair and
                   '24 matmul -> softmax -> matmul sequences' in fair, 'timesformer: its self-attention found')
-    print(f'test_attention_pattern: {passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 sys.exit(main())

@@ -13,22 +13,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck
+from jvcheck import check, finish  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import hostile_gen as g  # noqa: E402
 
 BIN = sys.argv[1]
 SHARED = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, '..', '..', '..', 'shared')
-failed = passed = 0
 
-
-def check(ok, what, *detail):
-    global failed, passed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAILED:', what, *[str(d)[:300] for d in detail])
 
 
 def run(trace, out, engine):
@@ -119,8 +113,7 @@ def main():
                       'nv_v100_resnet50_tbplugin_2021.json.gz'):
                 if os.path.exists(os.path.join(traces, t)):
                     compare(t, os.path.join(traces, t), tmp)
-    print(f'test_inflate_engines: {passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return finish()
 
 
 sys.exit(main())
