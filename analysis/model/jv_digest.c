@@ -308,13 +308,13 @@ static int cmp_ainst(const void *a, const void *b, void *ctx) {
     return x->inst < y->inst ? -1 : x->inst > y->inst;
 }
 
-/* the group of holder event h: its module class or op name, as an arena string (found or added to names) */
-static const char *holder_name(jv_digest *d, const jv_trace *tr, uint32_t h, int by_module) {
+/* the group text of holder event h: its module class or op name (*len: its length) */
+static const char *holder_text(const jv_trace *tr, uint32_t h, int by_module, size_t *len) {
     const char *n = jv_trace_str(tr, tr->ev[h].name);
-    if (!by_module) return jv_digest_str(d, n);
+    if (!by_module) return *len = strlen(n), n;
     const char *cls;
-    size_t cn = module_class(n, &cls);
-    return jv_arena_strndup(&d->arena, cls, cn);
+    *len = module_class(n, &cls);
+    return cls;
 }
 
 /* eager attention (jv_dattention): per holder, in time order, a GEMM-family op, a forward softmax, then a
@@ -334,6 +334,9 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
         while (end < n && v[end].holder == v[i].holder)
             end++;
         long a = -1, sm = -1; /* the last product, the softmax after it */
+        size_t tn;
+        const char *text = holder_text(tr, v[i].holder, by_module, &tn);
+        size_t g = d->nattention; /* the holder's group, found at its first sequence */
         for (size_t p = i; p < end && s == JV_OK; p++) {
             int bwd, f = inst_family(pt, &pt->inst[v[p].inst], &bwd);
             if (f == JV_FAM_SOFTMAX && !bwd && a >= 0) sm = (long)p;
@@ -350,17 +353,17 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                 total += us;
                 if (q != (size_t)a && q != p) between += us;
             }
-            const char *name = holder_name(d, tr, v[i].holder, by_module);
-            if (!name) {
-                s = JV_ERR_NOMEM;
-                break;
-            }
-            size_t g = 0;
-            while (g < d->nattention && strcmp(d->attention[g].name, name))
-                g++;
+            if (g == d->nattention)
+                for (g = 0; g < d->nattention; g++)
+                    if (strlen(d->attention[g].name) == tn && !memcmp(d->attention[g].name, text, tn)) break;
             if (g == d->nattention) {
                 if ((s = jv_reserve((void **)&d->attention, &cap, d->nattention + 1, sizeof *d->attention)) != JV_OK)
                     break;
+                const char *name = by_module ? jv_arena_strndup(&d->arena, text, tn) : jv_digest_str(d, text);
+                if (!name) {
+                    s = JV_ERR_NOMEM;
+                    break;
+                }
                 const jv_event *ae = &tr->ev[pt->inst[v[a].inst].ev];
                 const jv_sig *sg = ae->kind == JV_K_CPU_OP ? &tr->sigs[tr->ops[ae->aux].sig] : NULL;
                 jv_dattention x = {name,

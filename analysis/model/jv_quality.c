@@ -27,26 +27,35 @@ static int is_graph_launch(const char *name) {
     return jv_contains_nocase(name, "GraphLaunch");
 }
 
-/* 1 for an op whose output size the trace cannot tell: aten::index takes a list of index tensors whose shapes
- * the profiler does not record; nonzero, masked_select and unique return as many elements as the data selects */
-static int data_sized(const char *op) {
-    static const char *const OPS[] = {"aten::index",    "aten::nonzero",    "aten::masked_select",
-                                      "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive"};
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
-        if (!strcmp(op, OPS[i])) return 1;
-    return 0;
-}
+/* ops the trace cannot size, each with why:
+ * - data-sized: aten::index takes a list of index tensors whose shapes the profiler does not record; nonzero,
+ *   masked_select and unique return as many elements as the data selects;
+ * - sequence-length-sized: a serving stack's attention over a paged or packed (varlen) KV cache (vLLM's unified
+ *   attention and paged attention ops, flash-attention's varlen forward), whose FLOPs and bytes follow the
+ *   per-request sequence lengths (block tables, cu_seqlens), values no trace holds */
+static const struct {
+    const char *op;
+    jv_nomodel why;
+} UNSIZABLE[] = {
+    {"aten::index", JV_NOMODEL_DATA},
+    {"aten::nonzero", JV_NOMODEL_DATA},
+    {"aten::masked_select", JV_NOMODEL_DATA},
+    {"aten::_unique2", JV_NOMODEL_DATA},
+    {"aten::unique_dim", JV_NOMODEL_DATA},
+    {"aten::unique_consecutive", JV_NOMODEL_DATA},
+    {"vllm::unified_attention", JV_NOMODEL_SEQLENS},
+    {"vllm::unified_attention_with_output", JV_NOMODEL_SEQLENS},
+    {"_C::paged_attention_v1", JV_NOMODEL_SEQLENS},
+    {"_C::paged_attention_v2", JV_NOMODEL_SEQLENS},
+    {"_rocm_C::paged_attention", JV_NOMODEL_SEQLENS},
+    {"flash_attn::_flash_attn_varlen_forward", JV_NOMODEL_SEQLENS},
+};
 
-/* 1 for a serving stack's attention over a paged or packed (varlen) KV cache: vLLM's unified attention and
- * paged attention ops, flash-attention's varlen forward; its FLOPs and bytes follow the per-request sequence
- * lengths (block tables, cu_seqlens), values no trace holds */
-static int seqlen_sized(const char *op) {
-    static const char *const OPS[] = {"vllm::unified_attention",  "vllm::unified_attention_with_output",
-                                      "_C::paged_attention_v1",   "_C::paged_attention_v2",
-                                      "_rocm_C::paged_attention", "flash_attn::_flash_attn_varlen_forward"};
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
-        if (!strcmp(op, OPS[i])) return 1;
-    return 0;
+/* the reason op cannot be sized from a trace, JV_NOMODEL_NONE when it is not one of UNSIZABLE */
+static jv_nomodel unsizable(const char *op) {
+    for (size_t i = 0; i < sizeof UNSIZABLE / sizeof UNSIZABLE[0]; i++)
+        if (!strcmp(op, UNSIZABLE[i].op)) return UNSIZABLE[i].why;
+    return JV_NOMODEL_NONE;
 }
 
 /* why row r has no FLOPs/bytes model (JV_NOMODEL_NONE: it has one) */
@@ -54,10 +63,10 @@ static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
     if (has) return JV_NOMODEL_NONE;
     if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
-    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name && data_sized(r->op_name))
-        return JV_NOMODEL_DATA;
-    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name && seqlen_sized(r->op_name))
-        return JV_NOMODEL_SEQLENS;
+    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name) {
+        jv_nomodel why = unsizable(r->op_name);
+        if (why != JV_NOMODEL_NONE) return why;
+    }
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;
     if (r->no_dtypes) return JV_NOMODEL_NO_DTYPES;

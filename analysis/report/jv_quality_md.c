@@ -28,20 +28,20 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
                                                      "Rows not modelled: kernels a graph replayed",
                                                      "Rows not modelled: output size set by data",
                                                      "Rows not modelled: attention sized by sequence lengths"};
-        line(out, &n, what[w], q->unmodelled[w].n, rows, q->unmodelled[w].us,
-             w == JV_NOMODEL_GRAPH
-                 ? "a CUDA / HIP graph launch records its kernels but not the calls that built the graph (no shapes, "
-                   "no dtypes): they cannot be modelled from this trace; profile the same step without graphs "
-                   "(eager mode, or a warm-up step before capture) to model them"
-             : w == JV_NOMODEL_SEQLENS
-                 ? "serving attention over a paged or packed KV cache does work set by each request's query and "
-                   "context lengths (block tables, cu_seqlens: tensor values, not recorded); TraceLens reads them "
-                   "from the serving stack's iteration annotations, which jarvis does not parse yet"
-             : w == JV_NOMODEL_DATA
-                 ? "aten::index's index tensors (their shapes are not recorded) or the values nonzero, masked_select "
-                   "and unique select decide how many elements these ops move: no trace says; their time counts in "
-                   "the totals, not in any roofline figure"
-                 : "their time counts in the totals and categories, but in no roofline figure, verdict or saving");
+        static const char *const GENERIC =
+            "their time counts in the totals and categories, but in no roofline figure, verdict or saving";
+        static const char *means[JV_NOMODEL_COUNT] = {
+            [JV_NOMODEL_GRAPH] = "a CUDA / HIP graph launch records its kernels but not the calls that built the graph "
+                                 "(no shapes, no dtypes): they cannot be modelled from this trace; profile the same "
+                                 "step without graphs (eager mode, or a warm-up step before capture) to model them",
+            [JV_NOMODEL_DATA] = "aten::index's index tensors (their shapes are not recorded) or the values nonzero, "
+                                "masked_select and unique select decide how many elements these ops move: no trace "
+                                "says; their time counts in the totals, not in any roofline figure",
+            [JV_NOMODEL_SEQLENS] = "serving attention over a paged or packed KV cache does work set by each request's "
+                                   "query and context lengths (block tables, cu_seqlens: tensor values, not "
+                                   "recorded); TraceLens reads them from the serving stack's iteration annotations, "
+                                   "which jarvis does not parse yet"};
+        line(out, &n, what[w], q->unmodelled[w].n, rows, q->unmodelled[w].us, means[w] ? means[w] : GENERIC);
     }
     line(out, &n, "GPU events with no launcher", q->unlinked.n, q->gpu_events, q->unlinked.us,
          "attributed to no op and left out of gpu_timeline (unless --include-unlinked): launched before the trace "

@@ -27,14 +27,6 @@ static int has_findings_file(jv_dcat c) {
     return c != JV_DCAT_OTHER;
 }
 
-typedef struct {
-    char title[96];
-    char issue[512], action[640], impact[384];
-    char link[160]; /* relative link target */
-    char link_text[96];
-    double gain_us;
-} rec;
-
 /* what the reports call each timeline item, and the action they recommend for it */
 static const struct {
     const char *what, *action;
@@ -80,8 +72,8 @@ static const char *memcpy_action(jv_xfer x) {
 }
 
 /* appends to r->issue, whose first n bytes are written; returns the new length (capped at its end) */
-static int issue_cat(rec *r, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int issue_cat(rec *r, int n, const char *fmt, ...) {
+static int issue_cat(jv_rec_text *r, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int issue_cat(jv_rec_text *r, int n, const char *fmt, ...) {
     size_t cap = sizeof r->issue;
     if (n < 0 || (size_t)n >= cap) return n;
     va_list ap;
@@ -92,12 +84,12 @@ static int issue_cat(rec *r, int n, const char *fmt, ...) {
 }
 
 /* a list appended by issue_cat ends with a full stop, not its last comma */
-static void issue_end_list(rec *r, int n) {
+static void issue_end_list(jv_rec_text *r, int n) {
     if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
 }
 
 /* the recommendation of timeline item k */
-static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, rec *r) {
+static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, jv_rec_text *r) {
     memset(r, 0, sizeof *r);
     snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", TL_TEXT[k].what, tl->share[k]);
     int n =
@@ -147,7 +139,7 @@ static const char *first_shape(const jv_drow *r, char *buf, size_t cap) {
 }
 
 /* the recommendation of finding x: its title, issue, action and impact, and its anchor in the category findings */
-static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfinding *x, rec *out) {
+static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfinding *x, jv_rec_text *out) {
     char tb[32], anchor[48] = "";
     memset(out, 0, sizeof *out);
     switch (x->kind) {
@@ -377,7 +369,7 @@ static void write_appendix(FILE *f, const jv_digest *d) {
 }
 
 /* the recommendations, in the model's order (at most JV_FIND_MAX_RECS) */
-static int all_recs(const jv_digest *d, rec *recs) {
+static int all_recs(const jv_digest *d, jv_rec_text *recs) {
     const jv_dfindings *fx = jv_digest_findings(d);
     int nr = 0;
     for (int i = 0; i < fx->nrecs; i++, nr++) {
@@ -390,15 +382,10 @@ static int all_recs(const jv_digest *d, rec *recs) {
 }
 
 int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max) {
-    rec recs[JV_FIND_MAX_RECS];
-    int nr = all_recs(d, recs), n = 0;
-    for (; n < nr && n < max; n++) {
-        memcpy(out[n].title, recs[n].title, sizeof out[n].title);
-        memcpy(out[n].action, recs[n].action, sizeof out[n].action);
-        memcpy(out[n].impact, recs[n].impact, sizeof out[n].impact);
-        out[n].gain_us = recs[n].gain_us;
-    }
-    return n;
+    jv_rec_text recs[JV_FIND_MAX_RECS];
+    int nr = all_recs(d, recs), n = nr < max ? nr : max;
+    if (n > 0) memcpy(out, recs, (size_t)n * sizeof *out);
+    return n > 0 ? n : 0;
 }
 
 static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
@@ -415,7 +402,7 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     write_metrics(f, d);
     write_ranking(f, d);
     /* the recommendations, in the model's order */
-    rec recs[JV_FIND_MAX_RECS];
+    jv_rec_text recs[JV_FIND_MAX_RECS];
     int nr = all_recs(d, recs);
     fprintf(f, "<a id=\"recommendations\"></a>\n\n## Recommendations\n\n");
     if (!nr) fprintf(f, "No issue with a projected saving was found.\n\n");

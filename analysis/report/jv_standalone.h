@@ -17,8 +17,9 @@ jv_status jv_standalone_write(const jv_digest *d, const char *outdir, jv_err *er
 /* One recommendation of the fair report as it states it (markdown: `code` spans), for other pages. */
 typedef struct {
     char title[96];
-    char action[640];
-    char impact[384];
+    char issue[512], action[640], impact[384];
+    char link[160]; /* relative link target of its detail */
+    char link_text[96];
     double gain_us; /* the projected saving */
 } jv_rec_text;
 /* The fair report's recommendations, in its order, into out (at most max). Returns how many. */
