@@ -631,14 +631,18 @@ static int dense_cl(const jv_tensor *t) {
             s *= t->shape[i];
         return s == 1 || t->shape[1] == 1;
     }
-    int64_t want = 1;
     if (t->shape[1] > 1 && t->strides[1] != 1) return 0;
-    want = t->shape[1];
+    int64_t want = t->shape[1];
     for (int i = t->ndim - 1; i >= 2; i--) {
         if (t->shape[i] > 1 && t->strides[i] != want) return 0;
         want *= t->shape[i];
     }
     return t->shape[0] <= 1 || t->strides[0] == want;
+}
+
+/* 1 when weight-shaped t [K, C, 1...] is rows of C, C innermost (size-1 dims free) */
+static int rows_of_c(const jv_tensor *t, int64_t ci) {
+    return !t->has_strides || ((t->shape[1] <= 1 || t->strides[1] == 1) && (t->shape[0] <= 1 || t->strides[0] == ci));
 }
 
 /* a 2-D view [r, c] with strides (sr, sc) in dtype dt */
@@ -689,15 +693,8 @@ int jv_conv_as_gemm(const jv_desc *d, const jv_operands *ops, jv_conv_gemm *g, c
         m *= x->shape[2 + i];
     if (y->shape[1] != k || x->shape[1] != ci) return gemm_why(why, cap, "channels differ from the call");
     /* weight [K, C, 1...]: C innermost, rows of C (size-1 dims free); grad_weight is dense in w's layout */
-    int w_ok =
-        w->ndim >= 2 &&
-        (!w->has_strides || ((w->shape[1] <= 1 || w->strides[1] == 1) && (w->shape[0] <= 1 || w->strides[0] == ci)));
-    if (igw >= 0) {
-        const jv_tensor *gw = &ops->o[igw].t;
-        w_ok = w_ok && (!gw->has_strides ||
-                        ((gw->shape[1] <= 1 || gw->strides[1] == 1) && (gw->shape[0] <= 1 || gw->strides[0] == ci)));
-    }
-    if (!w_ok) return gemm_why(why, cap, "weight not dense with C_in innermost");
+    if (w->ndim < 2 || !rows_of_c(w, ci) || (igw >= 0 && !rows_of_c(&ops->o[igw].t, ci)))
+        return gemm_why(why, cap, "weight not dense with C_in innermost");
     jv_tensor xm = view2(m, ci, ci, 1, dt), ym = view2(m, k, k, 1, dt);
     if (!bwd) {
         jv_tensor wt = view2(ci, k, 1, ci, dt);
