@@ -317,6 +317,21 @@ static const char *holder_text(const jv_trace *tr, uint32_t h, int by_module, si
     return cls;
 }
 
+/* descending by a double member, equal ones in their order (jv_sort_stable) */
+static int cmp_desc(double x, double y) {
+    return x > y ? -1 : x < y;
+}
+
+static int cmp_between_desc(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return cmp_desc(((const jv_dattention *)a)->between_us, ((const jv_dattention *)b)->between_us);
+}
+
+static int cmp_ew_desc(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return cmp_desc(((const jv_dfusion *)a)->ew_us, ((const jv_dfusion *)b)->ew_us);
+}
+
 /* eager attention (jv_dattention): per holder, in time order, a GEMM-family op, a forward softmax, then a
  * GEMM-family op; grouped by holder name */
 static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_table *pt, const uint32_t *holder,
@@ -389,15 +404,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
     }
     free(v);
     /* the most time between the products first */
-    for (size_t i = 1; s == JV_OK && i < d->nattention; i++) {
-        jv_dattention x = d->attention[i];
-        size_t j = i;
-        while (j > 0 && d->attention[j - 1].between_us < x.between_us) {
-            d->attention[j] = d->attention[j - 1];
-            j--;
-        }
-        d->attention[j] = x;
-    }
+    if (s == JV_OK) s = jv_sort_stable(d->attention, d->nattention, sizeof *d->attention, cmp_between_desc, NULL);
     return s;
 }
 
@@ -527,16 +534,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     free(holder);
     if (s != JV_OK) return s;
     /* largest elementwise time first */
-    for (size_t i = 1; i < d->nfusion; i++) {
-        jv_dfusion v = d->fusion[i];
-        size_t j = i;
-        while (j > 0 && d->fusion[j - 1].ew_us < v.ew_us) {
-            d->fusion[j] = d->fusion[j - 1];
-            j--;
-        }
-        d->fusion[j] = v;
-    }
-    return JV_OK;
+    return jv_sort_stable(d->fusion, d->nfusion, sizeof *d->fusion, cmp_ew_desc, NULL);
 }
 
 double jv_baseline_pct_of_hbm(const jv_digest *d) {
