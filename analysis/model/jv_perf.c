@@ -20,9 +20,15 @@
 
 typedef struct {
     const jv_trace *tr;
-    jv_map fam;  /* name id -> 1 + family*4 + jv_match, 0 never stored */
-    jv_map comm; /* name id -> 1 + is_comm */
+    jv_map fam;      /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm;     /* name id -> 1 + is_comm */
+    uint32_t *top;   /* per event: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when none,
+                        TOP_UNKNOWN until computed (each event computed once: O(n) for all kernels together) */
+    uint32_t *stack; /* top_strong's climb */
+    size_t cap;
 } build_ctx;
+
+#define TOP_UNKNOWN (JV_NONE32 - 1)
 
 static jv_status family_of(build_ctx *b, uint32_t name, int *fam, jv_match *how) {
     uint32_t v;
@@ -135,23 +141,55 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
 #define KL_GET(kl, i) (((kl)[(i) >> 3] >> ((i)&7)) & 1)
 #define KL_SET(kl, i) ((kl)[(i) >> 3] |= (uint8_t)(1u << ((i)&7)))
 
+/* b->top[o], computed for o and the unknown ancestors it passes on the way up (each once); o may be JV_NONE32 */
+static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t *out) {
+    size_t n = 0;
+    uint32_t p = o;
+    for (; p != JV_NONE32 && b->top[p] == TOP_UNKNOWN; p = t->parent[p]) {
+        if (n == b->cap) {
+            size_t nc = b->cap ? b->cap * 2 : 64;
+            uint32_t *ns = realloc(b->stack, nc * sizeof *ns);
+            if (!ns) return JV_ERR_NOMEM;
+            b->stack = ns;
+            b->cap = nc;
+        }
+        b->stack[n++] = p;
+    }
+    uint32_t above = p == JV_NONE32 ? JV_NONE32 : b->top[p];
+    while (n > 0) { /* from the highest unknown node down: the outermost match above wins, else the node itself */
+        uint32_t q = b->stack[--n];
+        if (above == JV_NONE32 && b->tr->ev[q].kind == JV_K_CPU_OP) {
+            int f;
+            jv_match how;
+            JV_CHECK(family_of(b, b->tr->ev[q].name, &f, &how));
+            if (how == JV_MATCH_STRONG) above = q;
+        }
+        b->top[q] = above;
+    }
+    *out = o == JV_NONE32 ? JV_NONE32 : b->top[o];
+    return JV_OK;
+}
+
 /* The instance key of GPU event i: *op = the op event (claimed or launcher),
- * or *synth = the parent of a synthetic instance (an op or a launch call). */
+ * or *synth = the parent of a synthetic instance (an op or a launch call).
+ * The claim is the outermost strongly matched cpu_op at or above the launcher L, else L itself when it is weakly
+ * matched and launches no kernel-launching child. */
 static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, uint32_t i, uint32_t *target,
                            int *synthetic, int *fam) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[i];
-    uint32_t L = t->op_of_gpu[e->aux], claim = JV_NONE32;
+    uint32_t L = t->op_of_gpu[e->aux], claim;
     int claim_fam = -1;
-    for (uint32_t o = L; o != JV_NONE32; o = t->parent[o]) {
-        if (tr->ev[o].kind != JV_K_CPU_OP) continue;
-        int f;
-        jv_match how;
-        JV_CHECK(family_of(b, tr->ev[o].name, &f, &how));
-        if (how == JV_MATCH_STRONG || (how == JV_MATCH_WEAK && claim == JV_NONE32 && o == L && !KL_GET(kl, o))) {
-            claim = o;
-            claim_fam = f;
-        }
+    jv_match how;
+    JV_CHECK(top_strong(b, t, L, &claim));
+    if (claim != JV_NONE32) {
+        JV_CHECK(family_of(b, tr->ev[claim].name, &claim_fam, &how));
+    } else if (L != JV_NONE32 && tr->ev[L].kind == JV_K_CPU_OP && !KL_GET(kl, L)) {
+        JV_CHECK(family_of(b, tr->ev[L].name, &claim_fam, &how));
+        if (how == JV_MATCH_WEAK)
+            claim = L;
+        else
+            claim_fam = -1;
     }
     *synthetic = 0;
     *fam = claim_fam;
@@ -164,7 +202,6 @@ static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, ui
     else
         *target = L;
     if (claim == JV_NONE32 && !*synthetic) {
-        jv_match how;
         JV_CHECK(family_of(b, tr->ev[L].name, fam, &how));
         if (how == JV_MATCH_WEAK) *fam = -1; /* a weak op that launches beside kernel-launching children */
     }
@@ -286,12 +323,20 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     memset(pt, 0, sizeof *pt);
     uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
     if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
-    build_ctx b = {tr, {0}, {0}};
+    build_ctx b = {tr, {0}, {0}, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
+    if (!b.top) {
+        free(kl);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
+    }
+    for (size_t i = 0; i < tr->nev; i++)
+        b.top[i] = TOP_UNKNOWN;
     jv_map_init(&b.fam);
     jv_map_init(&b.comm);
     jv_status s = build(&b, t, pt, kl);
     jv_map_free(&b.fam);
     jv_map_free(&b.comm);
+    free(b.top);
+    free(b.stack);
     free(kl);
     if (s != JV_OK) {
         jv_perf_free(pt);
