@@ -208,6 +208,12 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
                 "process: their GPU events were linked within the process that launched the other work of their "
                 "device; %llu could not be told apart and are not linked by correlation\n",
                 p, (unsigned long long)k->shared_ids, (unsigned long long)k->shared_id_unlinked);
+    if (k->shared_flow_ids)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %llu launch flow ids start in more than one process: their GPU events "
+                "were linked within the process that launched the other work of their device; %llu could not be "
+                "told apart and are not linked by flow\n",
+                p, (unsigned long long)k->shared_flow_ids, (unsigned long long)k->shared_flow_unlinked);
     if (!tr->device_props_key)
         fprintf(stderr, "jarvis-analyze: warning: %s: no deviceProperties: the GPU model is unknown\n", p);
     if (tr->counts.bad_time)

@@ -110,19 +110,58 @@ static uint64_t thread_ts_key(uint32_t thread, int64_t ts) {
     return ((uint64_t)thread * 0x9e3779b97f4a7c15ull) ^ (uint64_t)ts;
 }
 
-/* Links GPU events without a correlation id through flow pairs: the 'f' end
- * sits on the GPU event (same thread and ts), the 's' start on the launch. */
+static int64_t pid_of(const jv_trace *tr, uint32_t i) {
+    return tr->threads[tr->ev[i].thread].pid;
+}
+
+static int is_launch(const jv_trace *tr, const jv_event *e) {
+    return (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
+}
+
+/* host_of: GPU pid -> the host process (pid) that launched its GPU events linked so far; JV_NONE32 marks a GPU
+ * pid whose events were launched by more than one process. Values are thread indices of a launch. */
+static jv_status gpu_hosts(const jv_trace *tr, const jv_tree *t, jv_map *host_of) {
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        uint32_t l = t->parent[i], have;
+        if (!jv_kind_is_gpu((jv_kind)tr->ev[i].kind) || l == JV_NONE32) continue;
+        uint32_t th = tr->ev[l].thread;
+        if (!jv_map_get(host_of, pid_of(tr, (uint32_t)i), &have))
+            s = jv_map_put(host_of, pid_of(tr, (uint32_t)i), th);
+        else if (have != JV_NONE32 && tr->threads[have].pid != tr->threads[th].pid)
+            s = jv_map_put(host_of, pid_of(tr, (uint32_t)i), JV_NONE32);
+    }
+    return s;
+}
+
+/* the host process of GPU event g from host_of; 0 when it cannot be told (none, or several) */
+static int host_pid(const jv_trace *tr, const jv_map *host_of, uint32_t g, int64_t *pid) {
+    uint32_t th;
+    if (!jv_map_get(host_of, pid_of(tr, g), &th) || th == JV_NONE32) return 0;
+    *pid = tr->threads[th].pid;
+    return 1;
+}
+
+/* Links GPU events without a correlation id through flow pairs: the 'f' end sits on the GPU event (same thread
+ * and ts), the 's' start on the launch. Flow ids count per process, as correlation ids do: an id whose starts
+ * are in more than one process is followed only from the process that launched the other work of the GPU
+ * event's device (link_shared_ids' rule); without one such process it stays unlinked, and is counted. */
 static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
-    jv_map gpu_at, launch_at, start_of;
+    jv_map gpu_at, launch_at, start_of, shared, host_of;
+    jv_intern keys; /* (pid, flow id) bytes -> key id, for the starts of shared ids; start_in: key id -> flow */
+    jv_map start_in;
     jv_map_init(&gpu_at);
     jv_map_init(&launch_at);
     jv_map_init(&start_of);
-    jv_status s = JV_OK;
+    jv_map_init(&shared);
+    jv_map_init(&host_of);
+    jv_map_init(&start_in);
     size_t want = 0;
     /* nothing to do (and no maps to build) when every GPU event is linked already */
     for (size_t i = 0; i < tr->nev && !want; i++)
         want = jv_kind_is_gpu((jv_kind)tr->ev[i].kind) && t->parent[i] == JV_NONE32;
     if (!want || !tr->nflows) return JV_OK;
+    jv_status s = jv_intern_init(&keys);
     want = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
@@ -134,69 +173,99 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
         }
     }
-    for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++)
-        if (tr->flows[f].phase == 's' && !tr->flows[f].fwdbwd)
-            s = jv_map_put_first(&start_of, tr->flows[f].id, (uint32_t)f);
     for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++) {
         const jv_flow *fl = &tr->flows[f];
-        uint32_t g, st, l;
-        if (fl->phase != 'f' || fl->fwdbwd) continue;
-        if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl->thread, fl->ts), &g)) continue;
-        if (t->parent[g] != JV_NONE32 || !jv_map_get(&start_of, fl->id, &st)) continue;
-        const jv_flow *sf = &tr->flows[st];
-        if (!jv_map_get(&launch_at, (int64_t)thread_ts_key(sf->thread, sf->ts), &l)) continue;
-        if (tr->ev[g].thread != fl->thread || tr->ev[g].ts != fl->ts) continue; /* hash collision */
-        t->parent[g] = l;
-        t->counts.by_flow++;
+        uint32_t st, v;
+        if (fl->phase != 's' || fl->fwdbwd) continue;
+        if (!jv_map_get(&start_of, fl->id, &st))
+            s = jv_map_put(&start_of, fl->id, (uint32_t)f);
+        else if (tr->threads[tr->flows[st].thread].pid != tr->threads[fl->thread].pid &&
+                 !jv_map_get(&shared, fl->id, &v)) {
+            s = jv_map_put(&shared, fl->id, 1);
+            t->counts.shared_flow_ids++;
+        }
     }
+    for (size_t f = 0; f < tr->nflows && s == JV_OK && shared.count; f++) {
+        const jv_flow *fl = &tr->flows[f];
+        uint32_t v, id;
+        if (fl->phase != 's' || fl->fwdbwd || !jv_map_get(&shared, fl->id, &v)) continue;
+        int64_t key[2] = {tr->threads[fl->thread].pid, fl->id};
+        s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
+        if (s == JV_OK) s = jv_map_put_first(&start_in, id, (uint32_t)f);
+    }
+    /* pass 1: ids of one process; pass 2: shared ids, by the host process the first pass and correlation tell */
+    for (int pass = 0; pass < 2 && s == JV_OK && want; pass++) {
+        if (pass == 1) {
+            if (!shared.count) break;
+            s = gpu_hosts(tr, t, &host_of);
+        }
+        for (size_t f = 0; f < tr->nflows && s == JV_OK; f++) {
+            const jv_flow *fl = &tr->flows[f];
+            uint32_t g, st, l, v, id;
+            if (fl->phase != 'f' || fl->fwdbwd) continue;
+            if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl->thread, fl->ts), &g)) continue;
+            if (t->parent[g] != JV_NONE32) continue;
+            if (tr->ev[g].thread != fl->thread || tr->ev[g].ts != fl->ts) continue; /* hash collision */
+            int is_shared = shared.count && jv_map_get(&shared, fl->id, &v);
+            if (is_shared != pass) continue;
+            if (!is_shared) {
+                if (!jv_map_get(&start_of, fl->id, &st)) continue;
+            } else {
+                int64_t key[2] = {0, fl->id};
+                if (!host_pid(tr, &host_of, g, &key[0])) {
+                    t->counts.shared_flow_unlinked++;
+                    continue;
+                }
+                if ((s = jv_intern_add(&keys, (const char *)key, sizeof key, &id)) != JV_OK) break;
+                if (!jv_map_get(&start_in, id, &st)) {
+                    t->counts.shared_flow_unlinked++;
+                    continue;
+                }
+            }
+            const jv_flow *sf = &tr->flows[st];
+            if (!jv_map_get(&launch_at, (int64_t)thread_ts_key(sf->thread, sf->ts), &l)) continue;
+            t->parent[g] = l;
+            t->counts.by_flow++;
+        }
+    }
+    jv_intern_free(&keys);
     jv_map_free(&gpu_at);
     jv_map_free(&launch_at);
     jv_map_free(&start_of);
+    jv_map_free(&shared);
+    jv_map_free(&host_of);
+    jv_map_free(&start_in);
     return s;
-}
-
-static int64_t pid_of(const jv_trace *tr, uint32_t i) {
-    return tr->threads[tr->ev[i].thread].pid;
-}
-
-static int is_launch(const jv_trace *tr, const jv_event *e) {
-    return (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
 }
 
 /* Correlation ids count per process: when two processes' launches share an id, a GPU event with that id
  * is linked only within the process its device's other (unambiguous) GPU events were launched from; without
  * such a process (none, or more than one) it stays unlinked. by_corr maps an id to its first launch. */
-static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *by_corr, const jv_map *shared) {
+static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *shared) {
     jv_intern keys; /* (pid, corr) bytes -> id; launch_of: id -> launch */
     jv_map launch_of, host_of;
     jv_map_init(&launch_of);
-    jv_map_init(&host_of); /* GPU pid -> thread of the launches of its unambiguous events; JV_NONE32: several */
+    jv_map_init(&host_of);
     jv_status s = jv_intern_init(&keys);
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        uint32_t v, id, l;
+        uint32_t v, id;
         if (is_launch(tr, e) && jv_map_get(shared, tr->launch_corr[e->aux], &v)) {
             int64_t key[2] = {pid_of(tr, (uint32_t)i), tr->launch_corr[e->aux]};
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK) s = jv_map_put_first(&launch_of, id, (uint32_t)i);
-        } else if (jv_kind_is_gpu((jv_kind)e->kind) && tr->gpu[e->aux].corr != JV_NONE64 &&
-                   !jv_map_get(shared, tr->gpu[e->aux].corr, &v) && jv_map_get(by_corr, tr->gpu[e->aux].corr, &l)) {
-            uint32_t th = tr->ev[l].thread, have;
-            if (!jv_map_get(&host_of, pid_of(tr, (uint32_t)i), &have))
-                s = jv_map_put(&host_of, pid_of(tr, (uint32_t)i), th);
-            else if (have != JV_NONE32 && tr->threads[have].pid != tr->threads[th].pid)
-                s = jv_map_put(&host_of, pid_of(tr, (uint32_t)i), JV_NONE32);
         }
     }
+    /* so far only the unambiguous ids are linked: they tell each device's host process */
+    if (s == JV_OK) s = gpu_hosts(tr, t, &host_of);
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        uint32_t v, th, id, l;
+        uint32_t v, id, l;
         if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu[e->aux].corr == JV_NONE64 ||
             !jv_map_get(shared, tr->gpu[e->aux].corr, &v))
             continue;
         int64_t key[2] = {0, tr->gpu[e->aux].corr};
-        if (jv_map_get(&host_of, pid_of(tr, (uint32_t)i), &th) && th != JV_NONE32) {
-            key[0] = tr->threads[th].pid;
+        if (host_pid(tr, &host_of, (uint32_t)i, &key[0])) {
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK && jv_map_get(&launch_of, id, &l)) {
                 t->parent[i] = l;
@@ -248,7 +317,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
             missing++;
         }
     }
-    if (s == JV_OK && shared.count) s = link_shared_ids(tr, t, &by_corr, &shared);
+    if (s == JV_OK && shared.count) s = link_shared_ids(tr, t, &shared);
     missing += t->counts.shared_id_unlinked;
     if (s == JV_OK && missing && tr->nflows) s = link_by_flows(tr, t);
     /* 2021 traces: the GPU event's "external id" names the op */

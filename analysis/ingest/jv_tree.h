@@ -9,19 +9,21 @@
 #include "jv_trace.h"
 
 typedef struct {
-    uint64_t gpu_events;          /* kernel + memcpy + memset events */
-    uint64_t by_correlation;      /* linked to a launch by correlation id */
-    uint64_t by_flow;             /* linked by a flow pair (no correlation in args) */
-    uint64_t by_external_id;      /* linked straight to a cpu op by external id (2021 traces) */
-    uint64_t unlinked;            /* launch not in the trace window */
-    uint64_t with_cpu_op;         /* linked GPU events whose launch has a cpu op above it */
-    uint64_t graph_launches;      /* launch events that own more than one GPU event */
-    uint64_t graph_kernels;       /* GPU events owned by such launches */
-    uint64_t dropped_overlap;     /* host events that overlap their parent's end (kept as roots) */
-    uint64_t cpu_ops;             /* cpu_op events */
-    uint64_t cpu_ops_with_shapes; /* cpu ops that carry Input Dims */
-    uint64_t shared_ids;          /* correlation ids that launches of more than one process carry */
-    uint64_t shared_id_unlinked;  /* GPU events with such an id whose process could not be told */
+    uint64_t gpu_events;           /* kernel + memcpy + memset events */
+    uint64_t by_correlation;       /* linked to a launch by correlation id */
+    uint64_t by_flow;              /* linked by a flow pair (no correlation in args) */
+    uint64_t by_external_id;       /* linked straight to a cpu op by external id (2021 traces) */
+    uint64_t unlinked;             /* launch not in the trace window */
+    uint64_t with_cpu_op;          /* linked GPU events whose launch has a cpu op above it */
+    uint64_t graph_launches;       /* launch events that own more than one GPU event */
+    uint64_t graph_kernels;        /* GPU events owned by such launches */
+    uint64_t dropped_overlap;      /* host events that overlap their parent's end (kept as roots) */
+    uint64_t cpu_ops;              /* cpu_op events */
+    uint64_t cpu_ops_with_shapes;  /* cpu ops that carry Input Dims */
+    uint64_t shared_ids;           /* correlation ids that launches of more than one process carry */
+    uint64_t shared_id_unlinked;   /* GPU events with such an id whose process could not be told */
+    uint64_t shared_flow_ids;      /* launch flow ids whose starts are in more than one process */
+    uint64_t shared_flow_unlinked; /* GPU events at the end of such a flow whose process could not be told */
 } jv_link_counts;
 
 typedef struct {

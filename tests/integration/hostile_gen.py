@@ -101,6 +101,27 @@ def gen_shared_corr(path):
     write(path, doc(ev))
 
 
+def gen_shared_flow(path, third_process=False):
+    """gen_shared_corr's two processes, linked only by launch flows (no correlation args): flow ids 1..3 start in
+    both processes, 4 (process 100) and 5 (process 200) in one; with third_process, a process 300 also launches
+    flow 6 on GPU pid 0, so GPU 0's host process can no longer be told and its shared-id kernels stay unlinked"""
+    ev = []
+    procs = [(100, "aten::add", "k_add", 0, (1, 2, 3, 4)), (200, "aten::mul", "k_mul", 1, (1, 2, 3, 5))]
+    if third_process:
+        procs.append((300, "aten::sub", "k_sub", 0, (6,)))
+    for pid, name, kname, gpu, ids in procs:
+        for j, fid in enumerate(ids):
+            ts = 1000 + 100 * j + (pid - 100)
+            kts = ts + 5000 + (pid - 100) * 10
+            lau = launch(ts + 1, 0, pid=pid, tid=pid)
+            del lau["args"]["correlation"]
+            ker = kernel(kname, kts, 10 if gpu == 0 else 20, 0, pid=gpu)
+            del ker["args"]["correlation"]
+            ev += [op(name, ts, 50, pid=pid, tid=pid, dims=[[64, 64]]), lau, ker,
+                   {"ph": "s", "id": fid, "pid": pid, "tid": pid, "ts": ts + 1, "cat": "ac2g", "name": "ac2g"},
+                   {"ph": "f", "id": fid, "pid": gpu, "tid": 7, "ts": kts, "cat": "ac2g", "name": "ac2g", "bp": "e"}]
+    write(path, doc(ev))
+
 # ---------- time and memory ----------
 
 def gen_nested(path, n=200000, depth=None):

@@ -146,6 +146,26 @@ if check(rc == 0, 'shared_corr: exit 0', rc, err[-400:]):
     check(ks.get(('aten::add', 'k_add'), [0] * 6)[5] == '4' and ks.get(('aten::mul', 'k_mul'), [0] * 6)[5] == '4',
           'shared_corr: 4 kernels each', [r[:6] for r in ks.values()])
 
+gen.gen_shared_flow(path('shared_flow.json'))
+rc, err, out, _, _ = run('shared_flow', path('shared_flow.json'))
+if check(rc == 0, 'shared_flow: exit 0', rc, err[-400:]):
+    check('3 launch flow ids start in more than one process' in err and '; 0 could not' in err,
+          'shared_flow: one warning with the count', err[-600:])
+    ks = {(r[1], r[2]): r for r in sheet(out, 'kernel_summary')[1:]}
+    check(sorted(ks) == [('aten::add', 'k_add'), ('aten::mul', 'k_mul')], 'shared_flow: no kernel crosses processes',
+          sorted(ks))
+    check(ks.get(('aten::add', 'k_add'), [0] * 6)[5] == '4' and ks.get(('aten::mul', 'k_mul'), [0] * 6)[5] == '4',
+          'shared_flow: 4 kernels each', [r[:6] for r in ks.values()])
+gen.gen_shared_flow(path('shared_flow3.json'), third_process=True)
+rc, err, out, _, _ = run('shared_flow3', path('shared_flow3.json'))
+if check(rc == 0, 'shared_flow3: exit 0', rc, err[-400:]):
+    check('3 launch flow ids start in more than one process' in err and '; 3 could not be told apart' in err,
+          'shared_flow3: the 3 kernels of GPU 0 with shared ids are counted unlinked', err[-600:])
+    ks = {(r[1], r[2]): r for r in sheet(out, 'kernel_summary')[1:]}
+    check(ks.get(('aten::add', 'k_add'), [0] * 6)[5] == '1' and ks.get(('aten::mul', 'k_mul'), [0] * 6)[5] == '4'
+          and ks.get(('aten::sub', 'k_sub'), [0] * 6)[5] == '1', 'shared_flow3: only unambiguous kernels linked',
+          [r[:6] for r in ks.values()])
+
 # ---------- time: deep nesting and many threads ----------
 gen.gen_nested(path('nested.json'), 20000)  # one chain 20000 deep (before: 69 s and 3 GB)
 expect_error('nested', path('nested.json'), 'the call tree is limited to 256 levels', max_s=10, max_mib=200)
