@@ -8,23 +8,34 @@
 #define JV_IR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "jv_opcall.h"
 #include "jv_status.h"
 
+/* Our "jarvis" keys of an entry (REFERENCE.md section 4), typed at parse time; a TraceLens entry has none. */
+typedef struct {
+    int present;       /* 1 when the entry has a "jarvis" object */
+    int64_t count;     /* "count": calls in the trace; 0 unknown */
+    double median_us;  /* "kernel_time_median_us"; 0 unknown */
+    double total_us;   /* "kernel_time_total_us"; 0 unknown */
+    int64_t ex_uid;    /* "ex_uid": the op's event index in the trace; -1 unknown */
+    char category[32]; /* "category"; "" unknown */
+    char kernels[512]; /* "kernels", "; "-joined (names that no longer fit are left out) */
+} jv_ir_traced;
+
 /* One entry of an IR file. */
 typedef struct {
-    char *op_name;  /* "aten::convolution" (owned) */
-    jv_opcall call; /* the arguments in ATen schema order (positional, then keyword), as a trace records
-                     * them; call.name == op_name */
-    void *extra;    /* the entry's "jarvis" object (a cJSON *, owned by the jv_ir), or NULL: TraceLens' */
-    int index;      /* position of the entry in the file (0-based) */
+    char *op_name;       /* "aten::convolution" (owned) */
+    jv_opcall call;      /* the arguments in ATen schema order (positional, then keyword), as a trace records
+                          * them; call.name == op_name */
+    jv_ir_traced traced; /* the entry's "jarvis" keys */
+    int index;           /* position of the entry in the file (0-based) */
 } jv_ir_op;
 
 typedef struct {
     jv_ir_op *ops;
     int n;
-    void *doc; /* the parsed document (cJSON *) */
 } jv_ir;
 
 /* Parses IR JSON text (len bytes; need not be NUL-terminated). source names
@@ -45,7 +56,9 @@ typedef struct {
  * arg_type says, a tensor with more than JV_MAX_DIMS dims, a negative or
  * non-integer dim or stride (or one past 2^62), strides of another length than
  * the shape, an unknown dtype, or a size that overflows (elements or storage
- * of more than 2^50 bytes). JV_ERR_NOMEM on allocation failure. On failure
+ * of more than 2^50 bytes), an entry (or a member beside the entries) of more than 1 MiB. The document is
+ * split into its entries without a tree and one entry at a time is parsed, so memory is the text, the calls
+ * and one entry's tree. JV_ERR_NOMEM on allocation failure. On failure
  * *ir is left zeroed. On success free with jv_ir_free. */
 jv_status jv_ir_parse(const char *text, size_t len, const char *source, jv_ir *ir, jv_err *err);
 

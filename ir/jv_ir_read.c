@@ -5,7 +5,7 @@
  * the four trace texts (Input Dims, Input type, Input Strides, Concrete
  * Inputs), which go through jv_opcall_from_trace, the one parser of traced
  * calls, so a replayed op is seen by the families exactly as a traced one.
- * cJSON keeps no number text, so the reader scans the document once for which
+ * cJSON keeps no number text, so the reader scans each entry's text for which
  * numbers were written as floats ("2.0" vs "2"): a Scalar keeps its Python
  * type, which decides type promotion. */
 #include <cjson/cJSON.h>
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_arena.h"
 #include "jv_ir.h"
 #include "jv_ir_args.h"
 #include "jv_output.h"
@@ -430,6 +431,27 @@ static char *dup_str(const char *s) {
 }
 
 /* Fills op from entry e. On failure op may hold a name and a partial call (freed by the caller). */
+/* our "jarvis" keys of an entry (x: its object, or NULL), typed */
+static void read_traced(const cJSON *x, jv_ir_traced *t) {
+    memset(t, 0, sizeof *t);
+    t->ex_uid = -1;
+    if (!cJSON_IsObject(x)) return;
+    t->present = 1;
+    const cJSON *v;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "count"))) t->count = (int64_t)v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_median_us"))) t->median_us = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_total_us"))) t->total_us = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "ex_uid"))) t->ex_uid = (int64_t)v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(x, "category")))
+        snprintf(t->category, sizeof t->category, "%s", v->valuestring);
+    size_t l = 0;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(x, "kernels")) {
+        if (!cJSON_IsString(k) || l + strlen(k->valuestring) + 3 >= sizeof t->kernels) continue;
+        l += (size_t)snprintf(t->kernels + l, sizeof t->kernels - l, "%s%s", l ? "; " : "", k->valuestring);
+    }
+}
+
 static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_op *op) {
     if (!cJSON_IsObject(e)) return rfail(x, "not an object");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
@@ -449,8 +471,7 @@ static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_o
     if (kw && !cJSON_IsNull(kw) && !cJSON_IsArray(kw)) return rfail(x, "list_kwargs is not a list");
     int n = cJSON_GetArraySize(pos) + (cJSON_IsArray(kw) ? cJSON_GetArraySize(kw) : 0);
     if (n > JV_MAX_ARGS) return rfail(x, "%d arguments (at most %d)", n, JV_MAX_ARGS);
-    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(e, "jarvis");
-    op->extra = cJSON_IsObject(extra) ? (void *)extra : NULL;
+    read_traced(cJSON_GetObjectItemCaseSensitive(e, "jarvis"), &op->traced);
 
     texts T;
     memset(&T, 0, sizeof T);
@@ -490,76 +511,281 @@ static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_o
     return st;
 }
 
-/* The list of entries of a document: an array; an object wrapping one (the
- * first array member whose first element has an op_name, else the first
- * array member); or a single entry object. */
-static const cJSON *entry_list(const cJSON *root, int *single) {
+/* The document is split into its top-level values without a tree: cJSON takes ~50 bytes of memory per byte of
+ * number-dense JSON, so only one entry (or one other member) at a time is parsed by it, and an entry's tree is
+ * freed once the entry is read (its "jarvis" object is detached and kept). Peak memory is then the text, the
+ * read calls, and one value's tree, bounded by JV_IR_VALUE_LIMIT. */
+enum { JV_IR_VALUE_LIMIT = 1 << 20 };
+
+typedef struct {
+    size_t at, len; /* a value's span in the text */
+} span;
+
+typedef struct {
+    span *v;
+    size_t n, cap;
+} spans;
+
+static size_t skip_ws(const char *t, size_t len, size_t i) {
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* The end of the value at i: past its closing bracket for an object or array, past the closing quote for a
+ * string, at the next structural character for a number or literal. Brackets are only counted (cJSON checks
+ * each value's grammar when it is parsed); 0 when the text ends first. */
+static int value_end(const char *t, size_t len, size_t i, size_t *end) {
+    if (i >= len) return 0;
+    if (t[i] == '"') {
+        for (i++; i < len && t[i] != '"'; i++)
+            if (t[i] == '\\') i++;
+        if (i >= len) return 0;
+        *end = i + 1;
+        return 1;
+    }
+    if (t[i] != '{' && t[i] != '[') {
+        while (i < len && !strchr(",]}: \t\r\n\"[{", t[i]) && t[i])
+            i++;
+        *end = i;
+        return 1;
+    }
+    size_t depth = 0;
+    for (; i < len; i++) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < len && t[i] != '"'; i++)
+                if (t[i] == '\\') i++;
+            if (i >= len) return 0;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0) {
+                *end = i + 1;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The values of the array or object whose opening bracket is at i (objects: keys in *keys, values in *vals);
+ * *end past its closing bracket. 0 with *bad at the first byte that does not fit. */
+static jv_status split(const char *t, size_t len, size_t i, spans *keys, spans *vals, size_t *end, size_t *bad,
+                       int *ok) {
+    char close = t[i] == '{' ? '}' : ']';
+    *ok = 0;
+    i = skip_ws(t, len, i + 1);
+    if (i < len && t[i] == close) {
+        *end = i + 1;
+        *ok = 1;
+        return JV_OK;
+    }
+    for (;;) {
+        if (close == '}') {
+            size_t ke;
+            if (i >= len || t[i] != '"' || !value_end(t, len, i, &ke)) break;
+            JV_CHECK(JV_RESERVE(keys->v, keys->cap, keys->n + 1));
+            keys->v[keys->n++] = (span){i, ke - i};
+            i = skip_ws(t, len, ke);
+            if (i >= len || t[i] != ':') break;
+            i = skip_ws(t, len, i + 1);
+        }
+        size_t ve;
+        if (i >= len || !value_end(t, len, i, &ve) || ve == i) break;
+        JV_CHECK(JV_RESERVE(vals->v, vals->cap, vals->n + 1));
+        vals->v[vals->n++] = (span){i, ve - i};
+        i = skip_ws(t, len, ve);
+        if (i < len && t[i] == close) {
+            *end = i + 1;
+            *ok = 1;
+            return JV_OK;
+        }
+        if (i >= len || t[i] != ',') break;
+        i = skip_ws(t, len, i + 1);
+    }
+    *bad = i;
+    return JV_OK;
+}
+
+/* cJSON's tree of value v (its whole span, nothing after it), or NULL with *at where it is not JSON */
+static cJSON *parse_value(const char *t, span v, size_t *at) {
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(t + v.at, v.len, &end, 0);
+    if (!j || !end || end != t + v.at + v.len) {
+        const char *ep = cJSON_GetErrorPtr();
+        *at = v.at;
+        if (j && end && end >= t + v.at && end <= t + v.at + v.len)
+            *at = (size_t)(end - t);
+        else if (ep && ep >= t + v.at && ep <= t + v.at + v.len)
+            *at = (size_t)(ep - t);
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int key_is(const char *t, span k, const char *name) {
+    size_t n = strlen(name);
+    return k.len == n + 2 && !memcmp(t + k.at + 1, name, n);
+}
+
+/* 1 when the value at v is an object with an "op_name" member (parsed to find out; NULL on error) */
+static jv_status has_op_name(const char *t, span v, int *yes, size_t *bad, int *ok) {
+    spans k = {0}, w = {0};
+    size_t end;
+    *yes = 0;
+    *ok = 1;
+    if (t[v.at] != '{') return JV_OK;
+    jv_status s = split(t, v.at + v.len, v.at, &k, &w, &end, bad, ok);
+    for (size_t i = 0; s == JV_OK && *ok && i < k.n && !*yes; i++)
+        *yes = key_is(t, k.v[i], "op_name");
+    free(k.v);
+    free(w.v);
+    return s;
+}
+
+/* The entries of a document: an array; an object wrapping one (the first array member whose first element has
+ * an op_name, else the first array member); or a single entry object (*single). The other members are checked
+ * for JSON grammar one at a time. *bad_at (not JSON) or *not_ir set on failure. */
+static jv_status entry_spans(const rctx *x, const char *t, size_t len, spans *out, size_t *at_end, int *single) {
+    spans keys = {0}, vals = {0};
+    size_t i = skip_ws(t, len, 0), end = 0, bad = 0;
+    int ok = 0;
+    jv_status s = JV_OK;
     *single = 0;
-    if (cJSON_IsArray(root)) return root;
-    if (!cJSON_IsObject(root)) return NULL;
-    if (cJSON_HasObjectItem(root, "op_name")) {
-        *single = 1;
-        return root;
+    if (i >= len || (t[i] != '[' && t[i] != '{')) {
+        size_t ve;
+        if (i < len && value_end(t, len, i, &ve) && ve > i) {
+            size_t at;
+            cJSON *j = parse_value(t, (span){i, ve - i}, &at);
+            int json = j != NULL && skip_ws(t, len, ve) >= len;
+            cJSON_Delete(j);
+            if (json) return rfail(x, "not a replay IR (a JSON array of {\"op_name\", \"replay_ir\"} entries)");
+            return rfail(x, "not valid JSON (near byte %zu)", j ? ve : at);
+        }
+        return rfail(x, "not valid JSON (near byte %zu)", i);
     }
-    const cJSON *m, *first = NULL;
-    cJSON_ArrayForEach(m, root) {
-        if (!cJSON_IsArray(m)) continue;
-        if (!first) first = m;
-        if (cJSON_HasObjectItem(m->child, "op_name")) return m; /* a list of entries */
+    if ((s = split(t, len, i, &keys, &vals, &end, &bad, &ok)) != JV_OK) goto done;
+    if (!ok) {
+        s = rfail(x, "not valid JSON (near byte %zu)", bad);
+        goto done;
     }
-    return first;
+    *at_end = end;
+    if (t[i] == '[') {
+        *out = vals;
+        vals = (spans){0};
+        goto done;
+    }
+    for (size_t k = 0; k < keys.n; k++)
+        if (key_is(t, keys.v[k], "op_name")) *single = 1;
+    if (*single) {
+        JV_CHECK_GOTO(JV_RESERVE(out->v, out->cap, 1), s, done);
+        out->v[0] = (span){i, end - i};
+        out->n = 1;
+        goto done;
+    }
+    long list = -1, first = -1;
+    for (size_t k = 0; k < vals.n && list < 0; k++) {
+        if (t[vals.v[k].at] != '[') continue;
+        if (first < 0) first = (long)k;
+        spans e = {0}, none = {0};
+        size_t ee;
+        s = split(t, len, vals.v[k].at, &none, &e, &ee, &bad, &ok);
+        int yes = 0;
+        if (s == JV_OK && ok && e.n) s = has_op_name(t, e.v[0], &yes, &bad, &ok);
+        free(none.v);
+        if (s != JV_OK || !ok) {
+            free(e.v);
+            if (s == JV_OK) s = rfail(x, "not valid JSON (near byte %zu)", bad);
+            goto done;
+        }
+        if (yes) {
+            list = (long)k;
+            *out = e;
+        } else {
+            free(e.v);
+        }
+    }
+    if (list < 0 && first >= 0) {
+        spans none = {0};
+        size_t ee;
+        s = split(t, len, vals.v[first].at, &none, out, &ee, &bad, &ok);
+        free(none.v);
+        list = first;
+    }
+    for (size_t k = 0; k < vals.n && s == JV_OK; k++) { /* the members not read as entries: JSON, one at a time */
+        if ((long)k == list) continue;
+        size_t at;
+        if (vals.v[k].len > JV_IR_VALUE_LIMIT) {
+            s = rfail(x, "a member of more than %d bytes at byte %zu (the limit of one value)", JV_IR_VALUE_LIMIT,
+                      vals.v[k].at);
+            break;
+        }
+        cJSON *j = parse_value(t, vals.v[k], &at);
+        if (!j) s = rfail(x, "not valid JSON (near byte %zu)", at);
+        cJSON_Delete(j);
+    }
+    if (s == JV_OK && list < 0) s = rfail(x, "not a replay IR (a JSON array of {\"op_name\", \"replay_ir\"} entries)");
+done:
+    free(keys.v);
+    free(vals.v);
+    if (s != JV_OK) {
+        free(out->v);
+        *out = (spans){0};
+    }
+    return s;
 }
 
 jv_status jv_ir_parse(const char *text, size_t len, const char *source, jv_ir *ir, jv_err *err) {
     memset(ir, 0, sizeof *ir);
     rctx x = {source ? source : "replay IR", -1, NULL, NULL, err};
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        const char *ep = cJSON_GetErrorPtr();
-        if (ep && ep >= text && ep <= text + len) at = (size_t)(ep - text);
-        return rfail(&x, "not valid JSON (near byte %zu)", at);
-    }
-    size_t used = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-    for (size_t i = used; i < len; i++) {
+    spans es = {0};
+    size_t end = 0;
+    int single;
+    JV_CHECK(entry_spans(&x, text, len, &es, &end, &single));
+    for (size_t i = end; i < len; i++) {
         if (!isspace((unsigned char)text[i]) && text[i] != 0) {
-            cJSON_Delete(root);
+            free(es.v);
             return rfail(&x, "not valid JSON (text after the document at byte %zu)", i);
         }
     }
-    int single;
-    const cJSON *list = entry_list(root, &single);
-    if (!list) {
-        cJSON_Delete(root);
-        return rfail(&x, "not a replay IR (a JSON array of {\"op_name\", \"replay_ir\"} entries)");
-    }
-    numflags nf;
-    if (!numflags_build(&nf, root, text, used)) {
-        cJSON_Delete(root);
-        JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", x.src);
-    }
-    int n = single ? 1 : cJSON_GetArraySize(list);
-    ir->doc = root;
     jv_status st = JV_OK;
-    if (n > 0) {
-        ir->ops = calloc((size_t)n, sizeof *ir->ops);
-        if (!ir->ops) {
-            st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x.src);
-            n = 0;
-        }
+    if (es.n > (size_t)INT32_MAX) st = rfail(&x, "more than %d entries", INT32_MAX);
+    if (st == JV_OK && es.n > 0) {
+        ir->ops = calloc(es.n, sizeof *ir->ops);
+        if (!ir->ops) st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x.src);
     }
-    const cJSON *e = single ? list : list->child;
-    for (int i = 0; i < n && st == JV_OK; i++, e = e->next) {
+    for (size_t i = 0; i < es.n && st == JV_OK; i++) {
         jv_ir_op *op = &ir->ops[i];
-        x.entry = i;
+        span v = es.v[i];
+        size_t at;
+        x.entry = (int)i;
         x.op = NULL;
         x.arg = NULL;
-        op->index = i;
+        op->index = (int)i;
+        ir->n = (int)i + 1; /* a failed entry's partial call and name are freed with the rest */
+        if (v.len > JV_IR_VALUE_LIMIT) {
+            st = rfail(&x, "more than %d bytes (the limit of one entry)", JV_IR_VALUE_LIMIT);
+            break;
+        }
+        cJSON *e = parse_value(text, v, &at);
+        if (!e) {
+            x.entry = -1;
+            st = rfail(&x, "not valid JSON (near byte %zu)", at);
+            break;
+        }
+        numflags nf;
+        if (!numflags_build(&nf, e, text + v.at, v.len)) {
+            cJSON_Delete(e);
+            st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", x.src);
+            break;
+        }
         st = read_entry(&x, e, &nf, op);
-        ir->n = i + 1; /* a failed entry's partial call and name are freed with the rest */
+        free(nf.v);
+        cJSON_Delete(e);
     }
-    free(nf.v);
+    free(es.v);
     if (st != JV_OK) jv_ir_free(ir);
     return st;
 }
@@ -571,6 +797,5 @@ void jv_ir_free(jv_ir *ir) {
         free(ir->ops[i].op_name);
     }
     free(ir->ops);
-    cJSON_Delete(ir->doc);
     memset(ir, 0, sizeof *ir);
 }

@@ -24,9 +24,9 @@
 #define TOTAL_FACTOR 64 /* all members together: at most 64 * max_bytes */
 #define MAX_MEMBERS  10000
 #define READ_CHUNK   ((size_t)1 << 16)
-/* replay IR: cJSON takes up to ~50 bytes of memory per byte of number-dense JSON (27 MB -> 1.37 GB),
-   so 16 MiB bounds it near 850 MB; the largest IR of the 38 fixture traces' packages, all ops kept
-   (--replay-top 0), is 0.33 MB (nv_sampled_w128_rank1) */
+/* replay IR: read one entry at a time (jv_ir_parse), its memory is the text plus ~8.7 KB per entry's read call,
+   so 16 MiB of ordinary entries (~25,000) take ~220 MB; the largest IR of the 38 fixture traces' packages, all
+   ops kept (--replay-top 0), is 0.33 MB (nv_sampled_w128_rank1) */
 #define IR_LIMIT       ((size_t)JV_PACKAGE_IR_LIMIT)
 #define MANIFEST_LIMIT ((size_t)1 << 20)
 

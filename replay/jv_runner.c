@@ -218,28 +218,15 @@ static int64_t operand_bytes(const jv_operand *o) {
     return e * es;
 }
 
-/* our "jarvis" keys of the entry, when present */
+/* our "jarvis" keys of the entry (zero / empty for a TraceLens file) */
 static void read_extra(const jv_ir_op *op, jv_op_result *r) {
-    r->ex_uid = -1;
-    const cJSON *x = op->extra;
-    if (!cJSON_IsObject(x)) return;
-    const cJSON *v;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "count"))) r->traced_count = (int64_t)v->valuedouble;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_median_us")))
-        r->traced_median_us = v->valuedouble;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "kernel_time_total_us")))
-        r->traced_total_us = v->valuedouble;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(x, "ex_uid"))) r->ex_uid = (int64_t)v->valuedouble;
-    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(x, "category")))
-        snprintf(r->category, sizeof r->category, "%s", v->valuestring);
-    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(x, "kernels");
-    size_t l = 0;
-    const cJSON *k;
-    cJSON_ArrayForEach(k, ks) {
-        if (!cJSON_IsString(k) || l + 4 >= sizeof r->traced_kernels) continue;
-        l += (size_t)snprintf(r->traced_kernels + l, sizeof r->traced_kernels - l, "%s%s", l ? "; " : "",
-                              k->valuestring);
-    }
+    const jv_ir_traced *t = &op->traced;
+    r->traced_count = t->count;
+    r->traced_median_us = t->median_us;
+    r->traced_total_us = t->total_us;
+    r->ex_uid = t->ex_uid;
+    snprintf(r->category, sizeof r->category, "%s", t->category);
+    snprintf(r->traced_kernels, sizeof r->traced_kernels, "%s", t->kernels);
 }
 
 static void set_reason(jv_op_result *r, jv_res_status st, const char *prefix, const char *detail) {

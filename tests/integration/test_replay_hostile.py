@@ -6,7 +6,8 @@ is never extracted).
 Cases: zip members with ../ and absolute paths, a zip bomb (high-ratio member), a member over the size
 limit, a package without replay_ir.json, a truncated zip, a non-zip non-JSON file, malformed IR JSON,
 IR that is not a list, an entry without op_name, negative and absurd dims, 9 dims, an unknown dtype,
-a missing file. Also a --max-bytes run: an op bigger than the cap is skipped, not failed.
+a missing file, a grammar error between entries, in a member beside them or in one entry, an entry over
+1 MiB. Also: a number-dense IR of 13.8 MiB is read in under 150 MiB of memory. Also a --max-bytes run: an op bigger than the cap is skipped, not failed.
 Usage: test_replay_hostile.py JARVIS_REPLAY
 """
 import json, os, subprocess, sys, tempfile, zipfile
@@ -73,6 +74,16 @@ def main():
     cases.append(('9 dims', ir_file('nine.json', with_shape([1] * 9)), 'nine.json'))
     cases.append(('unknown dtype', ir_file('dtype.json', with_shape([8, 4], 'c10::Float7', [4, 1])), 'Float7'))
     cases.append(('missing file', os.path.join(tmp, 'nope.zip'), 'nope.zip'))
+    # the reader splits the document into entries without a tree: its grammar is still checked everywhere
+    cases.append(('no comma between entries', ir_file('comma.json', '[' + json.dumps(MM) + ' ' + json.dumps(MM) + ']'),
+                  'not valid JSON'))
+    cases.append(('bad member beside the entries', ir_file('member.json', '{"meta": [1,,2], "ops": [' + json.dumps(MM) + ']}'),
+                  'not valid JSON (near byte 12)'))
+    cases.append(('bad entry', ir_file('entry.json', '[' + json.dumps(MM) + ', {"op_name": tru}]'), 'not valid JSON'))
+    cases.append(('trailing text', ir_file('trail.json', good_ir + ' x'), 'text after the document'))
+    big = json.loads(json.dumps(MM))
+    big['jarvis'] = {'pad': [0] * 400000}
+    cases.append(('entry over 1 MiB', ir_file('bigentry.json', json.dumps([MM, big])), 'the limit of one entry'))
 
     for what, path, needle in cases:
         before = set(os.listdir(tmp))
@@ -89,6 +100,23 @@ def main():
                         '--benchmark_out', '/nonexistent-dir/x.json'], capture_output=True, text=True, cwd=work)
     check(p.returncode == 1 and '/nonexistent-dir' in p.stderr and 'baseline' not in p.stdout,
           f'unwritable --benchmark_out: {p.returncode} {p.stderr.strip()}')
+
+    # a wrapped list of entries is read; a number-dense IR near the 16 MiB limit is read in bounded memory (one
+    # entry's tree at a time: 35 MB peak; before, cJSON's tree of the whole document took 754 MB)
+    wrapped = ir_file('wrapped.json', '{"meta": {"a": [1, 2]}, "ops": [' + json.dumps(MM) + ']}')
+    p = subprocess.run([rep, wrapped, '--list'], capture_output=True, text=True, cwd=work)
+    check(p.returncode == 0 and 'aten::mm' in p.stdout, f'wrapped list: {p.returncode} {p.stderr[-300:]}')
+    dense = json.loads(json.dumps(MM))
+    dense['jarvis'] = {'count': 1, 'pad': [0] * 60000}
+    text = json.dumps([dense] * 120, separators=(',', ':'))
+    check(len(text) > 13 << 20, f'dense IR size {len(text)}')
+    proc = subprocess.Popen([rep, ir_file('dense.json', text), '--list'], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=work)
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode()
+    check(proc.returncode == 0, f'dense IR: exit {proc.returncode}: {err[-300:]}')
+    check(ru.ru_maxrss < 150 * 1024, f'dense IR of {len(text) >> 20} MiB: peak RSS {ru.ru_maxrss >> 10} MiB (limit 150)')
 
     # an op over --max-bytes is skipped (exit 0); a good package runs
     ok = ir_file('ok.json', good_ir)

@@ -567,7 +567,8 @@ static void test_tracelens_form(void) {
         "   {\"arg_name\": \"other\", \"arg_type\": \"Tensor\", \"value\": {\"shape\": [16], \"dtype\": \"float\",\n"
         "     \"strides\": [1]}}],\n"
         "  \"list_kwargs\": [{\"arg_name\": \"alpha\", \"arg_type\": \"Scalar\", \"value\": 1.0}]},\n"
-        "  \"jarvis\": {\"traced_count\": 3}},\n"
+        "  \"jarvis\": {\"count\": 3, \"kernel_time_median_us\": 2.5, \"category\": \"elementwise\",\n"
+        "   \"kernels\": [\"k_a\", 7, \"k_b\"], \"pad\": [1, 2, 3]}},\n"
         " {\"op_name\": \"aten::convolution\", \"replay_ir\": {\"list_pos_args\": [\n"
         "   {\"arg_name\": \"input\", \"arg_type\": \"Tensor\", \"value\": {\"shape\": [10, 256, 14, 14],\n"
         "     \"dtype\": \"torch.bfloat16\", \"strides\": [50176, 196, 14, 1], \"init\": \"normal\"}},\n"
@@ -593,16 +594,16 @@ static void test_tracelens_form(void) {
     CHECK(jv_desc_parse(&ir.ops[0].call, &d, &err) == JV_OK);
     jv_desc_model(&d, &p);
     CHECK(p.flops == 2.0 * 20 * 2048 * 11264 && p.dtype == JV_DT_BF16);
-    CHECK(ir.ops[0].extra == NULL && ir.ops[0].index == 0);
+    CHECK(!ir.ops[0].traced.present && ir.ops[0].traced.ex_uid == -1 && ir.ops[0].index == 0);
     /* alpha 1.0 arrives as a float Scalar */
     CHECK(ir.ops[1].call.nargs == 3 && !strcmp(ir.ops[1].call.args[2].value, "1.0") &&
           !strcmp(ir.ops[1].call.args[2].type, "Scalar"));
     CHECK(jv_desc_parse(&ir.ops[1].call, &d, &err) == JV_OK);
     jv_desc_model(&d, &p);
     CHECK(p.bytes == 16.0 * 4 * 3);
-    const cJSON *extra = ir.ops[1].extra;
-    CHECK(extra && cJSON_GetObjectItemCaseSensitive(extra, "traced_count") &&
-          cJSON_GetObjectItemCaseSensitive(extra, "traced_count")->valuedouble == 3);
+    const jv_ir_traced *tr = &ir.ops[1].traced;
+    CHECK(tr->present && tr->count == 3 && tr->median_us == 2.5 && tr->total_us == 0 && tr->ex_uid == -1 &&
+          !strcmp(tr->category, "elementwise") && !strcmp(tr->kernels, "k_a; k_b"));
     /* torch dtype spellings, None bias, bool and int lists */
     const jv_opcall *cv = &ir.ops[2].call;
     CHECK(cv->nargs == 9 && cv->args[0].t.dtype == JV_DT_BF16 && cv->args[1].t.dtype == JV_DT_BF16 &&
@@ -614,7 +615,7 @@ static void test_tracelens_form(void) {
     /* out 10x256x7x7; flops 2 * (256*9) * 10*256*49 */
     CHECK(p.flops == 2.0 * 256 * 9 * 10 * 256 * 49);
     jv_ir_free(&ir);
-    CHECK(ir.n == 0 && ir.ops == NULL && ir.doc == NULL);
+    CHECK(ir.n == 0 && ir.ops == NULL);
 
     /* an object wrapping the list, and a lone entry */
     const char *wrapped = "{\"version\": 1, \"kernels\": [\"k\"], \"ops\": [{\"op_name\": \"aten::relu\", "
@@ -653,7 +654,7 @@ static void expect_bad_tensor(const char *what, const char *bad, const char *nee
     CHECK_MSG(st == JV_ERR_FORMAT && strstr(err.msg, "bad.json") && strstr(err.msg, "entry 1 (aten::relu)") &&
                   strstr(err.msg, "argument 'self'") && strstr(err.msg, needle),
               "%s: status %d, message '%s'", what, (int)st, err.msg);
-    CHECK(ir.n == 0 && ir.ops == NULL && ir.doc == NULL);
+    CHECK(ir.n == 0 && ir.ops == NULL);
 }
 
 static void expect_bad(const char *what, const char *text, const char *needle) {
