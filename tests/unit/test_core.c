@@ -295,23 +295,63 @@ static void test_elements(void) {
     CHECK(isnan(jv_dtype_load(JV_DT_C64, buf, 0)));
 }
 
-/* FIPS 180-4 test vectors */
-static void test_sha256(void) {
-    char hex[65];
+/* the SHA-256 of n bytes at p, fed in chunks of `chunk` bytes, by the portable code or the default choice */
+static void sha256_of(const void *p, size_t n, size_t chunk, int portable, char hex[65]) {
     jv_sha256 s;
     jv_sha256_init(&s);
-    jv_sha256_update(&s, "abc", 3);
+    if (portable) jv_sha256_use_portable(&s);
+    for (size_t o = 0; o < n; o += chunk)
+        jv_sha256_update(&s, (const char *)p + o, n - o < chunk ? n - o : chunk);
     jv_sha256_final(&s, hex);
-    CHECK(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
-    jv_sha256_init(&s);
-    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    for (size_t i = 0; i < strlen(two); i++)
-        jv_sha256_update(&s, two + i, 1); /* byte by byte */
-    jv_sha256_final(&s, hex);
-    CHECK(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
-    jv_sha256_init(&s);
-    jv_sha256_final(&s, hex);
-    CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+}
+
+/* FIPS 180-4 test vectors, through both the portable code and the default one (the SHA extensions where the CPU
+ * has them), in one piece and byte by byte; then both on pseudo-random data of many lengths and chunkings */
+static void test_sha256(void) {
+    static const struct {
+        const char *text;
+        int repeat;
+        const char *hex;
+    } v[] = {
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    char hex[65];
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t n = strlen(v[i].text) * (size_t)v[i].repeat;
+        char *buf = malloc(n + 1);
+        CHECK(buf != NULL);
+        if (!buf) return;
+        for (size_t k = 0; k < n; k++)
+            buf[k] = v[i].text[k % strlen(v[i].text)];
+        for (int portable = 0; portable < 2; portable++) {
+            sha256_of(buf, n, n ? n : 1, portable, hex);
+            CHECK_MSG(!strcmp(hex, v[i].hex), "vector %zu portable %d: %s", i, portable, hex);
+            if (n <= 64 * 1024) {
+                sha256_of(buf, n, 1, portable, hex); /* byte by byte */
+                CHECK_MSG(!strcmp(hex, v[i].hex), "vector %zu bytewise portable %d: %s", i, portable, hex);
+            }
+        }
+        free(buf);
+    }
+    unsigned char data[4099];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t k = 0; k < sizeof data; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        data[k] = (unsigned char)x;
+    }
+    static const size_t lens[] = {1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 4099};
+    static const size_t chunks[] = {1, 7, 64, 100, 4099};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            char a[65], b[65];
+            sha256_of(data, lens[i], chunks[c], 0, a);
+            sha256_of(data, lens[i], chunks[c], 1, b);
+            CHECK_MSG(!strcmp(a, b), "random %zu bytes in chunks of %zu: %s vs portable %s", lens[i], chunks[c], a, b);
+        }
     jv_err err = {0};
     uint64_t size;
     CHECK(jv_sha256_file("/nonexistent/trace.json", hex, &size, &err) == JV_ERR_IO &&
