@@ -167,6 +167,10 @@ typedef struct {
     const char *category; /* the op category of its rows ("GEMM", "CONV", "NORM", "elementwise", ...) */
     /* How op name belongs to the family. */
     jv_match (*match)(const char *op);
+    /* 1 when name is a host annotation (user_annotation) whose text sizes the family's calls (a serving step's
+     * sequence lengths); the analysis hands the nearest such annotation above a traced call to parse in
+     * jv_opcall.annotation. NULL: the family reads no annotation. */
+    int (*annotation)(const char *name);
     /* Parses call c into d->data (d->bwd set). JV_ERR_FORMAT, with the reason
      * in err, when the call cannot be modelled (missing shapes, unknown layout). */
     jv_status (*parse)(const jv_opcall *c, jv_desc *d, jv_err *err);

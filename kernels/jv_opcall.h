@@ -31,6 +31,10 @@ typedef struct {
     int nargs;
     jv_arg args[JV_MAX_ARGS];
     void *docs[4]; /* parsed documents the strings point into */
+    /* the name of the host annotation (user_annotation) around the traced call that its family reads
+     * (jv_family.annotation: a serving step's sequence lengths), NULL when none; set by the caller after
+     * jv_opcall_from_trace, owned by the caller */
+    const char *annotation;
 } jv_opcall;
 
 /* Builds a call from the four raw JSON texts of a trace event's args (any may

@@ -28,7 +28,11 @@ static const char *const GEMM[] = {"aten::mm",
                                    "tex_ts::te_gemm_ts",
                                    "vllm::gemm_with_dynamic_quant",
                                    "vllm::rocm_unquantized_gemm",
+                                   "_C::cutlass_scaled_mm",
                                    NULL};
+/* fused mixture-of-experts layers: TraceLens' FusedMoE category */
+static const char *const MOE_FUSED[] = {"vllm::inplace_fused_experts", "vllm::outplace_fused_experts",
+                                        "vllm::rocm_aiter_fused_moe", NULL};
 static const char *const CONV_FWD[] = {
     "aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution", "ConvBias_", "ConvBiasReLU_", NULL};
 static const char *const CONV_BWD[] = {"aten::convolution_backward", "ConvBias_Backward", "ConvBiasReLU_Backward",
@@ -94,6 +98,7 @@ int jv_op_is_backward(const char *name) {
 
 const char *jv_op_category(const char *name, const char *first_kernel) {
     if (in_list(name, GEMM) || starts_with(name, "primus_turbo::grouped_gemm")) return "GEMM";
+    if (in_list(name, MOE_FUSED)) return "MoE_fused";
     if (in_list(name, CONV_FWD)) return "CONV_fwd";
     if (in_list(name, CONV_BWD)) return "CONV_bwd";
     if (is_norm(name)) return jv_op_is_backward(name) ? "NORM_bwd" : "NORM_fwd";

@@ -20,8 +20,10 @@
 
 typedef struct {
     const jv_trace *tr;
-    jv_map fam;      /* name id -> 1 + family*4 + jv_match, 0 never stored */
-    jv_map comm;     /* name id -> 1 + is_comm */
+    jv_map fam;       /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm;      /* name id -> 1 + is_comm */
+    uint32_t *annots; /* the user_annotation events some family reads (jv_family.annotation), by (thread, ts) */
+    size_t nannots;
     uint32_t *top;   /* per event: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when none,
                         TOP_UNKNOWN until computed (each event computed once: O(n) for all kernels together) */
     uint32_t *stack; /* top_strong's climb */
@@ -91,15 +93,83 @@ jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_op
                                 sg->concrete ? jv_trace_str(tr, sg->concrete) : NULL, err);
 }
 
-/* the model of (name, sig): parsed once per distinct pair */
+/* (contract in jv_perf.h) */
+jv_status jv_perf_model_call(const jv_trace *tr, const jv_perf_model *m, jv_opcall *call, jv_err *err) {
+    jv_status s = jv_perf_call_of(tr, m->name, m->sig, call, err);
+    if (s == JV_OK && m->annot) call->annotation = jv_trace_str(tr, m->annot);
+    return s;
+}
+
+static int cmp_thread_ts(const void *a, const void *b, void *ctx) {
+    const jv_trace *tr = ctx;
+    const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* b->annots: the user_annotation events that some family reads, sorted by (thread, ts). User annotations are
+ * not in the call tree (jv_tree_build without python events), so calls find theirs by time. */
+static jv_status collect_annotations(build_ctx *b) {
+    const jv_trace *tr = b->tr;
+    int any = 0;
+    for (int f = 0; f < jv_family_count(); f++)
+        any |= jv_family_get(f)->annotation != NULL;
+    if (!any) return JV_OK;
+    size_t cap = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        if (tr->ev[i].kind != JV_K_USER_ANNOT) continue;
+        const char *name = jv_trace_str(tr, tr->ev[i].name);
+        int read = 0;
+        for (int f = 0; f < jv_family_count() && !read; f++)
+            read = jv_family_get(f)->annotation && jv_family_get(f)->annotation(name);
+        if (!read) continue;
+        if (b->nannots == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            uint32_t *na = realloc(b->annots, nc * sizeof *na);
+            if (!na) return JV_ERR_NOMEM;
+            b->annots = na;
+            cap = nc;
+        }
+        b->annots[b->nannots++] = (uint32_t)i;
+    }
+    return b->nannots > 1 ? jv_sort_stable(b->annots, b->nannots, sizeof *b->annots, cmp_thread_ts, (void *)tr) : JV_OK;
+}
+
+/* the innermost annotation of b->annots on ev's thread whose interval holds ev and that family fam reads
+ * (jv_family.annotation), as its interned name, among the 4 latest to start at or before ev; 0 when none */
+static uint32_t annotation_of(const build_ctx *b, uint32_t ev, int fam) {
+    int (*reads)(const char *) = jv_family_get(fam)->annotation;
+    if (!reads || !b->nannots) return 0;
+    const jv_trace *tr = b->tr;
+    const jv_event *e = &tr->ev[ev];
+    size_t lo = 0, hi = b->nannots; /* first annotation after (thread, ts) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const jv_event *a = &tr->ev[b->annots[mid]];
+        if (a->thread < e->thread || (a->thread == e->thread && a->ts <= e->ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* the latest start first (the innermost of nested ones); steps do not nest, so a few suffice */
+    for (size_t k = lo, seen = 0; k-- > 0 && seen < 4; seen++) {
+        const jv_event *a = &tr->ev[b->annots[k]];
+        if (a->thread != e->thread) break;
+        if (a->ts + a->dur >= e->ts + e->dur && reads(jv_trace_str(tr, a->name))) return a->name;
+    }
+    return 0;
+}
+
+/* the model of (name, sig): parsed once per distinct pair; a call sized by an annotation around it, once per
+ * instance */
 static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *cap, uint32_t ev, int fam,
                           int32_t *out) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[ev];
     uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[e->aux].sig : 0;
     int64_t key = ((int64_t)e->name << 32) | sig;
-    uint32_t mi;
-    if (jv_map_get(idx, key, &mi)) {
+    uint32_t mi, annot = annotation_of(b, ev, fam);
+    if (!annot && jv_map_get(idx, key, &mi)) {
         *out = (int32_t)mi;
         return JV_OK;
     }
@@ -114,12 +184,13 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     memset(m, 0, sizeof *m);
     m->name = e->name;
     m->sig = sig;
+    m->annot = annot;
     m->family = fam;
     jv_desc_facts(NULL, &m->facts);
     jv_opcall call;
     jv_err perr;
     jv_err_clear(&perr);
-    jv_status s = jv_perf_call_of(tr, e->name, sig, &call, &perr);
+    jv_status s = jv_perf_model_call(tr, m, &call, &perr);
     if (s == JV_ERR_NOMEM) return s;
     if (s == JV_OK) {
         jv_desc d;
@@ -133,7 +204,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     }
     jv_opcall_free(&call);
     mi = (uint32_t)pt->nmodels++;
-    JV_CHECK(jv_map_put(idx, key, mi));
+    if (!annot) JV_CHECK(jv_map_put(idx, key, mi));
     *out = (int32_t)mi;
     return JV_OK;
 }
@@ -323,7 +394,7 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     memset(pt, 0, sizeof *pt);
     uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
     if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
-    build_ctx b = {tr, {0}, {0}, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
+    build_ctx b = {tr, {0}, {0}, NULL, 0, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
     if (!b.top) {
         free(kl);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
@@ -332,11 +403,13 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
         b.top[i] = TOP_UNKNOWN;
     jv_map_init(&b.fam);
     jv_map_init(&b.comm);
-    jv_status s = build(&b, t, pt, kl);
+    jv_status s = collect_annotations(&b);
+    if (s == JV_OK) s = build(&b, t, pt, kl);
     jv_map_free(&b.fam);
     jv_map_free(&b.comm);
     free(b.top);
     free(b.stack);
+    free(b.annots);
     free(kl);
     if (s != JV_OK) {
         jv_perf_free(pt);

@@ -18,6 +18,7 @@
 /* The model numbers of one distinct (op name, args). */
 typedef struct {
     uint32_t name, sig; /* interned name; index into tr->sigs */
+    uint32_t annot;     /* interned name of the annotation handed to the family (jv_family.annotation), 0: none */
     int family;         /* registry index */
     int ok;             /* 1: parsed and modelled; 0: the call could not be modelled */
     int bwd;
@@ -51,6 +52,9 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
  * into tr->sigs; 0 = none) as jv_opcall, from the raw trace JSON. Release
  * with jv_opcall_free. JV_ERR_FORMAT when the args are not valid JSON lists. */
 jv_status jv_perf_call_of(const jv_trace *tr, uint32_t name, uint32_t sig, jv_opcall *call, jv_err *err);
+
+/* The call model m was parsed from: jv_perf_call_of with its annotation (jv_opcall.annotation). */
+jv_status jv_perf_model_call(const jv_trace *tr, const jv_perf_model *m, jv_opcall *call, jv_err *err);
 
 /* Frees the table. */
 void jv_perf_free(jv_perf_table *pt);

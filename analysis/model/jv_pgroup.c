@@ -174,7 +174,7 @@ int jv_perf_params_of(const jv_trace *tr, const jv_perf_model *m, jv_params *ps)
     jv_err e;
     jv_err_clear(&e);
     ps->n = 0;
-    if (jv_perf_call_of(tr, m->name, m->sig, &call, &e) != JV_OK) return 0;
+    if (jv_perf_model_call(tr, m, &call, &e) != JV_OK) return 0;
     jv_desc d;
     int ok = jv_desc_parse(&call, &d, &e) == JV_OK;
     if (ok) jv_desc_params(&d, ps);

@@ -18,6 +18,7 @@ const char *jv_nomodel_str(jv_nomodel why) {
     case JV_NOMODEL_GRAPH: return "replayed by a graph: no call recorded";
     case JV_NOMODEL_DATA: return "output size set by data the trace does not record";
     case JV_NOMODEL_SEQLENS: return "attention sized by sequence lengths the trace does not record";
+    case JV_NOMODEL_NO_OP: return "launched outside any recorded op: no call recorded";
     default: return "";
     }
 }
@@ -27,12 +28,20 @@ static int is_graph_launch(const char *name) {
     return jv_contains_nocase(name, "GraphLaunch");
 }
 
+/* 1 for a kernel-launch runtime or driver call (cudaLaunchKernel, hipLaunchKernel, hipModuleLaunchKernel,
+ * cuLaunchKernel, hipExtModuleLaunchKernel, ...): a synthetic row under one is a kernel no op launched */
+static int is_kernel_launch(const char *name) {
+    return jv_contains_nocase(name, "LaunchKernel");
+}
+
 /* ops the trace cannot size, each with why:
  * - data-sized: aten::index takes a list of index tensors whose shapes the profiler does not record; nonzero,
  *   masked_select and unique return as many elements as the data selects;
  * - sequence-length-sized: a serving stack's attention over a paged or packed (varlen) KV cache (vLLM's unified
- *   attention and paged attention ops, flash-attention's varlen forward), whose FLOPs and bytes follow the
- *   per-request sequence lengths (block tables, cu_seqlens), values no trace holds */
+ *   attention and paged attention ops, flash-attention's and AITER's varlen forward), whose FLOPs and bytes follow
+ *   the per-request sequence lengths (block tables, cu_seqlens), tensor values; the infattn family models the
+ *   unified and varlen ones from the serving step's annotation when the trace has one, so the reason stays on
+ *   the calls without one (and on paged_attention, whose calls no step annotation is known to size) */
 static const struct {
     const char *op;
     jv_nomodel why;
@@ -49,6 +58,8 @@ static const struct {
     {"_C::paged_attention_v2", JV_NOMODEL_SEQLENS},
     {"_rocm_C::paged_attention", JV_NOMODEL_SEQLENS},
     {"flash_attn::_flash_attn_varlen_forward", JV_NOMODEL_SEQLENS},
+    {"aiter::mha_varlen_fwd", JV_NOMODEL_SEQLENS},
+    {"aiter::fmha_v3_varlen_fwd", JV_NOMODEL_SEQLENS},
 };
 
 /* the reason op cannot be sized from a trace, JV_NOMODEL_NONE when it is not one of UNSIZABLE */
@@ -63,7 +74,10 @@ static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
     if (has) return JV_NOMODEL_NONE;
     if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
-    if (!r->synthetic && !r->has_model && r->family_id < 0 && r->op_name) {
+    if (r->synthetic && r->op_name && is_kernel_launch(r->op_name)) return JV_NOMODEL_NO_OP;
+    /* an unsizable op, a family's model of it refused (serving attention without its step annotation), or its
+     * own kernels (a synthetic row under it: it also called kernel-launching ops) */
+    if (r->op_name) {
         jv_nomodel why = unsizable(r->op_name);
         if (why != JV_NOMODEL_NONE) return why;
     }

@@ -18,6 +18,8 @@ typedef enum {
                               index tensors, the values of nonzero / masked_select / unique) */
     JV_NOMODEL_SEQLENS,    /* serving attention over a paged or packed KV cache: its work is set by the requests'
                               sequence lengths, which are tensor values the trace does not record */
+    JV_NOMODEL_NO_OP,      /* a kernel launched by a runtime call outside any recorded op (hipLaunchKernel->k): no
+                              op, so no arguments, were recorded for it */
     JV_NOMODEL_COUNT
 } jv_nomodel;
 

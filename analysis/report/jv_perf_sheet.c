@@ -98,6 +98,7 @@ static jv_status write_unified(const jv_digest *dg, const jv_hw *hw, jv_book *bo
         for (const char *const *h = h4; *h; h++)
             jv_sheet_str(&o, *h);
         if (hw) jv_sheet_str(&o, "Efficiency Band");
+        jv_sheet_str(&o, "No Model Reason");
         jv_sheet_end(&o);
         for (size_t i = 0; i < dg->nrows; i++) {
             const jv_drow *r = &dg->rows[dg->sheet_order[i]];
@@ -146,6 +147,7 @@ static jv_status write_unified(const jv_digest *dg, const jv_hw *hw, jv_book *bo
             jv_sheet_num(&o, r->percent);
             jv_sheet_num(&o, r->cum_percent);
             if (hw) jv_sheet_str(&o, r->band);
+            jv_sheet_str(&o, jv_nomodel_str(r->nomodel));
             jv_sheet_end(&o);
         }
         s = jv_sheet_commit(&o, err);

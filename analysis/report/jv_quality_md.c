@@ -27,7 +27,8 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
                                                      "Rows not modelled: the model could not read the call",
                                                      "Rows not modelled: kernels a graph replayed",
                                                      "Rows not modelled: output size set by data",
-                                                     "Rows not modelled: attention sized by sequence lengths"};
+                                                     "Rows not modelled: attention sized by sequence lengths",
+                                                     "Rows not modelled: kernels launched outside any op"};
         static const char *const GENERIC =
             "their time counts in the totals and categories, but in no roofline figure, verdict or saving";
         static const char *means[JV_NOMODEL_COUNT] = {
@@ -39,8 +40,13 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
                                 "says; their time counts in the totals, not in any roofline figure",
             [JV_NOMODEL_SEQLENS] = "serving attention over a paged or packed KV cache does work set by each request's "
                                    "query and context lengths (block tables, cu_seqlens: tensor values, not "
-                                   "recorded); TraceLens reads them from the serving stack's iteration annotations, "
-                                   "which jarvis does not parse yet"};
+                                   "recorded); jarvis, as TraceLens, sizes vLLM's unified attention and the varlen "
+                                   "forwards from the step annotation around them "
+                                   "(execute_<n>_context_<r>(sq..sk..sqsq..sqsk..)_generation_<r>(...)): these calls "
+                                   "had none",
+            [JV_NOMODEL_NO_OP] = "a runtime call launched these kernels with no PyTorch op around it (a library's or "
+                                 "extension's own launch): the trace records no arguments for them, so nothing "
+                                 "sizes them; their time counts in the totals, not in any roofline figure"};
         line(out, &n, what[w], q->unmodelled[w].n, rows, q->unmodelled[w].us, means[w] ? means[w] : GENERIC);
     }
     line(out, &n, "GPU events with no launcher", q->unlinked.n, q->gpu_events, q->unlinked.us,

@@ -12,16 +12,19 @@ static const struct {
     const char *name;
     jv_gemm_op op;
     jv_match how;
+    int out_first; /* 1: the output is argument 0 and the operands follow (vLLM's out-first custom ops) */
 } OPS[] = {
-    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG},
-    {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG},
-    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG},
-    {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG},
-    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG},
-    {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK},
-    {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK},
+    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG, 0},
+    {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG, 0},
+    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG, 0},
+    {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG, 0},
+    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0},
+    {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK, 0},
+    {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK, 0},
     /* vLLM's ROCm GEMM: linear(x, W[N,K], bias) that launches hipBLASLt itself */
-    {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG},
+    {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG, 0},
+    /* vLLM's fp8 / int8 GEMM: cutlass_scaled_mm(out [M,N], a [M,K], b [K,N], a_scales, b_scales, bias?) */
+    {"_C::cutlass_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 1},
 };
 
 static int find_op(const char *name) {
@@ -56,6 +59,7 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     int oi = find_op(c->name);
     if (oi < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not a GEMM", c->name);
     g->op = OPS[oi].op;
+    g->op_name = OPS[oi].name;
     g->alpha = 1;
     g->beta = 1;
     int ia = 0, ib = 1, ibias = -1;
@@ -66,6 +70,7 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     case JV_GEMM_LINEAR: ibias = 2; break;
     default: break;
     }
+    if (OPS[oi].out_first) ia++, ib++, ibias++;
     const jv_tensor *a = jv_opcall_tensor(c, ia), *b = jv_opcall_tensor(c, ib);
     if (!a || !b) JV_FAIL(err, JV_ERR_FORMAT, "%s: operand shapes missing", c->name);
     g->a = *a;
@@ -125,7 +130,10 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     /* linear's weight [N,K] row-major is B = W^T stored column-major */
     g->trans_b = g->op == JV_GEMM_LINEAR ? !is_transposed(b) : is_transposed(b);
     g->out_dtype = a->dtype;
-    if (g->op == JV_GEMM_SCALED_MM) {
+    const jv_tensor *out = OPS[oi].out_first ? jv_opcall_tensor(c, 0) : NULL;
+    if (out && jv_dtype_size(out->dtype)) {
+        g->out_dtype = out->dtype;
+    } else if (g->op == JV_GEMM_SCALED_MM) {
         jv_dtype od = jv_parse_scalar_type(jv_opcall_value(c, 6));
         if (!jv_dtype_is_float(od) || od == JV_DT_C64 || od == JV_DT_C128)
             od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
@@ -148,6 +156,7 @@ jv_status jv_gemm_desc_mm(jv_desc *d, const jv_tensor *a, const jv_tensor *b, jv
     if (a->dtype != b->dtype) JV_FAIL(err, JV_ERR_FORMAT, "aten::mm: operand dtypes differ");
     jv_gemm_desc *g = (jv_gemm_desc *)(void *)d->data;
     g->op = JV_GEMM_MM;
+    g->op_name = "aten::mm";
     g->a = *a;
     g->b = *b;
     g->batch = 1, g->m = a->shape[0], g->k = a->shape[1], g->n = b->shape[1];

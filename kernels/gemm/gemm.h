@@ -1,6 +1,7 @@
 /* gemm: the GEMM family (aten::mm, addmm, bmm, baddbmm, _scaled_mm, and
  * aten::linear / aten::matmul when no child op carries the kernels, and
- * vllm::rocm_unquantized_gemm): its
+ * vllm::rocm_unquantized_gemm, and vLLM's scaled GEMM _C::cutlass_scaled_mm(out, a [M,K], b [K,N], a_scales,
+ * b_scales, bias?), fp8 or int8 operands at their element size, out at its dtype, scales not counted): its
  * descriptor, parsed from a call, and its FLOPs/bytes model.
  * Convention: C[batch, M, N] = alpha * op(A)[batch, M, K] @ op(B)[batch, K, N]
  * (+ beta * bias); trans_a / trans_b say that an operand is stored
@@ -29,6 +30,7 @@ typedef struct {
     jv_dtype out_dtype;
     int trans_a, trans_b;
     double alpha, beta;
+    const char *op_name; /* the traced op ("aten::_scaled_mm", "_C::cutlass_scaled_mm", ...): for messages */
 } jv_gemm_desc;
 
 extern const jv_family jv_gemm_family;

@@ -192,9 +192,10 @@ jv_status jv_gemm_operands(const jv_desc *d, jv_operands *out, jv_err *err) {
     out->n = 0;
     if (g->op == JV_GEMM_SCALED_MM)
         JV_FAIL(err, JV_ERR_FORMAT,
-                "aten::_scaled_mm: fp8 scaled GEMM is not replayed (operands '%s' x '%s' with scale tensors; the "
+                "%s: a scaled (fp8 / int8) GEMM is not replayed (operands '%s' x '%s' with scale tensors; the "
                 "replay stores and checks only fp64, fp32, fp16 and bf16)",
-                jv_dtype_trace_name(g->a.dtype), jv_dtype_trace_name(g->b.dtype));
+                g->op_name ? g->op_name : "aten::_scaled_mm", jv_dtype_trace_name(g->a.dtype),
+                jv_dtype_trace_name(g->b.dtype));
     gemm_names nm = names_of(g->op);
     JV_CHECK(check_dtype(g->op, nm.a, g->a.dtype, err));
     JV_CHECK(check_dtype(g->op, nm.b, g->b.dtype, err));

@@ -7,7 +7,8 @@ usage: test_trace_quality.py JARVIS_ANALYZE            a generated trace with on
 Generated: an aten::mm with Input Dims but an empty Input type (not modelled: no dtypes), an aten::mm without
 Input Dims (not modelled: no shapes), a modelled aten::add, a kernel whose launch is not in the trace, a
 cudaGraphLaunch that owns no kernel, one that owns a kernel (a synthetic row, not modelled because a graph
-replayed it), a kernel that starts before its launch call, no deviceProperties: each
+replayed it), a kernel that starts before its launch call, a kernel launched outside any op, aten::index's own
+kernel as a synthetic row, no deviceProperties: each
 count in the table, the rough report's rows with their reasons, the HTML line; a clean trace: "No issue found".
 Fixture: every row counted as modelled has GFLOPS in unified_perf_summary and every row without GFLOPS is listed
 as not modelled with a reason; the rows whose tensors have dims but no dtype match the "no dtypes" line.
@@ -86,6 +87,13 @@ def generated(exe, tmp):
              args={'Input Dims': [[16, 32, 128], [16, 8, 128], [16, 8, 128], [16, 32, 128], []],
                    'Input type': ['c10::BFloat16'] * 4 + ['']}),
         g.launch(901, 8), g.kernel('k_attn', 905, 80, 8),
+        # a kernel a runtime call launched outside any op: no call recorded
+        g.launch(1000, 9), g.kernel('k_noop', 1005, 90, 9),
+        # aten::index's own kernel beside a child op's: a synthetic row that keeps the op's reason
+        dict(g.op('aten::index', 1100, 50), args={'Input Dims': [[64, 512], []], 'Input type': ['float', '']}),
+        g.launch(1101, 10), g.kernel('k_gather', 1105, 11, 10),
+        g.op('aten::add', 1110, 20, dims=[[1024, 1024], [1024, 1024]]),
+        g.launch(1111, 11), g.kernel('k_add2', 1115, 1, 11),
     ]
     bad = os.path.join(tmp, 'quality.json')
     g.write(bad, {'traceEvents': ev})
@@ -105,11 +113,12 @@ def generated(exe, tmp):
         'Rows not modelled: no input shapes recorded': (1, len(uni), '30.0'),
         'Rows not modelled: no input dtypes recorded': (1, len(uni), '20.0'),
         'Rows not modelled: kernels a graph replayed': (1, len(uni), '60.0'),
-        'Rows not modelled: output size set by data': (1, len(uni), '70.0'),
+        'Rows not modelled: output size set by data': (2, len(uni), '81.0'),
         'Rows not modelled: attention sized by sequence lengths': (1, len(uni), '80.0'),
-        'GPU events with no launcher': (1, 8, '40.0'),
+        'Rows not modelled: kernels launched outside any op': (1, len(uni), '90.0'),
+        'GPU events with no launcher': (1, 11, '40.0'),
         'Graph launches whose kernels were not recorded': (1, 2, '–'),
-        'GPU events that start before their launch call': (1, 8, '5.0'),
+        'GPU events that start before their launch call': (1, 11, '5.0'),
         'No device properties': (1, 0, '–'),
     }
     for k, v in want.items():
@@ -130,7 +139,17 @@ def generated(exe, tmp):
     check(reasons.get('vllm::unified_attention_with_output') ==
           'attention sized by sequence lengths the trace does not record',
           'rough: the serving attention row with its reason', rough[2])
+    check([w for n, w in rough[2] if 'k_noop' in n] == ['launched outside any recorded op: no call recorded'],
+          'rough: the kernel launched outside any op with its reason', rough[2])
+    check([w for n, w in rough[2] if 'k_gather' in n] == ['output size set by data the trace does not record'],
+          "rough: aten::index's own kernel (a synthetic row) keeps the op's reason", rough[2])
     check(rough[1] == lines, 'rough: the same table as fair')
+    # unified_perf_summary's "No Model Reason": empty exactly on the modelled rows, else the rough report's reason
+    check(all((r['No Model Reason'] == '') == (r['GFLOPS'] != '') for r in uni),
+          'csv: a reason exactly on the rows without GFLOPS', [(r['name'], r['No Model Reason']) for r in uni])
+    check(sorted((r['name'], r['No Model Reason']) for r in uni if r['No Model Reason']) == sorted(rough[2]),
+          'csv: the reasons of the rough report, row by row',
+          [(r['name'], r['No Model Reason']) for r in uni if r['No Model Reason']], rough[2])
     with open(os.path.join(out, 'report.html'), encoding='utf-8') as f:
         html = f.read()
     m = re.search(r'<dl class="facts" id="trace-quality">(.*?)</dl>', html, re.S)

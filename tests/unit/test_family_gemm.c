@@ -71,6 +71,32 @@ int main(void) {
               "\"Bool\"]",
               NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &d, &p) == JV_OK);
     CHECK(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2);
+    /* vLLM's _C::cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias): fp8 [32,4096] x [4096,1024]
+     * (column-major b), per-token and per-channel fp32 scales, bf16 out [32,1024] and a bf16 bias [1024]:
+     * flops = 2*32*1024*4096 + 32*1024 = 268468224;
+     * bytes = 32*4096*1 + 4096*1024*1 + 32*1024*2 + 1024*2 = 131072 + 4194304 + 65536 + 2048 = 4392960 */
+    CHECK(run("_C::cutlass_scaled_mm", "[[32, 1024], [32, 4096], [4096, 1024], [32, 1], [1, 1024], [1024]]",
+              "[\"c10::BFloat16\", \"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", "
+              "\"c10::BFloat16\"]",
+              "[[1024, 1], [4096, 1], [1, 4096], [1, 1], [1024, 1], [1]]", NULL, &d, &p) == JV_OK);
+    g = jv_gemm_of(&d);
+    CHECK(g->m == 32 && g->n == 1024 && g->k == 4096 && g->has_bias && g->trans_b && g->out_dtype == JV_DT_BF16);
+    CHECK(p.flops == 268468224.0 && p.bytes == 4392960.0 && p.dtype == JV_DT_F8E4M3 && p.matrix);
+    /* int8 without a bias, fp16 out: flops = 2*16*256*512 = 4194304; bytes = 16*512 + 512*256 + 16*256*2 */
+    CHECK(run("_C::cutlass_scaled_mm", "[[16, 256], [16, 512], [512, 256], [16, 1], [1, 256], []]",
+              "[\"c10::Half\", \"signed char\", \"signed char\", \"float\", \"float\", \"\"]", NULL, NULL, &d,
+              &p) == JV_OK);
+    CHECK(!jv_gemm_of(&d)->has_bias && p.flops == 4194304.0 && p.bytes == 8192.0 + 131072.0 + 8192.0);
+    {
+        jv_operands ops;
+        jv_err e;
+        jv_err_clear(&e);
+        CHECK(jv_gemm_operands(&d, &ops, &e) == JV_ERR_FORMAT && strstr(e.msg, "_C::cutlass_scaled_mm: a scaled"));
+    }
+    /* operands that do not multiply */
+    CHECK(run("_C::cutlass_scaled_mm", "[[16, 256], [16, 512], [256, 256], [16, 1], [1, 256], []]",
+              "[\"c10::Half\", \"signed char\", \"signed char\", \"float\", \"float\", \"\"]", NULL, NULL, &d,
+              &p) == JV_ERR_FORMAT);
     /* unknown dtype: bytes NaN, flops known */
     CHECK(run("aten::mm", "[[4, 4], [4, 4]]", "[\"c10::Weird\", \"c10::Weird\"]", NULL, NULL, &d, &p) == JV_OK);
     CHECK(isnan(p.bytes) && p.flops == 128);

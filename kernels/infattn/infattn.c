@@ -1,0 +1,139 @@
+/* infattn: descriptor parsing and the FLOPs/bytes model of serving attention sized by the step annotation
+ * (infattn.h). */
+#include "infattn.h"
+
+#include <string.h>
+
+_Static_assert(sizeof(jv_infattn_desc) <= JV_DESC_BYTES, "infattn descriptor too large");
+
+static jv_match infattn_match(const char *op) {
+    static const char *const OPS[] = {
+        "vllm::unified_attention", "vllm::unified_attention_with_output", "flash_attn::_flash_attn_varlen_forward",
+        "aiter::mha_varlen_fwd",   "aiter::fmha_v3_varlen_fwd",           NULL};
+    for (const char *const *o = OPS; *o; o++)
+        if (!strcmp(op, *o)) return JV_MATCH_STRONG;
+    return JV_MATCH_NONE;
+}
+
+/* skips literal lit at *s; 0 when *s does not start with it */
+static int lit(const char **s, const char *lit) {
+    size_t n = strlen(lit);
+    if (strncmp(*s, lit, n)) return 0;
+    *s += n;
+    return 1;
+}
+
+/* reads a decimal count (at most 18 digits) at *s */
+static int num(const char **s, long long *v) {
+    int n = 0;
+    *v = 0;
+    while (**s >= '0' && **s <= '9') {
+        if (++n > 18) return 0;
+        *v = *v * 10 + (**s - '0');
+        (*s)++;
+    }
+    return n > 0;
+}
+
+/* "<kind>_<reqs>(sq<a>sk<b>sqsq<c>sqsk<d>)" */
+static int sums(const char **s, const char *kind, jv_infattn_sums *o) {
+    return lit(s, kind) && lit(s, "_") && num(s, &o->reqs) && lit(s, "(sq") && num(s, &o->sq) && lit(s, "sk") &&
+           num(s, &o->sk) && lit(s, "sqsq") && num(s, &o->sqsq) && lit(s, "sqsk") && num(s, &o->sqsk) && lit(s, ")") &&
+           /* per request sq <= sq² and sq² <= sq·sk (sk >= sq): sums that break this are not lengths */
+           o->sq <= o->sqsq && o->sqsq <= o->sqsk && (o->reqs > 0 || o->sq == 0);
+}
+
+int jv_infattn_parse_annotation(const char *s, jv_infattn_sums *ctx, jv_infattn_sums *gen) {
+    long long n;
+    memset(ctx, 0, sizeof *ctx);
+    memset(gen, 0, sizeof *gen);
+    if (!s || !lit(&s, "execute_") || !num(&s, &n) || !lit(&s, "_") || !sums(&s, "context", ctx) || !lit(&s, "_") ||
+        !sums(&s, "generation", gen))
+        return 0;
+    return 1;
+}
+
+static int infattn_annotation(const char *name) {
+    jv_infattn_sums c, g;
+    return jv_infattn_parse_annotation(name, &c, &g);
+}
+
+static jv_status infattn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
+    jv_infattn_desc *a = (jv_infattn_desc *)(void *)d->data;
+    memset(a, 0, sizeof *a);
+    if (infattn_match(c->name) == JV_MATCH_NONE) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not serving attention", c->name);
+    if (!c->annotation || !jv_infattn_parse_annotation(c->annotation, &a->ctx, &a->gen))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: no step annotation with the requests' sequence lengths", c->name);
+    if (a->ctx.sq + a->gen.sq <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: the step annotation holds no token", c->name);
+    const jv_tensor *q = jv_opcall_tensor(c, 0), *k = jv_opcall_tensor(c, 1), *v = jv_opcall_opt_tensor(c, 2);
+    if (!q || !k || q->ndim != 3 || k->ndim < 3)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: query is not [tokens, heads, head_dim] or key not [..., heads, head_dim]",
+                c->name);
+    if (!jv_dtype_size(q->dtype) || !jv_dtype_size(k->dtype)) /* a size known (fp8 included) */
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: no known dtype", c->name);
+    a->n_q = q->shape[0];
+    a->h_q = q->shape[1];
+    a->d_qk = q->shape[2];
+    a->n_kv = k->shape[k->ndim - 3];
+    a->h_kv = k->shape[k->ndim - 2];
+    a->d_v = v && v->ndim >= 1 ? v->shape[v->ndim - 1] : a->d_qk;
+    if (a->h_q <= 0 || a->d_qk <= 0 || a->h_kv <= 0 || a->d_v <= 0 || k->shape[k->ndim - 1] != a->d_qk)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: query and key head dims disagree", c->name);
+    if (a->n_q < a->ctx.sq + a->gen.sq)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: the step annotation's %lld tokens exceed the call's %lld queries", c->name,
+                a->ctx.sq + a->gen.sq, (long long)a->n_q);
+    a->q = *q;
+    a->k = *k;
+    d->bwd = 0;
+    return JV_OK;
+}
+
+/* causal query-key pairs of one request class: Σ(sq·sk) - Σsq²/2 + Σsq/2 */
+static double pairs(const jv_infattn_sums *s) {
+    return (double)s->sqsk - (double)s->sqsq / 2.0 + (double)s->sq / 2.0;
+}
+
+static void infattn_model(const jv_desc *d, jv_perf *p) {
+    const jv_infattn_desc *a = jv_infattn_of(d);
+    double dd = (double)(a->d_qk + a->d_v);
+    p->flops = 2.0 * (double)a->h_q * (pairs(&a->ctx) + pairs(&a->gen)) * dd;
+    p->bytes = (double)(a->ctx.sq + a->gen.sq) * (double)a->h_q * dd * jv_bpe(a->q.dtype) +
+               (double)(a->ctx.sk + a->gen.sk) * (double)a->h_kv * dd * jv_bpe(a->k.dtype);
+    p->dtype = a->q.dtype;
+    p->matrix = 1;
+}
+
+/* TraceLens' InferenceAttention params (its dropout, causal and flash_impl constants left out) */
+static void infattn_params(const jv_desc *d, jv_params *ps) {
+    const jv_infattn_desc *a = jv_infattn_of(d);
+    jv_param_int(ps, "B", 1);
+    jv_param_int(ps, "N_Q", a->n_q);
+    jv_param_int(ps, "H_Q", a->h_q);
+    jv_param_int(ps, "N_KV", a->n_kv);
+    jv_param_int(ps, "H_KV", a->h_kv);
+    jv_param_int(ps, "d_h_qk", a->d_qk);
+    jv_param_int(ps, "d_h_v", a->d_v);
+    jv_param_int(ps, "c_sq", a->ctx.sq);
+    jv_param_int(ps, "c_sk", a->ctx.sk);
+    jv_param_int(ps, "c_sqsq", a->ctx.sqsq);
+    jv_param_int(ps, "c_sqsk", a->ctx.sqsk);
+    jv_param_int(ps, "g_sq", a->gen.sq);
+    jv_param_int(ps, "g_sk", a->gen.sk);
+    jv_param_int(ps, "g_sqsq", a->gen.sqsq);
+    jv_param_int(ps, "g_sqsk", a->gen.sqsk);
+    jv_param_text(ps, "dtype_Q", "%s", jv_dtype_trace_name(a->q.dtype));
+}
+
+const jv_family jv_infattn_family = {
+    .name = "infattn",
+    .sheet = "InferenceAttention",
+    .split = 1,
+    .category = "SDPA",
+    .match = infattn_match,
+    .annotation = infattn_annotation,
+    .parse = infattn_parse,
+    .model = infattn_model,
+    .params = infattn_params,
+    .no_replay = "not replayed: attention over a serving stack's paged KV cache (its block tables are not in the "
+                 "trace)",
+};

@@ -1,0 +1,112 @@
+/* Unit tests of the infattn family (kernels/infattn): serving attention sized by the step annotation, hand-computed
+ * FLOPs/bytes, the annotation parser, params and hostile calls. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "infattn/infattn.h"
+
+#define JV_TEST_FAMILY jv_infattn_family
+#include "jv_test_family.h"
+
+#define OP "vllm::unified_attention_with_output"
+/* the decode step of the MI300X vLLM gpt-oss fixture: 32 decode requests, 55086 keys in all */
+#define DECODE "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)"
+
+/* parses a call as a trace records it, with the step annotation around it (NULL: none) */
+static jv_status parse_in(const char *annotation, const char *name, const char *dims, const char *types, jv_desc *d) {
+    jv_opcall c;
+    jv_err err;
+    jv_err_clear(&err);
+    memset(d, 0, sizeof *d);
+    jv_status st = jv_opcall_from_trace(&c, name, dims, types, NULL, NULL, &err);
+    c.annotation = annotation;
+    if (st == JV_OK) st = jv_infattn_family.parse(&c, d, &err);
+    jv_opcall_free(&c);
+    return st;
+}
+
+static void test_annotation(void) {
+    jv_infattn_sums c, g;
+    CHECK(jv_infattn_parse_annotation(DECODE, &c, &g));
+    CHECK(c.reqs == 0 && c.sq == 0 && c.sk == 0 && c.sqsq == 0 && c.sqsk == 0);
+    CHECK(g.reqs == 32 && g.sq == 32 && g.sk == 55086 && g.sqsq == 32 && g.sqsk == 55086);
+    CHECK(jv_infattn_parse_annotation("execute_3_context_1(sq4sk10sqsq16sqsk40)_generation_2(sq2sk12sqsq2sqsk12)", &c,
+                                      &g));
+    CHECK(c.reqs == 1 && c.sq == 4 && c.sk == 10 && c.sqsq == 16 && c.sqsk == 40 && g.sk == 12);
+    /* not a step annotation, or sums no set of lengths gives (sq² < sq, sq·sk < sq²), or tokens without requests */
+    CHECK(!jv_infattn_parse_annotation("step[DECODE bs=32]", &c, &g));
+    CHECK(!jv_infattn_parse_annotation("execute_32_context_0(sq0sk0sqsq0sqsk0)", &c, &g));
+    CHECK(
+        !jv_infattn_parse_annotation("execute_1_context_1(sq4sk10sqsq3sqsk40)_generation_0(sq0sk0sqsq0sqsk0)", &c, &g));
+    CHECK(
+        !jv_infattn_parse_annotation("execute_1_context_1(sq4sk3sqsq16sqsk12)_generation_0(sq0sk0sqsq0sqsk0)", &c, &g));
+    CHECK(!jv_infattn_parse_annotation("execute_1_context_0(sq4sk10sqsq16sqsk40)_generation_0(sq0sk0sqsq0sqsk0)", &c,
+                                       &g));
+    CHECK(!jv_infattn_parse_annotation("execute_1_context_1(sq99999999999999999999sk1sqsq1sqsk1)_generation_0("
+                                       "sq0sk0sqsq0sqsk0)",
+                                       &c, &g));
+    CHECK(!jv_infattn_parse_annotation(NULL, &c, &g));
+    CHECK(jv_infattn_family.annotation(DECODE) && !jv_infattn_family.annotation("execute_model"));
+}
+
+static void test_models(void) {
+    jv_desc d;
+    /* gpt-oss decode: 64 query heads and 8 KV heads of 64, bf16; 32 requests of one query each, 55086 keys:
+     * P = 55086 - 32/2 + 32/2 = 55086 pairs; FLOPs = 2 * 64 * 55086 * (64 + 64) = 902529024;
+     * bytes = 32 * 64 * 128 * 2 (q, o) + 55086 * 8 * 128 * 2 (k, v) = 524288 + 112816128 = 113340416 */
+    CHECK(parse_in(DECODE, OP, "[[32, 64, 64], [32, 8, 64], [32, 8, 64], [32, 64, 64], []]",
+                   "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\"]", &d) == JV_OK);
+    jv_perf p = model(&d);
+    CHECK_NEAR(p.flops, 902529024.0);
+    CHECK_NEAR(p.bytes, 113340416.0);
+    CHECK(p.matrix == 1 && p.dtype == JV_DT_BF16);
+    CHECK(!strcmp(param(&d, "g_sk"), "55086") && !strcmp(param(&d, "H_KV"), "8") &&
+          !strcmp(param(&d, "dtype_Q"), "c10::BFloat16") && !strcmp(param(&d, "c_sq"), "0"));
+    /* chunked prefill beside decode: one request of 4 new queries over 10 keys (queries see 7, 8, 9, 10 keys:
+     * 34 pairs = 40 - 16/2 + 4/2), two decode requests over 5 and 7 keys (12 pairs); 4 query heads, 2 KV heads
+     * of 8, 8 query rows (padded), bf16 query, fp32 key:
+     * FLOPs = 2 * 4 * (34 + 12) * 16 = 5888 (TraceLens: 5632, without the diagonal's 4/2 pairs);
+     * bytes = (4 + 2) * 4 * 16 * 2 + (10 + 12) * 2 * 16 * 4 = 768 + 2816 = 3584 */
+    CHECK(parse_in("execute_3_context_1(sq4sk10sqsq16sqsk40)_generation_2(sq2sk12sqsq2sqsk12)",
+                   "flash_attn::_flash_attn_varlen_forward", "[[8, 4, 8], [8, 2, 8], [8, 2, 8], [3], [3]]",
+                   "[\"c10::BFloat16\", \"float\", \"float\", \"int\", \"int\"]", &d) == JV_OK);
+    p = model(&d);
+    CHECK_NEAR(p.flops, 5888.0);
+    CHECK_NEAR(p.bytes, 3584.0);
+    /* a value head dim of its own (MLA-like: d_qk 12, d_v 8): FLOPs = 2 * 4 * 46 * 20 = 7360 */
+    CHECK(parse_in("execute_3_context_1(sq4sk10sqsq16sqsk40)_generation_2(sq2sk12sqsq2sqsk12)", "aiter::mha_varlen_fwd",
+                   "[[8, 4, 12], [8, 2, 12], [8, 2, 8]]", "[\"c10::Half\", \"c10::Half\", \"c10::Half\"]",
+                   &d) == JV_OK);
+    CHECK(!strcmp(param(&d, "d_h_v"), "8") && !strcmp(param(&d, "d_h_qk"), "12"));
+    CHECK_NEAR(model(&d).flops, 7360.0);
+    CHECK(jv_infattn_family.match("vllm::unified_attention") == JV_MATCH_STRONG);
+    CHECK(jv_infattn_family.match("_C::paged_attention_v1") == JV_MATCH_NONE);
+}
+
+static void test_hostile(void) {
+    jv_desc d;
+    const char *dims = "[[32, 64, 64], [32, 8, 64], [32, 8, 64], [32, 64, 64], []]";
+    const char *types = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\"]";
+    /* no annotation (the trace has none around the call), one that is not a step's */
+    CHECK(parse_in(NULL, OP, dims, types, &d) == JV_ERR_FORMAT);
+    CHECK(parse_in("step[DECODE bs=32]", OP, dims, types, &d) == JV_ERR_FORMAT);
+    /* an annotation without tokens, more tokens than the call's queries */
+    CHECK(parse_in("execute_0_context_0(sq0sk0sqsq0sqsk0)_generation_0(sq0sk0sqsq0sqsk0)", OP, dims, types, &d) ==
+          JV_ERR_FORMAT);
+    CHECK(parse_in("execute_40_context_0(sq0sk0sqsq0sqsk0)_generation_40(sq40sk400sqsq40sqsk400)", OP, dims, types,
+                   &d) == JV_ERR_FORMAT);
+    /* query not 3-D, head dims that disagree, no dtype, no shapes */
+    CHECK(parse_in(DECODE, OP, "[[32, 4096], [32, 8, 64]]", types, &d) == JV_ERR_FORMAT);
+    CHECK(parse_in(DECODE, OP, "[[32, 64, 64], [32, 8, 128]]", types, &d) == JV_ERR_FORMAT);
+    CHECK(parse_in(DECODE, OP, dims, "[\"\", \"\", \"\", \"\", \"\"]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_in(DECODE, OP, NULL, NULL, &d) == JV_ERR_FORMAT);
+}
+
+int main(void) {
+    test_annotation();
+    test_models();
+    test_hostile();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
