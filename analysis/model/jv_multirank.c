@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,13 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
             c->out_nelems = c->in_nelems;
     }
     if (c->group_size < 0 && !c->pg && rv->world_size > 0) c->group_size = rv->world_size;
+    if (c->pg) {
+        c->key = c->pg;
+    } else {
+        char k[32];
+        snprintf(k, sizeof k, "stream %d", (int)c->stream);
+        JV_CHECK(keep(rv, k, &c->key));
+    }
     return JV_OK;
 }
 

@@ -45,6 +45,7 @@ typedef struct {
     int64_t ts, dur;               /* the kernel's start and duration, ns */
     int64_t in_nelems, out_nelems; /* -1 when not recorded */
     uint32_t name, pg, pg_ranks, dtype;
+    uint32_t key;       /* the communicator it is matched in: pg, else "stream <n>" (one NCCL stream per group) */
     int32_t group_size; /* -1 when not recorded */
     int32_t stream;
     uint8_t kind;       /* jv_coll_kind */
@@ -135,7 +136,7 @@ typedef struct {
 typedef struct {
     const jv_rank_view *ranks; /* ascending rank (not owned) */
     int nranks;
-    char **groups; /* process group names ("" when not recorded) */
+    char **groups; /* the communicators (jv_coll_call.key), sorted */
     size_t ngroups;
     jv_coll_inst *inst; /* by group, then order of issue */
     size_t ninst;

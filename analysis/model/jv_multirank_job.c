@@ -40,7 +40,7 @@ static jv_status collect_groups(jv_job *job) {
     for (int r = 0; r < job->nranks; r++) {
         const jv_rank_view *rv = &job->ranks[r];
         for (size_t i = 0; i < rv->ncalls; i++) {
-            const char *pg = str_of(rv, rv->calls[i].pg);
+            const char *pg = str_of(rv, rv->calls[i].key);
             size_t g;
             for (g = 0; g < job->ngroups && strcmp(job->groups[g], pg); g++) {
             }
@@ -110,7 +110,7 @@ static jv_status match_group(jv_job *job, uint32_t g, size_t *cap_inst, const jv
     for (int r = 0; r < job->nranks; r++) {
         const jv_rank_view *rv = &job->ranks[r];
         for (size_t i = 0; i < rv->ncalls; i++)
-            count[r] += group_of(job, str_of(rv, rv->calls[i].pg)) == g;
+            count[r] += group_of(job, str_of(rv, rv->calls[i].key)) == g;
         if (count[r] > maxc) maxc = count[r];
         if (count[r] && count[r] < minc) minc = count[r];
         cursor[r] = 0;
@@ -126,7 +126,7 @@ static jv_status match_group(jv_job *job, uint32_t g, size_t *cap_inst, const jv
         for (int r = 0; r < job->nranks; r++) { /* each rank's next call in the group, by start */
             const jv_rank_view *rv = &job->ranks[r];
             call[r] = NULL;
-            while (cursor[r] < rv->ncalls && group_of(job, str_of(rv, rv->calls[cursor[r]].pg)) != g)
+            while (cursor[r] < rv->ncalls && group_of(job, str_of(rv, rv->calls[cursor[r]].key)) != g)
                 cursor[r]++;
             if (cursor[r] < rv->ncalls) {
                 call[r] = &rv->calls[cursor[r]++];

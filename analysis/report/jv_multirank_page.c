@@ -147,7 +147,7 @@ jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const
         for (size_t k = 0; k < n; k++) {
             const jv_coll_inst *in = &job->inst[idx[k]];
             const char *g = job->groups[in->group];
-            fprintf(f, "| %s%s%u | %s | %s | %d | %d | %s |\n", g, g[0] ? "_" : "", in->index,
+            fprintf(f, "| %s_%u | %s | %s | %d | %d | %s |\n", g, in->index,
                     sv(in, in->c->name)[0] ? sv(in, in->c->name) : "-", fnum(b1, sizeof b1, in->skew_start / 1e3, 1),
                     job->ranks[in->earliest].rank, job->ranks[in->straggler].rank,
                     fnum(b2, sizeof b2, in->comm_latency / 1e3, 1));

@@ -32,7 +32,8 @@ static void num_or_empty(jv_sheet *s, long long v) {
 /* the group, name, sizes columns shared by coll_analysis and nccl_implicit_sync */
 static void meta_cells(jv_sheet *s, const jv_job *job, const jv_coll_inst *in) {
     const jv_coll_call *c = in->c;
-    jv_sheet_str(s, job->groups[in->group]);
+    (void)job;
+    jv_sheet_str(s, sv(in, c->pg));
     jv_sheet_str(s, sv(in, c->pg_ranks));
     jv_sheet_str(s, sv(in, c->name));
     num_or_empty(s, c->group_size);
@@ -148,12 +149,11 @@ static jv_status implicit_sync(const jv_job *job, jv_book *b, jv_err *err) {
     jv_sheet_end(&s);
     for (size_t i = 0; i < job->ninst; i++) {
         const jv_coll_inst *in = &job->inst[i];
-        const char *g = job->groups[in->group];
-        char id[160];
-        if (g[0])
-            snprintf(id, sizeof id, "%s_%u", g, in->index);
-        else
+        char id[160]; /* TraceLens': <group>_<index>, the index alone for one unnamed group */
+        if (job->ngroups == 1 && !in->c->pg)
             snprintf(id, sizeof id, "%u", in->index);
+        else
+            snprintf(id, sizeof id, "%s_%u", job->groups[in->group], in->index);
         jv_sheet_str(&s, id);
         meta_cells(&s, job, in);
         jv_sheet_num(&s, in->comm_latency / 1e3);
