@@ -14,6 +14,12 @@ static const char *sv(const jv_coll_inst *in, uint32_t id) {
     return jv_intern_str(&in->rv0->strings, id);
 }
 
+/* the file name of a path */
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
 static double pct(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
@@ -97,7 +103,7 @@ jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const
         const jv_gpu_timeline *t = &rv->tl;
         fprintf(
             f, "| %d | [%s](%s/standalone_analysis_fair.md) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %zu |\n",
-            rv->rank, rv->path, rank_dirs[r], fnum(b1, sizeof b1, t->total / 1e6, 3),
+            rv->rank, base_name(rv->path), rank_dirs[r], fnum(b1, sizeof b1, t->total / 1e6, 3),
             fnum(b2, sizeof b2, pct((double)t->computation, (double)t->total), 1),
             fnum(b3, sizeof b3, t->total_comm / 1e6, 3),
             fnum(b4, sizeof b4, t->total_comm > 0 ? pct((double)rv->comm_overlapped, (double)t->total_comm) : NAN, 1),
@@ -274,8 +280,10 @@ jv_status jv_multirank_html(const jv_job *job, const char *const *rank_dirs, con
     for (int r = 0; r < job->nranks; r++) {
         const jv_rank_view *rv = &job->ranks[r];
         const jv_gpu_timeline *t = &rv->tl;
-        fprintf(f, "<tr><td>%d</td><td><a href=\"%s/report.html\">", rv->rank, rank_dirs[r]);
+        fprintf(f, "<tr><td>%d</td><td><a href=\"%s/report.html\" title=\"", rv->rank, rank_dirs[r]);
         jv_html_esc(f, rv->path);
+        fputs("\">", f);
+        jv_html_esc(f, base_name(rv->path));
         fputs("</a></td>", f);
         cell(f, fnum(b1, sizeof b1, t->total / 1e6, 3));
         cell(f, fnum(b1, sizeof b1, pct((double)t->computation, (double)t->total), 1));
