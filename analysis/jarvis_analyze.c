@@ -734,21 +734,22 @@ int main(int argc, char **argv) {
     for (int i = 0; i < c.nargs && s == JV_OK; i++)
         s = c.nargs == 1 && c.call_stack_uid >= 0 ? pathlist_add(&in, c.args[i], &err)
                                                   : expand_arg(c.args[i], &in, &err);
-    if (s == JV_OK && in.n > 1 && (c.reference || c.call_stack_uid >= 0)) {
+    if (s != JV_OK) { /* a folder without traces, a pattern matching nothing: bad usage */
+        fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
+        pathlist_free(&in);
+        return s == JV_ERR_USAGE ? 2 : 1;
+    }
+    if (in.n > 1 && (c.reference || c.call_stack_uid >= 0)) {
         fprintf(stderr, "jarvis-analyze: %s takes one TRACE, got %zu\n", c.reference ? "--reference" : "--call-stack",
                 in.n);
         pathlist_free(&in);
         return 2;
     }
-    if (s == JV_OK && in.n == 1) {
+    if (in.n == 1) {
         if (strcmp(in.v[0], c.trace)) c.trace = in.v[0]; /* a folder or pattern that named one trace */
         s = run(&c, &err);
-    } else if (s == JV_OK) {
+    } else {
         s = run_ranks(&c, &in, &err);
-    }
-    if (s == JV_ERR_USAGE && !in.n) {
-        fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
-        return 2;
     }
     if (s == JV_OK) {
         pathlist_free(&in);
