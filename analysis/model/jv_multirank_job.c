@@ -39,18 +39,62 @@ static jv_status collect_groups(jv_job *job) {
     size_t cap = 0;
     for (int r = 0; r < job->nranks; r++) {
         const jv_rank_view *rv = &job->ranks[r];
-        for (size_t i = 0; i < rv->ncalls; i++) {
-            const char *pg = str_of(rv, rv->calls[i].key);
+        uint8_t *seen = calloc(rv->strings.count + 1, 1);
+        if (!seen) return JV_ERR_NOMEM;
+        jv_status st = JV_OK;
+        for (size_t i = 0; i < rv->ncalls && st == JV_OK; i++) {
+            uint32_t key = rv->calls[i].key;
+            if (seen[key]) continue;
+            seen[key] = 1;
+            const char *pg = str_of(rv, key);
             size_t g;
             for (g = 0; g < job->ngroups && strcmp(job->groups[g], pg); g++) {
             }
             if (g < job->ngroups) continue;
-            JV_CHECK(JV_RESERVE(job->groups, cap, job->ngroups + 1));
-            if (!(job->groups[job->ngroups] = strdup(pg))) return JV_ERR_NOMEM;
-            job->ngroups++;
+            if ((st = JV_RESERVE(job->groups, cap, job->ngroups + 1)) == JV_OK &&
+                !(job->groups[job->ngroups] = strdup(pg)))
+                st = JV_ERR_NOMEM;
+            if (st == JV_OK) job->ngroups++;
         }
+        free(seen);
+        JV_CHECK(st);
     }
     if (job->ngroups > 1) qsort(job->groups, job->ngroups, sizeof *job->groups, cmp_str);
+    return JV_OK;
+}
+
+/* A rank's calls by group: order[start[g] .. start[g + 1]) are the indexes of group g's calls, by start. */
+typedef struct {
+    uint32_t *order;
+    size_t *start;
+} by_group;
+
+static jv_status index_rank(const jv_job *job, const jv_rank_view *rv, by_group *bg) {
+    uint32_t *gid = malloc((rv->strings.count + 1) * sizeof *gid);
+    bg->order = malloc((rv->ncalls + 1) * sizeof *bg->order);
+    bg->start = calloc(job->ngroups + 1, sizeof *bg->start);
+    if (!gid || !bg->order || !bg->start) {
+        free(gid);
+        return JV_ERR_NOMEM;
+    }
+    memset(gid, 0xFF, (rv->strings.count + 1) * sizeof *gid);
+    for (size_t i = 0; i < rv->ncalls; i++) {
+        uint32_t key = rv->calls[i].key;
+        if (gid[key] == UINT32_MAX) gid[key] = group_of(job, str_of(rv, key));
+        bg->start[gid[key] + 1]++;
+    }
+    for (size_t g = 0; g < job->ngroups; g++)
+        bg->start[g + 1] += bg->start[g];
+    size_t *fill = malloc((job->ngroups + 1) * sizeof *fill);
+    if (!fill) {
+        free(gid);
+        return JV_ERR_NOMEM;
+    }
+    memcpy(fill, bg->start, (job->ngroups + 1) * sizeof *fill);
+    for (size_t i = 0; i < rv->ncalls; i++) /* stable: each group's calls stay by start */
+        bg->order[fill[gid[rv->calls[i].key]]++] = (uint32_t)i;
+    free(fill);
+    free(gid);
     return JV_OK;
 }
 
@@ -102,34 +146,28 @@ static void inst_figures(jv_job *job, jv_coll_inst *in, const jv_coll_call *cons
     }
 }
 
-/* matches group g's calls across ranks */
-static jv_status match_group(jv_job *job, uint32_t g, size_t *cap_inst, const jv_coll_call **call, size_t *cursor) {
+/* matches group g's calls across ranks: its k-th call on every rank that has one */
+static jv_status match_group(jv_job *job, uint32_t g, size_t *cap_inst, const jv_coll_call **call, const by_group *bg) {
     size_t maxc = 0, minc = SIZE_MAX;
-    size_t *count = calloc((size_t)job->nranks, sizeof *count);
-    if (!count) return JV_ERR_NOMEM;
     for (int r = 0; r < job->nranks; r++) {
-        const jv_rank_view *rv = &job->ranks[r];
-        for (size_t i = 0; i < rv->ncalls; i++)
-            count[r] += group_of(job, str_of(rv, rv->calls[i].key)) == g;
-        if (count[r] > maxc) maxc = count[r];
-        if (count[r] && count[r] < minc) minc = count[r];
-        cursor[r] = 0;
+        size_t cnt = bg[r].start[g + 1] - bg[r].start[g];
+        if (cnt > maxc) maxc = cnt;
+        if (cnt && cnt < minc) minc = cnt;
     }
-    for (int r = 0; r < job->nranks; r++)
-        if (count[r]) job->unmatched += count[r] - minc;
-    free(count);
+    for (int r = 0; r < job->nranks; r++) {
+        size_t cnt = bg[r].start[g + 1] - bg[r].start[g];
+        if (cnt) job->unmatched += cnt - minc;
+    }
     for (size_t k = 0; k < maxc; k++) {
         jv_coll_inst in;
         memset(&in, 0, sizeof in);
         in.group = g;
         in.index = (uint32_t)k;
-        for (int r = 0; r < job->nranks; r++) { /* each rank's next call in the group, by start */
+        for (int r = 0; r < job->nranks; r++) {
             const jv_rank_view *rv = &job->ranks[r];
             call[r] = NULL;
-            while (cursor[r] < rv->ncalls && group_of(job, str_of(rv, rv->calls[cursor[r]].key)) != g)
-                cursor[r]++;
-            if (cursor[r] < rv->ncalls) {
-                call[r] = &rv->calls[cursor[r]++];
+            if (bg[r].start[g] + k < bg[r].start[g + 1]) {
+                call[r] = &rv->calls[bg[r].order[bg[r].start[g] + k]];
                 if (!in.c) {
                     in.c = call[r];
                     in.rv0 = rv;
@@ -270,19 +308,25 @@ jv_status jv_job_build(const jv_rank_view *ranks, int n, jv_job *job, jv_err *er
     if (job->t0 > job->t1) job->t0 = job->t1 = 0;
     jv_status st = JV_OK;
     const jv_coll_call **call = malloc(((size_t)n + 1) * sizeof *call);
-    size_t *cursor = malloc(((size_t)n + 1) * sizeof *cursor);
+    by_group *bg = calloc((size_t)n + 1, sizeof *bg);
     job->wait = calloc((size_t)n + 1, sizeof *job->wait);
-    if (!call || !cursor || !job->wait) st = JV_ERR_NOMEM;
+    if (!call || !bg || !job->wait) st = JV_ERR_NOMEM;
     for (int r = 0; r < n && st == JV_OK; r++)
         for (size_t i = 0; i < ranks[r].ncalls; i++)
             job->wait[r].dur_total += ranks[r].calls[i].dur;
     if (st == JV_OK) st = collect_groups(job);
+    for (int r = 0; r < n && st == JV_OK; r++)
+        st = index_rank(job, &ranks[r], &bg[r]);
     size_t cap_inst = 0;
     for (size_t g = 0; g < job->ngroups && st == JV_OK; g++)
-        st = match_group(job, (uint32_t)g, &cap_inst, call, cursor);
+        st = match_group(job, (uint32_t)g, &cap_inst, call, bg);
     if (st == JV_OK) st = build_sizes(job);
+    for (int r = 0; bg && r < n; r++) {
+        free(bg[r].order);
+        free(bg[r].start);
+    }
     free(call);
-    free(cursor);
+    free(bg);
     if (st != JV_OK) {
         jv_job_free(job);
         JV_FAIL(err, st, "out of memory matching the collectives of %d ranks", n);
