@@ -24,6 +24,7 @@ from decimal import Decimal
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/: jvcheck
 from jvcheck import check, finish, skip_part  # noqa: E402
+import md_check  # noqa: E402
 
 NCCL = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)'
 NELEMS = 1 << 20
@@ -159,6 +160,11 @@ def generated(exe, tmp):
     md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read()
     check('| 0 | allreduce | Float | 4.000 | 3 | 100.0 | 50.0 / 60.0 | 2 (3) | 41.94 | 62.91 | 0.300 |' in md,
           'multirank_report.md: the per-size row', md[:3000])
+    if md_check.MarkdownIt:
+        problems = md_check.check_files([os.path.join(out, 'multirank_report.md')])
+        check(not problems, 'multirank_report.md: valid markdown, links resolve', problems)
+    else:
+        skip_part(md_check.NEEDS)
     html = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
     check(html.count('<g class="rank"') == 4 and 'rank2/report.html' in html, 'report.html: 4 timeline rows, links')
     # the same job as a folder and as a pattern the shell did not expand
