@@ -45,13 +45,15 @@ typedef struct {
     int quiet;
     int include_unlinked;
     double micro_idle_us;
-    long long call_stack_uid;  /* -1: none */
-    const char *gpu_arch;      /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
-    int no_roofline;           /* --gpu-arch none */
-    int replay_top;            /* --replay-top N (0: no limit) */
-    double replay_min_percent; /* --replay-min-percent P */
-    const char *reference;     /* --reference REF: comparative analysis against this trace */
-    int64_t max_memory;        /* --max-memory SIZE: the address-space budget (0: none) */
+    long long call_stack_uid;   /* -1: none */
+    const char *gpu_arch;       /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
+    int no_roofline;            /* --gpu-arch none */
+    int replay_top;             /* --replay-top N (0: no limit) */
+    double replay_min_percent;  /* --replay-min-percent P */
+    const char *reference;      /* --reference REF: comparative analysis against this trace */
+    int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
+    pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
+                                   creation date with gmtime, which is not thread-safe); NULL for one trace */
 } cli;
 
 static void usage(FILE *f) {
@@ -388,7 +390,9 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         jv_book_abort(book);
         return s;
     }
+    if (c->book_lock) pthread_mutex_lock(c->book_lock);
     s = jv_book_commit(book, err);
+    if (c->book_lock) pthread_mutex_unlock(c->book_lock);
     if (s == JV_OK && target) s = jv_replay_pkg_commit(&pkg, c->stage, err);
     if (s == JV_OK && target && !c->quiet) {
         const jv_replay_pkg_summary *rs = &pkg.sum;
@@ -545,7 +549,8 @@ typedef struct {
 typedef struct {
     rank_task *t;
     size_t n, next;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;   /* next */
+    pthread_mutex_t book; /* cli.book_lock */
 } rank_pool;
 
 /* One rank: the outputs of one trace into its folder, and its view for the cross-rank outputs. */
@@ -620,7 +625,8 @@ static jv_status run_ranks(const cli *cl, const pathlist *in, jv_err *err) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = cl->jobs > 0 ? (size_t)cl->jobs : cpus > 0 ? (size_t)(cpus < 8 ? cpus : 8) : 1;
     if (nthreads > n) nthreads = n;
-    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+    cs.book_lock = &pool.book;
     pthread_t th[256];
     size_t started = 0;
     if (s == JV_OK) {
