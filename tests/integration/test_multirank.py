@@ -176,6 +176,19 @@ def generated(exe, tmp):
             a = open(os.path.join(csvs, 'coll_analysis.csv')).read()
             b = open(os.path.join(o2, 'perf_report_csvs', 'coll_analysis.csv')).read()
             check(a == b, f'{form}: same coll_analysis')
+    # the output does not depend on the number of threads
+    outs = {}
+    for jobs in ('1', '3'):
+        o = os.path.join(tmp, f'jobs{jobs}')
+        rc, err = run(exe, [job, '--jobs', jobs], o)
+        check(rc == 0, f'--jobs {jobs}: exit 0', rc, err[-300:])
+        outs[jobs] = o
+    for rel in ['multirank_report.md', 'report.html'] + [os.path.join('perf_report_csvs', f) for f in (
+            'coll_analysis.csv', 'nccl_implicit_sync.csv', 'straggler_summary.csv', 'rank_summary.csv',
+            'idle_time_breakdown.csv')] + [os.path.join(f'rank{r}', 'perf_report_csvs', 'gpu_timeline.csv')
+                                           for r in range(4)]:
+        a, b = (os.path.join(outs[j], rel) for j in ('1', '3'))
+        check(os.path.isfile(a) and open(a, 'rb').read() == open(b, 'rb').read(), f'--jobs 1 and 3: same {rel}')
     # one corrupt trace: exit 1 naming it, nothing published
     bad = os.path.join(tmp, 'bad')
     os.makedirs(bad)
