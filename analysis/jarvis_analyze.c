@@ -519,14 +519,14 @@ static jv_status expand_arg(const char *arg, pathlist *pl, jv_err *err) {
             }
         closedir(d);
         JV_CHECK(s);
-        if (pl->n == first) JV_FAIL(err, JV_ERR_USAGE, "%s: the folder holds no trace (*.json, *.json.gz)", arg);
+        if (pl->n == first) JV_FAIL(err, JV_ERR_FORMAT, "%s: a directory without traces (*.json, *.json.gz)", arg);
         qsort(pl->v + first, pl->n - first, sizeof *pl->v, cmp_path);
         return JV_OK;
     }
     if (stat(arg, &st) != 0 && strpbrk(arg, "*?[")) {
         glob_t g;
         int rc = glob(arg, 0, NULL, &g);
-        if (rc == GLOB_NOMATCH) JV_FAIL(err, JV_ERR_USAGE, "%s: the pattern matches no file", arg);
+        if (rc == GLOB_NOMATCH) JV_FAIL(err, JV_ERR_IO, "%s: no such file, and no file matches it as a pattern", arg);
         if (rc) JV_FAIL(err, JV_ERR_IO, "%s: cannot expand the pattern", arg);
         jv_status s = JV_OK;
         for (size_t i = 0; i < g.gl_pathc && s == JV_OK; i++)
@@ -740,10 +740,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < c.nargs && s == JV_OK; i++)
         s = c.nargs == 1 && c.call_stack_uid >= 0 ? pathlist_add(&in, c.args[i], &err)
                                                   : expand_arg(c.args[i], &in, &err);
-    if (s != JV_OK) { /* a folder without traces, a pattern matching nothing: bad usage */
-        fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
+    if (s != JV_OK) { /* a directory without traces, a pattern matching nothing: as a missing trace */
+        fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg);
         pathlist_free(&in);
-        return s == JV_ERR_USAGE ? 2 : 1;
+        return 1;
     }
     if (in.n > 1 && (c.reference || c.call_stack_uid >= 0)) {
         fprintf(stderr, "jarvis-analyze: %s takes one TRACE, got %zu\n", c.reference ? "--reference" : "--call-stack",
