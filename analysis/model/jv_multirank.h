@@ -33,8 +33,8 @@ typedef enum {
  * "ncclDevKernel_SendRecv"); JV_COLL_UNKNOWN for anything else. */
 jv_coll_kind jv_coll_kind_of(const char *name);
 
-/* nccl-tests' bus-bandwidth factor of kind for n ranks; NAN for JV_COLL_UNKNOWN and JV_COLL_BARRIER, 1 for n < 2
- * on the (n-1)/n kinds is 0 (one rank moves nothing). */
+/* nccl-tests' bus-bandwidth factor of kind for n ranks (0 for one rank on the (n-1)/n kinds); NAN for
+ * JV_COLL_UNKNOWN, JV_COLL_BARRIER and n < 1. */
 double jv_coll_busbw_factor(jv_coll_kind k, int n);
 
 /* The canonical short name of a kind ("allreduce", ..., "" for unknown). */

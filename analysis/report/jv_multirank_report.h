@@ -6,12 +6,13 @@
 #include "jv_multirank.h"
 
 /* Writes into outdir: perf_report_csvs/{coll_analysis, nccl_implicit_sync, straggler_summary, rank_summary,
- * idle_time_breakdown}.csv and perf_report.xlsx (the same sheets). rank_dirs[r] (job order): the folder of rank
- * r's own outputs relative to outdir. Every file under a temporary name, renamed on success. */
+ * idle_time_breakdown}.csv and perf_report.xlsx (the same sheets). Every file under a temporary name, renamed on
+ * success. */
 jv_status jv_multirank_sheets(const jv_job *job, const char *outdir, jv_err *err);
 
 /* Writes outdir/multirank_report.md: per rank the GPU time, overlap and idle breakdown; the collectives per
- * message size; the straggler summary; the most skewed collectives. */
+ * message size; the straggler summary; the most skewed collectives. rank_dirs[r] (job order): the folder of
+ * rank r's own outputs, relative to outdir (linked). */
 jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const char *outdir, jv_err *err);
 
 /* Writes outdir/report.html: the same, with one row per rank on a common time axis (computation above,
