@@ -237,6 +237,44 @@ static jv_kind kind_of_cat(const jv_jstr *cat) {
 
 /* ---------- one traceEvents entry ---------- */
 
+/* A string argument interned into *id (other JSON values are skipped). */
+static jv_jres read_str_arg(reader *r, jv_jcur *c, uint32_t *id) {
+    char ch;
+    jv_jres x = jv_json_peek(c, &ch);
+    if (x != JV_J_OK) return x;
+    if (ch != '"') return jv_json_skip(c, NULL, NULL);
+    jv_jstr v;
+    x = jv_json_string(c, &v);
+    return x == JV_J_OK ? intern_str(r, c, &v, id) : x;
+}
+
+/* The collective metadata keys of args (jv_commargs); *handled = 0 for any other key (nothing consumed). */
+static jv_jres parse_comm_arg(reader *r, jv_jcur *c, ev_tmp *e, const char *s, size_t n, int *handled) {
+    jv_jres x = JV_J_OK;
+    if (n == 15 && !memcmp(s, "Collective name", 15))
+        x = read_str_arg(r, c, &e->coll);
+    else if (n == 18 && !memcmp(s, "Process Group Name", 18))
+        x = read_str_arg(r, c, &e->pg);
+    else if (n == 16 && !memcmp(s, "Process Group ID", 16) && !e->pg) {
+        x = read_raw(r, c, &e->pg); /* older traces: a number, kept as its text */
+    } else if (n == 19 && !memcmp(s, "Process Group Ranks", 19))
+        x = read_raw(r, c, &e->pg_ranks);
+    else if (n == 5 && !memcmp(s, "dtype", 5))
+        x = read_str_arg(r, c, &e->coll_dtype);
+    else if (n == 10 && !memcmp(s, "Group size", 10))
+        x = read_int(c, &e->group_size);
+    else if (n == 13 && !memcmp(s, "In msg nelems", 13))
+        x = read_int(c, &e->in_nelems);
+    else if (n == 14 && !memcmp(s, "Out msg nelems", 14))
+        x = read_int(c, &e->out_nelems);
+    else {
+        *handled = 0;
+        return JV_J_OK;
+    }
+    e->has_comm = 1;
+    return x;
+}
+
 static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
     jv_jres x = jv_json_expect(c, '{');
     if (x != JV_J_OK) {
@@ -270,6 +308,9 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
             x = read_raw(r, c, &e->strides);
         else if (n == 15 && !memcmp(s, "Concrete Inputs", 15))
             x = read_raw(r, c, &e->concrete);
+        else if (n >= 5 && n <= 18 &&
+                 (s[0] == 'C' || s[0] == 'P' || s[0] == 'I' || s[0] == 'O' || s[0] == 'G' || s[0] == 'd'))
+            x = parse_comm_arg(r, c, e, s, n, &handled);
         else if (e->ph == 'M' && n == 4 && !memcmp(s, "name", 4)) {
             jv_jstr v;
             char ch;
@@ -329,6 +370,7 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
     memset(e, 0, sizeof *e);
     e->pid = e->tid = e->id = JV_NONE64;
     e->corr = e->ext = e->seq = e->stream = e->device = JV_NONE64;
+    e->group_size = e->in_nelems = e->out_nelems = JV_NONE64;
     char ch;
     jv_jres x = jv_json_peek(c, &ch);
     if (x != JV_J_OK) return x;
@@ -663,6 +705,7 @@ void jv_trace_free(jv_trace *tr) {
     free(tr->gpu);
     free(tr->launch_corr);
     free(tr->flows);
+    free(tr->comm);
     free(tr->sigs);
     free(tr->threads);
     free(tr->procs);

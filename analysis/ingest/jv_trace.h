@@ -86,6 +86,18 @@ typedef struct {
     int32_t device; /* args.device, else pid */
 } jv_gpuargs;
 
+/* Collective metadata of a cpu op (record_param_comms) or a kernel (NCCL kernels of newer traces), as the
+ * profiler records it in args; only events that carry one of these keys get a record. */
+typedef struct {
+    uint32_t ev;                   /* index of the event in jv_trace.ev */
+    uint32_t coll;                 /* interned "Collective name" (0: absent) */
+    uint32_t pg;                   /* "Process Group Name", else "Process Group ID" as text (0: absent) */
+    uint32_t pg_ranks;             /* "Process Group Ranks" as its raw JSON text (0: absent) */
+    uint32_t dtype;                /* "dtype" ("Float", "BFloat16", ...; 0: absent) */
+    int32_t group_size;            /* "Group size", -1 when absent */
+    int64_t in_nelems, out_nelems; /* "In msg nelems", "Out msg nelems", JV_NONE64 when absent */
+} jv_commargs;
+
 /* A flow endpoint ('s' or 'f'). */
 typedef struct {
     int64_t id;
@@ -146,6 +158,8 @@ typedef struct {
     size_t ngpu, cap_gpu;
     int64_t *launch_corr;
     size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events */
+    jv_commargs *comm;          /* ascending by ev */
+    size_t ncomm, cap_comm;
     jv_flow *flows;
     size_t nflows, cap_flows;
     jv_sig *sigs;

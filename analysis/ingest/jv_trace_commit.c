@@ -179,6 +179,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     }
     default: break;
     }
+    if (e->has_comm && (e->coll || e->pg || e->in_nelems != JV_NONE64)) {
+        JV_CHECK(JV_RESERVE(tr->comm, tr->cap_comm, tr->ncomm + 1));
+        int32_t gs = e->group_size > 0 && e->group_size <= INT32_MAX ? (int32_t)e->group_size : -1;
+        tr->comm[tr->ncomm++] = (jv_commargs){(uint32_t)tr->nev, e->coll, e->pg,        e->pg_ranks,
+                                              e->coll_dtype,     gs,      e->in_nelems, e->out_nelems};
+    }
     JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
     tr->ev[tr->nev++] = ev;
     n->x_events++;

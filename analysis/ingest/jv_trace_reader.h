@@ -51,7 +51,10 @@ typedef struct {
     int64_t ts, dur;
     int64_t corr, ext, seq, stream, device;
     uint32_t dims, types, strides, concrete;
-    uint32_t arg_name, arg_labels; /* 'M' events */
+    uint32_t arg_name, arg_labels;           /* 'M' events */
+    uint32_t coll, pg, pg_ranks, coll_dtype; /* collective metadata (jv_commargs) */
+    int64_t group_size, in_nelems, out_nelems;
+    int has_comm;
     int is_object;
 } ev_tmp;
 

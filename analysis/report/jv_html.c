@@ -183,7 +183,7 @@ static void link(FILE *f, const char *outdir, const char *rel, const char *label
 
 /* ---------- page frame ---------- */
 
-static const char CSS[] =
+const char jv_html_css[] =
     ":root{--fg:#1d2530;--muted:#5b6675;--line:#e2e6eb;--bg:#f4f6f8;--card:#fff;--accent:#2f6fae}\n"
     "*{box-sizing:border-box}\n"
     "html{-webkit-text-size-adjust:100%}\n"
@@ -765,7 +765,7 @@ jv_status jv_html_write(const jv_digest *d, const jv_digest *ref, const char *ou
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>GPU performance report: ",
           f);
     jv_html_esc(f, d->trace_name);
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", CSS);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", jv_html_css);
     write_header(f, d);
     write_recs(f, d);
     fputs("<nav class=\"toc\"><a href=\"#recommendations\">Recommendations</a><a href=\"#timeline\">Timeline</a><a "

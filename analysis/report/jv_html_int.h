@@ -14,6 +14,9 @@
 #define SVG_W     1020 /* drawing width of every chart (px) */
 #define MAX_SPECS 16
 
+/* The page's style sheet (report.html and the multi-rank page share it). */
+extern const char jv_html_css[];
+
 /* One colour per category: gemm, convolution, batch norm, elementwise, other. */
 extern const char *const jv_html_cat_color[JV_DCAT_COUNT];
 
