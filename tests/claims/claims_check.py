@@ -1,0 +1,858 @@
+#!/usr/bin/env python3
+"""claims_check: recomputes every number of a comparative fair report of jarvis from the two traces.
+
+    claims_check.py REPORT.md --target TARGET_TRACE --reference REF_TRACE [--min-coverage 90] [-v]
+
+REPORT.md is `comparative_analysis_fair.md` written by `jarvis-analyze TARGET --reference REF -o OUT`. The
+script reads the two traces itself (claims_trace.py, Python 3 standard library only; nothing of jarvis is
+imported, and none of jarvis' CSV or xlsx outputs is read) and recomputes each number of the report from its
+definition: GPU timeline shares, kernel time per op row and per category, call counts, achieved TB/s and
+TFLOP/s from the recorded shapes and the perf-model formulas of REFERENCE.md section 2, the op matching and
+per-pair ratios, expected ratios from the hardware numbers the report states, flags, rankings and projected
+savings. The hardware numbers themselves are compared with REFERENCE.md section 5.
+
+Every number of the report (tables and prose; code spans, link targets and pair / section numbers are names,
+not numbers) is either checked or listed as "not checked" with the reason. A checked number passes when it
+differs from the recomputed value by at most half a unit of its last printed digit plus 0.1 % of the value
+(hardware figures: 0.1 % of REFERENCE.md's rounded value). Exit status: 0 when every checked number passes and
+at least --min-coverage % of the numbers were checked; 1 otherwise (each wrong number is listed with file,
+line, claimed and recomputed value); 2 on bad usage or an unreadable input.
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import claims_trace as ct  # noqa: E402
+
+REL_TOL = 1e-3     # 0.1 % of the value, on top of half a unit of the last printed digit
+HW_TOL = 1e-3      # hardware figures against REFERENCE.md's rounded table
+NUM = r'([+-]?\d+(?:\.\d+)?)'
+NUM_RE = re.compile(r'(?<![\w.#-])[+-]?\d+(?:\.\d+)?(?![\w])')
+
+# REFERENCE.md section 5 (datasheet; "measured" the max-achievable figure where the table gives one)
+REF_HW = {
+    'MI300X': {'bw': 5300, 'memory': 192, 'llc': 256, 'matrix_bf16': (1307, 708), 'l2_xcd': 4, 'ghz': 1.2},
+    'MI325X': {'bw': 6000, 'memory': 256, 'matrix_bf16': (1307, 708)},
+    'H200': {'bw': 4800, 'memory': 141, 'llc': 60, 'matrix_bf16': (989,)},
+    'H100 SXM': {'bw': 3350, 'memory': 80, 'llc': 50, 'matrix_bf16': (989,)},
+    'A100 80GB': {'bw': 2000, 'memory': 80, 'llc': 40, 'matrix_bf16': (312,)},
+}
+
+
+def fmt_val(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return 'n/a'
+    if isinstance(v, (set, frozenset, tuple, list)):
+        return ' or '.join(str(x) for x in sorted(v))
+    return '%.6g' % v
+
+
+class Num:
+    """One number printed in the report."""
+
+    def __init__(self, lineno, start, end, text):
+        self.lineno, self.start, self.end, self.text = lineno, start, end, text
+        self.status = None   # 'ok', 'wrong', 'unchecked'
+        self.label = ''
+        self.value = None
+        self.reason = ''
+
+
+def sanitize(line):
+    """The line with its names blanked (same length): code spans, link targets, HTML tags, pair links and
+    pair headings hold numbers that name things rather than measure them."""
+    s = re.sub(r'`[^`]*`', lambda m: ' ' * len(m.group()), line)
+    s = re.sub(r'\[(pair|Detail) ?\d*\]', lambda m: ' ' * len(m.group()), s, flags=re.I)
+    s = re.sub(r'\]\([^)]*\)', lambda m: ' ' * len(m.group()), s)
+    s = re.sub(r'<[^>]*>', lambda m: ' ' * len(m.group()), s)
+    s = re.sub(r'^### Pair \d+', lambda m: ' ' * len(m.group()), s)
+    return s
+
+
+def cells(line):
+    """(start, end) of each table cell of a markdown row, outside code spans."""
+    out, inside, last = [], False, None
+    for i, ch in enumerate(line):
+        if ch == '`':
+            inside = not inside
+        elif ch == '|' and not inside:
+            if last is not None:
+                out.append((last + 1, i))
+            last = i
+    return out
+
+
+# ---------------------------------------------------------------- matching (the report's rules, written again)
+
+CANON = {
+    'aten::cudnn_convolution': 'conv', 'aten::miopen_convolution': 'conv',
+    'aten::cudnn_batch_norm': 'bn', 'aten::miopen_batch_norm': 'bn', 'aten::native_batch_norm': 'bn',
+    'aten::_scaled_dot_product_flash_attention': 'sdpa', 'aten::_scaled_dot_product_efficient_attention': 'sdpa',
+    'aten::_scaled_dot_product_cudnn_attention': 'sdpa',
+    'cudaLaunchKernel': 'launch', 'hipLaunchKernel': 'launch', 'cudaGraphLaunch': 'graph', 'hipGraphLaunch': 'graph',
+    'cuLaunchKernel': 'modlaunch', 'hipModuleLaunchKernel': 'modlaunch', 'hipExtModuleLaunchKernel': 'modlaunch',
+}
+# compared arguments of the renamed families: conv input and weight, batch norm's five tensors, q k v
+CANON_ARGS = {'conv': 2, 'bn': 5, 'sdpa': 3}
+
+
+def canon(name):
+    return CANON.get(name, name)
+
+
+def cmp_dims(r):
+    c = canon(r.op_name)
+    d = r.dims
+    if c in CANON_ARGS and d is not None and r.op_name != c:
+        d = d[:CANON_ARGS[c]]
+    return repr(d)
+
+
+class Pair:
+    def __init__(self, t, r, how):
+        self.t, self.r, self.how = t, r, how
+
+
+def match(T, R):
+    """Pairs of rows in passes signature, dims, name+count, synthetic."""
+    tfree = [r for r in T.rows]
+    rfree = [r for r in R.rows]
+    pairs = []
+
+    def run(how, key):
+        groups_t, groups_r = {}, {}
+        for r in tfree:
+            k = key(r)
+            if k is not None:
+                groups_t.setdefault(k, []).append(r)
+        for r in rfree:
+            k = key(r)
+            if k is not None:
+                groups_r.setdefault(k, []).append(r)
+        for k, ts in groups_t.items():
+            rs = groups_r.get(k)
+            if not rs:
+                continue
+            if how == 'synthetic' and (len(ts) != 1 or len(rs) != 1):
+                continue
+            used = set()
+            done = set()
+            for t in ts:  # equal call counts first
+                for j, r in enumerate(rs):
+                    if j not in used and r.count == t.count:
+                        used.add(j)
+                        done.add(id(t))
+                        pairs.append(Pair(t, r, how))
+                        break
+            rest_r = [r for j, r in enumerate(rs) if j not in used]
+            rest_t = [t for t in ts if id(t) not in done]
+            for t, r in zip(rest_t, rest_r):
+                pairs.append(Pair(t, r, how))
+        paired_t = {id(p.t) for p in pairs}
+        paired_r = {id(p.r) for p in pairs}
+        tfree[:] = [r for r in tfree if id(r) not in paired_t]
+        rfree[:] = [r for r in rfree if id(r) not in paired_r]
+
+    def sig(r):
+        if r.synthetic:
+            return None
+        return (canon(r.op_name), cmp_dims(r), repr(r.types), r.key[3], repr(r.concrete))
+
+    def dims(r):
+        if r.synthetic:
+            return None
+        return (canon(r.op_name), cmp_dims(r))
+
+    run('signature', sig)
+    run('dims', dims)
+    run('name+count', lambda r: None if r.synthetic or r.dims else (canon(r.op_name), r.count))
+    run('synthetic', lambda r: (canon(r.op_name), repr(r.dims)) if r.synthetic else None)
+    order = {id(r): i for i, r in enumerate(T.rows)}
+    pairs.sort(key=lambda p: order[id(p.t)])
+    return pairs
+
+
+# ---------------------------------------------------------------- the recomputed comparison
+
+class Model:
+    def __init__(self, T, R, hw_t, hw_r, flag_factor):
+        self.T, self.R, self.hw_t, self.hw_r, self.F = T, R, hw_t, hw_r, flag_factor
+        self.mt = {id(r): T.row_metrics(r, hw_t) for r in T.rows}
+        self.mr = {id(r): R.row_metrics(r, hw_r) for r in R.rows}
+        self.pairs = match(T, R)
+        for p in self.pairs:
+            self.metrics(p)
+        self.by_diff = sorted(self.pairs, key=lambda p: -abs(p.diff))
+        self.flagged = [p for p in self.pairs if p.flag == 1]
+        self.by_excess = sorted(self.flagged, key=lambda p: -p.excess)
+
+    def metrics(self, p):
+        x, y = p.t, p.r
+        mx, my = self.mt[id(x)], self.mr[id(y)]
+        p.mt, p.mr = mx, my
+        p.t_call = x.time_us / x.count
+        p.r_call = y.time_us / y.count
+        p.ratio_call = p.t_call / p.r_call if p.r_call > 0 else math.nan
+        p.ratio_total = x.time_us / y.time_us if y.time_us > 0 else math.nan
+        p.delta = (p.ratio_call - 1) * 100
+        p.diff = x.time_us - y.time_us
+        bt = {'MEMORY_BOUND': 'memory', 'COMPUTE_BOUND': 'compute'}.get(mx['bound'], 'unknown')
+        br = {'MEMORY_BOUND': 'memory', 'COMPUTE_BOUND': 'compute'}.get(my['bound'], 'unknown')
+        if not self.hw_t or not self.hw_r or 'unknown' in (bt, br):
+            p.bound = 'unknown'
+        else:
+            p.bound = bt if bt == br else 'mixed'
+        p.expected = math.nan
+        p.basis_nums = []
+        wb = x.perf.bytes / y.perf.bytes if x.perf and y.perf and x.perf.bytes > 0 and y.perf.bytes > 0 else 1.0
+        wf = x.perf.flops / y.perf.flops if x.perf and y.perf and x.perf.flops > 0 and y.perf.flops > 0 else 1.0
+        if p.bound == 'memory':
+            p.expected = self.hw_r['bw'] / self.hw_t['bw'] * wb
+            p.basis_nums = [self.hw_r['bw'], self.hw_t['bw']] + ([wb] if wb != 1.0 else [])
+        elif p.bound == 'compute':
+            pr, pt = self.hw_r['peaks'].get(my['spec']), self.hw_t['peaks'].get(mx['spec'])
+            if pr and pt:
+                p.expected = pr / pt * wf
+                p.basis_nums = [pr, pt] + ([wf] if wf != 1.0 else [])
+        elif p.bound == 'mixed':
+            p.expected = mx['roof'] / my['roof']
+            p.basis_nums = [mx['roof'], my['roof']]
+        p.vs = p.ratio_call / p.expected if p.expected == p.expected else math.nan
+        p.flag = -1 if p.vs != p.vs else int(p.vs > self.F)
+        bg = ('aten::bmm', 'aten::baddbmm')
+        p.tiny = x.op_name in bg and y.op_name in bg and (p.t_call < 10 or p.r_call < 10)
+        p.question = p.flag == 1 and (p.ratio_call > 5 if p.tiny else p.ratio_call > 2)
+        p.excess = x.time_us - p.expected * p.r_call * x.count if p.flag >= 0 else math.nan
+
+
+# ---------------------------------------------------------------- the report
+
+class Checker:
+    def __init__(self, path, lines):
+        self.path = path
+        self.lines = lines
+        self.san = [sanitize(l) for l in lines]
+        self.nums = []
+        self.by_line = {}
+        for i, s in enumerate(self.san):
+            for m in NUM_RE.finditer(s):
+                n = Num(i + 1, m.start(), m.end(), m.group())
+                self.nums.append(n)
+                self.by_line.setdefault(i, []).append(n)
+        self.text_checks = []   # (lineno, what, claimed, recomputed, ok)
+
+    def num_at(self, i, start, end):
+        for n in self.by_line.get(i, []):
+            if n.start >= start and n.end <= end:
+                return n
+        return None
+
+    def claim(self, i, span, value, label, exact=False, tol=None):
+        """Checks the number printed at span of line i against value (a number, or a set of allowed ints)."""
+        n = self.num_at(i, *span)
+        if n is None or n.status in ('ok', 'wrong'):
+            return
+        n.label = label
+        n.value = value
+        c = float(n.text)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            n.status = 'wrong'
+            return
+        if isinstance(value, (set, frozenset)):
+            n.status = 'ok' if int(c) in value else 'wrong'
+            return
+        dec = len(n.text.split('.')[1]) if '.' in n.text else 0
+        if exact:
+            ok = c == value
+        elif tol is not None:
+            ok = abs(c - value) <= tol * abs(value) + 0.5 * 10 ** -dec
+        else:
+            ok = abs(c - value) <= 0.5 * 10 ** -dec * (1 + 1e-9) + REL_TOL * abs(value) + 1e-12
+        n.status = 'ok' if ok else 'wrong'
+
+    def skip(self, i, span, reason):
+        n = self.num_at(i, *span)
+        if n is not None and n.status is None:
+            n.status = 'unchecked'
+            n.reason = reason
+
+    def text(self, i, what, claimed, recomputed):
+        self.text_checks.append((i + 1, what, claimed, recomputed, claimed == recomputed))
+
+    def cell_nums(self, i, cell):
+        return [n for n in self.by_line.get(i, []) if n.start >= cell[0] and n.end <= cell[1]]
+
+
+def parse_hw(lines):
+    """The Hardware table of the appendix: per side the roofline GPU, HBM GB/s and the roofline peaks."""
+    hw = [{'peaks': {}}, {'peaks': {}}]
+    sec = None
+    for i, l in enumerate(lines):
+        if l.startswith('#'):
+            sec = l.strip('# ').strip()
+            continue
+        if sec != 'Hardware' or not l.startswith('|'):
+            continue
+        cs = cells(l)
+        if len(cs) < 3:
+            continue
+        label = l[cs[0][0]:cs[0][1]].strip()
+        for k in range(2):
+            v = l[cs[1 + k][0]:cs[1 + k][1]].strip()
+            if label == 'Roofline GPU':
+                hw[k]['name'] = v
+            elif label.startswith('HBM bandwidth'):
+                m = re.search(NUM + r' GB/s', v)
+                if m:
+                    hw[k]['bw'] = float(m.group(1))
+            elif ' peak' in label and 'TFLOPS' in v:
+                spec = label.split(' peak')[0].strip().replace('\\_', '_')
+                kinds = re.search(r'\(([^)]*)\)', label)
+                kinds = [x.strip() for x in kinds.group(1).split(';')] if kinds else ['roofline']
+                vals = [float(x) for x in re.findall(NUM, v)]
+                idx = kinds.index('roofline') if 'roofline' in kinds else 0
+                if idx < len(vals):
+                    hw[k]['peaks'][spec] = vals[idx]
+    return [h if 'bw' in h else None for h in hw]
+
+
+def pct(a, b):
+    return 100.0 * a / b if b > 0 else math.nan
+
+
+def ratio(a, b):
+    return a / b if b > 0 else math.nan
+
+
+def ref_gpu(name):
+    return REF_HW.get((name or '').strip())
+
+
+def check_report(path, T, R, text=None):
+    """Checks the report at path (or its text, when given) against the traces T and R (claims_trace.Trace).
+    Returns the Checker (its numbers with their status) and the recomputed comparison."""
+    if text is None:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    lines = text.split('\n')
+    ck = Checker(path, lines)
+    hw = parse_hw(lines)
+    flag_factor = 1.25
+    for l in lines:
+        m = re.search(r'Flag: per-call ratio / expected ratio > ' + NUM, l)
+        if m:
+            flag_factor = float(m.group(1))
+    M = Model(T, R, hw[0], hw[1], flag_factor)
+    sides = (T, R)
+    dev = [None, None]
+
+    def pair_by(number, name, dims, types=None):
+        """My pair for the report's pair `number` shown as name and dims (a prefix when cut with '…')."""
+        dims = (dims or '').rstrip('…')
+        cand = [p for p in M.pairs if p.t.name == name and p.t.dims_text.startswith(dims)
+                and (types is None or p.t.types_text.startswith(types.rstrip('…')))]
+        if not cand:
+            return None
+        if number is not None and 0 < number <= len(M.pairs) and M.pairs[number - 1] in cand:
+            return M.pairs[number - 1]
+        return cand[0]
+
+    # pair number -> (name, dims, types) from the detail sections
+    details = {}
+    for i, l in enumerate(lines):
+        m = re.match(r'### Pair (\d+): `([^`]*)` `([^`]*)`', l)
+        if m:
+            types = None
+            for l2 in lines[i + 1:i + 12]:
+                m2 = re.match(r'\| Input type \| `([^`]*)`', l2)
+                if m2:
+                    types = m2.group(1)
+            details[int(m.group(1))] = (m.group(2), m.group(3), types)
+
+    def pair_of_link(line):
+        m = re.search(r'\(#pair-(\d+)\)', line)
+        if not m:
+            return None, None
+        n = int(m.group(1))
+        d = details.get(n)
+        return n, (pair_by(n, *d) if d else None)
+
+    sec = None
+    cur = None      # the pair of the current detail section or recommendation
+    rec_lines = []  # lines of the current recommendation item
+    rec_no = 0
+
+    def recommendation(block):
+        nonlocal rec_no
+        if not block:
+            return
+        n, p = None, None
+        for i in block:
+            n2, p2 = pair_of_link(lines[i])
+            if n2:
+                n, p = n2, p2
+        head = block[0]
+        m = re.match(r'(\d+)\. \*\*', lines[head])
+        title = lines[head]
+        if p is None and 'Unmatched GPU time' in title:
+            for i in block:
+                l = lines[i]
+                m2 = re.search(r'Issue\*\*: ' + NUM + r" ms of the target's and " + NUM + r" ms of the reference's.*"
+                               r'\(coverage ' + NUM + r' % and ' + NUM + r' %\)', l)
+                if m2:
+                    mt = sum(q.t.time_us for q in M.pairs)
+                    mr = sum(q.r.time_us for q in M.pairs)
+                    ck.claim(i, m2.span(1), (T.total_us - mt) / 1e3, 'unmatched target ms')
+                    ck.claim(i, m2.span(2), (R.total_us - mr) / 1e3, 'unmatched reference ms')
+                    ck.claim(i, m2.span(3), pct(mt, T.total_us), 'coverage target %')
+                    ck.claim(i, m2.span(4), pct(mr, R.total_us), 'coverage reference %')
+            if m:
+                rec_no += 1
+                ck.claim(head, m.span(1), rec_no, 'recommendation number', exact=True)
+            return
+        if p is None and 'No matched op exceeds' in title:
+            for i in block:
+                m2 = re.search(r'none of the ' + NUM + r' matched pairs.*above ' + NUM + r' ×', lines[i])
+                if m2:
+                    ck.claim(i, m2.span(1), len(M.pairs), 'matched pairs', exact=True)
+                    ck.claim(i, m2.span(2), M.F, 'flag factor')
+                    ck.text(i, 'no flagged pair', 'none', 'none' if not M.flagged else '%d flagged' % len(M.flagged))
+            if m:
+                rec_no += 1
+                ck.claim(head, m.span(1), rec_no, 'recommendation number', exact=True)
+            return
+        if p is None:
+            return
+        if m:
+            rec_no += 1
+            # recommendation k is the k-th flagged pair by excess time (ties: any of the tied places)
+            rank = {k + 1 for k, q in enumerate(M.by_excess) if abs(q.excess - p.excess) <= 1e-6 * max(1, abs(p.excess))}
+            ck.claim(head, m.span(1), rank if p.flag == 1 else None, 'recommendation rank by excess time')
+        for i in block:
+            l = lines[i]
+            m2 = re.search(r'\*\*Issue\*\*: ' + NUM + r' µs per call on .* against ' + NUM + r' µs on .*: ratio '
+                           + NUM + r' where the hardware \(\w+-bound\) leads one to expect ' + NUM + r' \(' + NUM
+                           + r' × the expectation\)', l)
+            if m2:
+                ck.claim(i, m2.span(1), p.t_call, 'target µs per call')
+                ck.claim(i, m2.span(2), p.r_call, 'reference µs per call')
+                ck.claim(i, m2.span(3), p.ratio_call, 'ratio per call')
+                ck.claim(i, m2.span(4), p.expected, 'expected ratio')
+                ck.claim(i, m2.span(5), p.vs, 'actual / expected')
+                mb = re.search(r'the hardware \((\w+)-bound\)', l)
+                ck.text(i, 'bound', mb.group(1), p.bound)
+            m3 = re.search(r'a slowdown of ' + NUM + r' %', l)
+            if m3:
+                ck.claim(i, m3.span(1), p.delta if p.question else None, 'slowdown % (kernel-selection question)')
+            m4 = re.search(r'would spend ' + NUM + r' ms instead of ' + NUM + r' ms on it, ' + NUM + r' ms \(' + NUM
+                           + r" % of the target's GPU kernel time\) less", l)
+            if m4:
+                ck.claim(i, m4.span(1), (p.t.time_us - p.excess) / 1e3, 'time at the expected ratio ms')
+                ck.claim(i, m4.span(2), p.t.time_us / 1e3, 'target time ms')
+                ck.claim(i, m4.span(3), p.excess / 1e3, 'projected saving ms')
+                ck.claim(i, m4.span(4), pct(p.excess, T.total_us), 'saving % of kernel time')
+
+    for i, l in enumerate(lines):
+        s = ck.san[i]
+        if l.startswith('## ') or l.startswith('### '):
+            if rec_lines:
+                recommendation(rec_lines)
+                rec_lines = []
+            sec = l.strip('# ').strip()
+            cur = None
+            m = re.match(r'### Pair (\d+): `([^`]*)` `([^`]*)`', l)
+            if m:
+                cur = pair_by(int(m.group(1)), *details[int(m.group(1))])
+                sec = 'pair'
+            continue
+        if sec == 'Executive summary':
+            exec_line(ck, i, l, M, T, R, hw, dev)
+        elif sec == 'Largest differences' and l.startswith('| ') and not l.startswith('| Rank'):
+            cs = cells(l)
+            if len(cs) >= 11:
+                n, p = pair_of_link(l)
+                if p is None:
+                    name = re.search(r'`([^`]*)`', l[cs[1][0]:cs[1][1]])
+                    dims = re.search(r'`([^`]*)`', l[cs[2][0]:cs[2][1]])
+                    p = pair_by(n, name.group(1) if name else '', dims.group(1) if dims else '')
+                if p is not None:
+                    vals = [None,
+                            None, None, p.t.time_us / 1e3, p.r.time_us / 1e3, p.diff / 1e3, p.ratio_call, p.expected]
+                    rk = {k + 1 for k, q in enumerate(M.by_diff) if abs(abs(q.diff) - abs(p.diff)) <= 1e-6}
+                    for n_ in ck.cell_nums(i, cs[0]):
+                        ck.claim(i, (n_.start, n_.end), rk, 'rank by |difference|')
+                    labels = [None, None, None, 'target ms', 'reference ms', 'difference ms', 'ratio per call',
+                              'expected ratio']
+                    for c in range(3, 8):
+                        for n_ in ck.cell_nums(i, cs[c]):
+                            ck.claim(i, (n_.start, n_.end), vals[c], labels[c])
+                    ck.text(i, 'bound', l[cs[8][0]:cs[8][1]].strip(), p.bound)
+                    ck.text(i, 'flag', l[cs[9][0]:cs[9][1]].strip(),
+                            {-1: 'unknown', 0: 'no', 1: 'flagged'}[p.flag])
+        elif sec == 'Recommendations':
+            if re.match(r'\d+\. ', l):
+                if rec_lines:
+                    recommendation(rec_lines)
+                rec_lines = [i]
+            elif l.startswith('   ') and rec_lines:
+                rec_lines.append(i)
+        elif sec == 'pair' and cur is not None:
+            detail_line(ck, i, l, cur, M)
+        elif sec and sec.startswith('Trace quality'):
+            quality_line(ck, i, l, T if sec.endswith('target') else R, M.mt if sec.endswith('target') else M.mr)
+        elif sec == 'Hardware':
+            hw_line(ck, i, l, hw)
+        elif sec == 'Matching rules':
+            for n_ in ck.by_line.get(i, []):
+                ck.skip(i, (n_.start, n_.end), 'a constant of the matching rules (definition, not a measurement)')
+    if rec_lines:
+        recommendation(rec_lines)
+    # the ratio convention of the opening line
+    for i, l in enumerate(lines[:5]):
+        m = re.search(r'above ' + NUM + r' the target takes longer', l)
+        if m:
+            ck.claim(i, m.span(1), 1.0, 'ratio of equal times')
+    return ck, M
+
+
+def exec_line(ck, i, l, M, T, R, hw, dev):
+    def row(label, pattern):
+        m = re.match(r'\| ' + re.escape(label) + r' \| ' + pattern, l)
+        return m
+
+    tl_t, tl_r = T.tl, R.tl
+    m = row('HBM bandwidth (roofline)', NUM + r' GB/s \| ' + NUM + r' GB/s \| ' + NUM)
+    if m:
+        for k, g in ((0, 1), (1, 2)):
+            ref = ref_gpu(hw[k].get('name') if hw[k] else None)
+            if ref:
+                ck.claim(i, m.span(g), ref['bw'], 'HBM GB/s (REFERENCE.md)', tol=HW_TOL)
+            else:
+                ck.skip(i, m.span(g), 'GPU not in REFERENCE.md section 5')
+        ck.claim(i, m.span(3), float(m.group(1)) / float(m.group(2)), 'HBM ratio of the stated bandwidths')
+        return
+    m = row('GPU kernel time (sum of all ops)', NUM + r' ms \| ' + NUM + r' ms \| ' + NUM)
+    if m:
+        ck.claim(i, m.span(1), T.total_us / 1e3, 'target kernel time ms')
+        ck.claim(i, m.span(2), R.total_us / 1e3, 'reference kernel time ms')
+        ck.claim(i, m.span(3), ratio(T.total_us, R.total_us), 'kernel time ratio')
+        return
+    m = row('GPU timeline total', NUM + r' ms \| ' + NUM + r' ms \| ' + NUM)
+    if m:
+        ck.claim(i, m.span(1), tl_t['total'] / 1e3, 'target timeline ms')
+        ck.claim(i, m.span(2), tl_r['total'] / 1e3, 'reference timeline ms')
+        ck.claim(i, m.span(3), ratio(tl_t['total'], tl_r['total']), 'timeline ratio')
+        return
+    for label, key in (('Computation (share of timeline)', 'computation'), ('Idle (share of timeline)', 'idle'),
+                       ('Exposed communication', 'exposed_comm'), ('Exposed memcpy', 'exposed_memcpy')):
+        m = row(label, NUM + r' % \| ' + NUM + r' %')
+        if m:
+            ck.claim(i, m.span(1), pct(tl_t[key], tl_t['total']), 'target ' + key + ' %')
+            ck.claim(i, m.span(2), pct(tl_r[key], tl_r['total']), 'reference ' + key + ' %')
+            return
+    m = re.match(r'\| (GEMM|Convolution|Batch norm|Elementwise|Other) \(share of kernel time\) \| ' + NUM + r' ms \('
+                 + NUM + r' %\) \| ' + NUM + r' ms \(' + NUM + r' %\) \| (?:' + NUM + r'|n/a)', l)
+    if m:
+        cat = m.group(1)
+        a = sum(r.time_us for r in T.rows if ct.category(r.op_name) == cat)
+        b = sum(r.time_us for r in R.rows if ct.category(r.op_name) == cat)
+        ck.claim(i, m.span(2), a / 1e3, cat + ' target ms')
+        ck.claim(i, m.span(3), pct(a, T.total_us), cat + ' target %')
+        ck.claim(i, m.span(4), b / 1e3, cat + ' reference ms')
+        ck.claim(i, m.span(5), pct(b, R.total_us), cat + ' reference %')
+        if m.group(6) is not None:
+            ck.claim(i, m.span(6), ratio(a, b), cat + ' ratio')
+        else:
+            ck.text(i, cat + ' ratio n/a', 'n/a', 'n/a' if not b > 0 else '%.3f' % ratio(a, b))
+        return
+    m = row('Ops (unified rows)', NUM + r' \| ' + NUM)
+    if m:
+        ck.claim(i, m.span(1), len(T.rows), 'target rows', exact=True)
+        ck.claim(i, m.span(2), len(R.rows), 'reference rows', exact=True)
+        return
+    m = row('Matched pairs', NUM + r' \| ' + NUM)
+    if m:
+        ck.claim(i, m.span(1), len(M.pairs), 'matched pairs', exact=True)
+        ck.claim(i, m.span(2), len(M.pairs), 'matched pairs', exact=True)
+        return
+    m = row('Matching coverage (matched / GPU kernel time)', NUM + r' % \| ' + NUM + r' %')
+    if m:
+        ck.claim(i, m.span(1), pct(sum(p.t.time_us for p in M.pairs), T.total_us), 'target coverage %')
+        ck.claim(i, m.span(2), pct(sum(p.r.time_us for p in M.pairs), R.total_us), 'reference coverage %')
+        return
+    m = re.match(r'\| Flagged pairs \(per-call ratio > ' + NUM + r' × expected\) \| ' + NUM + r' \(' + NUM
+                 + r' ms of target time\)', l)
+    if m:
+        ck.claim(i, m.span(1), M.F, 'flag factor (the matching rules)')
+        ck.claim(i, m.span(2), len(M.flagged), 'flagged pairs', exact=True)
+        ck.claim(i, m.span(3), sum(p.t.time_us for p in M.flagged) / 1e3, 'flagged target ms')
+        return
+    if l.startswith('Of '):
+        m = re.search(r'Of ' + NUM + r' matched pairs, ' + NUM + r' take longer.*more than ' + NUM + r'×', l)
+        if m:
+            ck.claim(i, m.span(1), len(M.pairs), 'matched pairs', exact=True)
+            ck.claim(i, m.span(2), len(M.flagged), 'flagged pairs', exact=True)
+            ck.claim(i, m.span(3), M.F, 'flag factor')
+        m = re.search(r', ' + NUM + r' of them by enough to be a kernel-selection question', l)
+        if m:
+            ck.claim(i, m.span(1), sum(1 for p in M.pairs if p.question), 'kernel-selection questions', exact=True)
+        m = re.search(r'; ' + NUM + r' pairs have no hardware expectation', l)
+        if m:
+            ck.claim(i, m.span(1), sum(1 for p in M.pairs if p.flag < 0), 'pairs without expectation', exact=True)
+        k = 0
+        for m in re.finditer(r'`([^`]*)` \(' + NUM + r' ms\)', l):
+            if k < len(M.by_diff):
+                p = M.by_diff[k]
+                ck.text(i, 'largest difference %d op' % (k + 1), m.group(1), p.t.name)
+                ok = [q for q in M.by_diff if q.t.name == m.group(1) and abs(abs(q.diff) - abs(p.diff)) <= 1e-6]
+                ck.claim(i, m.span(2), (ok[0] if ok else p).diff / 1e3, 'largest difference %d ms' % (k + 1))
+            k += 1
+
+
+def detail_line(ck, i, l, p, M):
+    def two(label, pattern):
+        return re.match(r'\| ' + re.escape(label) + r' \| ' + pattern + r' \| ' + pattern + r' \|', l)
+
+    m = two('Calls', NUM)
+    if m:
+        ck.claim(i, m.span(1), p.t.count, 'target calls', exact=True)
+        ck.claim(i, m.span(2), p.r.count, 'reference calls', exact=True)
+        return
+    m = two('Kernel time', NUM + ' ms')
+    if m:
+        ck.claim(i, m.span(1), p.t.time_us / 1e3, 'target kernel time ms')
+        ck.claim(i, m.span(2), p.r.time_us / 1e3, 'reference kernel time ms')
+        return
+    m = two('Per call', NUM + ' µs')
+    if m:
+        ck.claim(i, m.span(1), p.t_call, 'target µs per call')
+        ck.claim(i, m.span(2), p.r_call, 'reference µs per call')
+        return
+    m = two('Achieved', NUM + r' TB/s, ' + NUM + r' TFLOPS/s')
+    if m:
+        ck.claim(i, m.span(1), p.mt['tbs'], 'target TB/s (mean over calls)')
+        ck.claim(i, m.span(2), p.mt['tflops'], 'target TFLOPS/s (mean over calls)')
+        ck.claim(i, m.span(3), p.mr['tbs'], 'reference TB/s (mean over calls)')
+        ck.claim(i, m.span(4), p.mr['tflops'], 'reference TFLOPS/s (mean over calls)')
+        return
+    if l.startswith('| Achieved |') or l.startswith('| FLOPS/Byte |') or l.startswith('| Pct of roofline (mean) |'):
+        cs = cells(l)
+        key = {'Achieved': None, 'FLOPS/Byte': 'fpb', 'Pct of roofline (mean)': 'pct'}[l[cs[0][0]:cs[0][1]].strip()]
+        for k, side in ((1, p.mt), (2, p.mr)):
+            ns = ck.cell_nums(i, cs[k])
+            if key is None:
+                vals = [side['tbs'], side['tflops']]
+            else:
+                vals = [side[key]]
+            for n_, v in zip(ns, vals):
+                ck.claim(i, (n_.start, n_.end), v, '%s %s' % ('target' if k == 1 else 'reference',
+                                                              key or 'achieved'))
+            if not ns:
+                ck.text(i, (key or 'achieved') + ' n/a', 'n/a',
+                        'n/a' if all(v != v for v in vals) else ' '.join('%.4g' % v for v in vals))
+        return
+    m = re.match(r'\| Roofline bound, compute spec \| (\S+), (\S+) \| (\S+), (\S+) \|', l)
+    if m:
+        ck.text(i, 'target bound', m.group(1).replace('\\_', '_'), p.mt['bound'])
+        ck.text(i, 'target spec', m.group(2).replace('\\_', '_'), p.mt['spec'] or 'none')
+        ck.text(i, 'reference bound', m.group(3).replace('\\_', '_'), p.mr['bound'])
+        ck.text(i, 'reference spec', m.group(4).replace('\\_', '_'), p.mr['spec'] or 'none')
+        return
+    m = re.match(r'\| Kernels \(largest ' + NUM + r'\) \|', l)
+    if m:
+        cs = cells(l)
+        # the limit shows where a side has more kernels than it lists; else every kernel is listed
+        cut = [len(re.findall(r'µs\)', l[c[0]:c[1]])) for c, row in zip(cs[1:3], (p.t, p.r))
+               if len(row.kernels()) > len(re.findall(r'µs\)', l[c[0]:c[1]]))]
+        if cut:
+            ck.claim(i, m.span(1), cut[0], 'kernels listed per side at most')
+        else:
+            ck.skip(i, m.span(1), 'every kernel of the pair is listed: the limit does not show')
+        for k, row in ((1, p.t), (2, p.r)):
+            ks = row.kernels()
+            cell = l[cs[k][0]:cs[k][1]]
+            for m in re.finditer(r'`([^`]*)` \(' + NUM + r' µs\)', cell):
+                name = m.group(1).rstrip('…').replace('\\_', '_').replace('\\|', '|')
+                hit = [t for n, t in ks if n.startswith(name) or n.replace('\n', ' ').startswith(name)]
+                off = cs[k][0]
+                ck.claim(i, (off + m.start(2), off + m.end(2)), hit[0] if hit else None, 'kernel µs')
+            m = re.search(NUM + r' more', cell)
+            if m:
+                off = cs[k][0]
+                ck.claim(i, (off + m.start(1), off + m.end(1)), max(0, len(ks) - 3), 'more kernels', exact=True)
+        return
+    if l.startswith('Matched by the '):
+        m = re.match(r'Matched by the (\S+) pass', l)
+        ck.text(i, 'pass', m.group(1) if m else '', p.how)
+        m = re.search(r'Per-call ratio ' + NUM + r' \(delta ' + NUM + r' %, total ratio ' + NUM + r'\)', l)
+        if m:
+            ck.claim(i, m.span(1), p.ratio_call, 'ratio per call')
+            ck.claim(i, m.span(2), p.delta, 'delta %')
+            ck.claim(i, m.span(3), p.ratio_total, 'total ratio')
+        m = re.search(r'bound: (\w+); expected ratio (?:' + NUM + r'|n/a)', l)
+        if m:
+            ck.text(i, 'bound', m.group(1), p.bound)
+            if m.group(2) is not None:
+                ck.claim(i, m.span(2), p.expected, 'expected ratio')
+            else:
+                ck.text(i, 'expected n/a', 'n/a', 'n/a' if p.expected != p.expected else '%.3f' % p.expected)
+        m = re.search(r'expected ratio [\d.]+ \(([^)]*\)[^;]*?)\); actual', l) or \
+            re.search(r'expected ratio [\d.]+ \((.*?)\); actual', l)
+        if m:
+            start = m.start(1)
+            basis = ck.cell_nums(i, (m.start(1), m.end(1)))
+            for n_, v in zip(basis, p.basis_nums):
+                ck.claim(i, (n_.start, n_.end), v, 'basis of the expected ratio', tol=1e-4 if v > 50 else None)
+            del start
+        m = re.search(r'actual / expected (?:' + NUM + r'|n/a): ([\w ]+)', l)
+        if m:
+            if m.group(1) is not None:
+                ck.claim(i, m.span(1), p.vs, 'actual / expected')
+            ck.text(i, 'flag', m.group(2).strip(),
+                    {-1: 'no hardware expectation', 0: 'within the rule', 1: 'flagged'}[p.flag])
+        m = re.search(r'The slowdown \(' + NUM + r' %', l)
+        if m:
+            ck.claim(i, m.span(1), p.delta if p.question else None, 'slowdown % (kernel-selection question)')
+        m = re.search(r'threshold ' + NUM + r'×', l)
+        if m:
+            ck.claim(i, m.span(1), 5 if p.tiny else None, 'tiny batched GEMM threshold')
+        m = re.search(r'under ' + NUM + r' % of their roofline \(' + NUM + r' % and ' + NUM + r' %\)', l)
+        if m:
+            both = p.mt['pct'] < 10 and p.mr['pct'] < 10
+            ck.claim(i, m.span(1), 10 if both else None, 'both sides under 10 % of roofline')
+            ck.claim(i, m.span(2), p.mt['pct'], 'target % of roofline')
+            ck.claim(i, m.span(3), p.mr['pct'], 'reference % of roofline')
+
+
+def quality_line(ck, i, l, tr, metrics):
+    m = re.match(r'Modelled rows \(FLOPs or bytes known\): ' + NUM + ' of ' + NUM + ', ' + NUM + ' % of kernel time', l)
+    if m:
+        mod = [r for r in tr.rows if r.perf is not None]
+        ck.claim(i, m.span(1), len(mod), 'modelled rows', exact=True)
+        ck.claim(i, m.span(2), len(tr.rows), 'rows', exact=True)
+        ck.claim(i, m.span(3), pct(sum(r.time_us for r in mod), tr.total_us), 'modelled % of kernel time')
+        return
+    m = re.match(r'\| Rows not modelled: no perf model for the op \| ' + NUM + ' of ' + NUM + r' \| ' + NUM + r' \|', l)
+    if m:
+        un = [r for r in tr.rows if r.perf is None and not r.synthetic]
+        ck.claim(i, m.span(1), len(un), 'rows without a model', exact=True)
+        ck.claim(i, m.span(2), len(tr.rows), 'rows', exact=True)
+        ck.claim(i, m.span(3), sum(r.time_us for r in un), 'their GPU µs')
+        return
+    m = re.match(r'\| GPU events with no launcher \| ' + NUM + ' of ' + NUM + r' \| ' + NUM + r' \|', l)
+    if m:
+        ck.claim(i, m.span(1), len(tr.unlinked), 'unlinked GPU events', exact=True)
+        ck.claim(i, m.span(2), tr.ngpu, 'GPU events', exact=True)
+        ck.claim(i, m.span(3), sum(g[1] - g[0] for g in tr.unlinked), 'their GPU µs')
+        return
+
+
+def hw_line(ck, i, l, hw):
+    cs = cells(l)
+    if len(cs) < 3:
+        return
+    label = l[cs[0][0]:cs[0][1]].strip()
+    for k in range(2):
+        ref = ref_gpu(hw[k].get('name') if hw[k] else None)
+        ns = ck.cell_nums(i, cs[1 + k])
+        if not ns:
+            continue
+        if ref is None:
+            for n_ in ns:
+                ck.skip(i, (n_.start, n_.end), 'GPU not in REFERENCE.md section 5')
+            continue
+        if label == 'Source':
+            cell = l[cs[1 + k][0]:cs[1 + k][1]]
+            off = cs[1 + k][0]
+            for pat, key, scale in ((NUM + r' TB/s', 'bw', 1e3), (NUM + r' MB Infinity Cache', 'llc', 1),
+                                    (NUM + r' MB L2 per XCD', 'l2_xcd', 1), (r'\(' + NUM + r' bf16 measured',
+                                                                             'matrix_bf16', 1),
+                                    (NUM + r' GHz', 'ghz', 1)):
+                for m in re.finditer(pat, cell):
+                    v = ref.get(key)
+                    if isinstance(v, tuple):
+                        v = min(v, key=lambda x: abs(x - float(m.group(1))))
+                    if v is not None:
+                        ck.claim(i, (off + m.start(1), off + m.end(1)), v / scale, key + ' (REFERENCE.md)', tol=HW_TOL)
+        elif label.startswith('HBM bandwidth'):
+            ck.claim(i, (ns[0].start, ns[0].end), ref['bw'], 'HBM GB/s (REFERENCE.md)', tol=HW_TOL)
+        elif label.startswith('Memory, last-level cache'):
+            ck.claim(i, (ns[0].start, ns[0].end), ref['memory'], 'memory GB (REFERENCE.md)', tol=HW_TOL)
+            if 'llc' in ref and len(ns) > 1:
+                ck.claim(i, (ns[1].start, ns[1].end), ref['llc'], 'last-level cache MB (REFERENCE.md)', tol=HW_TOL)
+        elif ' peak' in label:
+            spec = label.split(' peak')[0].strip().replace('\\_', '_')
+            if spec in ref:
+                for n_ in ns:
+                    v = float(n_.text)
+                    best = min(ref[spec], key=lambda x: abs(x - v))
+                    ck.claim(i, (n_.start, n_.end), best, spec + ' TFLOPS (REFERENCE.md)', tol=HW_TOL)
+            else:
+                for n_ in ns:
+                    ck.skip(i, (n_.start, n_.end), spec + ' not in REFERENCE.md section 5')
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='Recompute the numbers of a jarvis comparative fair report.')
+    ap.add_argument('report')
+    ap.add_argument('--target', required=True)
+    ap.add_argument('--reference', required=True)
+    ap.add_argument('--min-coverage', type=float, default=90.0)
+    ap.add_argument('-v', '--verbose', action='store_true')
+    a = ap.parse_args(argv)
+    try:
+        ck, _ = check_report(a.report, ct.Trace(a.target), ct.Trace(a.reference))
+    except (OSError, ValueError, KeyError) as e:
+        print('claims_check: %s: %s' % (a.report, e), file=sys.stderr)
+        return 2
+    return report(ck, a.report, a.min_coverage, a.verbose)
+
+
+def summary(ck):
+    """(checked, total, wrong numbers, wrong labels) of a finished check."""
+    for n in ck.nums:
+        if n.status is None:
+            n.status = 'unchecked'
+            n.reason = 'no rule for this number'
+    wrong = [n for n in ck.nums if n.status == 'wrong']
+    checked = sum(1 for n in ck.nums if n.status in ('ok', 'wrong'))
+    return checked, len(ck.nums), wrong, [t for t in ck.text_checks if not t[4]]
+
+
+def report(ck, path, min_cov, verbose):
+    """Prints the wrong numbers and labels, the numbers not checked and the coverage; the exit status."""
+    for n in ck.nums:
+        if n.status is None:
+            n.status = 'unchecked'
+            n.reason = 'no rule for this number'
+    wrong = [n for n in ck.nums if n.status == 'wrong']
+    ok = [n for n in ck.nums if n.status == 'ok']
+    un = [n for n in ck.nums if n.status == 'unchecked']
+    twrong = [t for t in ck.text_checks if not t[4]]
+    for n in wrong:
+        print('%s:%d: WRONG %s: claimed %s, recomputed %s' % (path, n.lineno, n.label, n.text, fmt_val(n.value)))
+    for t in twrong:
+        print('%s:%d: WRONG %s: claimed %r, recomputed %r' % (path, t[0], t[1], t[2], t[3]))
+    for n in un:
+        if verbose:
+            print('%s:%d: not checked: %s (%s)' % (path, n.lineno, n.text, n.reason))
+    reasons = {}
+    for n in un:
+        reasons[n.reason] = reasons.get(n.reason, 0) + 1
+    for r, c in sorted(reasons.items(), key=lambda x: -x[1]):
+        print('%s: not checked: %d number(s): %s' % (path, c, r))
+    checked = len(ok) + len(wrong)
+    total = len(ck.nums)
+    cov = 100.0 * checked / total if total else 0.0
+    print('%s: %d of %d numbers checked (%.1f %%), %d wrong; %d of %d labels checked, %d wrong' %
+          (path, checked, total, cov, len(wrong), len(ck.text_checks) - len(twrong), len(ck.text_checks), len(twrong)))
+    if cov < min_cov:
+        print('%s: coverage %.1f %% is below the minimum %.1f %%' % (path, cov, min_cov))
+    return 1 if wrong or twrong or cov < min_cov or not total else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
