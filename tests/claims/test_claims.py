@@ -29,6 +29,16 @@ import claims_check as cc  # noqa: E402
 import claims_trace as ct  # noqa: E402
 
 MIN_COVERAGE = 90.0
+# the standalone reports' fusion and eager-attention findings (module groups) are not recomputed: a lower floor
+MIN_COVERAGE_STANDALONE = 70.0
+# wrong claims the check found in jarvis' reports and left to the issue item that owns them: tolerated (and
+# printed), every other wrong number fails the test
+KNOWN_WRONG = {
+    # issue 19 item 4: the recommendations are not ranked by projected saving (GPU idle, up to 3.39 ms, stands
+    # above the Qwen2RMSNorm fusion, 4.33 ms)
+    ('amd_mi300xvf_qwen15_05b_infer', 'recommendation rank by projected saving'),
+    ('nv_h100_qwen15_05b_infer', 'recommendation rank by projected saving'),
+}
 PAIRS = ('bert_small_infer', 'nsfw_vit_infer', 'qwen15_05b_infer', 'timesformer_infer')
 SIDES = ('amd_mi300xvf_', 'nv_h100_')
 
@@ -102,6 +112,7 @@ def run(exe, traces, tmp):
     if totals[1]:
         print('all fair reports: %d of %d numbers checked (%.1f %%)' %
               (totals[0], totals[1], 100.0 * totals[0] / totals[1]))
+    standalone(exe, traces, tmp, loaded)
     if first is None:
         return
     rep, tn, rn, tp, rp, out = first
@@ -158,6 +169,83 @@ def run(exe, traces, tmp):
                        capture_output=True, text=True)
     check(p.returncode == 1 and 'below the minimum' in p.stdout, 'unknown numbers: coverage below the minimum, exit 1',
           p.returncode, p.stdout[-400:])
+
+
+def standalone(exe, traces, tmp, loaded):
+    """The standalone fair report of each trace of the pairs: no wrong number but the known ones, coverage above
+    its floor; one report's checked numbers changed in turn are all caught."""
+    totals = [0, 0]
+    sample = None
+    for m in PAIRS:
+        for a in SIDES:
+            tn = a + m
+            tp = os.path.join(traces, tn + '.json.gz')
+            if not os.path.isfile(tp):
+                continue
+            out = os.path.join(tmp, 'standalone_' + tn)
+            p = subprocess.run([exe, '-q', tp, '-o', out], capture_output=True, text=True)
+            check(p.returncode == 0, '%s: exit 0' % tn, p.stderr[-400:])
+            if p.returncode:
+                continue
+            if tn not in loaded:
+                loaded[tn] = ct.Trace(tp)
+            rep = os.path.join(out, 'standalone_analysis_fair.md')
+            ck = cc.check_standalone(rep, loaded[tn])
+            checked, total, wrong, wlabels = cc.summary(ck)
+            totals[0] += checked
+            totals[1] += total
+            cov = 100.0 * checked / total if total else 0.0
+            known = [n for n in wrong if (tn, n.label) in KNOWN_WRONG]
+            wrong = [n for n in wrong if (tn, n.label) not in KNOWN_WRONG]
+            print('%s standalone: %d of %d numbers checked (%.1f %%), %d wrong, %d known wrong; %d labels, %d wrong'
+                  % (tn, checked, total, cov, len(wrong), len(known), len(ck.text_checks), len(wlabels)))
+            for n in known:
+                print('  known wrong %s:%d: %s: claimed %s, recomputed %s' %
+                      (rep, n.lineno, n.label, n.text, cc.fmt_val(n.value)))
+            for n in wrong:
+                print('  %s:%d: %s: claimed %s, recomputed %s' % (rep, n.lineno, n.label, n.text, cc.fmt_val(n.value)))
+            for t in wlabels:
+                print('  %s:%d: %s: claimed %r, recomputed %r' % ((rep,) + t[:4]))
+            check(not wrong and not wlabels, '%s standalone: every checked number and label right' % tn)
+            check(cov >= MIN_COVERAGE_STANDALONE, '%s standalone: coverage %.1f %% >= %.0f %%' %
+                  (tn, cov, MIN_COVERAGE_STANDALONE))
+            if sample is None:
+                sample = (rep, tn)
+    if totals[1]:
+        print('all standalone reports: %d of %d numbers checked (%.1f %%)' %
+              (totals[0], totals[1], 100.0 * totals[0] / totals[1]))
+    if sample is None:
+        return
+    rep, tn = sample
+    with open(rep, encoding='utf-8') as f:
+        text = f.read()
+    ck = cc.check_standalone(rep, loaded[tn], text)
+    cc.summary(ck)
+    tried, missed = 0, []
+    for n in ck.nums:
+        if n.status != 'ok':
+            continue
+        tried += 1
+        ck2 = cc.check_standalone(rep, loaded[tn], mutated(text, n, bump(n)))
+        _, _, wrong, _ = cc.summary(ck2)
+        if not any(w.lineno == n.lineno and w.start == n.start for w in wrong):
+            missed.append('%d: %s (%s)' % (n.lineno, n.text, n.label))
+    print('%s standalone: %d checked numbers changed one at a time, %d not caught' % (tn, tried, len(missed)))
+    check(tried > 50 and not missed, 'standalone: every checked number, changed, is reported wrong', missed[:10])
+    # through the command line: one number changed, exit 1
+    m = re.search(r'^\| GPU timeline span \| (\d+\.\d+) ms', text, re.M)
+    check(m is not None, 'the standalone report has the timeline row')
+    if m:
+        bad = '%.3f' % (float(m.group(1)) * 1.5)
+        wrong_rep = rep + '.wrong.md'
+        with open(wrong_rep, 'w', encoding='utf-8') as f:
+            f.write(text[:m.start(1)] + bad + text[m.end(1):])
+        p = subprocess.run([sys.executable, os.path.join(HERE, 'claims_check.py'), wrong_rep, '--target',
+                            os.path.join(traces, tn + '.json.gz'), '--min-coverage', str(MIN_COVERAGE_STANDALONE)],
+                           capture_output=True, text=True)
+        lineno = text[:m.start()].count('\n') + 1
+        check(p.returncode == 1 and ('%s:%d: WRONG timeline span ms: claimed %s' % (wrong_rep, lineno, bad))
+              in p.stdout, 'standalone: a changed number: exit 1, named', p.returncode, p.stdout[-500:])
 
 
 if __name__ == '__main__':
