@@ -58,7 +58,7 @@ UNARY = {'aten::copy_', 'aten::gelu', 'aten::gelu_', 'aten::silu', 'aten::silu_'
          'aten::sqrt', 'aten::sqrt_', 'aten::exp', 'aten::exp_', 'aten::log', 'aten::log_', 'aten::abs',
          'aten::abs_', 'aten::reciprocal', 'aten::reciprocal_', 'aten::sin', 'aten::sin_', 'aten::cos',
          'aten::cos_', 'aten::clamp', 'aten::clamp_', 'aten::clamp_min', 'aten::clamp_min_', 'aten::clamp_max',
-         'aten::clamp_max_', 'aten::fill_', 'aten::zero_', 'aten::upsample_nearest1d'}
+         'aten::clamp_max_', 'aten::fill_', 'aten::upsample_nearest1d'}
 BINARY = {'aten::add', 'aten::add_', 'aten::sub', 'aten::sub_', 'aten::mul', 'aten::mul_', 'aten::div',
           'aten::div_', 'aten::pow', 'aten::pow_', 'aten::where', 'aten::threshold_backward',
           'aten::sigmoid_backward', 'aten::maximum', 'aten::minimum'}
@@ -67,15 +67,37 @@ REDUCE = {'aten::sum', 'aten::mean', 'aten::max', 'aten::min', 'aten::amax', 'at
           'aten::any', 'aten::var', 'aten::std', 'aten::norm'}
 NORM = {'aten::layer_norm', 'aten::native_layer_norm', 'aten::batch_norm', 'aten::native_batch_norm',
         'aten::cudnn_batch_norm', 'aten::miopen_batch_norm', 'aten::group_norm', 'aten::native_group_norm',
-        'aten::rms_norm', 'aten::_fused_rms_norm'}
+        'aten::rms_norm', 'aten::_fused_rms_norm', 'aten::instance_norm'}
 SOFTMAX = {'aten::_softmax', 'aten::_log_softmax'}
-STRONG = GEMM | CONV | SDPA | UNARY | BINARY | COMPARE | REDUCE | NORM | SOFTMAX
+# backward ops that hold their kernels like their forward op (claimed; modelled here only where noted)
+BN_BWD = {'aten::native_batch_norm_backward', 'aten::cudnn_batch_norm_backward', 'aten::miopen_batch_norm_backward',
+          'aten::batch_norm_backward'}
+OTHER_BWD = {'aten::native_layer_norm_backward', 'aten::native_group_norm_backward', 'aten::_fused_rms_norm_backward',
+             'aten::_softmax_backward_data', 'aten::_log_softmax_backward_data',
+             'aten::_scaled_dot_product_flash_attention_backward',
+             'aten::_scaled_dot_product_efficient_attention_backward',
+             'aten::_scaled_dot_product_cudnn_attention_backward'}
+BINARY_BWD = {'aten::tanh_backward', 'aten::sigmoid_backward', 'aten::threshold_backward'}
+STRONG = GEMM | CONV | SDPA | UNARY | BINARY | COMPARE | REDUCE | NORM | SOFTMAX | BN_BWD | OTHER_BWD | BINARY_BWD
+# ops REFERENCE.md section 2 gives no FLOPs/bytes formula for: rows of them count as "not modelled"
+NO_MODEL = {'aten::index_select', 'aten::cat', 'aten::arange', 'aten::_local_scalar_dense'}
 # wrappers: they claim their kernels only as the launcher itself
 WEAK = {'aten::to', 'aten::_to_copy', 'aten::clone', 'aten::contiguous', 'aten::copy', 'aten::relu',
-        'aten::relu_', 'aten::softmax', 'aten::log_softmax'}
-ELEMENTWISE = UNARY | BINARY | COMPARE | {'aten::to', 'aten::_to_copy', 'aten::clone', 'aten::contiguous',
+        'aten::relu_', 'aten::softmax', 'aten::log_softmax', 'aten::zero_'}
+ELEMENTWISE = UNARY | BINARY | COMPARE | BINARY_BWD | {'aten::zero_', 'aten::to', 'aten::_to_copy', 'aten::clone', 'aten::contiguous',
                                           'aten::copy', 'aten::relu', 'aten::relu_'}
 COMM_RE = re.compile(r'nccl|rccl|cross_device_reduce', re.I)
+
+
+def row_category(r):
+    """The category of a row: by its op's name; a row of an op this script has no table entry for follows
+    TraceLens' op category, which looks at the first kernel's name (`void at::native...elementwise...`)."""
+    c = category(r.op_name)
+    if c == 'Other' and r.op_name not in STRONG and r.op_name not in WEAK and r.instances:
+        k = min(r.instances[0], key=lambda g: g[0])[2]
+        if k.startswith('void at::native') and 'elementwise' in k:
+            return 'Elementwise'
+    return c
 
 
 def category(name):
@@ -84,7 +106,7 @@ def category(name):
         return 'GEMM'
     if name in CONV:
         return 'Convolution'
-    if 'batch_norm' in name and name in NORM:
+    if 'batch_norm' in name and (name in NORM or name in BN_BWD):
         return 'Batch norm'
     if name in ELEMENTWISE:
         return 'Elementwise'
@@ -215,10 +237,10 @@ def _perf_model(name, D, T, C):
             nd, ns = numel(D[0]), numel(D[1])
             return Perf(nd, nd * bpe(T[0]) + ns * bpe(T[1]), _spec('vector', T[0]))
         n = numel(D[0])
-        if name in ('aten::fill_', 'aten::zero_'):
+        if name == 'aten::fill_':
             return Perf(n, n * bpe(T[0]), _spec('vector', T[0]))
         return Perf(n, 2.0 * n * bpe(T[0]), _spec('vector', T[0]))
-    if name in BINARY or name in COMPARE:
+    if name in BINARY or name in COMPARE or name in BINARY_BWD:
         # a Scalar, or a 0-dim tensor (a wrapped Python number), moves no bytes and promotes only across
         # categories (an integer tensor times a float number is a float tensor)
         ops, zero = [], []
@@ -257,7 +279,7 @@ def _broadcast(a, b):
 
 def union_len(iv):
     """Length of the union of (start, end) intervals."""
-    tot, cur_s, cur_e = 0.0, None, None
+    tot, cur_s, cur_e = 0, None, None
     for s, e in sorted(iv):
         if cur_e is None or s > cur_e:
             if cur_e is not None:
@@ -283,7 +305,7 @@ def merge(iv):
 
 def minus_len(a, b):
     """|A \\ B| for two merged interval lists."""
-    tot, j = 0.0, 0
+    tot, j = 0, 0
     for s, e in a:
         cur = s
         while j < len(b) and b[j][1] <= cur:
@@ -315,11 +337,17 @@ class Row:
         self.perf = None
 
     @property
+    def judged(self):
+        """1 when this script knows whether the row has a perf model: it has one here, or its op is one that
+        REFERENCE.md gives no formula for, or it is synthetic (kernels of no op of their own)."""
+        return self.perf is not None or self.synthetic or self.op_name in NO_MODEL
+
+    @property
     def count(self):
         return len(self.instances)
 
     def busy(self, inst):
-        return union_len([(k[0], k[1]) for k in inst])
+        return union_len([(k[0], k[1]) for k in inst]) / 1000.0
 
     @property
     def time_us(self):
@@ -330,7 +358,7 @@ class Row:
         tot = {}
         for inst in self.instances:
             for k in inst:
-                tot[k[2]] = tot.get(k[2], 0.0) + (k[1] - k[0])
+                tot[k[2]] = tot.get(k[2], 0.0) + (k[1] - k[0]) / 1000.0
         return sorted(tot.items(), key=lambda x: -x[1])
 
     def transfer(self):
@@ -366,8 +394,20 @@ class Trace:
         ev = doc['traceEvents'] if isinstance(doc, dict) else doc
         self.meta = doc if isinstance(doc, dict) else {}
         ops, launches, gpu = [], {}, []
+        self.pname, self.plabel, self.tname = {}, {}, {}
         for e in ev:
-            if not isinstance(e, dict) or e.get('ph') != 'X':
+            if not isinstance(e, dict):
+                continue
+            if e.get('ph') == 'M':
+                a = e.get('args') or {}
+                if e.get('name') == 'process_name':
+                    self.pname[e.get('pid')] = a.get('name')
+                elif e.get('name') == 'process_labels':
+                    self.plabel[e.get('pid')] = a.get('labels')
+                elif e.get('name') == 'thread_name':
+                    self.tname[(e.get('pid'), e.get('tid'))] = a.get('name')
+                continue
+            if e.get('ph') != 'X':
                 continue
             cat = e.get('cat')
             try:
@@ -384,7 +424,10 @@ class Trace:
                     launches[c] = {'name': e.get('name', ''), 'ts': ts, 'end': ts + dur,
                                    'tid': (e.get('pid'), e.get('tid'))}
             elif cat in GPU_CATS:
-                gpu.append((ts, ts + dur, e.get('name', ''), GPU_CATS[cat], args.get('correlation')))
+                # GPU intervals in integer nanoseconds (the traces' µs carry 3 decimals): touching kernels
+                # touch exactly
+                t0 = round(ts * 1000)
+                gpu.append((t0, t0 + round(dur * 1000), e.get('name', ''), GPU_CATS[cat], args.get('correlation')))
         self.ngpu = len(gpu)
         self.linked = [g for g in gpu if g[4] in launches]
         self.unlinked = [g for g in gpu if g[4] not in launches]
@@ -451,7 +494,11 @@ class Trace:
             strides = a.get('Input Strides')
             conc = a.get('Concrete Inputs')
             name = o['name'] + '->' + g[2] + ' (Synthetic Op)' if synth else o['name']
-            key = (name, json.dumps(dims), json.dumps(types), json.dumps(strides), json.dumps(conc))
+            # rows are per process and thread name too (forward and autograd threads apart)
+            pid, tid = o['tid']
+            where = (self.pname.get(pid) or 'Unknown', self.plabel.get(pid) or 'Unknown',
+                     self.tname.get((pid, tid)) or 'Unknown')
+            key = (name, json.dumps(dims), json.dumps(types), json.dumps(strides), json.dumps(conc), where)
             r = rows.get(key)
             if r is None:
                 r = rows[key] = Row(key, name, dims, types, conc, synth)
@@ -477,9 +524,9 @@ class Trace:
         comp = merge([(x[0], x[1]) for x in g if x[3] != 'memcpy' and not (x[3] == 'kernel' and COMM_RE.search(x[2]))])
         total = max(x[1] for x in g) - min(x[0] for x in g)
         busy = union_len([(x[0], x[1]) for x in g])
-        self.tl = dict(total=total, computation=union_len(comp), idle=total - busy,
-                       exposed_comm=minus_len(comm, comp),
-                       exposed_memcpy=minus_len(minus_merge(memcpy, comp), comm))
+        self.tl = {k: v / 1000.0 for k, v in dict(total=total, computation=union_len(comp), idle=total - busy,
+                                                   exposed_comm=minus_len(comm, comp),
+                                                   exposed_memcpy=minus_len(minus_merge(memcpy, comp), comm)).items()}
 
     def row_metrics(self, r, hw):
         """Per-row means over calls: TB/s, TFLOPS/s, % of roofline; FLOPS/Byte, bound, roofline µs per call.
