@@ -432,7 +432,8 @@ def check_report(path, T, R, text=None):
         if m:
             rec_no += 1
             # recommendation k is the k-th flagged pair by excess time (ties: any of the tied places)
-            rank = {k + 1 for k, q in enumerate(M.by_excess) if abs(q.excess - p.excess) <= 1e-6 * max(1, abs(p.excess))}
+            rank = {k + 1 for k, q in enumerate(M.by_excess)
+                    if abs(q.excess - p.excess) <= 1e-6 * max(1, abs(p.excess))}
             ck.claim(head, m.span(1), rank if p.flag == 1 else None, 'recommendation rank by excess time')
         for i in block:
             l = lines[i]
@@ -705,11 +706,9 @@ def detail_line(ck, i, l, p, M):
         m = re.search(r'expected ratio [\d.]+ \(([^)]*\)[^;]*?)\); actual', l) or \
             re.search(r'expected ratio [\d.]+ \((.*?)\); actual', l)
         if m:
-            start = m.start(1)
             basis = ck.cell_nums(i, (m.start(1), m.end(1)))
             for n_, v in zip(basis, p.basis_nums):
                 ck.claim(i, (n_.start, n_.end), v, 'basis of the expected ratio', tol=1e-4 if v > 50 else None)
-            del start
         m = re.search(r'actual / expected (?:' + NUM + r'|n/a): ([\w ]+)', l)
         if m:
             if m.group(1) is not None:
@@ -881,6 +880,7 @@ def check_standalone(path, T, text=None):
     sec = h2 = None
     rec = None
     seen_tl = []   # the timeline items of the bottleneck ranking so far
+    state = {}     # the row of the current recommendation
     for i, l in enumerate(lines):
         if l.startswith('#'):
             sec = l.strip('# ').strip()
@@ -971,7 +971,7 @@ def check_standalone(path, T, text=None):
                 if m.group(6) is not None:
                     ck.claim(i, m.span(6), layout_us(T) / 1e3, 'layout conversions ms')
         elif sec == 'Recommendations' and rec is not None:
-            rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats)
+            rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats, state)
         elif sec == 'Detailed analysis':
             m = re.match(r'\| (GEMM|Convolution|Batch norm|Elementwise|Other) \| ' + NUM + r' \| ' + NUM + r' ms \| '
                          + NUM + r' % \| (?:' + NUM + r' %|n/a) \|', l)
@@ -1048,7 +1048,9 @@ def head_line(ck, i, l, rec, tl, T, hw, met):
         ck.claim(i, m.span(1), 50, 'the 50 % threshold of the verdict (definition)')
 
 
-def rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats):
+def rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats, state):
+    """Checks line i of the recommendation titled rec; state carries the row of its Issue line to its Impact
+    line."""
     imp = impacts[-1]
     m = re.match(r'- \*\*Impact:\*\* (?:up to |at least )?' + NUM + r' (ms|µs)', l)
     if m:
@@ -1087,23 +1089,23 @@ def rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats):
             # several rows of one op and first argument: the one whose numbers the line states
             r = min(rows, key=lambda r: abs(r.time_us - float(mi.group(3)) * (1e3 if mi.group(4) == 'ms' else 1))) \
                 if rows else None
-            rec_line.row = r
+            state['row'] = r
             scale = 1e3 if mi.group(4) == 'ms' else 1
             mm = met[id(r)] if r else None
             ck.claim(i, mi.span(3), r.time_us / scale if r else None, 'row time')
             ck.claim(i, mi.span(5), r.count if r else None, 'row calls', exact=True)
             if r is not None and r.perf is None:
                 ck.skip(i, mi.span(6), 'no model here for ' + r.op_name)
-                rec_line.row = None
+                state['row'] = None
             else:
                 ck.claim(i, mi.span(6), mm['pct'] if mm else None, 'row % of roofline (mean)')
                 ck.text(i, 'row bound', mi.group(7), (mm['bound'].split('_')[0].lower() if mm else ''))
-        if mp and getattr(rec_line, 'row', None) is None:
+        if mp and state.get('row') is None:
             for g in (1, 3):
                 ck.skip(i, mp.span(g), 'the row of the issue has no model here')
             ck.claim(i, mp.span(4), 50, 'the 50 % target (definition)')
         elif mp:
-            r = getattr(rec_line, 'row', None)
+            r = state.get('row')
             mm = met[id(r)] if r else None
             save = r.time_us - mm['roof'] * r.count / 0.5 if mm and mm['roof'] == mm['roof'] else None
             scale = 1e3 if mp.group(2) == 'ms' else 1

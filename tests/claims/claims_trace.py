@@ -84,8 +84,7 @@ NO_MODEL = {'aten::index_select', 'aten::cat', 'aten::arange', 'aten::_local_sca
 # wrappers: they claim their kernels only as the launcher itself
 WEAK = {'aten::to', 'aten::_to_copy', 'aten::clone', 'aten::contiguous', 'aten::copy', 'aten::relu',
         'aten::relu_', 'aten::softmax', 'aten::log_softmax', 'aten::zero_'}
-ELEMENTWISE = UNARY | BINARY | COMPARE | BINARY_BWD | {'aten::zero_', 'aten::to', 'aten::_to_copy', 'aten::clone', 'aten::contiguous',
-                                          'aten::copy', 'aten::relu', 'aten::relu_'}
+ELEMENTWISE = UNARY | BINARY | COMPARE | BINARY_BWD | (WEAK - {'aten::softmax', 'aten::log_softmax'})
 COMM_RE = re.compile(r'nccl|rccl|cross_device_reduce', re.I)
 
 
