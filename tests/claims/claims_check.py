@@ -316,7 +316,25 @@ def parse_hw(lines):
                 idx = kinds.index('roofline') if 'roofline' in kinds else 0
                 if idx < len(vals):
                     hw[k]['peaks'][spec] = vals[idx]
+                if 'datasheet' in kinds and kinds.index('datasheet') < len(vals):
+                    hw[k].setdefault('datasheet', {})[spec] = vals[kinds.index('datasheet')]
+            elif label == 'Roofline peaks are':
+                hw[k]['kind'] = v
     return [h if 'bw' in h else None for h in hw]
+
+
+def one_policy(hw):
+    """The two sides' hardware with datasheet compute peaks on both (issue 19 item 3: one peak policy), when
+    the report's roofline peaks are of two kinds; else None."""
+    if not hw[0] or not hw[1] or hw[0].get('kind') == hw[1].get('kind'):
+        return None
+    out = []
+    for h in hw:
+        d = dict(h)
+        d['peaks'] = dict(h['peaks'])
+        d['peaks'].update(h.get('datasheet', {}))
+        out.append(d)
+    return out
 
 
 def pct(a, b):
@@ -349,6 +367,10 @@ def check_report(path, T, R, text=None):
         if m:
             flag_factor = float(m.group(1))
     M = Model(T, R, hw[0], hw[1], flag_factor)
+    # under one peak policy (datasheet on both sides) a compute-bound or mixed pair may be flagged differently
+    hw1 = one_policy(hw)
+    M1 = Model(T, R, hw1[0], hw1[1], flag_factor) if hw1 else None
+    flag1 = {(id(q.t), id(q.r)): q for q in M1.pairs} if M1 else {}
     sides = (T, R)
     dev = [None, None]
 
@@ -505,6 +527,11 @@ def check_report(path, T, R, text=None):
                 rec_lines.append(i)
         elif sec == 'pair' and cur is not None:
             detail_line(ck, i, l, cur, M)
+            q = flag1.get((id(cur.t), id(cur.r)))
+            if q is not None and l.startswith('Matched by the ') and q.flag != cur.flag:
+                words = {-1: 'no hardware expectation', 0: 'within the rule', 1: 'flagged'}
+                ck.text(i, 'flag under one peak policy (datasheet peaks on both sides: expected %.3f)' % q.expected,
+                        words[cur.flag], words[q.flag])
         elif sec and sec.startswith('Trace quality'):
             quality_line(ck, i, l, T if sec.endswith('target') else R, M.mt if sec.endswith('target') else M.mr)
         elif sec == 'Hardware':

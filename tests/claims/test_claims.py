@@ -55,6 +55,10 @@ KNOWN_WRONG = {
     ('nv_sampled_w128_rank0', 'rows'),
     ('nv_sampled_w128_rank0', 'Elementwise rows'),
 }
+# issue 19 items 3 and 4: the comparison mixes peak sources (MI300X max achievable, H100 datasheet); with
+# datasheet peaks on both sides compute-bound pairs 1.45-1.66x slower on the MI300X are flagged (the report says
+# "within the rule"). The check recomputes the flag under one policy; tolerated until the policy lands.
+KNOWN_LABEL = 'flag under one peak policy'
 PAIRS = ('bert_small_infer', 'nsfw_vit_infer', 'qwen15_05b_infer', 'timesformer_infer')
 SIDES = ('amd_mi300xvf_', 'nv_h100_')
 PAIR_TRACES = tuple(a + m for m in PAIRS for a in SIDES)
@@ -116,8 +120,12 @@ def run(exe, traces, tmp):
             totals[0] += checked
             totals[1] += total
             cov = 100.0 * checked / total if total else 0.0
-            print('%s vs %s: %d of %d numbers checked (%.1f %%), %d wrong; %d labels, %d wrong' %
-                  (tn, rn, checked, total, cov, len(wrong), len(ck.text_checks), len(wlabels)))
+            known = [t for t in wlabels if t[1].startswith(KNOWN_LABEL)]
+            wlabels = [t for t in wlabels if not t[1].startswith(KNOWN_LABEL)]
+            print('%s vs %s: %d of %d numbers checked (%.1f %%), %d wrong; %d labels, %d wrong, %d known wrong' %
+                  (tn, rn, checked, total, cov, len(wrong), len(ck.text_checks), len(wlabels), len(known)))
+            for t in known:
+                print('  known wrong %s:%d: %s: claimed %r, recomputed %r' % ((rep,) + t[:4]))
             for n in wrong:
                 print('  %s:%d: %s: claimed %s, recomputed %s' % (rep, n.lineno, n.label, n.text, cc.fmt_val(n.value)))
             for t in wlabels:
