@@ -185,6 +185,20 @@ def run(exe, traces, tmp):
     print('%s vs %s: %d checked numbers changed one at a time, %d not caught' % (tn, rn, tried, len(missed)))
     check(tried > 100 and not missed, 'every checked number, changed, is reported wrong', missed[:10])
 
+    # lines the report may gain (a peak-policy line at the top, a confidence per recommendation) leave every
+    # checked number checked and right; their numbers are listed as not checked
+    ck0, _ = cc.check_report(rep, T, R, text)
+    c0, t0, w0, l0 = cc.summary(ck0)
+    grown = re.sub(r'\n\n', '\n\nPeak policy: datasheet peaks on both sides (989.4 and 1307.4 TFLOPS bf16, 3350 and '
+                   '5300 GB/s).\n\n', text, count=1)
+    grown = re.sub(r'(\n   - \*\*Impact\*\*[^\n]*)', r'\1\n   - **Confidence**: medium (2 of 3 signals, 10 % margin)', grown)
+    ck1, _ = cc.check_report(rep, T, R, grown)
+    c1, t1, w1, l1 = cc.summary(ck1)
+    nrec = len(re.findall(r'\n   - \*\*Impact\*\*', text))
+    check(c1 == c0 and not w1 and len(l1) == len(l0) and t1 == t0 + 4 + 3 * nrec,
+          'added policy and confidence lines: the same numbers checked, their own listed as not checked',
+          (c0, t0), (c1, t1), nrec)
+
     # numbers no rule knows pull the coverage under the minimum: the check cannot pass by checking nothing
     padded = text + '\n## Appendix 2\n\n' + '\n'.join('| Mystery %d | 1.5 | 2.5 |' % k for k in range(150)) + '\n'
     pad_rep = os.path.join(out, 'padded_fair.md')
