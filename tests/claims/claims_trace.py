@@ -78,7 +78,11 @@ OTHER_BWD = {'aten::native_layer_norm_backward', 'aten::native_group_norm_backwa
              'aten::_scaled_dot_product_efficient_attention_backward',
              'aten::_scaled_dot_product_cudnn_attention_backward'}
 BINARY_BWD = {'aten::tanh_backward', 'aten::sigmoid_backward', 'aten::threshold_backward'}
-STRONG = GEMM | CONV | SDPA | UNARY | BINARY | COMPARE | REDUCE | NORM | SOFTMAX | BN_BWD | OTHER_BWD | BINARY_BWD
+# reductions and scans TraceLens files as reductions: they claim their kernels (a cast inside cumsum is
+# cumsum's), no model here
+SCAN = {'aten::cumsum', 'aten::cumprod', 'aten::logsumexp', 'aten::prod', 'aten::argmax', 'aten::argmin'}
+STRONG = (GEMM | CONV | SDPA | UNARY | BINARY | COMPARE | REDUCE | NORM | SOFTMAX | BN_BWD | OTHER_BWD | BINARY_BWD
+          | SCAN)
 # ops REFERENCE.md section 2 gives no FLOPs/bytes formula for: rows of them count as "not modelled"
 NO_MODEL = {'aten::index_select', 'aten::cat', 'aten::arange', 'aten::_local_scalar_dense'}
 # wrappers: they claim their kernels only as the launcher itself

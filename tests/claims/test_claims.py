@@ -46,14 +46,6 @@ KNOWN_WRONG = {
     ('nv_v100_dlrm_w8_rank1', 'recommendation rank by projected saving'),
     ('nv_v100_dlrm_w8_rank3', 'recommendation rank by projected saving'),
     ('nv_v100_resnet50_tbplugin_2021', 'recommendation rank by projected saving'),
-    # not explained yet: one aten::copy_ instance of 1 call (5.4 µs; 3.0 µs) is a row of its own here and not in
-    # the report (thread naming or grouping of a launch outside the op's thread)
-    ('amd_mi300x_sglang_qwen3_8b_decode', 'rows'),
-    ('amd_mi300x_sglang_qwen3_8b_decode', 'Elementwise rows'),
-    ('amd_mi300x_sglang_qwen3_8b_decode', 'Elementwise ms'),
-    ('amd_mi300x_sglang_qwen3_8b_decode', 'Elementwise % of kernel time'),
-    ('nv_sampled_w128_rank0', 'rows'),
-    ('nv_sampled_w128_rank0', 'Elementwise rows'),
 }
 # issue 19 items 3 and 4: the comparison mixes peak sources (MI300X max achievable, H100 datasheet); with
 # datasheet peaks on both sides compute-bound pairs 1.45-1.66x slower on the MI300X are flagged (the report says
