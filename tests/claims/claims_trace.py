@@ -19,6 +19,7 @@ the reports, written again from those definitions:
   of the report's own documented model is used (layer norm: 7*n + 5*rows FLOPs, the rows' mean and rstd written
   in fp32; softmax: 5*n FLOPs).
 """
+import decimal
 import gzip
 import json
 import math
@@ -386,6 +387,14 @@ def _types_text(t):
     return '(' + ', '.join("'%s'" % x for x in t) + ')'
 
 
+def _ns(v):
+    """A JSON time in µs as exact integer nanoseconds: old traces hold integer µs near 1.7e15, where a float
+    times 1000 loses nanoseconds; a float's shortest repr is the text the trace holds."""
+    if isinstance(v, int):
+        return v * 1000
+    return int((decimal.Decimal(repr(float(v))) * 1000).to_integral_value(decimal.ROUND_HALF_EVEN))
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
@@ -429,8 +438,8 @@ class Trace:
             elif cat in GPU_CATS:
                 # GPU intervals in integer nanoseconds (the traces' µs carry 3 decimals): touching kernels
                 # touch exactly
-                t0 = round(ts * 1000)
-                gpu.append((t0, t0 + round(dur * 1000), e.get('name', ''), GPU_CATS[cat], args.get('correlation')))
+                t0 = _ns(e['ts'])
+                gpu.append((t0, t0 + _ns(e.get('dur', 0)), e.get('name', ''), GPU_CATS[cat], args.get('correlation')))
         self.ngpu = len(gpu)
         self.linked = [g for g in gpu if g[4] in launches]
         self.unlinked = [g for g in gpu if g[4] not in launches]
