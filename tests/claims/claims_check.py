@@ -1149,10 +1149,27 @@ def rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats, state):
             lu = layout_us(T)
             ck.claim(i, m.span(1), lu / 1e3, 'layout conversions ms')
             ck.claim(i, m.span(2), pct(lu, T.total_us), 'layout % of kernel time')
+    m = re.match(r'Elementwise fusion: (.*)', rec)
+    fus = T.fusion_groups() if m else None
+    if m and fus is not None and m.group(1).strip() in fus:
+        inst, nk, us = fus[m.group(1).strip()]
+        mi = re.match(r'- \*\*Issue:\*\* `[^`]*`: ' + NUM + ' instances run ' + NUM + ' elementwise kernels \(' + NUM
+                      + r' per instance, ' + NUM + r' (ms|µs) in all\)', l)
+        if mi:
+            ck.claim(i, mi.span(1), inst, 'module instances', exact=True)
+            ck.claim(i, mi.span(2), nk, 'elementwise kernels', exact=True)
+            ck.claim(i, mi.span(3), nk / inst, 'kernels per instance')
+            ck.claim(i, mi.span(4), us / (1e3 if mi.group(5) == 'ms' else 1), 'elementwise time')
+        mp = re.match(r'- \*\*Impact:\*\* ' + NUM + r' (ms|µs) \(' + NUM + ' % of GPU kernel time\)', l)
+        if mp:
+            # one fused kernel per instance at the mean time of one of its kernels
+            save = us - inst * us / nk
+            ck.claim(i, mp.span(1), save / (1e3 if mp.group(2) == 'ms' else 1), 'fusion saving')
+            ck.claim(i, mp.span(3), pct(save, T.total_us), 'fusion saving % of kernel time')
     for n_ in ck.by_line.get(i, []):
         if n_.status is None and re.match(r'(Elementwise fusion|Eager attention|Batch norm bandwidth)', rec):
             n_.status = 'unchecked'
-            n_.reason = rec.split(':')[0] + ': module groups / BN models not recomputed here'
+            n_.reason = rec.split(':')[0] + ': fusion by parent op, eager attention, BN models not recomputed here'
 
 
 def main(argv=None):

@@ -406,6 +406,7 @@ class Trace:
         ev = doc['traceEvents'] if isinstance(doc, dict) else doc
         self.meta = doc if isinstance(doc, dict) else {}
         ops, launches, gpu = [], {}, []
+        self.modules = []   # nn.Module python events: (start, end, name, thread)
         self.pname, self.plabel, self.tname = {}, {}, {}
         for e in ev:
             if not isinstance(e, dict):
@@ -427,6 +428,9 @@ class Trace:
             except (KeyError, TypeError, ValueError):
                 continue
             args = e.get('args') or {}
+            if cat == 'python_function' and str(e.get('name', '')).startswith('nn.Module: '):
+                self.modules.append((ts, ts + dur, e['name'][len('nn.Module: '):], (e.get('pid'), e.get('tid'))))
+                continue
             if cat in CPU_CATS:
                 ops.append({'name': e.get('name', ''), 'ts': ts, 'end': ts + dur, 'tid': (e.get('pid'), e.get('tid')),
                             'args': args, 'parent': None, 'kl': False, 'launches': False})
@@ -539,6 +543,42 @@ class Trace:
         self.tl = {k: v / 1000.0 for k, v in dict(total=total, computation=union_len(comp), idle=total - busy,
                                                    exposed_comm=minus_len(comm, comp),
                                                    exposed_memcpy=minus_len(minus_merge(memcpy, comp), comm)).items()}
+
+    def fusion_groups(self):
+        """Elementwise kernels by the innermost nn.Module python event around their launch, per module class
+        (the name less its _N suffix): {class: (instances, kernels, µs)}. None without module events."""
+        if not self.modules:
+            return None
+        launches = []   # (ts, kernel µs) of each elementwise kernel's launch
+        for r in self.rows:
+            if row_category(r) != 'Elementwise':
+                continue
+            for inst in r.instances:
+                for g in inst:
+                    if g[3] == 'kernel':
+                        L = self.launch_of[g[4]]
+                        launches.append((L['ts'], L['tid'], (g[1] - g[0]) / 1000.0))
+        by_tid = {}
+        for m in self.modules:
+            by_tid.setdefault(m[3], []).append(m)
+        out = {}
+        for tid, mods in by_tid.items():
+            items = sorted([(m[0], 0, m) for m in mods] + [(l[0], 1, l) for l in launches if l[1] == tid],
+                           key=lambda x: (x[0], x[1], -(x[2][1] - x[2][0]) if x[1] == 0 else 0))
+            stack, seen = [], {}
+            for ts, kind, it in items:
+                while stack and ts >= stack[-1][1]:
+                    stack.pop()
+                if kind == 0:
+                    stack.append(it)
+                elif stack:
+                    m = stack[-1]
+                    cls = re.sub(r'_\d+$', '', m[2])
+                    g = out.setdefault(cls, [set(), 0, 0.0])
+                    g[0].add(id(m))
+                    g[1] += 1
+                    g[2] += it[2]
+        return {k: (len(v[0]), v[1], v[2]) for k, v in out.items()}
 
     def row_metrics(self, r, hw):
         """Per-row means over calls: TB/s, TFLOPS/s, % of roofline; FLOPS/Byte, bound, roofline µs per call.

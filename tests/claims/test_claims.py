@@ -31,7 +31,7 @@ import claims_check as cc  # noqa: E402
 import claims_trace as ct  # noqa: E402
 
 MIN_COVERAGE = 90.0
-# the standalone reports' fusion, eager-attention and batch-norm bandwidth findings (module groups, BN models)
+# the standalone reports' fusion by parent op, eager-attention and batch-norm bandwidth findings (BN models)
 # and the replay selection are not recomputed, nor are rows of ops without a model here: a lower floor
 MIN_COVERAGE_STANDALONE = 55.0
 # wrong claims the check found in jarvis' reports and left to the issue item that owns them: tolerated (and
