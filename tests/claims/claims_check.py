@@ -901,8 +901,9 @@ def check_standalone(path, T, text=None):
         return 100.0 * c['roof'] / c['rtime'] if c['rtime'] > 0 else math.nan
 
     # the elementwise baseline: add/mul/copy_ rows moving >= 1 MiB per call, transfers left out
+    copies = [r for r in T.rows if r.op_name in BASELINE_OPS and r.runs_as_copy()]
     base = [r for r in T.rows if r.op_name in BASELINE_OPS and r.perf is not None and r.perf.bytes >= 1 << 20
-            and not r.transfer()]
+            and not r.runs_as_copy()]
     b_calls = sum(r.count for r in base)
     b_bytes = sum(r.perf.bytes * r.count for r in base)
     b_time = sum(r.time_us for r in base)
@@ -952,6 +953,16 @@ def check_standalone(path, T, text=None):
                 ck.claim(i, m.span(1), tbs, 'elementwise baseline TB/s')
                 ck.claim(i, m.span(2), 100.0 * tbs * 1e3 / hw['bw'] if hw else math.nan, 'baseline % of HBM')
                 ck.claim(i, m.span(3), hw['bw'] / 1e3 if hw else math.nan, 'HBM TB/s (stated)')
+            m = re.search(r'; ' + NUM + r' add/mul/copy_ rows? run as memcpy/memset \(' + NUM + r' (µs|ms)\) left out',
+                          l)
+            if m:
+                ck.claim(i, m.span(1), len(copies), 'baseline rows run as memcpy/memset', exact=True)
+                ck.claim(i, m.span(2), sum(r.time_us for r in copies) / (1e3 if m.group(3) == 'ms' else 1),
+                         'their time')
+            m = re.match(r'\| Elementwise baseline \(add/mul/copy_\) \| ' + NUM + r' TB/s \|', l)
+            if m:
+                ck.claim(i, m.span(1), b_bytes / 1e12 / (b_time / 1e6) if b_time > 0 else math.nan,
+                         'elementwise baseline TB/s')
             m = re.search(r'no baseline: .*\(' + NUM + r' calls, ' + NUM + r' MiB of .*moving at least ' + NUM
                           + r' MiB per call; it needs at least ' + NUM + r' calls and ' + NUM + r' MiB\)', l)
             if m:

@@ -366,6 +366,10 @@ class Row:
                 tot[k[2]] = tot.get(k[2], 0.0) + (k[1] - k[0]) / 1000.0
         return sorted(tot.items(), key=lambda x: -x[1])
 
+    def runs_as_copy(self):
+        """1 when the row ran any gpu_memcpy or gpu_memset event (the elementwise baseline leaves it out)."""
+        return any(k[3] in ('memcpy', 'memset') for i in self.instances for k in i)
+
     def transfer(self):
         """1 when the row's GPU time is mostly memcpy (a transfer is not judged against HBM)."""
         m = sum(k[1] - k[0] for i in self.instances for k in i if k[3] == 'memcpy')
