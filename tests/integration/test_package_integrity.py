@@ -125,8 +125,10 @@ for limit in (0.05, 0.4):
     check(len(runs) >= 1, f'--time-limit {limit}: a timed entry', len(runs))
     for b in runs:
         measured = b['iterations'] * b['real_time'] * {'ns': 1e-9, 'us': 1e-6, 'ms': 1e-3}[b.get('time_unit', 'ns')]
-        # the loop stops once the measured time reaches the limit: at most one sample (>= 100 us of runs) past it
-        check(measured <= limit * 1.25 + 0.01, f'--time-limit {limit}: {b["name"]}: {measured:.3f} s measured',
+        # the loop stops once the measured time reaches the limit: at most one sample (>= 100 us of runs) past it,
+        # plus 50 ms for a sample the scheduler stretched on a loaded machine (0.084 s at 0.05 under load 18);
+        # the default sampling, with no limit, runs for seconds
+        check(measured <= limit * 1.25 + 0.05, f'--time-limit {limit}: {b["name"]}: {measured:.3f} s measured',
               b['iterations'], b['real_time'])
     if not SANITIZED:
         check(wall < 4 * limit + 5, f'--time-limit {limit}: the command ends within 4x the limit (+5 s to start)',
