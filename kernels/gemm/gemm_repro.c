@@ -126,8 +126,10 @@ void jv_gemm_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts
     jv_repro_pyfloat(al, sizeof al, g->alpha);
     jv_repro_pyfloat(be, sizeof be, beta);
     char title[160];
+    char bt[32] = "";
+    if (batch > 1) snprintf(bt, sizeof bt, "%lld x ", (long long)batch);
     snprintf(title, sizeof title,
-             "%s: out[%lld, %lld] = A[%lld, %lld] @ B[%lld, %lld]%s, as PyTorch calls it (m = N, n = M)", ro.name,
+             "%s: %sout[%lld, %lld] = A[%lld, %lld] @ B[%lld, %lld]%s, as PyTorch calls it (m = N, n = M)", ro.name, bt,
              (long long)g->m, (long long)g->n, (long long)g->m, (long long)g->k, (long long)g->k, (long long)g->n,
              epilogue ? " + bias (epilogue)"
              : tc     ? " + beta * C"
@@ -139,7 +141,7 @@ void jv_gemm_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts
         if (tool == 0 && ta->dtype == JV_DT_F64) continue; /* hipBLASLt has no fp64 GEMM: rocBLAS runs it */
         jv_repro_cmd *c = jv_repro_cmd_add(
             r, tool == 0 ? "hipblaslt-bench" : "rocblas-bench", "",
-            tool == 0  ? title
+            tool == 0 || r->ncmd == 0 ? title
             : epilogue ? "the same GEMM through rocBLAS (no bias epilogue there: the bias as a full C, beta 1)"
                        : "the same GEMM through rocBLAS");
         if (tool == 1) jv_repro_opt(r, c, "-f", batch > 1 ? "gemm_strided_batched_ex" : "gemm_ex");
