@@ -21,12 +21,18 @@ the vendor tools' documented options and against the ops they reproduce.
   wrong layout are each rejected.
 - reproduce.md is a package member listed (size and SHA-256) in manifest.json; --op out of range exits 2 with
   a message; --print-repro without --op prints the whole document; NVIDIA is said to have no such tool.
-Usage: test_repro.py JARVIS_ANALYZE JARVIS_REPLAY TRACE
+- Five fixture traces of SHARED_DIR/traces (skipped, exit 77 unless a check fails, when absent): every op of
+  their packages' reproduce.md checked the same way (real GEMMs, 3-D convolutions, an old trace whose
+  convolution and batch-norm arguments were not recorded).
+Usage: test_repro.py JARVIS_ANALYZE JARVIS_REPLAY TRACE [SHARED_DIR]
 """
 import ast, contextlib, hashlib, io, json, os, re, shlex, subprocess, sys, tempfile, types, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
-from jvcheck import check, finish, run  # noqa: E402
+from jvcheck import check, finish, run, skip_part  # noqa: E402
+
+FIXTURES = ['amd_mi300x_resnet18_train.json.gz', 'nv_h100_timesformer_infer.json.gz', 'nv_v100_dlrm_w8_rank0.json',
+            'nv_v100_resnet50_tbplugin_2021.json.gz', 'nv_sampled_w128_rank0.json.gz']
 
 # ---- the tools' documented options: long name -> (short letter or None, takes a value) ----
 
@@ -266,6 +272,12 @@ def check_conv(sub, opts, op, a, errs):
     x, w = a['input'], a['weight']
     nd = len(x['shape']) - 2
     need(opts, REQ_CONV + (REQ_CONV3 if nd == 3 else []), what, errs)
+    # arguments an old trace did not record (null in the IR) are PyTorch's defaults, as the replay takes them
+    a = dict(a)
+    for n, dflt in (('stride', [1] * nd), ('padding', [0] * nd), ('dilation', [1] * nd), ('groups', 1),
+                    ('transposed', False)):
+        if a.get(n) is None:
+            a[n] = dflt
     tr = a.get('transposed', False)
     g = a['groups']
     cout = w['shape'][1] * g if tr else w['shape'][0]
@@ -322,7 +334,7 @@ def check_bn(sub, opts, op, a, errs):
         if ival(opts, 'forw') != 0 or ival(opts, 'back') != 1 or ival(opts, 'save') != 1:
             errs.append(f'{what}: a training backward is -F 0 -b 1 -s 1')
     else:
-        tr = a.get('training', True)
+        tr = a.get('training', True) is not False  # unrecorded (null): training, as the replay takes it
         if ival(opts, 'forw') != (1 if tr else 2):
             errs.append(f'{what}: -F {opts.get("forw")}, the op is {"training" if tr else "inference"}')
     if sub != 'bnorm' + DT_MIOPEN.get(DT_BLAS.get(x['dtype']), '?'):
@@ -440,7 +452,9 @@ EXPECT_CALL = {'aten::mm': 'mm', 'aten::bmm': 'bmm', 'aten::addmm': 'addmm', 'at
                'aten::where': 'ops.aten.where', 'aten::threshold_backward': 'ops.aten.threshold_backward',
                'aten::clamp_min_': 'ops.aten.clamp_min_'}
 TORCH_DT = {'c10::BFloat16': 'bfloat16', 'c10::Half': 'float16', 'float': 'float32', 'double': 'float64',
-            'bool': 'bool', 'long int': 'int64'}
+            'bool': 'bool', 'long int': 'int64', 'int': 'int32', 'short int': 'int16', 'signed char': 'int8',
+            'unsigned char': 'uint8'}
+NOT_REPLAYED_ARGS = {'reserveSpace'}  # cuDNN's batch-norm reserve space: the replay computes without it
 
 
 def check_snippet(code, entry, tag):
@@ -454,7 +468,8 @@ def check_snippet(code, entry, tag):
     made = {(m[1], m[2], m[3]) for m in log if m[0] == 'make'}
     for a in entry['replay_ir']['list_pos_args'] + entry['replay_ir'].get('list_kwargs', []):
         v = a['value']
-        if a['arg_type'].startswith('Tensor') and isinstance(v, dict) and v.get('init') not in (None,):
+        if a['arg_type'].startswith('Tensor') and isinstance(v, dict) and v.get('init') is not None and \
+                a['arg_name'] not in NOT_REPLAYED_ARGS:
             key = (tuple(v['shape']), tuple(v['strides']), TORCH_DT.get(v['dtype'], v['dtype']))
             check(key in made, f'{tag}: the snippet makes {a["arg_name"]} {key}', sorted(made))
     want = EXPECT_CALL.get(entry['op_name'])
@@ -584,6 +599,7 @@ def check_op(rep, pkg, n, entry, tools, tag):
 
 def main():
     ana, rep, trace = (os.path.abspath(a) for a in sys.argv[1:4])
+    shared = sys.argv[4] if len(sys.argv) > 4 else ''
     tmp = tempfile.mkdtemp(prefix='jv_repro_')
     irp = os.path.join(tmp, 'cases.json')
     with open(irp, 'w') as f:
@@ -663,6 +679,36 @@ def main():
         if lines:
             fams.add(entry['jarvis']['family'])
     check({'conv', 'batchnorm'} <= fams, 'package: vendor lines for conv and batchnorm ops', fams)
+    p = print_repro(rep, pkg, 0)
+    check(p.stdout in text, 'the --print-repro section is the one in reproduce.md')
+
+    # fixture traces (real GEMMs, 3-D convolutions, fp32 batch norms, arguments an old trace did not record)
+    traces = os.path.join(shared, 'traces') if shared else ''
+    if not os.path.isdir(traces):
+        skip_part(f'no fixture traces in {traces or "(no SHARED_DIR)"}')
+        return finish()
+    tools = {}
+    for name in FIXTURES:
+        out = os.path.join(tmp, name)
+        p = run(ana, os.path.join(traces, name), '-o', out, '-q')
+        if not check(p.returncode == 0, f'analyze {name}', p.stderr[-300:]):
+            continue
+        z = zipfile.ZipFile(os.path.join(out, 'replay_package.zip'))
+        ir, doc = json.loads(z.read('replay_ir.json')), z.read('reproduce.md').decode()
+        secs = {int(m.group(1)): m.group(0) for m in re.finditer(r'^## op (\d+): .*?(?=^## op |\Z)', doc, re.S | re.M)}
+        for n, entry in enumerate(ir):
+            tag = f'{name} op {n} {entry["op_name"]}'
+            if not check(n in secs and 'No reproducer' not in secs[n], f'{tag}: a reproducer section'):
+                continue
+            lines, code = sections(secs[n])
+            for ln in lines:
+                tools[shlex.split(ln)[0]] = tools.get(shlex.split(ln)[0], 0) + 1
+                errs = check_line(ln, entry)
+                check(not errs, f'{tag}: {ln[:60]}...', errs)
+            if check(code is not None, f'{tag}: a python block'):
+                check_snippet(code, entry, tag)
+    check(all(tools.get(t, 0) >= 5 for t in ('hipblaslt-bench', 'rocblas-bench', 'MIOpenDriver')),
+          'fixtures: lines of every tool', tools)
     return finish()
 
 
