@@ -43,7 +43,8 @@ void jv_repro_opts_default(jv_repro_opts *o) {
     o->cold_iters = 10;
 }
 
-static int is_py_keyword(const char *s) {
+/* 1 for a Python keyword or a name the snippet gives a meaning of its own (torch, r) */
+static int reserved_name(const char *s) {
     static const char *const K[] = {"False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
                                     "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
                                     "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
@@ -59,7 +60,7 @@ static int py_name_ok(const char *s) {
     if (!isalpha((unsigned char)s[0])) return 0; /* a leading '_' is the snippet's own */
     for (const char *p = s; *p; p++)
         if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
-    return !is_py_keyword(s);
+    return !reserved_name(s);
 }
 
 /* appends a shell word: as is when it holds only safe characters, else single-quoted */

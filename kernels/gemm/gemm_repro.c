@@ -33,7 +33,7 @@ static void mat_of(const jv_tensor *t, int swap, blas_mat *m) {
         r = c, c = x, x = sr, sr = sc, sc = x;
     }
     m->rows = r, m->cols = c;
-    m->batch_stride = nd == 3 ? t->strides[0] : 0;
+    m->batch_stride = nd == 3 && t->shape[0] > 1 ? t->strides[0] : 0; /* one matrix for every batch: 0 */
     if (sc == 1 || c == 1) {
         m->trans = 0, m->ld = r > 1 && sr > c ? sr : c;
     } else if (sr == 1 || r == 1) {

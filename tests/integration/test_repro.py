@@ -188,10 +188,13 @@ DT_MIOPEN = {'f32_r': '', 'f16_r': 'fp16', 'bf16_r': 'bfp16'}
 
 
 def gemm_geometry(op, a):
+    # aten::matmul here: two 3-D operands (batch dims broadcast), as the hand-made case has them
     """M, N, K, batch and the PyTorch A / B matrices (shape and strides of the last two dims; B as [K, N]) of a
     GEMM entry."""
     if op in ('aten::mm', 'aten::bmm'):
         A, B = a['self'], a['mat2']
+    elif op == 'aten::matmul' and len(a['self']['shape']) == 3 and len(a['other']['shape']) == 3:
+        A, B = a['self'], a['other']
     elif op in ('aten::addmm', 'aten::baddbmm'):
         A, B = a['mat1'] if op == 'aten::addmm' else a['batch1'], a['mat2'] if op == 'aten::addmm' else a['batch2']
     elif op == 'aten::linear':
@@ -204,7 +207,7 @@ def gemm_geometry(op, a):
         A = {'shape': [lead, A['shape'][-1]], 'strides': A['strides'][-2:], 'dtype': A['dtype']}
     else:
         return None
-    batch = A['shape'][0] if len(A['shape']) == 3 else 1
+    batch = max(A['shape'][0], B['shape'][0]) if len(A['shape']) == 3 else 1
     M, K = A['shape'][-2], A['shape'][-1]
     N = B['shape'][-1]
     return M, N, K, batch, A, B
@@ -216,7 +219,9 @@ def trans_ld(t):
     sr, sc = t['strides'][-2], t['strides'][-1]
     if sc == 1 or c == 1:
         return 'N', max(sr, c) if r > 1 else c
-    return 'T', max(sc, r) if c > 1 else r
+    if sr == 1 or r == 1:
+        return 'T', max(sc, r) if c > 1 else r
+    return 'N', c  # no unit stride: PyTorch copies it contiguous first
 
 
 def check_gemm(tool, opts, op, a, errs):
@@ -249,10 +254,12 @@ def check_gemm(tool, opts, op, a, errs):
         errs.append(f'{what}: --ldc {opts.get("ldc")} < m')
     if batch > 1:
         need(opts, ['stride_a', 'stride_b', 'stride_c', 'stride_d'], what, errs)
-        if ival(opts, 'stride_a') != (B['strides'][0] if len(B['shape']) == 3 else 0):
-            errs.append(f'{what}: --stride_a {opts.get("stride_a")}, B\'s batch stride is {B["strides"][0]}')
-        if ival(opts, 'stride_b') != A['strides'][0]:
-            errs.append(f'{what}: --stride_b {opts.get("stride_b")}, A\'s batch stride is {A["strides"][0]}')
+        def bstride(t):  # one matrix for every batch (2-D, or a batch dim of 1): 0
+            return t['strides'][0] if len(t['shape']) == 3 and t['shape'][0] > 1 else 0
+        if ival(opts, 'stride_a') != bstride(B):
+            errs.append(f'{what}: --stride_a {opts.get("stride_a")}, B\'s batch stride is {bstride(B)}')
+        if ival(opts, 'stride_b') != bstride(A):
+            errs.append(f'{what}: --stride_b {opts.get("stride_b")}, A\'s batch stride is {bstride(A)}')
     want_t = DT_BLAS.get(A['dtype'])
     for n in ('a_type', 'b_type', 'c_type', 'd_type'):
         if opts.get(n) not in BLAS_TYPES:
@@ -443,7 +450,7 @@ def run_snippet(code):
     return log, out.getvalue(), err
 
 
-EXPECT_CALL = {'aten::mm': 'mm', 'aten::bmm': 'bmm', 'aten::addmm': 'addmm', 'aten::linear': 'nn.functional.linear',
+EXPECT_CALL = {'aten::mm': 'mm', 'aten::matmul': 'matmul', 'aten::bmm': 'bmm', 'aten::addmm': 'addmm', 'aten::linear': 'nn.functional.linear',
                'aten::convolution': 'ops.aten.convolution',
                'aten::convolution_backward': 'ops.aten.convolution_backward',
                'aten::batch_norm': 'nn.functional.batch_norm', 'aten::native_batch_norm': 'nn.functional.batch_norm',
@@ -554,6 +561,8 @@ CASES = [  # (entry, vendor tools expected)
                         ('bias', 'Tensor?', T([16], 'float'))]), ['hipblaslt-bench', 'rocblas-bench']),
     (E('aten::mm', [('self', 'Tensor', T([8, 4], 'double')), ('mat2', 'Tensor', T([4, 2], 'double'))]),
      ['rocblas-bench']),
+    (E('aten::matmul', [('self', 'Tensor', T([1, 8, 4])), ('other', 'Tensor', T([3, 4, 2], strides=[8, 1, 4]))]),
+     ['hipblaslt-bench', 'rocblas-bench']),
     (conv(T([2, 8, 16, 16], 'c10::Half'), T([6, 4, 3, 3], 'c10::Half'), T([6], 'c10::Half'), [2, 2], [1, 1], [2, 2], 2),
      ['MIOpenDriver']),
     (conv_bwd(CL([2, 16, 8, 8]), CL([2, 8, 8, 8]), CL([16, 8, 3, 3]), [1, 1], [1, 1], [1, 1], 1, [True, False, False]),
