@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "jv_opcall.h"
+#include "jv_repro_cmd.h"
 #include "jv_status.h"
 #include "jv_tensor.h"
 
@@ -213,6 +214,11 @@ typedef struct {
     jv_report_cat report;
     /* The findings hook. */
     jv_family_findings findings;
+    /* The reproducer hook (replayed families): fills r (zeroed by the caller) from a parsed call d and its
+     * operands ops (as .operands lays them out) with the command lines of the AMD vendor tools that run the
+     * same op (or r->amd_none saying why none does) and the PyTorch statement that runs it once
+     * (jv_repro_cmd.h), with o's iteration counts. ir/jv_repro assembles them. NULL: no reproducer. */
+    void (*repro)(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
 } jv_family;
 
 /* Number of registered families, and family i (0 <= i < count; NULL

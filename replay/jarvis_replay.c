@@ -21,6 +21,7 @@
 #include "jv_package.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_replay_out.h"
+#include "jv_repro.h"
 #include "jv_runner.h"
 #include "jv_session.h"
 #include "jv_verdict.h"
@@ -44,6 +45,7 @@ typedef struct {
     const char *conv_algo; /* heuristic (default), best */
     const char *gemm_algo; /* heuristic (default), best */
     int no_graph;          /* --no-graph: no graph timing of short ops */
+    int print_repro;       /* --print-repro: print reproducer commands (op N with --op) and exit */
 } cli;
 
 static void usage(FILE *f) {
@@ -66,6 +68,10 @@ static void usage(FILE *f) {
           "                           else the CPU backend (it says so)\n"
           "  --list                   print the package's ops and exit\n"
           "  --op N                   replay only op N (its id in --list)\n"
+          "  --print-repro            print the reproducer commands of op N (with --op; else of every op):\n"
+          "                           the AMD vendor tool line (hipblaslt-bench / rocblas-bench, MIOpenDriver)\n"
+          "                           and a PyTorch snippet, as the package's reproduce.md has them; opens no\n"
+          "                           device\n"
           "  --iterations K           exactly K launches per op, no warm-up, hot cache (for a profiler:\n"
           "                           --op N --iterations 1 runs one op once)\n"
           "  --cache hot|cold|both    cache modes to time (default both)\n"
@@ -148,6 +154,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"deadline", required_argument, 0, 20},
                                          {"gemm-algo", required_argument, 0, 21},
                                          {"duty", required_argument, 0, 22},
+                                         {"print-repro", no_argument, 0, 23},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, 'V'},
@@ -218,6 +225,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
             c->conv_algo = optarg;
             break;
         case 19: c->no_graph = 1; break;
+        case 23: c->print_repro = 1; break;
         case 21:
             if (strcmp(optarg, "heuristic") && strcmp(optarg, "best")) goto bad;
             c->gemm_algo = optarg;
@@ -236,6 +244,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
         return 2;
     }
     if (optind + 1 == argc) c->package = argv[optind];
+    if (c->print_repro && !c->package) {
+        fprintf(stderr, "jarvis-replay: --print-repro needs a PACKAGE (see --help)\n");
+        return 2;
+    }
     if (!c->package && !c->peak) {
         fprintf(stderr, "jarvis-replay: %s (see --help)\n",
                 optind < argc ? "one package at a time" : "missing PACKAGE (or --peak)");
@@ -292,6 +304,25 @@ static void list_ops(const jv_ir *ir) {
                (long long)r.traced_count, r.traced_median_us, r.traced_total_us, (double)r.alloc_bytes / 1048576.0,
                r.label, ok ? "" : "  [not replayable: ", ok ? "" : r.reason, ok ? "" : "]");
     }
+}
+
+/* --print-repro: op's reproducer section (op -1: the whole reproduce.md) on stdout; 0, or 1 with the reason on
+ * stderr when the op has no reproducer */
+static int print_repro(const jv_ir *ir, int op, const char *package) {
+    jv_repro_opts o;
+    jv_repro_opts_default(&o);
+    jv_err err = {0};
+    char *text = NULL;
+    jv_strbuf b = JV_STRBUF_INIT;
+    jv_status st = op >= 0 ? jv_repro_op(&ir->ops[op], &o, &b, &err) : jv_repro_doc(ir, &o, 0, &text, &err);
+    if (st == JV_OK) fputs(op >= 0 ? (b.buf ? b.buf : "") : text, stdout);
+    jv_sb_free(&b);
+    free(text);
+    if (st != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s: %s\n", package, err.msg);
+        return 1;
+    }
+    return 0;
 }
 
 /* 1 when the directory that will hold output file path exists and is writable (checked before a long run) */
@@ -351,6 +382,11 @@ int main(int argc, char **argv) {
         list_ops(&ir);
         jv_ir_free(&ir);
         return 0;
+    }
+    if (c.print_repro) {
+        int rc = print_repro(&ir, c.op, c.package);
+        jv_ir_free(&ir);
+        return rc;
     }
 
     const double t_start = jv_now(); /* --deadline counts from here */

@@ -12,6 +12,7 @@
 #include "jv_ir.h"
 #include "jv_map.h"
 #include "jv_package.h"
+#include "jv_repro.h"
 #include "jv_sha256.h"
 #include "jv_sort.h"
 #include "jv_transfer.h"
@@ -95,6 +96,9 @@ static const char README[] =
     "  trace measured: call count, kernel names, median and total kernel time, category, the perf model's\n"
     "  FLOPs and bytes, and `ex_uid` (the op's index in traceEvents: `jarvis-analyze TRACE --call-stack UID`\n"
     "  prints its parent chain and subtree).\n"
+    "- `reproduce.md`: per op, the AMD vendor tool's command line (hipblaslt-bench / rocblas-bench for GEMM,\n"
+    "  MIOpenDriver for convolution and batch norm) and a PyTorch snippet (CUDA and ROCm builds) that run it\n"
+    "  with the traced shapes, strides, dtypes and layout (`jarvis-replay PACKAGE --op N --print-repro`).\n"
     "- `manifest.json`: the trace (file name, size, SHA-256), its GPUs, the jarvis version and date, how the\n"
     "  ops were chosen, the ops that are not in the package with the reason, and the size and SHA-256 of\n"
     "  the other members (`jarvis-replay` refuses a package whose members differ from them).\n"
@@ -116,6 +120,19 @@ static const char README[] =
     "\n"
     "    /usr/share/benchmark/compare.py benchmarks before.json after.json\n";
 
+/* reproduce.md of the package's IR text (parsed back as jarvis-replay parses it), at most REPRO_MAX bytes:
+ * jv_package_load reads a listed member other than the IR up to 1 MiB */
+#define REPRO_MAX ((size_t)960 << 10)
+static jv_status repro_doc(const char *ir_text, char **out, jv_err *err) {
+    jv_ir ir = {0};
+    JV_CHECK(jv_ir_parse(ir_text, strlen(ir_text), "replay_ir.json", &ir, err));
+    jv_repro_opts o;
+    jv_repro_opts_default(&o);
+    jv_status st = jv_repro_doc(&ir, &o, REPRO_MAX, out, err);
+    jv_ir_free(&ir);
+    return st;
+}
+
 jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
                               jv_replay_pkg *pkg, jv_err *err) {
     memset(pkg, 0, sizeof *pkg);
@@ -128,7 +145,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         pkg->op_of_model[m] = -1;
     agg *g = NULL;
     cJSON *ir = NULL, *man = NULL;
-    char *ir_text = NULL, *man_text = NULL;
+    char *ir_text = NULL, *man_text = NULL, *repro_text = NULL;
     jv_map byname;
     int map_ok = 0;
     size_t ng = 0, cap = pt->nmodels + 64;
@@ -318,11 +335,14 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     if (more_skipped) cJSON_AddNumberToObject(man, "not_replayed_more", more_skipped);
 
     ir_text = cJSON_Print(ir);
+    if (ir_text) /* reproduce.md from the IR as jarvis-replay reads it, so that op N is the same op there */
+        JV_CHECK_GOTO(repro_doc(ir_text, &repro_text, err), st, done);
     if (ir_text) { /* every other member's size and SHA-256: jarvis-replay checks them */
         cJSON *mem = cJSON_AddObjectToObject(man, "members");
-        const char *names[2] = {"replay_ir.json", "README.md"}, *texts[2] = {ir_text, README};
-        size_t lens[2] = {strlen(ir_text), sizeof README - 1};
-        for (int i = 0; mem && i < 2; i++) {
+        const char *names[3] = {"replay_ir.json", "README.md", "reproduce.md"},
+                   *texts[3] = {ir_text, README, repro_text};
+        size_t lens[3] = {strlen(ir_text), sizeof README - 1, strlen(repro_text)};
+        for (int i = 0; mem && i < 3; i++) {
             jv_sha256 h;
             char hex[65];
             jv_sha256_init(&h);
@@ -340,7 +360,8 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     }
     pkg->ir_text = ir_text;
     pkg->manifest_text = man_text;
-    ir_text = man_text = NULL;
+    pkg->repro_text = repro_text;
+    ir_text = man_text = repro_text = NULL;
 done:
     if (map_ok) jv_map_free(&byname);
     free(g);
@@ -348,23 +369,26 @@ done:
     cJSON_Delete(man);
     free(ir_text);
     free(man_text);
+    free(repro_text);
     return st;
 }
 
 jv_status jv_replay_pkg_commit(const jv_replay_pkg *pkg, const char *outdir, jv_err *err) {
     char path[4096];
     snprintf(path, sizeof path, "%s/replay_package.zip", outdir);
-    jv_pkg_file files[3] = {{"replay_ir.json", pkg->ir_text, strlen(pkg->ir_text)},
+    jv_pkg_file files[4] = {{"replay_ir.json", pkg->ir_text, strlen(pkg->ir_text)},
                             {"manifest.json", pkg->manifest_text, strlen(pkg->manifest_text)},
-                            {"README.md", README, sizeof README - 1}};
-    return jv_package_write(path, files, 3, err);
+                            {"README.md", README, sizeof README - 1},
+                            {"reproduce.md", pkg->repro_text, strlen(pkg->repro_text)}};
+    return jv_package_write(path, files, 4, err);
 }
 
 void jv_replay_pkg_free(jv_replay_pkg *pkg) {
     free(pkg->ir_text);
     free(pkg->manifest_text);
+    free(pkg->repro_text);
     free(pkg->op_of_model);
-    pkg->ir_text = pkg->manifest_text = NULL;
+    pkg->ir_text = pkg->manifest_text = pkg->repro_text = NULL;
     pkg->op_of_model = NULL;
     pkg->nmodels = 0;
 }

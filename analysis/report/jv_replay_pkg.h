@@ -5,7 +5,8 @@
  * count, kernel names and times, device, category, model FLOPs and bytes,
  * ex_UID); a manifest (trace name, SHA-256 and size, device properties,
  * jarvis version, creation time, the selection, and the ops not replayed with
- * the reason); and a README for a kernel engineer. */
+ * the reason); a README for a kernel engineer; and reproduce.md (ir/jv_repro: per op the AMD vendor tool
+ * line and a PyTorch snippet). */
 #ifndef JV_REPLAY_PKG_H
 #define JV_REPLAY_PKG_H
 
@@ -30,18 +31,19 @@ typedef struct {
 typedef struct {
     char *ir_text;       /* replay_ir.json */
     char *manifest_text; /* manifest.json */
+    char *repro_text;    /* reproduce.md */
     jv_replay_pkg_summary sum;
     int32_t *op_of_model; /* per perf model: its index in replay_ir.json (jarvis-replay --op N), -1 when left out */
     size_t nmodels;
 } jv_replay_pkg;
 
-/* Chooses the ops and builds replay_ir.json and manifest.json (the trace
+/* Chooses the ops and builds replay_ir.json, reproduce.md and manifest.json (the trace
  * file is hashed here). JV_ERR_IO naming the trace when it cannot be read
  * again; JV_ERR_NOMEM. On success release with jv_replay_pkg_free. */
 jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const jv_replay_pkg_opts *o,
                               jv_replay_pkg *pkg, jv_err *err);
 
-/* Writes OUTDIR/replay_package.zip with the two texts and the README
+/* Writes OUTDIR/replay_package.zip with the three texts and the README
  * (temporary name, renamed when complete). */
 jv_status jv_replay_pkg_commit(const jv_replay_pkg *pkg, const char *outdir, jv_err *err);
 

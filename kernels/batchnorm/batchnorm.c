@@ -285,4 +285,5 @@ const jv_family jv_batchnorm_family = {
     .schemas = jv_batchnorm_schemas,
     .report = JV_REPORT_BATCHNORM,
     .findings = {.impl = bn_impl, .facts = bn_facts},
+    .repro = jv_batchnorm_repro,
 };

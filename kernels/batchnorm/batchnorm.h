@@ -100,6 +100,13 @@ jv_status jv_batchnorm_operands(const jv_desc *d, jv_operands *out, jv_err *err)
 jv_status jv_batchnorm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                                  jv_err *err);
 
+/* The reproducer hook (batchnorm_repro.c, jv_family.repro): an MIOpenDriver bnorm / bnormfp16 / bnormbfp16
+ * line in spatial mode (training forward -F 1 -s 1 with -r for running statistics; inference -F 2 -r 1;
+ * training backward -b 1 -s 1) with the input's sizes and NCHW / NHWC (NCDHW / NDHWC) layout; and the torch
+ * call (nn.functional.batch_norm, or aten::native_batch_norm_backward). No tool line (amd_none) for fp64, an
+ * inference-mode backward, or another layout. */
+void jv_batchnorm_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_batchnorm_desc *jv_batchnorm_of(const jv_desc *d) {
     return (const jv_batchnorm_desc *)(const void *)d->data;

@@ -389,6 +389,7 @@ const jv_family jv_conv_family = {
     .schemas = jv_conv_schemas,
     .report = JV_REPORT_CONV,
     .findings = {.impl = conv_impl, .facts = conv_facts},
+    .repro = jv_conv_repro,
 };
 
 int jv_is_layout_kernel(const char *name) {

@@ -120,6 +120,14 @@ int jv_conv_as_gemm(const jv_desc *d, const jv_operands *ops, jv_conv_gemm *g, c
 jv_status jv_conv_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                             jv_err *err);
 
+/* The reproducer hook (conv_repro.c, jv_family.repro): an MIOpenDriver conv / convfp16 / convbfp16 line
+ * (forward -F 1; backward -F 2 data, 4 weights, 6 both) with the call's sizes, padding, strides, dilations,
+ * groups, conv / trans mode, bias, and NCHW / NHWC (NCDHW / NDHWC) layouts from the strides; and the torch
+ * call (torch.ops.aten.convolution / convolution_backward, or nn.functional.convNd for padding='same').
+ * No tool line (amd_none) for fp64, a layout neither contiguous nor channels_last, an odd 'same' padding,
+ * or a backward that computes only grad_bias. */
+void jv_conv_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_conv_desc *jv_conv_of(const jv_desc *d) {
     return (const jv_conv_desc *)(const void *)d->data;

@@ -188,6 +188,12 @@ int jv_elementwise_merge_dims(const jv_tensor *out, int nstream, const int64_t (
 jv_status jv_elementwise_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
                                    jv_err *err);
 
+/* The reproducer hook of both families (elementwise_repro.c, jv_family.repro): the torch call
+ * (torch.ops.aten.<op> with the call's tensors and Scalars in argument order and its scalar arguments: alpha,
+ * rounding_mode, threshold, approximate, negative_slope, min/max_val, value, nan/posinf/neginf, output_size;
+ * out= when traced so; copy_/fill_/zero_ as the tensor methods); no AMD tool line (amd_none says so). */
+void jv_elementwise_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
+
 /* The descriptor inside a parsed jv_desc of either family. */
 static inline const jv_elementwise_desc *jv_elementwise_of(const jv_desc *d) {
     return (const jv_elementwise_desc *)(const void *)d->data;

@@ -138,6 +138,7 @@ const jv_family jv_unary_family = {
     .reference = jv_elementwise_reference,
     .schemas = jv_unary_schemas,
     .report = JV_REPORT_ELEMENTWISE,
+    .repro = jv_elementwise_repro,
 };
 const jv_family jv_binary_family = {
     .name = "binary",
@@ -151,4 +152,5 @@ const jv_family jv_binary_family = {
     .reference = jv_elementwise_reference,
     .schemas = jv_binary_schemas,
     .report = JV_REPORT_ELEMENTWISE,
+    .repro = jv_elementwise_repro,
 };

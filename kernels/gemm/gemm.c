@@ -214,4 +214,5 @@ const jv_family jv_gemm_family = {
     .schemas = jv_gemm_schemas,
     .report = JV_REPORT_GEMM,
     .findings = {.facts = gemm_facts},
+    .repro = jv_gemm_repro,
 };

@@ -89,6 +89,15 @@ jv_status jv_gemm_roles_of(const jv_desc *d, const jv_operands *ops, jv_gemm_rol
  * views are not 2-D, do not multiply, or differ in dtype. */
 jv_status jv_gemm_desc_mm(jv_desc *d, const jv_tensor *a, const jv_tensor *b, jv_err *err);
 
+/* The reproducer hook (gemm_repro.c, jv_family.repro): a hipblaslt-bench line (not for fp64: hipBLASLt has
+ * none) and a rocblas-bench gemm_ex / gemm_strided_batched_ex line with PyTorch's column-major mapping (m = N,
+ * n = M, the tools' A = PyTorch's B), leading dims and batch strides from the operands, alpha/beta, the
+ * operand, output and compute types, an addmm / linear bias as hipBLASLt's bias epilogue where PyTorch uses
+ * one (1-D bias over N, beta 1) else as C; and the torch call (torch.mm, addmm, bmm, baddbmm,
+ * nn.functional.linear, matmul). No tool line (amd_none) for operands that are no single strided-batched
+ * GEMM or of another dtype. */
+void jv_gemm_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
+
 /* The descriptor inside a parsed jv_desc of this family. */
 static inline const jv_gemm_desc *jv_gemm_of(const jv_desc *d) {
     return (const jv_gemm_desc *)(const void *)d->data;

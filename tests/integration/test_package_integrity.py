@@ -73,6 +73,8 @@ cases = [('ir_digit', {'replay_ir.json': tampered_ir}, (), "member 'replay_ir.js
          ('readme', {'README.md': members['README.md'].replace(b'jarvis', b'Jarvis', 1)}, (),
           "member 'README.md' does not match manifest.json"),
          ('readme_gone', {}, ('README.md',), "no member 'README.md'"),
+         ('repro_edited', {'reproduce.md': members['reproduce.md'].replace(b'## op 0', b'## op 00', 1)}, (),
+          "member 'reproduce.md' does not match manifest.json"),
          ('bad_entry', {'manifest.json': json.dumps(dict(man, members={'README.md': {'sha256': 'x'}})).encode()}, (),
           "member 'README.md' has no \"bytes\" and 64-digit \"sha256\"")]
 for name, changes, drop, want in cases:

@@ -31,7 +31,7 @@ def check_package(pkg, trace):
     check(os.path.exists(pkg), f'{pkg} exists')
     z = zipfile.ZipFile(pkg)
     names = sorted(z.namelist())
-    check(names == ['README.md', 'manifest.json', 'replay_ir.json'], f'members {names}')
+    check(names == ['README.md', 'manifest.json', 'replay_ir.json', 'reproduce.md'], f'members {names}')
     ir = json.loads(z.read('replay_ir.json'))
     man = json.loads(z.read('manifest.json'))
     check(isinstance(ir, list) and len(ir) > 0, 'IR is a non-empty list')
