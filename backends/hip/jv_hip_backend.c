@@ -133,13 +133,13 @@ static void hip_close(void *ctx) {
     hip_ctx *c = ctx;
     if (!c) return;
     if (c->stream && !c->broken) (void)hipStreamSynchronize(c->stream);
+    if (!c->broken) jv_hipv_close(&c->vendor); /* before the stream their handles are bound to */
     if (c->ws) (void)hipFree(c->ws);
     if (c->flush) (void)hipFree(c->flush);
     if (c->ev0) (void)hipEventDestroy(c->ev0);
     if (c->ev1) (void)hipEventDestroy(c->ev1);
     if (c->stream) (void)hipStreamDestroy(c->stream);
     if (c->roctx) dlclose(c->roctx);
-    if (!c->broken) jv_hipv_close(&c->vendor); /* handles: their destructors touch the device */
     free(c);
 }
 

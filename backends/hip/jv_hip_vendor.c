@@ -146,10 +146,19 @@ void jv_hipv_open(jv_hipv *v, void *stream, const jv_hipv_runtime *rt) {
             v->lt_h = NULL;
             snprintf(v->lt_lib.why, sizeof v->lt_lib.why, "hipblasLtCreate failed (status %d): not used", s);
         } else {
+            /* the version: major * 100000 + minor * 100 + patch (hipblaslt-version.h) */
             int ver = 0;
             if (v->lt.get_version(v->lt_h, &ver) == JV_HIPBLAS_STATUS_SUCCESS && ver > 0)
                 snprintf(v->lt_lib.version, sizeof v->lt_lib.version, "%d.%d.%d", ver / 100000, ver / 100 % 1000,
                          ver % 100);
+            if (ver < JV_HIPBLASLT_MIN_VERSION) {
+                v->lt.destroy(v->lt_h);
+                v->lt_h = NULL;
+                snprintf(v->lt_lib.why, sizeof v->lt_lib.why,
+                         "%.100s version %.20s is older than hipBLASLt 0.10 (ROCm 6.3), whose enum values this build "
+                         "passes: not used",
+                         v->lt_lib.path, v->lt_lib.version[0] ? v->lt_lib.version : "unknown");
+            }
         }
     }
     if (v->rb_lib.found) {

@@ -6,8 +6,8 @@
  * and its tests.
  *
  * Sources of every value (the libraries' own headers, ROCm 6.x):
- *   hipBLASLt  library/include/hipblaslt.h (ROCm/hipBLASLt, hipBLASLt 0.10 / ROCm 6.4; the same values since
- *              hipBLASLt 0.6 / ROCm 6.0, when it moved to hipDataType): hipblasLtEpilogue_t,
+ *   hipBLASLt  library/include/hipblaslt.h (ROCm/hipBLASLt at 007c1b5, a 0.10+ header including
+ *              hipblas-common.h; older ones are not used, JV_HIPBLASLT_MIN_VERSION): hipblasLtEpilogue_t,
  *              hipblasLtMatrixLayoutAttribute_t, hipblasLtMatmulDescAttributes_t,
  *              hipblasLtMatmulPreferenceAttributes_t, hipblasLtMatmulAlgo_t { uint8_t data[16]; size_t
  *              max_workspace_bytes; }, hipblasLtMatmulHeuristicResult_t { algo; size_t workspaceSize;
@@ -52,6 +52,12 @@ enum {
 };
 
 /* ---- hipBLASLt ---- */
+/* The oldest hipBLASLt taken (hipblasLtGetVersion): 0.10.0 (ROCm 6.3), the first whose header includes
+ * hipblas-common.h, as the header these values were read from does. Before 0.6 hipblaslt.h had its own compute
+ * type (HIPBLASLT_COMPUTE_F32 = 300), data types, layout attributes (TYPE 0, BATCH_COUNT 1, STRIDED_BATCH_OFFSET
+ * 2) and algo struct (CHANGELOG: 0.6 "Replaced hipblasLtComputeType_t with hipblasComputeType_t"); 0.6 to 0.8 are
+ * not checked here, so they are not used either (rocBLAS runs the GEMMs). */
+#define JV_HIPBLASLT_MIN_VERSION 1000
 enum {
     JV_HIPBLASLT_EPILOGUE_DEFAULT = 1,
     JV_HIPBLASLT_EPILOGUE_BIAS = 4,

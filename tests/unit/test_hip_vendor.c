@@ -37,6 +37,7 @@ static struct {
     int flip_transa;     /* hipBLASLt: record TRANSA inverted (a swapped transpose in the mapping) */
     int ignore_dilation; /* MIOpen: take every dilation as 1 */
     int drop_strides;    /* MIOpen: describe every tensor as contiguous (the strides lost) */
+    int lt_version;      /* what hipblasLtGetVersion says (0: 1000, i.e. 0.10.0) */
     int lt_calls, rb_calls, mi_calls, copies;
 } F;
 
@@ -106,7 +107,7 @@ static int lt_destroy(void *h) {
 }
 static int lt_version(void *h, int *v) {
     (void)h;
-    *v = 1000; /* 0.10.0 */
+    *v = F.lt_version ? F.lt_version : 1000; /* 0.10.0 */
     return 0;
 }
 static int lt_desc_create(void **d, int compute, int scale) {
@@ -1009,8 +1010,10 @@ static void refused(jv_hipv *v, kind k, const jv_cpu_case *c, const char *want) 
     printf("%-10s %-48s %s\n", "refused", c->what, msg);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     jv_hipv v;
+    const char *fake_rocm = argc > 1 ? argv[1] : NULL; /* a ROCm tree whose libhipblaslt.so lacks all but one symbol */
+    unsetenv("ROCM_PATH");
 
     /* GEMM on hipBLASLt (rocBLAS present too: hipBLASLt comes first), then on rocBLAS alone */
     fake_vendor(&v, 1, 1, 0);
@@ -1033,6 +1036,15 @@ int main(void) {
                "hipBLASLt TRANSA flipped");
     wrong_case(&v, K_GEMM, find_case(GEMMS, NGEMMS, "bmm bf16, B transposed"), &F.flip_transa,
                "hipBLASLt TRANSA flipped (bmm)");
+    jv_hipv_close(&v);
+
+    /* a hipBLASLt older than 0.10 (enum values not checked) is not used: rocBLAS runs the GEMMs, the line says why */
+    F.lt_version = 700;
+    fake_vendor(&v, 1, 1, 0);
+    F.lt_version = 0;
+    jv_hipv_describe(&v, line, sizeof line);
+    CHECK(strstr(line, "hipBLASLt fake-hipblaslt version 0.7.0 is older than hipBLASLt 0.10") != NULL);
+    run_all(&v, K_GEMM, GEMMS, 1, "rocBLAS", "old LT");
     jv_hipv_close(&v);
 
     fake_vendor(&v, 0, 1, 0);
@@ -1088,6 +1100,7 @@ int main(void) {
 
     /* the real loader here: no ROCm libraries on this machine (or, where they are, a line naming them) */
     jv_hipv_load(&v);
+    int lt_here = v.lt_lib.found;
     jv_hipv_describe(&v, line, sizeof line);
     printf("vendor line (dlopen here): %s\n", line);
     CHECK(strstr(line, "hipBLASLt ") == line && strstr(line, "; rocBLAS ") && strstr(line, "; MIOpen "));
@@ -1100,6 +1113,19 @@ int main(void) {
         refused(&v, K_BN, &BNS[0], "batch norm not on MIOpen: not found");
     }
     jv_hipv_close(&v);
+
+    /* a library found under $ROCM_PATH/lib that lacks a function used: not used, the line names the function */
+    if (fake_rocm && !lt_here) { /* (a hipBLASLt in the search path would be found first) */
+        setenv("ROCM_PATH", fake_rocm, 1);
+        jv_hipv_load(&v);
+        jv_hipv_describe(&v, line, sizeof line);
+        printf("vendor line (ROCM_PATH=%s): %s\n", fake_rocm, line);
+        CHECK(!v.lt_lib.found && strstr(v.lt_lib.why, "fake_rocm/lib/libhipblaslt.so lacks hipblasLtDestroy"));
+        jv_hipv_open(&v, FAKE_STREAM, NULL);
+        refused(&v, K_GEMM, &GEMMS[0], "lacks hipblasLtDestroy (an older API): not used");
+        jv_hipv_close(&v);
+        unsetenv("ROCM_PATH");
+    }
 
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed != 0;
