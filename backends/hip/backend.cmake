@@ -1,5 +1,5 @@
-# backends/hip: detection of the HIP compiler (hipcc) and runtime (libamdhip64), the offload targets and the
-# vendor libraries. Included by jv_backends_include (backends/backends.cmake) at the top-level directory scope.
+# backends/hip: detection of the HIP compiler (hipcc) and runtime (libamdhip64), and the offload targets.
+# Included by jv_backends_include (backends/backends.cmake) at the top-level directory scope.
 # Sets JV_HAVE_HIP, JV_HIP_ARCHS_USED, JV_HIP_CU_SOURCES and the JV_HIP* paths used by backends/hip/CMakeLists.txt,
 # which defines the libraries (added at the end, when built). Never required unless JV_HIP=ON.
 #
@@ -62,21 +62,8 @@ if(NOT JV_HIP STREQUAL "OFF")
         set(JV_HIP_ARCHS_USED gfx90a gfx940)
       endif()
     endif()
-    # vendor libraries: found and reported; wired into the backend where its code exists (README, "HIP / ROCm")
-    set(JV_HIP_LIBS_FOUND "")
-    foreach(piece "ROCBLAS|rocBLAS|rocblas/rocblas.h|rocblas" "HIPBLASLT|hipBLASLt|hipblaslt/hipblaslt.h|hipblaslt"
-                  "MIOPEN|MIOpen|miopen/miopen.h|MIOpen")
-      string(REPLACE "|" ";" piece "${piece}")
-      list(GET piece 0 var)
-      list(GET piece 1 what)
-      list(GET piece 2 header)
-      list(GET piece 3 lib)
-      find_path(JV_${var}_INCLUDE_DIR ${header} PATHS ${_jv_rocm_inc} DOC "${what} headers")
-      find_library(JV_${var}_LIBRARY ${lib} PATHS ${_jv_rocm_lib} DOC "${what} library")
-      if(JV_${var}_INCLUDE_DIR AND JV_${var}_LIBRARY)
-        list(APPEND JV_HIP_LIBS_FOUND ${var})
-      endif()
-    endforeach()
+    # vendor libraries (hipBLASLt, rocBLAS, MIOpen): not looked for here; the backend loads them at run time
+    # (jv_hip_vendor.c, dlopen), so one build uses them wherever the install has them
     set(JV_HAVE_HIP ON)
   endif()
   if(JV_HIP STREQUAL "ON" AND NOT JV_HAVE_HIP)
@@ -85,7 +72,7 @@ if(NOT JV_HIP STREQUAL "OFF")
 endif()
 if(JV_HAVE_HIP)
   message(STATUS "jarvis: HIP backend ON (${JV_HIPCC}; offload targets ${JV_HIP_ARCHS_USED}; ${JV_AMDHIP_LIBRARY}; "
-                 "vendor libraries found: ${JV_HIP_LIBS_FOUND})")
+                 "hipBLASLt / rocBLAS / MIOpen loaded at run time where installed)")
 elseif(JV_HIP STREQUAL "OFF")
   message(STATUS "jarvis: HIP backend OFF (JV_HIP=OFF)")
 else()

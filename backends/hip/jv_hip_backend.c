@@ -5,9 +5,11 @@
  * memory) and a cache-flush buffer of twice the last-level cache (the L2, or
  * the Infinity Cache where the architecture has one: jv_amdgpu_llc_bytes). Elementwise ops and batch
  * norm run on the plans of kernels/<family>/<file>.cu, compiled as HIP into this
- * backend's own copy (backends/hip/CMakeLists.txt); GEMM and convolution need
- * a vendor library (hipBLASLt or rocBLAS, MIOpen) and are refused, named,
- * until that code exists (README, "HIP / ROCm"). A sticky device error
+ * backend's own copy (backends/hip/CMakeLists.txt); GEMM runs on hipBLASLt
+ * (else rocBLAS), convolution and batch norm on MIOpen, loaded at open with
+ * dlopen where the install has them (jv_hip_vendor: one binary for every
+ * install; a missing library is a line at open and, per op, a refusal that
+ * names it; batch norm then runs on our kernel). A sticky device error
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
  * measured at open (jv_gpu_measure_launch); clocks and power are read from
@@ -23,10 +25,13 @@
 #include <hip/hip_runtime_api.h>
 
 #include "backend.h"
+#include "batchnorm/batchnorm.h"         /* which implementation a traced batch norm names */
+#include "conv/conv.h"                   /* a pointwise convolution as GEMMs */
 #include "elementwise/elementwise_gpu.h" /* the baseline kernels */
 #include "jv_amdgpu.h"
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
+#include "jv_hip_vendor.h"
 
 #define HIP_WORKSPACE       ((size_t)256 << 20) /* the most our kernels are offered */
 #define HIP_WORKSPACE_FLOOR ((size_t)32 << 20)
@@ -52,14 +57,22 @@ typedef struct {
     void *roctx;   /* libroctx64 (dlopen), NULL when absent; its two range calls */
     int (*roctx_push)(const char *);
     int (*roctx_pop)(void);
-    int broken; /* a sticky error: the context is unusable */
+    jv_hipv vendor; /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
+    int broken;     /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
 
-/* the family's own device kernel and its plan */
+/* PLAN_OURS: the family's own device kernel (jv_gpu_kernel_of); the others: a vendor library (jv_hip_vendor;
+ * PLAN_CONV also a pointwise convolution as GEMMs) */
+typedef enum { PLAN_OURS, PLAN_GEMM, PLAN_CONV, PLAN_BN } plan_kind;
+
 typedef struct {
+    plan_kind kind;
     const jv_gpu_kernel *own;
     void *own_plan;
+    jv_hipv_gemm *gemm;
+    jv_hipv_conv *conv;
+    jv_hipv_bn *bn;
     const char *op;
 } hip_plan;
 
@@ -120,6 +133,7 @@ static void hip_close(void *ctx) {
     hip_ctx *c = ctx;
     if (!c) return;
     if (c->stream && !c->broken) (void)hipStreamSynchronize(c->stream);
+    if (!c->broken) jv_hipv_close(&c->vendor); /* before the stream their handles are bound to */
     if (c->ws) (void)hipFree(c->ws);
     if (c->flush) (void)hipFree(c->flush);
     if (c->ev0) (void)hipEventDestroy(c->ev0);
@@ -145,35 +159,26 @@ static void load_roctx(hip_ctx *c) {
     }
 }
 
-/* which vendor libraries this build has (a line at open, not a failure) */
+/* what the device and the install offer: one line at open (a missing library is said here, not a failure) */
 static void say_libraries(const hip_ctx *c) {
-    char clk[600];
+    char clk[600], libs[1400];
     if (c->smi.dev[0])
         snprintf(clk, sizeof clk, "clocks%s from %s", c->smi.power[0] ? " and power" : "", c->smi.dev);
     else
         snprintf(clk, sizeof clk, "clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)");
+    jv_hipv_describe(&c->vendor, libs, sizeof libs);
     fprintf(stderr,
-            "hip backend: device %d (%s): vendor libraries in this build: hipBLASLt %s, rocBLAS %s, MIOpen %s; "
-            "elementwise and batch norm run on our kernels, GEMM and convolution are skipped until a library path "
-            "exists; last-level cache %lld MiB (L2 %lld MiB), flushed with %zu MiB; %s; roctx ranges %s\n",
-            c->device, c->dev_name,
-#ifdef JV_HAVE_HIPBLASLT
-            "found (not wired yet)",
-#else
-            "absent",
-#endif
-#ifdef JV_HAVE_ROCBLAS
-            "found (not wired yet)",
-#else
-            "absent",
-#endif
-#ifdef JV_HAVE_MIOPEN
-            "found (not wired yet)",
-#else
-            "absent",
-#endif
-            (long long)(c->llc_bytes >> 20), (long long)(c->l2_bytes >> 20), c->flush ? c->flush_bytes >> 20 : 0, clk,
-            c->roctx ? "on (libroctx64)" : "off (no libroctx64)");
+            "hip backend: device %d (%s): vendor libraries (dlopen): %s; last-level cache %lld MiB (L2 %lld MiB), "
+            "flushed with %zu MiB; %s; roctx ranges %s\n",
+            c->device, c->dev_name, libs, (long long)(c->llc_bytes >> 20), (long long)(c->l2_bytes >> 20),
+            c->flush ? c->flush_bytes >> 20 : 0, clk, c->roctx ? "on (libroctx64)" : "off (no libroctx64)");
+}
+
+/* the vendor paths' device copy (a GEMM's bias into its output): hipMemcpy2DAsync on the stream */
+static int vendor_copy2d(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, void *stream) {
+    (void)ctx;
+    return (int)hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, hipMemcpyDeviceToDevice, (hipStream_t)stream);
 }
 
 /* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
@@ -260,6 +265,9 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     const jv_gpu_launch_probe probe = {c, probe_noop, probe_spin, probe_sync, probe_start, probe_started, probe_stop};
     JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
     load_roctx(c);
+    jv_hipv_load(&c->vendor);
+    const jv_hipv_runtime rt = {c, vendor_copy2d};
+    jv_hipv_open(&c->vendor, c->stream, &rt);
     say_libraries(c);
     return JV_OK;
 }
@@ -377,15 +385,97 @@ static jv_status hip_timer_stop(void *ctx, double *seconds, jv_err *err) {
 }
 
 static void hip_release(void *ctx, void *plan) {
-    (void)ctx; /* host objects only: safe on a broken context */
+    hip_ctx *c = ctx; /* host objects only (descriptors): safe on a broken context */
     hip_plan *p = plan;
     if (!p) return;
     if (p->own) p->own->release(p->own_plan);
+    jv_hipv_gemm_free(&c->vendor, p->gemm);
+    jv_hipv_conv_free(&c->vendor, p->conv);
+    jv_hipv_bn_free(&c->vendor, p->bn);
     free(p);
 }
 
-/* What runs where: the vendor libraries' families are refused, named, while this build has no library path for
- * them; every other family runs on its own device kernel (kernels/gpu_kernels.def), with no code here. */
+/* After a vendor call that returned st: when it failed, finds out whether the context is broken (a device-wide
+ * synchronization surfaces an asynchronous fault; not while capturing) and if so marks it. */
+static jv_status settle(hip_ctx *c, jv_status st, jv_err *err) {
+    if (st == JV_OK || c->broken) return st;
+    const char *name = NULL;
+    hipError_t e = hipGetLastError();
+    if (!jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)e, &name) && !c->capturing) {
+        hipError_t s = hipDeviceSynchronize();
+        if (jv_gpu_code_find(STICKY, sizeof STICKY / sizeof STICKY[0], (int)s, &name)) e = s;
+    }
+    if (!name) {
+        (void)hipGetLastError(); /* not sticky: nothing stays behind for the next call */
+        return st;
+    }
+    c->broken = 1;
+    return jv_gpu_mark_broken(c->broken_msg, sizeof c->broken_msg, "hip", c->device, c->dev_name, name,
+                              hipGetErrorString(e), err);
+}
+
+/* batch norm: MIOpen when PyTorch would pick it (not traced on the native kernels), our kernel otherwise; the
+ * other one as variant 1 */
+static jv_status prepare_bn(hip_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, hip_plan *p, char *impl,
+                            size_t impl_cap, jv_err *err) {
+    char why[200], why2[200] = "no own kernel";
+    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family);
+    int possible = jv_hipv_bn_possible(&c->vendor, d, ops, why, sizeof why);
+    int picks = possible && jv_batchnorm_of(d)->impl != JV_BN_IMPL_NATIVE;
+    int ours = k && k->supported(d, ops, why2, sizeof why2);
+    plan_kind order[2];
+    int n = 0;
+    if (picks) order[n++] = PLAN_BN;
+    if (ours) order[n++] = PLAN_OURS;
+    if (!picks && possible) order[n++] = PLAN_BN;
+    if (variant < 0 || variant >= n) {
+        if (variant == 0)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: batchnorm: not on MIOpen (%s) nor our kernel (%s)", why, why2);
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: batchnorm: no such variant %d", variant);
+    }
+    if (order[variant] == PLAN_BN) {
+        JV_CHECK(jv_hipv_bn_plan(&c->vendor, d, ops, c->ws_bytes, &p->bn, err));
+        p->kind = PLAN_BN;
+        snprintf(impl, impl_cap, "MIOpen batch norm");
+        return JV_OK;
+    }
+    JV_CHECK(jv_gpu_own_prepare("hip", k, d, ops, 0, c->sms, c->ws_bytes, &p->own_plan, impl, impl_cap, err));
+    p->own = k;
+    p->kind = PLAN_OURS;
+    return JV_OK;
+}
+
+/* What runs where: GEMM on hipBLASLt / rocBLAS, convolution on MIOpen (a pointwise one, variant 0, as GEMMs, as
+ * PyTorch's MIOpen and cuDNN GEMM engines run it), batch norm on MIOpen or our kernel (prepare_bn); every other
+ * family on its own device kernel (kernels/gpu_kernels.def), with no code here. impl names the path that ran. */
+static jv_status prepare_body(hip_ctx *c, const jv_desc *d, const jv_operands *ops, int variant, hip_plan *p,
+                              char *impl, size_t impl_cap, jv_err *err) {
+    p->op = jv_family_get(d->family)->name;
+    switch ((jv_family_id)d->family) {
+    case JV_FAM_GEMM:
+        if (variant != 0) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: gemm: no such variant %d", variant);
+        p->kind = PLAN_GEMM;
+        return jv_hipv_gemm_plan(&c->vendor, d, ops, c->ws_bytes, &p->gemm, impl, impl_cap, err);
+    case JV_FAM_CONV: {
+        jv_conv_gemm cg;
+        char why[160];
+        int as_gemm = jv_conv_as_gemm(d, ops, &cg, why, sizeof why);
+        if (variant != 0 && variant != (as_gemm ? 1 : 0))
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv: no such variant %d", variant);
+        p->kind = PLAN_CONV;
+        return jv_hipv_conv_plan(&c->vendor, d, ops, as_gemm && variant == 0, c->ws_bytes, &p->conv, impl, impl_cap,
+                                 err);
+    }
+    case JV_FAM_BATCHNORM: return prepare_bn(c, d, ops, variant, p, impl, impl_cap, err);
+    default: break;
+    }
+    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family); /* this backend's own copy of the kernels */
+    JV_CHECK(jv_gpu_own_prepare("hip", k, d, ops, variant, c->sms, c->ws_bytes, &p->own_plan, impl, impl_cap, err));
+    p->own = k;
+    p->kind = PLAN_OURS;
+    return JV_OK;
+}
+
 static jv_status hip_prepare(void *ctx, const jv_desc *d, const jv_operands *ops, int variant, void **plan, char *impl,
                              size_t impl_cap, jv_err *err) {
     hip_ctx *c = ctx;
@@ -394,23 +484,13 @@ static jv_status hip_prepare(void *ctx, const jv_desc *d, const jv_operands *ops
     ALIVE(c, err);
     if (d->family < 0 || d->family >= jv_family_count())
         JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: descriptor of unknown family %d", d->family);
-    switch ((jv_family_id)d->family) {
-    case JV_FAM_GEMM:
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: GEMM needs hipBLASLt or rocBLAS, not wired into this build");
-    case JV_FAM_CONV: JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: convolution needs MIOpen, not wired into this build");
-    default: break;
-    }
     hip_plan *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: out of memory");
-    p->op = jv_family_get(d->family)->name;
-    const jv_gpu_kernel *k = jv_gpu_kernel_of(d->family); /* this backend's own copy of the kernels */
-    jv_status st =
-        jv_gpu_own_prepare("hip", k, d, ops, variant, c->sms, c->ws_bytes, &p->own_plan, impl, impl_cap, err);
+    jv_status st = settle(c, prepare_body(c, d, ops, variant, p, impl, impl_cap, err), err);
     if (st != JV_OK) {
-        free(p);
+        hip_release(c, p);
         return st;
     }
-    p->own = k;
     *plan = p;
     return JV_OK;
 }
@@ -422,6 +502,12 @@ static jv_status hip_launch(void *ctx, void *plan, const jv_desc *d, const jv_op
     (void)d, (void)ops; /* everything the launch needs is in the plan */
     ALIVE(c, err);
     if (!p) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: launch without a plan");
+    switch (p->kind) {
+    case PLAN_GEMM: return settle(c, jv_hipv_gemm_run(&c->vendor, p->gemm, bufs, c->ws, c->ws_bytes, err), err);
+    case PLAN_CONV: return settle(c, jv_hipv_conv_run(&c->vendor, p->conv, bufs, c->ws, c->ws_bytes, err), err);
+    case PLAN_BN: return settle(c, jv_hipv_bn_run(&c->vendor, p->bn, bufs, c->ws, c->ws_bytes, err), err);
+    case PLAN_OURS: break;
+    }
     int e = p->own->run(p->own_plan, bufs, c->ws, c->stream);
     if (e) return hip_fail(c, (hipError_t)e, p->op, p->own->name, err);
     return JV_OK;

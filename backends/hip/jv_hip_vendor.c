@@ -1,0 +1,1177 @@
+/* jv_hip_vendor: hipBLASLt / rocBLAS GEMMs and MIOpen convolution and batch
+ * norm for the HIP backend, loaded at run time (see jv_hip_vendor.h). */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batchnorm/batchnorm.h"
+#include "conv/conv.h"
+#include "gemm/gemm.h"
+#include "jv_hip_vendor.h"
+#include "jv_tensor.h"
+
+/* ---- loading ---- */
+
+typedef struct {
+    const char *name;
+    size_t off; /* offset of the function pointer in its table */
+} sym;
+
+#define SYM(T, f, n)                                                                                                   \
+    { n, offsetof(T, f) }
+
+static const sym LT_SYMS[] = {
+    SYM(jv_hipblaslt_api, create, "hipblasLtCreate"),
+    SYM(jv_hipblaslt_api, destroy, "hipblasLtDestroy"),
+    SYM(jv_hipblaslt_api, get_version, "hipblasLtGetVersion"),
+    SYM(jv_hipblaslt_api, desc_create, "hipblasLtMatmulDescCreate"),
+    SYM(jv_hipblaslt_api, desc_destroy, "hipblasLtMatmulDescDestroy"),
+    SYM(jv_hipblaslt_api, desc_set, "hipblasLtMatmulDescSetAttribute"),
+    SYM(jv_hipblaslt_api, layout_create, "hipblasLtMatrixLayoutCreate"),
+    SYM(jv_hipblaslt_api, layout_destroy, "hipblasLtMatrixLayoutDestroy"),
+    SYM(jv_hipblaslt_api, layout_set, "hipblasLtMatrixLayoutSetAttribute"),
+    SYM(jv_hipblaslt_api, pref_create, "hipblasLtMatmulPreferenceCreate"),
+    SYM(jv_hipblaslt_api, pref_destroy, "hipblasLtMatmulPreferenceDestroy"),
+    SYM(jv_hipblaslt_api, pref_set, "hipblasLtMatmulPreferenceSetAttribute"),
+    SYM(jv_hipblaslt_api, heuristic, "hipblasLtMatmulAlgoGetHeuristic"),
+    SYM(jv_hipblaslt_api, matmul, "hipblasLtMatmul"),
+};
+
+static const sym RB_SYMS[] = {
+    SYM(jv_rocblas_api, create, "rocblas_create_handle"),
+    SYM(jv_rocblas_api, destroy, "rocblas_destroy_handle"),
+    SYM(jv_rocblas_api, set_stream, "rocblas_set_stream"),
+    SYM(jv_rocblas_api, version, "rocblas_get_version_string"),
+    SYM(jv_rocblas_api, gemm_strided_batched_ex, "rocblas_gemm_strided_batched_ex"),
+};
+
+static const sym MI_SYMS[] = {
+    SYM(jv_miopen_api, create_with_stream, "miopenCreateWithStream"),
+    SYM(jv_miopen_api, destroy, "miopenDestroy"),
+    SYM(jv_miopen_api, set_stream, "miopenSetStream"),
+    SYM(jv_miopen_api, get_version, "miopenGetVersion"),
+    SYM(jv_miopen_api, tensor_create, "miopenCreateTensorDescriptor"),
+    SYM(jv_miopen_api, tensor_set, "miopenSetTensorDescriptor"),
+    SYM(jv_miopen_api, tensor_destroy, "miopenDestroyTensorDescriptor"),
+    SYM(jv_miopen_api, conv_create, "miopenCreateConvolutionDescriptor"),
+    SYM(jv_miopen_api, conv_init_nd, "miopenInitConvolutionNdDescriptor"),
+    SYM(jv_miopen_api, conv_set_groups, "miopenSetConvolutionGroupCount"),
+    SYM(jv_miopen_api, conv_destroy, "miopenDestroyConvolutionDescriptor"),
+    SYM(jv_miopen_api, fwd_get_solution, "miopenConvolutionForwardGetSolution"),
+    SYM(jv_miopen_api, fwd_compile, "miopenConvolutionForwardCompileSolution"),
+    SYM(jv_miopen_api, fwd_immediate, "miopenConvolutionForwardImmediate"),
+    SYM(jv_miopen_api, bwd_data_get_solution, "miopenConvolutionBackwardDataGetSolution"),
+    SYM(jv_miopen_api, bwd_data_compile, "miopenConvolutionBackwardDataCompileSolution"),
+    SYM(jv_miopen_api, bwd_data_immediate, "miopenConvolutionBackwardDataImmediate"),
+    SYM(jv_miopen_api, bwd_w_get_solution, "miopenConvolutionBackwardWeightsGetSolution"),
+    SYM(jv_miopen_api, bwd_w_compile, "miopenConvolutionBackwardWeightsCompileSolution"),
+    SYM(jv_miopen_api, bwd_w_immediate, "miopenConvolutionBackwardWeightsImmediate"),
+    SYM(jv_miopen_api, fwd_bias, "miopenConvolutionForwardBias"),
+    SYM(jv_miopen_api, bwd_bias, "miopenConvolutionBackwardBias"),
+    SYM(jv_miopen_api, bn_derive, "miopenDeriveBNTensorDescriptor"),
+    SYM(jv_miopen_api, bn_fwd_train, "miopenBatchNormalizationForwardTraining"),
+    SYM(jv_miopen_api, bn_fwd_infer, "miopenBatchNormalizationForwardInference"),
+    SYM(jv_miopen_api, bn_bwd, "miopenBatchNormalizationBackward"),
+};
+
+/* dlopens the first of names found in the default search path, then under $ROCM_PATH/lib and /opt/rocm/lib;
+ * resolves syms into table. */
+static void load_lib(jv_hipv_lib *lib, const char *const *names, int nnames, const sym *syms, int nsyms, void *table) {
+    memset(lib, 0, sizeof *lib);
+    const char *rocm = getenv("ROCM_PATH");
+    const char *dirs[] = {"", rocm && rocm[0] ? rocm : NULL, "/opt/rocm"};
+    size_t wl = 0;
+    for (int d = 0; d < 3 && !lib->dl; d++) {
+        if (!dirs[d]) continue;
+        for (int i = 0; i < nnames && !lib->dl; i++) {
+            char path[256];
+            if (dirs[d][0])
+                snprintf(path, sizeof path, "%s/lib/%s", dirs[d], names[i]);
+            else
+                snprintf(path, sizeof path, "%s", names[i]);
+            lib->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (lib->dl) snprintf(lib->path, sizeof lib->path, "%s", path);
+        }
+    }
+    if (!lib->dl) {
+        wl = (size_t)snprintf(lib->why, sizeof lib->why, "not found (tried");
+        for (int i = 0; i < nnames && wl < sizeof lib->why; i++)
+            wl += (size_t)snprintf(lib->why + wl, sizeof lib->why - wl, "%s%s", i ? ", " : " ", names[i]);
+        if (wl < sizeof lib->why)
+            snprintf(lib->why + wl, sizeof lib->why - wl, "; also under $ROCM_PATH/lib, /opt/rocm/lib)");
+        return;
+    }
+    for (int i = 0; i < nsyms; i++) {
+        void *f = dlsym(lib->dl, syms[i].name);
+        if (!f) {
+            snprintf(lib->why, sizeof lib->why, "%.160s lacks %.60s (an older API): not used", lib->path, syms[i].name);
+            dlclose(lib->dl);
+            lib->dl = NULL;
+            memset(table, 0,
+                   syms == LT_SYMS   ? sizeof(jv_hipblaslt_api)
+                   : syms == RB_SYMS ? sizeof(jv_rocblas_api)
+                                     : sizeof(jv_miopen_api));
+            return;
+        }
+        memcpy((char *)table + syms[i].off, &f, sizeof f);
+    }
+    Dl_info info;
+    void *first;
+    memcpy(&first, (char *)table + syms[0].off, sizeof first);
+    if (dladdr(first, &info) && info.dli_fname) snprintf(lib->path, sizeof lib->path, "%s", info.dli_fname);
+    lib->found = 1;
+}
+
+void jv_hipv_load(jv_hipv *v) {
+    memset(v, 0, sizeof *v);
+    /* SONAMEs: hipBLASLt .so.0 (ROCm 6.x), .so.1 (ROCm 7); rocBLAS .so.4 (ROCm 6.x), .so.5 (ROCm 7); MIOpen .so.1 */
+    static const char *const LT[] = {"libhipblaslt.so", "libhipblaslt.so.1", "libhipblaslt.so.0"};
+    static const char *const RB[] = {"librocblas.so", "librocblas.so.5", "librocblas.so.4"};
+    static const char *const MI[] = {"libMIOpen.so", "libMIOpen.so.1"};
+    load_lib(&v->lt_lib, LT, 3, LT_SYMS, (int)(sizeof LT_SYMS / sizeof LT_SYMS[0]), &v->lt);
+    load_lib(&v->rb_lib, RB, 3, RB_SYMS, (int)(sizeof RB_SYMS / sizeof RB_SYMS[0]), &v->rb);
+    load_lib(&v->mi_lib, MI, 2, MI_SYMS, (int)(sizeof MI_SYMS / sizeof MI_SYMS[0]), &v->mi);
+}
+
+void jv_hipv_open(jv_hipv *v, void *stream, const jv_hipv_runtime *rt) {
+    v->stream = stream;
+    if (rt) v->rt = *rt;
+    if (v->lt_lib.found) {
+        int s = v->lt.create(&v->lt_h);
+        if (s != JV_HIPBLAS_STATUS_SUCCESS) {
+            v->lt_h = NULL;
+            snprintf(v->lt_lib.why, sizeof v->lt_lib.why, "hipblasLtCreate failed (status %d): not used", s);
+        } else {
+            /* the version: major * 100000 + minor * 100 + patch (hipblaslt-version.h) */
+            int ver = 0;
+            if (v->lt.get_version(v->lt_h, &ver) == JV_HIPBLAS_STATUS_SUCCESS && ver > 0)
+                snprintf(v->lt_lib.version, sizeof v->lt_lib.version, "%d.%d.%d", ver / 100000, ver / 100 % 1000,
+                         ver % 100);
+            if (ver < JV_HIPBLASLT_MIN_VERSION) {
+                v->lt.destroy(v->lt_h);
+                v->lt_h = NULL;
+                snprintf(v->lt_lib.why, sizeof v->lt_lib.why,
+                         "%.100s version %.20s is older than hipBLASLt 0.10 (ROCm 6.3), whose enum values this build "
+                         "passes: not used",
+                         v->lt_lib.path, v->lt_lib.version[0] ? v->lt_lib.version : "unknown");
+            }
+        }
+    }
+    if (v->rb_lib.found) {
+        char ver[64] = "";
+        if (v->rb.version(ver, sizeof ver) == JV_ROCBLAS_STATUS_SUCCESS)
+            snprintf(v->rb_lib.version, sizeof v->rb_lib.version, "%s", ver);
+        int s = v->rb.create(&v->rb_h);
+        if (s == JV_ROCBLAS_STATUS_SUCCESS) s = v->rb.set_stream(v->rb_h, stream);
+        if (s != JV_ROCBLAS_STATUS_SUCCESS) {
+            if (v->rb_h) v->rb.destroy(v->rb_h);
+            v->rb_h = NULL;
+            snprintf(v->rb_lib.why, sizeof v->rb_lib.why, "rocblas_create_handle / set_stream failed (status %d)", s);
+        }
+    }
+    if (v->mi_lib.found) {
+        size_t ma = 0, mi = 0, pa = 0;
+        if (v->mi.get_version(&ma, &mi, &pa) == JV_MIOPEN_STATUS_SUCCESS)
+            snprintf(v->mi_lib.version, sizeof v->mi_lib.version, "%zu.%zu.%zu", ma, mi, pa);
+        int s = v->mi.create_with_stream(&v->mi_h, stream);
+        if (s != JV_MIOPEN_STATUS_SUCCESS) {
+            v->mi_h = NULL;
+            snprintf(v->mi_lib.why, sizeof v->mi_lib.why, "miopenCreateWithStream failed (status %d)", s);
+        }
+    }
+}
+
+void jv_hipv_close(jv_hipv *v) {
+    if (v->lt_h) v->lt.destroy(v->lt_h);
+    if (v->rb_h) v->rb.destroy(v->rb_h);
+    if (v->mi_h) v->mi.destroy(v->mi_h);
+    v->lt_h = v->rb_h = v->mi_h = NULL;
+    jv_hipv_lib *libs[] = {&v->lt_lib, &v->rb_lib, &v->mi_lib};
+    for (int i = 0; i < 3; i++) {
+        if (libs[i]->dl) dlclose(libs[i]->dl);
+        libs[i]->dl = NULL;
+        libs[i]->found = 0;
+    }
+}
+
+static size_t say_lib(char *buf, size_t cap, size_t n, const char *name, const jv_hipv_lib *lib, int usable) {
+    if (n >= cap) return n;
+    if (usable)
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s%s%s%s", name, lib->path, lib->version[0] ? " (version " : "",
+                              lib->version, lib->version[0] ? ")" : "");
+    else
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s", name, lib->why[0] ? lib->why : "not found");
+    return n;
+}
+
+void jv_hipv_describe(const jv_hipv *v, char *buf, size_t cap) {
+    if (!cap) return;
+    buf[0] = 0;
+    size_t n = say_lib(buf, cap, 0, "hipBLASLt", &v->lt_lib, v->lt_lib.found && (v->lt_h || !v->stream));
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "; ");
+    n = say_lib(buf, cap, n, "rocBLAS", &v->rb_lib, v->rb_lib.found && (v->rb_h || !v->stream));
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "; ");
+    say_lib(buf, cap, n, "MIOpen", &v->mi_lib, v->mi_lib.found && (v->mi_h || !v->stream));
+}
+
+/* ---- status names ---- */
+
+static const char *lt_status(int s) {
+    static const char *const N[] = {
+        "HIPBLAS_STATUS_SUCCESS",           "HIPBLAS_STATUS_NOT_INITIALIZED", "HIPBLAS_STATUS_ALLOC_FAILED",
+        "HIPBLAS_STATUS_INVALID_VALUE",     "HIPBLAS_STATUS_MAPPING_ERROR",   "HIPBLAS_STATUS_EXECUTION_FAILED",
+        "HIPBLAS_STATUS_INTERNAL_ERROR",    "HIPBLAS_STATUS_NOT_SUPPORTED",   "HIPBLAS_STATUS_ARCH_MISMATCH",
+        "HIPBLAS_STATUS_HANDLE_IS_NULLPTR", "HIPBLAS_STATUS_INVALID_ENUM",    "HIPBLAS_STATUS_UNKNOWN"};
+    return s >= 0 && s < (int)(sizeof N / sizeof N[0]) ? N[s] : "unknown hipblasStatus_t";
+}
+
+static const char *mi_status(int s) {
+    static const char *const N[] = {"miopenStatusSuccess",        "miopenStatusNotInitialized",
+                                    "miopenStatusInvalidValue",   "miopenStatusBadParm",
+                                    "miopenStatusAllocFailed",    "miopenStatusInternalError",
+                                    "miopenStatusNotImplemented", "miopenStatusUnknownError",
+                                    "miopenStatusUnsupportedOp",  "miopenStatusGpuOperationsSkipped",
+                                    "miopenStatusVersionMismatch"};
+    return s >= 0 && s < (int)(sizeof N / sizeof N[0]) ? N[s] : "unknown miopenStatus_t";
+}
+
+#define LT_CALL(err, name, call)                                                                                       \
+    do {                                                                                                               \
+        int lt_s_ = (call);                                                                                            \
+        if (lt_s_ != JV_HIPBLAS_STATUS_SUCCESS)                                                                        \
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: %s failed: %s (%d)", name, #call, lt_status(lt_s_),        \
+                    lt_s_);                                                                                            \
+    } while (0)
+
+#define MI_CALL(err, name, call)                                                                                       \
+    do {                                                                                                               \
+        int mi_s_ = (call);                                                                                            \
+        if (mi_s_ != JV_MIOPEN_STATUS_SUCCESS)                                                                         \
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: %s failed: %s (%d)", name, #call, mi_status(mi_s_),        \
+                    mi_s_);                                                                                            \
+    } while (0)
+
+/* ---- GEMM: the mapping ---- */
+
+typedef enum { BIAS_NONE = 0, BIAS_EPILOGUE, BIAS_COPY } bias_mode;
+
+/* one operand as a row-major matrix of one batch entry */
+typedef struct {
+    int64_t rows, cols;
+    int64_t sr, sc; /* strides (elements) */
+    int64_t sb;     /* batch stride (0: shared by every batch entry) */
+} mat_view;
+
+/* one column-major matrix as the library sees it */
+typedef struct {
+    uint64_t rows, cols;
+    int64_t ld;
+    int trans; /* 1: the library transposes it */
+    int64_t bstride;
+} lib_mat;
+
+/* a GEMM call in the library's column-major terms: its A (our B), B (our A), C / D (out) */
+typedef struct {
+    int ia, ib, io, ic;
+    jv_dtype in_dt, out_dt;
+    int f64;
+    lib_mat a, b, c;
+    int64_t batch, m, n, k;
+    double alpha, beta; /* beta as passed (0 with the epilogue bias) */
+    bias_mode bias;
+    int64_t bias_st[3]; /* bias strides over out's [batch, M, N] (0: broadcast) */
+    int64_t out_rs, out_bs;
+    size_t es;
+    const char *name;
+} gemm_map;
+
+/* Collapses dims [lo, hi] of t into one of *size with stride *stride (dims of size 1 ignored); 0 when their
+ * strides do not nest. */
+static int collapse(const jv_tensor *t, int lo, int hi, int64_t *size, int64_t *stride) {
+    int64_t sz = 1, st = 0;
+    int have = 0;
+    for (int i = hi; i >= lo; i--) {
+        if (t->shape[i] == 1) continue;
+        if (!have) {
+            st = t->strides[i];
+            have = 1;
+        } else if (t->strides[i] != st * sz) {
+            return 0;
+        }
+        sz *= t->shape[i];
+    }
+    *size = sz;
+    *stride = have ? st : 0;
+    return 1;
+}
+
+/* the matrix view of t: its last two dims, leading dims one batch (fold: folded into the rows instead) */
+static int view_of(const jv_tensor *t, int fold, mat_view *v) {
+    if (t->ndim < 2) return 0;
+    int nd = t->ndim;
+    v->cols = t->shape[nd - 1];
+    v->sc = t->strides[nd - 1];
+    v->sb = 0;
+    if (fold) return collapse(t, 0, nd - 2, &v->rows, &v->sr);
+    v->rows = t->shape[nd - 2];
+    v->sr = t->strides[nd - 2];
+    if (nd > 2) {
+        int64_t bs;
+        if (!collapse(t, 0, nd - 3, &bs, &v->sb)) return 0;
+    }
+    return 1;
+}
+
+/* the column-major storage of X^T for the row-major matrix X of v, and whether the library must transpose it */
+static int layout_of(const mat_view *v, lib_mat *l) {
+    int64_t r = v->rows, c = v->cols;
+    if (c == 1 || v->sc == 1) { /* row-major X: stored as the c x r column-major X^T */
+        int64_t ld = r == 1 ? (c > 0 ? c : 1) : v->sr;
+        if (ld >= c && ld > 0) {
+            l->rows = (uint64_t)c, l->cols = (uint64_t)r, l->ld = ld, l->trans = 0;
+            return 1;
+        }
+    }
+    if (r == 1 || v->sr == 1) { /* column-major X: stored as X, transposed by the library */
+        int64_t ld = c == 1 ? (r > 0 ? r : 1) : v->sc;
+        if (ld >= r && ld > 0) {
+            l->rows = (uint64_t)r, l->cols = (uint64_t)c, l->ld = ld, l->trans = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* how the bias reaches out (epilogue only when epilogue_ok: hipBLASLt) */
+static jv_status map_bias(gemm_map *p, const jv_operands *ops, int epilogue_ok, jv_err *err) {
+    p->bias = BIAS_NONE;
+    if (p->ic < 0 || p->beta == 0) return JV_OK;
+    const jv_tensor *b = &ops->o[p->ic].t, *o = &ops->o[p->io].t;
+    if (b->dtype != o->dtype)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: bias dtype %s differs from the output's %s", p->name,
+                jv_dtype_short(b->dtype), jv_dtype_short(o->dtype));
+    if (b->ndim > 3)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a bias of %d dims is not supported", p->name, b->ndim);
+    int64_t want[3] = {p->batch, p->m, p->n};
+    for (int k = 0; k < 3; k++) {
+        int i = b->ndim - 3 + k;
+        p->bias_st[k] = 0;
+        if (i < 0) continue;
+        if (b->shape[i] != 1 && b->shape[i] != want[k])
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: bias shape does not broadcast to the output", p->name);
+        if (b->shape[i] != 1) p->bias_st[k] = b->strides[i];
+    }
+    if (p->n > 1 && p->bias_st[2] != 1 && !(p->bias_st[2] == 0 && p->bias_st[1] == 0 && p->bias_st[0] == 0))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a bias broadcast along N or strided in N (stride %lld)",
+                p->name, (long long)p->bias_st[2]);
+    if (p->bias_st[1] != 0 && p->bias_st[1] < p->n)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: the bias rows overlap (row stride %lld < N %lld)", p->name,
+                (long long)p->bias_st[1], (long long)p->n);
+    if (epilogue_ok && p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 &&
+        p->batch == 1) {
+        p->bias = BIAS_EPILOGUE;
+        p->beta = 0;
+    } else {
+        p->bias = BIAS_COPY;
+    }
+    return JV_OK;
+}
+
+static int dt_ok(jv_dtype d) {
+    return d == JV_DT_F32 || d == JV_DT_F16 || d == JV_DT_BF16 || d == JV_DT_F64;
+}
+
+/* The library's view of a parsed GEMM call (library-neutral; the bias is decided by map_bias). */
+static jv_status map_gemm(const jv_desc *d, const jv_operands *ops, gemm_map *p, jv_err *err) {
+    const jv_gemm_desc *g = jv_gemm_of(d);
+    memset(p, 0, sizeof *p);
+    jv_gemm_roles ro;
+    jv_err re = {0};
+    if (jv_gemm_roles_of(d, ops, &ro, &re) != JV_OK) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s", re.msg);
+    const char *name = ro.name;
+    p->name = name;
+    p->ia = ro.a, p->ib = ro.b, p->io = ro.out, p->ic = ro.c;
+    const jv_tensor *ta = &ops->o[ro.a].t, *tb = &ops->o[ro.b].t, *to = &ops->o[ro.out].t;
+    if (!dt_ok(ta->dtype) || !dt_ok(to->dtype) || ta->dtype != tb->dtype)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: no BLAS GEMM for dtypes %s x %s -> %s", name,
+                jv_dtype_short(ta->dtype), jv_dtype_short(tb->dtype), jv_dtype_short(to->dtype));
+    p->in_dt = ta->dtype, p->out_dt = to->dtype;
+    p->f64 = ta->dtype == JV_DT_F64;
+    if (p->f64 != (to->dtype == JV_DT_F64) || (ta->dtype == JV_DT_F32 && to->dtype != JV_DT_F32))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: no BLAS GEMM for %s inputs with a %s output", name,
+                jv_dtype_short(ta->dtype), jv_dtype_short(to->dtype));
+    int fold = (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MATMUL) && tb->ndim == 2;
+    if (ta->ndim < 2 || tb->ndim < 2)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: 1-D operands are not run on a BLAS library", name);
+    if (g->op == JV_GEMM_MATMUL && !fold) {
+        int same = ta->ndim == tb->ndim;
+        for (int i = 0; same && i < ta->ndim - 2; i++)
+            same = ta->shape[i] == tb->shape[i];
+        if (!same) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: broadcast batch dims are not run on BLAS", name);
+    }
+    mat_view va, vb, vo;
+    jv_tensor wt; /* linear: B = weight^T */
+    const jv_tensor *tbv = tb;
+    if (g->op == JV_GEMM_LINEAR) {
+        wt = *tb;
+        wt.shape[0] = tb->shape[1], wt.shape[1] = tb->shape[0];
+        wt.strides[0] = tb->strides[1], wt.strides[1] = tb->strides[0];
+        tbv = &wt;
+    }
+    if (!view_of(ta, fold, &va) || !view_of(tbv, 0, &vb) || !view_of(to, fold, &vo))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: operand strides do not collapse into a (batched) matrix", name);
+    int64_t m = va.rows, k = va.cols, n = vb.cols;
+    int64_t batch = fold ? 1 : (g->batch > 0 ? g->batch : 1);
+    if (vb.rows != k || vo.rows != m || vo.cols != n)
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "hip backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply", name,
+                (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows, (long long)vo.cols);
+    if (vo.sc != 1 && n > 1) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: the output is not row-major", name);
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a dim exceeds 2^31", name);
+    if (m == 0 || n == 0 || k == 0)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: an empty GEMM (M %lld N %lld K %lld)", name, (long long)m,
+                (long long)n, (long long)k);
+    /* the library's A is our B (B^T: N x K), its B our A (A^T: K x M), C / D out^T (N x M) */
+    if (!layout_of(&vb, &p->a) || !layout_of(&va, &p->b) || !layout_of(&vo, &p->c) || p->c.trans)
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "hip backend: %s: operand strides (A %lld,%lld; B %lld,%lld) are neither row- nor column-major", name,
+                (long long)va.sr, (long long)va.sc, (long long)vb.sr, (long long)vb.sc);
+    p->a.bstride = vb.sb, p->b.bstride = va.sb, p->c.bstride = vo.sb;
+    if (batch > 1 && vo.sb < m * p->c.ld)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: output batches overlap", name);
+    p->alpha = g->alpha, p->beta = g->beta;
+    if (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MM || g->op == JV_GEMM_BMM || g->op == JV_GEMM_MATMUL)
+        p->alpha = 1, p->beta = p->ic >= 0 ? 1 : 0;
+    p->batch = batch, p->m = m, p->n = n, p->k = k;
+    p->out_rs = p->c.ld, p->out_bs = batch > 1 ? vo.sb : m * p->c.ld;
+    p->es = jv_dtype_size(to->dtype);
+    return JV_OK;
+}
+
+/* ---- GEMM: plans ---- */
+
+typedef enum { GEMM_LT = 1, GEMM_RB } gemm_lib;
+
+struct jv_hipv_gemm {
+    gemm_lib lib;
+    gemm_map map;
+    void *desc, *la, *lb, *lc; /* hipBLASLt descriptors */
+    jv_hipblaslt_algo algo;
+    size_t ws_need;
+};
+
+static int lt_type(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return JV_HIP_R_32F;
+    case JV_DT_F16: return JV_HIP_R_16F;
+    case JV_DT_BF16: return JV_HIP_R_16BF;
+    default: return JV_HIP_R_64F;
+    }
+}
+
+static int rb_type(jv_dtype d) {
+    switch (d) {
+    case JV_DT_F32: return JV_ROCBLAS_F32_R;
+    case JV_DT_F16: return JV_ROCBLAS_F16_R;
+    case JV_DT_BF16: return JV_ROCBLAS_BF16_R;
+    default: return JV_ROCBLAS_F64_R;
+    }
+}
+
+void jv_hipv_gemm_free(const jv_hipv *v, jv_hipv_gemm *p) {
+    if (!p) return;
+    if (p->la) v->lt.layout_destroy(p->la);
+    if (p->lb) v->lt.layout_destroy(p->lb);
+    if (p->lc) v->lt.layout_destroy(p->lc);
+    if (p->desc) v->lt.desc_destroy(p->desc);
+    free(p);
+}
+
+static jv_status lt_layout(const jv_hipv *v, void **l, jv_dtype dt, const lib_mat *m, int64_t batch, const char *name,
+                           jv_err *err) {
+    LT_CALL(err, name, v->lt.layout_create(l, lt_type(dt), m->rows, m->cols, m->ld));
+    if (batch > 1) {
+        int32_t bc = (int32_t)batch;
+        int64_t bs = m->bstride;
+        LT_CALL(err, name, v->lt.layout_set(*l, JV_HIPBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+        LT_CALL(err, name, v->lt.layout_set(*l, JV_HIPBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &bs, sizeof bs));
+    }
+    return JV_OK;
+}
+
+/* hipBLASLt: descriptors, then the heuristic's first algorithm within the workspace limit. JV_ERR_NOTFOUND when
+ * hipBLASLt has no kernel for it (fp64, no algorithm). */
+static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, size_t ws_limit, jv_err *err) {
+    const gemm_map *q = &p->map;
+    const char *name = q->name;
+    if (q->f64) JV_FAIL(err, JV_ERR_NOTFOUND, "hipBLASLt has no fp64 GEMM");
+    p->lib = GEMM_LT;
+    LT_CALL(err, name, v->lt.desc_create(&p->desc, JV_HIPBLAS_COMPUTE_32F, JV_HIP_R_32F));
+    int32_t ta = q->a.trans ? JV_HIPBLAS_OP_T : JV_HIPBLAS_OP_N, tb = q->b.trans ? JV_HIPBLAS_OP_T : JV_HIPBLAS_OP_N;
+    LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    if (q->bias == BIAS_EPILOGUE) {
+        uint32_t epi = JV_HIPBLASLT_EPILOGUE_BIAS;
+        int32_t bt = lt_type(q->out_dt);
+        LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+        LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt));
+    }
+    JV_CHECK(lt_layout(v, &p->la, q->in_dt, &q->a, q->batch, name, err));
+    JV_CHECK(lt_layout(v, &p->lb, q->in_dt, &q->b, q->batch, name, err));
+    JV_CHECK(lt_layout(v, &p->lc, q->out_dt, &q->c, q->batch, name, err));
+    size_t lim = ws_limit < JV_HIPV_LT_WORKSPACE ? ws_limit : JV_HIPV_LT_WORKSPACE;
+    void *pref = NULL;
+    LT_CALL(err, name, v->lt.pref_create(&pref));
+    uint64_t wsb = lim;
+    int s = v->lt.pref_set(pref, JV_HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
+    jv_hipblaslt_heuristic res;
+    memset(&res, 0, sizeof res);
+    int returned = 0;
+    if (s == JV_HIPBLAS_STATUS_SUCCESS)
+        s = v->lt.heuristic(v->lt_h, p->desc, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &returned);
+    v->lt.pref_destroy(pref);
+    if (s == JV_HIPBLAS_STATUS_NOT_SUPPORTED || (s == JV_HIPBLAS_STATUS_SUCCESS && returned == 0))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hipBLASLt has no algorithm for M %lld N %lld K %lld batch %lld (%s)",
+                (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch, jv_dtype_short(q->in_dt));
+    if (s == JV_HIPBLAS_STATUS_SUCCESS) s = res.state;
+    if (s != JV_HIPBLAS_STATUS_SUCCESS)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: hipblasLtMatmulAlgoGetHeuristic failed: %s (%d)", name,
+                lt_status(s), s);
+    p->algo = res.algo;
+    p->ws_need = res.workspace_size;
+    return JV_OK;
+}
+
+static void gemm_impl(const jv_hipv_gemm *p, char *impl, size_t cap) {
+    if (!cap) return;
+    if (p->lib == GEMM_LT)
+        snprintf(impl, cap, "hipBLASLt heuristic algo ws %zu B%s", p->ws_need,
+                 p->map.bias == BIAS_EPILOGUE ? ", bias epilogue" : "");
+    else
+        snprintf(impl, cap, "rocBLAS gemm_strided_batched_ex");
+}
+
+/* plans a GEMM on hipBLASLt, else on rocBLAS; JV_ERR_NOTFOUND naming both reasons */
+static jv_status plan_mapped(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, size_t ws_limit,
+                             jv_hipv_gemm **out, jv_err *err) {
+    *out = NULL;
+    char why_lt[300] = "", why_rb[200] = "";
+    if (!v->lt_h)
+        snprintf(why_lt, sizeof why_lt, "%.*s", (int)sizeof why_lt - 1,
+                 v->lt_lib.why[0] ? v->lt_lib.why : "not loaded");
+    if (!v->rb_h)
+        snprintf(why_rb, sizeof why_rb, "%.*s", (int)sizeof why_rb - 1,
+                 v->rb_lib.why[0] ? v->rb_lib.why : "not loaded");
+    if (!v->lt_h && !v->rb_h)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: not replayed: no GEMM library (hipBLASLt: %s; rocBLAS: %s)", why_lt,
+                why_rb);
+    for (gemm_lib lib = GEMM_LT; lib <= GEMM_RB; lib++) {
+        if ((lib == GEMM_LT && !v->lt_h) || (lib == GEMM_RB && !v->rb_h)) continue;
+        jv_hipv_gemm *p = calloc(1, sizeof *p);
+        if (!p) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: gemm plan: out of memory");
+        p->lib = lib;
+        jv_err le;
+        jv_err_clear(&le);
+        jv_status st = map_gemm(d, ops, &p->map, &le);
+        if (st == JV_OK) st = map_bias(&p->map, ops, lib == GEMM_LT, &le);
+        if (st == JV_OK && lib == GEMM_LT) st = plan_lt(v, p, ws_limit, &le);
+        if (st == JV_OK) {
+            *out = p;
+            return JV_OK;
+        }
+        jv_hipv_gemm_free(v, p);
+        if (st != JV_ERR_NOTFOUND) return jv_err_set(err, st, le.file, le.line, "%s", le.msg);
+        if (lib == GEMM_LT)
+            snprintf(why_lt, sizeof why_lt, "%.*s", (int)sizeof why_lt - 1, le.msg);
+        else
+            snprintf(why_rb, sizeof why_rb, "%.*s", (int)sizeof why_rb - 1, le.msg);
+    }
+    JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: not replayed on a GEMM library (hipBLASLt: %s; rocBLAS: %s)", why_lt,
+            why_rb);
+}
+
+jv_status jv_hipv_gemm_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, size_t ws_limit,
+                            jv_hipv_gemm **out, char *impl, size_t impl_cap, jv_err *err) {
+    JV_CHECK(plan_mapped(v, d, ops, ws_limit, out, err));
+    gemm_impl(*out, impl, impl_cap);
+    return JV_OK;
+}
+
+/* a 2-D device copy on v's stream (a 1-D one is one row) */
+static jv_status copy2d(const jv_hipv *v, const char *name, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, size_t height, jv_err *err) {
+    if (!v->rt.memcpy2d) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: no runtime copy for the bias", name);
+    int e = v->rt.memcpy2d(v->rt.ctx, dst, dpitch, src, spitch, width, height, v->stream);
+    if (e) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: copying the bias: hipMemcpy2DAsync failed (%d)", name, e);
+    return JV_OK;
+}
+
+/* Copies rows [0, have) of a matrix (rows of `row` bytes, `pitch` apart) over its rows [have, total), doubling. */
+static jv_status repeat_rows(const jv_hipv *v, const char *name, char *m, size_t pitch, size_t row, size_t have,
+                             size_t total, jv_err *err) {
+    while (have < total) {
+        size_t n = have < total - have ? have : total - have;
+        JV_CHECK(copy2d(v, name, m + have * pitch, pitch, m, pitch, row, n, err));
+        have += n;
+    }
+    return JV_OK;
+}
+
+/* Writes the bias, broadcast to [batch, M, N], into out, whose rows are out_rs and batches out_bs elements apart
+ * (dense rows of N), with 2-D copies whose pitches hold their rows (as hipMemcpy2DAsync requires). */
+static jv_status copy_bias(const jv_hipv *v, const gemm_map *p, const char *bias, char *out, jv_err *err) {
+    const size_t es = p->es, row = (size_t)p->n * es, pitch = (size_t)p->out_rs * es, bpitch = (size_t)p->out_bs * es;
+    const int64_t *st = p->bias_st;
+    const int flat = p->out_bs == p->m * p->out_rs; /* batches follow each other without a gap */
+    const int64_t nb = st[0] ? p->batch : 1;        /* batch entries the bias distinguishes */
+    for (int64_t b = 0; b < nb; b++) {
+        char *ob = out + (size_t)b * bpitch;
+        const char *bb = bias + (size_t)(b * st[0]) * es;
+        if (st[1]) { /* one bias row per output row */
+            JV_CHECK(copy2d(v, p->name, ob, pitch, bb, (size_t)st[1] * es, row, (size_t)p->m, err));
+            continue;
+        }
+        if (st[2]) { /* one row, repeated over the M rows */
+            JV_CHECK(copy2d(v, p->name, ob, row, bb, row, row, 1, err));
+        } else { /* one value: the first row by doubling */
+            JV_CHECK(copy2d(v, p->name, ob, es, bb, es, es, 1, err));
+            for (size_t have = es; have < row;) {
+                size_t n = have < row - have ? have : row - have;
+                JV_CHECK(copy2d(v, p->name, ob + have, n, ob, n, n, 1, err));
+                have += n;
+            }
+        }
+        size_t rows = (size_t)p->m * (nb == 1 && flat ? (size_t)p->batch : 1);
+        JV_CHECK(repeat_rows(v, p->name, ob, pitch, row, 1, rows, err));
+    }
+    if (nb == 1 && p->batch > 1 && !(flat && !st[1])) /* batch 0 over the others */
+        for (int64_t b = 1; b < p->batch; b++)
+            JV_CHECK(copy2d(v, p->name, out + (size_t)b * bpitch, pitch, out, pitch, row, (size_t)p->m, err));
+    return JV_OK;
+}
+
+jv_status jv_hipv_gemm_run(const jv_hipv *v, const jv_hipv_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
+                           jv_err *err) {
+    const gemm_map *q = &p->map;
+    void *out = bufs[q->io];
+    if (q->bias == BIAS_COPY) JV_CHECK(copy_bias(v, q, bufs[q->ic], out, err));
+    float af = (float)q->alpha, bf = (float)q->beta;
+    const void *alpha = &af, *beta = &bf;
+    if (q->f64) alpha = &q->alpha, beta = &q->beta;
+    if (p->lib == GEMM_LT) {
+        if (q->bias == BIAS_EPILOGUE) {
+            const void *bp = bufs[q->ic];
+            LT_CALL(err, q->name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+        }
+        if (p->ws_need > ws_bytes)
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: workspace of %zu bytes, the algorithm needs %zu", q->name,
+                    ws_bytes, p->ws_need);
+        LT_CALL(err, q->name,
+                v->lt.matmul(v->lt_h, p->desc, alpha, bufs[q->ib], p->la, bufs[q->ia], p->lb, beta, out, p->lc, out,
+                             p->lc, &p->algo, ws, p->ws_need, v->stream));
+        return JV_OK;
+    }
+    int ct = q->f64 ? JV_ROCBLAS_F64_R : JV_ROCBLAS_F32_R;
+    int s = v->rb.gemm_strided_batched_ex(
+        v->rb_h, q->a.trans ? JV_ROCBLAS_OP_TRANSPOSE : JV_ROCBLAS_OP_NONE,
+        q->b.trans ? JV_ROCBLAS_OP_TRANSPOSE : JV_ROCBLAS_OP_NONE, (int32_t)q->n, (int32_t)q->m, (int32_t)q->k, alpha,
+        bufs[q->ib], rb_type(q->in_dt), (int32_t)q->a.ld, q->a.bstride, bufs[q->ia], rb_type(q->in_dt),
+        (int32_t)q->b.ld, q->b.bstride, beta, out, rb_type(q->out_dt), (int32_t)q->c.ld, q->c.bstride, out,
+        rb_type(q->out_dt), (int32_t)q->c.ld, q->c.bstride, (int32_t)q->batch, ct, JV_ROCBLAS_GEMM_ALGO_STANDARD, 0, 0);
+    if (s != JV_ROCBLAS_STATUS_SUCCESS)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: rocblas_gemm_strided_batched_ex failed (status %d)", q->name,
+                s);
+    return JV_OK;
+}
+
+/* ---- convolution ---- */
+
+typedef enum { STEP_FWD, STEP_BWD_DATA, STEP_BWD_W, STEP_ADD_BIAS, STEP_BWD_BIAS } step_kind;
+
+/* one MIOpen call; x, w, y are the operands in the roles of the normal convolution y = conv(x, w) (FWD computes y,
+ * BWD_DATA x from y, BWD_W w from x and y); bias steps: x the bias (or grad_bias), y the output (or grad_output) */
+typedef struct {
+    step_kind kind;
+    int x, w, y;
+    uint64_t id;
+    int algo;
+    size_t ws;
+} conv_step;
+
+struct jv_hipv_conv {
+    int as_gemm;
+    int gn;
+    jv_hipv_gemm *g[2];
+    int gsrc[2][3];
+    void *conv;
+    void *td[JV_MAX_OPERANDS];
+    void *bias_td;
+    conv_step steps[4];
+    int nsteps;
+    const char *name;
+};
+
+void jv_hipv_conv_free(const jv_hipv *v, jv_hipv_conv *p) {
+    if (!p) return;
+    for (int i = 0; i < p->gn; i++)
+        jv_hipv_gemm_free(v, p->g[i]);
+    for (int i = 0; i < JV_MAX_OPERANDS; i++)
+        if (p->td[i]) v->mi.tensor_destroy(p->td[i]);
+    if (p->bias_td) v->mi.tensor_destroy(p->bias_td);
+    if (p->conv) v->mi.conv_destroy(p->conv);
+    free(p);
+}
+
+static int mi_type(jv_dtype d, int *t) {
+    switch (d) {
+    case JV_DT_F32: *t = JV_MIOPEN_FLOAT; return 1;
+    case JV_DT_F16: *t = JV_MIOPEN_HALF; return 1;
+    case JV_DT_BF16: *t = JV_MIOPEN_BFLOAT16; return 1;
+    default: return 0;
+    }
+}
+
+/* t's dims and strides as int, padded to at least 4 dims (size 1, stride 1), size-1 strides canonical in the
+ * memory format (channels_last 1: as PyTorch hands them to MIOpen). 0 when a value exceeds int or a broadcast. */
+static int dims_of(const jv_tensor *t, int channels_last, int *dims, int *strides) {
+    if (t->ndim < 1 || t->ndim > JV_MAX_DIMS) return 0;
+    jv_tensor p = *t;
+    if (!p.has_strides) jv_tensor_set_contiguous(&p);
+    while (p.ndim < 4) {
+        p.shape[p.ndim] = 1;
+        p.strides[p.ndim] = 1;
+        p.ndim++;
+    }
+    int64_t st[JV_MAX_DIMS];
+    jv_tensor_cudnn_strides(&p, channels_last, st);
+    for (int i = 0; i < p.ndim; i++) {
+        if (p.shape[i] < 0 || p.shape[i] > INT_MAX || st[i] > INT_MAX) return 0;
+        if (p.shape[i] > 1 && st[i] <= 0) return 0;
+        dims[i] = (int)p.shape[i];
+        strides[i] = (int)(st[i] > 0 ? st[i] : 1);
+    }
+    return p.ndim;
+}
+
+static jv_status mi_tensor(const jv_hipv *v, void **td, const jv_tensor *t, int cl, const char *what, jv_err *err) {
+    int dims[JV_MAX_DIMS], strides[JV_MAX_DIMS], dt;
+    int nd = dims_of(t, cl, dims, strides);
+    if (!nd || !mi_type(t->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a tensor MIOpen cannot describe (%d dims, %s)", what, t->ndim,
+                jv_dtype_short(t->dtype));
+    MI_CALL(err, what, v->mi.tensor_create(td));
+    MI_CALL(err, what, v->mi.tensor_set(*td, dt, nd, dims, strides));
+    return JV_OK;
+}
+
+/* the first solution MIOpen offers for step s that fits ws_limit, compiled now */
+static jv_status pick_solution(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, size_t ws_limit, jv_err *err) {
+    jv_miopen_solution sol[16];
+    size_t n = 0;
+    void *a = NULL, *b = NULL, *c = NULL;
+    jv_miopen_get_solution_fn get = NULL;
+    jv_miopen_compile_fn comp = NULL;
+    const char *dir = "Forward";
+    if (s->kind == STEP_FWD) /* (w, x, conv, y) */
+        get = v->mi.fwd_get_solution, comp = v->mi.fwd_compile, a = p->td[s->w], b = p->td[s->x], c = p->td[s->y];
+    else if (s->kind == STEP_BWD_DATA) /* (dy, w, conv, dx) */
+        get = v->mi.bwd_data_get_solution, comp = v->mi.bwd_data_compile, a = p->td[s->y], b = p->td[s->w],
+        c = p->td[s->x], dir = "BackwardData";
+    else /* (dy, x, conv, dw) */
+        get = v->mi.bwd_w_get_solution, comp = v->mi.bwd_w_compile, a = p->td[s->y], b = p->td[s->x], c = p->td[s->w],
+        dir = "BackwardWeights";
+    memset(sol, 0, sizeof sol);
+    int ms = get(v->mi_h, a, b, p->conv, c, sizeof sol / sizeof sol[0], &n, sol);
+    if (ms != JV_MIOPEN_STATUS_SUCCESS)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: miopenConvolution%sGetSolution failed: %s (%d)", p->name, dir,
+                mi_status(ms), ms);
+    size_t i = 0;
+    while (i < n && sol[i].workspace_size > ws_limit)
+        i++;
+    if (i == n)
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "hip backend: %s: MIOpen offers no %s solution within the %zu MiB workspace (%zu offered)", p->name,
+                dir, ws_limit >> 20, n);
+    s->id = sol[i].solution_id, s->algo = sol[i].algorithm, s->ws = sol[i].workspace_size;
+    ms = comp(v->mi_h, a, b, p->conv, c, s->id);
+    if (ms != JV_MIOPEN_STATUS_SUCCESS)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: miopenConvolution%sCompileSolution failed: %s (%d)", p->name,
+                dir, mi_status(ms), ms);
+    return JV_OK;
+}
+
+static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_operands *ops, size_t ws_limit,
+                             jv_hipv_conv *p, jv_err *err) {
+    const char *what = p->name;
+    int dt;
+    if (!mi_type(g->dtype, &dt))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: no MIOpen convolution for %s (PyTorch runs it natively)", what,
+                jv_dtype_short(g->dtype));
+    if (g->pad_mode == JV_CONV_PAD_SAME)
+        for (int i = 0; i < g->nd; i++)
+            if ((g->dilation[i] * (g->w.shape[2 + i] - 1)) % 2)
+                JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: padding='same' with an even kernel pads asymmetrically",
+                        what);
+    if (g->groups < 1 || g->groups > INT_MAX)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: groups %lld", what, (long long)g->groups);
+    int sp = g->nd < 2 ? 2 : g->nd;
+    int pad[JV_CONV_MAX_SPATIAL], str[JV_CONV_MAX_SPATIAL], dil[JV_CONV_MAX_SPATIAL];
+    for (int i = 0; i < sp; i++) {
+        pad[i] = 0, str[i] = 1, dil[i] = 1;
+        if (i < g->nd) {
+            if (g->padding[i] > INT_MAX || g->stride[i] > INT_MAX || g->dilation[i] > INT_MAX)
+                JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: conv parameters exceed int", what);
+            pad[i] = (int)g->padding[i], str[i] = (int)g->stride[i], dil[i] = (int)g->dilation[i];
+        }
+    }
+    MI_CALL(err, what, v->mi.conv_create(&p->conv));
+    MI_CALL(err, what, v->mi.conv_init_nd(p->conv, sp, pad, str, dil, JV_MIOPEN_CONVOLUTION));
+    MI_CALL(err, what, v->mi.conv_set_groups(p->conv, (int)g->groups));
+    /* the memory format as PyTorch's miopen_conv_suggest_memory_format: channels_last for a 4-d / 5-d weight when
+     * the input or the weight suggests it */
+    int ix = jv_operands_find(ops, "input"), iw = jv_operands_find(ops, "weight"), ib = jv_operands_find(ops, "bias"),
+        io = jv_operands_find(ops, "out"), igo = jv_operands_find(ops, "grad_output"),
+        igi = jv_operands_find(ops, "grad_input"), igw = jv_operands_find(ops, "grad_weight"),
+        igb = jv_operands_find(ops, "grad_bias");
+    if (ix < 0 || iw < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: operands missing", what);
+    int cl = 0;
+    if (ops->o[iw].t.ndim == 4 || ops->o[iw].t.ndim == 5)
+        cl = jv_tensor_suggest_channels_last(&ops->o[iw].t) ||
+             (ops->o[ix].t.ndim == ops->o[iw].t.ndim && jv_tensor_suggest_channels_last(&ops->o[ix].t));
+    for (int i = 0; i < ops->n; i++)
+        if (i != ib && i != igb) JV_CHECK(mi_tensor(v, &p->td[i], &ops->o[i].t, cl, what, err));
+    int bias_of = -1; /* the [C] vector: forward bias or grad_bias */
+    if (g->op != JV_CONV_BACKWARD) {
+        if (io < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: operands missing", what);
+        conv_step s = {0};
+        if (!g->transposed)
+            s.kind = STEP_FWD, s.x = ix, s.w = iw, s.y = io;
+        else /* the data gradient of the normal conv its weight describes, as PyTorch runs it */
+            s.kind = STEP_BWD_DATA, s.y = ix, s.w = iw, s.x = io;
+        p->steps[p->nsteps++] = s;
+        if (ib >= 0) {
+            conv_step b = {0};
+            b.kind = STEP_ADD_BIAS, b.x = ib, b.y = io;
+            p->steps[p->nsteps++] = b;
+            bias_of = ib;
+        }
+    } else {
+        if (igo < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: operands missing", what);
+        if (igi >= 0) {
+            conv_step s = {0};
+            if (!g->transposed)
+                s.kind = STEP_BWD_DATA, s.y = igo, s.w = iw, s.x = igi;
+            else
+                s.kind = STEP_FWD, s.x = igo, s.w = iw, s.y = igi;
+            p->steps[p->nsteps++] = s;
+        }
+        if (igw >= 0) {
+            conv_step s = {0};
+            s.kind = STEP_BWD_W, s.w = igw;
+            if (!g->transposed)
+                s.x = ix, s.y = igo;
+            else
+                s.x = igo, s.y = ix;
+            p->steps[p->nsteps++] = s;
+        }
+        if (igb >= 0) {
+            conv_step s = {0};
+            s.kind = STEP_BWD_BIAS, s.x = igb, s.y = igo;
+            p->steps[p->nsteps++] = s;
+            bias_of = igb;
+        }
+    }
+    if (bias_of >= 0) {
+        const jv_tensor *bt = &ops->o[bias_of].t;
+        if (bt->dtype == JV_DT_BF16)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: MIOpen's convolution bias %s refuses bf16", what,
+                    bias_of == igb ? "gradient" : "add");
+        if (bt->ndim != 1 || bt->shape[0] < 1 || bt->shape[0] > INT_MAX)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: the bias is not a [C] vector", what);
+        jv_tensor b4;
+        memset(&b4, 0, sizeof b4);
+        b4.ndim = g->nd + 2 < 4 ? 4 : g->nd + 2;
+        for (int i = 0; i < b4.ndim; i++)
+            b4.shape[i] = 1;
+        b4.shape[1] = bt->shape[0];
+        b4.dtype = bt->dtype;
+        jv_tensor_set_contiguous(&b4);
+        JV_CHECK(mi_tensor(v, &p->bias_td, &b4, cl, what, err));
+    }
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].kind <= STEP_BWD_W) JV_CHECK(pick_solution(v, p, &p->steps[i], ws_limit, err));
+    return JV_OK;
+}
+
+jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, int as_gemm, size_t ws_limit,
+                            jv_hipv_conv **out, char *impl, size_t impl_cap, jv_err *err) {
+    const jv_conv_desc *g = jv_conv_of(d);
+    *out = NULL;
+    if (impl_cap) impl[0] = 0;
+    jv_conv_gemm cg;
+    char why[200];
+    if (as_gemm && !jv_conv_as_gemm(d, ops, &cg, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv: not a pointwise convolution as GEMMs: %s", why);
+    if (!as_gemm && !v->mi_h)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv: not replayed: no MIOpen (%s)",
+                v->mi_lib.why[0] ? v->mi_lib.why : "not loaded");
+    jv_hipv_conv *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: conv plan: out of memory");
+    p->as_gemm = as_gemm;
+    p->name = g->op == JV_CONV_BACKWARD ? "aten::convolution_backward"
+              : g->transposed           ? "transposed convolution"
+                                        : "aten::convolution";
+    jv_status st = JV_OK;
+    if (as_gemm) {
+        for (int i = 0; i < cg.n && st == JV_OK; i++) {
+            jv_desc md;
+            jv_operands mops;
+            st = jv_gemm_desc_mm(&md, &cg.step[i].a, &cg.step[i].b, err);
+            if (st == JV_OK) st = jv_gemm_operands(&md, &mops, err);
+            if (st == JV_OK) st = plan_mapped(v, &md, &mops, ws_limit, &p->g[i], err);
+            if (st == JV_OK) {
+                p->gn = i + 1;
+                memcpy(p->gsrc[i], cg.step[i].src, sizeof p->gsrc[i]);
+            }
+        }
+        if (st == JV_OK && impl_cap) {
+            char first[160];
+            gemm_impl(p->g[0], first, sizeof first);
+            snprintf(impl, impl_cap, "%s 1x1 conv GEMM: %s", p->g[0]->lib == GEMM_LT ? "hipBLASLt" : "rocBLAS", first);
+        }
+    } else {
+        st = conv_miopen(v, g, ops, ws_limit, p, err);
+        if (st == JV_OK && impl_cap) {
+            size_t n = (size_t)snprintf(impl, impl_cap, "MIOpen immediate");
+            for (int i = 0; i < p->nsteps && n < impl_cap; i++) {
+                const conv_step *s = &p->steps[i];
+                const char *w = s->kind == STEP_FWD        ? "fwd"
+                                : s->kind == STEP_BWD_DATA ? "bwd data"
+                                : s->kind == STEP_BWD_W    ? "bwd weights"
+                                : s->kind == STEP_ADD_BIAS ? "bias"
+                                                           : "bwd bias";
+                if (s->kind <= STEP_BWD_W)
+                    n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s solution %llu algo %d ws %zu", i ? "," : ":",
+                                          w, (unsigned long long)s->id, s->algo, s->ws);
+                else
+                    n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s", i ? "," : ":", w);
+            }
+        }
+    }
+    if (st != JV_OK) {
+        jv_hipv_conv_free(v, p);
+        return st;
+    }
+    *out = p;
+    return JV_OK;
+}
+
+jv_status jv_hipv_conv_run(const jv_hipv *v, const jv_hipv_conv *p, void *const *bufs, void *ws, size_t ws_bytes,
+                           jv_err *err) {
+    if (p->as_gemm) {
+        for (int i = 0; i < p->gn; i++) {
+            void *b[3] = {bufs[p->gsrc[i][0]], bufs[p->gsrc[i][1]], bufs[p->gsrc[i][2]]};
+            JV_CHECK(jv_hipv_gemm_run(v, p->g[i], b, ws, ws_bytes, err));
+        }
+        return JV_OK;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    for (int i = 0; i < p->nsteps; i++) {
+        const conv_step *s = &p->steps[i];
+        if (s->ws > ws_bytes)
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: workspace %zu bytes, needs %zu", p->name, ws_bytes, s->ws);
+        switch (s->kind) {
+        case STEP_FWD:
+            MI_CALL(err, p->name,
+                    v->mi.fwd_immediate(v->mi_h, p->td[s->w], bufs[s->w], p->td[s->x], bufs[s->x], p->conv, p->td[s->y],
+                                        bufs[s->y], ws, s->ws, s->id));
+            break;
+        case STEP_BWD_DATA:
+            MI_CALL(err, p->name,
+                    v->mi.bwd_data_immediate(v->mi_h, p->td[s->y], bufs[s->y], p->td[s->w], bufs[s->w], p->conv,
+                                             p->td[s->x], bufs[s->x], ws, s->ws, s->id));
+            break;
+        case STEP_BWD_W:
+            MI_CALL(err, p->name,
+                    v->mi.bwd_w_immediate(v->mi_h, p->td[s->y], bufs[s->y], p->td[s->x], bufs[s->x], p->conv,
+                                          p->td[s->w], bufs[s->w], ws, s->ws, s->id));
+            break;
+        case STEP_ADD_BIAS: /* alpha 1, beta 0: y += b (the only values MIOpen supports) */
+            MI_CALL(err, p->name,
+                    v->mi.fwd_bias(v->mi_h, &one, p->bias_td, bufs[s->x], &zero, p->td[s->y], bufs[s->y]));
+            break;
+        case STEP_BWD_BIAS:
+            MI_CALL(err, p->name,
+                    v->mi.bwd_bias(v->mi_h, &one, p->td[s->y], bufs[s->y], &zero, p->bias_td, bufs[s->x]));
+            break;
+        }
+    }
+    return JV_OK;
+}
+
+/* ---- batch norm ---- */
+
+struct jv_hipv_bn {
+    int mode;
+    void *xd, *yd, *bnd;
+    int bwd, training;
+    double momentum, eps;
+    int ix, iy, iw, ib, irm, irv, ism, isv, idy, idx, idw, idb;
+    size_t dx_bytes, p_bytes;
+};
+
+void jv_hipv_bn_free(const jv_hipv *v, jv_hipv_bn *p) {
+    if (!p) return;
+    if (p->xd) v->mi.tensor_destroy(p->xd);
+    if (p->yd) v->mi.tensor_destroy(p->yd);
+    if (p->bnd) v->mi.tensor_destroy(p->bnd);
+    free(p);
+}
+
+/* 1 when t is dense in row-major order (cl 0) or channels-last order (cl 1) */
+static int dense_in(const jv_tensor *t, int cl) {
+    int nd = t->ndim, order[JV_MAX_DIMS], k = 0;
+    order[k++] = 0;
+    if (cl) {
+        for (int i = 2; i < nd; i++)
+            order[k++] = i;
+        order[k++] = 1;
+    } else {
+        for (int i = 1; i < nd; i++)
+            order[k++] = i;
+    }
+    int64_t want = 1;
+    for (int j = nd - 1; j >= 0; j--) {
+        int i = order[j];
+        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return 1;
+}
+
+int jv_hipv_bn_possible(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    int ix = jv_operands_find(ops, "input"), idy = jv_operands_find(ops, "grad_out");
+    jv_dtype x = g->x.dtype;
+    const char *r = NULL;
+    if (!v->mi_h)
+        r = v->mi_lib.why[0] ? v->mi_lib.why : "MIOpen not loaded";
+    else if (x != JV_DT_F32 && x != JV_DT_F16 && x != JV_DT_BF16)
+        r = "MIOpen batch norm takes fp32, fp16 and bf16 inputs (PyTorch runs double natively)";
+    else if (ix < 0 || (g->bwd && idy < 0))
+        r = "operands missing";
+    else if (!g->has_weight || g->weight_dtype != JV_DT_F32)
+        r = "MIOpen batch norm needs an fp32 weight";
+    else if (!g->bwd && (!g->has_bias || g->bias_dtype != JV_DT_F32))
+        r = "MIOpen batch norm needs an fp32 bias";
+    else if (g->has_running && g->running_dtype != JV_DT_F32)
+        r = "MIOpen batch norm needs fp32 running statistics";
+    else if (g->x.ndim < 3 || g->x.ndim > 5)
+        r = "PyTorch uses MIOpen batch norm only for 3-d to 5-d inputs";
+    else if (g->n >= INT32_MAX)
+        r = "more than 2^31 elements";
+    else if (g->bwd && !g->training)
+        r = "PyTorch runs the eval backward natively";
+    else if (g->bwd && (!g->has_saved || g->stat_dtype != JV_DT_F32))
+        r = "MIOpen backward needs fp32 save_mean / save_invstd";
+    else if (!g->bwd && g->training && g->stat_dtype != JV_DT_F32)
+        r = "MIOpen returns save_mean / save_invstd in fp32 only";
+    else if (!(dense_in(&ops->o[ix].t, 0) || dense_in(&ops->o[ix].t, 1)))
+        r = "the input is neither dense NCHW nor dense channels_last";
+    else if (g->bwd && memcmp(ops->o[idy].t.strides, ops->o[ix].t.strides, sizeof(int64_t) * (size_t)g->x.ndim))
+        r = "grad_out's strides differ from the input's";
+    if (r) {
+        snprintf(why, cap, "%s", r);
+        return 0;
+    }
+    return 1;
+}
+
+#define BN_ALIGN(v) (((v) + 255) / 256 * 256)
+
+jv_status jv_hipv_bn_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, size_t ws_limit, jv_hipv_bn **out,
+                          jv_err *err) {
+    const jv_batchnorm_desc *g = jv_batchnorm_of(d);
+    char why[200];
+    *out = NULL;
+    if (!jv_hipv_bn_possible(v, d, ops, why, sizeof why))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: batch norm not on MIOpen: %s", why);
+    jv_hipv_bn *p = calloc(1, sizeof *p);
+    if (!p) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: batch norm plan: out of memory");
+    p->bwd = g->bwd, p->training = g->training, p->momentum = g->momentum, p->eps = g->eps;
+    p->ix = jv_operands_find(ops, "input"), p->iy = jv_operands_find(ops, "out");
+    p->iw = jv_operands_find(ops, "weight"), p->ib = jv_operands_find(ops, "bias");
+    p->irm = jv_operands_find(ops, "running_mean"), p->irv = jv_operands_find(ops, "running_var");
+    p->ism = jv_operands_find(ops, "save_mean"), p->isv = jv_operands_find(ops, "save_invstd");
+    p->idy = jv_operands_find(ops, "grad_out"), p->idx = jv_operands_find(ops, "grad_input");
+    p->idw = jv_operands_find(ops, "grad_weight"), p->idb = jv_operands_find(ops, "grad_bias");
+    const char *what = g->bwd ? "batch norm backward (MIOpen)" : "batch norm (MIOpen)";
+    jv_status st = JV_OK;
+    const jv_tensor *xt = &ops->o[p->ix].t;
+    p->mode = xt->ndim == 2 ? JV_MIOPEN_BN_PER_ACTIVATION : JV_MIOPEN_BN_SPATIAL;
+    if (p->iw < 0 || (!g->bwd && (p->iy < 0 || p->ib < 0)) || (g->bwd && (p->idy < 0 || p->ism < 0 || p->isv < 0)) ||
+        (!g->training && (p->irm < 0 || p->irv < 0))) {
+        st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__, "hip backend: %s: operands missing", what);
+        goto fail;
+    }
+    const jv_tensor *yt = &ops->o[g->bwd ? p->idy : p->iy].t;
+    JV_CHECK_GOTO(mi_tensor(v, &p->xd, xt, jv_tensor_suggest_channels_last(xt), what, err), st, fail);
+    JV_CHECK_GOTO(mi_tensor(v, &p->yd, yt, jv_tensor_suggest_channels_last(yt), what, err), st, fail);
+    int ms = v->mi.tensor_create(&p->bnd);
+    if (ms == JV_MIOPEN_STATUS_SUCCESS) ms = v->mi.bn_derive(p->bnd, p->xd, p->mode);
+    if (ms != JV_MIOPEN_STATUS_SUCCESS) {
+        st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                        "hip backend: %s: miopenDeriveBNTensorDescriptor failed: %s", what, mi_status(ms));
+        goto fail;
+    }
+    if (g->bwd) {
+        if (p->idx < 0) p->dx_bytes = BN_ALIGN((size_t)jv_tensor_extent(xt) * jv_dtype_size(xt->dtype));
+        p->p_bytes = BN_ALIGN((size_t)g->c * 4);
+        if (p->dx_bytes + 2 * p->p_bytes > ws_limit) {
+            st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
+                            "hip backend: %s: the grads output_mask leaves out need %zu MiB of scratch, more than the "
+                            "%zu MiB workspace",
+                            what, (p->dx_bytes + 2 * p->p_bytes + (1u << 20) - 1) >> 20, ws_limit >> 20);
+            goto fail;
+        }
+    }
+    *out = p;
+    return JV_OK;
+fail:
+    jv_hipv_bn_free(v, p);
+    return st;
+}
+
+jv_status jv_hipv_bn_run(const jv_hipv *v, const jv_hipv_bn *p, void *const *bufs, void *ws, size_t ws_bytes,
+                         jv_err *err) {
+    float one = 1.0f, zero = 0.0f;
+#define BUF(i) ((i) >= 0 ? bufs[i] : NULL)
+    if (!p->bwd && p->training) {
+        MI_CALL(err, "batch norm training forward (MIOpen)",
+                v->mi.bn_fwd_train(v->mi_h, p->mode, &one, &zero, p->xd, bufs[p->ix], p->yd, bufs[p->iy], p->bnd,
+                                   bufs[p->iw], bufs[p->ib], p->momentum, BUF(p->irm), BUF(p->irv), p->eps, BUF(p->ism),
+                                   BUF(p->isv)));
+    } else if (!p->bwd) {
+        MI_CALL(err, "batch norm eval forward (MIOpen)",
+                v->mi.bn_fwd_infer(v->mi_h, p->mode, &one, &zero, p->xd, bufs[p->ix], p->yd, bufs[p->iy], p->bnd,
+                                   bufs[p->iw], bufs[p->ib], bufs[p->irm], bufs[p->irv], p->eps));
+    } else {
+        if (p->dx_bytes + 2 * p->p_bytes > ws_bytes)
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: batch norm backward: workspace too small");
+        char *w = ws;
+        void *dx = p->idx >= 0 ? bufs[p->idx] : w;
+        void *dw = p->idw >= 0 ? bufs[p->idw] : w + p->dx_bytes;
+        void *db = p->idb >= 0 ? bufs[p->idb] : w + p->dx_bytes + p->p_bytes;
+        /* dx has the input's strides (jv_batchnorm_operands): x's descriptor describes it */
+        MI_CALL(err, "batch norm backward (MIOpen)",
+                v->mi.bn_bwd(v->mi_h, p->mode, &one, &zero, &one, &zero, p->xd, bufs[p->ix], p->yd, bufs[p->idy], p->xd,
+                             dx, p->bnd, bufs[p->iw], dw, db, p->eps, bufs[p->ism], bufs[p->isv]));
+    }
+#undef BUF
+    return JV_OK;
+}
