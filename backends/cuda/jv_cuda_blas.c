@@ -9,32 +9,15 @@
 
 #include "gemm/gemm.h"
 #include "jv_cuda_blas.h"
-
-/* How the bias reaches out. */
-typedef enum { BIAS_NONE = 0, BIAS_EPILOGUE, BIAS_COPY } bias_mode;
-
-/* One operand as cuBLASLt sees it. */
-typedef struct {
-    int64_t rows, cols; /* the row-major matrix [rows, cols] of one batch entry */
-    int64_t sr, sc;     /* its strides (elements) */
-    int64_t sb;         /* batch stride (0: shared by every batch entry) */
-} mat_view;
+#include "jv_gpu_lib.h"
 
 struct jv_cuda_gemm {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, lc; /* la: our B (cuBLASLt's A), lb: our A, lc: out (C and D) */
     cublasLtMatmulAlgo_t algo;
     size_t ws_need;
-    int ia, ib, io, ic; /* operand indices (ic -1: no bias) */
-    int f64;            /* scale type double */
-    double alpha, beta; /* beta as passed to cuBLASLt (0 with the epilogue bias) */
-    bias_mode bias;
-    int64_t batch, m, n;
-    size_t es;              /* bytes of one out element */
-    int64_t bias_st[3];     /* bias strides over out's [batch, M, N] (0: broadcast) */
-    int64_t out_rs, out_bs; /* out's row and batch strides (elements; its N stride is 1) */
-    const char *name;       /* op name for messages */
-    int searched;           /* the algorithm came from a search (choice says how it went) */
+    jv_gpu_gemm_map map; /* the call in cuBLASLt's terms (jv_gpu_lib.h) */
+    int searched;        /* the algorithm came from a search (choice says how it went) */
     jv_cuda_gemm_choice choice;
 };
 
@@ -71,69 +54,6 @@ static int lt_type(jv_dtype d, cudaDataType_t *t) {
     }
 }
 
-/* Collapses dims [lo, hi] of t into one dim of *size with stride *stride
- * (dims of size 1 ignored). Returns 0 when their strides do not nest. */
-static int collapse(const jv_tensor *t, int lo, int hi, int64_t *size, int64_t *stride) {
-    int64_t sz = 1, st = 0;
-    int have = 0;
-    for (int i = hi; i >= lo; i--) {
-        if (t->shape[i] == 1) continue;
-        if (!have) {
-            st = t->strides[i];
-            have = 1;
-        } else if (t->strides[i] != st * sz) {
-            return 0;
-        }
-        sz *= t->shape[i];
-    }
-    *size = sz;
-    *stride = have ? st : 0;
-    return 1;
-}
-
-/* The matrix view of t: its last two dims, leading dims as one batch
- * (fold: leading dims folded into the rows instead). */
-static int view_of(const jv_tensor *t, int fold, mat_view *v) {
-    if (t->ndim < 2) return 0;
-    int nd = t->ndim;
-    v->cols = t->shape[nd - 1];
-    v->sc = t->strides[nd - 1];
-    if (fold) {
-        if (!collapse(t, 0, nd - 2, &v->rows, &v->sr)) return 0;
-        v->sb = 0;
-        return 1;
-    }
-    v->rows = t->shape[nd - 2];
-    v->sr = t->strides[nd - 2];
-    v->sb = 0;
-    if (nd > 2) {
-        int64_t bs;
-        if (!collapse(t, 0, nd - 3, &bs, &v->sb)) return 0;
-    }
-    return 1;
-}
-
-/* Column-major layout of X^T for the row-major matrix X of v: *op is the
- * operation cuBLASLt applies to the stored matrix to get X^T. */
-static int layout_of(const mat_view *v, uint64_t *rows, uint64_t *cols, int64_t *ld, cublasOperation_t *op) {
-    int64_t r = v->rows, c = v->cols;
-    if (c == 1 || v->sc == 1) { /* row-major: stored as the c x r column-major X^T */
-        int64_t l = r == 1 ? (c > 0 ? c : 1) : v->sr;
-        if (l >= c && l > 0) {
-            *rows = (uint64_t)c, *cols = (uint64_t)r, *ld = l, *op = CUBLAS_OP_N;
-            return 1;
-        }
-    }
-    if (r == 1 || v->sr == 1) { /* column-major X: transpose it */
-        int64_t l = c == 1 ? (r > 0 ? r : 1) : v->sc;
-        if (l >= r && l > 0) {
-            *rows = (uint64_t)r, *cols = (uint64_t)c, *ld = l, *op = CUBLAS_OP_T;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static jv_status make_layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows, uint64_t cols, int64_t ld,
                              int64_t batch, int64_t bstride, const char *name, jv_err *err) {
     LT_CALL(err, name, cublasLtMatrixLayoutCreate(l, t, rows, cols, ld));
@@ -154,42 +74,6 @@ void jv_cuda_gemm_free(jv_cuda_gemm *p) {
     if (p->lc) cublasLtMatrixLayoutDestroy(p->lc);
     if (p->op) cublasLtMatmulDescDestroy(p->op);
     free(p);
-}
-
-/* Decides how the bias operand reaches out; fills p->bias and p->bias_st. */
-static jv_status plan_bias(jv_cuda_gemm *p, const jv_operands *ops, jv_err *err) {
-    p->bias = BIAS_NONE;
-    if (p->ic < 0 || p->beta == 0) return JV_OK;
-    const jv_tensor *b = &ops->o[p->ic].t, *o = &ops->o[p->io].t;
-    if (b->dtype != o->dtype)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: bias dtype %s differs from the output's %s", p->name,
-                jv_dtype_short(b->dtype), jv_dtype_short(o->dtype));
-    if (b->ndim > 3)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a bias of %d dims is not supported", p->name, b->ndim);
-    /* strides over [batch, M, N], right-aligned; size-1 (broadcast) dims get 0 */
-    int64_t want[3] = {p->batch, p->m, p->n};
-    for (int k = 0; k < 3; k++) {
-        int i = b->ndim - 3 + k;
-        p->bias_st[k] = 0;
-        if (i < 0) continue;
-        if (b->shape[i] != 1 && b->shape[i] != want[k])
-            JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: bias shape does not broadcast to the output", p->name);
-        if (b->shape[i] != 1) p->bias_st[k] = b->strides[i];
-    }
-    if (p->n > 1 && p->bias_st[2] != 1 && !(p->bias_st[2] == 0 && p->bias_st[1] == 0 && p->bias_st[0] == 0))
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "cuda backend: %s: a bias broadcast along N or strided in N is not supported (stride %lld)", p->name,
-                (long long)p->bias_st[2]);
-    if (p->bias_st[1] != 0 && p->bias_st[1] < p->n)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias rows overlap (row stride %lld < N %lld)", p->name,
-                (long long)p->bias_st[1], (long long)p->n);
-    if (p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 && p->batch == 1) {
-        p->bias = BIAS_EPILOGUE;
-        p->beta = 0;
-    } else {
-        p->bias = BIAS_COPY;
-    }
-    return JV_OK;
 }
 
 /* Fills bytes of device memory at dst with values of dtype t of magnitude in
@@ -239,25 +123,25 @@ static jv_status time_candidate(cublasLtHandle_t lt, const jv_cuda_gemm *p, cons
                                 size_t ws_need, void *const *bufs, const jv_cuda_gemm_pick *pick, cudaEvent_t e0,
                                 cudaEvent_t e1, double *ms, jv_err *err) {
     *ms = 0;
-    float af = (float)p->alpha, bf = (float)p->beta;
+    float af = (float)p->map.alpha, bf = (float)p->map.beta;
     const void *alpha = &af, *beta = &bf;
-    if (p->f64) alpha = &p->alpha, beta = &p->beta;
-    void *out = bufs[p->io];
+    if (p->map.f64) alpha = &p->map.alpha, beta = &p->map.beta;
+    void *out = bufs[p->map.io];
     double t[JV_CUDA_GEMM_REPS];
     for (int i = 0; i < JV_CUDA_GEMM_WARMUP + JV_CUDA_GEMM_REPS; i++) {
         int timed = i >= JV_CUDA_GEMM_WARMUP;
-        if (timed) RT_CALL(err, p->name, cudaEventRecord(e0, pick->stream));
-        cublasStatus_t ls = cublasLtMatmul(lt, p->op, alpha, bufs[p->ib], p->la, bufs[p->ia], p->lb, beta, out, p->lc,
-                                           out, p->lc, algo, pick->ws, ws_need, pick->stream);
+        if (timed) RT_CALL(err, p->map.name, cudaEventRecord(e0, pick->stream));
+        cublasStatus_t ls = cublasLtMatmul(lt, p->op, alpha, bufs[p->map.ib], p->la, bufs[p->map.ia], p->lb, beta, out,
+                                           p->lc, out, p->lc, algo, pick->ws, ws_need, pick->stream);
         if (ls != CUBLAS_STATUS_SUCCESS) { /* this candidate does not launch: skipped */
-            RT_CALL(err, p->name, cudaStreamSynchronize(pick->stream));
+            RT_CALL(err, p->map.name, cudaStreamSynchronize(pick->stream));
             return JV_OK;
         }
         if (!timed) continue;
-        RT_CALL(err, p->name, cudaEventRecord(e1, pick->stream));
-        RT_CALL(err, p->name, cudaEventSynchronize(e1));
+        RT_CALL(err, p->map.name, cudaEventRecord(e1, pick->stream));
+        RT_CALL(err, p->map.name, cudaEventSynchronize(e1));
         float f = 0;
-        RT_CALL(err, p->name, cudaEventElapsedTime(&f, e0, e1));
+        RT_CALL(err, p->map.name, cudaEventElapsedTime(&f, e0, e1));
         t[i - JV_CUDA_GEMM_WARMUP] = f;
     }
     *ms = jv_cuda_median(t, JV_CUDA_GEMM_REPS);
@@ -273,7 +157,7 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
     memset(ch, 0, sizeof *ch);
     ch->offered = n;
     void *bufs[JV_MAX_OPERANDS] = {0};
-    int roles[4] = {p->ia, p->ib, p->io, p->bias == BIAS_EPILOGUE ? p->ic : -1};
+    int roles[4] = {p->map.ia, p->map.ib, p->map.io, p->map.bias == JV_GPU_BIAS_EPILOGUE ? p->map.ic : -1};
     cudaEvent_t e0 = NULL, e1 = NULL;
     double t[JV_CUDA_GEMM_CANDIDATES] = {0};
     jv_status st = JV_OK;
@@ -288,26 +172,27 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
             bufs[i] = NULL;
             st = jv_err_set(err, e == cudaErrorMemoryAllocation ? JV_ERR_NOMEM : JV_ERR_INTERNAL, __FILE__, __LINE__,
                             "cuda backend: %s: gemm-algo best: cannot allocate %zu bytes of scratch operand %s: %s",
-                            p->name, bytes, ops->o[i].name, cudaGetErrorString(e));
+                            p->map.name, bytes, ops->o[i].name, cudaGetErrorString(e));
             break;
         }
-        if (i == p->io) { /* out: read only as C (beta != 0); zeros */
+        if (i == p->map.io) { /* out: read only as C (beta != 0); zeros */
             e = cudaMemsetAsync(bufs[i], 0, bytes, pick->stream);
             if (e != cudaSuccess)
                 st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
-                                "cuda backend: %s: cudaMemsetAsync failed: %s", p->name, cudaGetErrorString(e));
+                                "cuda backend: %s: cudaMemsetAsync failed: %s", p->map.name, cudaGetErrorString(e));
             continue;
         }
         cudaDataType_t dt = CUDA_R_32F;
         (void)lt_type(tt->dtype, &dt);
-        st = fill_scratch(bufs[i], bytes, dt, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream, p->name, err);
+        st =
+            fill_scratch(bufs[i], bytes, dt, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream, p->map.name, err);
     }
-    if (st == JV_OK && p->bias == BIAS_EPILOGUE) {
-        const void *bp = bufs[p->ic];
+    if (st == JV_OK && p->map.bias == JV_GPU_BIAS_EPILOGUE) {
+        const void *bp = bufs[p->map.ic];
         cublasStatus_t ls = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);
         if (ls != CUBLAS_STATUS_SUCCESS)
             st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
-                            "cuda backend: %s: cublasLtMatmulDescSetAttribute(BIAS_POINTER) failed: %s", p->name,
+                            "cuda backend: %s: cublasLtMatmulDescSetAttribute(BIAS_POINTER) failed: %s", p->map.name,
                             lt_str(ls));
     }
     if (st == JV_OK) {
@@ -315,7 +200,7 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
         if (e == cudaSuccess) e = cudaEventCreate(&e1);
         if (e != cudaSuccess)
             st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: cudaEventCreate failed: %s",
-                            p->name, cudaGetErrorString(e));
+                            p->map.name, cudaGetErrorString(e));
     }
     for (int c = 0; c < n && st == JV_OK; c++) {
         if (res[c].state != CUBLAS_STATUS_SUCCESS || res[c].workspaceSize > ws_limit) continue;
@@ -326,7 +211,7 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
         int b = jv_cuda_fastest(t, n);
         if (b < 0) {
             st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
-                            "cuda backend: %s: gemm-algo best: none of cuBLASLt's %d candidates ran", p->name, n);
+                            "cuda backend: %s: gemm-algo best: none of cuBLASLt's %d candidates ran", p->map.name, n);
         } else {
             memcpy(ch->algo, &res[b].algo, sizeof ch->algo);
             ch->ws = res[b].workspaceSize;
@@ -341,7 +226,7 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
         cudaError_t e = cudaStreamSynchronize(pick->stream);
         if (e != cudaSuccess)
             st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
-                            "cuda backend: %s: cudaStreamSynchronize failed: %s", p->name, cudaGetErrorString(e));
+                            "cuda backend: %s: cudaStreamSynchronize failed: %s", p->map.name, cudaGetErrorString(e));
     }
     for (int i = 0; i < JV_MAX_OPERANDS; i++)
         if (bufs[i]) cudaFree(bufs[i]);
@@ -350,81 +235,24 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
 
 jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_operands *ops,
                             const jv_cuda_gemm_pick *pick, jv_cuda_gemm **out, jv_err *err) {
-    const jv_gemm_desc *g = jv_gemm_of(d);
     *out = NULL;
-    jv_gemm_roles ro;
-    jv_err re = {0};
-    if (jv_gemm_roles_of(d, ops, &ro, &re) != JV_OK) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s", re.msg);
-    const char *name = ro.name;
-    int ia = ro.a, ib = ro.b, io = ro.out, ic = ro.c;
-    const jv_tensor *ta = &ops->o[ia].t, *tb = &ops->o[ib].t, *to = &ops->o[io].t;
-    cudaDataType_t da, db, dout;
-    if (!lt_type(ta->dtype, &da) || !lt_type(tb->dtype, &db) || !lt_type(to->dtype, &dout) || da != db)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuBLASLt GEMM for dtypes %s x %s -> %s", name,
-                jv_dtype_short(ta->dtype), jv_dtype_short(tb->dtype), jv_dtype_short(to->dtype));
-    int f64 = da == CUDA_R_64F;
-    if (f64 != (dout == CUDA_R_64F) || (da == CUDA_R_32F && dout != CUDA_R_32F))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuBLASLt GEMM for %s inputs with a %s output", name,
-                jv_dtype_short(ta->dtype), jv_dtype_short(to->dtype));
-
-    /* matrix views: a linear (or a matmul with a 2-D right operand) folds A's leading dims into M */
-    int fold = (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MATMUL) && tb->ndim == 2;
-    if (ta->ndim < 2 || tb->ndim < 2)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: 1-D operands are not run on cuBLASLt", name);
-    if (g->op == JV_GEMM_MATMUL && !fold && ta->ndim != tb->ndim)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: broadcast batch dims are not run on cuBLASLt", name);
-    if (g->op == JV_GEMM_MATMUL && !fold)
-        for (int i = 0; i < ta->ndim - 2; i++)
-            if (ta->shape[i] != tb->shape[i])
-                JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: broadcast batch dims are not run on cuBLASLt", name);
-    mat_view va, vb, vo;
-    jv_tensor wt; /* linear: B = weight^T */
-    const jv_tensor *tbv = tb;
-    if (g->op == JV_GEMM_LINEAR) {
-        wt = *tb;
-        wt.shape[0] = tb->shape[1], wt.shape[1] = tb->shape[0];
-        wt.strides[0] = tb->strides[1], wt.strides[1] = tb->strides[0];
-        tbv = &wt;
-    }
-    if (!view_of(ta, fold, &va) || !view_of(tbv, 0, &vb) || !view_of(to, fold, &vo))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: operand strides do not collapse into a (batched) matrix",
-                name);
-    int64_t m = va.rows, k = va.cols, n = vb.cols;
-    int64_t batch = fold ? 1 : (g->batch > 0 ? g->batch : 1);
-    if (vb.rows != k || vo.rows != m || vo.cols != n)
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "cuda backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply", name,
-                (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows, (long long)vo.cols);
-    if (vo.sc != 1 && n > 1) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the output is not row-major", name);
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a dim exceeds 2^31", name);
-    if (m == 0 || n == 0 || k == 0)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: an empty GEMM (M %lld N %lld K %lld)", name, (long long)m,
-                (long long)n, (long long)k);
-
-    uint64_t ra, ca, rb, cb, rc, cc;
-    int64_t lda, ldb, ldc;
-    cublasOperation_t opa, opb, opc;
+    jv_gpu_gemm_map q;
+    JV_CHECK(jv_gpu_gemm_map_of("cuda", "cuBLASLt", d, ops, &q, err));
+    const char *name = q.name;
+    cudaDataType_t da, dout;
+    if (!lt_type(q.in_dt, &da) || !lt_type(q.out_dt, &dout))
+        JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: no cuBLASLt GEMM for dtypes %s -> %s", name,
+                jv_dtype_short(q.in_dt), jv_dtype_short(q.out_dt));
+    const cudaDataType_t db = da;
+    const int f64 = q.f64;
+    const int64_t m = q.m, n = q.n, k = q.k, batch = q.batch;
     /* cuBLASLt's A is our B (we need B^T: N x K), its B is our A (A^T: K x M), C/D is out^T (N x M) */
-    if (!layout_of(&vb, &ra, &ca, &lda, &opa) || !layout_of(&va, &rb, &cb, &ldb, &opb) ||
-        !layout_of(&vo, &rc, &cc, &ldc, &opc) || opc != CUBLAS_OP_N)
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "cuda backend: %s: operand strides (A %lld,%lld; B %lld,%lld) are neither row- nor column-major", name,
-                (long long)va.sr, (long long)va.sc, (long long)vb.sr, (long long)vb.sc);
-    if (batch > 1 && vo.sb < m * ldc) JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: output batches overlap", name);
+    const cublasOperation_t opa = q.a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, opb = q.b.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
 
     jv_cuda_gemm *p = calloc(1, sizeof *p);
     if (!p) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of memory", name);
-    p->ia = ia, p->ib = ib, p->io = io, p->ic = ic;
-    p->f64 = f64;
-    p->alpha = g->alpha, p->beta = g->beta;
-    if (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MM || g->op == JV_GEMM_BMM || g->op == JV_GEMM_MATMUL)
-        p->alpha = 1, p->beta = ic >= 0 ? 1 : 0;
-    p->batch = batch, p->m = m, p->n = n;
-    p->out_rs = ldc, p->out_bs = batch > 1 ? vo.sb : (int64_t)m * ldc;
-    p->es = jv_dtype_size(to->dtype);
-    p->name = name;
-    jv_status st = plan_bias(p, ops, err);
+    p->map = q;
+    jv_status st = jv_gpu_gemm_bias("cuda", &p->map, ops, 1, err);
     if (st != JV_OK) goto fail;
 
     cublasComputeType_t ct = f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
@@ -442,15 +270,15 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     int32_t ta_op = (int32_t)opa, tb_op = (int32_t)opb;
     PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta_op, sizeof ta_op));
     PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb_op, sizeof tb_op));
-    if (p->bias == BIAS_EPILOGUE) {
+    if (p->map.bias == JV_GPU_BIAS_EPILOGUE) {
         uint32_t epi = (uint32_t)CUBLASLT_EPILOGUE_BIAS;
         int32_t bt = (int32_t)dout;
         PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
         PLAN_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt));
     }
-    st = make_layout(&p->la, db, ra, ca, lda, batch, vb.sb, name, err);
-    if (st == JV_OK) st = make_layout(&p->lb, da, rb, cb, ldb, batch, va.sb, name, err);
-    if (st == JV_OK) st = make_layout(&p->lc, dout, rc, cc, ldc, batch, vo.sb, name, err);
+    st = make_layout(&p->la, db, q.a.rows, q.a.cols, q.a.ld, batch, q.a.bstride, name, err);
+    if (st == JV_OK) st = make_layout(&p->lb, da, q.b.rows, q.b.cols, q.b.ld, batch, q.b.bstride, name, err);
+    if (st == JV_OK) st = make_layout(&p->lc, dout, q.c.rows, q.c.cols, q.c.ld, batch, q.c.bstride, name, err);
     if (st != JV_OK) goto fail;
 
     /* heuristic: PyTorch's 32 MiB, so that the heuristic sees what PyTorch's does; search: the whole workspace */
@@ -470,8 +298,8 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     if (ps == CUBLAS_STATUS_NOT_SUPPORTED || (ps == CUBLAS_STATUS_SUCCESS && returned == 0)) {
         st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
                         "cuda backend: %s: cuBLASLt has no algorithm for M %lld N %lld K %lld batch %lld (%s x %s)",
-                        name, (long long)m, (long long)n, (long long)k, (long long)batch, jv_dtype_short(ta->dtype),
-                        jv_dtype_short(tb->dtype));
+                        name, (long long)m, (long long)n, (long long)k, (long long)batch, jv_dtype_short(q.in_dt),
+                        jv_dtype_short(q.in_dt));
         goto fail;
     }
     PLAN_LT(ps);
@@ -484,17 +312,28 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
          * its A (our B), B (our A) and C / D (out); the batch count and the workspace offered */
         jv_cuda_conv_key key;
         memset(&key, 0, sizeof key);
-        const int64_t words[] = {f64,         da,
-                                 db,          dout,
-                                 opa,         opb,
-                                 p->bias,     p->beta == 0,
-                                 (int64_t)ra, (int64_t)ca,
-                                 lda,         vb.sb,
-                                 (int64_t)rb, (int64_t)cb,
-                                 ldb,         va.sb,
-                                 (int64_t)rc, (int64_t)cc,
-                                 ldc,         vo.sb,
-                                 batch,       (int64_t)ws_limit};
+        const int64_t words[] = {f64,
+                                 da,
+                                 db,
+                                 dout,
+                                 opa,
+                                 opb,
+                                 p->map.bias,
+                                 p->map.beta == 0,
+                                 (int64_t)q.a.rows,
+                                 (int64_t)q.a.cols,
+                                 q.a.ld,
+                                 q.a.bstride,
+                                 (int64_t)q.b.rows,
+                                 (int64_t)q.b.cols,
+                                 q.b.ld,
+                                 q.b.bstride,
+                                 (int64_t)q.c.rows,
+                                 (int64_t)q.c.cols,
+                                 q.c.ld,
+                                 q.c.bstride,
+                                 batch,
+                                 (int64_t)ws_limit};
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
             jv_cuda_conv_key_add(&key, words[i]);
         const jv_cuda_gemm_choice *had = pick->cache ? jv_cuda_gemm_cache_find(pick->cache, &key) : NULL;
@@ -520,76 +359,37 @@ fail:
     return st;
 }
 
-/* Copies rows [0, have) of a matrix (rows of `row` bytes, `pitch` bytes apart)
- * over its rows [have, total), doubling the copied block each time. */
-static jv_status repeat_rows(char *m, size_t pitch, size_t row, size_t have, size_t total, cudaStream_t s,
-                             const char *name, jv_err *err) {
-    while (have < total) {
-        size_t n = have < total - have ? have : total - have;
-        RT_CALL(err, name, cudaMemcpy2DAsync(m + have * pitch, pitch, m, pitch, row, n, cudaMemcpyDeviceToDevice, s));
-        have += n;
-    }
-    return JV_OK;
-}
-
-/* Writes the bias, broadcast to [batch, M, N], into out, whose rows are
- * p->out_rs and batches p->out_bs elements apart (dense rows of N). */
-static jv_status copy_bias(const jv_cuda_gemm *p, const char *bias, char *out, cudaStream_t s, jv_err *err) {
-    const size_t es = p->es, row = (size_t)p->n * es, pitch = (size_t)p->out_rs * es, bpitch = (size_t)p->out_bs * es;
-    const int64_t *st = p->bias_st;
-    /* whole batches are rows of one matrix when they follow each other without a gap */
-    const int flat = p->out_bs == p->m * p->out_rs;
-    const int64_t nb = st[0] ? p->batch : 1; /* batch entries the bias distinguishes */
-    for (int64_t b = 0; b < nb; b++) {
-        char *ob = out + (size_t)b * bpitch;
-        const char *bb = bias + (size_t)(b * st[0]) * es;
-        if (st[1]) { /* one bias row per output row */
-            RT_CALL(
-                err, p->name,
-                cudaMemcpy2DAsync(ob, pitch, bb, (size_t)st[1] * es, row, (size_t)p->m, cudaMemcpyDeviceToDevice, s));
-            continue;
-        }
-        if (st[2]) { /* one row, repeated over the M rows */
-            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, row, cudaMemcpyDeviceToDevice, s));
-        } else { /* one value: fill the first row by doubling */
-            RT_CALL(err, p->name, cudaMemcpyAsync(ob, bb, es, cudaMemcpyDeviceToDevice, s));
-            for (size_t have = es; have < row;) {
-                size_t n = have < row - have ? have : row - have;
-                RT_CALL(err, p->name, cudaMemcpyAsync(ob + have, ob, n, cudaMemcpyDeviceToDevice, s));
-                have += n;
-            }
-        }
-        /* the first row over this batch's rows, or over every batch's rows when they are flat and shared */
-        size_t rows = (size_t)p->m * (nb == 1 && flat ? (size_t)p->batch : 1);
-        JV_CHECK(repeat_rows(ob, pitch, row, 1, rows, s, p->name, err));
-    }
-    if (nb == 1 && p->batch > 1 && !(flat && !st[1])) /* batch 0 over the others, one matrix at a time */
-        for (int64_t b = 1; b < p->batch; b++)
-            RT_CALL(err, p->name,
-                    cudaMemcpy2DAsync(out + (size_t)b * bpitch, pitch, out, pitch, row, (size_t)p->m,
-                                      cudaMemcpyDeviceToDevice, s));
+/* a device-to-device 2-D copy on the stream ctx points to (jv_gpu_copy2d_fn), for the bias copied into out */
+static jv_status copy2d(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                        size_t height, jv_err *err) {
+    cudaError_t e =
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToDevice, *(cudaStream_t *)ctx);
+    if (e != cudaSuccess)
+        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: copying the bias: cudaMemcpy2DAsync failed: %s",
+                cudaGetErrorString(e));
     return JV_OK;
 }
 
 jv_status jv_cuda_gemm_run(cublasLtHandle_t lt, const jv_cuda_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
                            cudaStream_t stream, jv_err *err) {
-    void *out = bufs[p->io];
-    if (p->bias == BIAS_EPILOGUE) {
-        const void *bp = bufs[p->ic];
-        LT_CALL(err, p->name, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
-    } else if (p->bias == BIAS_COPY) {
-        JV_CHECK(copy_bias(p, bufs[p->ic], out, stream, err));
+    void *out = bufs[p->map.io];
+    if (p->map.bias == JV_GPU_BIAS_EPILOGUE) {
+        const void *bp = bufs[p->map.ic];
+        LT_CALL(err, p->map.name,
+                cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+    } else if (p->map.bias == JV_GPU_BIAS_COPY) {
+        JV_CHECK(jv_gpu_gemm_bias_copy(&p->map, bufs[p->map.ic], out, copy2d, &stream, err));
     }
     if (p->ws_need > ws_bytes)
-        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: workspace of %zu bytes, the algorithm needs %zu", p->name,
+        JV_FAIL(err, JV_ERR_INTERNAL, "cuda backend: %s: workspace of %zu bytes, the algorithm needs %zu", p->map.name,
                 ws_bytes, p->ws_need);
-    float af = (float)p->alpha, bf = (float)p->beta;
+    float af = (float)p->map.alpha, bf = (float)p->map.beta;
     const void *alpha = &af, *beta = &bf;
-    if (p->f64) alpha = &p->alpha, beta = &p->beta;
+    if (p->map.f64) alpha = &p->map.alpha, beta = &p->map.beta;
     /* cuBLASLt's A is our B and its B our A */
-    LT_CALL(err, p->name,
-            cublasLtMatmul(lt, p->op, alpha, bufs[p->ib], p->la, bufs[p->ia], p->lb, beta, out, p->lc, out, p->lc,
-                           &p->algo, ws, p->ws_need, stream));
+    LT_CALL(err, p->map.name,
+            cublasLtMatmul(lt, p->op, alpha, bufs[p->map.ib], p->la, bufs[p->map.ia], p->lb, beta, out, p->lc, out,
+                           p->lc, &p->algo, ws, p->ws_need, stream));
     return JV_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "conv/conv_gpu.h"
 #include "jv_cuda_dnn.h"
 #include "jv_cuda_pure.h"
+#include "jv_gpu_lib.h"
 #include "jv_tensor.h"
 
 #define DNN_FAIL_CALL(err, what, call, s)                                                                              \
@@ -45,37 +46,12 @@ typedef struct {
     int fmt;
 } desc_rec;
 
-/* Dims and strides of t as int, padded to at least 4 dims (size 1, stride 1)
- * and with the strides of size-1 dims made canonical for the memory format
- * (channels_last: jv_tensor_cudnn_strides, as PyTorch's TensorDescriptor
- * does). Returns the dim count, 0 when a value exceeds int or a dim of size
- * > 1 has a stride <= 0 (a broadcast, which cuDNN cannot describe). */
-static int dims_of(const jv_tensor *t, int channels_last, int *dims, int *strides) {
-    if (t->ndim < 1 || t->ndim > JV_MAX_DIMS) return 0;
-    jv_tensor p = *t;
-    if (!p.has_strides) jv_tensor_set_contiguous(&p);
-    while (p.ndim < 4) {
-        p.shape[p.ndim] = 1;
-        p.strides[p.ndim] = 1;
-        p.ndim++;
-    }
-    int64_t st[JV_MAX_DIMS];
-    jv_tensor_cudnn_strides(&p, channels_last, st);
-    for (int i = 0; i < p.ndim; i++) {
-        if (p.shape[i] < 0 || p.shape[i] > INT_MAX || st[i] > INT_MAX) return 0;
-        if (p.shape[i] > 1 && st[i] <= 0) return 0;
-        dims[i] = (int)p.shape[i];
-        strides[i] = (int)(st[i] > 0 ? st[i] : 1);
-    }
-    return p.ndim;
-}
-
 static jv_status tensor_desc(cudnnTensorDescriptor_t *td, const jv_tensor *t, int channels_last, desc_rec *rec,
                              const char *what, jv_err *err) {
     desc_rec r;
     memset(&r, 0, sizeof r);
     cudnnDataType_t dt;
-    r.nd = dims_of(t, channels_last, r.dims, r.strides);
+    r.nd = jv_gpu_dnn_dims(t, channels_last, r.dims, r.strides);
     if (!r.nd || !dnn_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a tensor cuDNN cannot describe (%d dims, %s)", what, t->ndim,
                 jv_dtype_short(t->dtype));
@@ -118,7 +94,7 @@ static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, in
     desc_rec r;
     memset(&r, 0, sizeof r);
     cudnnDataType_t dt;
-    r.nd = dims_of(t, 0, r.dims, r.strides);
+    r.nd = jv_gpu_dnn_dims(t, 0, r.dims, r.strides);
     if (!r.nd || !dnn_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a filter cuDNN cannot describe", what);
     cudnnTensorFormat_t f;
@@ -483,7 +459,7 @@ static jv_status conv_plan_body(cudnnHandle_t h, const jv_conv_desc *g, const jv
         b4.dtype = bt->dtype;
         jv_tensor_set_contiguous(&b4);
         desc_rec r;
-        if (!dims_of(&b4, cl, r.dims, r.strides))
+        if (!jv_gpu_dnn_dims(&b4, cl, r.dims, r.strides))
             JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: the bias is too large for cuDNN", what);
         DNN_CALL(err, what, cudnnCreateTensorDescriptor(&p->bias_td));
         DNN_CALL(err, what, cudnnSetTensorNdDescriptor(p->bias_td, dt, b4.ndim, r.dims, r.strides));

@@ -11,6 +11,7 @@
 #include "batchnorm/batchnorm.h"
 #include "conv/conv.h"
 #include "gemm/gemm.h"
+#include "jv_gpu_lib.h"
 #include "jv_hip_vendor.h"
 #include "jv_tensor.h"
 
@@ -255,211 +256,13 @@ static const char *mi_status(int s) {
                     mi_s_);                                                                                            \
     } while (0)
 
-/* ---- GEMM: the mapping ---- */
-
-typedef enum { BIAS_NONE = 0, BIAS_EPILOGUE, BIAS_COPY } bias_mode;
-
-/* one operand as a row-major matrix of one batch entry */
-typedef struct {
-    int64_t rows, cols;
-    int64_t sr, sc; /* strides (elements) */
-    int64_t sb;     /* batch stride (0: shared by every batch entry) */
-} mat_view;
-
-/* one column-major matrix as the library sees it */
-typedef struct {
-    uint64_t rows, cols;
-    int64_t ld;
-    int trans; /* 1: the library transposes it */
-    int64_t bstride;
-} lib_mat;
-
-/* a GEMM call in the library's column-major terms: its A (our B), B (our A), C / D (out) */
-typedef struct {
-    int ia, ib, io, ic;
-    jv_dtype in_dt, out_dt;
-    int f64;
-    lib_mat a, b, c;
-    int64_t batch, m, n, k;
-    double alpha, beta; /* beta as passed (0 with the epilogue bias) */
-    bias_mode bias;
-    int64_t bias_st[3]; /* bias strides over out's [batch, M, N] (0: broadcast) */
-    int64_t out_rs, out_bs;
-    size_t es;
-    const char *name;
-} gemm_map;
-
-/* Collapses dims [lo, hi] of t into one of *size with stride *stride (dims of size 1 ignored); 0 when their
- * strides do not nest. */
-static int collapse(const jv_tensor *t, int lo, int hi, int64_t *size, int64_t *stride) {
-    int64_t sz = 1, st = 0;
-    int have = 0;
-    for (int i = hi; i >= lo; i--) {
-        if (t->shape[i] == 1) continue;
-        if (!have) {
-            st = t->strides[i];
-            have = 1;
-        } else if (t->strides[i] != st * sz) {
-            return 0;
-        }
-        sz *= t->shape[i];
-    }
-    *size = sz;
-    *stride = have ? st : 0;
-    return 1;
-}
-
-/* the matrix view of t: its last two dims, leading dims one batch (fold: folded into the rows instead) */
-static int view_of(const jv_tensor *t, int fold, mat_view *v) {
-    if (t->ndim < 2) return 0;
-    int nd = t->ndim;
-    v->cols = t->shape[nd - 1];
-    v->sc = t->strides[nd - 1];
-    v->sb = 0;
-    if (fold) return collapse(t, 0, nd - 2, &v->rows, &v->sr);
-    v->rows = t->shape[nd - 2];
-    v->sr = t->strides[nd - 2];
-    if (nd > 2) {
-        int64_t bs;
-        if (!collapse(t, 0, nd - 3, &bs, &v->sb)) return 0;
-    }
-    return 1;
-}
-
-/* the column-major storage of X^T for the row-major matrix X of v, and whether the library must transpose it */
-static int layout_of(const mat_view *v, lib_mat *l) {
-    int64_t r = v->rows, c = v->cols;
-    if (c == 1 || v->sc == 1) { /* row-major X: stored as the c x r column-major X^T */
-        int64_t ld = r == 1 ? (c > 0 ? c : 1) : v->sr;
-        if (ld >= c && ld > 0) {
-            l->rows = (uint64_t)c, l->cols = (uint64_t)r, l->ld = ld, l->trans = 0;
-            return 1;
-        }
-    }
-    if (r == 1 || v->sr == 1) { /* column-major X: stored as X, transposed by the library */
-        int64_t ld = c == 1 ? (r > 0 ? r : 1) : v->sc;
-        if (ld >= r && ld > 0) {
-            l->rows = (uint64_t)r, l->cols = (uint64_t)c, l->ld = ld, l->trans = 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* how the bias reaches out (epilogue only when epilogue_ok: hipBLASLt) */
-static jv_status map_bias(gemm_map *p, const jv_operands *ops, int epilogue_ok, jv_err *err) {
-    p->bias = BIAS_NONE;
-    if (p->ic < 0 || p->beta == 0) return JV_OK;
-    const jv_tensor *b = &ops->o[p->ic].t, *o = &ops->o[p->io].t;
-    if (b->dtype != o->dtype)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: bias dtype %s differs from the output's %s", p->name,
-                jv_dtype_short(b->dtype), jv_dtype_short(o->dtype));
-    if (b->ndim > 3)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a bias of %d dims is not supported", p->name, b->ndim);
-    int64_t want[3] = {p->batch, p->m, p->n};
-    for (int k = 0; k < 3; k++) {
-        int i = b->ndim - 3 + k;
-        p->bias_st[k] = 0;
-        if (i < 0) continue;
-        if (b->shape[i] != 1 && b->shape[i] != want[k])
-            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: bias shape does not broadcast to the output", p->name);
-        if (b->shape[i] != 1) p->bias_st[k] = b->strides[i];
-    }
-    if (p->n > 1 && p->bias_st[2] != 1 && !(p->bias_st[2] == 0 && p->bias_st[1] == 0 && p->bias_st[0] == 0))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a bias broadcast along N or strided in N (stride %lld)",
-                p->name, (long long)p->bias_st[2]);
-    if (p->bias_st[1] != 0 && p->bias_st[1] < p->n)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: the bias rows overlap (row stride %lld < N %lld)", p->name,
-                (long long)p->bias_st[1], (long long)p->n);
-    if (epilogue_ok && p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 &&
-        p->batch == 1) {
-        p->bias = BIAS_EPILOGUE;
-        p->beta = 0;
-    } else {
-        p->bias = BIAS_COPY;
-    }
-    return JV_OK;
-}
-
-static int dt_ok(jv_dtype d) {
-    return d == JV_DT_F32 || d == JV_DT_F16 || d == JV_DT_BF16 || d == JV_DT_F64;
-}
-
-/* The library's view of a parsed GEMM call (library-neutral; the bias is decided by map_bias). */
-static jv_status map_gemm(const jv_desc *d, const jv_operands *ops, gemm_map *p, jv_err *err) {
-    const jv_gemm_desc *g = jv_gemm_of(d);
-    memset(p, 0, sizeof *p);
-    jv_gemm_roles ro;
-    jv_err re = {0};
-    if (jv_gemm_roles_of(d, ops, &ro, &re) != JV_OK) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s", re.msg);
-    const char *name = ro.name;
-    p->name = name;
-    p->ia = ro.a, p->ib = ro.b, p->io = ro.out, p->ic = ro.c;
-    const jv_tensor *ta = &ops->o[ro.a].t, *tb = &ops->o[ro.b].t, *to = &ops->o[ro.out].t;
-    if (!dt_ok(ta->dtype) || !dt_ok(to->dtype) || ta->dtype != tb->dtype)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: no BLAS GEMM for dtypes %s x %s -> %s", name,
-                jv_dtype_short(ta->dtype), jv_dtype_short(tb->dtype), jv_dtype_short(to->dtype));
-    p->in_dt = ta->dtype, p->out_dt = to->dtype;
-    p->f64 = ta->dtype == JV_DT_F64;
-    if (p->f64 != (to->dtype == JV_DT_F64) || (ta->dtype == JV_DT_F32 && to->dtype != JV_DT_F32))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: no BLAS GEMM for %s inputs with a %s output", name,
-                jv_dtype_short(ta->dtype), jv_dtype_short(to->dtype));
-    int fold = (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MATMUL) && tb->ndim == 2;
-    if (ta->ndim < 2 || tb->ndim < 2)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: 1-D operands are not run on a BLAS library", name);
-    if (g->op == JV_GEMM_MATMUL && !fold) {
-        int same = ta->ndim == tb->ndim;
-        for (int i = 0; same && i < ta->ndim - 2; i++)
-            same = ta->shape[i] == tb->shape[i];
-        if (!same) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: broadcast batch dims are not run on BLAS", name);
-    }
-    mat_view va, vb, vo;
-    jv_tensor wt; /* linear: B = weight^T */
-    const jv_tensor *tbv = tb;
-    if (g->op == JV_GEMM_LINEAR) {
-        wt = *tb;
-        wt.shape[0] = tb->shape[1], wt.shape[1] = tb->shape[0];
-        wt.strides[0] = tb->strides[1], wt.strides[1] = tb->strides[0];
-        tbv = &wt;
-    }
-    if (!view_of(ta, fold, &va) || !view_of(tbv, 0, &vb) || !view_of(to, fold, &vo))
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: operand strides do not collapse into a (batched) matrix", name);
-    int64_t m = va.rows, k = va.cols, n = vb.cols;
-    int64_t batch = fold ? 1 : (g->batch > 0 ? g->batch : 1);
-    if (vb.rows != k || vo.rows != m || vo.cols != n)
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "hip backend: %s: shapes [%lld, %lld] x [%lld, %lld] -> [%lld, %lld] do not multiply", name,
-                (long long)m, (long long)k, (long long)vb.rows, (long long)n, (long long)vo.rows, (long long)vo.cols);
-    if (vo.sc != 1 && n > 1) JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: the output is not row-major", name);
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a dim exceeds 2^31", name);
-    if (m == 0 || n == 0 || k == 0)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: an empty GEMM (M %lld N %lld K %lld)", name, (long long)m,
-                (long long)n, (long long)k);
-    /* the library's A is our B (B^T: N x K), its B our A (A^T: K x M), C / D out^T (N x M) */
-    if (!layout_of(&vb, &p->a) || !layout_of(&va, &p->b) || !layout_of(&vo, &p->c) || p->c.trans)
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "hip backend: %s: operand strides (A %lld,%lld; B %lld,%lld) are neither row- nor column-major", name,
-                (long long)va.sr, (long long)va.sc, (long long)vb.sr, (long long)vb.sc);
-    p->a.bstride = vb.sb, p->b.bstride = va.sb, p->c.bstride = vo.sb;
-    if (batch > 1 && vo.sb < m * p->c.ld)
-        JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: output batches overlap", name);
-    p->alpha = g->alpha, p->beta = g->beta;
-    if (g->op == JV_GEMM_LINEAR || g->op == JV_GEMM_MM || g->op == JV_GEMM_BMM || g->op == JV_GEMM_MATMUL)
-        p->alpha = 1, p->beta = p->ic >= 0 ? 1 : 0;
-    p->batch = batch, p->m = m, p->n = n, p->k = k;
-    p->out_rs = p->c.ld, p->out_bs = batch > 1 ? vo.sb : m * p->c.ld;
-    p->es = jv_dtype_size(to->dtype);
-    return JV_OK;
-}
-
 /* ---- GEMM: plans ---- */
 
 typedef enum { GEMM_LT = 1, GEMM_RB } gemm_lib;
 
 struct jv_hipv_gemm {
     gemm_lib lib;
-    gemm_map map;
+    jv_gpu_gemm_map map;
     void *desc, *la, *lb, *lc; /* hipBLASLt descriptors */
     jv_hipblaslt_algo algo;
     size_t ws_need;
@@ -492,8 +295,8 @@ void jv_hipv_gemm_free(const jv_hipv *v, jv_hipv_gemm *p) {
     free(p);
 }
 
-static jv_status lt_layout(const jv_hipv *v, void **l, jv_dtype dt, const lib_mat *m, int64_t batch, const char *name,
-                           jv_err *err) {
+static jv_status lt_layout(const jv_hipv *v, void **l, jv_dtype dt, const jv_gpu_blas_mat *m, int64_t batch,
+                           const char *name, jv_err *err) {
     LT_CALL(err, name, v->lt.layout_create(l, lt_type(dt), m->rows, m->cols, m->ld));
     if (batch > 1) {
         int32_t bc = (int32_t)batch;
@@ -507,7 +310,7 @@ static jv_status lt_layout(const jv_hipv *v, void **l, jv_dtype dt, const lib_ma
 /* hipBLASLt: descriptors, then the heuristic's first algorithm within the workspace limit. JV_ERR_NOTFOUND when
  * hipBLASLt has no kernel for it (fp64, no algorithm). */
 static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, size_t ws_limit, jv_err *err) {
-    const gemm_map *q = &p->map;
+    const jv_gpu_gemm_map *q = &p->map;
     const char *name = q->name;
     if (q->f64) JV_FAIL(err, JV_ERR_NOTFOUND, "hipBLASLt has no fp64 GEMM");
     p->lib = GEMM_LT;
@@ -515,7 +318,7 @@ static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, size_t ws_limit, jv_
     int32_t ta = q->a.trans ? JV_HIPBLAS_OP_T : JV_HIPBLAS_OP_N, tb = q->b.trans ? JV_HIPBLAS_OP_T : JV_HIPBLAS_OP_N;
     LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    if (q->bias == BIAS_EPILOGUE) {
+    if (q->bias == JV_GPU_BIAS_EPILOGUE) {
         uint32_t epi = JV_HIPBLASLT_EPILOGUE_BIAS;
         int32_t bt = lt_type(q->out_dt);
         LT_CALL(err, name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
@@ -551,7 +354,7 @@ static void gemm_impl(const jv_hipv_gemm *p, char *impl, size_t cap) {
     if (!cap) return;
     if (p->lib == GEMM_LT)
         snprintf(impl, cap, "hipBLASLt heuristic algo ws %zu B%s", p->ws_need,
-                 p->map.bias == BIAS_EPILOGUE ? ", bias epilogue" : "");
+                 p->map.bias == JV_GPU_BIAS_EPILOGUE ? ", bias epilogue" : "");
     else
         snprintf(impl, cap, "rocBLAS gemm_strided_batched_ex");
 }
@@ -577,8 +380,8 @@ static jv_status plan_mapped(const jv_hipv *v, const jv_desc *d, const jv_operan
         p->lib = lib;
         jv_err le;
         jv_err_clear(&le);
-        jv_status st = map_gemm(d, ops, &p->map, &le);
-        if (st == JV_OK) st = map_bias(&p->map, ops, lib == GEMM_LT, &le);
+        jv_status st = jv_gpu_gemm_map_of("hip", lib == GEMM_LT ? "hipBLASLt" : "rocBLAS", d, ops, &p->map, &le);
+        if (st == JV_OK) st = jv_gpu_gemm_bias("hip", &p->map, ops, lib == GEMM_LT, &le);
         if (st == JV_OK && lib == GEMM_LT) st = plan_lt(v, p, ws_limit, &le);
         if (st == JV_OK) {
             *out = p;
@@ -602,69 +405,35 @@ jv_status jv_hipv_gemm_plan(const jv_hipv *v, const jv_desc *d, const jv_operand
     return JV_OK;
 }
 
-/* a 2-D device copy on v's stream (a 1-D one is one row) */
-static jv_status copy2d(const jv_hipv *v, const char *name, void *dst, size_t dpitch, const void *src, size_t spitch,
-                        size_t width, size_t height, jv_err *err) {
-    if (!v->rt.memcpy2d) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: no runtime copy for the bias", name);
-    int e = v->rt.memcpy2d(v->rt.ctx, dst, dpitch, src, spitch, width, height, v->stream);
-    if (e) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: copying the bias: hipMemcpy2DAsync failed (%d)", name, e);
-    return JV_OK;
-}
+/* what copy2d needs: the vendor table (its runtime's copy and stream) and the op's name */
+typedef struct {
+    const jv_hipv *v;
+    const char *name;
+} copy_ctx;
 
-/* Copies rows [0, have) of a matrix (rows of `row` bytes, `pitch` apart) over its rows [have, total), doubling. */
-static jv_status repeat_rows(const jv_hipv *v, const char *name, char *m, size_t pitch, size_t row, size_t have,
-                             size_t total, jv_err *err) {
-    while (have < total) {
-        size_t n = have < total - have ? have : total - have;
-        JV_CHECK(copy2d(v, name, m + have * pitch, pitch, m, pitch, row, n, err));
-        have += n;
-    }
-    return JV_OK;
-}
-
-/* Writes the bias, broadcast to [batch, M, N], into out, whose rows are out_rs and batches out_bs elements apart
- * (dense rows of N), with 2-D copies whose pitches hold their rows (as hipMemcpy2DAsync requires). */
-static jv_status copy_bias(const jv_hipv *v, const gemm_map *p, const char *bias, char *out, jv_err *err) {
-    const size_t es = p->es, row = (size_t)p->n * es, pitch = (size_t)p->out_rs * es, bpitch = (size_t)p->out_bs * es;
-    const int64_t *st = p->bias_st;
-    const int flat = p->out_bs == p->m * p->out_rs; /* batches follow each other without a gap */
-    const int64_t nb = st[0] ? p->batch : 1;        /* batch entries the bias distinguishes */
-    for (int64_t b = 0; b < nb; b++) {
-        char *ob = out + (size_t)b * bpitch;
-        const char *bb = bias + (size_t)(b * st[0]) * es;
-        if (st[1]) { /* one bias row per output row */
-            JV_CHECK(copy2d(v, p->name, ob, pitch, bb, (size_t)st[1] * es, row, (size_t)p->m, err));
-            continue;
-        }
-        if (st[2]) { /* one row, repeated over the M rows */
-            JV_CHECK(copy2d(v, p->name, ob, row, bb, row, row, 1, err));
-        } else { /* one value: the first row by doubling */
-            JV_CHECK(copy2d(v, p->name, ob, es, bb, es, es, 1, err));
-            for (size_t have = es; have < row;) {
-                size_t n = have < row - have ? have : row - have;
-                JV_CHECK(copy2d(v, p->name, ob + have, n, ob, n, n, 1, err));
-                have += n;
-            }
-        }
-        size_t rows = (size_t)p->m * (nb == 1 && flat ? (size_t)p->batch : 1);
-        JV_CHECK(repeat_rows(v, p->name, ob, pitch, row, 1, rows, err));
-    }
-    if (nb == 1 && p->batch > 1 && !(flat && !st[1])) /* batch 0 over the others */
-        for (int64_t b = 1; b < p->batch; b++)
-            JV_CHECK(copy2d(v, p->name, out + (size_t)b * bpitch, pitch, out, pitch, row, (size_t)p->m, err));
+/* a 2-D device copy on the stream (jv_gpu_copy2d_fn; a 1-D one is one row) */
+static jv_status copy2d(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                        size_t height, jv_err *err) {
+    const copy_ctx *c = ctx;
+    if (!c->v->rt.memcpy2d) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: no runtime copy for the bias", c->name);
+    int e = c->v->rt.memcpy2d(c->v->rt.ctx, dst, dpitch, src, spitch, width, height, c->v->stream);
+    if (e) JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: copying the bias: hipMemcpy2DAsync failed (%d)", c->name, e);
     return JV_OK;
 }
 
 jv_status jv_hipv_gemm_run(const jv_hipv *v, const jv_hipv_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
                            jv_err *err) {
-    const gemm_map *q = &p->map;
+    const jv_gpu_gemm_map *q = &p->map;
     void *out = bufs[q->io];
-    if (q->bias == BIAS_COPY) JV_CHECK(copy_bias(v, q, bufs[q->ic], out, err));
+    if (q->bias == JV_GPU_BIAS_COPY) {
+        copy_ctx c = {v, q->name};
+        JV_CHECK(jv_gpu_gemm_bias_copy(q, bufs[q->ic], out, copy2d, &c, err));
+    }
     float af = (float)q->alpha, bf = (float)q->beta;
     const void *alpha = &af, *beta = &bf;
     if (q->f64) alpha = &q->alpha, beta = &q->beta;
     if (p->lib == GEMM_LT) {
-        if (q->bias == BIAS_EPILOGUE) {
+        if (q->bias == JV_GPU_BIAS_EPILOGUE) {
             const void *bp = bufs[q->ic];
             LT_CALL(err, q->name, v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
         }
@@ -736,31 +505,9 @@ static int mi_type(jv_dtype d, int *t) {
     }
 }
 
-/* t's dims and strides as int, padded to at least 4 dims (size 1, stride 1), size-1 strides canonical in the
- * memory format (channels_last 1: as PyTorch hands them to MIOpen). 0 when a value exceeds int or a broadcast. */
-static int dims_of(const jv_tensor *t, int channels_last, int *dims, int *strides) {
-    if (t->ndim < 1 || t->ndim > JV_MAX_DIMS) return 0;
-    jv_tensor p = *t;
-    if (!p.has_strides) jv_tensor_set_contiguous(&p);
-    while (p.ndim < 4) {
-        p.shape[p.ndim] = 1;
-        p.strides[p.ndim] = 1;
-        p.ndim++;
-    }
-    int64_t st[JV_MAX_DIMS];
-    jv_tensor_cudnn_strides(&p, channels_last, st);
-    for (int i = 0; i < p.ndim; i++) {
-        if (p.shape[i] < 0 || p.shape[i] > INT_MAX || st[i] > INT_MAX) return 0;
-        if (p.shape[i] > 1 && st[i] <= 0) return 0;
-        dims[i] = (int)p.shape[i];
-        strides[i] = (int)(st[i] > 0 ? st[i] : 1);
-    }
-    return p.ndim;
-}
-
 static jv_status mi_tensor(const jv_hipv *v, void **td, const jv_tensor *t, int cl, const char *what, jv_err *err) {
     int dims[JV_MAX_DIMS], strides[JV_MAX_DIMS], dt;
-    int nd = dims_of(t, cl, dims, strides);
+    int nd = jv_gpu_dnn_dims(t, cl, dims, strides);
     if (!nd || !mi_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: a tensor MIOpen cannot describe (%d dims, %s)", what, t->ndim,
                 jv_dtype_short(t->dtype));
