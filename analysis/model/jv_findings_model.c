@@ -435,6 +435,8 @@ static jv_status large_ops(const jv_digest *d, jv_dfindings *f, jv_err *err) {
         jv_flarge *l = &f->large[f->nlarge++];
         l->row = (uint32_t)i;
         l->rec = rec_of_row(d, f, i, row, us);
+        for (int k = 0; k < f->nrecs && l->rec < 0 && r->transfer != JV_XFER_NONE && r->transfer != JV_XFER_MEMSET; k++)
+            if (f->recs[k].is_timeline && f->recs[k].item == JV_TL_EXPOSED_MEMCPY) l->rec = k; /* a copy's time */
         l->at_limit = l->rec < 0 && (r->eval.judgement == JV_JUDGE_NEAR || r->eval.judgement == JV_JUDGE_HW_LIMITED);
     }
     free(row), free(us);

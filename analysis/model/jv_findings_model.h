@@ -226,7 +226,8 @@ typedef struct {
 /* An op with >= JV_FIND_LARGE_PCT of GPU kernel time, and what covers it. */
 typedef struct {
     uint32_t row; /* index into jv_digest.rows */
-    int rec;      /* the recommendation (index into jv_dfindings.recs) whose time holds most of it, -1 none */
+    int rec;      /* the recommendation (index into jv_dfindings.recs) that claims its time (a memcpy row: the
+                   * exposed-memcpy one), -1 none */
     int at_limit; /* no recommendation and its verdict is near peak or hardware-limited: no action */
 } jv_flarge;
 

@@ -456,7 +456,9 @@ void jv_print_large_cover(FILE *f, const jv_digest *d, int i, const char *fair) 
                 r->eval.pct >= 50 ? "above the 50 % of peak the projections aim at"
                                   : "its projected saving at 50 % of peak under 0.5 % of kernel time");
     } else {
-        fprintf(f, "no recommendation: not judged (%s); see [trace quality](%s#trace-quality)", r->eval.verdict, fair);
+        fprintf(f, "no recommendation: %s%s%s; see [trace quality](%s#trace-quality)",
+                strncmp(r->eval.verdict, "not judged", 10) ? "not judged (" : "", r->eval.verdict,
+                strncmp(r->eval.verdict, "not judged", 10) ? ")" : "", fair);
     }
 }
 
