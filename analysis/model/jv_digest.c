@@ -527,7 +527,8 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     for (size_t m = 0; row_of_model && m < pt->nmodels; m++)
         row_of_model[m] = -1;
     for (size_t r = 0; row_of_model && r < d->nrows; r++)
-        if (d->rows[r].model >= 0 && row_of_model[d->rows[r].model] < 0) row_of_model[d->rows[r].model] = (int32_t)r;
+        if (d->rows[r].model >= 0 && (size_t)d->rows[r].model < pt->nmodels && row_of_model[d->rows[r].model] < 0)
+            row_of_model[d->rows[r].model] = (int32_t)r;
     for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
         uint32_t h;
         if (holder[i] == JV_NONE32 || !is_ew_inst(pt, &pt->inst[i]) || !jv_map_get(&hidx, holder[i], &h) ||
