@@ -361,7 +361,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
         jv_launchers_free(l);
         s = jv_perf_build(tr, t, &pt, err);
         if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
-        if (s == JV_OK) s = jv_digest_build(tr, &pt, hw, dg, err);
+        if (s == JV_OK) s = jv_digest_build(tr, &pt, dg, err);
         if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
         jv_perf_free(&pt);
         return s;
@@ -383,12 +383,12 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
      * writers below take the digest read-only */
     if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
     if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
-    if (s == JV_OK) s = jv_digest_build(tr, &pt, hw, dg, err);
+    if (s == JV_OK) s = jv_digest_build(tr, &pt, dg, err);
     if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
     jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
     if (s == JV_OK) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
     if (s == JV_OK) jv_digest_set_replay(dg, pkg.op_of_model, pkg.nmodels);
-    if (s == JV_OK) s = jv_perf_write(tr, &pt, hw, book, dg, err);
+    if (s == JV_OK) s = jv_perf_write(tr, &pt, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
     jv_perf_free(&pt);
     if (s != JV_OK) {

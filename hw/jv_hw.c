@@ -195,6 +195,7 @@ jv_status jv_hw_resolve(const char *arg, jv_hw *out, jv_err *err) {
                 "\"max_achievable_tflops\" with compute-spec keys (\"matrix_bf16\": 989.4, ...)",
                 arg);
     if (!out->source[0]) snprintf(out->source, sizeof out->source, "%s", arg);
+    out->max_achievable_given = out->roof_is_max_achievable;
     return JV_OK;
 }
 
@@ -269,6 +270,25 @@ double jv_hw_peak(const jv_hw *hw, const char *spec) {
 
 double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec) {
     return lookup(hw->datasheet, hw->ndatasheet, spec);
+}
+
+jv_peak_policy jv_hw_policy(const jv_hw *target, const jv_hw *reference) {
+    int t = target && target->max_achievable_given, r = !reference || reference->max_achievable_given;
+    return t && r ? JV_PEAKS_MEASURED : JV_PEAKS_DATASHEET;
+}
+
+void jv_hw_apply_policy(jv_hw *hw, jv_peak_policy p) {
+    if (p != JV_PEAKS_DATASHEET) return;
+    hw->nroof = hw->ndatasheet;
+    memcpy(hw->roof, hw->datasheet, sizeof hw->roof);
+    hw->roof_is_max_achievable = 0;
+}
+
+int jv_hw_roofs_differ(const jv_hw *a, const jv_hw *b) {
+    if (a->nroof != b->nroof || a->roof_is_max_achievable != b->roof_is_max_achievable) return 1;
+    for (int i = 0; i < a->nroof; i++)
+        if (strcmp(a->roof[i].key, b->roof[i].key) || a->roof[i].tflops != b->roof[i].tflops) return 1;
+    return 0;
 }
 
 const char *jv_bound_name(jv_bound b) {

@@ -28,6 +28,8 @@ typedef struct {
     int ndatasheet;
     jv_hw_spec datasheet[JV_HW_MAX_SPECS];
     int roof_is_max_achievable; /* 1 when roof holds max-achievable numbers */
+    int max_achievable_given;   /* 1 when the max-achievable numbers came from a user's file (--gpu-arch FILE), 0 for a
+                                 * built-in entry (whose max-achievable numbers serve only TraceLens' sheet columns) */
     char source[320];
 } jv_hw;
 
@@ -58,6 +60,24 @@ double jv_hw_peak(const jv_hw *hw, const char *spec);
 
 /* The datasheet peak (TFLOPS) for a compute spec, or NAN. */
 double jv_hw_datasheet_peak(const jv_hw *hw, const char *spec);
+
+/* THE peak policy of jarvis' own judgments (roofline %, verdicts, findings, comparative expected ratios, HTML):
+ * datasheet peaks by default; measured (max-achievable) peaks only where a user's file gives them, and in a
+ * comparison only where both sides have them (else datasheet on both sides). TraceLens' own sheet columns (Roofline
+ * Bound, Roofline Time, Pct Roofline) keep TraceLens' peaks: the entry's max-achievable numbers where it has them. */
+typedef enum { JV_PEAKS_DATASHEET = 0, JV_PEAKS_MEASURED } jv_peak_policy;
+
+/* The policy for a target GPU and, in a comparison, a reference GPU (NULL: a single trace): measured when every
+ * side given has max-achievable numbers from a user's file (max_achievable_given), datasheet otherwise. */
+jv_peak_policy jv_hw_policy(const jv_hw *target, const jv_hw *reference);
+
+/* hw with its roofline peaks (roof, jv_hw_peak) set to the policy's: the datasheet table for JV_PEAKS_DATASHEET
+ * (roof_is_max_achievable becomes 0; an entry without datasheet numbers then has no compute peak), unchanged for
+ * JV_PEAKS_MEASURED. */
+void jv_hw_apply_policy(jv_hw *hw, jv_peak_policy p);
+
+/* 1 when two entries' roofline peaks (roof) differ: a spec, a value or the kind. */
+int jv_hw_roofs_differ(const jv_hw *a, const jv_hw *b);
 
 /* What bounds an op on the roofline: the larger of its compute and memory times. */
 typedef enum { JV_BOUND_NONE = 0, JV_BOUND_COMPUTE, JV_BOUND_MEMORY } jv_bound;

@@ -75,7 +75,10 @@ jv_status jv_digest_init(jv_digest *d, const char *path, const jv_trace *tr, con
     d->is_amd = tr->is_amd;
     if (hw) {
         d->has_hw = 1;
-        d->hw = *hw;
+        d->sheet_hw = d->hw = *hw;
+        d->peaks = jv_hw_policy(hw, NULL);
+        jv_hw_apply_policy(&d->hw, d->peaks);
+        d->sheet_differs = jv_hw_roofs_differ(&d->hw, &d->sheet_hw);
     }
     d->baseline.tbs = NAN;
     return JV_OK;
@@ -192,6 +195,7 @@ typedef struct {
     double ew_us, total_us;
     uint32_t ops[8];
     int nops, more_ops;
+    jv_drowset rows; /* the rows of its elementwise ops */
 } fgroup;
 
 typedef struct {
@@ -199,8 +203,27 @@ typedef struct {
     double ew_us, total_us;
     uint32_t ops[8];
     int nops, more_ops;
-    int grouped; /* already counted in its group */
+    int grouped;    /* already counted in its group */
+    uint32_t group; /* its group (once grouped) */
 } fholder;
+
+/* adds us of row (-1: none) to set s (rows beyond JV_DPATTERN_ROWS are not listed) */
+static void rowset_add(jv_drowset *s, int32_t row, double us) {
+    if (row < 0) return;
+    for (int k = 0; k < s->n; k++)
+        if (s->row[k] == (uint32_t)row) {
+            s->us[k] += us;
+            return;
+        }
+    if (s->n == JV_DPATTERN_ROWS) return;
+    s->row[s->n] = (uint32_t)row;
+    s->us[s->n++] = us;
+}
+
+/* the digest row of instance in (the first row of its perf model), -1 none */
+static int32_t row_of_inst(const jv_perf_inst *in, const int32_t *row_of_model) {
+    return in->kernel == JV_NONE32 && in->model >= 0 ? row_of_model[in->model] : -1;
+}
 
 static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
     if (in->kernel != JV_NONE32 || in->model < 0 || !pt->models[in->model].ok) return 0;
@@ -335,7 +358,7 @@ static int cmp_ew_desc(const void *a, const void *b, void *ctx) {
 /* eager attention (jv_dattention): per holder, in time order, a GEMM-family op, a forward softmax, then a
  * GEMM-family op; grouped by holder name */
 static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_table *pt, const uint32_t *holder,
-                              int by_module) {
+                              int by_module, const int32_t *row_of_model) {
     size_t n = 0;
     ainst *v = malloc((pt->ninst ? pt->ninst : 1) * sizeof *v);
     if (!v) return JV_ERR_NOMEM;
@@ -387,7 +410,8 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                                    0,
                                    0,
                                    tr->ev[v[i].holder].uid,
-                                   jv_digest_str(d, sg && sg->dims ? jv_trace_str(tr, sg->dims) : "")};
+                                   jv_digest_str(d, sg && sg->dims ? jv_trace_str(tr, sg->dims) : ""),
+                                   {0}};
                 if (!x.dims) {
                     s = JV_ERR_NOMEM;
                     break;
@@ -395,6 +419,9 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                 d->attention[d->nattention++] = x;
             }
             jv_dattention *x = &d->attention[g];
+            for (size_t q = (size_t)a; q <= p; q++)
+                rowset_add(&x->rows, row_of_inst(&pt->inst[v[q].inst], row_of_model),
+                           (double)pt->inst[v[q].inst].busy_ns / 1e3);
             x->sequences++;
             x->total_us += total;
             x->between_us += between;
@@ -492,6 +519,22 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
             add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
         if (hs[h].more_ops) g->more_ops = 1;
         hs[h].grouped = 1;
+        hs[h].group = key;
+    }
+    /* the rows of each group's elementwise ops */
+    int32_t *row_of_model = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *row_of_model);
+    if (!row_of_model && s == JV_OK) s = JV_ERR_NOMEM;
+    for (size_t m = 0; row_of_model && m < pt->nmodels; m++)
+        row_of_model[m] = -1;
+    for (size_t r = 0; row_of_model && r < d->nrows; r++)
+        if (d->rows[r].model >= 0 && (size_t)d->rows[r].model < pt->nmodels && row_of_model[d->rows[r].model] < 0)
+            row_of_model[d->rows[r].model] = (int32_t)r;
+    for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
+        uint32_t h;
+        if (holder[i] == JV_NONE32 || !is_ew_inst(pt, &pt->inst[i]) || !jv_map_get(&hidx, holder[i], &h) ||
+            !hs[h].grouped)
+            continue;
+        rowset_add(&gs[hs[h].group].rows, row_of_inst(&pt->inst[i], row_of_model), (double)pt->inst[i].busy_ns / 1e3);
     }
     /* keep groups whose instances run at least two elementwise kernels each on average */
     for (size_t g = 0; g < ng && s == JV_OK; g++) {
@@ -511,6 +554,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         f.ew_us = x->ew_us;
         f.total_us = x->total_us;
         f.example_uid = x->example_uid;
+        f.rows = x->rows;
         jv_strbuf ops = JV_STRBUF_INIT;
         int ok = 1;
         for (int k = 0; ok && k < x->nops; k++)
@@ -530,7 +574,8 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     jv_map_free(&gidx);
     free(hs);
     free(gs);
-    if (s == JV_OK) s = attention_of(d, tr, pt, holder, by_module);
+    if (s == JV_OK) s = attention_of(d, tr, pt, holder, by_module, row_of_model);
+    free(row_of_model);
     free(holder);
     if (s != JV_OK) return s;
     /* largest elementwise time first */

@@ -113,6 +113,12 @@ typedef struct {
     jv_stats cpu, kt;      /* duration_us (CPU op) and Kernel Time (µs) statistics */
     jv_stats tbs_s, tfl_s; /* TB/s, TFLOPS/s statistics */
     jv_stats pct_s;        /* Pct Roofline statistics (NaN without a roofline) */
+    /* TraceLens' own columns of unified_perf_summary (Roofline Time (µs)_first, Roofline Bound, Pct Roofline_*),
+     * against the sheet GPU (jv_digest.sheet_hw: TraceLens' peaks); equal to roof_us, bound and pct_s unless
+     * jv_digest.sheet_differs. Nothing but the sheets reads them: every judgment uses the policy's fields above. */
+    double sheet_roof_us;
+    jv_bound sheet_bound;
+    jv_stats sheet_pct_s;
     const char *kernel_details, *trunc_kernel_details; /* kernel_details_summary, trunc_kernel_details */
     double cum_percent;                                /* Cumulative Percentage (%) */
     const char *band;                                  /* Efficiency Band with a roofline, else "" */
@@ -126,6 +132,17 @@ typedef struct {
     jv_row_eval eval;
 } jv_drow;
 
+#define JV_DPATTERN_ROWS 16 /* rows kept per pattern (jv_drowset) */
+
+/* The rows a pattern's kernel time comes from, each with the time of its instances in the pattern: the first
+ * JV_DPATTERN_ROWS rows met (time in further rows is not listed). What the findings claim, so that no kernel's
+ * time is counted in two recommendations. */
+typedef struct {
+    int n;
+    uint32_t row[JV_DPATTERN_ROWS]; /* index into jv_digest.rows */
+    double us[JV_DPATTERN_ROWS];
+} jv_drowset;
+
 /* A fusion candidate: a module (nn.Module events) or a parent op whose
  * instances each run several small elementwise kernels. */
 typedef struct {
@@ -137,6 +154,7 @@ typedef struct {
     double total_us;      /* all kernel time in those instances (elementwise or not) */
     uint32_t example_uid; /* UID of one instance */
     const char *ops;      /* the distinct elementwise op names of the instances, ", "-joined */
+    jv_drowset rows;      /* the rows of those elementwise ops, with their time in the instances */
 } jv_dfusion;
 
 /* Eager attention: in one module (or parent op), a matrix product, then a softmax, then a matrix product,
@@ -151,6 +169,7 @@ typedef struct {
     double between_us;    /* kernel time of the ops between the two products (softmax, scaling, masking) */
     uint32_t example_uid; /* UID of one holder instance */
     const char *dims;     /* the first product's Input Dims in one sequence */
+    jv_drowset rows;      /* the rows of the sequences' ops (products included), with their time in them */
 } jv_dattention;
 
 /* What the elementwise baseline needs to be stated (REFERENCE.md section 8; README "Elementwise baseline"): rows of
@@ -195,10 +214,15 @@ typedef struct {
     int devices_with_gpu;            /* distinct devices the timeline's GPU events ran on */
     int is_amd;
     int has_hw;
-    jv_hw hw;           /* the roofline GPU (when has_hw) */
-    const char *hw_why; /* how it was chosen */
-    jv_gpu_timeline tl; /* all devices merged */
-    double total_us;    /* sum of rows' time_us */
+    jv_hw hw;             /* the roofline GPU (when has_hw), its peaks the policy's (jv_hw_apply_policy): what every
+                           * judgment, report and the rows' roof_us / pct / bound use */
+    jv_peak_policy peaks; /* the policy of hw's peaks (jv_hw_policy of this side alone) */
+    jv_hw sheet_hw;       /* the same GPU with TraceLens' peaks (max-achievable where the entry has them): only the
+                           * sheets' TraceLens columns (jv_drow.sheet_*) use it */
+    int sheet_differs;    /* 1 when sheet_hw's peaks differ from hw's (jv_hw_roofs_differ) */
+    const char *hw_why;   /* how it was chosen */
+    jv_gpu_timeline tl;   /* all devices merged */
+    double total_us;      /* sum of rows' time_us */
     double cat_us[JV_DCAT_COUNT];
     uint32_t cat_rows[JV_DCAT_COUNT];
     jv_drow *rows;
@@ -221,7 +245,8 @@ typedef struct {
 } jv_digest;
 
 /* Starts an empty digest for trace (path) tr; hw may be NULL (no roofline),
- * hw_why says how it was chosen (or why there is none). */
+ * hw_why says how it was chosen (or why there is none). hw is the entry as resolved: the digest keeps it as
+ * sheet_hw and, with the peak policy applied (jv_hw_policy of hw alone), as hw. */
 jv_status jv_digest_init(jv_digest *d, const char *path, const jv_trace *tr, const jv_hw *hw, const char *hw_why,
                          jv_err *err);
 
@@ -232,11 +257,11 @@ const char *jv_digest_str(jv_digest *d, const char *s);
 jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err);
 
 /* Appends the rows of trace tr's perf table pt (the rows of unified_perf_summary: op instances grouped as
- * TraceLens groups them, with their metrics and statistics; hw NULL: no roofline) to d (jv_digest_init).
- * jv_digest_finish completes it. Defined in jv_pgroup.c, with the grouping. */
+ * TraceLens groups them, with their metrics and statistics against d's GPU: the policy's peaks, and TraceLens'
+ * for the sheet_* columns; none without one) to d (jv_digest_init). jv_digest_finish completes it. Defined in
+ * jv_pgroup.c, with the grouping. */
 struct jv_perf_table_;
-jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, const jv_hw *hw, jv_digest *d,
-                          jv_err *err);
+jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, jv_digest *d, jv_err *err);
 
 /* Sets every row's replay_op from the replay package's map of perf models to package ops (op_of_model[m]
  * for m < nmodels): a model step, done before any writer reads the digest. */

@@ -102,9 +102,26 @@ static jv_status add_finding(jv_dfindings *f, size_t *cap, const jv_dfinding *x,
     return JV_OK;
 }
 
+const char *jv_confidence_name(jv_confidence c) {
+    switch (c) {
+    case JV_CONF_HIGH: return "high";
+    case JV_CONF_MEDIUM: return "medium";
+    default: return "low";
+    }
+}
+
+/* the confidence of a finding's saving, by what it rests on (jv_confidence) */
+static jv_confidence conf_of(jv_find_kind kind) {
+    switch (kind) {
+    case JV_FIND_ATTENTION: return JV_CONF_HIGH; /* measured pattern, lower bound */
+    case JV_FIND_SLOW_OP: return JV_CONF_LOW;    /* roofline projection */
+    default: return JV_CONF_MEDIUM;              /* measured time, upper bound or measured ceiling */
+    }
+}
+
 static jv_dfinding finding_of(jv_find_kind kind, jv_dcat cat, jv_reco reco, double time_us, double gain_us,
                               double share) {
-    jv_dfinding x = {kind, cat, reco, -1, -1, -1, time_us, gain_us, share};
+    jv_dfinding x = {kind, cat, reco, -1, -1, -1, time_us, gain_us, share, conf_of(kind), 50, 0, -1, 0};
     return x;
 }
 
@@ -265,12 +282,18 @@ static jv_status slow_ops(const jv_digest *d, jv_dcat c, jv_dfindings *f, size_t
     for (int k = 0; k < fc->nsig; k++) {
         const jv_drow *r = &d->rows[fc->sig[k].row];
         const jv_row_eval *e = &r->eval;
-        double g50 = r->time_us - time_at(r, 50);
+        /* the largest ops are always covered: past the per-category cap, in the categories without a findings
+         * file (Other), and from 50 % of peak to near peak (projected at near peak) */
+        int large = share_of(d, r->time_us) >= JV_FIND_LARGE_PCT;
+        double target = large && e->eff >= 50 ? 100 * JV_JUDGE_NEAR_EFF : 50;
+        double g50 = r->time_us - time_at(r, target);
         int actionable = e->judgement != JV_JUDGE_HW_LIMITED && e->judgement != JV_JUDGE_LAUNCH &&
                          e->judgement != JV_JUDGE_NEAR && d->total_us > 0 && g50 >= 0.005 * d->total_us;
-        if (!(e->eff < 50 && nrec < JV_FIND_SLOW_PER_CAT && !covered && actionable)) continue;
+        if (c == JV_DCAT_OTHER && !large) continue;
+        if (!(e->eff < target && (nrec < JV_FIND_SLOW_PER_CAT || large) && !covered && actionable)) continue;
         nrec++;
         jv_dfinding x = finding_of(JV_FIND_SLOW_OP, c, JV_RECO_PROFILE, r->time_us, g50, share_of(d, g50));
+        x.target_pct = target;
         x.row = (int32_t)fc->sig[k].row;
         x.sig = k;
         fc->sig[k].finding = (int)f->n;
@@ -297,7 +320,77 @@ static int cmp_gain(const void *a, const void *b) {
     return anchor_order(x) - anchor_order(y);
 }
 
-static jv_status rank_findings(jv_dfindings *f, jv_err *err) {
+/* The rows whose kernel time finding x's saving draws on, with that time, into row/us (cap >= d->nrows and >=
+ * JV_DPATTERN_ROWS); returns how many. */
+static size_t claims_of(const jv_digest *d, const jv_dfinding *x, uint32_t *row, double *us) {
+    size_t n = 0;
+    const jv_drowset *set = NULL;
+    switch (x->kind) {
+    case JV_FIND_SLOW_OP:
+        row[0] = (uint32_t)x->row;
+        us[0] = d->rows[x->row].time_us;
+        return 1;
+    case JV_FIND_ATTENTION: set = &d->attention[x->fusion].rows; break;
+    case JV_FIND_FUSION: set = &d->fusion[x->fusion].rows; break;
+    case JV_FIND_BN_BANDWIDTH:
+    case JV_FIND_CONV_LAYOUT:
+        for (size_t i = 0; i < d->nrows; i++) {
+            const jv_drow *r = &d->rows[i];
+            double t = x->kind == JV_FIND_CONV_LAYOUT ? (r->cat == JV_DCAT_CONV ? r->layout_us : 0)
+                                                      : (r->cat == JV_DCAT_BN && !isnan(r->bytes) ? r->time_us : 0);
+            if (t > 0) row[n] = (uint32_t)i, us[n++] = t;
+        }
+        return n;
+    }
+    for (int k = 0; set && k < set->n; k++)
+        row[n] = set->row[k], us[n++] = set->us[k];
+    return n;
+}
+
+/* No kernel time in two recommendations: in the order of their savings, each finding claims the time of its rows
+ * that no larger finding claimed; its saving shrinks by the share already claimed (overlap_us), and a finding
+ * whose time is nearly all claimed (covered) is not recommended. */
+static jv_status claim_time(const jv_digest *d, jv_dfindings *f, const jv_dfinding **sorted, jv_err *err) {
+    size_t cap = d->nrows + JV_DPATTERN_ROWS;
+    double *claimed = calloc(cap, sizeof *claimed), *us = malloc(cap * sizeof *us);
+    int32_t *owner = malloc(cap * sizeof *owner);
+    uint32_t *row = malloc(cap * sizeof *row);
+    if (!claimed || !us || !owner || !row) {
+        free(claimed), free(us), free(owner), free(row);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    }
+    for (size_t i = 0; i < cap; i++)
+        owner[i] = -1;
+    for (size_t i = 0; i < f->n; i++) {
+        jv_dfinding *x = &f->v[sorted[i] - f->v];
+        if (!(x->gain_us > 0)) continue;
+        size_t n = claims_of(d, x, row, us);
+        double tot = 0, avail = 0, most = 0;
+        for (size_t k = 0; k < n; k++) {
+            double free_us = d->rows[row[k]].time_us - claimed[row[k]];
+            double take = us[k] < free_us ? us[k] : free_us > 0 ? free_us : 0;
+            tot += us[k];
+            avail += take;
+            if (us[k] - take > most && owner[row[k]] >= 0) most = us[k] - take, x->overlap_with = owner[row[k]];
+        }
+        if (tot > 0 && avail < tot * (1 - 1e-9)) {
+            x->overlap_us = tot - avail;
+            x->covered = avail <= (1 - JV_FIND_COVERED_SHARE) * tot;
+            x->gain_us *= avail / tot;
+            x->share = share_of(d, x->gain_us);
+        }
+        if (x->covered) continue;
+        for (size_t k = 0; k < n; k++) {
+            double free_us = d->rows[row[k]].time_us - claimed[row[k]];
+            claimed[row[k]] += us[k] < free_us ? us[k] : free_us > 0 ? free_us : 0;
+            if (owner[row[k]] < 0) owner[row[k]] = (int32_t)(x - f->v);
+        }
+    }
+    free(claimed), free(us), free(owner), free(row);
+    return JV_OK;
+}
+
+static jv_status rank_findings(const jv_digest *d, jv_dfindings *f, jv_err *err) {
     const jv_dfinding **sorted = malloc((f->n ? f->n : 1) * sizeof *sorted);
     f->rank = malloc((f->n ? f->n : 1) * sizeof *f->rank);
     if (!sorted || !f->rank) {
@@ -307,9 +400,46 @@ static jv_status rank_findings(jv_dfindings *f, jv_err *err) {
     for (size_t i = 0; i < f->n; i++)
         sorted[i] = &f->v[i];
     qsort(sorted, f->n, sizeof *sorted, cmp_gain);
-    for (size_t i = 0; i < f->n; i++)
-        if (sorted[i]->gain_us > 0) f->rank[f->nrank++] = (uint32_t)(sorted[i] - f->v);
+    jv_status s = claim_time(d, f, sorted, err);
+    qsort(sorted, f->n, sizeof *sorted, cmp_gain); /* by the savings left */
+    for (size_t i = 0; i < f->n && s == JV_OK; i++)
+        if (sorted[i]->gain_us > 0 && !sorted[i]->covered) f->rank[f->nrank++] = (uint32_t)(sorted[i] - f->v);
     free(sorted);
+    return s;
+}
+
+/* the finding holding row i's time: the first recommended finding (in the recommendations' order) that claims it */
+static int rec_of_row(const jv_digest *d, const jv_dfindings *f, size_t i, uint32_t *row, double *us) {
+    for (int k = 0; k < f->nrecs; k++) {
+        if (f->recs[k].is_timeline) continue;
+        size_t n = claims_of(d, &f->v[f->recs[k].item], row, us);
+        for (size_t j = 0; j < n; j++)
+            if (row[j] == i && us[j] > 0) return k;
+    }
+    return -1;
+}
+
+/* the ops with >= JV_FIND_LARGE_PCT of kernel time and the recommendation covering each */
+static jv_status large_ops(const jv_digest *d, jv_dfindings *f, jv_err *err) {
+    size_t cap = d->nrows + JV_DPATTERN_ROWS;
+    uint32_t *row = malloc(cap * sizeof *row);
+    double *us = malloc(cap * sizeof *us);
+    if (!row || !us) {
+        free(row), free(us);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (findings)");
+    }
+    f->nlarge = 0;
+    for (size_t i = 0; i < d->nrows && f->nlarge < JV_FIND_MAX_LARGE; i++) {
+        const jv_drow *r = &d->rows[i];
+        if (share_of(d, r->time_us) < JV_FIND_LARGE_PCT) continue;
+        jv_flarge *l = &f->large[f->nlarge++];
+        l->row = (uint32_t)i;
+        l->rec = rec_of_row(d, f, i, row, us);
+        for (int k = 0; k < f->nrecs && l->rec < 0 && r->transfer != JV_XFER_NONE && r->transfer != JV_XFER_MEMSET; k++)
+            if (f->recs[k].is_timeline && f->recs[k].item == JV_TL_EXPOSED_MEMCPY) l->rec = k; /* a copy's time */
+        l->at_limit = l->rec < 0 && (r->eval.judgement == JV_JUDGE_NEAR || r->eval.judgement == JV_JUDGE_HW_LIMITED);
+    }
+    free(row), free(us);
     return JV_OK;
 }
 
@@ -356,24 +486,24 @@ static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
                     f->ranking[f->nranking++] = (jv_frank_entry){.is_timeline = 0, .item = (int)order[k]};
         }
     }
-    /* the recommendations: the timeline's, then the ranked findings, at most JV_FIND_MAX_RECS; the timeline's
-     * go after the others when computation is >= 95 % */
-    jv_frec tlr[JV_TL_COUNT];
-    int ntl = 0;
+    /* the recommendations: the timeline items and the ranked findings in one list by projected saving (µs), at
+     * most JV_FIND_MAX_RECS; equal savings: the timeline items first */
+    jv_frec all[JV_TL_COUNT + JV_FIND_MAX_RECS];
+    int n = 0;
     for (int i = 0; i < JV_TL_COUNT; i++)
-        if (tl->recommend[i]) tlr[ntl++] = (jv_frec){.is_timeline = 1, .item = (uint32_t)i};
-    int nfind = 0;
-    for (size_t i = 0; i < f->nrank && ntl + nfind < JV_FIND_MAX_RECS; i++)
-        nfind++;
+        if (tl->recommend[i])
+            all[n++] = (jv_frec){1, (uint32_t)i, (double)tl->ns[i] / 1e3, JV_CONF_MEDIUM}; /* measured, upper bound */
+    for (size_t i = 0; i < f->nrank && i < JV_FIND_MAX_RECS; i++)
+        all[n++] = (jv_frec){0, f->rank[i], f->v[f->rank[i]].gain_us, f->v[f->rank[i]].conf};
     f->nrecs = 0;
-    if (tl->timeline_first || !nfind)
-        for (int i = 0; i < ntl; i++)
-            f->recs[f->nrecs++] = tlr[i];
-    for (int i = 0; i < nfind; i++)
-        f->recs[f->nrecs++] = (jv_frec){.is_timeline = 0, .item = f->rank[i]};
-    if (!tl->timeline_first && nfind)
-        for (int i = 0; i < ntl; i++)
-            f->recs[f->nrecs++] = tlr[i];
+    for (int taken = 0; taken < n && f->nrecs < JV_FIND_MAX_RECS; taken++) { /* a selection: n is small */
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (all[i].gain_us >= 0 && (best < 0 || all[i].gain_us > all[best].gain_us)) best = i;
+        if (best < 0) break;
+        f->recs[f->nrecs++] = all[best];
+        all[best].gain_us = -1;
+    }
 }
 
 /* the categories with findings files, in the order they are stated */
@@ -404,9 +534,10 @@ static jv_status compute(const jv_digest *d, jv_dfindings *f, jv_err *err) {
             JV_CHECK(attention_facts(d, f, &cap, err));
         if (d->cat_rows[c]) JV_CHECK(slow_ops(d, c, f, &cap, err));
     }
-    JV_CHECK(rank_findings(f, err));
+    if (d->cat_rows[JV_DCAT_OTHER]) JV_CHECK(slow_ops(d, JV_DCAT_OTHER, f, &cap, err)); /* its largest ops only */
+    JV_CHECK(rank_findings(d, f, err));
     timeline_and_ranking(d, f);
-    return JV_OK;
+    return large_ops(d, f, err);
 }
 
 jv_status jv_findings_compute(jv_digest *d, jv_err *err) {

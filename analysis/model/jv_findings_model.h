@@ -17,11 +17,24 @@
 #include "jv_status.h"
 #include "jv_tensor.h"
 
-#define JV_FIND_SIGNIFICANT_PCT 1.0 /* a row is significant from this share of GPU kernel time (%) */
-#define JV_FIND_TOP_IMPACT      5   /* significant rows per category with an impact projection */
-#define JV_FIND_NTARGETS        3   /* target efficiencies of a projection: 20, 50 and 80 % of peak */
-#define JV_FIND_SLOW_PER_CAT    2   /* per-op recommendations per category, at most */
-#define JV_FIND_MAX_RECS        8   /* recommendations of the fair report, at most */
+#define JV_FIND_SIGNIFICANT_PCT 1.0  /* a row is significant from this share of GPU kernel time (%) */
+#define JV_FIND_TOP_IMPACT      5    /* significant rows per category with an impact projection */
+#define JV_FIND_NTARGETS        3    /* target efficiencies of a projection: 20, 50 and 80 % of peak */
+#define JV_FIND_SLOW_PER_CAT    2    /* per-op recommendations per category, at most */
+#define JV_FIND_MAX_RECS        12   /* recommendations of the fair report, at most */
+#define JV_FIND_LARGE_PCT       10.0 /* an op from this share of GPU kernel time is always covered (%) */
+#define JV_FIND_MAX_LARGE       10   /* such ops: at most 10 by construction */
+#define JV_FIND_COVERED_SHARE   0.95 /* a finding whose time is this much in a larger recommendation is dropped */
+
+/* How far a recommendation's projected saving can be trusted, and why (the printers name the evidence):
+ * high: a measured pattern whose saving is a lower bound (eager attention: the ops between the products);
+ * medium: measured time whose saving is an upper bound or rests on a measured ceiling (timeline items, layout
+ * conversions, fusion at one kernel per instance, batch norm at the trace's elementwise baseline);
+ * low: a projection from the roofline (an op at 50 % of the peak policy's peak). */
+typedef enum { JV_CONF_HIGH = 0, JV_CONF_MEDIUM, JV_CONF_LOW } jv_confidence;
+
+/* "high", "medium", "low". */
+const char *jv_confidence_name(jv_confidence c);
 
 /* The memory layout of a row's first argument, as the findings name it. */
 typedef enum {
@@ -166,8 +179,15 @@ typedef struct {
     int32_t fusion; /* JV_FIND_FUSION: index into jv_digest.fusion; JV_FIND_ATTENTION: into jv_digest.attention;
                        else -1 */
     double time_us; /* the GPU time it concerns */
-    double gain_us; /* the projected saving: the ranking key (its basis depends on the kind) */
+    double gain_us; /* the projected saving: the ranking key (its basis depends on the kind); less the share of its
+                     * time already in a larger recommendation (overlap_us), so no kernel time is counted twice */
     double share;   /* gain_us as % of all GPU kernel time */
+    jv_confidence conf;
+    double target_pct;    /* JV_FIND_SLOW_OP: the efficiency its saving is projected at: 50 (% of peak), or for an op
+                           * with >= JV_FIND_LARGE_PCT of kernel time already above 50 %, 70 (near peak) */
+    double overlap_us;    /* of the rows' time it concerns: already claimed by larger findings (0: none) */
+    int32_t overlap_with; /* the finding (index into v) that claimed most of it, -1 none */
+    int covered;          /* 1: >= JV_FIND_COVERED_SHARE of its time is in a larger finding: not recommended */
 } jv_dfinding;
 
 /* The GPU-timeline items the reports rank and recommend on. */
@@ -198,8 +218,18 @@ typedef struct {
 /* One recommendation of the fair report: a timeline item or a ranked finding, in the order stated. */
 typedef struct {
     int is_timeline;
-    uint32_t item; /* jv_tl_item, or an index into jv_dfindings.v */
+    uint32_t item;  /* jv_tl_item, or an index into jv_dfindings.v */
+    double gain_us; /* its projected saving (the timeline item's time: an upper bound), the ranking key */
+    jv_confidence conf;
 } jv_frec;
+
+/* An op with >= JV_FIND_LARGE_PCT of GPU kernel time, and what covers it. */
+typedef struct {
+    uint32_t row; /* index into jv_digest.rows */
+    int rec;      /* the recommendation (index into jv_dfindings.recs) that claims its time (a memcpy row: the
+                   * exposed-memcpy one), -1 none */
+    int at_limit; /* no recommendation and its verdict is near peak or hardware-limited: no action */
+} jv_flarge;
 
 typedef struct jv_dfindings_ {
     jv_frow *rows; /* one per digest row */
@@ -217,8 +247,11 @@ typedef struct jv_dfindings_ {
     jv_ftimeline tl;
     jv_frank_entry ranking[JV_TL_COUNT + JV_DCAT_COUNT]; /* the bottleneck ranking */
     int nranking;
-    jv_frec recs[JV_FIND_MAX_RECS]; /* the recommendations: the timeline's first while it ranks first */
+    jv_frec recs[JV_FIND_MAX_RECS]; /* the recommendations, timeline items and findings in one list, by projected
+                                     * saving (µs), largest first */
     int nrecs;
+    jv_flarge large[JV_FIND_MAX_LARGE]; /* the ops with >= JV_FIND_LARGE_PCT of kernel time, largest first */
+    int nlarge;
 } jv_dfindings;
 
 /* Decides the findings of digest d (rows ordered, totals, baseline, evaluations and fusion candidates complete:

@@ -63,8 +63,8 @@ static char *args_text(const jv_trace *tr, uint32_t raw, int *nomem) {
 }
 
 /* the row of group gr */
-static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr, const jv_hw *hw, const jv_params *ps,
-                    double *buf, jv_frow *r) {
+static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr, const jv_hw *hw, const jv_hw *judge_hw,
+                    const jv_params *ps, double *buf, jv_frow *r) {
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     const jv_perf_inst *in = &pt->inst[gr->first];
@@ -82,6 +82,7 @@ static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr,
     r->thread_name = jv_or_unknown(jv_trace_str(tr, th->name));
     r->pct = (jv_stats){NAN, NAN, NAN, NAN, NAN, 0, 0};
     if (hw) r->pct = jv_pgroup_stats(g, idx, gr, hw, 4, 1, buf);
+    r->band_pct = judge_hw && judge_hw != hw ? jv_pgroup_stats(g, idx, gr, judge_hw, 4, 1, buf).mean : r->pct.mean;
     jv_pgroup_kernels(g, idx, gr, &r->kfull, &r->ktrunc);
     const jv_sig *sg = &tr->sigs[jv_inst_sig(tr, in)];
     const uint32_t raw[4] = {sg->dims, sg->types, sg->strides, sg->concrete};
@@ -109,8 +110,9 @@ void jv_fsheet_free(jv_fsheet *s) {
     s->ncols = 0;
 }
 
-jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_params *ps,
-                          const char *base, const char *sheet, int bwd, jv_fsheet *out, jv_err *err) {
+jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_hw *judge_hw,
+                          const jv_params *ps, const char *base, const char *sheet, int bwd, jv_fsheet *out,
+                          jv_err *err) {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", sheet);
     size_t n = 0;
@@ -146,7 +148,7 @@ jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_
         if (!out->rows) s = JV_ERR_NOMEM;
     }
     for (size_t gi = 0; gi < ng && s == JV_OK; gi++) {
-        int ok = fill_row(&g, idx, &groups[gi], hw, ps, buf, &out->rows[gi]);
+        int ok = fill_row(&g, idx, &groups[gi], hw, judge_hw, ps, buf, &out->rows[gi]);
         out->nrows = gi + 1;
         if (!ok) s = JV_ERR_NOMEM;
     }

@@ -21,7 +21,8 @@ typedef struct {
     const jv_params *params; /* the group's params (the set's per-model params, jv_fsheet_params) */
     jv_inst_metrics m;       /* of the group's first instance (smallest UID) */
     jv_stats tbs, tfl;       /* TB/s and TFLOPS/s over the instances */
-    jv_stats pct;            /* Pct Roofline over the instances; NaN without a GPU */
+    jv_stats pct;            /* Pct Roofline over the instances (TraceLens' column: hw's peaks); NaN without a GPU */
+    double band_pct;         /* mean % of the roofline under the peak policy (judge_hw), for the Efficiency Band */
     jv_stats kt;             /* Kernel Time (µs) over the instances */
     const char *process_name, *process_label, *thread_name; /* of the first instance, "Unknown" when none */
     char *kfull, *ktrunc; /* kernel_details summaries (malloc'd; NULL when they could not be made) */
@@ -45,10 +46,12 @@ typedef struct {
 jv_params *jv_fsheet_params(const jv_trace *tr, const jv_perf_table *pt);
 
 /* The sheet called `sheet` of the instances whose model's family writes sheet `base` (bwd: -1 any, 0 forward,
- * 1 backward), with ps from jv_fsheet_params; hw NULL: no roofline. out->nrows is 0 when no instance belongs.
- * JV_ERR_NOMEM (out left empty). */
-jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_params *ps,
-                          const char *base, const char *sheet, int bwd, jv_fsheet *out, jv_err *err);
+ * 1 backward), with ps from jv_fsheet_params; hw: the sheet GPU (TraceLens' peaks, for TraceLens' roofline
+ * columns), judge_hw: the same GPU with the peak policy's peaks (jv_digest.hw, for band_pct); both NULL: no
+ * roofline. out->nrows is 0 when no instance belongs. JV_ERR_NOMEM (out left empty). */
+jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_hw *judge_hw,
+                          const jv_params *ps, const char *base, const char *sheet, int bwd, jv_fsheet *out,
+                          jv_err *err);
 
 /* Frees the rows of s and empties it. */
 void jv_fsheet_free(jv_fsheet *s);

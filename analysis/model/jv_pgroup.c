@@ -196,6 +196,8 @@ typedef struct {
     const char *args[4];      /* Input Dims, Input type, Input Strides, Concrete Inputs (Python repr) */
     const jv_inst_metrics *m; /* of the example instance */
     const jv_stats *kt, *tbs, *tfl, *pct, *cpu;
+    const jv_inst_metrics *sm;  /* of the example instance against the sheet GPU (TraceLens' peaks) */
+    const jv_stats *spct;       /* Pct Roofline against the sheet GPU */
     const char *kfull, *ktrunc; /* kernel_details_summary, trunc_kernel_details */
     double percent, cum;
 } urow;
@@ -284,6 +286,9 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     r.tbs_s = *u->tbs;
     r.tfl_s = *u->tfl;
     r.pct_s = *u->pct;
+    r.sheet_roof_us = u->sm->roof_us;
+    r.sheet_bound = u->sm->bound;
+    r.sheet_pct_s = *u->spct;
     r.kernel_details = jv_digest_str(dg, u->kfull);
     r.trunc_kernel_details = jv_digest_str(dg, u->ktrunc);
     r.cum_percent = u->cum;
@@ -382,8 +387,8 @@ static char *params_text_of(const jv_trace *tr, const jv_perf_table *pt, int32_t
     return d;
 }
 
-jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, const jv_hw *hw, jv_digest *dg,
-                          jv_err *err) {
+jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, jv_digest *dg, jv_err *err) {
+    const jv_hw *hw = dg->has_hw ? &dg->hw : NULL, *shw = dg->has_hw && dg->sheet_differs ? &dg->sheet_hw : NULL;
     size_t n = pt->ninst;
     const char **cat = malloc((n ? n : 1) * sizeof *cat);
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -447,6 +452,12 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
         jv_stats kt = jv_pgroup_stats(g, idx, gr, hw, 0, 1, buf);
         jv_stats pct = {NAN, NAN, NAN, NAN, NAN, 0, 0};
         if (hw) pct = jv_pgroup_stats(g, idx, gr, hw, 4, 1, buf);
+        jv_inst_metrics sm = m; /* TraceLens' columns: the sheet GPU's peaks where they differ */
+        jv_stats spct = pct;
+        if (shw) {
+            jv_pgroup_metrics(g, idx, gr, shw, &sm);
+            spct = jv_pgroup_stats(g, idx, gr, shw, 4, 1, buf);
+        }
         char *full = NULL, *trunc = NULL;
         jv_pgroup_kernels(g, idx, gr, &full, &trunc);
         int nomem;
@@ -457,6 +468,7 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, c
         u.params = params_text;
         u.m = &m;
         u.kt = &kt, u.tbs = &tbs, u.tfl = &tfl, u.pct = &pct, u.cpu = &cpu;
+        u.sm = &sm, u.spct = &spct;
         u.kfull = full ? full : "";
         u.ktrunc = trunc ? trunc : "";
         u.percent = p;

@@ -326,7 +326,10 @@ static void pair_metrics(const jv_digest *T, const jv_digest *R, jv_cmp_pair *p)
                 snprintf(p->basis + n, sizeof p->basis - (size_t)n, " × bytes per call %.4g", wb);
         }
     } else if (p->bound == JV_CMP_COMPUTE) {
-        double pr = jv_hw_peak(&R->hw, y->spec), pt = jv_hw_peak(&T->hw, x->spec);
+        /* one peak policy on both sides: each side's policy peaks when the two agree, else datasheet on both */
+        int same = T->peaks == R->peaks;
+        double pr = same ? jv_hw_peak(&R->hw, y->spec) : jv_hw_datasheet_peak(&R->hw, y->spec);
+        double pt = same ? jv_hw_peak(&T->hw, x->spec) : jv_hw_datasheet_peak(&T->hw, x->spec);
         if (pr > 0 && pt > 0) {
             p->expected = pr / pt;
             int n;

@@ -8,9 +8,12 @@
 
 #include "jv_compare.h"
 #include "jv_escape.h"
+#include "jv_findings_model.h"
 #include "jv_output.h"
 #include "jv_quality_md.h"
+#include "jv_row_eval.h"
 #include "jv_sort.h"
+#include "jv_standalone.h"
 
 /* Writes s as markdown text, "unknown" when empty. */
 static void md_text(FILE *f, const char *s) {
@@ -80,6 +83,13 @@ typedef struct {
     size_t nexcess;
     uint8_t *detailed; /* per pair: has a detail section in the fair report */
 } rctx;
+
+/* the peak policy paragraph (jv_peak_policy_text) */
+static void write_policy(FILE *f, const jv_digest *T, const jv_digest *R) {
+    char pol[1024];
+    jv_md_text(f, jv_peak_policy_text(pol, sizeof pol, T, R));
+    fputs("\n\n", f);
+}
 
 static void pct_cell(FILE *f, double part, double whole) {
     if (whole > 0)
@@ -227,6 +237,11 @@ static void recommendations(FILE *f, const rctx *x) {
                 "%.3f ms (%.1f %% of the target's GPU kernel time) less. [Detail](#pair-%zu)\n",
                 (t->time_us - p->excess_us) / 1e3, t->time_us / 1e3, p->excess_us / 1e3,
                 T->total_us > 0 ? 100 * p->excess_us / T->total_us : 0.0, i + 1);
+        fputs("   - **Confidence**: medium: both times measured; the saving assumes the target reaches the "
+              "reference's time scaled by the hardware ratio (",
+              f);
+        md_text(f, p->basis);
+        fputs(")\n", f);
     }
     int low_t = isfinite(c->t_coverage) && c->t_coverage < 95, low_r = isfinite(c->r_coverage) && c->r_coverage < 95;
     if (low_t || low_r) {
@@ -252,6 +267,43 @@ static void recommendations(FILE *f, const rctx *x) {
                 "goes on each side.\n"
                 "   - **Impact**: none expected. [Detail](#largest-differences)\n",
                 c->npairs, JV_CMP_FLAG_FACTOR);
+    }
+}
+
+/* the target's ops with >= JV_FIND_LARGE_PCT of its kernel time: the flagged pair recommended above, or its
+ * ratio against the expectation; and what the target's own report recommends for it */
+static void large_ops(FILE *f, const rctx *x) {
+    const jv_digest *T = x->T;
+    const jv_dfindings *fx = jv_digest_findings(T);
+    if (!fx->nlarge) return;
+    fprintf(f, "\nOps with at least %.0f %% of the target's GPU kernel time:\n\n", JV_FIND_LARGE_PCT);
+    for (int i = 0; i < fx->nlarge; i++) {
+        uint32_t row = fx->large[i].row;
+        const jv_drow *t = &T->rows[row];
+        fputs("- ", f);
+        jv_md_code(f, t->name, 70, 0);
+        fputc(' ', f);
+        jv_md_code(f, t->dims, 90, 0);
+        fprintf(f, " (%.3f ms, %.1f %%): ", t->time_us / 1e3, T->total_us > 0 ? 100 * t->time_us / T->total_us : 0.0);
+        int32_t pi = x->c->pair_of_t[row];
+        int place = -1;
+        for (size_t k = 0; pi >= 0 && k < x->nexcess && k < 5; k++)
+            if (x->by_excess[k] == (size_t)pi) place = (int)k;
+        if (place >= 0) {
+            fprintf(f, "recommendation %d above; ", place + 1);
+        } else if (pi >= 0) {
+            const jv_cmp_pair *p = &x->c->pairs[pi];
+            if (p->flag >= 0)
+                fprintf(f, "ratio %.3f against an expected %.3f (%s); ", p->ratio_call, p->expected,
+                        p->flag ? "flagged" : "within the rule");
+            else
+                fprintf(f, "ratio %.3f, no hardware expectation; ", p->ratio_call);
+        } else {
+            fputs("unmatched; ", f);
+        }
+        fputs("on the target alone: ", f);
+        jv_print_large_cover(f, T, i, "standalone_analysis_fair.md");
+        fputc('\n', f);
     }
 }
 
@@ -391,9 +443,9 @@ static void hw_table(FILE *f, const rctx *x) {
                     FN(jv_hw_datasheet_peak(&R->hw, seen[j]), 1));
         fputs(" |\n", f);
     }
-    if (T->has_hw && R->has_hw && T->hw.roof_is_max_achievable != R->hw.roof_is_max_achievable)
+    if (T->has_hw && R->has_hw && T->peaks != R->peaks)
         fputs("| Note | The two roofline tables are of different kinds (max achievable on one side, datasheet on the "
-              "other); compute-bound expectations inherit that. |  |\n",
+              "other): compute-bound expectations use the datasheet peaks of both sides. |  |\n",
               f);
     fputs("| Source | ", f);
     md_text(f, T->has_hw ? T->hw.source : "");
@@ -432,7 +484,8 @@ static void rules_text(FILE *f) {
             "sides' roofline bound (memory or compute); mixed when they differ; unknown when either side has no "
             "roofline GPU or no perf model for the op. Expected ratio: memory-bound: reference HBM bandwidth / "
             "target HBM bandwidth; compute-bound: reference peak / target peak of the op's compute spec (the "
-            "roofline peaks); mixed: target roofline time / reference roofline time. When the two rows' perf "
+            "peak policy's peaks, the same kind on both sides); mixed: target roofline time / reference roofline "
+            "time. When the two rows' perf "
             "models give different bytes (or FLOPs) per call (a dtype change found by the dims pass), the "
             "expectation is multiplied by target bytes / reference bytes (FLOPs for compute-bound).\n"
             "- Flag: per-call ratio / expected ratio > %.2f. A flagged pair whose per-call ratio exceeds 2 (delta "
@@ -459,6 +512,7 @@ static jv_status write_fair(const rctx *x, const char *path, jv_err *err) {
     fputs(". Ratios are target / reference: above 1.0 the target takes longer. Raw tables, unmatched rows and "
           "calculations: [rough report](comparative_analysis_rough.md).\n\n",
           f);
+    write_policy(f, T, R);
     fputs("<a id=\"executive-summary\"></a>\n\n## Executive summary\n\n", f);
     metrics_table(f, x);
     fprintf(f,
@@ -488,6 +542,7 @@ static jv_status write_fair(const rctx *x, const char *path, jv_err *err) {
     fputs("\n<a id=\"recommendations\"></a>\n\n## Recommendations\n\n", f);
     fputs("Flagged pairs, by the time the target spends beyond the hardware expectation.\n\n", f);
     recommendations(f, x);
+    large_ops(f, x);
 
     fputs("\n<a id=\"detailed-analysis\"></a>\n\n## Detailed analysis\n\n", f);
     for (size_t i = 0; i < c->npairs; i++)
@@ -541,6 +596,7 @@ static jv_status write_rough(const rctx *x, const char *path, jv_err *err) {
     fputs(" (target) and ", f);
     md_text(f, dev_of(R));
     fputs(" (reference)\n\nSummary and recommendations: [fair report](comparative_analysis_fair.md).\n\n", f);
+    write_policy(f, T, R);
     fputs("## Process\n\n1. Both traces analysed into their unified perf rows (", f);
     fprintf(f, "%zu target rows, %.3f µs; %zu reference rows, %.3f µs).\n", T->nrows, T->total_us, R->nrows,
             R->total_us);

@@ -248,14 +248,19 @@ static void write_quality(FILE *f, const jv_digest *d) {
     const jv_trace_quality *q = &d->quality;
     jv_qline ls[JV_QLINES_MAX];
     int n = jv_quality_lines(d, ls);
-    fprintf(f, "<dl class=\"facts\" id=\"trace-quality\">\n<dt>Trace quality</dt><dd>%llu of %zu rows modelled",
-            (unsigned long long)q->unmodelled[JV_NOMODEL_NONE].n, d->nrows);
+    char b1[64];
+    fprintf(f,
+            "<dl class=\"facts\" id=\"trace-quality\">\n<dt>Trace quality</dt><dd>%llu of %zu rows modelled (%s %% of "
+            "kernel time)",
+            (unsigned long long)q->unmodelled[JV_NOMODEL_NONE].n, d->nrows,
+            jv_html_fnum(b1, sizeof b1, jv_html_pct_of(q->unmodelled[JV_NOMODEL_NONE].us, d->total_us), 1));
     if (!n) fputs("; no issue found", f);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s%llu", i ? "; " : ". ", (unsigned long long)ls[i].n);
         if (ls[i].of) fprintf(f, " of %llu", (unsigned long long)ls[i].of);
         fputc(' ', f);
         jv_html_esc(f, ls[i].what);
+        if (isfinite(ls[i].us) && ls[i].us > 0) fprintf(f, ", %s ms of GPU time", jv_html_fms(b1, sizeof b1, ls[i].us));
         fputs(" <span class=\"note\">(", f);
         jv_html_esc(f, ls[i].means);
         fputs(")</span>", f);
@@ -294,6 +299,8 @@ static void write_recs(FILE *f, const jv_digest *d) {
         md_esc(f, r[i].impact);
         fputs("<br><span class=\"note\">", f);
         md_esc(f, r[i].action);
+        fputs("</span><br><span class=\"note\">Confidence: ", f);
+        md_esc(f, r[i].confidence);
         fputs("</span></li>\n", f);
     }
     fputs("</ol>\n<p class=\"note\">All of them, ranked, with their evidence: <a "
@@ -301,7 +308,7 @@ static void write_recs(FILE *f, const jv_digest *d) {
           f);
 }
 
-static void write_header(FILE *f, const jv_digest *d) {
+static void write_header(FILE *f, const jv_digest *d, const jv_digest *ref) {
     char b1[64], b2[64];
     fputs("<header class=\"top\"><div class=\"brand\">jarvis-analyze</div><h1>GPU performance report</h1>"
           "<p class=\"trace\">",
@@ -347,6 +354,10 @@ static void write_header(FILE *f, const jv_digest *d) {
         else
             fprintf(f, "%s</dd>\n", d->hw.roof_is_max_achievable ? " (max achievable)" : " (datasheet)");
     }
+    char pol[1024];
+    fputs("<dt>Peak policy</dt><dd class=\"policy\">", f);
+    jv_html_esc(f, jv_peak_policy_text(pol, sizeof pol, d, ref) + strlen("Peak policy: "));
+    fputs("</dd>\n", f);
     fprintf(f, "<dt>GPU time</dt><dd>%s ms on the GPU timeline; %s ms of kernel time in %zu ops</dd>\n</dl>\n",
             jv_html_fms(b1, sizeof b1, (double)d->tl.total / 1e3), jv_html_fms(b2, sizeof b2, d->total_us), d->nrows);
     write_quality(f, d);
@@ -509,7 +520,10 @@ static void write_categories(FILE *f, const jv_digest *d, const char *outdir) {
     }
     fputs("<p class=\"note\">TB/s and TFLOP/s: achieved, mean over the calls, from the op's FLOPs/bytes model and its "
           "kernel time. % of roofline: the roofline time over the kernel time; bands &gt; 80 % excellent, 60-80 good, "
-          "40-60 acceptable, &lt; 40 investigate. Empty where the op has no model or no roofline GPU is known.</p>\n"
+          "40-60 acceptable, &lt; 40 investigate (against the peak policy's peaks, stated at the top). Empty where "
+          "the op has no model or no roofline GPU is known. Units: <span class=\"mono\">Data Moved (MB)</span> in "
+          "perf_report and category_data holds MiB (2<sup>20</sup> bytes), as TraceLens writes it; TB/s and GB/s are "
+          "decimal (10<sup>12</sup>, 10<sup>9</sup> bytes/s).</p>\n"
           "</section>\n",
           f);
 }
@@ -766,7 +780,7 @@ jv_status jv_html_write(const jv_digest *d, const jv_digest *ref, const char *ou
           f);
     jv_html_esc(f, d->trace_name);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", jv_html_css);
-    write_header(f, d);
+    write_header(f, d, ref);
     write_recs(f, d);
     fputs("<nav class=\"toc\"><a href=\"#recommendations\">Recommendations</a><a href=\"#timeline\">Timeline</a><a "
           "href=\"#top-ops\">Top ops</a>"

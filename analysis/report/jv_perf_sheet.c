@@ -123,7 +123,7 @@ static jv_status write_unified(const jv_digest *dg, const jv_hw *hw, jv_book *bo
             jv_sheet_num(&o, r->mb);
             jv_sheet_num(&o, r->fpb);
             jv_sheet_str(&o, r->spec);
-            if (hw) jv_sheet_str(&o, jv_bound_name(r->bound));
+            if (hw) jv_sheet_str(&o, jv_bound_name(r->sheet_bound));
             jv_sheet_num(&o, r->tbs_s.mean);
             jv_sheet_num(&o, r->tbs_s.std);
             jv_sheet_num(&o, r->tfl_s.mean);
@@ -133,8 +133,8 @@ static jv_status write_unified(const jv_digest *dg, const jv_hw *hw, jv_book *bo
             put_stats(&o, &r->tbs_s, "mlh");
             put_stats(&o, &r->tfl_s, "mlh");
             if (hw) {
-                jv_sheet_num(&o, r->roof_us);
-                put_stats(&o, &r->pct_s, "amslh");
+                jv_sheet_num(&o, r->sheet_roof_us);
+                put_stats(&o, &r->sheet_pct_s, "amslh");
             }
             put_stats(&o, &r->kt, "mlh");
             jv_sheet_str(&o, r->kernel_details);
@@ -256,14 +256,14 @@ static jv_status write_family_sheet(const jv_fsheet *fs, const jv_hw *hw, jv_boo
         put_stats(&o, &r->kt, "amslhS");
         jv_sheet_int(&o, (long long)r->count);
         jv_sheet_int(&o, r->uid);
-        if (hw) jv_sheet_str(&o, jv_efficiency_band(r->pct.mean));
+        if (hw) jv_sheet_str(&o, jv_efficiency_band(r->band_pct));
         jv_sheet_end(&o);
     }
     return jv_sheet_commit(&o, err);
 }
 
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book,
-                        const jv_digest *dg, jv_err *err) {
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, jv_book *book, const jv_digest *dg, jv_err *err) {
+    const jv_hw *hw = dg->has_hw ? &dg->sheet_hw : NULL, *judge = dg->has_hw && dg->sheet_differs ? &dg->hw : hw;
     jv_params *ps = jv_fsheet_params(tr, pt);
     if (!ps) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf sheets)");
     jv_status s = write_unified(dg, hw, book, err);
@@ -282,7 +282,7 @@ jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw
             else
                 snprintf(name, sizeof name, "%s", fam->sheet);
             jv_fsheet fs;
-            s = jv_fsheet_build(tr, pt, hw, ps, fam->sheet, name, fam->split ? part : -1, &fs, err);
+            s = jv_fsheet_build(tr, pt, hw, judge, ps, fam->sheet, name, fam->split ? part : -1, &fs, err);
             if (s == JV_OK) s = write_family_sheet(&fs, hw, book, err);
             jv_fsheet_free(&fs);
         }

@@ -11,9 +11,9 @@
 #include "jv_trace.h"
 
 /* Writes unified_perf_summary (the rows of dg, built by jv_digest_build and
- * completed by jv_digest_finish from the same tr, pt and hw; read only) and
- * the family sheets into book; hw NULL: no roofline columns. */
-jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, jv_book *book,
-                        const jv_digest *dg, jv_err *err);
+ * completed by jv_digest_finish from the same tr and pt; read only) and
+ * the family sheets into book; no roofline columns when dg has no GPU. TraceLens' own
+ * roofline columns use dg's sheet GPU (TraceLens' peaks), the Efficiency Band the peak policy's. */
+jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, jv_book *book, const jv_digest *dg, jv_err *err);
 
 #endif

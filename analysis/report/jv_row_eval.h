@@ -23,4 +23,10 @@ void jv_print_no_baseline(FILE *f, const jv_digest *d);
  * left out" (nothing when none). */
 void jv_print_baseline_transfers(FILE *f, const jv_digest *d);
 
+/* The peak policy line of every report (hw/jv_hw.h: jv_hw_policy), as plain text without markup (markdown and
+ * HTML escape it), starting "Peak policy: ", into buf: which peaks jarvis' judgments use on each side (with the
+ * top compute spec's peak and the HBM bandwidth), and which perf_report columns follow TraceLens' peaks instead.
+ * R: the reference of a comparison, NULL for one trace. Returns buf. */
+const char *jv_peak_policy_text(char *buf, size_t cap, const jv_digest *T, const jv_digest *R);
+
 #endif

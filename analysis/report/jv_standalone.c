@@ -119,7 +119,35 @@ static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item 
     snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(tl->ns[k]), tl->share[k]);
     snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
     snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");
+    snprintf(r->confidence, sizeof r->confidence,
+             "%s: measured %s on the GPU timeline; the saving is an upper bound (all of it removed)",
+             jv_confidence_name(JV_CONF_MEDIUM), k == JV_TL_IDLE ? "idle time" : "exposed time");
     r->gain_us = (double)tl->ns[k] / 1e3;
+}
+
+/* the evidence behind finding x's confidence (jv_confidence) */
+static void finding_confidence(const jv_digest *d, const jv_dfinding *x, jv_rec_text *out) {
+    const char *why = "";
+    switch (x->kind) {
+    case JV_FIND_ATTENTION:
+        why = "a measured pattern (matmul -> softmax -> matmul in the trace); the saving is a lower bound, the "
+              "measured time of the ops between the products";
+        break;
+    case JV_FIND_SLOW_OP:
+        why = d->peaks == JV_PEAKS_MEASURED ? "a projection from the roofline (measured/max-achievable peaks)"
+                                            : "a projection from the roofline (datasheet peaks)";
+        break;
+    case JV_FIND_CONV_LAYOUT:
+        why = "measured layout-conversion kernels; the saving is an upper bound (all of them removed)";
+        break;
+    case JV_FIND_BN_BANDWIDTH:
+        why = "measured batch norm time against the trace's measured elementwise baseline";
+        break;
+    case JV_FIND_FUSION:
+        why = "measured elementwise kernels; the saving assumes a fused kernel costs one of them (an estimate)";
+        break;
+    }
+    snprintf(out->confidence, sizeof out->confidence, "%s: %s", jv_confidence_name(x->conf), why);
 }
 
 /* The shape of a row's first argument ("(512, 64, 56, 56)"), "?" when it is not a tensor. */
@@ -148,7 +176,8 @@ static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfi
         const jv_row_eval *e = &r->eval;
         char shp[96];
         snprintf(anchor, sizeof anchor, "impact-%d", x->sig + 1);
-        snprintf(out->title, sizeof out->title, "%s below 50 %% of peak: %.50s", jv_dcat_title(x->cat), r->name);
+        snprintf(out->title, sizeof out->title, "%s below %.0f %% of peak: %.50s", jv_dcat_title(x->cat), x->target_pct,
+                 r->name);
         snprintf(out->issue, sizeof out->issue, "`%.60s` on `%s`: %s in %u calls at %.1f %% of the %s roofline (%s)",
                  r->name, first_shape(r, shp, sizeof shp), jv_md_time(tb, sizeof tb, r->time_us), r->count, e->pct,
                  e->memory_bound ? "memory" : "compute", e->verdict);
@@ -163,8 +192,8 @@ static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfi
                      "Kernel team: reproduce the shape (`jarvis-analyze %s --call-stack %u`) and profile it "
                      "(Nsight Compute / rocprof).",
                      d->trace, r->uid);
-        snprintf(out->impact, sizeof out->impact, "%.2f ms (%.1f %% of GPU kernel time) at 50 %% of peak",
-                 x->gain_us / 1e3, x->share);
+        snprintf(out->impact, sizeof out->impact, "%.2f ms (%.1f %% of GPU kernel time) at %.0f %% of peak",
+                 x->gain_us / 1e3, x->share, x->target_pct);
         break;
     }
     case JV_FIND_CONV_LAYOUT: {
@@ -244,8 +273,14 @@ static void finding_rec(const jv_digest *d, const jv_dfindings *fx, const jv_dfi
         break;
     }
     }
-    snprintf(out->link, sizeof out->link, "category_findings/%s_findings.md#%s", jv_dcat_name(x->cat), anchor);
-    snprintf(out->link_text, sizeof out->link_text, "%s findings", jv_dcat_title(x->cat));
+    if (has_findings_file(x->cat)) {
+        snprintf(out->link, sizeof out->link, "category_findings/%s_findings.md#%s", jv_dcat_name(x->cat), anchor);
+        snprintf(out->link_text, sizeof out->link_text, "%s findings", jv_dcat_title(x->cat));
+    } else {
+        snprintf(out->link, sizeof out->link, "standalone_analysis_rough.md#top-ops");
+        snprintf(out->link_text, sizeof out->link_text, "top ops (working notes)");
+    }
+    finding_confidence(d, x, out);
     out->gain_us = x->gain_us;
 }
 
@@ -368,17 +403,79 @@ static void write_appendix(FILE *f, const jv_digest *d) {
                "from the roofline, not measurements.\n");
 }
 
+/* the place (0-based) of finding k among the recommendations, -1 when it is not one */
+static int rec_place(const jv_dfindings *fx, int32_t k) {
+    for (int i = 0; k >= 0 && i < fx->nrecs; i++)
+        if (!fx->recs[i].is_timeline && fx->recs[i].item == (uint32_t)k) return i;
+    return -1;
+}
+
 /* the recommendations, in the model's order (at most JV_FIND_MAX_RECS) */
 static int all_recs(const jv_digest *d, jv_rec_text *recs) {
     const jv_dfindings *fx = jv_digest_findings(d);
     int nr = 0;
     for (int i = 0; i < fx->nrecs; i++, nr++) {
-        if (fx->recs[i].is_timeline)
+        if (fx->recs[i].is_timeline) {
             timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, &recs[nr]);
-        else
-            finding_rec(d, fx, &fx->v[fx->recs[i].item], &recs[nr]);
+            continue;
+        }
+        const jv_dfinding *x = &fx->v[fx->recs[i].item];
+        finding_rec(d, fx, x, &recs[nr]);
+        int w = rec_place(fx, x->overlap_with);
+        if (x->overlap_us > 0 && w >= 0) {
+            char tb[32];
+            size_t l = strlen(recs[nr].impact);
+            snprintf(recs[nr].impact + l, sizeof recs[nr].impact - l,
+                     "; %s of its kernel time is in recommendation %d and counted there only, the saving scaled "
+                     "to the rest",
+                     jv_md_time(tb, sizeof tb, x->overlap_us), w + 1);
+        }
     }
     return nr;
+}
+
+void jv_print_large_cover(FILE *f, const jv_digest *d, int i, const char *fair) {
+    const jv_dfindings *fx = jv_digest_findings(d);
+    const jv_flarge *l = &fx->large[i];
+    const jv_drow *r = &d->rows[l->row];
+    if (l->rec >= 0) {
+        jv_rec_text recs[JV_FIND_MAX_RECS];
+        int nr = all_recs(d, recs);
+        fprintf(f, "[%srecommendation %d](%s#rec-%d)", fair[0] ? "standalone " : "", l->rec + 1, fair, l->rec + 1);
+        if (l->rec < nr) fprintf(f, " (%s)", recs[l->rec].title);
+    } else if (l->at_limit) {
+        fprintf(f, "no action: at the hardware limit (%s, %.1f %% of the %s roofline)", r->eval.verdict, r->eval.pct,
+                r->eval.memory_bound ? "memory" : "compute");
+    } else if (r->eval.judgement == JV_JUDGE_LAUNCH) {
+        fputs("no kernel action: launch-bound (its roofline time is under one launch); fewer, larger launches (CUDA "
+              "graphs, batching) are the lever",
+              f);
+    } else if (r->eval.has_roof) {
+        fprintf(f, "no recommendation: %s at %.1f %% of the %s roofline, %s", r->eval.verdict, r->eval.pct,
+                r->eval.memory_bound ? "memory" : "compute",
+                r->eval.pct >= 50 ? "above the 50 % of peak the projections aim at"
+                                  : "its projected saving at 50 % of peak under 0.5 % of kernel time");
+    } else {
+        fprintf(f, "no recommendation: %s%s%s; see [trace quality](%s#trace-quality)",
+                strncmp(r->eval.verdict, "not judged", 10) ? "not judged (" : "", r->eval.verdict,
+                strncmp(r->eval.verdict, "not judged", 10) ? ")" : "", fair);
+    }
+}
+
+/* the ops with >= JV_FIND_LARGE_PCT of kernel time: the recommendation that covers each, or why none */
+static void write_large(FILE *f, const jv_digest *d) {
+    const jv_dfindings *fx = jv_digest_findings(d);
+    if (!fx->nlarge) return;
+    fprintf(f, "Ops with at least %.0f %% of GPU kernel time:\n\n", JV_FIND_LARGE_PCT);
+    for (int i = 0; i < fx->nlarge; i++) {
+        const jv_drow *r = &d->rows[fx->large[i].row];
+        char tb[32], shp[96];
+        fprintf(f, "- `%.60s` on `%s` (%s, %.1f %%): ", r->name, first_shape(r, shp, sizeof shp),
+                jv_md_time(tb, sizeof tb, r->time_us), pct_of(r->time_us, d->total_us));
+        jv_print_large_cover(f, d, i, "");
+        fputc('\n', f);
+    }
+    fputc('\n', f);
 }
 
 int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max) {
@@ -386,6 +483,13 @@ int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max) {
     int nr = all_recs(d, recs), n = nr < max ? nr : max;
     if (n > 0) memcpy(out, recs, (size_t)n * sizeof *out);
     return n > 0 ? n : 0;
+}
+
+/* the peak policy paragraph (jv_peak_policy_text) */
+static void write_policy(FILE *f, const jv_digest *d) {
+    char pol[1024];
+    jv_md_text(f, jv_peak_policy_text(pol, sizeof pol, d, NULL));
+    fputs("\n\n", f);
 }
 
 static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
@@ -398,6 +502,7 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
             "Device %s; roofline GPU %s. Working notes with the raw tables and calculations: "
             "[standalone_analysis_rough.md](standalone_analysis_rough.md).\n\n",
             d->device[0] ? d->device : "unknown", d->has_hw ? d->hw.name : "none");
+    write_policy(f, d);
     fprintf(f, "<a id=\"summary\"></a>\n\n## Executive summary\n\n");
     write_metrics(f, d);
     write_ranking(f, d);
@@ -406,11 +511,18 @@ static jv_status write_fair(const jv_digest *d, const char *path, jv_err *err) {
     int nr = all_recs(d, recs);
     fprintf(f, "<a id=\"recommendations\"></a>\n\n## Recommendations\n\n");
     if (!nr) fprintf(f, "No issue with a projected saving was found.\n\n");
+    if (nr)
+        fprintf(f, "One list, ranked by projected saving; no kernel's time is counted in two recommendations. "
+                   "Confidence: high: a measured pattern, the saving a lower bound; medium: measured time, the "
+                   "saving an upper bound or set by a measured ceiling; low: a projection from the roofline.\n\n");
     for (int i = 0; i < nr; i++) {
         fprintf(f, "<a id=\"rec-%d\"></a>\n\n### %d. %s\n\n", i + 1, i + 1, recs[i].title);
-        fprintf(f, "- **Issue:** %s\n- **Action:** %s\n- **Impact:** %s\n- **Detail:** [%s](%s)\n\n", recs[i].issue,
-                recs[i].action, recs[i].impact, recs[i].link_text, recs[i].link);
+        fprintf(f,
+                "- **Issue:** %s\n- **Action:** %s\n- **Impact:** %s\n- **Confidence:** %s\n- **Detail:** "
+                "[%s](%s)\n\n",
+                recs[i].issue, recs[i].action, recs[i].impact, recs[i].confidence, recs[i].link_text, recs[i].link);
     }
+    write_large(f, d);
     fprintf(f, "<a id=\"detail\"></a>\n\n## Detailed analysis\n\n");
     fprintf(f, "| Category | Rows | Time | Share of kernel time | Efficiency (Σ roofline / Σ time) | Detail |\n");
     fprintf(f, "|---|---:|---:|---:|---:|---|\n");
@@ -448,6 +560,7 @@ static jv_status write_rough(const jv_digest *d, const char *path, jv_err *err) 
     fprintf(f, "<a id=\"top\"></a>\n\n# Standalone analysis, working notes: %s\n\n", d->trace_name);
     fprintf(f,
             "The summary and recommendations are in [standalone_analysis_fair.md](standalone_analysis_fair.md).\n\n");
+    write_policy(f, d);
     fprintf(f, "<a id=\"process\"></a>\n\n## Process\n\n");
     fprintf(
         f,

@@ -20,9 +20,14 @@ typedef struct {
     char issue[512], action[640], impact[384];
     char link[160]; /* relative link target of its detail */
     char link_text[96];
-    double gain_us; /* the projected saving */
+    char confidence[320]; /* "high: ...": its level (jv_confidence_name) and the evidence it rests on */
+    double gain_us;       /* the projected saving */
 } jv_rec_text;
 /* The fair report's recommendations, in its order, into out (at most max). Returns how many. */
 int jv_standalone_recs(const jv_digest *d, jv_rec_text *out, int max);
+/* What covers the i-th op with >= JV_FIND_LARGE_PCT of kernel time (jv_dfindings.large[i]), as markdown after
+ * "- op (time): ": a link to its recommendation in the fair report (fair: "" from the fair report itself, else its
+ * path, e.g. "standalone_analysis_fair.md"), or why there is none ("no action: at the hardware limit ..."). */
+void jv_print_large_cover(FILE *f, const jv_digest *d, int i, const char *fair);
 
 #endif

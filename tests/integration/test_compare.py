@@ -51,8 +51,10 @@ def skey(row, side):
     return tuple(row[c % side] for c in cols)
 
 
-def roof_peaks(entry):
-    return entry.get("max_achievable_tflops") or entry["peak_tflops"]
+def policy_peaks(entry):
+    """The peak policy (README "Peak policy"): datasheet peaks on both sides for built-in entries; an entry's
+    max-achievable numbers (MI300X's 708 bf16) serve only TraceLens' own sheet columns."""
+    return entry["peak_tflops"]
 
 
 def hw_entry(hw, name):
@@ -391,6 +393,53 @@ def bad_usage(exe, example, tmp):
 PAIRS = ["bert_small_infer", "nsfw_vit_infer", "qwen15_05b_infer", "timesformer_infer"]
 
 
+def policy_sheets(out, entry):
+    """TraceLens' own sheet columns keep TraceLens' peaks (MI300X: max-achievable 708 bf16); jarvis' category data
+    (its own judgment) uses the policy's datasheet 1307.4."""
+    uni = [u for u in read_csv(os.path.join(out, "perf_report_csvs", "unified_perf_summary.csv"))
+           if u["Compute Spec"] == "matrix_bf16" and u["Roofline Bound"] == "COMPUTE_BOUND"]
+    check(len(uni) > 0, "MI300X: compute-bound bf16 rows in unified_perf_summary")
+    for u in uni:
+        check(close(num(u["Roofline Time (µs)_first"]), num(u["GFLOPS"]) / entry["max_achievable_tflops"]["matrix_bf16"]
+                    * 1e3, rel=1e-9),
+              "MI300X sheet %s: Roofline Time = GFLOPS / 708 (TraceLens' column)" % u["name"])
+    cat = [r for r in read_csv(os.path.join(out, "category_data", "gemm_ops.csv"))
+           if r["Compute Spec"] == "matrix_bf16" and r["Roofline Bound"] == "COMPUTE_BOUND"]
+    check(len(cat) > 0, "MI300X: compute-bound bf16 rows in gemm_ops.csv")
+    for r in cat:
+        check(close(num(r["Roofline Time (µs)_first"]), num(r["GFLOPS"]) / entry["peak_tflops"]["matrix_bf16"] * 1e3,
+                    rel=1e-9),
+              "MI300X gemm_ops %s: Roofline Time = GFLOPS / 1307.4 (the policy's datasheet peak)" % r["name"])
+
+
+def measured_policy(exe, traces, tmp):
+    """--gpu-arch FILE with max_achievable_tflops: measured peaks, said so; the same file on both sides."""
+    arch = os.path.join(tmp, "measured_arch.json")
+    with open(arch, "w") as f:
+        json.dump({"name": "Measured GPU", "mem_bw_gbps": 4000, "memory_gb": 192,
+                   "peak_tflops": {"matrix_bf16": 1000}, "max_achievable_tflops": {"matrix_bf16": 600}}, f)
+    out = os.path.join(tmp, "measured")
+    rc, _, err = run(exe, [os.path.join(traces, "amd_mi300xvf_qwen15_05b_infer.json.gz"), "--reference",
+                           os.path.join(traces, "nv_h100_qwen15_05b_infer.json.gz"), "-o", out, "--gpu-arch", arch])
+    check(rc == 0, "measured: analysed (%s)" % err[-300:])
+    if rc:
+        return
+    fair = open(os.path.join(out, "comparative_analysis_fair.md"), encoding="utf-8").read()
+    check("\nPeak policy: measured/max-achievable peaks on both sides as given by --gpu-arch " in fair,
+          "measured: the fair report says measured peaks on both sides, from the file")
+    std = open(os.path.join(out, "standalone_analysis_fair.md"), encoding="utf-8").read()
+    check("\nPeak policy: measured/max-achievable peaks on the target side as given by --gpu-arch " in std,
+          "measured: the standalone report says measured peaks on the target side")
+    cat = [r for r in read_csv(os.path.join(out, "category_data", "gemm_ops.csv"))
+           if r["Compute Spec"] == "matrix_bf16" and r["Roofline Bound"] == "COMPUTE_BOUND"]
+    check(len(cat) > 0 and all(close(num(r["Roofline Time (µs)_first"]), num(r["GFLOPS"]) / 600 * 1e3, rel=1e-9)
+                               for r in cat),
+          "measured: gemm_ops Roofline Time = GFLOPS / 600 (the file's max-achievable peak)")
+    html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+    check("<dt>Peak policy</dt><dd class=\"policy\">measured/max-achievable peaks on both sides" in html,
+          "measured: report.html states the policy in its header")
+
+
 def fixtures(exe, traces, tmp, hw):
     plain = {}
     for m in PAIRS:
@@ -426,9 +475,10 @@ def fixtures(exe, traces, tmp, hw):
                     tu = {ukey(u): u for u in read_csv(os.path.join(plain[tn], "perf_report_csvs",
                                                                     "unified_perf_summary.csv"))}
                     spec = tu[skey(c, "target")]["Compute Spec"]
-                    want = roof_peaks(re_)[spec] / roof_peaks(te)[spec]
+                    want = policy_peaks(re_)[spec] / policy_peaks(te)[spec]
                     check(close(num(c["expected ratio"]), want),
-                          "%s: compute-bound %s expected = %s peak ratio %.6f" % (tn, c["target name"], spec, want))
+                          "%s: compute-bound %s expected = %s datasheet peak ratio %.6f, one source on both sides "
+                          "(got %s)" % (tn, c["target name"], spec, want, c["expected ratio"]))
                     seen_comp += 1
                 if c["bound"] == "memory":
                     seen_mem += 1
@@ -444,12 +494,26 @@ def fixtures(exe, traces, tmp, hw):
                 check(len(ln) == 1 and ln[0]["bound"] == "memory" and
                       close(num(ln[0]["expected ratio"]), 3350 / 5300),
                       "bert: layer_norm memory-bound, expected = HBM 3350 / 5300")
+            check(fair.count("\nPeak policy: datasheet peaks on both sides (target %s: " % gpus[0]) == 1,
+                  "%s vs %s: the fair report states the peak policy once, datasheet on both sides" % (tn, rn))
             if m == "qwen15_05b_infer" and t.startswith("amd"):
+                # one policy: H100's datasheet 989.4 over MI300X's datasheet 1307.4, never over the max-achievable 708
                 mm = [c for c in comp if c["target name"] == "aten::mm" and c["bound"] == "compute"]
-                check(len(mm) >= 1 and all(close(num(c["expected ratio"]), 989.4 / 708) for c in mm),
-                      "qwen: aten::mm compute-bound, expected = matrix_bf16 989.4 / 708")
+                check(len(mm) >= 1 and all(close(num(c["expected ratio"]), 989.4 / 1307.4) for c in mm),
+                      "qwen: aten::mm compute-bound, expected = matrix_bf16 989.4 / 1307.4 (%s)" %
+                      [c["expected ratio"] for c in mm])
+                policy_sheets(plain[tn], hw_entry(hw, "MI300X"))
+            if m == "timesformer_infer" and t.startswith("amd"):
+                # the issue's three large addmm pairs, 1.45-1.66x slower on MI300X: flagged under one policy (the
+                # mixed 989.4 / 708 = 1.397 hid them)
+                am = [c for c in comp if c["target name"] == "aten::addmm" and c["bound"] == "compute" and
+                      num(c["ratio per call (target/reference)"]) > 1.4]
+                check(len(am) >= 3 and all(c["flag"] == "yes" for c in am),
+                      "timesformer: the addmm pairs 1.5-1.6x slower are flagged (%s)" %
+                      [(c["ratio per call (target/reference)"], c["expected ratio"], c["flag"]) for c in am])
     check(seen_mem > 0 and seen_comp > 0, "fixtures: memory-bound and compute-bound pairs checked (%d, %d)" %
           (seen_mem, seen_comp))
+    measured_policy(exe, traces, tmp)
     self_compare(exe, os.path.join(traces, "nv_h100_qwen15_05b_infer.json.gz"), tmp, hw, "qwen")
     self_compare(exe, os.path.join(traces, "amd_mi300x_sglang_qwen3_8b_decode.json.gz"), tmp, hw, "sglang",
                  same_vendor_pairs=True)

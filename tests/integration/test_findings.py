@@ -9,7 +9,8 @@ Per trace (the bundled example, then fixtures when SHARED_DIR/traces exists):
 - tree_data JSON parses, its ex_UIDs equal the ops.csv ex_UIDs in order, each found example's op UID is it;
 - the elementwise baseline in the fair report equals a recomputation from elementwise_ops.csv without the
   rows that ran memcpy/memset events of the trace, or says why there is none (too few large ops);
-- the impact projection tables equal calls x roofline time / target from unified_perf_summary.csv;
+- the impact projection tables equal calls x roofline time / target (the category data's roofline time: the
+  peak policy's peaks);
 - the fair report's kernel time and ranking (timeline first when computation < 95 %);
 - every markdown file passes tests/md_check.py (valid, links and anchors resolve); without markdown-it these
   checks are skipped and the others run (exit 77 unless one fails, as without the fixtures).
@@ -140,7 +141,9 @@ def check_impact(label, cat, text, ops, by_key, total):
         u = by_key.get(key(r))
         if u is None:
             continue
-        roof, t, n, pct = num(u.get('Roofline Time (µs)_first')), num(u['Kernel Time (µs)_sum']), \
+        # the roofline time of jarvis' own judgments: the category data's (the peak policy's peaks; the sheet's
+        # TraceLens column uses MI300X's max-achievable peaks)
+        roof, t, n, pct = num(r.get('Roofline Time (µs)_first')), num(u['Kernel Time (µs)_sum']), \
             int(u['operation_count']), num(u['Percentage (%)'])
         if pct >= 1.0 and roof > 0 and t > 0 and r['Roofline Bound'] and 100.0 * n * roof / t < 80:
             sig.append((n, roof, t))

@@ -231,7 +231,19 @@ def check_page(out, label, has_hw):
         peaks = [float(c['data-tflops']) for c in pg.ceils]
         check(len(peaks) >= 1, f'{label}: compute ceilings drawn')
         check(re.search(r'HBM [0-9.]+ TB/s', ''.join(pg.texts)) is not None, f'{label}: memory ceiling labelled')
+        # the ceilings follow the peak policy (datasheet): the category data's roofline time, not the sheet's
+        # TraceLens column (MI300X's max-achievable 708)
+        pol = {}
+        for cat in ('gemm', 'convolution', 'batchnorm', 'elementwise', 'other'):
+            p = os.path.join(out, 'category_data', f'{cat}_ops.csv')
+            if os.path.isfile(p):
+                pol.update({(c['name'], c['ex_UID']): c for c in read_csv(p)})
         for rank, r in want:
+            c = pol.get((r['name'], r['ex_UID']))
+            if c is None:
+                continue
+            r = dict(r, **{'Roofline Time (µs)_first': c['Roofline Time (µs)_first'],
+                           'Roofline Bound': c['Roofline Bound']})
             roof = num(r['Roofline Time (µs)_first'])
             if not (roof > 0):
                 continue
@@ -464,6 +476,25 @@ def main():
                   'H100 Qwen: the recommendations come before the timeline')
             check(shown and shown == stated, 'H100 Qwen: the HTML shows the fair report\'s first recommendations',
                   shown, stated)
+            confs = re.findall(r'Confidence: (high|medium|low): ', sec.group(1)) if sec else []
+            check(len(confs) == len(shown), 'H100 Qwen: each recommendation on the first screen has its confidence',
+                  confs)
+            # issue 19 item 3: the peak policy at the top; item 6: the unlinked time in the header, MiB said
+            head = raw.split('</header>')[0]
+            check('<dt>Peak policy</dt><dd class="policy">datasheet peaks (H100 SXM: ' in head,
+                  'H100 Qwen: the header states the peak policy')
+            q = re.search(r'<dl class="facts" id="trace-quality">.*?</dl>', head, re.S)
+            unl = re.search(r'^\| GPU events with no launcher \| (\d+) of (\d+) \| ([\d.]+) \|', fair, re.M)
+            check(q is not None and unl is not None and
+                  '%s of %s GPU events with no launcher, %.2f ms of GPU time' %
+                  (unl.group(1), unl.group(2), float(unl.group(3)) / 1e3) in q.group(0),
+                  'H100 Qwen: the header\'s trace-quality line shows the unlinked events\' GPU time',
+                  q.group(0)[:300] if q else None)
+            mod = re.search(r'Modelled rows \(FLOPs or bytes known\): (\d+) of (\d+), ([\d.]+) % of kernel time', fair)
+            check(q is not None and mod is not None and
+                  '%s of %s rows modelled (%s %% of kernel time)' % mod.groups() in q.group(0),
+                  'H100 Qwen: the header shows the modelled share of kernel time')
+            check('holds MiB (2<sup>20</sup> bytes)' in raw, 'H100 Qwen: Data Moved (MB) said to hold MiB')
         if 'nv_sampled_w128_rank0' in pages:
             out, pg = pages['nv_sampled_w128_rank0']
             check(not pg.ceils and 'none' in ''.join(pg.texts), 'sampled trace: no roofline GPU, no ceilings')

@@ -1,10 +1,15 @@
 /* Unit test of hw/jv_judge: the one set of verdict rules analysis and replay share (their order, every
  * threshold at its edge, the launch-bound rule with a measured, a zero and the nominal launch cost) and the
- * efficiency bands. */
+ * efficiency bands; and hw/jv_hw's peak policy (datasheet unless a user's file gives max-achievable peaks, on
+ * both sides of a comparison). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jv_check.h"
+#include "jv_hw.h"
 #include "jv_judge.h"
 
 /* an op that ran in time_us with roofline time bound_us, nothing else known */
@@ -105,7 +110,45 @@ static void test_names(void) {
     CHECK(!strcmp(jv_efficiency_band(NAN), "") && !strcmp(jv_efficiency_band(INFINITY), ""));
 }
 
+/* the peak policy: a built-in entry's max-achievable peaks (MI300X 708 bf16) never enter a judgment; a user's
+ * file with max_achievable_tflops gives measured peaks, on both sides only when both have them */
+static void test_peak_policy(void) {
+    jv_hw mi, h100, file;
+    jv_err err;
+    CHECK(jv_hw_resolve("MI300X", &mi, &err) == JV_OK && jv_hw_resolve("H100", &h100, &err) == JV_OK);
+    CHECK(mi.roof_is_max_achievable && !mi.max_achievable_given && jv_hw_peak(&mi, "matrix_bf16") == 708);
+    CHECK(jv_hw_policy(&mi, NULL) == JV_PEAKS_DATASHEET && jv_hw_policy(&mi, &h100) == JV_PEAKS_DATASHEET);
+    jv_hw pol = mi;
+    jv_hw_apply_policy(&pol, jv_hw_policy(&mi, &h100));
+    CHECK(jv_hw_peak(&pol, "matrix_bf16") == 1307.4 && !pol.roof_is_max_achievable && jv_hw_roofs_differ(&pol, &mi));
+    /* the comparison's expected compute ratio from one source: 989.4 / 1307.4, never 989.4 / 708 */
+    jv_hw ph = h100;
+    jv_hw_apply_policy(&ph, jv_hw_policy(&mi, &h100));
+    CHECK(fabs(jv_hw_peak(&ph, "matrix_bf16") / jv_hw_peak(&pol, "matrix_bf16") - 989.4 / 1307.4) < 1e-12);
+    CHECK(!jv_hw_roofs_differ(&ph, &h100));
+    char path[] = "/tmp/jv_test_policy_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"name\": \"G\", \"mem_bw_gbps\": 4000, \"peak_tflops\": {\"matrix_bf16\": 1000}, "
+          "\"max_achievable_tflops\": {\"matrix_bf16\": 600}}",
+          f);
+    fclose(f);
+    CHECK(jv_hw_resolve(path, &file, &err) == JV_OK);
+    unlink(path);
+    CHECK(file.max_achievable_given && jv_hw_policy(&file, NULL) == JV_PEAKS_MEASURED);
+    CHECK(jv_hw_policy(&file, &file) == JV_PEAKS_MEASURED && jv_hw_policy(&file, &h100) == JV_PEAKS_DATASHEET &&
+          jv_hw_policy(&h100, &file) == JV_PEAKS_DATASHEET);
+    pol = file;
+    jv_hw_apply_policy(&pol, JV_PEAKS_MEASURED);
+    CHECK(jv_hw_peak(&pol, "matrix_bf16") == 600 && !jv_hw_roofs_differ(&pol, &file));
+    jv_hw_apply_policy(&pol, JV_PEAKS_DATASHEET);
+    CHECK(jv_hw_peak(&pol, "matrix_bf16") == 1000);
+}
+
 int main(void) {
+    test_peak_policy();
     test_order();
     test_launch();
     test_names();
