@@ -115,6 +115,8 @@ static void usage(FILE *f) {
           "device <local rank>; on the CPU backend each rank keeps its share of the node's CPUs): rank 0\n"
           "gathers every rank's results and writes one report, with the median and MAD of every metric over\n"
           "the ranks and the GPUs outside the band median +- max(k * MAD, min_band * median) flagged:\n"
+          "  --device N               under MPI: every rank on device N (a launcher that gives each rank its\n"
+          "                           own GPU as device 0); default: the device of the rank's local rank\n"
           "  --fleet-k K              k of the band (default 3)\n"
           "  --fleet-min-band F       the band's least half-width, a fraction of the median (default 0.05)\n"
           "  --fleet-stat median|best the figure compared per rank: the median sample (default) or the fastest\n"
@@ -655,7 +657,9 @@ static int fleet_main(cli *c, const char *argv0, int *argc, char ***argv, const 
         /* ranks sharing a CPU: median samples that span several time slices (the fastest sample wants short
          * ones: one that no other process interrupted) */
         double min_sample = shared && !c->fleet_best ? JV_FLEET_SHARED_SAMPLE_S : 0;
-        replay_env env = {who, w.local_rank, 0, extra, min_sample, &me, &ops};
+        /* a GPU: the local rank's, or --device N on every rank (a launcher that shows each rank its own GPU
+         * alone, as device 0); the host: device 0 */
+        replay_env env = {who, c->device_given ? c->device : w.local_rank, c->device, extra, min_sample, &me, &ops};
         replay(&rc, argv0, &env);
         snprintf(me.cpus, sizeof me.cpus, "%s", pin);
     }
@@ -732,10 +736,10 @@ int main(int argc, char **argv) {
     int certain = 0, size = jv_fleet_launch_size(launcher, sizeof launcher, &certain);
 #if JV_HAVE_MPI
     if (size >= 1 && certain && !c.list) {
-        if (c.bench_out || c.report || c.device_given) {
+        if (c.bench_out || c.report) {
             fprintf(stderr,
-                    "jarvis-replay: under MPI (%s=%d) each rank writes OUT/rank<k>/ (-o OUT) and replays on "
-                    "the device of its local rank: --benchmark_out, --report and --device are not taken\n",
+                    "jarvis-replay: under MPI (%s=%d) each rank writes OUT/rank<k>/ (-o OUT): --benchmark_out and "
+                    "--report are not taken\n",
                     launcher, size);
             return 2;
         }

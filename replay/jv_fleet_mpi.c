@@ -59,7 +59,7 @@ jv_status jv_fleet_mpi_init(int *argc, char ***argv, jv_fleet_mpi *w, double tim
     int hl = 0;
     if (MPI_Get_processor_name(host, &hl) != MPI_SUCCESS) hl = 0;
     host[hl] = 0;
-    snprintf(w->host, sizeof w->host, "%s", hl ? host : "unknown");
+    snprintf(w->host, sizeof w->host, "%.63s", hl ? host : "unknown");
     MPI_Comm node;
     rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) {
