@@ -120,7 +120,8 @@ static void usage(FILE *f) {
           "  --fleet-k K              k of the band (default 3)\n"
           "  --fleet-min-band F       the band's least half-width, a fraction of the median (default 0.05)\n"
           "  --fleet-stat median|best the figure compared per rank: the median sample (default) or the fastest\n"
-          "                           (STREAM's figure: robust where other processes share the host's CPUs)\n"
+          "                           (STREAM's figure: robust where other processes share the host's CPUs;\n"
+          "                           each op then samples for its whole --time-limit)\n"
           "  --fleet-timeout S        seconds rank 0 waits for the others after its own replay (default twice\n"
           "                           its own replay time, at least 60); ranks that did not report by then are\n"
           "                           named missing, the report is written and the job aborted (exit 1)\n"
@@ -364,6 +365,7 @@ typedef struct {
     int host_device;     /* ... on the host backend */
     int extra_runs;      /* test only: jv_timing_opts.extra_runs */
     double min_sample_s; /* > 0: the shortest timed sample (ranks sharing a CPU: JV_FLEET_SHARED_SAMPLE_S) */
+    int full_sampling;   /* 1: sample for the whole time limit, no early stop on a small spread (--fleet-stat best) */
     jv_fleet_rank *rec;  /* fleet mode: filled with the device, ceilings and state (NULL: single run) */
     jv_fleet_op **ops;   /* fleet mode: *ops gets the op records (malloc'd) */
 } replay_env;
@@ -465,6 +467,7 @@ static int replay(const cli *c, const char *argv0, const replay_env *env) {
     if (c->duty > 0) o.timing.duty = c->duty;
     o.timing.extra_runs = env->extra_runs;
     if (env->min_sample_s > o.timing.min_sample_s) o.timing.min_sample_s = env->min_sample_s;
+    if (env->full_sampling) o.timing.target_rsd = 0;
     o.quiet = c->quiet;
     run.opts = &o;
     time_t now = time(NULL);
@@ -659,7 +662,8 @@ static int fleet_main(cli *c, const char *argv0, int *argc, char ***argv, const 
         double min_sample = shared && !c->fleet_best ? JV_FLEET_SHARED_SAMPLE_S : 0;
         /* a GPU: the local rank's, or --device N on every rank (a launcher that shows each rank its own GPU
          * alone, as device 0); the host: device 0 */
-        replay_env env = {who, c->device_given ? c->device : w.local_rank, c->device, extra, min_sample, &me, &ops};
+        replay_env env = {
+            who, c->device_given ? c->device : w.local_rank, c->device, extra, min_sample, c->fleet_best, &me, &ops};
         replay(&rc, argv0, &env);
         snprintf(me.cpus, sizeof me.cpus, "%s", pin);
     }
@@ -766,6 +770,6 @@ int main(int argc, char **argv) {
     if ((c.out && !out_folder(&c, bench, report, sizeof bench)) ||
         (c.bench_out && !out_dir_ok("--benchmark_out", c.bench_out)) || (c.report && !out_dir_ok("--report", c.report)))
         return 1;
-    replay_env env = {"jarvis-replay", c.device, c.device, 0, 0, NULL, NULL};
+    replay_env env = {"jarvis-replay", c.device, c.device, 0, 0, 0, NULL, NULL};
     return replay(&c, argv[0], &env);
 }

@@ -129,6 +129,8 @@ void jv_fleet_rank_fill(jv_fleet_rank *r, const jv_device_props *props, const jv
         snprintf(r->arch, sizeof r->arch, "%s", props->arch);
         r->is_gpu = props->is_gpu;
         r->compute_units = props->compute_units;
+        snprintf(r->uuid, sizeof r->uuid, "%s", props->uuid);
+        snprintf(r->pci, sizeof r->pci, "%s", props->pci);
     }
     if (base && base->done) {
         r->base_done = 1;
@@ -250,7 +252,8 @@ jv_status jv_fleet_analyze(jv_fleet *f, const jv_fleet_rank *ranks, const jv_fle
     f->score = malloc(((size_t)nranks + 1) * sizeof *f->score);
     f->node = calloc((size_t)nranks + 1, sizeof *f->node);
     f->node_flagged = calloc((size_t)nranks + 1, sizeof *f->node_flagged);
-    if (!tmp || !f->slow || !f->fast || !f->score || !f->node || !f->node_flagged) goto nomem;
+    f->same_gpu = calloc((size_t)nranks + 1, sizeof *f->same_gpu);
+    if (!tmp || !f->slow || !f->fast || !f->score || !f->node || !f->node_flagged || !f->same_gpu) goto nomem;
     for (int r = 0; r < nranks; r++) {
         f->score[r] = NAN;
         if (ranks[r].state != JV_FLEET_OK) f->failed++;
@@ -309,7 +312,7 @@ jv_status jv_fleet_analyze(jv_fleet *f, const jv_fleet_rank *ranks, const jv_fle
         m->lo = m->hi = NAN;
         if (m->n < JV_FLEET_MIN_RANKS) continue;
         double half = fmax(k * m->mad, min_band * m->median);
-        m->lo = m->median - half;
+        m->lo = fmax(0, m->median - half); /* no time or rate is negative */
         m->hi = m->median + half;
         for (int r = 0; r < nranks; r++) {
             double v = m->value[r];
@@ -342,6 +345,15 @@ jv_status jv_fleet_analyze(jv_fleet *f, const jv_fleet_rank *ranks, const jv_fle
             if (f->node[q] >= 0 && !strcmp(ranks[q].host, ranks[r].host)) f->node[r] = f->node[q];
         if (f->node[r] < 0) f->node[r] = f->nnodes++;
     }
+    for (int r = 0; r < nranks; r++) { /* two ranks on one GPU: same host, same UUID or PCI address */
+        const jv_fleet_rank *a = &ranks[r];
+        f->same_gpu[r] = -1;
+        for (int q = 0; q < nranks && f->same_gpu[r] < 0 && ran(a); q++) {
+            const jv_fleet_rank *b = &ranks[q];
+            if (q == r || !ran(b) || strcmp(a->host, b->host)) continue;
+            if ((a->uuid[0] && !strcmp(a->uuid, b->uuid)) || (a->pci[0] && !strcmp(a->pci, b->pci))) f->same_gpu[r] = q;
+        }
+    }
     for (int i = 0; i < f->nnodes && f->nnodes > 1; i++) {
         int all = 1;
         for (int r = 0; r < nranks; r++)
@@ -367,5 +379,6 @@ void jv_fleet_free(jv_fleet *f) {
     free(f->score);
     free(f->node);
     free(f->node_flagged);
+    free(f->same_gpu);
     memset(f, 0, sizeof *f);
 }

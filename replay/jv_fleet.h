@@ -45,9 +45,10 @@ typedef struct {
     int device; /* device index it opened */
     char device_name[128], backend[16], driver[64], arch[32];
     int is_gpu, compute_units;
-    char cpus[96]; /* the CPU slice its threads keep ("cpus 0-3, 4 threads"), "" when not pinned */
-    int state;     /* jv_fleet_state */
-    int rc;        /* exit status of this rank's replay alone (0, 1) */
+    char uuid[48], pci[24]; /* where the backend knows them ("" elsewhere: the CPU) */
+    char cpus[96];          /* the CPU slice its threads keep ("cpus 0-3, 4 threads"), "" when not pinned */
+    int state;              /* jv_fleet_state */
+    int rc;                 /* exit status of this rank's replay alone (0, 1) */
     char error[512];
     double wall_s; /* seconds its replay took */
     int base_done;
@@ -124,6 +125,8 @@ typedef struct {
     int nnodes;        /* distinct hosts (of the ranks that sent a record) */
     int *node;         /* per rank: its node, numbered in order of first appearance (-1: missing) */
     int *node_flagged; /* per node: 1 when the fleet has several nodes and every rank of this one is flagged */
+    int *same_gpu;     /* per rank: the first other rank on the same host with the same GPU UUID or PCI address
+                        * (two ranks sharing one GPU: their numbers mean little), -1 none */
     int failed;        /* ranks not OK (failed ops, failed, missing) */
 } jv_fleet;
 

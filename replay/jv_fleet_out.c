@@ -47,6 +47,9 @@ static cJSON *rank_json(const jv_fleet *f, int r) {
     cJSON_AddStringToObject(o, "backend", x->backend);
     cJSON_AddStringToObject(o, "driver", x->driver);
     cJSON_AddStringToObject(o, "arch", x->arch);
+    cJSON_AddStringToObject(o, "uuid", x->uuid);
+    cJSON_AddStringToObject(o, "pci", x->pci);
+    if (f->same_gpu[r] >= 0) cJSON_AddNumberToObject(o, "same_gpu_as_rank", f->same_gpu[r]);
     cJSON_AddBoolToObject(o, "is_gpu", x->is_gpu);
     cJSON_AddNumberToObject(o, "compute_units", x->compute_units);
     cJSON_AddStringToObject(o, "cpus", x->cpus);
@@ -208,7 +211,7 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
             "- Band: k = %g, min_band = %g: %s. Slow: a longer op time, a lower bandwidth or TFLOP/s. Figure "
             "compared: each rank's %s.\n",
             f->k, f->min_band, BAND_RULE, f->best ? "fastest sample (--fleet-stat best)" : "median sample");
-    fprintf(out, "- Rank 0 waited %.0f s for the others after its own replay. Each rank's own outputs: %s\n\n",
+    fprintf(out, "- Rank 0 waits up to %.0f s for the others after its own replay. Each rank's own outputs: %s\n\n",
             meta->timeout_s, meta->per_rank ? meta->per_rank : "-");
     fprintf(out, "## GPUs\n\n| rank | host | local rank | device | name | state |");
     for (int k = 0; k <= JV_BASE_COUNT; k++) {
@@ -226,6 +229,11 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
         jv_md_text(out, x->host);
         fprintf(out, " | %d | %d | ", x->local_rank, x->device);
         jv_md_text(out, x->device_name);
+        if (x->uuid[0] || x->pci[0]) {
+            fputs(" (", out);
+            jv_md_text(out, x->uuid[0] ? x->uuid : x->pci);
+            fputs(")", out);
+        }
         fprintf(out, " | %s |", jv_fleet_state_str((jv_fleet_state)x->state));
         for (int k = 0; k <= JV_BASE_COUNT; k++) {
             const jv_fleet_metric *m = base_metric(f, k);
@@ -284,6 +292,12 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
                 break;
             }
     }
+    for (int r = 0; r < f->nranks; r++)
+        if (f->same_gpu[r] >= 0)
+            fprintf(out,
+                    "- rank %d runs on the same GPU as rank %d (same host and UUID or PCI address): both share it, "
+                    "so their numbers are not the GPU's alone\n",
+                    r, f->same_gpu[r]);
     if (f->failed) {
         fprintf(out, "\n## Failed and missing ranks\n\n");
         for (int r = 0; r < f->nranks; r++) {

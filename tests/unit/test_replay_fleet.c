@@ -98,6 +98,7 @@ static void test_stats(void) {
     CHECK_MSG(near(f.score[4], sqrt(2.5)) && near(f.score[0], 1), "score %g", f.score[4]);
     /* nodes: a (ranks 0-2, none flagged), b (ranks 3, 4, both flagged) */
     CHECK(f.nnodes == 2 && f.node[0] == 0 && f.node[4] == 1 && f.node_flagged[0] == 0 && f.node_flagged[1] == 1);
+    CHECK(f.same_gpu[0] == -1 && f.same_gpu[4] == -1);
 
     /* the JSON read back */
     char path[] = "/tmp/jv_test_fleet_XXXXXX";
@@ -137,6 +138,18 @@ static void test_stats(void) {
     op0 = metric(&f, "op 0");
     CHECK(op0 && near(op0->median, 40e-6) && op0->flag[4] == 0 && f.best == 1);
     CHECK(near(metric(&f, "baseline copy")->median, 12e9));
+    jv_fleet_free(&f);
+
+    /* two ranks on one GPU: the same UUID on one host (rank 0, 1), the same PCI address on two hosts (2, 3:
+     * different GPUs); a band wider than the median starts at 0 */
+    snprintf(r[0].uuid, sizeof r[0].uuid, "GPU-1");
+    snprintf(r[1].uuid, sizeof r[1].uuid, "GPU-1");
+    snprintf(r[2].pci, sizeof r[2].pci, "0000:17:00.0");
+    snprintf(r[3].pci, sizeof r[3].pci, "0000:17:00.0");
+    CHECK(jv_fleet_analyze(&f, r, po, NR, 3, 2.0, 0, &err) == JV_OK);
+    CHECK(f.same_gpu[0] == 1 && f.same_gpu[1] == 0 && f.same_gpu[2] == -1 && f.same_gpu[3] == -1);
+    op0 = metric(&f, "op 0");
+    CHECK(op0 && op0->lo == 0 && near(op0->hi, 300e-6) && op0->flag[4] == 0);
     jv_fleet_free(&f);
 
     /* rank 4 failed, rank 3 missing: their values are left out; with 3 ranks left op 0 has a band, with
