@@ -123,8 +123,9 @@ static void usage(FILE *f) {
           "                           (STREAM's figure: robust where other processes share the host's CPUs;\n"
           "                           each op then samples for its whole --time-limit)\n"
           "  --fleet-timeout S        seconds rank 0 waits for the others after its own replay (default twice\n"
-          "                           its own replay time, at least 60); ranks that did not report by then are\n"
-          "                           named missing, the report is written and the job aborted (exit 1)\n"
+          "                           its own replay time, at least 60; 600 when its own could not run); ranks\n"
+          "                           that did not report by then are named missing, the report is written\n"
+          "                           and the job aborted (exit 1)\n"
           "\n"
           "exit status: 0 every op verified (or skipped by --max-bytes), 1 a wrong result, an op that could\n"
           "not run, a device context made unusable by an error (the run stops there: the results so far are\n"
@@ -670,7 +671,11 @@ static int fleet_main(cli *c, const char *argv0, int *argc, char ***argv, const 
     me.wall_s = jv_now() - t0;
     while (test_hook("HANG", w.rank, &hang)) /* test only: a rank that never reports */
         sleep(1);
-    const double wait_s = c->fleet_timeout > 0 ? c->fleet_timeout : fmax(60, 2 * me.wall_s);
+    /* how long rank 0 waits for the others: twice its own replay, at least a minute; when its own replay could
+     * not run, its time says nothing of the others': at least 10 minutes */
+    const double wait_s = c->fleet_timeout > 0          ? c->fleet_timeout
+                          : me.state == JV_FLEET_FAILED ? fmax(600, 2 * me.wall_s)
+                                                        : fmax(60, 2 * me.wall_s);
     if (w.rank != 0) {
         int fleet_rc = 1;
         /* rank 0 may take longer than this rank: it is given four times the wait, and a minute to write */
