@@ -9,6 +9,8 @@
 #include "jv_fleet.h"
 #include "jv_output.h"
 
+#define JV_FLEET_MD_RANK_COLUMNS 16 /* fleet.md shows each op's time per rank up to this many ranks */
+
 #define BAND_RULE                                                                                                      \
     "a rank is flagged on a metric when |value - median| > max(k * MAD, min_band * median), MAD the median of "        \
     "|value - median| over the ranks that measured it (at least 3)"
@@ -318,6 +320,43 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
                         fprintf(out, " %s", jv_res_status_str((jv_res_status)f->ops[r][j].status));
                     }
             fputs("\n", out);
+        }
+    }
+    /* each op's time on each GPU: a column per rank while that reads (fleet.json has them all) */
+    int ops_shown = 0;
+    for (int i = 0; i < f->nmetrics; i++)
+        ops_shown += f->m[i].kind == JV_FM_TIME;
+    if (ops_shown) {
+        fprintf(out, "\n## Op times per GPU (us, %s)\n\n", f->best ? "fastest sample" : "median sample");
+        if (f->nranks > JV_FLEET_MD_RANK_COLUMNS) {
+            fprintf(out,
+                    "%d ranks: each rank's op times are in fleet.json (`ranks[].ops`); the medians and bands "
+                    "below.\n",
+                    f->nranks);
+        } else {
+            fputs("| op |", out);
+            for (int r = 0; r < f->nranks; r++)
+                fprintf(out, " rank %d |", r);
+            fputs(" median |\n|---|", out);
+            for (int r = 0; r <= f->nranks; r++)
+                fputs("---:|", out);
+            fputs("\n", out);
+            for (int i = 0; i < f->nmetrics; i++) {
+                const jv_fleet_metric *m = &f->m[i];
+                if (m->kind != JV_FM_TIME) continue;
+                fputs("| ", out);
+                jv_md_text(out, m->name);
+                fputs(" |", out);
+                for (int r = 0; r < f->nranks; r++) {
+                    fputc(' ', out);
+                    md_val(out, m, m->value[r]);
+                    fputs(m->flag[r] > 0 ? " **slow**" : m->flag[r] < 0 ? " *fast*" : "", out);
+                    fputs(" |", out);
+                }
+                fputc(' ', out);
+                md_val(out, m, m->median);
+                fputs(" |\n", out);
+            }
         }
     }
     fprintf(out, "\n## Metrics\n\n| metric | unit | ranks | median | MAD | band | outside |\n"

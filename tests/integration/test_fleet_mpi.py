@@ -25,7 +25,8 @@ Usage: test_fleet_mpi.py JARVIS_ANALYZE JARVIS_REPLAY JARVIS_REPLAY_NO_MPI EXAMP
 import json, os, shutil, sys, tempfile, time, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck, md_check
-from jvcheck import check, finish, run, skip  # noqa: E402
+from jvcheck import check, finish, run  # noqa: E402
+import md_check  # noqa: E402
 
 BAND = ['--fleet-stat', 'best', '--fleet-k', '3', '--fleet-min-band', '0.8']
 FAST = ['--backend', 'cpu', '--time-limit', '0.2', '--baseline-bytes', '16M', '--peak-gemm', '128', '--cache', 'hot']
@@ -137,6 +138,12 @@ def main():
     md = open(os.path.join(out, 'fleet.md')).read() if os.path.exists(os.path.join(out, 'fleet.md')) else ''
     check(md.startswith('# Fleet report') and '## Metrics' in md and (not timing or 'No GPU is outside the band' in md),
           'fleet.md')
+    check('## Op times per GPU' in md and '| op | rank 0 | rank 1 | rank 2 | rank 3 | median |' in md, 'op times table')
+    if md_check.MarkdownIt:  # valid CommonMark + GFM, table rows as wide as their header
+        problems = md_check.check_files([os.path.join(out, 'fleet.md')])
+        check(not problems, f'md_check fleet.md: {problems[:5]}')
+    else:
+        print('note: no markdown-it: fleet.md not parsed')
     check('# jarvis-replay fleet: 4 ranks' in p.stdout and p.stdout.count('\n') < 20, 'one console summary (rank 0)')
 
     # 2. rank 1 really slower
