@@ -36,6 +36,8 @@ typedef struct {
     double launch_us;       /* measured at open: device time per launch of an empty kernel queued back to back
                              * (the gap one launch costs on the device); ops near it are launch-bound. 0 unknown */
     double host_launch_us;  /* measured at open: host time to queue one empty launch (0 unknown) */
+    char uuid[48];          /* the GPU's UUID ("GPU-8c6f...", NVIDIA's form), "" where unknown */
+    char pci[24];           /* its PCI address ("0000:17:00.0"), "" where unknown (the CPU) */
 } jv_device_props;
 
 /* The elementwise baseline kernels, over fp32 arrays of n elements:

@@ -58,6 +58,11 @@ static void say(jv_backend_note_fn note, void *arg, const char *msg) {
 
 jv_status jv_backends_open(const char *name, int device, jv_backend_note_fn note, void *note_arg, const jv_backend **be,
                            void **ctx, jv_err *err) {
+    return jv_backends_open_on(name, device, device, note, note_arg, be, ctx, err);
+}
+
+jv_status jv_backends_open_on(const char *name, int gpu_device, int host_device, jv_backend_note_fn note,
+                              void *note_arg, const jv_backend **be, void **ctx, jv_err *err) {
     char built[256];
     *be = NULL;
     *ctx = NULL;
@@ -69,7 +74,7 @@ jv_status jv_backends_open(const char *name, int device, jv_backend_note_fn note
                     "this build has no %s backend (built with: %s); rebuild where the %s toolkit is installed", name,
                     jv_backends_built(built, sizeof built), e->toolkit);
         *be = e->be;
-        return e->be->open(device, ctx, err);
+        return e->be->open(e->kind == JV_BACKEND_GPU ? gpu_device : host_device, ctx, err);
     }
     /* auto: the GPU backends built in, then the host backend */
     int gpus = 0;
@@ -78,7 +83,7 @@ jv_status jv_backends_open(const char *name, int device, jv_backend_note_fn note
         if (!e->be || e->kind != JV_BACKEND_GPU) continue;
         gpus++;
         jv_err e_open = {0};
-        if (e->be->open(device, ctx, &e_open) == JV_OK) {
+        if (e->be->open(gpu_device, ctx, &e_open) == JV_OK) {
             *be = e->be;
             return JV_OK;
         }
@@ -92,7 +97,7 @@ jv_status jv_backends_open(const char *name, int device, jv_backend_note_fn note
         if (!e->be || e->kind != JV_BACKEND_HOST) continue;
         if (!gpus) say(note, note_arg, "no GPU backend in this build: using the CPU backend");
         *be = e->be;
-        return e->be->open(device, ctx, err);
+        return e->be->open(host_device, ctx, err);
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "this build has no host backend (built with: %s)",
             jv_backends_built(built, sizeof built));

@@ -48,4 +48,9 @@ typedef void (*jv_backend_note_fn)(void *arg, const char *msg);
 jv_status jv_backends_open(const char *name, int device, jv_backend_note_fn note, void *note_arg, const jv_backend **be,
                            void **ctx, jv_err *err);
 
+/* As jv_backends_open, with one device index for the GPU backends and another for the host backends (a fleet
+ * rank: its local rank's GPU, or the host, device 0, whose CPUs the ranks share). */
+jv_status jv_backends_open_on(const char *name, int gpu_device, int host_device, jv_backend_note_fn note,
+                              void *note_arg, const jv_backend **be, void **ctx, jv_err *err);
+
 #endif

@@ -15,9 +15,14 @@
 #include "backend.h"
 #include "jv_backends.h"
 #include "jv_baseline.h"
+#include "jv_fleet.h"
 #include "jv_hw.h"
+#if JV_HAVE_MPI
+#include "jv_fleet_mpi.h"
+#endif
 #include "jv_ir.h"
 #include "jv_limits.h"
+#include "jv_output.h" /* jv_mkdir_p */
 #include "jv_package.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_replay_out.h"
@@ -42,10 +47,14 @@ typedef struct {
     unsigned long long seed;
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
-    const char *conv_algo; /* heuristic (default), best */
-    const char *gemm_algo; /* heuristic (default), best */
-    int no_graph;          /* --no-graph: no graph timing of short ops */
-    int print_repro;       /* --print-repro: print reproducer commands (op N with --op) and exit */
+    const char *conv_algo;                         /* heuristic (default), best */
+    const char *gemm_algo;                         /* heuristic (default), best */
+    int no_graph;                                  /* --no-graph: no graph timing of short ops */
+    int device_given;                              /* --device was on the command line */
+    const char *out;                               /* -o OUT: a folder for the outputs (and the fleet report) */
+    double fleet_k, fleet_min_band, fleet_timeout; /* the band and rank 0's wait (fleet mode) */
+    int fleet_best;                                /* --fleet-stat best */
+    int print_repro; /* --print-repro: print reproducer commands (op N with --op) and exit */
 } cli;
 
 static void usage(FILE *f) {
@@ -102,12 +111,32 @@ static void usage(FILE *f) {
           "  --benchmark_out FILE     Google Benchmark results (compare.py reads two of them)\n"
           "  --benchmark_out_format json|csv   (default json)\n"
           "  --report FILE.md         markdown report of the verdicts and the numbers behind them\n"
+          "  -o, --out OUT            a folder: OUT/replay.json (Google Benchmark) and OUT/report.md; under MPI\n"
+          "                           OUT/fleet.json, OUT/fleet.md and each rank's own under OUT/rank<k>/\n"
+          "                           (default under MPI: jarvis-fleet)\n"
           "  -q, --quiet              no console table\n"
           "  -h, --help, -V, --version\n"
           "\n"
+          "fleet mode (a build with MPI, started by mpirun or srun: one rank per GPU, each on its node's\n"
+          "device <local rank>; on the CPU backend each rank keeps its share of the node's CPUs): rank 0\n"
+          "gathers every rank's results and writes one report, with the median and MAD of every metric over\n"
+          "the ranks and the GPUs outside the band median +- max(k * MAD, min_band * median) flagged:\n"
+          "  --device N               under MPI: every rank on device N (a launcher that gives each rank its\n"
+          "                           own GPU as device 0); default: the device of the rank's local rank\n"
+          "  --fleet-k K              k of the band (default 3)\n"
+          "  --fleet-min-band F       the band's least half-width, a fraction of the median (default 0.05)\n"
+          "  --fleet-stat median|best the figure compared per rank: the median sample (default) or the fastest\n"
+          "                           (STREAM's figure: robust where other processes share the host's CPUs;\n"
+          "                           each op then samples for its whole --time-limit)\n"
+          "  --fleet-timeout S        seconds rank 0 waits for the others after its own replay (default twice\n"
+          "                           its own replay time, at least 60; 600 when its own could not run); ranks\n"
+          "                           that did not report by then are named missing, the report is written\n"
+          "                           and the job aborted (exit 1)\n"
+          "\n"
           "exit status: 0 every op verified (or skipped by --max-bytes), 1 a wrong result, an op that could\n"
           "not run, a device context made unusable by an error (the run stops there: the results so far are\n"
-          "written, the rest marked not run), or bad input, 2 bad usage\n",
+          "written, the rest marked not run), or bad input, 2 bad usage; under MPI 0 when every rank\n"
+          "succeeded (a flagged GPU is not a failure: the report says it)\n",
           f);
 }
 
@@ -154,7 +183,12 @@ static int parse_cli(int argc, char **argv, cli *c) {
                                          {"deadline", required_argument, 0, 20},
                                          {"gemm-algo", required_argument, 0, 21},
                                          {"duty", required_argument, 0, 22},
-                                         {"print-repro", no_argument, 0, 23},
+                                         {"out", required_argument, 0, 23},
+                                         {"fleet-k", required_argument, 0, 24},
+                                         {"fleet-min-band", required_argument, 0, 25},
+                                         {"fleet-timeout", required_argument, 0, 26},
+                                         {"fleet-stat", required_argument, 0, 27},
+                                         {"print-repro", no_argument, 0, 28},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, 'V'},
@@ -165,13 +199,37 @@ static int parse_cli(int argc, char **argv, cli *c) {
     c->cache = "both";
     c->peak_gemm = -1;
     c->bench_fmt = "json";
+    c->fleet_k = 3;
+    c->fleet_min_band = 0.05;
     int ch;
     long long v;
-    while ((ch = getopt_long(argc, argv, "qhV", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qhVo:", opts, NULL)) != -1) {
         switch (ch) {
         case 1:
             if (!parse_long(optarg, 0, &v) || v > 1024) goto bad;
             c->device = (int)v;
+            c->device_given = 1;
+            break;
+        case 'o':
+        case 23:
+            if (!*optarg) {
+                fprintf(stderr, "jarvis-replay: empty name for -o (see --help)\n");
+                return 2;
+            }
+            c->out = optarg;
+            break;
+        case 24:
+            if (!parse_double(optarg, 1000, &c->fleet_k)) goto bad;
+            break;
+        case 25:
+            if (!parse_double(optarg, 10, &c->fleet_min_band)) goto bad;
+            break;
+        case 26:
+            if (!parse_double(optarg, 1e6, &c->fleet_timeout)) goto bad;
+            break;
+        case 27:
+            if (strcmp(optarg, "median") && strcmp(optarg, "best")) goto bad;
+            c->fleet_best = !strcmp(optarg, "best");
             break;
         case 2:
             if (strcmp(optarg, "auto") && !jv_backends_find(optarg)) goto bad;
@@ -225,7 +283,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
             c->conv_algo = optarg;
             break;
         case 19: c->no_graph = 1; break;
-        case 23: c->print_repro = 1; break;
+        case 28: c->print_repro = 1; break;
         case 21:
             if (strcmp(optarg, "heuristic") && strcmp(optarg, "best")) goto bad;
             c->gemm_algo = optarg;
@@ -263,15 +321,6 @@ static int parse_cli(int argc, char **argv, cli *c) {
 /* prints a note of jv_backends_open (unless --quiet) */
 static void backend_note(void *arg, const char *msg) {
     if (!((const cli *)arg)->quiet) fprintf(stderr, "jarvis-replay: %s\n", msg);
-}
-
-static int open_backend(const cli *c, const jv_backend **be, void **ctx) {
-    jv_err err = {0};
-    if (jv_backends_open(c->backend, c->device, backend_note, (void *)c, be, ctx, &err) != JV_OK) {
-        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
-        return 0;
-    }
-    return 1;
 }
 
 /* the traced device and file from the manifest (copied into buffers) */
@@ -341,100 +390,122 @@ static int out_dir_ok(const char *opt, const char *path) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    cli c;
-    int pc = parse_cli(argc, argv, &c);
-    if (pc == 1) return 0;
-    if (pc == 2) return 2;
-    if ((c.bench_out && !out_dir_ok("--benchmark_out", c.bench_out)) || (c.report && !out_dir_ok("--report", c.report)))
-        return 1;
+/* Where one replay runs and what it also records (fleet mode). */
+typedef struct {
+    const char *who;     /* message prefix: "jarvis-replay" or "jarvis-replay: rank 3" */
+    int gpu_device;      /* device index on a GPU backend */
+    int host_device;     /* ... on the host backend */
+    int extra_runs;      /* test only: jv_timing_opts.extra_runs */
+    double min_sample_s; /* > 0: the shortest timed sample (ranks sharing a CPU: JV_FLEET_SHARED_SAMPLE_S) */
+    int full_sampling;   /* 1: sample for the whole time limit, no early stop on a small spread (--fleet-stat best) */
+    jv_fleet_rank *rec;  /* fleet mode: filled with the device, ceilings and state (NULL: single run) */
+    jv_fleet_op **ops;   /* fleet mode: *ops gets the op records (malloc'd) */
+} replay_env;
 
+/* prints "WHO: message" on stderr; a fatal one (the replay could not run) is also kept for the fleet record */
+static void say(const replay_env *env, char *fatal, size_t cap, const char *msg) {
+    fprintf(stderr, "%s: %s\n", env->who, msg);
+    if (fatal && !fatal[0]) snprintf(fatal, cap, "%s", msg);
+}
+
+/* One replay of c's package (or --peak) on one device: the measured ceilings, the ops, the outputs c names.
+ * Returns the exit status (0, 1). */
+static int replay(const cli *c, const char *argv0, const replay_env *env) {
     jv_err err = {0};
     jv_ir ir = {0};
     char *ir_text = NULL, *manifest = NULL;
     size_t ir_len = 0;
-    char trace_dev[128] = "", trace_file[256] = "";
-    if (c.package) {
-        if (jv_package_load(c.package, &ir_text, &ir_len, &manifest, &err) != JV_OK ||
-            jv_ir_parse(ir_text, ir_len, c.package, &ir, &err) != JV_OK) {
-            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+    char trace_dev[128] = "", trace_file[256] = "", fatal[512] = "";
+    const jv_backend *be = NULL;
+    void *ctx = NULL;
+    jv_replay_run run;
+    memset(&run, 0, sizeof run);
+    int rc = 0, have_props = 0;
+    jv_session ses;
+    memset(&ses, 0, sizeof ses);
+    jv_baseline *base = NULL;
+    if (c->package) {
+        if (jv_package_load(c->package, &ir_text, &ir_len, &manifest, &err) != JV_OK ||
+            jv_ir_parse(ir_text, ir_len, c->package, &ir, &err) != JV_OK) {
+            say(env, fatal, sizeof fatal, err.msg);
             free(ir_text);
             free(manifest);
-            jv_ir_free(&ir);
-            return 1;
+            rc = 1;
+            goto out;
         }
         free(ir_text);
         int listed = read_manifest(manifest, trace_dev, sizeof trace_dev, trace_file, sizeof trace_file);
         free(manifest);
-        if (!listed && jv_package_is_zip(c.package))
+        if (!listed && jv_package_is_zip(c->package))
             fprintf(stderr,
-                    "jarvis-replay: warning: %s: the package lists no sizes and SHA-256 of its members (no "
+                    "%s: warning: %s: the package lists no sizes and SHA-256 of its members (no "
                     "manifest.json, or one without \"members\": made by hand or by an older jarvis), so damage or "
                     "edits cannot be detected\n",
-                    c.package);
-        if (c.op >= ir.n) {
-            fprintf(stderr, "jarvis-replay: %s: no op %d (the package has %d: see --list)\n", c.package, c.op, ir.n);
-            jv_ir_free(&ir);
-            return 2;
+                    env->who, c->package);
+        if (c->op >= ir.n) {
+            fprintf(stderr, "%s: %s: no op %d (the package has %d: see --list)\n", env->who, c->package, c->op, ir.n);
+            snprintf(fatal, sizeof fatal, "%s: no op %d (the package has %d)", c->package, c->op, ir.n);
+            rc = 2;
+            goto out;
         }
     }
-    if (c.list) {
+    if (c->list) {
         list_ops(&ir);
         jv_ir_free(&ir);
         return 0;
     }
-    if (c.print_repro) {
-        int rc = print_repro(&ir, c.op, c.package);
+    if (c->print_repro) {
+        int prc = print_repro(&ir, c->op, c->package);
         jv_ir_free(&ir);
-        return rc;
+        return prc;
     }
 
     const double t_start = jv_now(); /* --deadline counts from here */
-    const jv_backend *be = NULL;
-    void *ctx = NULL;
-    if (!open_backend(&c, &be, &ctx)) {
-        jv_ir_free(&ir);
-        return 1;
-    }
-    jv_replay_run run;
-    memset(&run, 0, sizeof run);
-    run.package = c.package ? c.package : "(none: --peak)";
-    run.executable = argv[0];
-    run.device = c.device;
-    int rc = 0;
-    jv_session ses;
-    memset(&ses, 0, sizeof ses);
-    jv_baseline *base = calloc(1, sizeof *base);
-    if (!base || be->props(ctx, &run.props, &err) != JV_OK) {
-        fprintf(stderr, "jarvis-replay: %s\n", base ? err.msg : "out of memory");
+    if (jv_backends_open_on(c->backend, env->gpu_device, env->host_device, backend_note, (void *)c, &be, &ctx, &err) !=
+        JV_OK) {
+        say(env, fatal, sizeof fatal, err.msg);
+        be = NULL;
         rc = 1;
         goto out;
     }
-    const char *algo_opt[2][2] = {{"conv-algo", c.conv_algo}, {"gemm-algo", c.gemm_algo}};
+    run.package = c->package ? c->package : "(none: --peak)";
+    run.executable = argv0;
+    base = calloc(1, sizeof *base);
+    if (!base || be->props(ctx, &run.props, &err) != JV_OK) {
+        say(env, fatal, sizeof fatal, base ? err.msg : "out of memory");
+        rc = 1;
+        goto out;
+    }
+    have_props = 1;
+    run.device = run.props.is_gpu ? env->gpu_device : env->host_device;
+    const char *algo_opt[2][2] = {{"conv-algo", c->conv_algo}, {"gemm-algo", c->gemm_algo}};
     for (int k = 0; k < 2; k++) {
         const char *key = algo_opt[k][0], *val = algo_opt[k][1];
         if (!val || !strcmp(val, "heuristic")) continue;
         if (!be->set_option) {
-            if (!c.quiet)
-                fprintf(stderr, "jarvis-replay: --%s %s: the %s backend has one implementation per op: ignored\n", key,
+            if (!c->quiet)
+                fprintf(stderr, "%s: --%s %s: the %s backend has one implementation per op: ignored\n", env->who, key,
                         val, be->name);
         } else if (be->set_option(ctx, key, val, &err) != JV_OK) {
-            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+            say(env, fatal, sizeof fatal, err.msg);
             rc = 1;
             goto out;
         }
     }
     jv_run_opts o;
     jv_run_opts_default(&o, &run.props);
-    if (c.no_graph) o.graph = 0;
-    if (c.has_seed) o.seed = c.seed;
-    o.max_bytes = c.max_bytes;
-    o.cache_hot = strcmp(c.cache, "cold") != 0;
-    o.cache_cold = strcmp(c.cache, "hot") != 0 && c.iterations == 0;
-    o.timing.iterations = c.iterations;
-    if (c.time_limit > 0) o.timing.max_time_s = c.time_limit;
-    if (c.duty > 0) o.timing.duty = c.duty;
-    o.quiet = c.quiet;
+    if (c->no_graph) o.graph = 0;
+    if (c->has_seed) o.seed = c->seed;
+    o.max_bytes = c->max_bytes;
+    o.cache_hot = strcmp(c->cache, "cold") != 0;
+    o.cache_cold = strcmp(c->cache, "hot") != 0 && c->iterations == 0;
+    o.timing.iterations = c->iterations;
+    if (c->time_limit > 0) o.timing.max_time_s = c->time_limit;
+    if (c->duty > 0) o.timing.duty = c->duty;
+    o.timing.extra_runs = env->extra_runs;
+    if (env->min_sample_s > o.timing.min_sample_s) o.timing.min_sample_s = env->min_sample_s;
+    if (env->full_sampling) o.timing.target_rsd = 0;
+    o.quiet = c->quiet;
     run.opts = &o;
     time_t now = time(NULL);
     struct tm tmv;
@@ -442,9 +513,9 @@ int main(int argc, char **argv) {
 
     jv_hw ds;
     char why[256] = "";
-    if (c.gpu_arch) {
-        if (jv_hw_resolve(c.gpu_arch, &ds, &err) != JV_OK) {
-            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+    if (c->gpu_arch) {
+        if (jv_hw_resolve(c->gpu_arch, &ds, &err) != JV_OK) {
+            say(env, fatal, sizeof fatal, err.msg);
             rc = 1;
             goto out;
         }
@@ -464,19 +535,21 @@ int main(int argc, char **argv) {
     run.base = base;
 
     /* the measured ceilings first */
-    if (!c.no_baseline && c.iterations == 0) {
-        long long gn = c.peak_gemm >= 0 ? c.peak_gemm : run.props.is_gpu ? 8192 : 512;
-        if (!c.quiet) fprintf(stderr, "jarvis-replay: measuring the baseline on %s\n", run.props.name);
-        jv_status bs = jv_baseline_run(be, ctx, &run.props, &o, c.baseline_bytes, gn,
+    if (!c->no_baseline && c->iterations == 0) {
+        long long gn = c->peak_gemm >= 0 ? c->peak_gemm : run.props.is_gpu ? 8192 : 512;
+        if (!c->quiet) fprintf(stderr, "%s: measuring the baseline on %s\n", env->who, run.props.name);
+        jv_status bs = jv_baseline_run(be, ctx, &run.props, &o, c->baseline_bytes, gn,
                                        run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32, base, &err);
         if (bs == JV_ERR_DEVICE) { /* the device is gone: no op can run; what was measured is still written */
-            if (jv_session_stop(&ses, c.peak ? NULL : &ir, c.op, 0, -1, NULL, &err, &err) != JV_OK) {
-                fprintf(stderr, "jarvis-replay: out of memory\n");
+            if (jv_session_stop(&ses, c->peak ? NULL : &ir, c->op, 0, -1, NULL, &err, &err) != JV_OK) {
+                say(env, fatal, sizeof fatal, "out of memory");
                 rc = 1;
                 goto out;
             }
         } else if (bs != JV_OK) {
-            fprintf(stderr, "jarvis-replay: baseline on %s: %s\n", run.props.name, err.msg);
+            char m[sizeof err.msg + 160];
+            snprintf(m, sizeof m, "baseline on %s: %s", run.props.name, err.msg);
+            say(env, fatal, sizeof fatal, m);
             rc = 1;
             goto out;
         }
@@ -485,10 +558,11 @@ int main(int argc, char **argv) {
             if (base->done && !base->verified[k]) rc = 1;
         if (gn > 0 && (base->gemm.status == JV_RES_WRONG || base->gemm.status == JV_RES_ERROR)) rc = 1;
     }
-    if (!c.peak && c.package) {
-        jv_session_cfg sc = {be, ctx, &run.props, &o, base, run.ds, stderr, c.deadline > 0 ? t_start + c.deadline : 0};
-        if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, c.op, &err) != JV_OK) {
-            fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+    if (!c->peak && c->package) {
+        jv_session_cfg sc = {be,   ctx,    &run.props, &o,
+                             base, run.ds, stderr,     c->deadline > 0 ? t_start + c->deadline : 0};
+        if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, c->op, &err) != JV_OK) {
+            say(env, fatal, sizeof fatal, err.msg);
             rc = 1;
             goto out;
         }
@@ -506,7 +580,7 @@ int main(int argc, char **argv) {
     char stop_msg[1024] = "", written[600] = "";
     if (ses.stopped) {
         rc = 1;
-        const char *parts[3] = {c.quiet ? NULL : "the console table", c.bench_out, c.report};
+        const char *parts[3] = {c->quiet ? NULL : "the console table", c->bench_out, c->report};
         size_t l = 0;
         for (int k = 0; k < 3; k++)
             if (parts[k] && l < sizeof written)
@@ -515,21 +589,228 @@ int main(int argc, char **argv) {
         jv_session_stop_message(&ses, run.props.name, written, stop_msg, sizeof stop_msg);
         run.stopped = stop_msg;
     }
-    if (!c.quiet) jv_out_console(stdout, &run);
-    if (c.bench_out && jv_out_gbench(c.bench_out, !strcmp(c.bench_fmt, "csv"), &run, &err) != JV_OK) {
-        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+    if (!c->quiet) jv_out_console(stdout, &run);
+    if (c->bench_out && jv_out_gbench(c->bench_out, !strcmp(c->bench_fmt, "csv"), &run, &err) != JV_OK) {
+        say(env, NULL, 0, err.msg);
         rc = 1;
     }
     jv_err_clear(&err);
-    if (c.report && jv_out_markdown(c.report, &run, &err) != JV_OK) {
-        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+    if (c->report && jv_out_markdown(c->report, &run, &err) != JV_OK) {
+        say(env, NULL, 0, err.msg);
         rc = 1;
     }
-    if (stop_msg[0]) fprintf(stderr, "jarvis-replay: %s\n", stop_msg);
+    if (stop_msg[0]) say(env, NULL, 0, stop_msg);
 out:
-    be->close(ctx);
+    if (env->rec) {
+        int n = ses.res ? ses.n : 0;
+        *env->ops = n ? malloc((size_t)n * sizeof **env->ops) : NULL;
+        if (n && !*env->ops) {
+            n = 0;
+            rc = 1;
+            if (!fatal[0]) snprintf(fatal, sizeof fatal, "out of memory for %d op records", ses.n);
+        }
+        if (n) jv_fleet_ops_fill(*env->ops, ses.res, n);
+        jv_fleet_rank_fill(env->rec, have_props ? &run.props : NULL, base, rc, fatal, n);
+        env->rec->device = run.device;
+        env->rec->test_extra = env->extra_runs;
+    }
+    if (be) be->close(ctx);
     jv_session_free(&ses);
     free(base);
     jv_ir_free(&ir);
     return rc;
+}
+
+/* -o OUT of a single run: OUT/replay.json and OUT/report.md unless --benchmark_out / --report name others */
+static int out_folder(cli *c, char *bench, char *report, size_t cap) {
+    jv_err err = {0};
+    if (!c->out) return 1;
+    if (jv_mkdir_p(c->out, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: -o %s: %s\n", c->out, err.msg);
+        return 0;
+    }
+    snprintf(bench, cap, "%s/replay.json", c->out);
+    snprintf(report, cap, "%s/report.md", c->out);
+    if (!c->bench_out) {
+        c->bench_out = bench;
+        c->bench_fmt = "json";
+    }
+    if (!c->report) c->report = report;
+    return 1;
+}
+
+#if JV_HAVE_MPI
+/* A test-only variable of the fleet tests: JV_FLEET_TEST_<what>=RANK[:N]; 1 when it names rank `rank` (*n its
+ * N, default 1) */
+static int test_hook(const char *what, int rank, int *n) {
+    char name[64];
+    snprintf(name, sizeof name, "JV_FLEET_TEST_%s", what);
+    const char *v = getenv(name);
+    *n = 1;
+    if (!v || !*v) return 0;
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (*end == ':') *n = (int)strtol(end + 1, NULL, 10);
+    return r == rank && *n >= 1;
+}
+
+/* The fleet: every rank replays on its local device into OUT/rank<k>/, rank 0 gathers the records (polled
+ * against a deadline) and writes OUT/fleet.json, OUT/fleet.md and the console summary. */
+static int fleet_main(cli *c, const char *argv0, int *argc, char ***argv, const char *launcher) {
+    jv_fleet_mpi w;
+    jv_err err = {0};
+    if (jv_fleet_mpi_init(argc, argv, &w, 60, &err) != JV_OK) {
+        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
+        jv_fleet_mpi_abort(1);
+    }
+    char who[64], dir[4096], bench[4200], report[4200], pin[96] = "";
+    snprintf(who, sizeof who, "jarvis-replay: rank %d", w.rank);
+    const char *out = c->out ? c->out : "jarvis-fleet";
+    snprintf(dir, sizeof dir, "%s/rank%d", out, w.rank);
+    snprintf(bench, sizeof bench, "%s/replay.json", dir);
+    snprintf(report, sizeof report, "%s/report.md", dir);
+    jv_fleet_rank me;
+    memset(&me, 0, sizeof me);
+    me.rank = w.rank;
+    me.size = w.size;
+    me.local_rank = w.local_rank;
+    me.local_size = w.local_size;
+    snprintf(me.host, sizeof me.host, "%s", w.host);
+    jv_fleet_op *ops = NULL;
+    int hang = 0, failx = 0, extra = 0;
+    const double t0 = jv_now();
+    if (jv_mkdir_p(dir, &err) != JV_OK) {
+        fprintf(stderr, "%s: -o %s: %s\n", who, out, err.msg);
+        jv_fleet_rank_fill(&me, NULL, NULL, 1, err.msg, 0);
+    } else if (test_hook("FAIL", w.rank, &failx)) {
+        jv_fleet_rank_fill(&me, NULL, NULL, 1, "test: made to fail by JV_FLEET_TEST_FAIL", 0);
+    } else {
+        int shared = 0;
+        if (jv_fleet_pin(w.local_rank, w.local_size, w.split, &shared, pin, sizeof pin, &err) != JV_OK)
+            fprintf(stderr, "%s: warning: %s: its threads share the node's CPUs with the other ranks\n", who, err.msg);
+        if (!test_hook("SLOW", w.rank, &extra)) extra = 0;
+        cli rc = *c;
+        rc.bench_out = bench;
+        rc.bench_fmt = "json";
+        rc.report = report;
+        rc.quiet = 1; /* N console tables would interleave: rank 0 prints the fleet's */
+        /* ranks sharing a CPU: median samples that span several time slices (the fastest sample wants short
+         * ones: one that no other process interrupted) */
+        double min_sample = shared && !c->fleet_best ? JV_FLEET_SHARED_SAMPLE_S : 0;
+        /* a GPU: the local rank's, or --device N on every rank (a launcher that shows each rank its own GPU
+         * alone, as device 0); the host: device 0 */
+        replay_env env = {
+            who, c->device_given ? c->device : w.local_rank, c->device, extra, min_sample, c->fleet_best, &me, &ops};
+        replay(&rc, argv0, &env);
+        snprintf(me.cpus, sizeof me.cpus, "%s", pin);
+    }
+    me.wall_s = jv_now() - t0;
+    while (test_hook("HANG", w.rank, &hang)) /* test only: a rank that never reports */
+        sleep(1);
+    /* how long rank 0 waits for the others: twice its own replay, at least a minute; when its own replay could
+     * not run, its time says nothing of the others': at least 10 minutes */
+    const double wait_s = c->fleet_timeout > 0          ? c->fleet_timeout
+                          : me.state == JV_FLEET_FAILED ? fmax(600, 2 * me.wall_s)
+                                                        : fmax(60, 2 * me.wall_s);
+    if (w.rank != 0) {
+        int fleet_rc = 1;
+        /* rank 0 may take longer than this rank: it is given four times the wait, and a minute to write */
+        if (jv_fleet_mpi_send(&w, &me, ops, jv_now() + 4 * wait_s + 60, &fleet_rc, &err) != JV_OK) {
+            fprintf(stderr, "%s: %s: aborting the job\n", who, err.msg);
+            free(ops);
+            jv_fleet_mpi_abort(1);
+        }
+        free(ops);
+        jv_fleet_mpi_finalize(&w);
+        return fleet_rc;
+    }
+    /* rank 0 */
+    jv_fleet_rank *recs = calloc((size_t)w.size, sizeof *recs);
+    jv_fleet_op **all = calloc((size_t)w.size, sizeof *all);
+    int missing = 0, rc = 1;
+    jv_fleet f;
+    memset(&f, 0, sizeof f);
+    if (!recs || !all || jv_fleet_mpi_collect(&w, &me, ops, jv_now() + wait_s, recs, all, &missing, &err) != JV_OK ||
+        jv_fleet_analyze(&f, recs, (const jv_fleet_op *const *)all, w.size, c->fleet_k, c->fleet_min_band,
+                         c->fleet_best, &err) != JV_OK) {
+        fprintf(stderr, "%s: %s\n", who, recs && all ? err.msg : "out of memory");
+        jv_fleet_mpi_abort(1);
+    }
+    char date[40] = "", per_rank[4200], jpath[4200], mpath[4200];
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (localtime_r(&now, &tmv)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", &tmv);
+    snprintf(per_rank, sizeof per_rank, "%s/rank<k>/replay.json and report.md", out);
+    jv_fleet_meta meta = {c->package ? c->package : "(none: --peak)", date, c->peak, wait_s, per_rank, launcher};
+    snprintf(jpath, sizeof jpath, "%s/fleet.json", out);
+    snprintf(mpath, sizeof mpath, "%s/fleet.md", out);
+    rc = f.failed ? 1 : 0;
+    if (jv_fleet_write_json(jpath, &f, &meta, &err) != JV_OK || jv_fleet_write_md(mpath, &f, &meta, &err) != JV_OK) {
+        fprintf(stderr, "%s: %s\n", who, err.msg);
+        rc = 1;
+    }
+    if (!c->quiet) jv_fleet_console(stdout, &f, &meta);
+    fflush(stdout);
+    if (!c->quiet) fprintf(stderr, "%s: wrote %s and %s\n", who, jpath, mpath);
+    jv_fleet_free(&f);
+    for (int r = 0; r < w.size; r++)
+        free(all[r]);
+    free(all);
+    free(recs);
+    free(ops);
+    if (missing) {
+        fprintf(stderr, "%s: %d rank%s did not report within %.0f s (named in %s): aborting the job\n", who, missing,
+                missing == 1 ? "" : "s", wait_s, mpath);
+        jv_fleet_mpi_abort(1);
+    }
+    if (jv_fleet_mpi_finish(&w, rc, jv_now() + wait_s, &err) != JV_OK) {
+        fprintf(stderr, "%s: %s: aborting the job\n", who, err.msg);
+        jv_fleet_mpi_abort(1);
+    }
+    jv_fleet_mpi_finalize(&w);
+    return rc;
+}
+#endif
+
+int main(int argc, char **argv) {
+    cli c;
+    int pc = parse_cli(argc, argv, &c);
+    if (pc == 1) return 0;
+    if (pc == 2) return 2;
+    char launcher[32];
+    int certain = 0, size = jv_fleet_launch_size(launcher, sizeof launcher, &certain);
+#if JV_HAVE_MPI
+    if (size >= 1 && certain && !c.list) {
+        if (c.bench_out || c.report) {
+            fprintf(stderr,
+                    "jarvis-replay: under MPI (%s=%d) each rank writes OUT/rank<k>/ (-o OUT): --benchmark_out and "
+                    "--report are not taken\n",
+                    launcher, size);
+            return 2;
+        }
+        return fleet_main(&c, argv[0], &argc, &argv, launcher);
+    }
+#else
+    if (size > 1 && certain) {
+        fprintf(stderr,
+                "jarvis-replay: this process is one of %d started by a launcher (%s=%d), but this jarvis-replay was "
+                "built without MPI (JV_MPI=OFF or no MPI library found): each would replay alone and write the same "
+                "outputs. Rebuild with an MPI library (Debian: libopenmpi-dev; cmake -DJV_MPI=ON) for the fleet "
+                "replay, or start one process.\n",
+                size, launcher, size);
+        return 1;
+    }
+#endif
+    if (size > 1 && !certain)
+        fprintf(stderr,
+                "jarvis-replay: warning: %s=%d but no launcher started this process (no OMPI_COMM_WORLD_SIZE, "
+                "PMI_SIZE or SLURM_STEP_NUM_TASKS): one replay here; start it with srun or mpirun for the fleet "
+                "replay\n",
+                launcher, size);
+    char bench[4200], report[4200];
+    if ((c.out && !out_folder(&c, bench, report, sizeof bench)) ||
+        (c.bench_out && !out_dir_ok("--benchmark_out", c.bench_out)) || (c.report && !out_dir_ok("--report", c.report)))
+        return 1;
+    replay_env env = {"jarvis-replay", c.device, c.device, 0, 0, 0, NULL, NULL};
+    return replay(&c, argv[0], &env);
 }

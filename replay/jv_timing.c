@@ -50,6 +50,7 @@ typedef struct {
     jv_timing *out;
     double clk_cost;          /* host seconds one clock read takes; < 0: the backend cannot read clocks */
     double dev_per, host_per; /* the last batch's device and host seconds per run (estimates for the next) */
+    int extra;                /* jv_timing_opts.extra_runs */
 } meas;
 
 /* reads the clocks into the under-load record; a failed or unknown read stops further reads */
@@ -81,7 +82,8 @@ static jv_status batch(meas *m, int64_t runs, int read_clk, double *per, double 
     JV_CHECK(m->be->timer_start(m->ctx, err));
     double h0 = jv_now();
     for (int64_t i = 0; i < runs; i++) {
-        JV_CHECK(m->fn(m->arg, m->next, err));
+        for (int x = 0; x <= m->extra; x++) /* extra: test only (jv_timing_opts.extra_runs) */
+            JV_CHECK(m->fn(m->arg, m->next, err));
         m->next = (m->next + 1) % m->nsets;
     }
     double h1 = jv_now();
@@ -153,7 +155,7 @@ jv_status jv_time(const jv_backend *be, void *ctx, const jv_timing_opts *o, jv_r
     if (nsets < 1) nsets = 1;
     out->sets = nsets;
     out->cold = cold;
-    meas m = {be, ctx, fn, arg, nsets, 0, out, be->clocks ? 0 : -1, 0, 0};
+    meas m = {be, ctx, fn, arg, nsets, 0, out, be->clocks ? 0 : -1, 0, 0, o->extra_runs > 0 ? o->extra_runs : 0};
     int flushing = cold && be->flush_cache;
     if (cold && !be->flush_cache)
         snprintf(out->note, sizeof out->note,

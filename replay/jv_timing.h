@@ -30,6 +30,9 @@ typedef struct {
                      * t * (1 - duty) / duty with the device idle (at most JV_DUTY_MAX_GAP_S). 0 or 1: samples
                      * back to back. Below 1 a power-capped GPU (an H100 or H200 running large GEMMs back to
                      * back) keeps the clock it has inside a training step, where lighter ops run between them */
+    int extra_runs; /* test only (jarvis-replay under MPI, JV_FLEET_TEST_SLOW): each timed run queues the measured
+                     * thing 1 + extra_runs times, counted as one run: a device really slower by that factor (the
+                     * work is done in the timed region), not a multiplied number. 0 in every real run */
 } jv_timing_opts;
 
 #define JV_DUTY_MAX_GAP_S 0.05 /* the longest idle gap after one sample */

@@ -289,6 +289,11 @@ static jv_status props_body(cuda_ctx *c, jv_device_props *p, jv_err *err) {
         (void)cudaGetLastError(); /* clear a refused attribute */
     p->launch_us = c->launch_us;
     p->host_launch_us = c->host_launch_us;
+    const unsigned char *u = (const unsigned char *)dp.uuid.bytes; /* nvidia-smi's form */
+    snprintf(p->uuid, sizeof p->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    snprintf(p->pci, sizeof p->pci, "%04x:%02x:%02x.0", (unsigned)dp.pciDomainID & 0xffffu,
+             (unsigned)dp.pciBusID & 0xffu, (unsigned)dp.pciDeviceID & 0xffu);
     return JV_OK;
 }
 

@@ -311,6 +311,8 @@ static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
     p->clock_mhz = dp.clockRate > 0 ? dp.clockRate / 1000.0 : 0;
     p->launch_us = c->launch_us;
     p->host_launch_us = c->host_launch_us;
+    snprintf(p->pci, sizeof p->pci, "%04x:%02x:%02x.0", (unsigned)dp.pciDomainID & 0xffffu,
+             (unsigned)dp.pciBusID & 0xffu, (unsigned)dp.pciDeviceID & 0xffu);
     return JV_OK;
 }
 
