@@ -35,21 +35,10 @@ MIN_COVERAGE = 90.0
 # and the replay selection are not recomputed, nor are rows of ops without a model here: a lower floor
 MIN_COVERAGE_STANDALONE = 55.0
 # wrong claims the check found in jarvis' reports and left to the issue item that owns them: tolerated (and
-# printed), every other wrong number fails the test
-KNOWN_WRONG = {
-    # issue 19 item 4: the recommendations are not ranked by projected saving: the timeline items come first
-    # (Qwen: GPU idle, up to 3.39 ms, above the Qwen2RMSNorm fusion, 4.33 ms; DLRM ranks 1 and 3: GPU idle
-    # above exposed communication; ResNet-50 2021: exposed memcpy, 11.49 ms, above batch norm, 13.42 ms)
-    ('amd_mi300xvf_qwen15_05b_infer', 'recommendation rank by projected saving'),
-    ('nv_h100_qwen15_05b_infer', 'recommendation rank by projected saving'),
-    ('nv_v100_dlrm_w8_rank1', 'recommendation rank by projected saving'),
-    ('nv_v100_dlrm_w8_rank3', 'recommendation rank by projected saving'),
-    ('nv_v100_resnet50_tbplugin_2021', 'recommendation rank by projected saving'),
-}
-# issue 19 items 3 and 4: the comparison mixes peak sources (MI300X max achievable, H100 datasheet); with
-# datasheet peaks on both sides compute-bound pairs 1.45-1.66x slower on the MI300X are flagged (the report says
-# "within the rule"). The check recomputes the flag under one policy; tolerated until the policy lands.
-KNOWN_LABEL = 'flag under one peak policy'
+# printed), every other wrong number fails the test. Empty since the issue 19 items 3 and 4 fixes (one peak policy;
+# recommendations ranked by projected saving): the 12 rank numbers of 5 standalone reports and the flags of 8
+# MI300X-target pairs it tolerated before are checked like every other number.
+KNOWN_WRONG = set()
 PAIRS = ('bert_small_infer', 'nsfw_vit_infer', 'qwen15_05b_infer', 'timesformer_infer')
 SIDES = ('amd_mi300xvf_', 'nv_h100_')
 PAIR_TRACES = tuple(a + m for m in PAIRS for a in SIDES)
@@ -111,8 +100,8 @@ def run(exe, traces, tmp):
             totals[0] += checked
             totals[1] += total
             cov = 100.0 * checked / total if total else 0.0
-            known = [t for t in wlabels if t[1].startswith(KNOWN_LABEL)]
-            wlabels = [t for t in wlabels if not t[1].startswith(KNOWN_LABEL)]
+            known = [t for t in wlabels if (tn, t[1]) in KNOWN_WRONG]
+            wlabels = [t for t in wlabels if (tn, t[1]) not in KNOWN_WRONG]
             print('%s vs %s: %d of %d numbers checked (%.1f %%), %d wrong; %d labels, %d wrong, %d known wrong' %
                   (tn, rn, checked, total, cov, len(wrong), len(ck.text_checks), len(wlabels), len(known)))
             for t in known:
