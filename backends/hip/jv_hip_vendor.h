@@ -86,6 +86,9 @@ typedef struct jv_hipv_gemm jv_hipv_gemm;
 jv_status jv_hipv_gemm_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, size_t ws_limit,
                             jv_hipv_gemm **out, char *impl, size_t impl_cap, jv_err *err);
 
+/* The library plan p runs on: "hipBLASLt" or "rocBLAS". */
+const char *jv_hipv_gemm_lib(const jv_hipv_gemm *p);
+
 /* Queues a planned GEMM on v's stream over device buffers bufs (as jv_family.reference reads them); ws holds
  * ws_bytes. */
 jv_status jv_hipv_gemm_run(const jv_hipv *v, const jv_hipv_gemm *p, void *const *bufs, void *ws, size_t ws_bytes,
