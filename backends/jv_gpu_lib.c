@@ -253,3 +253,24 @@ int jv_gpu_dnn_dims(const jv_tensor *t, int channels_last, int *dims, int *strid
     }
     return p.ndim;
 }
+
+/* (contract in jv_gpu_lib.h) */
+int jv_gpu_dense_in(const jv_tensor *t, int cl) {
+    int nd = t->ndim, order[JV_MAX_DIMS], k = 0;
+    order[k++] = 0;
+    if (cl) {
+        for (int i = 2; i < nd; i++)
+            order[k++] = i;
+        order[k++] = 1;
+    } else {
+        for (int i = 1; i < nd; i++)
+            order[k++] = i;
+    }
+    int64_t want = 1;
+    for (int j = nd - 1; j >= 0; j--) {
+        int i = order[j];
+        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return 1;
+}

@@ -71,4 +71,8 @@ jv_status jv_gpu_gemm_bias_copy(const jv_gpu_gemm_map *p, const char *bias, char
  * or a dim of size > 1 has a stride <= 0 (a broadcast, which the libraries cannot describe). */
 int jv_gpu_dnn_dims(const jv_tensor *t, int channels_last, int *dims, int *strides);
 
+/* 1 when t is dense in row-major order (cl 0) or channels-last order (cl 1: N, spatial dims, C), size-1 dims
+ * ignored: the layouts the DNN libraries take without strides. */
+int jv_gpu_dense_in(const jv_tensor *t, int cl);
+
 #endif

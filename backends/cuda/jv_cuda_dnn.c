@@ -63,29 +63,6 @@ static jv_status tensor_desc(cudnnTensorDescriptor_t *td, const jv_tensor *t, in
     return JV_OK;
 }
 
-/* 1 when t is dense in row-major order (cl 0) or channels-last order (cl 1). */
-static int dense_in(const jv_tensor *t, int cl) {
-    int nd = t->ndim;
-    int order[JV_MAX_DIMS];
-    int k = 0;
-    order[k++] = 0;
-    if (cl) {
-        for (int i = 2; i < nd; i++)
-            order[k++] = i;
-        order[k++] = 1;
-    } else {
-        for (int i = 1; i < nd; i++)
-            order[k++] = i;
-    }
-    int64_t want = 1;
-    for (int j = nd - 1; j >= 0; j--) {
-        int i = order[j];
-        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
-        want *= t->shape[i];
-    }
-    return 1;
-}
-
 /* prefer_cl: when the weight is dense in both layouts (1x1 kernels, depthwise
  * [C, 1, k...]), describe it in the conv's memory format: the bytes are the
  * same and cuDNN's NHWC kernels want an NHWC filter. */
@@ -98,7 +75,7 @@ static jv_status filter_desc(cudnnFilterDescriptor_t *fd, const jv_tensor *t, in
     if (!r.nd || !dnn_type(t->dtype, &dt))
         JV_FAIL(err, JV_ERR_NOTFOUND, "cuda backend: %s: a filter cuDNN cannot describe", what);
     cudnnTensorFormat_t f;
-    int nchw = dense_in(t, 0), nhwc = t->ndim >= 3 && dense_in(t, 1);
+    int nchw = jv_gpu_dense_in(t, 0), nhwc = t->ndim >= 3 && jv_gpu_dense_in(t, 1);
     if (nhwc && (prefer_cl || !nchw))
         f = CUDNN_TENSOR_NHWC;
     else if (nchw)
@@ -586,7 +563,7 @@ int jv_cuda_bn_possible(const jv_desc *d, const jv_operands *ops, char *why, siz
         r = "cuDNN backward needs save_mean / save_invstd of the statistics dtype";
     else if (!g->bwd && g->training && g->stat_dtype != pdt)
         r = "cuDNN returns save_mean / save_invstd in the statistics dtype only";
-    else if (!(dense_in(&ops->o[ix].t, 0) || dense_in(&ops->o[ix].t, 1)))
+    else if (!(jv_gpu_dense_in(&ops->o[ix].t, 0) || jv_gpu_dense_in(&ops->o[ix].t, 1)))
         r = "the input is neither dense NCHW nor dense channels_last";
     else if (g->bwd && memcmp(ops->o[idy].t.strides, ops->o[ix].t.strides, sizeof(int64_t) * (size_t)g->x.ndim))
         r = "grad_out's strides differ from the input's (PyTorch would copy it first)";

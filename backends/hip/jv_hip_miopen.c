@@ -351,27 +351,6 @@ void jv_hipv_bn_free(const jv_hipv *v, jv_hipv_bn *p) {
     free(p);
 }
 
-/* 1 when t is dense in row-major order (cl 0) or channels-last order (cl 1) */
-static int dense_in(const jv_tensor *t, int cl) {
-    int nd = t->ndim, order[JV_MAX_DIMS], k = 0;
-    order[k++] = 0;
-    if (cl) {
-        for (int i = 2; i < nd; i++)
-            order[k++] = i;
-        order[k++] = 1;
-    } else {
-        for (int i = 1; i < nd; i++)
-            order[k++] = i;
-    }
-    int64_t want = 1;
-    for (int j = nd - 1; j >= 0; j--) {
-        int i = order[j];
-        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
-        want *= t->shape[i];
-    }
-    return 1;
-}
-
 int jv_hipv_bn_possible(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
     const jv_batchnorm_desc *g = jv_batchnorm_of(d);
     int ix = jv_operands_find(ops, "input"), idy = jv_operands_find(ops, "grad_out");
@@ -399,7 +378,7 @@ int jv_hipv_bn_possible(const jv_hipv *v, const jv_desc *d, const jv_operands *o
         r = "MIOpen backward needs fp32 save_mean / save_invstd";
     else if (!g->bwd && g->training && g->stat_dtype != JV_DT_F32)
         r = "MIOpen returns save_mean / save_invstd in fp32 only";
-    else if (!(dense_in(&ops->o[ix].t, 0) || dense_in(&ops->o[ix].t, 1)))
+    else if (!(jv_gpu_dense_in(&ops->o[ix].t, 0) || jv_gpu_dense_in(&ops->o[ix].t, 1)))
         r = "the input is neither dense NCHW nor dense channels_last";
     else if (g->bwd && memcmp(ops->o[idy].t.strides, ops->o[ix].t.strides, sizeof(int64_t) * (size_t)g->x.ndim))
         r = "grad_out's strides differ from the input's";
