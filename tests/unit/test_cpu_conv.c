@@ -19,62 +19,43 @@
 
 #include "jv_check.h"
 #include "jv_progress.h" /* jv_now */
+#include "jv_test_calls.h"
 #include "jv_test_cpu.h"
 
 typedef jv_cpu_case ccase; /* jv_test_cpu.h */
 
-#define BF "\"c10::BFloat16\""
-#define HF "\"c10::Half\""
-#define FL "\"float\""
-#define DB "\"double\""
-#define CONV_TYPES(T, B)                                                                                               \
-    "[" T ", " T ", " B ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
-#define CONV_BWD_TYPES(T)                                                                                              \
-    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "               \
-    "\"ScalarList\", \"Scalar\", \"ScalarList\"]"
-/* forward concrete args: stride, padding, dilation, transposed, output_padding, groups */
-#define FWD(S, P, D, TR, OP, G)                                                                                        \
-    "[\"\", \"\", \"\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G "\"]"
-/* backward: bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask */
-#define BWD(B, S, P, D, TR, OP, G, M)                                                                                  \
-    "[\"\", \"\", \"\", \"[" B "]\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G            \
-    "\", \"[" M "]\"]"
-
-/* x [2, 8, 12, 12] channels_last; weight [16, 8, 3, 3] channels_last */
-#define X8_CL  "[1152, 1, 96, 8]"
-#define X16_CL "[2304, 1, 192, 16]"
-#define W8_CL  "[72, 1, 24, 8]"
-
 static const ccase CASES[] = {
     {"fwd fp32 NCHW", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
-     CONV_TYPES(FL, "\"\""), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_TYPES(FL, "\"\""), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"fwd fp32 NCHW bias stride 2", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL), NULL,
-     FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"fwd fp32 channels_last", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
      CONV_TYPES(FL, "\"\""), "[" X8_CL ", " W8_CL ", [], [], [], [], [], [], []]",
-     FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"fwd fp32 channels_last bias s2", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
-     "[" X8_CL ", " W8_CL ", [1], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+     "[" X8_CL ", " W8_CL ", [1], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"fwd fp32 dilation 2 pad 2", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1, 1", "2, 2", "2, 2", "False", "0, 0", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1, 1", "2, 2", "2, 2", "False", "0, 0", "1")},
     {"fwd fp32 no pad 5x3 stride 2x1", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 5, 3], [], [], [], [], [], [], []]", CONV_TYPES(FL, "\"\""), NULL,
-     FWD("2, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("2, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
     {"fwd fp32 groups 2", "aten::convolution", "[[2, 16, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "2")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "2")},
     {"fwd fp32 depthwise channels_last", "aten::convolution",
      "[[2, 16, 12, 12], [16, 1, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
-     "[" X16_CL ", [9, 1, 3, 1], [1], [], [], [], [], [], []]", FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "16")},
+     "[" X16_CL ", [9, 1, 3, 1], [1], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "16")},
     {"fwd fp32 depthwise NCHW s2", "aten::convolution", "[[2, 16, 12, 12], [16, 1, 3, 3], [], [], [], [], [], [], []]",
-     CONV_TYPES(FL, "\"\""), NULL, FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "16")},
+     CONV_TYPES(FL, "\"\""), NULL, CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "16")},
     {"fwd fp32 conv1d", "aten::convolution", "[[2, 8, 20], [16, 8, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1", "1", "1", "False", "0", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1", "1", "1", "False", "0", "1")},
     {"fwd fp32 conv3d", "aten::convolution", "[[2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [8], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1")},
     {"fwd fp32 transposed bias s2", "aten::convolution", "[[2, 16, 6, 6], [16, 8, 3, 3], [8], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("2, 2", "1, 1", "1, 1", "True", "1, 1", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "True", "1, 1", "1")},
     {"fwd fp32 conv2d padding same 4x4", "aten::conv2d", "[[2, 8, 10, 10], [16, 8, 4, 4], [16], [], [], [], []]",
      "[" FL ", " FL ", " FL ", \"ScalarList\", \"String\", \"ScalarList\", \"Scalar\"]", NULL,
      "[\"\", \"\", \"\", \"[1, 1]\", \"same\", \"[1, 1]\", \"1\"]"},
@@ -82,48 +63,49 @@ static const ccase CASES[] = {
      "[" FL ", " FL ", \"\", \"ScalarList\", \"String\", \"ScalarList\", \"Scalar\"]", NULL,
      "[\"\", \"\", \"\", \"[1, 1]\", \"valid\", \"[1, 1]\", \"1\"]"},
     {"fwd bf16 NCHW bias", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(BF, BF), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_TYPES(BF, BF), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"fwd bf16 channels_last groups 2 s2", "aten::convolution",
      "[[2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(BF, "\"\""),
-     "[" X16_CL ", " W8_CL ", [], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "2")},
+     "[" X16_CL ", " W8_CL ", [], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "2")},
     {"fwd bf16 depthwise dilation 2", "aten::convolution",
      "[[2, 16, 12, 12], [16, 1, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(BF, BF), NULL,
-     FWD("1, 1", "2, 2", "2, 2", "False", "0, 0", "16")},
+     CONV_FWD_ARGS("1, 1", "2, 2", "2, 2", "False", "0, 0", "16")},
     {"bwd fp32 all grads", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
     {"bwd fp32 grad_input only s2", "aten::convolution_backward",
      "[[2, 16, 6, 6], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("0", "2, 2", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
+     CONV_BWD_ARGS("0", "2, 2", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
     {"bwd fp32 grad_weight only dil 2", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("0", "1, 1", "2, 2", "2, 2", "False", "0, 0", "1", "False, True, False")},
+     CONV_BWD_ARGS("0", "1, 1", "2, 2", "2, 2", "False", "0, 0", "1", "False, True, False")},
     {"bwd fp32 grad_bias only", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "False, False, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "False, False, True")},
     {"bwd fp32 channels_last groups 2", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL),
      "[" X16_CL ", " X16_CL ", " W8_CL ", [], [], [], [], [], [], [], []]",
-     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
     {"bwd fp32 depthwise s2", "aten::convolution_backward",
      "[[2, 16, 6, 6], [2, 16, 12, 12], [16, 1, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("16", "2, 2", "1, 1", "1, 1", "False", "0, 0", "16", "True, True, True")},
+     CONV_BWD_ARGS("16", "2, 2", "1, 1", "1, 1", "False", "0, 0", "16", "True, True, True")},
     {"bwd fp32 conv3d", "aten::convolution_backward",
      "[[2, 8, 6, 6, 6], [2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("8", "1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1", "True, True, True")},
+     CONV_BWD_ARGS("8", "1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1", "True, True, True")},
     {"bwd fp32 transposed s2", "aten::convolution_backward",
      "[[2, 8, 12, 12], [2, 16, 6, 6], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWD("8", "2, 2", "1, 1", "1, 1", "True", "1, 1", "1", "True, True, True")},
+     CONV_BWD_ARGS("8", "2, 2", "1, 1", "1, 1", "True", "1, 1", "1", "True, True, True")},
     {"bwd bf16 all grads", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
-     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
     {"bwd bf16 grad_input only", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
-     BWD("0", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
+     CONV_BWD_ARGS("0", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
     {"bwd bf16 channels_last groups 2", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF),
      "[" X16_CL ", " X16_CL ", " W8_CL ", [], [], [], [], [], [], [], []]",
-     BWD("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -177,13 +159,13 @@ int main(void) {
                               "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
                               CONV_TYPES(DB, "\"\""),
                               NULL,
-                              FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+                              CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
     static const ccase f16 = {"fwd fp16",
                               "aten::convolution",
                               "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
                               CONV_TYPES(HF, "\"\""),
                               NULL,
-                              FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+                              CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
     cpu_refused_case(&path, &f64, 1);
     cpu_refused_case(&path, &f16, 0);
 
@@ -192,19 +174,20 @@ int main(void) {
                              "[[8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
                              CONV_TYPES(FL, "\"\""),
                              NULL,
-                             FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+                             CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
     static const ccase rn_cl = {"time resnet conv fp32 channels_last",
                                 "aten::convolution",
                                 "[[8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
                                 CONV_TYPES(FL, "\"\""),
                                 "[[200704, 1, 3584, 64], [576, 1, 192, 64], [], [], [], [], [], [], []]",
-                                FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
-    static const ccase rn_bwd = {"time resnet conv bwd fp32 NCHW",
-                                 "aten::convolution_backward",
-                                 "[[8, 64, 56, 56], [8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]",
-                                 CONV_BWD_TYPES(FL),
-                                 NULL,
-                                 BWD("64", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")};
+                                CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+    static const ccase rn_bwd = {
+        "time resnet conv bwd fp32 NCHW",
+        "aten::convolution_backward",
+        "[[8, 64, 56, 56], [8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]",
+        CONV_BWD_TYPES(FL),
+        NULL,
+        CONV_BWD_ARGS("64", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")};
     time_case(&path, &rn);
     time_case(&path, &rn_cl);
     time_case(&path, &rn_bwd);

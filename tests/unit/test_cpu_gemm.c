@@ -17,19 +17,12 @@
 #include "jv_runner.h"
 
 #include "jv_check.h"
+#include "jv_test_calls.h"
 
 typedef struct {
     const char *what;
     const char *op, *dims, *types, *strides, *conc;
 } gcase;
-
-#define BF              "\"c10::BFloat16\""
-#define FL              "\"float\""
-#define HF              "\"c10::Half\""
-#define DB              "\"double\""
-#define SC              "\"Scalar\""
-#define BA(beta, alpha) "[\"\", \"\", \"\", \"" beta "\", \"" alpha "\"]"
-#define ADD_TYPES(T)    "[" T ", " T ", " T ", " SC ", " SC "]"
 
 static const gcase CASES[] = {
     {"mm fp32, A transposed", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", "[[1, 64], [80, 1]]", NULL},

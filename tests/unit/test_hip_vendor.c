@@ -29,6 +29,7 @@
 
 #include "jv_check.h"
 #include "jv_hip_vendor.h"
+#include "jv_test_calls.h"
 #include "jv_test_cpu.h"
 
 /* ---- the fakes' state (per test program) ---- */
@@ -805,14 +806,7 @@ static int run_quiet(pctx *pc, const jv_cpu_case *c, char *msg, size_t cap) {
 
 /* ---- the cases ---- */
 
-#define BF              "\"c10::BFloat16\""
-#define HF              "\"c10::Half\""
-#define FL              "\"float\""
-#define DB              "\"double\""
-#define SC              "\"Scalar\""
-#define NO              "\"\""
-#define BA(beta, alpha) "[\"\", \"\", \"\", \"" beta "\", \"" alpha "\"]"
-#define ADD_TYPES(T)    "[" T ", " T ", " T ", " SC ", " SC "]"
+#define NO "\"\""
 
 static const jv_cpu_case GEMMS[] = {
     {"mm fp32", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", NULL, NULL},
@@ -852,77 +846,66 @@ static const jv_cpu_case GEMMS[] = {
 
 static const jv_cpu_case MM_F64 = {"mm fp64", "aten::mm", "[[64, 96], [96, 80]]", "[" DB ", " DB "]", NULL, NULL};
 
-#define CONV_TYPES(T, B)                                                                                               \
-    "[" T ", " T ", " B ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]"
-#define CONV_BWD_TYPES(T)                                                                                              \
-    "[" T ", " T ", " T ", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "               \
-    "\"ScalarList\", \"Scalar\", \"ScalarList\"]"
-#define FWD(S, P, D, TR, OP, G)                                                                                        \
-    "[\"\", \"\", \"\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G "\"]"
-#define BWDC(B, S, P, D, TR, OP, G, M)                                                                                 \
-    "[\"\", \"\", \"\", \"[" B "]\", \"[" S "]\", \"[" P "]\", \"[" D "]\", \"" TR "\", \"[" OP "]\", \"" G            \
-    "\", \"[" M "]\"]"
-#define X8_CL  "[1152, 1, 96, 8]"
-#define X16_CL "[2304, 1, 192, 16]"
-#define W8_CL  "[72, 1, 24, 8]"
-
 static const jv_cpu_case CONVS[] = {
     {"conv fwd fp32 NCHW", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]",
-     CONV_TYPES(FL, NO), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_TYPES(FL, NO), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"conv fwd fp32 NCHW bias stride 2", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL), NULL,
-     FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"conv fwd fp32 channels_last bias s2", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
-     "[" X8_CL ", " W8_CL ", [1], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
+     "[" X8_CL ", " W8_CL ", [1], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"conv fwd fp32 dilation 2 pad 2", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL), NULL,
-     FWD("1, 1", "2, 2", "2, 2", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("1, 1", "2, 2", "2, 2", "False", "0, 0", "1")},
     {"conv fwd fp32 no pad 5x3 stride 2x1", "aten::convolution",
      "[[2, 8, 12, 12], [16, 8, 5, 3], [], [], [], [], [], [], []]", CONV_TYPES(FL, NO), NULL,
-     FWD("2, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
+     CONV_FWD_ARGS("2, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
     {"conv fwd fp32 groups 2", "aten::convolution", "[[2, 16, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "2")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "2")},
     {"conv fwd fp32 depthwise channels_last", "aten::convolution",
      "[[2, 16, 12, 12], [16, 1, 3, 3], [16], [], [], [], [], [], []]", CONV_TYPES(FL, FL),
-     "[" X16_CL ", [9, 1, 3, 1], [1], [], [], [], [], [], []]", FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "16")},
+     "[" X16_CL ", [9, 1, 3, 1], [1], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "16")},
     {"conv fwd fp32 conv1d", "aten::convolution", "[[2, 8, 20], [16, 8, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1", "1", "1", "False", "0", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1", "1", "1", "False", "0", "1")},
     {"conv fwd fp32 conv3d", "aten::convolution", "[[2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [8], [], [], [], [], [], []]",
-     CONV_TYPES(FL, FL), NULL, FWD("1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1")},
+     CONV_TYPES(FL, FL), NULL, CONV_FWD_ARGS("1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1")},
     {"conv fwd fp32 transposed bias s2", "aten::convolution",
      "[[2, 16, 6, 6], [16, 8, 3, 3], [8], [], [], [], [], [], []]", CONV_TYPES(FL, FL), NULL,
-     FWD("2, 2", "1, 1", "1, 1", "True", "1, 1", "1")},
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "True", "1, 1", "1")},
     {"conv fwd fp16 NCHW bias", "aten::convolution", "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
-     CONV_TYPES(HF, HF), NULL, FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
+     CONV_TYPES(HF, HF), NULL, CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")},
     {"conv fwd bf16 channels_last groups 2 s2", "aten::convolution",
      "[[2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], []]", CONV_TYPES(BF, NO),
-     "[" X16_CL ", " W8_CL ", [], [], [], [], [], [], []]", FWD("2, 2", "1, 1", "1, 1", "False", "0, 0", "2")},
+     "[" X16_CL ", " W8_CL ", [], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("2, 2", "1, 1", "1, 1", "False", "0, 0", "2")},
     {"conv bwd fp32 all grads", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, True")},
     {"conv bwd fp32 grad_input only s2", "aten::convolution_backward",
      "[[2, 16, 6, 6], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("0", "2, 2", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
+     CONV_BWD_ARGS("0", "2, 2", "1, 1", "1, 1", "False", "0, 0", "1", "True, False, False")},
     {"conv bwd fp32 grad_weight only dil 2", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("0", "1, 1", "2, 2", "2, 2", "False", "0, 0", "1", "False, True, False")},
+     CONV_BWD_ARGS("0", "1, 1", "2, 2", "2, 2", "False", "0, 0", "1", "False, True, False")},
     {"conv bwd fp32 channels_last groups 2", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 16, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL),
      "[" X16_CL ", " X16_CL ", " W8_CL ", [], [], [], [], [], [], [], []]",
-     BWDC("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
+     CONV_BWD_ARGS("16", "1, 1", "1, 1", "1, 1", "False", "0, 0", "2", "True, True, True")},
     {"conv bwd fp32 depthwise s2", "aten::convolution_backward",
      "[[2, 16, 6, 6], [2, 16, 12, 12], [16, 1, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("16", "2, 2", "1, 1", "1, 1", "False", "0, 0", "16", "True, True, True")},
+     CONV_BWD_ARGS("16", "2, 2", "1, 1", "1, 1", "False", "0, 0", "16", "True, True, True")},
     {"conv bwd fp32 conv3d", "aten::convolution_backward",
      "[[2, 8, 6, 6, 6], [2, 4, 6, 6, 6], [8, 4, 3, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("8", "1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1", "True, True, True")},
+     CONV_BWD_ARGS("8", "1, 1, 1", "1, 1, 1", "1, 1, 1", "False", "0, 0, 0", "1", "True, True, True")},
     {"conv bwd fp32 transposed s2", "aten::convolution_backward",
      "[[2, 8, 12, 12], [2, 16, 6, 6], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(FL), NULL,
-     BWDC("8", "2, 2", "1, 1", "1, 1", "True", "1, 1", "1", "True, True, True")},
+     CONV_BWD_ARGS("8", "2, 2", "1, 1", "1, 1", "True", "1, 1", "1", "True, True, True")},
     {"conv bwd bf16 grad_input, grad_weight", "aten::convolution_backward",
      "[[2, 16, 12, 12], [2, 8, 12, 12], [16, 8, 3, 3], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(BF), NULL,
-     BWDC("0", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")},
+     CONV_BWD_ARGS("0", "1, 1", "1, 1", "1, 1", "False", "0, 0", "1", "True, True, False")},
 };
 #define NCONVS ((int)(sizeof CONVS / sizeof CONVS[0]))
 
@@ -932,11 +915,12 @@ static const jv_cpu_case CONVS[] = {
 static const jv_cpu_case CONV_GEMMS[] = {
     {"1x1 conv fwd bf16 CL as GEMM", "aten::convolution",
      "[[2, 32, 32, 32], [64, 32, 1, 1], [], [], [], [], [], [], []]", CONV_TYPES(BF, NO),
-     "[" X32_CL ", [32, 1, 32, 32], [], [], [], [], [], [], []]", FWD("1, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
+     "[" X32_CL ", [32, 1, 32, 32], [], [], [], [], [], [], []]",
+     CONV_FWD_ARGS("1, 1", "0, 0", "1, 1", "False", "0, 0", "1")},
     {"1x1 conv bwd fp16 CL as GEMMs", "aten::convolution_backward",
      "[[2, 64, 32, 32], [2, 32, 32, 32], [64, 32, 1, 1], [], [], [], [], [], [], [], []]", CONV_BWD_TYPES(HF),
      "[" G64_CL ", " X32_CL ", [32, 1, 32, 32], [], [], [], [], [], [], [], []]",
-     BWDC("0", "1, 1", "0, 0", "1, 1", "False", "0, 0", "1", "True, True, False")},
+     CONV_BWD_ARGS("0", "1, 1", "0, 0", "1, 1", "False", "0, 0", "1", "True, True, False")},
 };
 #define NCONV_GEMMS           ((int)(sizeof CONV_GEMMS / sizeof CONV_GEMMS[0]))
 
@@ -1077,7 +1061,7 @@ int main(int argc, char **argv) {
                                         "[[2, 8, 12, 12], [16, 8, 3, 3], [16], [], [], [], [], [], []]",
                                         CONV_TYPES(BF, BF),
                                         NULL,
-                                        FWD("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
+                                        CONV_FWD_ARGS("1, 1", "1, 1", "1, 1", "False", "0, 0", "1")};
     refused(&v, K_CONV, &BF_BIAS, "refuses bf16");
 
     /* batch norm on MIOpen */
