@@ -177,18 +177,20 @@ void jv_fleet_ops_fill(jv_fleet_op *ops, const jv_op_result *res, int n) {
 
 /* ---- statistics ---- */
 
-/* median and MAD of the non-NaN values of v[0..n) (tmp: n doubles); returns how many there were */
-static int median_mad(const double *v, int n, double *tmp, double *med, double *mad) {
+/* the median of the non-NaN values of v[0..n) and the MAD of their logarithms, median |ln(v / median)| (a
+ * relative spread: times and rates are positive and compared as ratios), tmp: n doubles; returns how many
+ * values there were */
+static int median_mad_ln(const double *v, int n, double *tmp, double *med, double *mad_ln) {
     int m = 0;
     double mean, rsd;
     for (int i = 0; i < n; i++)
         if (!isnan(v[i])) tmp[m++] = v[i];
-    *med = *mad = NAN;
+    *med = *mad_ln = NAN;
     if (!m) return 0;
     jv_timing_stats(tmp, m, med, &mean, &rsd);
     for (int i = 0; i < m; i++)
-        tmp[i] = fabs(tmp[i] - *med);
-    jv_timing_stats(tmp, m, mad, &mean, &rsd);
+        tmp[i] = fabs(log(tmp[i] / *med));
+    jv_timing_stats(tmp, m, mad_ln, &mean, &rsd);
     return m;
 }
 
@@ -308,12 +310,15 @@ jv_status jv_fleet_analyze(jv_fleet *f, const jv_fleet_rank *ranks, const jv_fle
     /* the bands and the flags */
     for (int i = 0; i < f->nmetrics; i++) {
         jv_fleet_metric *m = &f->m[i];
-        m->n = median_mad(m->value, nranks, tmp, &m->median, &m->mad);
+        m->n = median_mad_ln(m->value, nranks, tmp, &m->median, &m->mad_ln);
         m->lo = m->hi = NAN;
         if (m->n < JV_FLEET_MIN_RANKS) continue;
-        double half = fmax(k * m->mad, min_band * m->median);
-        m->lo = fmax(0, m->median - half); /* no time or rate is negative */
-        m->hi = m->median + half;
+        /* a band of ratios: 20x slower is as far out as 20x faster, and a noisy fleet can still flag a rate
+         * (a band of differences, median +- k MAD, starts at 0 once k MAD passes the median: no rate below it
+         * could be flagged however low) */
+        double h = fmax(k * m->mad_ln, log1p(min_band));
+        m->lo = m->median * exp(-h);
+        m->hi = m->median * exp(h);
         for (int r = 0; r < nranks; r++) {
             double v = m->value[r];
             if (isnan(v) || (v >= m->lo && v <= m->hi)) continue;

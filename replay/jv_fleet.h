@@ -1,6 +1,7 @@
 /* jv_fleet: fleet replay (jarvis-replay under mpirun or srun, one rank per GPU): the typed records a rank
  * sends to rank 0 (one fixed struct per rank, one per op: no text round trip), the fleet statistics (per
- * metric the median and the MAD over the ranks, the band median +- max(k * MAD, min_band * median), the
+ * metric the median and the MAD of the logarithms over the ranks, the band median * exp(+-h) with
+ * h = max(k * MAD(ln), ln(1 + min_band)), the
  * GPUs and nodes outside it with the metrics where they are slow), and what needs no MPI: which launcher
  * started this process and with how many ranks, and the CPU slice a rank keeps for its threads. The MPI
  * transport is jv_fleet_mpi.c (built with JV_MPI only); the writers are jv_fleet_out.c. */
@@ -98,13 +99,15 @@ typedef enum { JV_FM_BW = 0, JV_FM_FLOPS, JV_FM_TIME } jv_fleet_kind;
 
 /* One metric across the fleet. */
 typedef struct {
-    char name[240];             /* "baseline triad", "GEMM fp32 512^3", "op 3 aten::mm ... (hot)" */
-    int kind;                   /* jv_fleet_kind */
-    int op;                     /* the op (index into jv_fleet.ref) or -1 */
-    int n;                      /* ranks with a value */
-    double median, mad, lo, hi; /* the band [lo, hi]; NAN when n < JV_FLEET_MIN_RANKS */
-    double *value;              /* per rank (NAN: none) */
-    signed char *flag;          /* per rank: +1 slow, -1 fast (outside the band), 0 inside or no value */
+    char name[240];    /* "baseline triad", "GEMM fp32 512^3", "op 3 aten::mm ... (hot)" */
+    int kind;          /* jv_fleet_kind */
+    int op;            /* the op (index into jv_fleet.ref) or -1 */
+    int n;             /* ranks with a value */
+    double median;     /* over the ranks with a value */
+    double mad_ln;     /* median |ln(value / median)|: the spread as a ratio (0.1: about 10 %) */
+    double lo, hi;     /* the band [lo, hi]; NAN when n < JV_FLEET_MIN_RANKS */
+    double *value;     /* per rank (NAN: none) */
+    signed char *flag; /* per rank: +1 slow, -1 fast (outside the band), 0 inside or no value */
 } jv_fleet_metric;
 
 #define JV_FLEET_MIN_RANKS 3 /* fewer values than this: no band (a median of two says nothing) */
@@ -134,7 +137,8 @@ typedef struct {
  * metric per baseline kernel, the GEMM and each op (hot, else cold) that at least one rank ran; a value per
  * rank that measured it (a verified result only): the median sample's, or with best the fastest sample's
  * (STREAM's figure). A rank is flagged on a metric when n >= JV_FLEET_MIN_RANKS and
- * |value - median| > max(k * MAD, min_band * median). JV_ERR_NOMEM. */
+ * |ln(value / median)| > max(k * MAD(ln), ln(1 + min_band)), MAD(ln) the median of |ln(value / median)|
+ * over the ranks with a value. JV_ERR_NOMEM. */
 jv_status jv_fleet_analyze(jv_fleet *f, const jv_fleet_rank *ranks, const jv_fleet_op *const *ops, int nranks, double k,
                            double min_band, int best, jv_err *err);
 

@@ -12,8 +12,9 @@
 #define JV_FLEET_MD_RANK_COLUMNS 16 /* fleet.md shows each op's time per rank up to this many ranks */
 
 #define BAND_RULE                                                                                                      \
-    "a rank is flagged on a metric when |value - median| > max(k * MAD, min_band * median), MAD the median of "        \
-    "|value - median| over the ranks that measured it (at least 3)"
+    "a rank is flagged on a metric when its value is more than exp(h) times above or below the median, "               \
+    "h = max(k * MAD(ln), ln(1 + min_band)), MAD(ln) the median of |ln(value / median)| over the ranks that "          \
+    "measured it (at least 3)"
 
 /* the unit a metric is printed in, and the factor from its stored value (bytes/s, FLOP/s, seconds) */
 static const char *unit_of(int kind, double *scale) {
@@ -98,7 +99,7 @@ static cJSON *metric_json(const jv_fleet *f, const jv_fleet_metric *m) {
     cJSON_AddStringToObject(o, "unit", unit);
     cJSON_AddNumberToObject(o, "n", m->n);
     add_num(o, "median", m->median * sc);
-    add_num(o, "mad", m->mad * sc);
+    add_num(o, "mad_ln", m->mad_ln);
     add_num(o, "band_lo", m->lo * sc);
     add_num(o, "band_hi", m->hi * sc);
     cJSON *v = cJSON_AddArrayToObject(o, "values"), *out = cJSON_AddArrayToObject(o, "outside");
@@ -359,7 +360,7 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
             }
         }
     }
-    fprintf(out, "\n## Metrics\n\n| metric | unit | ranks | median | MAD | band | outside |\n"
+    fprintf(out, "\n## Metrics\n\n| metric | unit | ranks | median | MAD(ln) | band | outside |\n"
                  "|---|---|---:|---:|---:|---|---|\n");
     for (int i = 0; i < f->nmetrics; i++) {
         const jv_fleet_metric *m = &f->m[i];
@@ -370,8 +371,7 @@ jv_status jv_fleet_write_md(const char *path, const jv_fleet *f, const jv_fleet_
         fprintf(out, " | %s | %d | ", unit_of(m->kind, &sc), m->n);
         md_val(out, m, m->median);
         fputs(" | ", out);
-        md_val(out, m, m->mad);
-        fputs(" | ", out);
+        fprintf(out, "%.3f | ", m->mad_ln);
         if (isnan(m->lo)) {
             fputs("- (too few ranks)", out);
         } else {

@@ -1,5 +1,6 @@
 /* test_replay_fleet: the fleet statistics of replay/jv_fleet.c against hand-computed figures (median, MAD,
- * the band max(k * MAD, min_band * median), slow and fast flags on times and rates, the per-rank score, ranks
+ * the band of ratios median * exp(+-max(k * MAD(ln), ln(1 + min_band))), a 20x slow rate flagged in a noisy fleet
+ * where a band of differences could not flag it, slow and fast flags on times and rates, the per-rank score, ranks
  * that failed or are missing left out, too few ranks: no band, the median or the fastest sample, a node whose
  * every rank is flagged), the launcher's size from the environment, the CPU slice of a local rank, the
  * fleet JSON read back, and the test hook jv_timing_opts.extra_runs doing the work k extra times. */
@@ -79,19 +80,23 @@ static void test_stats(void) {
                           *triad = metric(&f, "baseline triad"), *gemm = metric(&f, "GEMM fp32 512^3");
     CHECK(op0 && copy && triad && gemm);
     if (!op0 || !copy || !triad || !gemm) return;
-    /* op 0: sorted 99 100 100 101 250: median 100; |dev| 1 0 0 1 150 -> sorted 0 0 1 1 150: MAD 1;
-     * half-width max(3 * 1, 0.05 * 100) = 5: band [95, 105]: rank 4 (250) slow */
-    CHECK_MSG(near(op0->median, 100e-6) && near(op0->mad, 1e-6), "op0 median %g MAD %g", op0->median, op0->mad);
-    CHECK(near(op0->lo, 95e-6) && near(op0->hi, 105e-6));
+    /* op 0: sorted 99 100 100 101 250: median 100; |ln(x / 100)| 0.01005 0 0 0.00995 0.916 -> sorted
+     * 0 0 0.00995 0.01005 0.916: MAD(ln) ln 1.01 = 0.00995; h = max(3 * 0.00995, ln 1.05 = 0.0488) = ln 1.05:
+     * band [100 / 1.05, 105] = [95.238, 105]: rank 4 (250) slow */
+    CHECK_MSG(near(op0->median, 100e-6) && near(op0->mad_ln, log(1.01)), "op0 median %g MAD(ln) %g", op0->median,
+              op0->mad_ln);
+    CHECK(near(op0->lo, 100e-6 / 1.05) && near(op0->hi, 105e-6));
     CHECK(op0->flag[4] == 1 && op0->flag[0] == 0 && op0->flag[1] == 0 && op0->flag[2] == 0 && op0->flag[3] == 0);
-    /* copy: 3 9.8 10 10 10.2 -> median 10; |dev| 0 0.2 0 7 0.2 -> 0 0 0.2 0.2 7: MAD 0.2; half-width
-     * max(0.6, 0.5) = 0.6: [9.4, 10.6]: rank 3 (3 GB/s) slow (a low rate) */
-    CHECK_MSG(near(copy->median, 10e9) && near(copy->mad, 0.2e9), "copy median %g MAD %g", copy->median, copy->mad);
-    CHECK(near(copy->lo, 9.4e9) && near(copy->hi, 10.6e9));
-    CHECK(copy->flag[3] == 1 && copy->flag[4] == 0);
-    /* triad: 10 10 10 10 20: MAD 0; half-width 0.05 * 10 = 0.5; rank 4 (a high rate) fast */
-    CHECK(near(triad->mad, 0) && near(triad->hi, 10.5e9) && triad->flag[4] == -1);
-    CHECK(gemm->n == NR && gemm->flag[0] == 0 && near(gemm->lo, 0.95e12));
+    /* copy: 3 9.8 10 10 10.2 -> median 10; |ln(x / 10)| 1.204 0.0202 0 0 0.0198 -> 0 0 0.0198 0.0202 1.204:
+     * MAD(ln) ln 1.02; h = max(3 ln 1.02 = 0.0594, 0.0488) = 3 ln 1.02: [10 / 1.02^3, 10 * 1.02^3] =
+     * [9.4232, 10.6121]: rank 3 (3 GB/s) slow (a low rate), 10.2 and 9.8 inside */
+    CHECK_MSG(near(copy->median, 10e9) && near(copy->mad_ln, log(1.02)), "copy median %g MAD(ln) %g", copy->median,
+              copy->mad_ln);
+    CHECK(near(copy->lo, 10e9 / pow(1.02, 3)) && near(copy->hi, 10e9 * pow(1.02, 3)));
+    CHECK(copy->flag[3] == 1 && copy->flag[4] == 0 && copy->flag[1] == 0 && copy->flag[2] == 0);
+    /* triad: 10 10 10 10 20: MAD 0; h = ln 1.05; rank 4 (a high rate) fast */
+    CHECK(near(triad->mad_ln, 0) && near(triad->hi, 10.5e9) && triad->flag[4] == -1);
+    CHECK(gemm->n == NR && gemm->flag[0] == 0 && near(gemm->lo, 1e12 / 1.05));
     CHECK(f.slow[4] == 1 && f.fast[4] == 1 && f.slow[3] == 1 && f.fast[3] == 0 && f.slow[0] == 0);
     CHECK(f.flagged == 2 && f.failed == 0);
     /* score of rank 4: geometric mean of 250/100 and 50/50 = sqrt(2.5) */
@@ -141,7 +146,7 @@ static void test_stats(void) {
     jv_fleet_free(&f);
 
     /* two ranks on one GPU: the same UUID on one host (rank 0, 1), the same PCI address on two hosts (2, 3:
-     * different GPUs); a band wider than the median starts at 0 */
+     * different GPUs); a wide band: min_band 2 -> ratios of 3, [33.3, 300]: 250 inside */
     snprintf(r[0].uuid, sizeof r[0].uuid, "GPU-1");
     snprintf(r[1].uuid, sizeof r[1].uuid, "GPU-1");
     snprintf(r[2].pci, sizeof r[2].pci, "0000:17:00.0");
@@ -149,7 +154,7 @@ static void test_stats(void) {
     CHECK(jv_fleet_analyze(&f, r, po, NR, 3, 2.0, 0, &err) == JV_OK);
     CHECK(f.same_gpu[0] == 1 && f.same_gpu[1] == 0 && f.same_gpu[2] == -1 && f.same_gpu[3] == -1);
     op0 = metric(&f, "op 0");
-    CHECK(op0 && op0->lo == 0 && near(op0->hi, 300e-6) && op0->flag[4] == 0);
+    CHECK(op0 && near(op0->lo, 100e-6 / 3) && near(op0->hi, 300e-6) && op0->flag[4] == 0);
     jv_fleet_free(&f);
 
     /* rank 4 failed, rank 3 missing: their values are left out; with 3 ranks left op 0 has a band, with
@@ -173,6 +178,19 @@ static void test_stats(void) {
     CHECK(jv_fleet_analyze(&f, r, po, NR, 3, 0.05, 0, &err) == JV_OK);
     op0 = metric(&f, "op 0");
     CHECK(op0 && op0->n == 4 && isnan(op0->value[1]) && f.failed == 1);
+    jv_fleet_free(&f);
+    /* a noisy fleet (ranks 1 and 3 2x off the others) and rank 4 20x slow: copy 20 10 20 40 1 GB/s; median 20,
+     * |ln(x / 20)| 0 ln2 0 ln2 ln20 -> MAD(ln) ln 2, h = 3 ln 2: band [2.5, 160]: rank 4 (1) slow, the 2x ones
+     * inside. A band of differences (MAD 10, median +- 30) would start at 0 and flag no rate however low. */
+    fill(r, ops);
+    static const double noisy[NR] = {20, 10, 20, 40, 1};
+    for (int i = 0; i < NR; i++)
+        r[i].bw[JV_BASE_COPY] = noisy[i] * 1e9;
+    CHECK(jv_fleet_analyze(&f, r, po, NR, 3, 0.05, 0, &err) == JV_OK);
+    copy = metric(&f, "baseline copy");
+    CHECK_MSG(copy && near(copy->mad_ln, log(2)) && near(copy->lo, 2.5e9) && near(copy->hi, 160e9),
+              "noisy copy: MAD(ln) %g band %g %g", copy ? copy->mad_ln : 0, copy ? copy->lo : 0, copy ? copy->hi : 0);
+    CHECK(copy && copy->flag[4] == 1 && copy->flag[1] == 0 && copy->flag[3] == 0 && f.slow[4] >= 1);
     jv_fleet_free(&f);
 }
 
