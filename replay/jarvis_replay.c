@@ -17,9 +17,6 @@
 #include "jv_baseline.h"
 #include "jv_fleet.h"
 #include "jv_hw.h"
-#if JV_HAVE_MPI
-#include "jv_fleet_mpi.h"
-#endif
 #include "jv_ir.h"
 #include "jv_limits.h"
 #include "jv_output.h" /* jv_mkdir_p */
@@ -31,31 +28,7 @@
 #include "jv_session.h"
 #include "jv_verdict.h"
 
-typedef struct {
-    const char *package;
-    int device;
-    const char *backend; /* "auto" or a name of backends/backends.def */
-    int list, peak, no_baseline, quiet;
-    int op; /* -1: all */
-    int iterations;
-    const char *cache; /* hot, cold, both */
-    int64_t baseline_bytes, max_bytes;
-    long long peak_gemm; /* -1: default for the device */
-    double time_limit;   /* <= 0: default */
-    double duty;         /* 0: back to back */
-    double deadline;     /* --deadline: wall seconds from the start after which no op starts (0: none) */
-    unsigned long long seed;
-    int has_seed;
-    const char *bench_out, *bench_fmt, *report, *gpu_arch;
-    const char *conv_algo;                         /* heuristic (default), best */
-    const char *gemm_algo;                         /* heuristic (default), best */
-    int no_graph;                                  /* --no-graph: no graph timing of short ops */
-    int device_given;                              /* --device was on the command line */
-    const char *out;                               /* -o OUT: a folder for the outputs (and the fleet report) */
-    double fleet_k, fleet_min_band, fleet_timeout; /* the band and rank 0's wait (fleet mode) */
-    int fleet_best;                                /* --fleet-stat best */
-    int print_repro; /* --print-repro: print reproducer commands (op N with --op) and exit */
-} cli;
+#include "jarvis_replay.h"
 
 static void usage(FILE *f) {
     fputs("usage: jarvis-replay PACKAGE [--device N] [options]\n"
@@ -161,7 +134,7 @@ static int parse_long(const char *s, long long lo, long long *out) {
 }
 
 /* 0: run; 1: exit 0 (help, version); 2: usage error */
-static int parse_cli(int argc, char **argv, cli *c) {
+static int parse_cli(int argc, char **argv, jv_replay_cli *c) {
     static const struct option opts[] = {{"device", required_argument, 0, 1},
                                          {"backend", required_argument, 0, 2},
                                          {"list", no_argument, 0, 3},
@@ -321,7 +294,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
 
 /* prints a note of jv_backends_open (unless --quiet) */
 static void backend_note(void *arg, const char *msg) {
-    if (!((const cli *)arg)->quiet) fprintf(stderr, "jarvis-replay: %s\n", msg);
+    if (!((const jv_replay_cli *)arg)->quiet) fprintf(stderr, "jarvis-replay: %s\n", msg);
 }
 
 /* the traced device and file from the manifest (copied into buffers) */
@@ -391,27 +364,16 @@ static int out_dir_ok(const char *opt, const char *path) {
     return 0;
 }
 
-/* Where one replay runs and what it also records (fleet mode). */
-typedef struct {
-    const char *who;     /* message prefix: "jarvis-replay" or "jarvis-replay: rank 3" */
-    int gpu_device;      /* device index on a GPU backend */
-    int host_device;     /* ... on the host backend */
-    int extra_runs;      /* test only: jv_timing_opts.extra_runs */
-    double min_sample_s; /* > 0: the shortest timed sample (ranks sharing a CPU: JV_FLEET_SHARED_SAMPLE_S) */
-    int full_sampling;   /* 1: sample for the whole time limit, no early stop on a small spread (--fleet-stat best) */
-    jv_fleet_rank *rec;  /* fleet mode: filled with the device, ceilings and state (NULL: single run) */
-    jv_fleet_op **ops;   /* fleet mode: *ops gets the op records (malloc'd) */
-} replay_env;
-
 /* prints "WHO: message" on stderr; a fatal one (the replay could not run) is also kept for the fleet record */
-static void say(const replay_env *env, char *fatal, size_t cap, const char *msg) {
+static void say(const jv_replay_env *env, char *fatal, size_t cap, const char *msg) {
     fprintf(stderr, "%s: %s\n", env->who, msg);
-    if (fatal && !fatal[0]) snprintf(fatal, cap, "%s", msg);
+    if (!fatal || fatal[0] || !cap) return;
+    size_t n = strlen(msg) < cap ? strlen(msg) : cap - 1; /* the first cap - 1 bytes of a long message */
+    memcpy(fatal, msg, n);
+    fatal[n] = 0;
 }
 
-/* One replay of c's package (or --peak) on one device: the measured ceilings, the ops, the outputs c names.
- * Returns the exit status (0, 1). */
-static int replay(const cli *c, const char *argv0, const replay_env *env) {
+int jv_replay_one(const jv_replay_cli *c, const char *argv0, const jv_replay_env *env) {
     jv_err err = {0};
     jv_ir ir = {0};
     char *ir_text = NULL, *manifest = NULL;
@@ -623,7 +585,7 @@ out:
 }
 
 /* -o OUT of a single run: OUT/replay.json and OUT/report.md unless --benchmark_out / --report name others */
-static int out_folder(cli *c, char *bench, char *report, size_t cap) {
+static int out_folder(jv_replay_cli *c, char *bench, char *report, size_t cap) {
     jv_err err = {0};
     if (!c->out) return 1;
     if (jv_mkdir_p(c->out, &err) != JV_OK) {
@@ -640,141 +602,8 @@ static int out_folder(cli *c, char *bench, char *report, size_t cap) {
     return 1;
 }
 
-#if JV_HAVE_MPI
-/* A test-only variable of the fleet tests: JV_FLEET_TEST_<what>=RANK[:N]; 1 when it names rank `rank` (*n its
- * N, default 1) */
-static int test_hook(const char *what, int rank, int *n) {
-    char name[64];
-    snprintf(name, sizeof name, "JV_FLEET_TEST_%s", what);
-    const char *v = getenv(name);
-    *n = 1;
-    if (!v || !*v) return 0;
-    char *end;
-    long r = strtol(v, &end, 10);
-    if (*end == ':') *n = (int)strtol(end + 1, NULL, 10);
-    return r == rank && *n >= 1;
-}
-
-/* The fleet: every rank replays on its local device into OUT/rank<k>/, rank 0 gathers the records (polled
- * against a deadline) and writes OUT/fleet.json, OUT/fleet.md and the console summary. */
-static int fleet_main(cli *c, const char *argv0, int *argc, char ***argv, const char *launcher) {
-    jv_fleet_mpi w;
-    jv_err err = {0};
-    if (jv_fleet_mpi_init(argc, argv, &w, 60, &err) != JV_OK) {
-        fprintf(stderr, "jarvis-replay: %s\n", err.msg);
-        jv_fleet_mpi_abort(1);
-    }
-    char who[64], dir[4096], bench[4200], report[4200], pin[96] = "";
-    snprintf(who, sizeof who, "jarvis-replay: rank %d", w.rank);
-    const char *out = c->out ? c->out : "jarvis-fleet";
-    snprintf(dir, sizeof dir, "%s/rank%d", out, w.rank);
-    snprintf(bench, sizeof bench, "%s/replay.json", dir);
-    snprintf(report, sizeof report, "%s/report.md", dir);
-    jv_fleet_rank me;
-    memset(&me, 0, sizeof me);
-    me.rank = w.rank;
-    me.size = w.size;
-    me.local_rank = w.local_rank;
-    me.local_size = w.local_size;
-    snprintf(me.host, sizeof me.host, "%s", w.host);
-    jv_fleet_op *ops = NULL;
-    int hang = 0, failx = 0, extra = 0;
-    const double t0 = jv_now();
-    if (jv_mkdir_p(dir, &err) != JV_OK) {
-        fprintf(stderr, "%s: -o %s: %s\n", who, out, err.msg);
-        jv_fleet_rank_fill(&me, NULL, NULL, 1, err.msg, 0);
-    } else if (test_hook("FAIL", w.rank, &failx)) {
-        jv_fleet_rank_fill(&me, NULL, NULL, 1, "test: made to fail by JV_FLEET_TEST_FAIL", 0);
-    } else {
-        int shared = 0;
-        if (jv_fleet_pin(w.local_rank, w.local_size, w.split, &shared, pin, sizeof pin, &err) != JV_OK)
-            fprintf(stderr, "%s: warning: %s: its threads share the node's CPUs with the other ranks\n", who, err.msg);
-        if (!test_hook("SLOW", w.rank, &extra)) extra = 0;
-        cli rc = *c;
-        rc.bench_out = bench;
-        rc.bench_fmt = "json";
-        rc.report = report;
-        rc.quiet = 1; /* N console tables would interleave: rank 0 prints the fleet's */
-        /* ranks sharing a CPU: median samples that span several time slices (the fastest sample wants short
-         * ones: one that no other process interrupted) */
-        double min_sample = shared && !c->fleet_best ? JV_FLEET_SHARED_SAMPLE_S : 0;
-        /* a GPU: the local rank's, or --device N on every rank (a launcher that shows each rank its own GPU
-         * alone, as device 0); the host: device 0 */
-        replay_env env = {
-            who, c->device_given ? c->device : w.local_rank, c->device, extra, min_sample, c->fleet_best, &me, &ops};
-        replay(&rc, argv0, &env);
-        snprintf(me.cpus, sizeof me.cpus, "%s", pin);
-    }
-    me.wall_s = jv_now() - t0;
-    while (test_hook("HANG", w.rank, &hang)) /* test only: a rank that never reports */
-        sleep(1);
-    /* how long rank 0 waits for the others: twice its own replay, at least a minute; when its own replay could
-     * not run, its time says nothing of the others': at least 10 minutes */
-    const double wait_s = c->fleet_timeout > 0          ? c->fleet_timeout
-                          : me.state == JV_FLEET_FAILED ? fmax(600, 2 * me.wall_s)
-                                                        : fmax(60, 2 * me.wall_s);
-    if (w.rank != 0) {
-        int fleet_rc = 1;
-        /* rank 0 may take longer than this rank: it is given four times the wait, and a minute to write */
-        if (jv_fleet_mpi_send(&w, &me, ops, jv_now() + 4 * wait_s + 60, &fleet_rc, &err) != JV_OK) {
-            fprintf(stderr, "%s: %s: aborting the job\n", who, err.msg);
-            free(ops);
-            jv_fleet_mpi_abort(1);
-        }
-        free(ops);
-        jv_fleet_mpi_finalize(&w);
-        return fleet_rc;
-    }
-    /* rank 0 */
-    jv_fleet_rank *recs = calloc((size_t)w.size, sizeof *recs);
-    jv_fleet_op **all = calloc((size_t)w.size, sizeof *all);
-    int missing = 0, rc = 1;
-    jv_fleet f;
-    memset(&f, 0, sizeof f);
-    if (!recs || !all || jv_fleet_mpi_collect(&w, &me, ops, jv_now() + wait_s, recs, all, &missing, &err) != JV_OK ||
-        jv_fleet_analyze(&f, recs, (const jv_fleet_op *const *)all, w.size, c->fleet_k, c->fleet_min_band,
-                         c->fleet_best, &err) != JV_OK) {
-        fprintf(stderr, "%s: %s\n", who, recs && all ? err.msg : "out of memory");
-        jv_fleet_mpi_abort(1);
-    }
-    char date[40] = "", per_rank[4200], jpath[4200], mpath[4200];
-    time_t now = time(NULL);
-    struct tm tmv;
-    if (localtime_r(&now, &tmv)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", &tmv);
-    snprintf(per_rank, sizeof per_rank, "%s/rank<k>/replay.json and report.md", out);
-    jv_fleet_meta meta = {c->package ? c->package : "(none: --peak)", date, c->peak, wait_s, per_rank, launcher};
-    snprintf(jpath, sizeof jpath, "%s/fleet.json", out);
-    snprintf(mpath, sizeof mpath, "%s/fleet.md", out);
-    rc = f.failed ? 1 : 0;
-    if (jv_fleet_write_json(jpath, &f, &meta, &err) != JV_OK || jv_fleet_write_md(mpath, &f, &meta, &err) != JV_OK) {
-        fprintf(stderr, "%s: %s\n", who, err.msg);
-        rc = 1;
-    }
-    if (!c->quiet) jv_fleet_console(stdout, &f, &meta);
-    fflush(stdout);
-    if (!c->quiet) fprintf(stderr, "%s: wrote %s and %s\n", who, jpath, mpath);
-    jv_fleet_free(&f);
-    for (int r = 0; r < w.size; r++)
-        free(all[r]);
-    free(all);
-    free(recs);
-    free(ops);
-    if (missing) {
-        fprintf(stderr, "%s: %d rank%s did not report within %.0f s (named in %s): aborting the job\n", who, missing,
-                missing == 1 ? "" : "s", wait_s, mpath);
-        jv_fleet_mpi_abort(1);
-    }
-    if (jv_fleet_mpi_finish(&w, rc, jv_now() + wait_s, &err) != JV_OK) {
-        fprintf(stderr, "%s: %s: aborting the job\n", who, err.msg);
-        jv_fleet_mpi_abort(1);
-    }
-    jv_fleet_mpi_finalize(&w);
-    return rc;
-}
-#endif
-
 int main(int argc, char **argv) {
-    cli c;
+    jv_replay_cli c;
     int pc = parse_cli(argc, argv, &c);
     if (pc == 1) return 0;
     if (pc == 2) return 2;
@@ -789,7 +618,7 @@ int main(int argc, char **argv) {
                     launcher, size);
             return 2;
         }
-        return fleet_main(&c, argv[0], &argc, &argv, launcher);
+        return jv_replay_fleet(&c, argv[0], &argc, &argv, launcher);
     }
 #else
     if (size > 1 && certain) {
@@ -812,6 +641,6 @@ int main(int argc, char **argv) {
     if ((c.out && !out_folder(&c, bench, report, sizeof bench)) ||
         (c.bench_out && !out_dir_ok("--benchmark_out", c.bench_out)) || (c.report && !out_dir_ok("--report", c.report)))
         return 1;
-    replay_env env = {"jarvis-replay", c.device, c.device, 0, 0, 0, NULL, NULL};
-    return replay(&c, argv[0], &env);
+    jv_replay_env env = {"jarvis-replay", c.device, c.device, 0, 0, 0, NULL, NULL};
+    return jv_replay_one(&c, argv[0], &env);
 }
