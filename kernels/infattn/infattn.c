@@ -14,15 +14,16 @@ static const struct {
     const char *name;
     int paged;                                      /* 1: a paged-attention op */
     int query, kcache, vcache, nkv, seqlens, bsize; /* argument positions (paged) */
+    int qsl; /* 1: block_size may follow a query_start_loc at bsize (ROCm's newer schema) */
 } OPS[] = {
-    {"vllm::unified_attention", 0, 0, 0, 0, 0, 0, 0},
-    {"vllm::unified_attention_with_output", 0, 0, 0, 0, 0, 0, 0},
-    {"flash_attn::_flash_attn_varlen_forward", 0, 0, 0, 0, 0, 0, 0},
-    {"aiter::mha_varlen_fwd", 0, 0, 0, 0, 0, 0, 0},
-    {"aiter::fmha_v3_varlen_fwd", 0, 0, 0, 0, 0, 0, 0},
-    {"_C::paged_attention_v1", 1, 1, 2, 3, 4, 7, 8},
-    {"_C::paged_attention_v2", 1, 4, 5, 6, 7, 10, 11},
-    {"_rocm_C::paged_attention", 1, 4, 5, 6, 7, 10, 11}, /* block_size at 12 after a query_start_loc */
+    {"vllm::unified_attention", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"vllm::unified_attention_with_output", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"flash_attn::_flash_attn_varlen_forward", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"aiter::mha_varlen_fwd", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"aiter::fmha_v3_varlen_fwd", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"_C::paged_attention_v1", 1, 1, 2, 3, 4, 7, 8, 0},
+    {"_C::paged_attention_v2", 1, 4, 5, 6, 7, 10, 11, 0},
+    {"_rocm_C::paged_attention", 1, 4, 5, 6, 7, 10, 11, 1},
 };
 
 static int find_op(const char *op) {
@@ -104,8 +105,7 @@ static jv_status paged_parse(const jv_opcall *c, int oi, jv_infattn_desc *a, jv_
     /* block_size, then max_seq_len; ROCm's newer schema has query_start_loc (a tensor or None) before them */
     int bi = OPS[oi].bsize;
     long long bs, nkv, maxlen;
-    if (!strcmp(OPS[oi].name, "_rocm_C::paged_attention") && !(int_arg(c, bi, &bs) && int_arg(c, bi + 1, &maxlen)))
-        bi++;
+    if (OPS[oi].qsl && !(int_arg(c, bi, &bs) && int_arg(c, bi + 1, &maxlen))) bi++;
     if ((int_arg(c, bi, &bs) && bs != a->block) || (int_arg(c, OPS[oi].nkv, &nkv) && nkv != a->h_kv))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: block_size or num_kv_heads disagrees with the cache's shape", c->name);
     a->q = *q;
