@@ -61,7 +61,7 @@ typedef struct {
     char text[200];
 } jv_param;
 
-#define JV_MAX_PARAMS 16
+#define JV_MAX_PARAMS 20
 typedef struct {
     int n;
     jv_param p[JV_MAX_PARAMS];

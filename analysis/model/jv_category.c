@@ -18,43 +18,33 @@ static int starts_with(const char *s, const char *pre) {
     return !strncmp(s, pre, strlen(pre));
 }
 
-static const char *const GEMM[] = {"aten::mm",
-                                   "aten::addmm",
-                                   "aten::_scaled_mm",
-                                   "aten::bmm",
-                                   "aten::baddbmm",
-                                   "trtllm::cublas_scaled_mm",
-                                   "bitsandbytes::int8_linear_matmul",
-                                   "tex_ts::te_gemm_ts",
-                                   "vllm::gemm_with_dynamic_quant",
-                                   "vllm::rocm_unquantized_gemm",
-                                   "_C::cutlass_scaled_mm",
-                                   NULL};
+static const char *const GEMM[] = {
+    "aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm", "trtllm::cublas_scaled_mm",
+    "bitsandbytes::int8_linear_matmul", "tex_ts::te_gemm_ts", "vllm::gemm_with_dynamic_quant",
+    "vllm::rocm_unquantized_gemm", "_C::cutlass_scaled_mm",
+    /* AITER's int8 / fp8 GEMMs and vLLM's wrappers of them (kernels/gemm) */
+    "aiter::gemm_a8w8", "aiter::gemm_a8w8_CK", "aiter::gemm_a8w8_ck", "aiter::gemm_a8w8_bpreshuffle",
+    "aiter::gemm_a8w8_bpreshuffle_ck", "aiter::gemm_a8w8_blockscale", "aiter::gemm_a8w8_blockscale_ck",
+    "aiter::gemm_a8w8_blockscale_bpreshuffle", "vllm::rocm_aiter_gemm_a8w8", "vllm::rocm_aiter_gemm_a8w8_blockscale",
+    "vllm::rocm_aiter_triton_gemm_a8w8_blockscale", NULL};
 /* fused mixture-of-experts layers: TraceLens' FusedMoE category */
 static const char *const MOE_FUSED[] = {"vllm::inplace_fused_experts", "vllm::outplace_fused_experts",
-                                        "vllm::rocm_aiter_fused_moe", NULL};
+                                        "vllm::rocm_aiter_fused_moe",  "aiter::ck_moe",
+                                        "aiter::fused_moe_",           NULL};
 static const char *const CONV_FWD[] = {
     "aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution", "ConvBias_", "ConvBiasReLU_", NULL};
 static const char *const CONV_BWD[] = {"aten::convolution_backward", "ConvBias_Backward", "ConvBiasReLU_Backward",
                                        NULL};
-static const char *const SDPA[] = {"FlashAttnFunc",
-                                   "flash_attn::_flash_attn_forward",
-                                   "flash_attn::_flash_attn_varlen_forward",
-                                   "flash_attn::_flash_attn_backward",
-                                   "flash_attn::_flash_attn_varlen_backward",
-                                   "aten::_scaled_dot_product_cudnn_attention",
-                                   "aten::_scaled_dot_product_efficient_attention",
-                                   "aten::_scaled_dot_product_flash_attention",
-                                   "aten::_scaled_dot_product_cudnn_attention_backward",
-                                   "aten::_scaled_dot_product_efficient_attention_backward",
-                                   "aten::_scaled_dot_product_flash_attention_backward",
-                                   "aiter::mha_fwd",
-                                   "aiter::mha_bwd",
-                                   "aiter::fmha_v3_fwd",
-                                   "flash_attn_3::fwd",
-                                   "vllm::unified_attention_with_output",
-                                   "EvoformerAttention",
-                                   NULL};
+static const char *const SDPA[] = {
+    "FlashAttnFunc", "flash_attn::_flash_attn_forward", "flash_attn::_flash_attn_varlen_forward",
+    "flash_attn::_flash_attn_backward", "flash_attn::_flash_attn_varlen_backward",
+    "aten::_scaled_dot_product_cudnn_attention", "aten::_scaled_dot_product_efficient_attention",
+    "aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_cudnn_attention_backward",
+    "aten::_scaled_dot_product_efficient_attention_backward", "aten::_scaled_dot_product_flash_attention_backward",
+    "aiter::mha_fwd", "aiter::mha_bwd", "aiter::fmha_v3_fwd", "flash_attn_3::fwd",
+    "vllm::unified_attention_with_output",
+    /* decode attention over a paged KV cache (kernels/infattn) */
+    "_C::paged_attention_v1", "_C::paged_attention_v2", "_rocm_C::paged_attention", "EvoformerAttention", NULL};
 static const char *const SDPA_BWD[] = {"FlashAttnFuncBackward", "aiter::mha_bwd", NULL};
 static const char *const BINARY[] = {"aten::div",
                                      "aten::div_",

@@ -40,8 +40,8 @@ static int is_kernel_launch(const char *name) {
  * - sequence-length-sized: a serving stack's attention over a paged or packed (varlen) KV cache (vLLM's unified
  *   attention and paged attention ops, flash-attention's and AITER's varlen forward), whose FLOPs and bytes follow
  *   the per-request sequence lengths (block tables, cu_seqlens), tensor values; the infattn family models the
- *   unified and varlen ones from the serving step's annotation when the trace has one, so the reason stays on
- *   the calls without one (and on paged_attention, whose calls no step annotation is known to size) */
+ *   unified and varlen ones from the serving step's annotation when the trace has one, and the paged ones from it
+ *   or from their max_seq_len (an upper bound), so the reason stays on the calls without either */
 static const struct {
     const char *op;
     jv_nomodel why;

@@ -1,6 +1,6 @@
 /* gemm: descriptor parsing and the FLOPs/bytes model.
  * flops = batch * 2*M*N*K (+ batch*M*N with a bias);
- * bytes = |A|*bpe_A + |B|*bpe_B + batch*M*N*bpe_out + |bias|*bpe_bias. */
+ * bytes = |A|*bpe_A + |B|*bpe_B + batch*M*N*bpe_out + |bias|*bpe_bias (+ |scale_a|*bpe + |scale_b|*bpe, scaled). */
 #include "gemm.h"
 
 #include <math.h>
@@ -13,18 +13,32 @@ static const struct {
     jv_gemm_op op;
     jv_match how;
     int out_first; /* 1: the output is argument 0 and the operands follow (vLLM's out-first custom ops) */
+    int a8w8;      /* 1: AITER's a8w8 layout: (a [M,K], b [N,K], a_scale, b_scale, then out [M,N] or bias [N]) */
 } OPS[] = {
-    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG, 0},
-    {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG, 0},
-    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG, 0},
-    {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG, 0},
-    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0},
-    {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK, 0},
-    {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK, 0},
+    {"aten::mm", JV_GEMM_MM, JV_MATCH_STRONG, 0, 0},
+    {"aten::addmm", JV_GEMM_ADDMM, JV_MATCH_STRONG, 0, 0},
+    {"aten::bmm", JV_GEMM_BMM, JV_MATCH_STRONG, 0, 0},
+    {"aten::baddbmm", JV_GEMM_BADDBMM, JV_MATCH_STRONG, 0, 0},
+    {"aten::_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 0},
+    {"aten::linear", JV_GEMM_LINEAR, JV_MATCH_WEAK, 0, 0},
+    {"aten::matmul", JV_GEMM_MATMUL, JV_MATCH_WEAK, 0, 0},
     /* vLLM's ROCm GEMM: linear(x, W[N,K], bias) that launches hipBLASLt itself */
-    {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG, 0},
+    {"vllm::rocm_unquantized_gemm", JV_GEMM_LINEAR, JV_MATCH_STRONG, 0, 0},
     /* vLLM's fp8 / int8 GEMM: cutlass_scaled_mm(out [M,N], a [M,K], b [K,N], a_scales, b_scales, bias?) */
-    {"_C::cutlass_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 1},
+    {"_C::cutlass_scaled_mm", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 1, 0},
+    /* AITER's int8 / fp8 GEMMs (per-token / per-channel or per-tensor scales; blockscale: [M, K/128] and
+     * [N/128, K/128]), as AITER registers them and as vLLM's ROCm path wraps them */
+    {"aiter::gemm_a8w8", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_CK", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_ck", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_bpreshuffle", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_bpreshuffle_ck", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_blockscale", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_blockscale_ck", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"vllm::rocm_aiter_gemm_a8w8", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"vllm::rocm_aiter_gemm_a8w8_blockscale", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
+    {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", JV_GEMM_SCALED_MM, JV_MATCH_STRONG, 0, 1},
 };
 
 static int find_op(const char *name) {
@@ -66,7 +80,7 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     switch (g->op) {
     case JV_GEMM_ADDMM:
     case JV_GEMM_BADDBMM: ia = 1, ib = 2, ibias = 0; break;
-    case JV_GEMM_SCALED_MM: ibias = 4; break;
+    case JV_GEMM_SCALED_MM: ibias = OPS[oi].a8w8 ? -1 : 4; break;
     case JV_GEMM_LINEAR: ibias = 2; break;
     default: break;
     }
@@ -75,16 +89,25 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     if (!a || !b) JV_FAIL(err, JV_ERR_FORMAT, "%s: operand shapes missing", c->name);
     g->a = *a;
     g->b = *b;
-    const jv_tensor *bias = ibias >= 0 ? jv_opcall_tensor(c, ibias) : NULL;
+    /* a8w8: argument 4 is the output [M,N] (the _ck / _CK entry points) or a bias [N] */
+    const jv_tensor *a4 = OPS[oi].a8w8 ? jv_opcall_opt_tensor(c, 4) : NULL;
+    const jv_tensor *bias = ibias >= 0 ? jv_opcall_tensor(c, ibias) : a4 && a4->ndim == 1 ? a4 : NULL;
     if (bias && bias->ndim > 0) {
         g->has_bias = 1;
         g->bias = *bias;
     }
     int na = a->ndim, nb = b->ndim;
     switch (g->op) {
+    case JV_GEMM_SCALED_MM:
+        if (OPS[oi].a8w8) {
+            if (na != 2 || nb != 2 || a->shape[1] != b->shape[1])
+                JV_FAIL(err, JV_ERR_FORMAT, "%s: operands are not [M,K] x [N,K]", c->name);
+            g->batch = 1, g->m = a->shape[0], g->k = a->shape[1], g->n = b->shape[0];
+            break;
+        }
+        /* fallthrough */
     case JV_GEMM_MM:
     case JV_GEMM_ADDMM:
-    case JV_GEMM_SCALED_MM:
         if (na != 2 || nb != 2 || a->shape[1] != b->shape[0])
             JV_FAIL(err, JV_ERR_FORMAT, "%s: operands are not [M,K] x [K,N]", c->name);
         g->batch = 1, g->m = a->shape[0], g->k = a->shape[1], g->n = b->shape[1];
@@ -128,13 +151,21 @@ static jv_status gemm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         JV_FAIL(err, JV_ERR_FORMAT, "%s: negative dimension", c->name);
     g->trans_a = is_transposed(a);
     /* linear's weight [N,K] row-major is B = W^T stored column-major */
-    g->trans_b = g->op == JV_GEMM_LINEAR ? !is_transposed(b) : is_transposed(b);
+    g->trans_b = g->op == JV_GEMM_LINEAR || OPS[oi].a8w8 ? !is_transposed(b) : is_transposed(b);
     g->out_dtype = a->dtype;
-    const jv_tensor *out = OPS[oi].out_first ? jv_opcall_tensor(c, 0) : NULL;
+    if (g->op == JV_GEMM_SCALED_MM) { /* the scales (absent ones, None, count nothing) */
+        const jv_tensor *sa = jv_opcall_tensor(c, ia + 2), *sb = jv_opcall_tensor(c, ia + 3);
+        if (sa) g->scale_a = *sa, g->has_scale_a = 1;
+        if (sb) g->scale_b = *sb, g->has_scale_b = 1;
+    }
+    const jv_tensor *out = OPS[oi].out_first ? jv_opcall_tensor(c, 0) : a4 && a4->ndim == 2 ? a4 : NULL;
     if (out && jv_dtype_size(out->dtype)) {
         g->out_dtype = out->dtype;
     } else if (g->op == JV_GEMM_SCALED_MM) {
-        jv_dtype od = jv_parse_scalar_type(jv_opcall_value(c, 6));
+        /* _scaled_mm's out_dtype (argument 6); AITER's dtype, after the scales (and vLLM's bias) */
+        jv_dtype od = JV_DT_UNKNOWN;
+        for (int i = OPS[oi].a8w8 ? 4 : 6; i <= 6 && od == JV_DT_UNKNOWN; i++)
+            od = jv_parse_scalar_type(jv_opcall_value(c, i));
         if (!jv_dtype_is_float(od) || od == JV_DT_C64 || od == JV_DT_C128)
             od = jv_dtype_size(a->dtype) == 1 ? JV_DT_BF16 : a->dtype;
         g->out_dtype = od;
@@ -173,7 +204,9 @@ static void gemm_model(const jv_desc *d, jv_perf *p) {
     double mn = (double)g->batch * (double)g->m * (double)g->n;
     p->flops = 2.0 * mn * (double)g->k + (g->has_bias ? mn : 0);
     p->bytes = jv_numel_d(&g->a) * jv_bpe(g->a.dtype) + jv_numel_d(&g->b) * jv_bpe(g->b.dtype) +
-               mn * jv_bpe(g->out_dtype) + (g->has_bias ? jv_numel_d(&g->bias) * jv_bpe(g->bias.dtype) : 0);
+               mn * jv_bpe(g->out_dtype) + (g->has_bias ? jv_numel_d(&g->bias) * jv_bpe(g->bias.dtype) : 0) +
+               (g->has_scale_a ? jv_numel_d(&g->scale_a) * jv_bpe(g->scale_a.dtype) : 0) +
+               (g->has_scale_b ? jv_numel_d(&g->scale_b) * jv_bpe(g->scale_b.dtype) : 0);
     p->dtype = g->a.dtype;
     p->matrix = 1;
 }

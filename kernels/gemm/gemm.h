@@ -1,8 +1,12 @@
 /* gemm: the GEMM family (aten::mm, addmm, bmm, baddbmm, _scaled_mm, and
  * aten::linear / aten::matmul when no child op carries the kernels, and
- * vllm::rocm_unquantized_gemm, and vLLM's scaled GEMM _C::cutlass_scaled_mm(out, a [M,K], b [K,N], a_scales,
- * b_scales, bias?), fp8 or int8 operands at their element size, out at its dtype, scales not counted): its
- * descriptor, parsed from a call, and its FLOPs/bytes model.
+ * vllm::rocm_unquantized_gemm, and the scaled GEMMs: vLLM's _C::cutlass_scaled_mm(out, a [M,K], b [K,N], a_scales,
+ * b_scales, bias?), AITER's aiter::gemm_a8w8(_CK, _bpreshuffle, _blockscale, ...)(a [M,K], b [N,K], a_scale,
+ * b_scale, out [M,N] or bias [N] or none, ...) and vLLM's wrappers vllm::rocm_aiter_(triton_)gemm_a8w8(_blockscale);
+ * fp8 or int8 operands at their element size, out at its dtype (else the recorded dtype code, else bf16), and the
+ * two scale tensors at their traced shapes and dtypes (per-tensor [] or [1], per-token [M,1], per-channel [1,N] or
+ * [N,1], block scales [M, K/128] and [N/128, K/128])): its descriptor, parsed from a call, and its FLOPs/bytes
+ * model.
  * Convention: C[batch, M, N] = alpha * op(A)[batch, M, K] @ op(B)[batch, K, N]
  * (+ beta * bias); trans_a / trans_b say that an operand is stored
  * column-major (its traced strides make it a transposed view). */
@@ -27,6 +31,8 @@ typedef struct {
     jv_tensor a, b; /* operands as traced (linear: b is the weight [N, K]) */
     int has_bias;
     jv_tensor bias; /* addmm/baddbmm "self", linear/_scaled_mm bias */
+    int has_scale_a, has_scale_b;
+    jv_tensor scale_a, scale_b; /* scaled GEMMs: the scales as traced (their bytes are counted) */
     jv_dtype out_dtype;
     int trans_a, trans_b;
     double alpha, beta;

@@ -6,13 +6,34 @@
 
 _Static_assert(sizeof(jv_infattn_desc) <= JV_DESC_BYTES, "infattn descriptor too large");
 
+/* the ops and, for the paged-attention ops (decode over a paged KV cache), the positions of their arguments:
+ * vLLM's paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables, seq_lens,
+ * block_size, max_seq_len, ...), paged_attention_v2(out, exp_sums, max_logits, tmp_out, query, ..., the same
+ * from query on), ROCm's paged_attention(as v2 up to seq_lens, [query_start_loc,] block_size, max_seq_len, ...) */
+static const struct {
+    const char *name;
+    int paged;                                      /* 1: a paged-attention op */
+    int query, kcache, vcache, nkv, seqlens, bsize; /* argument positions (paged) */
+    int qsl; /* 1: block_size may follow a query_start_loc at bsize (ROCm's newer schema) */
+} OPS[] = {
+    {"vllm::unified_attention", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"vllm::unified_attention_with_output", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"flash_attn::_flash_attn_varlen_forward", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"aiter::mha_varlen_fwd", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"aiter::fmha_v3_varlen_fwd", 0, 0, 0, 0, 0, 0, 0, 0},
+    {"_C::paged_attention_v1", 1, 1, 2, 3, 4, 7, 8, 0},
+    {"_C::paged_attention_v2", 1, 4, 5, 6, 7, 10, 11, 0},
+    {"_rocm_C::paged_attention", 1, 4, 5, 6, 7, 10, 11, 1},
+};
+
+static int find_op(const char *op) {
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(op, OPS[i].name)) return (int)i;
+    return -1;
+}
+
 static jv_match infattn_match(const char *op) {
-    static const char *const OPS[] = {
-        "vllm::unified_attention", "vllm::unified_attention_with_output", "flash_attn::_flash_attn_varlen_forward",
-        "aiter::mha_varlen_fwd",   "aiter::fmha_v3_varlen_fwd",           NULL};
-    for (const char *const *o = OPS; *o; o++)
-        if (!strcmp(op, *o)) return JV_MATCH_STRONG;
-    return JV_MATCH_NONE;
+    return find_op(op) < 0 ? JV_MATCH_NONE : JV_MATCH_STRONG;
 }
 
 /* skips literal lit at *s; 0 when *s does not start with it */
@@ -58,10 +79,69 @@ static int infattn_annotation(const char *name) {
     return jv_infattn_parse_annotation(name, &c, &g);
 }
 
+/* integer argument i from Concrete Inputs; 0 when it has no such value */
+static int int_arg(const jv_opcall *c, int i, long long *v) {
+    return jv_parse_ints(jv_opcall_value(c, i), v, 1) == 1;
+}
+
+static jv_status paged_parse(const jv_opcall *c, int oi, jv_infattn_desc *a, jv_err *err) {
+    const jv_tensor *q = jv_opcall_tensor(c, OPS[oi].query), *kc = jv_opcall_tensor(c, OPS[oi].kcache);
+    const jv_tensor *vc = jv_opcall_tensor(c, OPS[oi].vcache), *sl = jv_opcall_tensor(c, OPS[oi].seqlens);
+    const jv_tensor *out = jv_opcall_tensor(c, 0);
+    if (!q || !kc || !vc || !sl || !out || q->ndim != 3 || kc->ndim != 5 || vc->ndim != 4 || sl->ndim != 1)
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "%s: not query [seqs, heads, head_size], key_cache [blocks, kv_heads, head_size/x, block_size, x], "
+                "value_cache [blocks, kv_heads, head_size, block_size], seq_lens [seqs]",
+                c->name);
+    if (!jv_dtype_size(q->dtype) || !jv_dtype_size(kc->dtype) || !jv_dtype_size(out->dtype))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: no known dtype", c->name);
+    a->n_q = q->shape[0], a->h_q = q->shape[1], a->d_qk = a->d_v = q->shape[2];
+    a->h_kv = kc->shape[1], a->block = kc->shape[3], a->seqs = sl->shape[0];
+    a->n_kv = kc->shape[0] * a->block; /* the cache's slots */
+    if (a->n_q <= 0 || a->h_q <= 0 || a->d_qk <= 0 || a->h_kv <= 0 || a->block <= 0 || a->seqs <= 0 ||
+        a->n_q < a->seqs || a->h_q % a->h_kv || kc->shape[2] * kc->shape[4] != a->d_qk ||
+        vc->shape[0] != kc->shape[0] || vc->shape[1] != a->h_kv || vc->shape[2] != a->d_qk || vc->shape[3] != a->block)
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: the query, key cache, value cache and seq_lens shapes disagree", c->name);
+    /* block_size, then max_seq_len; ROCm's newer schema has query_start_loc (a tensor or None) before them */
+    int bi = OPS[oi].bsize;
+    long long bs, nkv, maxlen;
+    if (OPS[oi].qsl && !(int_arg(c, bi, &bs) && int_arg(c, bi + 1, &maxlen))) bi++;
+    if ((int_arg(c, bi, &bs) && bs != a->block) || (int_arg(c, OPS[oi].nkv, &nkv) && nkv != a->h_kv))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: block_size or num_kv_heads disagrees with the cache's shape", c->name);
+    a->q = *q;
+    a->k = *kc;
+    a->out = *out;
+    /* the step annotation sizes the call exactly when its requests are the call's sequences (all of them, or
+     * the decode ones: paged attention decodes) */
+    if (c->annotation && jv_infattn_parse_annotation(c->annotation, &a->ctx, &a->gen)) {
+        if (a->ctx.reqs + a->gen.reqs == a->seqs && a->ctx.sq + a->gen.sq <= a->n_q && a->ctx.sq + a->gen.sq > 0)
+            return JV_OK;
+        if (a->gen.reqs == a->seqs && a->gen.sq <= a->n_q && a->gen.sq > 0) {
+            memset(&a->ctx, 0, sizeof a->ctx);
+            return JV_OK;
+        }
+    }
+    memset(&a->ctx, 0, sizeof a->ctx);
+    memset(&a->gen, 0, sizeof a->gen);
+    if (!int_arg(c, bi + 1, &maxlen) || maxlen <= 0)
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "%s: neither a step annotation with the requests' sequence lengths nor max_seq_len recorded", c->name);
+    /* an upper bound: every query over max_seq_len keys, each sequence's keys read once */
+    a->max_len = maxlen;
+    a->gen.reqs = a->seqs;
+    a->gen.sq = a->gen.sqsq = a->n_q;
+    a->gen.sqsk = a->n_q * maxlen;
+    a->gen.sk = a->seqs * maxlen;
+    return JV_OK;
+}
+
 static jv_status infattn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_infattn_desc *a = (jv_infattn_desc *)(void *)d->data;
     memset(a, 0, sizeof *a);
-    if (infattn_match(c->name) == JV_MATCH_NONE) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not serving attention", c->name);
+    int oi = find_op(c->name);
+    if (oi < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not serving attention", c->name);
+    d->bwd = 0;
+    if (OPS[oi].paged) return paged_parse(c, oi, a, err);
     if (!c->annotation || !jv_infattn_parse_annotation(c->annotation, &a->ctx, &a->gen))
         JV_FAIL(err, JV_ERR_FORMAT, "%s: no step annotation with the requests' sequence lengths", c->name);
     if (a->ctx.sq + a->gen.sq <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: the step annotation holds no token", c->name);
@@ -84,7 +164,7 @@ static jv_status infattn_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
                 a->ctx.sq + a->gen.sq, (long long)a->n_q);
     a->q = *q;
     a->k = *k;
-    d->bwd = 0;
+    a->out = *q;
     return JV_OK;
 }
 
@@ -97,7 +177,8 @@ static void infattn_model(const jv_desc *d, jv_perf *p) {
     const jv_infattn_desc *a = jv_infattn_of(d);
     double dd = (double)(a->d_qk + a->d_v);
     p->flops = 2.0 * (double)a->h_q * (pairs(&a->ctx) + pairs(&a->gen)) * dd;
-    p->bytes = (double)(a->ctx.sq + a->gen.sq) * (double)a->h_q * dd * jv_bpe(a->q.dtype) +
+    p->bytes = (double)(a->ctx.sq + a->gen.sq) * (double)a->h_q *
+                   ((double)a->d_qk * jv_bpe(a->q.dtype) + (double)a->d_v * jv_bpe(a->out.dtype)) +
                (double)(a->ctx.sk + a->gen.sk) * (double)a->h_kv * dd * jv_bpe(a->k.dtype);
     p->dtype = a->q.dtype;
     p->matrix = 1;
@@ -122,6 +203,10 @@ static void infattn_params(const jv_desc *d, jv_params *ps) {
     jv_param_int(ps, "g_sqsq", a->gen.sqsq);
     jv_param_int(ps, "g_sqsk", a->gen.sqsk);
     jv_param_text(ps, "dtype_Q", "%s", jv_dtype_trace_name(a->q.dtype));
+    if (a->max_len)
+        jv_param_text(ps, "kv_lens", "upper bound: max_seq_len %lld", (long long)a->max_len);
+    else
+        jv_param_text(ps, "kv_lens", "step annotation");
 }
 
 const jv_family jv_infattn_family = {

@@ -16,7 +16,16 @@
  *   bytes = Σsq · H_Q · (d_qk + d_v) · bpe(q)   (queries read, output written)
  *         + Σsk · H_KV · (d_qk + d_v) · bpe(k)  (each request's keys and values read once).
  * The KV cache itself is not an argument of these ops: its elements are counted at the key argument's size.
- * Not replayed. */
+ *
+ * Paged attention (decode over a paged KV cache): vLLM's _C::paged_attention_v1 / _C::paged_attention_v2 and ROCm's
+ * _rocm_C::paged_attention: query [N_Q, H_Q, d] (one row per sequence, several with ROCm's query_start_loc), key
+ * cache [blocks, H_KV, d/x, block_size, x], value cache [blocks, H_KV, d, block_size], seq_lens [S], the ints
+ * block_size and max_seq_len (Concrete Inputs). The same model, d_qk = d_v = d, output at out's dtype, keys and
+ * values at the cache's (fp8 caches: 1 byte). With a step annotation whose requests are the call's S sequences
+ * (all, or the decode ones), its sums are exact. Without one, max_seq_len bounds them: every query over
+ * max_seq_len keys and every sequence's max_seq_len keys read once (Σsq = Σsq² = N_Q, Σsq·sk = N_Q·max_seq_len,
+ * Σsk = S·max_seq_len), an upper bound the param kv_lens says. Not counted: block tables, seq_lens, and v2's
+ * partition scratch (exp_sums, max_logits, tmp_out). Not replayed. */
 #ifndef JV_INFATTN_H
 #define JV_INFATTN_H
 
@@ -28,9 +37,10 @@ typedef struct {
 } jv_infattn_sums;
 
 typedef struct {
-    jv_tensor q, k;
+    jv_tensor q, k, out; /* k: the key argument, or the key cache (paged); out: the query for the varlen ops */
     int64_t n_q, h_q, n_kv, h_kv, d_qk, d_v;
     jv_infattn_sums ctx, gen;
+    int64_t seqs, block, max_len; /* paged: sequences, block size; max_len > 0: the sums are its upper bound */
 } jv_infattn_desc;
 
 extern const jv_family jv_infattn_family;

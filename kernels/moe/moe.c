@@ -8,7 +8,8 @@ _Static_assert(sizeof(jv_moe_desc) <= JV_DESC_BYTES, "moe descriptor too large")
 
 static jv_match moe_match(const char *op) {
     static const char *const OPS[] = {"vllm::inplace_fused_experts", "vllm::outplace_fused_experts",
-                                      "vllm::rocm_aiter_fused_moe", NULL};
+                                      "vllm::rocm_aiter_fused_moe",  "aiter::ck_moe",
+                                      "aiter::fused_moe_",           NULL};
     for (const char *const *o = OPS; *o; o++)
         if (!strcmp(op, *o)) return JV_MATCH_STRONG;
     return JV_MATCH_NONE;
@@ -43,6 +44,17 @@ static jv_status moe_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     m->x = *x, m->w1 = *w1, m->w2 = *w2, m->tw = *tw;
     if (ids && jv_dtype_size(ids->dtype)) m->ids = *ids, m->has_ids = 1;
     m->tokens = t, m->hidden = h, m->experts = e, m->topk = tw->shape[1];
+    /* the tensors after topk_ids: quantization scales, zero points, expert maps; per-expert ones ([E, ...], 2-D
+     * or more) are read for the experts reached only */
+    for (int i = 5; i < c->nargs; i++) {
+        const jv_tensor *s = jv_opcall_opt_tensor(c, i);
+        if (!s || !jv_dtype_size(s->dtype)) continue;
+        double b = jv_numel_d(s) * jv_bpe(s->dtype);
+        if (s->ndim >= 2 && s->shape[0] == e)
+            m->extra_expert_bytes += b;
+        else
+            m->extra_bytes += b;
+    }
     d->bwd = 0;
     return JV_OK;
 }
@@ -60,7 +72,9 @@ static void moe_model(const jv_desc *d, jv_perf *p) {
     double n1 = (double)m->w1.shape[1];
     p->bytes = 2.0 * t * h * jv_bpe(m->x.dtype) + t * k * jv_bpe(m->tw.dtype) +
                (m->has_ids ? t * k * jv_bpe(m->ids.dtype) : 0) +
-               experts_active(m) * (n1 * h + h * in) * jv_bpe(m->w1.dtype) / (double)m->pack;
+               experts_active(m) * ((n1 * h + h * in) * jv_bpe(m->w1.dtype) / (double)m->pack +
+                                    m->extra_expert_bytes / (double)m->experts) +
+               m->extra_bytes;
     /* fp8 weights with fp8 activations run at the fp8 peak; packed or wider weights at the activations' */
     p->dtype = jv_dtype_size(m->w1.dtype) == 1 && jv_dtype_is_float(m->w1.dtype) ? m->w1.dtype : m->x.dtype;
     p->matrix = 1;

@@ -13,8 +13,12 @@ computed by hand from the definitions (FLOPs = 2 H_Q P (d_qk + d_v), P = Σsq·s
   TFLOPS/s_mean the mean of both calls' rates;
 - InferenceAttention_fwd has one row per step (param: g_sk 55086 and 12), with their GFLOPS;
 - the call outside any annotation has no model and the reason "attention sized by sequence lengths ...";
-- a vllm::outplace_fused_experts call (mxfp4 weights) and a _C::cutlass_scaled_mm call (fp8) are modelled (the moe
-  and gemm families; hand values in test_family_moe / test_family_gemm), in MoE_fused and GEMM.
+- a vllm::outplace_fused_experts call (mxfp4 weights) and a _C::cutlass_scaled_mm call (fp8, its scales' bytes
+  counted) are modelled (the moe and gemm families; hand values in test_family_moe / test_family_gemm), in MoE_fused
+  and GEMM;
+- two _C::paged_attention_v1 calls of the same shapes (4 sequences), one inside a decode step of 4 requests (exact)
+  and one outside any step (bounded by its max_seq_len 1024): one unified_perf_summary row, two
+  InferenceAttention_fwd rows whose param kv_lens says which (hand values in test_family_infattn).
 """
 import os
 import sys
@@ -29,7 +33,15 @@ import hostile_gen as g  # noqa: E402
 OP = 'vllm::unified_attention_with_output'
 STEP1 = 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)'
 STEP2 = 'execute_3_context_1(sq4sk10sqsq16sqsk40)_generation_2(sq2sk12sqsq2sqsk12)'
+STEP3 = 'execute_4_context_0(sq0sk0sqsq0sqsk0)_generation_4(sq4sk1000sqsq4sqsk1000)'
 BF16 = ['c10::BFloat16'] * 4 + ['']
+# paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables, seq_lens, block_size,
+# max_seq_len, alibi_slopes, kv_cache_dtype, k_scale, v_scale): 32 query heads, 8 KV heads of 128, blocks of 16
+PAGED = {'Input Dims': [[4, 32, 128], [4, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [4, 64], [4], [],
+                        [], [], [], [], []],
+         'Input type': ['c10::BFloat16'] * 4 + ['Scalar', 'Scalar', 'int', 'int', 'Scalar', 'Scalar', '', '', 'float',
+                                               'float'],
+         'Concrete Inputs': ['', '', '', '', '8', '0.088', '', '', '16', '1024', '', 'auto', '', '']}
 
 
 def annotation(name, ts, dur):
@@ -57,7 +69,11 @@ def main():
                 args={'Input Dims': [[32, 1024], [32, 4096], [4096, 1024], [32, 1], [1, 1024], [1024]],
                       'Input type': ['c10::BFloat16', 'c10::Float8_e4m3fn', 'c10::Float8_e4m3fn', 'float', 'float',
                                      'c10::BFloat16']}),
-           g.launch(4001, 5), g.kernel('cutlass_scaled_mm_sm90_fp8', 4005, 10, 5)])
+           g.launch(4001, 5), g.kernel('cutlass_scaled_mm_sm90_fp8', 4005, 10, 5),
+           dict(g.op('_C::paged_attention_v1', 5000, 50), args=PAGED), g.launch(5001, 6),
+           g.kernel('paged_attention_v1_kernel', 5005, 20, 6), annotation(STEP3, 6000, 500),
+           dict(g.op('_C::paged_attention_v1', 6100, 50), args=PAGED), g.launch(6101, 7),
+           g.kernel('paged_attention_v1_kernel', 6105, 20, 7)])
     # by hand: step 1: P = 55086, FLOPs = 2*64*55086*128, bytes = 32*64*128*2 + 55086*8*128*2
     f1, b1 = 2 * 64 * 55086 * 128, 32 * 64 * 128 * 2 + 55086 * 8 * 128 * 2
     # step 2: P = (40 - 8 + 2) + (12 - 1 + 1) = 46, FLOPs = 2*64*46*128, bytes = 6*64*128*2 + 22*8*128*2
@@ -89,7 +105,8 @@ def main():
                   'outside any step: the reason', lone['No Model Reason'])
         sheet = read_csv(os.path.join(csvs, 'InferenceAttention_fwd.csv'), optional=True)
         by_gsk = {r.get('param: g_sk'): r for r in sheet}
-        check(sorted(by_gsk) == ['12', '55086'], 'InferenceAttention_fwd: a row per step', sorted(by_gsk))
+        check(sorted(by_gsk) == ['1000', '12', '4096', '55086'], 'InferenceAttention_fwd: a row per step',
+              sorted(by_gsk))
         if sorted(by_gsk) == ['12', '55086']:
             check(close(float(by_gsk['55086']['GFLOPS_first']), f1 / 1e9), 'sheet: step 1 GFLOPS')
             check(close(float(by_gsk['12']['GFLOPS_first']), f2 / 1e9), 'sheet: step 2 GFLOPS')
@@ -108,8 +125,24 @@ def main():
         mm = [r for r in uni if r['name'] == '_C::cutlass_scaled_mm']
         check(len(mm) == 1 and mm[0]['op category'] == 'GEMM' and
               close(float(mm[0]['GFLOPS'] or 'nan'), 268468224 / 1e9) and
-              close(float(mm[0]['Data Moved (MB)'] or 'nan'), 4392960 / 2**20), 'cutlass_scaled_mm: modelled, GEMM',
+              close(float(mm[0]['Data Moved (MB)'] or 'nan'), 4397184 / 2**20), 'cutlass_scaled_mm: modelled, GEMM',
               mm[0] if mm else None)
+        # paged attention: outside a step bounded by max_seq_len (P = 4 * 1024: FLOPs 2*32*4096*256, bytes
+        # 4*32*512 + 4*1024*8*256*2), inside STEP3 exact (P = 1000: FLOPs 2*32*1000*256, bytes 4*32*512 +
+        # 1000*8*256*2); the first call gives the summary row's numbers
+        pa = [r for r in uni if r['name'] == '_C::paged_attention_v1']
+        check(len(pa) == 1 and pa[0]['operation_count'] == '2' and pa[0]['op category'] == 'SDPA_fwd' and
+              close(float(pa[0]['GFLOPS'] or 'nan'), 67108864 / 1e9) and
+              close(float(pa[0]['Data Moved (MB)'] or 'nan'), 16842752 / 2**20) and pa[0]['No Model Reason'] == '',
+              'paged_attention_v1: one row, modelled', pa)
+        if '4096' in by_gsk and '1000' in by_gsk:
+            check(by_gsk['4096']['param: kv_lens'] == 'upper bound: max_seq_len 1024' and
+                  close(float(by_gsk['4096']['GFLOPS_first']), 67108864 / 1e9), 'sheet: the bounded call',
+                  by_gsk['4096'])
+            check(by_gsk['1000']['param: kv_lens'] == 'step annotation' and
+                  close(float(by_gsk['1000']['GFLOPS_first']), 16384000 / 1e9) and
+                  close(float(by_gsk['1000']['Data Moved (MB)_first']), 4161536 / 2**20), 'sheet: the exact call',
+                  by_gsk['1000'])
         gsheet = read_csv(os.path.join(csvs, 'GEMM.csv'), optional=True)
         check([r['param: K'] for r in gsheet] == ['4096'], 'GEMM sheet: the scaled GEMM', gsheet)
     return finish()

@@ -65,34 +65,67 @@ int main(void) {
     /* matmul with broadcast batch: [2,1,64,32] x [3,32,16] -> batch 2*3 */
     CHECK(run("aten::matmul", "[[2, 1, 64, 32], [3, 32, 16]]", "[\"float\", \"float\"]", NULL, NULL, &d, &p) == JV_OK);
     CHECK(jv_gemm_of(&d)->batch == 6 && jv_gemm_of(&d)->m == 64 && p.flops == 6.0 * 2 * 64 * 16 * 32);
-    /* _scaled_mm fp8 -> bf16 output (ScalarType 15) */
+    /* _scaled_mm fp8 -> bf16 output (ScalarType 15), per-tensor (0-d) fp32 scales: 4 bytes each */
     CHECK(run("aten::_scaled_mm", "[[256, 512], [512, 128], [], [], [], [], [], []]",
               "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"ScalarType\", "
               "\"Bool\"]",
               NULL, "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &d, &p) == JV_OK);
-    CHECK(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2);
+    CHECK(jv_gemm_of(&d)->out_dtype == JV_DT_BF16 && p.bytes == 256.0 * 512 + 512.0 * 128 + 256.0 * 128 * 2 + 8);
     /* vLLM's _C::cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias): fp8 [32,4096] x [4096,1024]
      * (column-major b), per-token and per-channel fp32 scales, bf16 out [32,1024] and a bf16 bias [1024]:
      * flops = 2*32*1024*4096 + 32*1024 = 268468224;
-     * bytes = 32*4096*1 + 4096*1024*1 + 32*1024*2 + 1024*2 = 131072 + 4194304 + 65536 + 2048 = 4392960 */
+     * bytes = 32*4096*1 + 4096*1024*1 + 32*1024*2 + 1024*2 + (32 + 1024)*4 (scales)
+     *       = 131072 + 4194304 + 65536 + 2048 + 4224 = 4397184 */
     CHECK(run("_C::cutlass_scaled_mm", "[[32, 1024], [32, 4096], [4096, 1024], [32, 1], [1, 1024], [1024]]",
               "[\"c10::BFloat16\", \"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", "
               "\"c10::BFloat16\"]",
               "[[1024, 1], [4096, 1], [1, 4096], [1, 1], [1024, 1], [1]]", NULL, &d, &p) == JV_OK);
     g = jv_gemm_of(&d);
     CHECK(g->m == 32 && g->n == 1024 && g->k == 4096 && g->has_bias && g->trans_b && g->out_dtype == JV_DT_BF16);
-    CHECK(p.flops == 268468224.0 && p.bytes == 4392960.0 && p.dtype == JV_DT_F8E4M3 && p.matrix);
-    /* int8 without a bias, fp16 out: flops = 2*16*256*512 = 4194304; bytes = 16*512 + 512*256 + 16*256*2 */
+    CHECK(p.flops == 268468224.0 && p.bytes == 4397184.0 && p.dtype == JV_DT_F8E4M3 && p.matrix);
+    /* int8 without a bias, fp16 out: flops = 2*16*256*512 = 4194304;
+     * bytes = 16*512 + 512*256 + 16*256*2 + (16 + 256)*4 (scales) */
     CHECK(run("_C::cutlass_scaled_mm", "[[16, 256], [16, 512], [512, 256], [16, 1], [1, 256], []]",
               "[\"c10::Half\", \"signed char\", \"signed char\", \"float\", \"float\", \"\"]", NULL, NULL, &d,
               &p) == JV_OK);
-    CHECK(!jv_gemm_of(&d)->has_bias && p.flops == 4194304.0 && p.bytes == 8192.0 + 131072.0 + 8192.0);
+    CHECK(!jv_gemm_of(&d)->has_bias && p.flops == 4194304.0 && p.bytes == 8192.0 + 131072.0 + 8192.0 + 1088.0);
     {
         jv_operands ops;
         jv_err e;
         jv_err_clear(&e);
         CHECK(jv_gemm_operands(&d, &ops, &e) == JV_ERR_FORMAT && strstr(e.msg, "_C::cutlass_scaled_mm: a scaled"));
     }
+    /* AITER's aiter::gemm_a8w8(XQ [M,K], WQ [N,K], x_scale [M,1], w_scale [1,N], bias, dtype, splitK): int8
+     * [64,2048] x [1024,2048]^T, bf16 out (ScalarType 15): flops = 2*64*1024*2048 = 268435456;
+     * bytes = 64*2048 + 1024*2048 + 64*1024*2 + (64 + 1024)*4 = 131072 + 2097152 + 131072 + 4352 = 2363648 */
+    CHECK(run("aiter::gemm_a8w8", "[[64, 2048], [1024, 2048], [64, 1], [1, 1024], [], [], []]",
+              "[\"signed char\", \"signed char\", \"float\", \"float\", \"\", \"ScalarType\", \"Scalar\"]",
+              "[[2048, 1], [2048, 1], [1, 1], [1024, 1], [], [], []]", "[\"\", \"\", \"\", \"\", \"\", \"15\", \"0\"]",
+              &d, &p) == JV_OK);
+    g = jv_gemm_of(&d);
+    CHECK(g->m == 64 && g->n == 1024 && g->k == 2048 && g->trans_b && !g->has_bias && g->out_dtype == JV_DT_BF16);
+    CHECK(p.flops == 268435456.0 && p.bytes == 2363648.0 && p.dtype == JV_DT_I8);
+    /* its block-scale variant, the CK entry point with the output as argument 4: fp8 [32,7168] x [1536,7168]^T,
+     * x_scale [32, 56] (blocks of 128 along K), w_scale [12, 56] (128 x 128 blocks), fp16 out [32,1536]:
+     * flops = 2*32*1536*7168 = 704643072;
+     * bytes = 32*7168 + 1536*7168 + 32*1536*2 + (32*56 + 12*56)*4 = 229376 + 11010048 + 98304 + 9856 = 11347584 */
+    CHECK(run("aiter::gemm_a8w8_blockscale_ck", "[[32, 7168], [1536, 7168], [32, 56], [12, 56], [32, 1536]]",
+              "[\"c10::Float8_e4m3fnuz\", \"c10::Float8_e4m3fnuz\", \"float\", \"float\", \"c10::Half\"]", NULL, NULL,
+              &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->n == 1536 && jv_gemm_of(&d)->out_dtype == JV_DT_F16 && !jv_gemm_of(&d)->has_bias);
+    CHECK(p.flops == 704643072.0 && p.bytes == 11347584.0);
+    /* vLLM's wrapper rocm_aiter_gemm_a8w8(A, B, As, Bs, bias [N], output_dtype): the bias counted (flops + M*N,
+     * bytes + N*2), per-tensor scales [1]: flops = 2*8*256*512 + 8*256 = 2099200;
+     * bytes = 8*512 + 256*512 + 8*256*2 + 256*2 + 4 + 4 = 4096 + 131072 + 4096 + 512 + 8 = 139784 */
+    CHECK(run("vllm::rocm_aiter_gemm_a8w8", "[[8, 512], [256, 512], [1], [1], [256], []]",
+              "[\"c10::Float8_e4m3fnuz\", \"c10::Float8_e4m3fnuz\", \"float\", \"float\", \"c10::BFloat16\", "
+              "\"ScalarType\"]",
+              NULL, "[\"\", \"\", \"\", \"\", \"\", \"15\"]", &d, &p) == JV_OK);
+    CHECK(jv_gemm_of(&d)->has_bias && jv_gemm_of(&d)->out_dtype == JV_DT_BF16);
+    CHECK(p.flops == 2099200.0 && p.bytes == 139784.0);
+    /* a8w8 operands that do not multiply ([M,K] x [N,K'] with K' != K): refused */
+    CHECK(run("aiter::gemm_a8w8", "[[64, 2048], [1024, 1024], [64, 1], [1, 1024]]",
+              "[\"signed char\", \"signed char\", \"float\", \"float\"]", NULL, NULL, &d, &p) == JV_ERR_FORMAT);
     /* operands that do not multiply */
     CHECK(run("_C::cutlass_scaled_mm", "[[16, 256], [16, 512], [256, 256], [16, 1], [1, 256], []]",
               "[\"c10::Half\", \"signed char\", \"signed char\", \"float\", \"float\", \"\"]", NULL, NULL, &d,

@@ -42,6 +42,31 @@ static void test_models(void) {
     CHECK_NEAR(p.bytes, 525316.0);
     CHECK(p.dtype == JV_DT_F8E4M3 && !jv_moe_of(&d)->gated && jv_moe_of(&d)->pack == 1);
     CHECK(jv_moe_family.match("vllm::rocm_aiter_fused_moe") == JV_MATCH_STRONG);
+    /* AITER's ck_moe(hidden, w1, w2, topk_weight, topk_ids, fc1_scale, fc2_scale, fc1_smooth_scale,
+     * fc2_smooth_scale, block_m, expert_mask): int8 weights, 1 token of 256, top-2 of 8 experts, gated, I = 512
+     * (w1 [8, 1024, 256], w2 [8, 256, 512]); per-channel scales [8, 1024, 1] and [8, 256, 1], smooth scales
+     * [8, 1, 256] and [8, 1, 512] (fp32, per expert), expert_mask [8] int:
+     * FLOPs = 2*256*512*2*2 + 2*256*512*2 + 256*3 = 1048576 + 524288 + 768 = 1573632;
+     * E_active = 8 * (1 - 6/8) = 2; S_expert = (8*1024 + 8*256 + 8*256 + 8*512) * 4 = 65536; S_other = 8*4;
+     * bytes = 2*256*2 + 2*(4 + 4) + 2 * ((1024*256 + 256*512) + 65536/8) + 32
+     *       = 1024 + 16 + 2 * (393216 + 8192) + 32 = 803888 */
+    CHECK(parse("aiter::ck_moe",
+                "[[1, 256], [8, 1024, 256], [8, 256, 512], [1, 2], [1, 2], [8, 1024, 1], [8, 256, 1], [8, 1, 256], "
+                "[8, 1, 512], [], [8]]",
+                "[\"c10::BFloat16\", \"signed char\", \"signed char\", \"float\", \"int\", \"float\", \"float\", "
+                "\"float\", \"float\", \"Scalar\", \"int\"]",
+                NULL, NULL, &d) == JV_OK);
+    p = model(&d);
+    CHECK_NEAR(p.flops, 1573632.0);
+    CHECK_NEAR(p.bytes, 803888.0);
+    CHECK(p.dtype == JV_DT_BF16 && jv_moe_of(&d)->gated);
+    /* aiter::fused_moe_ without scales (None): the weights alone, 1024 + 16 + 2 * 393216 = 787472 */
+    CHECK(parse("aiter::fused_moe_",
+                "[[1, 256], [8, 1024, 256], [8, 256, 512], [1, 2], [1, 2], [], [], [], [], [], []]",
+                "[\"c10::BFloat16\", \"signed char\", \"signed char\", \"float\", \"int\", \"\", \"Scalar\", "
+                "\"Scalar\", \"Scalar\", \"\", \"\"]",
+                NULL, NULL, &d) == JV_OK);
+    CHECK_NEAR(model(&d).bytes, 787472.0);
     CHECK(jv_moe_family.match("aten::bmm") == JV_MATCH_NONE);
 }
 
