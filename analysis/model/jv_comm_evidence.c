@@ -15,17 +15,21 @@ static const char *const DDP_SYNC[] = {"DistributedDataParallel.forward", "_sync
 static const char *const DDP_INIT[] = {"_sync_params_and_buffers", "_sync_module_states",
                                        "DistributedDataParallel.__init__"};
 
-typedef struct {
-    uint32_t thread;
-    int64_t s, e;
-    int init; /* a constructor span */
-} span;
-
 static int name_in(const char *n, const char *const *set, size_t k) {
     for (size_t i = 0; i < k; i++)
         if (strstr(n, set[i])) return 1;
     return 0;
 }
+
+int jv_comm_is_ddp_name(const char *name) {
+    return strstr(name, "DistributedDataParallel") || name_in(name, DDP_SYNC, sizeof DDP_SYNC / sizeof *DDP_SYNC);
+}
+
+typedef struct {
+    uint32_t thread;
+    int64_t s, e;
+    int init; /* a constructor span */
+} span;
 
 /* 1 when the launch of kernel event ev lies inside a DDP buffer-sync span of its thread and inside no constructor
  * span */

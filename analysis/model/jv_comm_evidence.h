@@ -60,6 +60,11 @@ typedef struct {
                                      * with the most time (n = 0: none): the evidence that the time is transfer */
 } jv_dcomm;
 
+/* 1 for a name of DistributedDataParallel itself (its nn.Module class, its forward) or of its buffer sync
+ * (DDP_SYNC in jv_comm_evidence.c): elementwise kernels under it are DDP's own (the buffers' flatten and unflatten
+ * copies around the broadcast), not model code that fusing would speed up. */
+int jv_comm_is_ddp_name(const char *name);
+
 /* Fills out from trace tr and its tree t: the collectives on the timeline of opts (linked ones unless
  * include_unlinked; all devices), with exposed_comm the timeline's exposed communication (ns) that the parts
  * split. JV_ERR_NOMEM on failure. */

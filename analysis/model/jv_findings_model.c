@@ -253,6 +253,7 @@ static jv_status fusion_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, 
         if (!d->cat_rows[JV_DCAT_EW] || i >= MAX_FUSION_FINDINGS || !(d->total_us > 0) ||
             !(p->gain_us >= 0.005 * d->total_us))
             continue;
+        if (jv_comm_is_ddp_name(x->name)) continue; /* DDP's own copies: no fusion advice (issue 19, item 6) */
         jv_dfinding y = finding_of(JV_FIND_FUSION, JV_DCAT_EW, JV_RECO_FUSE, x->ew_us, p->gain_us, p->share);
         y.fusion = (int32_t)i;
         JV_CHECK(add_finding(f, cap, &y, err));

@@ -20,6 +20,8 @@ kernel's args):
 - multirank: two ranks, rank 1 late by 500 us at both all-reduces: the multi-rank report advises on the wait
   (rank 0 waits 1000 us, 500 per rank on average, rank 1 last at 2 of 2) before the transfers (200 us); without
   skew only the transfers.
+- DDP's own elementwise kernels (under its nn.Module, the buffers' copies) get no "fuse with torch.compile"
+  advice; the same kernels under a LayerNorm module do.
 - large ops without a model: an `aten::mm` without shapes and an op no family models, each >= 10 % of kernel
   time: "not judged (no input shapes recorded)" / "not judged (no perf model for the op)", no recommendation.
 Every generated fair report also passes tests/claims/claims_check.py (no wrong number).
@@ -207,6 +209,23 @@ def multirank_cases(exe, tmp):
             check('**Waiting' not in adv and '**Transfers.**' in adv, 'noskew: no waiting advice without skew', adv)
 
 
+def ddp_fusion_cases(exe, tmp):
+    """elementwise kernels directly under DDP's module (its buffers' flatten / unflatten copies) get no fusion advice
+    ("fuse DDP with torch.compile"); the same under a model module do"""
+    for module, advised in (('DistributedDataParallel', False), ('LayerNorm', True)):
+        ev, corr = [], 1
+        for k, t0 in enumerate((0, 300)):
+            ev.append(annot(f'nn.Module: {module}_{k}', t0, 200, 'python_function'))
+            for dt in (10, 60):
+                ev += [g.op('aten::add', t0 + dt, 30, dims=[[1024, 1024], [1024, 1024]]), g.launch(t0 + dt + 1, corr),
+                       g.kernel('k_add', t0 + dt + 5, 10, corr)]
+                corr += 1
+        _, md = analyse(exe, tmp, 'fusion_' + module, ev)
+        got = heading(recs(md), 'Elementwise fusion') is not None
+        check(got == advised, f'{module}: fusion advice {"given" if advised else "not given"}',
+              re.findall(r'### \d+\. .*', md))
+
+
 def large_cases(exe, tmp):
     ev = [g.op('aten::mm', 0, 50), g.launch(1, 1), g.kernel('k_mm_big', 5, 400, 1),
           g.op('myext::fancy_op', 500, 50, dims=[[64, 64]]), g.launch(501, 2), g.kernel('k_fancy', 505, 300, 2)]
@@ -296,6 +315,7 @@ def main():
             ddp_cases(exe, tmp)
             wait_cases(exe, tmp)
             multirank_cases(exe, tmp)
+            ddp_fusion_cases(exe, tmp)
             large_cases(exe, tmp)
     sys.exit(finish())
 
