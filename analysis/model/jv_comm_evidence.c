@@ -21,6 +21,25 @@ static int name_in(const char *n, const char *const *set, size_t k) {
     return 0;
 }
 
+/* what a name is, decided once per distinct name (a direct-mapped cache on its interned id) */
+enum { NAME_CACHE = 1024, N_SYNC = 1, N_INIT = 2, N_COMM = 4 };
+typedef struct {
+    uint32_t id[NAME_CACHE];
+    uint8_t cls[NAME_CACHE];
+} name_cache;
+
+static uint8_t name_class(const jv_trace *tr, name_cache *c, uint32_t name) {
+    uint32_t slot = name & (NAME_CACHE - 1);
+    if (c->id[slot] != name) {
+        const char *n = jv_trace_str(tr, name);
+        c->id[slot] = name;
+        c->cls[slot] = (uint8_t)((name_in(n, DDP_SYNC, sizeof DDP_SYNC / sizeof *DDP_SYNC) ? N_SYNC : 0) |
+                                 (name_in(n, DDP_INIT, sizeof DDP_INIT / sizeof *DDP_INIT) ? N_INIT : 0) |
+                                 (jv_is_comm_kernel(n) ? N_COMM : 0));
+    }
+    return c->cls[slot];
+}
+
 int jv_comm_is_ddp_name(const char *name) {
     return strstr(name, "DistributedDataParallel") || name_in(name, DDP_SYNC, sizeof DDP_SYNC / sizeof *DDP_SYNC);
 }
@@ -115,13 +134,15 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
     sized_call *sc = NULL;
     jv_iv *comp = NULL, *ddp = NULL, *wait = NULL, *cd = NULL;
     jv_status st = jv_coll_collect(tr, t, world, &strings, &calls, &ncalls);
+    name_cache cache;
+    memset(cache.id, 0xFF, sizeof cache.id);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         ngpu += jv_kind_is_gpu((jv_kind)e->kind);
         if (!jv_kind_is_host((jv_kind)e->kind)) continue;
-        const char *n = jv_trace_str(tr, e->name);
-        int init = name_in(n, DDP_INIT, sizeof DDP_INIT / sizeof *DDP_INIT);
-        if (!init && !name_in(n, DDP_SYNC, sizeof DDP_SYNC / sizeof *DDP_SYNC)) continue;
+        uint8_t cls = name_class(tr, &cache, e->name);
+        int init = (cls & N_INIT) != 0;
+        if (!init && !(cls & N_SYNC)) continue;
         if ((st = JV_RESERVE(sp, cap_sp, nsp + 1)) == JV_OK) sp[nsp++] = (span){e->thread, e->ts, e->ts + e->dur, init};
     }
     if (st == JV_OK && (!(sc = malloc((ncalls + 1) * sizeof *sc)) || !(comp = malloc((ngpu + 1) * sizeof *comp)) ||
@@ -167,7 +188,7 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
             if (!jv_kind_is_gpu(k) || (!opts->include_unlinked && t->parent[i] == JV_NONE32)) continue;
             const char *name = jv_trace_str(tr, e->name);
             if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) continue;
-            if (k == JV_K_KERNEL && jv_is_comm_kernel(name)) continue;
+            if (k == JV_K_KERNEL && (name_class(tr, &cache, e->name) & N_COMM)) continue;
             comp[ncomp++] = (jv_iv){e->ts, e->ts + e->dur};
         }
         ncomp = jv_iv_merge(comp, ncomp);
