@@ -163,7 +163,7 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
             ddp[nddp++] = (jv_iv){c->ts, c->ts + c->dur};
             continue;
         }
-        if (isnan(bytes)) continue;
+        if (isnan(bytes) || c->kind == JV_COLL_UNKNOWN || c->kind == JV_COLL_BARRIER) continue; /* no rate */
         sc[nsc++] = (sized_call){(jv_coll_kind)c->kind, bytes, c->group_size, c->ts, c->dur};
     }
     if (st == JV_OK) {
@@ -177,7 +177,8 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
             out->wait_calls += z.slow;
             out->wait_us += z.wait_us;
             if (z.slow && z.wait_us > out->wait_top.wait_us) out->wait_top = z;
-            if (!z.slow && z.n >= 2 && z.bytes >= JV_COMM_XFER_MIN_BYTES && z.sum_us > out->xfer_top.sum_us)
+            if (!z.slow && z.n >= 2 && z.best_us > 0 && z.bytes >= JV_COMM_XFER_MIN_BYTES &&
+                z.sum_us > out->xfer_top.sum_us)
                 out->xfer_top = z;
             i = j;
         }

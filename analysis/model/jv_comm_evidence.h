@@ -5,10 +5,10 @@
  *   event named `DistributedDataParallel.forward`, `_sync_buffers`, `_sync_module_buffers` or
  *   `_broadcast_coalesced` around the launch; not one inside DDP's constructor, `_sync_params_and_buffers` /
  *   `_sync_module_states`), typically batch-norm running statistics: `broadcast_buffers=False` removes them;
- * - waiting: a collective at least JV_COMM_WAIT_RATIO times as long as the fastest instance of the same kind and
- *   message size in the trace moves the same bytes, so the time beyond the fastest one is spent waiting for the
- *   other ranks (skew, a straggler, load imbalance); that time is taken at the kernel's start (a collective kernel
- *   spins until its peers arrive, then moves the data);
+ * - waiting: a collective (of a known kind that moves data: not a barrier) at least JV_COMM_WAIT_RATIO times as
+ *   long as the fastest instance of the same kind, message size and group size in the trace moves the same bytes, so
+ * the time beyond the fastest one is spent waiting for the other ranks (skew, a straggler, load imbalance); that time
+ * is taken at the kernel's start (a collective kernel spins until its peers arrive, then moves the data);
  * - the rest: transfers and collectives whose size or peers the trace does not show. A size of at least
  *   JV_COMM_XFER_MIN_BYTES whose instances all run within JV_COMM_WAIT_RATIO of the fastest moves data at the same
  *   rate every time: evidence for the bandwidth (links, topology) rather than a late rank (a rank late by the same

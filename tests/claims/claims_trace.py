@@ -648,7 +648,7 @@ class Trace:
                 ev['ddp_bytes'] += nbytes or 0.0
                 ddp.append((x[0], x[1]))
                 continue
-            if nbytes is not None:
+            if nbytes is not None and kind not in (None, 'barrier'):
                 groups.setdefault((kind, nbytes, gs), []).append(x)
         wait, ev['wait_calls'], ev['wait_us'], ev['wait_top'], ev['xfer_top'] = [], 0, 0.0, None, None
         for (kind, nbytes, gs), xs in groups.items():
@@ -671,7 +671,7 @@ class Trace:
             ev['wait_us'] += z['wait_us']
             if z['slow'] and (ev['wait_top'] is None or z['wait_us'] > ev['wait_top']['wait_us']):
                 ev['wait_top'] = z
-            if not z['slow'] and z['n'] >= 2 and nbytes >= XFER_MIN_BYTES and \
+            if not z['slow'] and z['n'] >= 2 and best > 0 and nbytes >= XFER_MIN_BYTES and \
                     (ev['xfer_top'] is None or z['sum_us'] > ev['xfer_top']['sum_us']):
                 ev['xfer_top'] = z
         exposed = self.tl['exposed_comm'] * 1e3   # ns
