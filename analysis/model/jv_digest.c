@@ -667,6 +667,7 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     to.idle_causes = 1; /* what the host did while the GPU idled: the idle recommendation's evidence */
     if (jv_timeline_compute(tr, t, &to, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
     d->gpu_events = d->tl.events;
+    JV_CHECK(jv_comm_evidence(tr, t, &to, d->tl.exposed_comm, &d->comm, err));
     /* the memcpy time by direction, over the timeline's events: what the exposed-memcpy advice rests on; and the
      * devices those events ran on (the first 64 device ids told apart; more count as one more) */
     uint64_t seen = 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "jv_arena.h"
+#include "jv_comm_evidence.h"
 #include "jv_family.h"
 #include "jv_hw.h"
 #include "jv_judge.h"
@@ -222,6 +223,7 @@ typedef struct {
     int sheet_differs;    /* 1 when sheet_hw's peaks differ from hw's (jv_hw_roofs_differ) */
     const char *hw_why;   /* how it was chosen */
     jv_gpu_timeline tl;   /* all devices merged */
+    jv_dcomm comm;        /* its exposed communication split by what the collectives did (jv_comm_evidence.h) */
     double total_us;      /* sum of rows' time_us */
     double cat_us[JV_DCAT_COUNT];
     uint32_t cat_rows[JV_DCAT_COUNT];

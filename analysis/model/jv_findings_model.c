@@ -253,6 +253,7 @@ static jv_status fusion_facts(const jv_digest *d, jv_dfindings *f, size_t *cap, 
         if (!d->cat_rows[JV_DCAT_EW] || i >= MAX_FUSION_FINDINGS || !(d->total_us > 0) ||
             !(p->gain_us >= 0.005 * d->total_us))
             continue;
+        if (jv_comm_is_ddp_name(x->name)) continue; /* DDP's own copies: no fusion advice (issue 19, item 6) */
         jv_dfinding y = finding_of(JV_FIND_FUSION, JV_DCAT_EW, JV_RECO_FUSE, x->ew_us, p->gain_us, p->share);
         y.fusion = (int32_t)i;
         JV_CHECK(add_finding(f, cap, &y, err));
@@ -486,15 +487,33 @@ static void timeline_and_ranking(const jv_digest *d, jv_dfindings *f) {
                     f->ranking[f->nranking++] = (jv_frank_entry){.is_timeline = 0, .item = (int)order[k]};
         }
     }
-    /* the recommendations: the timeline items and the ranked findings in one list by projected saving (µs), at
-     * most JV_FIND_MAX_RECS; equal savings: the timeline items first */
-    jv_frec all[JV_TL_COUNT + JV_FIND_MAX_RECS];
+    /* the exposed communication: its DDP-broadcast and waiting parts apart when they are large enough, the rest
+     * as the item (no moment in two parts: jv_comm_evidence) */
+    tl->comm_ns[JV_COMM_REST] = tl->ns[JV_TL_EXPOSED_COMM];
+    for (int p = 0; p < JV_COMM_REST && tl->recommend[JV_TL_EXPOSED_COMM]; p++) {
+        int64_t x = d->comm.exposed[p];
+        if (!(x > 0 && (double)x >= JV_FIND_COMM_PART_SHARE * (double)tl->ns[JV_TL_EXPOSED_COMM])) continue;
+        tl->comm_recommend[p] = 1;
+        tl->comm_ns[p] = x;
+        tl->comm_ns[JV_COMM_REST] -= x;
+    }
+    tl->comm_recommend[JV_COMM_REST] = tl->recommend[JV_TL_EXPOSED_COMM] && tl->comm_ns[JV_COMM_REST] > 0;
+    /* the recommendations: the timeline items (measured time, an upper bound) and the ranked findings in one list
+     * by projected saving (µs), at most JV_FIND_MAX_RECS; equal savings: the timeline items first */
+    jv_frec all[JV_TL_COUNT + JV_COMM_PARTS + JV_FIND_MAX_RECS];
     int n = 0;
-    for (int i = 0; i < JV_TL_COUNT; i++)
-        if (tl->recommend[i])
-            all[n++] = (jv_frec){1, (uint32_t)i, (double)tl->ns[i] / 1e3, JV_CONF_MEDIUM}; /* measured, upper bound */
+    for (int i = 0; i < JV_TL_COUNT; i++) {
+        if (!tl->recommend[i]) continue;
+        if (i != JV_TL_EXPOSED_COMM) {
+            all[n++] = (jv_frec){1, (uint32_t)i, (double)tl->ns[i] / 1e3, JV_CONF_MEDIUM, JV_COMM_REST};
+            continue;
+        }
+        for (int p = 0; p < JV_COMM_PARTS; p++)
+            if (tl->comm_recommend[p])
+                all[n++] = (jv_frec){1, (uint32_t)i, (double)tl->comm_ns[p] / 1e3, JV_CONF_MEDIUM, p};
+    }
     for (size_t i = 0; i < f->nrank && i < JV_FIND_MAX_RECS; i++)
-        all[n++] = (jv_frec){0, f->rank[i], f->v[f->rank[i]].gain_us, f->v[f->rank[i]].conf};
+        all[n++] = (jv_frec){0, f->rank[i], f->v[f->rank[i]].gain_us, f->v[f->rank[i]].conf, JV_COMM_REST};
     f->nrecs = 0;
     for (int taken = 0; taken < n && f->nrecs < JV_FIND_MAX_RECS; taken++) { /* a selection: n is small */
         int best = -1;

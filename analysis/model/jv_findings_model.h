@@ -25,6 +25,7 @@
 #define JV_FIND_LARGE_PCT       10.0 /* an op from this share of GPU kernel time is always covered (%) */
 #define JV_FIND_MAX_LARGE       10   /* such ops: at most 10 by construction */
 #define JV_FIND_COVERED_SHARE   0.95 /* a finding whose time is this much in a larger recommendation is dropped */
+#define JV_FIND_COMM_PART_SHARE 0.01 /* a part of the exposed communication from this share of it is advised apart */
 
 /* How far a recommendation's projected saving can be trusted, and why (the printers name the evidence):
  * high: a measured pattern whose saving is a lower bound (eager attention: the ops between the products);
@@ -206,6 +207,12 @@ typedef struct {
     double stream_overlap_us;   /* the rows' summed kernel time beyond the GPU's busy time, when over 1 % of it:
                                  * kernels ran concurrently on several streams (0 otherwise) */
     double idle_share[JV_IDLE_COUNT]; /* each cause as % of the idle time */
+    /* the exposed communication's parts with a recommendation of their own (jv_digest.comm: DDP buffer broadcasts,
+     * waiting for other ranks; each >= JV_FIND_COMM_PART_SHARE of the exposed communication, when that item is
+     * recommended); JV_COMM_REST: the rest, recommended as the exposed-communication item */
+    int comm_recommend[JV_COMM_PARTS];
+    int64_t comm_ns[JV_COMM_PARTS]; /* each recommendation's time: a part's exposed time; the rest's takes the parts
+                                     * without a recommendation of their own */
 } jv_ftimeline;
 
 /* One entry of the bottleneck ranking: a timeline item (>= 1 % of the timeline) or an op category (>= 1 % of
@@ -221,6 +228,7 @@ typedef struct {
     uint32_t item;  /* jv_tl_item, or an index into jv_dfindings.v */
     double gain_us; /* its projected saving (the timeline item's time: an upper bound), the ranking key */
     jv_confidence conf;
+    int part; /* the exposed-communication item: the jv_comm_part it advises on (else JV_COMM_REST) */
 } jv_frec;
 
 /* An op with >= JV_FIND_LARGE_PCT of GPU kernel time, and what covers it. */

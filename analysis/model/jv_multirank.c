@@ -67,6 +67,11 @@ const char *jv_coll_kind_name(jv_coll_kind k) {
     return (unsigned)k < JV_COLL_COUNT ? N[k] : "";
 }
 
+double jv_coll_bytes(const jv_coll_call *c) {
+    int64_t nel = c->kind == JV_COLL_ALLGATHER ? c->out_nelems : c->in_nelems;
+    return c->elem_bytes && nel >= 0 ? (double)nel * c->elem_bytes : NAN;
+}
+
 /* bytes per element of a collective's dtype: c10's ScalarType names as record_param_comms writes them
  * ("Float", "BFloat16"), else an Input type ("float", "c10::Half") */
 static int elem_bytes(const char *s) {
@@ -122,13 +127,19 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     return JV_NONE32;
 }
 
-static jv_status keep(jv_rank_view *rv, const char *s, uint32_t *id) {
-    return jv_intern_add(&rv->strings, s, strlen(s), id);
+/* where a rank's calls keep their strings, and its distributedInfo.world_size (-1 when absent) */
+typedef struct {
+    jv_intern *strings;
+    int world_size;
+} call_sink;
+
+static jv_status keep(call_sink *rv, const char *s, uint32_t *id) {
+    return jv_intern_add(rv->strings, s, strlen(s), id);
 }
 
 /* the metadata of communication kernel i into c */
 static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t *an, size_t na, uint32_t i,
-                           jv_rank_view *rv, jv_coll_call *c) {
+                           call_sink *rv, jv_coll_call *c) {
     const jv_event *e = &tr->ev[i];
     const jv_commargs *ca = comm_of(tr, i);
     uint32_t op = t->op_of_gpu ? t->op_of_gpu[e->aux] : JV_NONE32;
@@ -313,8 +324,7 @@ done:
     return st;
 }
 
-/* distributedInfo.rank and world_size (-1 when absent) */
-static void dist_info(const jv_trace *tr, int *rank, int *world) {
+void jv_dist_info(const jv_trace *tr, int *rank, int *world) {
     *rank = *world = -1;
     if (!tr->distributed_info) return;
     cJSON *d = cJSON_Parse(tr->distributed_info);
@@ -332,15 +342,12 @@ static int cmp_call(const void *a, const void *b) {
     return (x->stream > y->stream) - (x->stream < y->stream);
 }
 
-jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, const char *path,
-                          jv_rank_view *rv, jv_err *err) {
-    memset(rv, 0, sizeof *rv);
-    rv->path = path;
-    dist_info(tr, &rv->rank, &rv->world_size);
-    jv_status st = jv_intern_init(&rv->strings);
-    if (st == JV_OK) st = jv_timeline_compute(tr, t, opts, -1, &rv->tl);
-    if (st == JV_OK) rv->comm_overlapped = rv->tl.total_comm - rv->tl.exposed_comm;
-    if (st == JV_OK) st = streams_and_bins(tr, t, opts, rv);
+jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, jv_intern *strings,
+                          jv_coll_call **calls, size_t *ncalls) {
+    *calls = NULL;
+    *ncalls = 0;
+    call_sink sink = {strings, world_size};
+    jv_status st = JV_OK;
     /* the nccl:<collective> annotations, by thread and start */
     uint32_t *an = NULL;
     size_t na = 0, cap_an = 0, cap_calls = 0;
@@ -364,18 +371,37 @@ jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timelin
             cache_comm[slot] = (uint8_t)jv_is_comm_kernel(jv_trace_str(tr, e->name));
         }
         if (!cache_comm[slot]) continue;
-        if ((st = JV_RESERVE(rv->calls, cap_calls, rv->ncalls + 1)) != JV_OK) break;
-        jv_coll_call *c = &rv->calls[rv->ncalls++];
+        if ((st = JV_RESERVE(*calls, cap_calls, *ncalls + 1)) != JV_OK) break;
+        jv_coll_call *c = &(*calls)[(*ncalls)++];
         memset(c, 0, sizeof *c);
+        c->ev = (uint32_t)i;
         c->ts = e->ts;
         c->dur = e->dur;
         c->in_nelems = c->out_nelems = -1;
         c->group_size = -1;
         c->stream = tr->gpu[e->aux].stream;
-        st = call_meta(tr, t, an, na, (uint32_t)i, rv, c);
+        st = call_meta(tr, t, an, na, (uint32_t)i, &sink, c);
     }
     free(an);
-    if (st == JV_OK && rv->ncalls > 1) qsort(rv->calls, rv->ncalls, sizeof *rv->calls, cmp_call);
+    if (st == JV_OK && *ncalls > 1) qsort(*calls, *ncalls, sizeof **calls, cmp_call);
+    if (st != JV_OK) {
+        free(*calls);
+        *calls = NULL;
+        *ncalls = 0;
+    }
+    return st;
+}
+
+jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, const char *path,
+                          jv_rank_view *rv, jv_err *err) {
+    memset(rv, 0, sizeof *rv);
+    rv->path = path;
+    jv_dist_info(tr, &rv->rank, &rv->world_size);
+    jv_status st = jv_intern_init(&rv->strings);
+    if (st == JV_OK) st = jv_timeline_compute(tr, t, opts, -1, &rv->tl);
+    if (st == JV_OK) rv->comm_overlapped = rv->tl.total_comm - rv->tl.exposed_comm;
+    if (st == JV_OK) st = streams_and_bins(tr, t, opts, rv);
+    if (st == JV_OK) st = jv_coll_collect(tr, t, rv->world_size, &rv->strings, &rv->calls, &rv->ncalls);
     if (st != JV_OK) {
         jv_rank_view_free(rv);
         JV_FAIL(err, st, "%s: out of memory collecting the rank's collectives", path);

@@ -52,7 +52,12 @@ typedef struct {
     uint8_t elem_bytes; /* 0 when the dtype is unknown */
     uint8_t meta_from;  /* where the metadata came from: JV_META_* */
     uint8_t pad_;
+    uint32_t ev; /* the kernel's event in its trace (meaningful while that trace is loaded) */
 } jv_coll_call;
+
+/* The message of call c that nccl-tests counts, in bytes: the gathered output for all_gather, the input otherwise;
+ * NAN when its element count or dtype is not recorded. */
+double jv_coll_bytes(const jv_coll_call *c);
 
 enum { JV_META_NONE = 0, JV_META_ARGS, JV_META_ANNOTATION, JV_META_KERNEL };
 
@@ -90,6 +95,16 @@ typedef struct {
  * rv->path = path. JV_ERR_NOMEM on failure (rv freed). */
 jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, const char *path,
                           jv_rank_view *rv, jv_err *err);
+
+/* The communication kernels of tr (jv_is_comm_kernel, linked or not), each with its metadata as jv_rank_view.calls
+ * describes it (strings interned into strings; world_size: distributedInfo.world_size, -1 when absent, the group
+ * size's fallback), by start, into *calls (malloc'd; the caller frees it) and *ncalls. JV_ERR_NOMEM on failure
+ * (*calls NULL, *ncalls 0). */
+jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, jv_intern *strings,
+                          jv_coll_call **calls, size_t *ncalls);
+
+/* distributedInfo.rank and world_size of tr, -1 each when absent. */
+void jv_dist_info(const jv_trace *tr, int *rank, int *world);
 
 /* Frees what rv holds (safe on a zeroed view). */
 void jv_rank_view_free(jv_rank_view *rv);
@@ -145,8 +160,12 @@ typedef struct {
     jv_rank_wait *wait; /* per job index */
     size_t unmatched;   /* calls of a rank past the shortest rank's count in a group */
     size_t mismatched;  /* matched collectives whose ranks disagree on kind or size */
-    int64_t t0;         /* the earliest GPU event of all ranks (ns) */
-    int64_t t1;         /* the latest end */
+    /* what the communication advice rests on (jv_job_build): the measured waits against the transfers */
+    int most_waiting;    /* job index of the rank with the most wait (jv_rank_wait.wait_total), -1 when none */
+    double wait_mean_us; /* mean over ranks of their wait_total */
+    double latency_us;   /* comm_latency summed over the matched collectives: the transfers after the last arrival */
+    int64_t t0;          /* the earliest GPU event of all ranks (ns) */
+    int64_t t1;          /* the latest end */
 } jv_job;
 
 /* Matches the collectives of ranks[0..n) (in job order: ascending rank) into *job. JV_ERR_NOMEM on failure (job

@@ -137,8 +137,7 @@ static void inst_figures(jv_job *job, jv_coll_inst *in, const jv_coll_call *cons
     in->avg_wait = w / in->nranks;
     const jv_coll_call *c = in->c;
     in->full_bytes = in->algbw = in->busbw = NAN;
-    int64_t nel = c->kind == JV_COLL_ALLGATHER ? c->out_nelems : c->in_nelems;
-    if (c->elem_bytes && nel >= 0) in->full_bytes = (double)nel * c->elem_bytes;
+    in->full_bytes = jv_coll_bytes(c);
     if (!isnan(in->full_bytes) && in->comm_latency > 0 && c->kind != JV_COLL_BARRIER) {
         in->algbw = in->full_bytes / (double)in->comm_latency; /* bytes per ns = GB/s */
         int n = c->group_size > 0 ? c->group_size : in->nranks;
@@ -321,6 +320,15 @@ jv_status jv_job_build(const jv_rank_view *ranks, int n, jv_job *job, jv_err *er
     for (size_t g = 0; g < job->ngroups && st == JV_OK; g++)
         st = match_group(job, (uint32_t)g, &cap_inst, call, bg);
     if (st == JV_OK) st = build_sizes(job);
+    job->most_waiting = -1;
+    for (int r = 0; r < n && st == JV_OK; r++) {
+        job->wait_mean_us += (double)job->wait[r].wait_total / 1e3 / n;
+        if (job->wait[r].wait_total > 0 &&
+            (job->most_waiting < 0 || job->wait[r].wait_total > job->wait[job->most_waiting].wait_total))
+            job->most_waiting = r;
+    }
+    for (size_t i = 0; i < job->ninst && st == JV_OK; i++)
+        job->latency_us += (double)job->inst[i].comm_latency / 1e3;
     for (int r = 0; bg && r < n; r++) {
         free(bg[r].order);
         free(bg[r].start);

@@ -73,6 +73,62 @@ static const char CLOCK_NOTE[] =
 
 /* ---------- markdown ---------- */
 
+/* the communication advice from the measured arrival skew: waiting for the last rank against the transfers after
+ * it, ranked by the time each could save per rank (the wait: a rank's wait over the collectives; the transfer:
+ * the comm latency summed over them) */
+static void comm_advice(FILE *f, const jv_job *job, const char *const *rank_dirs) {
+    if (!job->ninst) return;
+    char b1[64], b2[64], b3[64], b4[64], b5[64];
+    int s = top_straggler(job), w = job->most_waiting;
+    size_t at = 0;
+    int64_t sk = max_skew(job, &at);
+    const jv_coll_size *z = job->nsizes ? &job->sizes[0] : NULL;
+    double wait_w = w >= 0 ? job->wait[w].wait_total / 1e3 : 0;
+    int wait_first = wait_w > job->latency_us;
+    fputs("## Communication advice\n\nFrom the measured arrival skew of the matched collectives, ranked by the "
+          "time each could save on one rank; no time in both: a rank's wait ends where the last rank arrives, the "
+          "transfer (comm latency) begins there.\n\n",
+          f);
+    for (int k = 0; k < 2; k++) {
+        if ((k == 0) == wait_first && w >= 0) {
+            fprintf(f,
+                    "- **Waiting for other ranks.** Issue: over %zu collectives the ranks wait %s us each on "
+                    "average for the last to arrive; rank %d waits most, %s us; rank %d arrives last at %zu of them "
+                    "(the straggler); the largest skew is %s us (%s_%u). Action: find what delays rank %d before "
+                    "its collectives: compare [its report](%s/standalone_analysis_fair.md) with the others' (more "
+                    "GPU work from uneven batches, sequence lengths or embedding shards; its host: data loading, "
+                    "Python, garbage collection; its GPU clocks), then even out the work; more bandwidth does not "
+                    "shorten a wait. Impact: up to %s us on rank %d (%s us per rank on average) if all ranks arrived "
+                    "together. Confidence: medium: measured arrival skew across ranks (one node shares a clock; "
+                    "across nodes skew under the clocks' error, tens of us to ms with NTP, is noise).\n",
+                    job->ninst, fnum(b1, sizeof b1, job->wait_mean_us, 1), job->ranks[w].rank,
+                    fnum(b2, sizeof b2, wait_w, 1), s >= 0 ? job->ranks[s].rank : -1,
+                    s >= 0 ? job->wait[s].times_last : 0, fnum(b3, sizeof b3, sk / 1e3, 1),
+                    job->groups[job->inst[at].group], job->inst[at].index, s >= 0 ? job->ranks[s].rank : -1,
+                    rank_dirs[s >= 0 ? s : 0], fnum(b4, sizeof b4, wait_w, 1), job->ranks[w].rank,
+                    fnum(b5, sizeof b5, job->wait_mean_us, 1));
+        } else if ((k == 0) != wait_first && job->latency_us > 0) {
+            fprintf(f,
+                    "- **Transfers.** Issue: after the last rank arrives, the %zu collectives take %s us (comm "
+                    "latency, summed)",
+                    job->ninst, fnum(b1, sizeof b1, job->latency_us, 1));
+            if (z)
+                fprintf(f, "; the most: %s of %s MiB, %zu call(s), %s us, at %s GB/s bus bandwidth (mean)",
+                        sv(z->first, z->first->c->name)[0] ? sv(z->first, z->first->c->name) : "-",
+                        fnum(b1, sizeof b1, z->first->full_bytes / 1048576.0, 3), z->count,
+                        fnum(b2, sizeof b2, z->lat_sum, 1), fnum(b3, sizeof b3, z->busbw_mean, 2));
+            fprintf(f,
+                    ". Action: this is data movement: overlap it with computation (bucketing, async collectives, "
+                    "fewer and larger messages); if the bus bandwidth is below the interconnect's, check the links "
+                    "and topology (nccl-tests, `nvidia-smi topo -m` / `rocm-smi --showtopo`). Impact: up to %s us "
+                    "per rank if all of it overlapped. Confidence: medium: measured comm latency (the shortest "
+                    "duration of the ranks), an upper bound.\n",
+                    fnum(b1, sizeof b1, job->latency_us, 1));
+        }
+    }
+    fputc('\n', f);
+}
+
 jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const char *outdir, jv_err *err) {
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/multirank_report.md", outdir) >= sizeof path)
@@ -89,6 +145,7 @@ jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const
         fprintf(f, "; %zu matched collectives differ across ranks in kind or size (check the matching)",
                 job->mismatched);
     fprintf(f, ".\n%s\n\n", CLOCK_NOTE);
+    comm_advice(f, job, rank_dirs);
     fputs("## Ranks\n\n"
           "Per rank, its GPU timeline (all devices of its trace merged); overlap = share of communication kernel "
           "time during which a computation kernel runs; idle by HTA's rule (gaps between consecutive GPU events of "

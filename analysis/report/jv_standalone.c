@@ -5,10 +5,10 @@
 #include "jv_standalone.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_comm_advice.h"
 #include "jv_escape.h"
 #include "jv_findings_model.h"
 #include "jv_output.h"
@@ -71,58 +71,68 @@ static const char *memcpy_action(jv_xfer x) {
     }
 }
 
-/* appends to r->issue, whose first n bytes are written; returns the new length (capped at its end) */
-static int issue_cat(jv_rec_text *r, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int issue_cat(jv_rec_text *r, int n, const char *fmt, ...) {
-    size_t cap = sizeof r->issue;
-    if (n < 0 || (size_t)n >= cap) return n;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(r->issue + n, cap - (size_t)n, fmt, ap);
-    va_end(ap);
-    return w < 0 ? n : (size_t)(n + w) < cap ? n + w : (int)cap - 1;
-}
-
 /* a list appended by issue_cat ends with a full stop, not its last comma */
 static void issue_end_list(jv_rec_text *r, int n) {
     if (n > 0 && (size_t)n < sizeof r->issue && r->issue[n - 1] == ',') r->issue[n - 1] = '.';
 }
 
-/* the recommendation of timeline item k */
-static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, jv_rec_text *r) {
+/* the recommendation of timeline item k (the exposed communication: its part p) */
+static void timeline_rec(const jv_digest *d, const jv_ftimeline *tl, jv_tl_item k, int p, jv_rec_text *r) {
     memset(r, 0, sizeof *r);
-    snprintf(r->title, sizeof r->title, "%s: %.1f %% of the GPU timeline", TL_TEXT[k].what, tl->share[k]);
+    if (k == JV_TL_EXPOSED_COMM && p != JV_COMM_REST) {
+        jv_comm_part_rec(d, tl, (jv_comm_part)p, r);
+        return;
+    }
+    int split = k == JV_TL_EXPOSED_COMM && tl->comm_ns[JV_COMM_REST] != tl->ns[k];
+    int64_t ns = split ? tl->comm_ns[JV_COMM_REST] : tl->ns[k];
+    double share = split ? pct_of((double)ns, (double)d->tl.total) : tl->share[k];
+    snprintf(r->title, sizeof r->title, "%s%s: %.1f %% of the GPU timeline", TL_TEXT[k].what,
+             split ? ", other collectives" : "", share);
     int n =
         snprintf(r->issue, sizeof r->issue, "%s %.2f ms = %.1f %% of the %.2f ms GPU timeline; computation is %.1f %%.",
                  TL_TEXT[k].what, ms(tl->ns[k]), tl->share[k], ms(d->tl.total), tl->computation_pct);
     const char *action = TL_TEXT[k].action;
+    char comm_action[768];
+    if (k == JV_TL_EXPOSED_COMM) {
+        n = jv_comm_rest_issue(d, tl, r, n);
+        if (d->comm.xfer_top.n) {
+            snprintf(comm_action, sizeof comm_action,
+                     "%s The collectives move data at the bandwidth their size allows: if it is below the "
+                     "interconnect's, check the links and topology (nccl-tests `%s`, `nvidia-smi topo -m` / "
+                     "`rocm-smi --showtopo`).",
+                     action, jv_nccl_test(d->comm.xfer_top.kind));
+            action = comm_action;
+        }
+    }
     if (k == JV_TL_IDLE && d->tl.idle_gaps > 0) {
         static const char *what[JV_IDLE_COUNT] = {"data loading", "synchronisation", "optimizer", "other host work",
                                                   "no host event"};
-        n = issue_cat(r, n, " Over the %lld gaps (the longest %.2f ms), the host was in:", (long long)d->tl.idle_gaps,
-                      ms(d->tl.idle_gap_max));
+        n = jv_rec_issue_cat(r, n,
+                             " Over the %lld gaps (the longest %.2f ms), the host was in:", (long long)d->tl.idle_gaps,
+                             ms(d->tl.idle_gap_max));
         for (int c = 0; c < JV_IDLE_COUNT; c++)
             if (d->tl.idle_cause[c] > 0)
-                n = issue_cat(r, n, " %s %.2f ms (%.0f %%),", what[c], ms(d->tl.idle_cause[c]), tl->idle_share[c]);
+                n = jv_rec_issue_cat(r, n, " %s %.2f ms (%.0f %%),", what[c], ms(d->tl.idle_cause[c]),
+                                     tl->idle_share[c]);
         issue_end_list(r, n);
         if (tl->idle_top != JV_IDLE_HOST) action = IDLE_ACTION[tl->idle_top];
     }
     if (k == JV_TL_EXPOSED_MEMCPY && tl->memcpy_top != JV_XFER_NONE) {
-        n = issue_cat(r, n, " Copy time by direction:");
+        n = jv_rec_issue_cat(r, n, " Copy time by direction:");
         for (int x = 0; x < JV_XFER_COUNT; x++)
             if (d->memcpy_us[x] > 0)
-                n = issue_cat(r, n, " %s %.2f ms,", jv_transfer_name((jv_xfer)x), d->memcpy_us[x] / 1e3);
+                n = jv_rec_issue_cat(r, n, " %s %.2f ms,", jv_transfer_name((jv_xfer)x), d->memcpy_us[x] / 1e3);
         issue_end_list(r, n);
         if (memcpy_action((jv_xfer)tl->memcpy_top)) action = memcpy_action((jv_xfer)tl->memcpy_top);
     }
     snprintf(r->action, sizeof r->action, "%s", action);
-    snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(tl->ns[k]), tl->share[k]);
+    snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%)", ms(ns), share);
     snprintf(r->link, sizeof r->link, "standalone_analysis_rough.md#timeline");
     snprintf(r->link_text, sizeof r->link_text, "GPU timeline (working notes)");
     snprintf(r->confidence, sizeof r->confidence,
              "%s: measured %s on the GPU timeline; the saving is an upper bound (all of it removed)",
              jv_confidence_name(JV_CONF_MEDIUM), k == JV_TL_IDLE ? "idle time" : "exposed time");
-    r->gain_us = (double)tl->ns[k] / 1e3;
+    r->gain_us = (double)ns / 1e3;
 }
 
 /* the evidence behind finding x's confidence (jv_confidence) */
@@ -416,7 +426,7 @@ static int all_recs(const jv_digest *d, jv_rec_text *recs) {
     int nr = 0;
     for (int i = 0; i < fx->nrecs; i++, nr++) {
         if (fx->recs[i].is_timeline) {
-            timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, &recs[nr]);
+            timeline_rec(d, &fx->tl, (jv_tl_item)fx->recs[i].item, fx->recs[i].part, &recs[nr]);
             continue;
         }
         const jv_dfinding *x = &fx->v[fx->recs[i].item];
@@ -443,6 +453,8 @@ void jv_print_large_cover(FILE *f, const jv_digest *d, int i, const char *fair) 
         int nr = all_recs(d, recs);
         fprintf(f, "[%srecommendation %d](%s#rec-%d)", fair[0] ? "standalone " : "", l->rec + 1, fair, l->rec + 1);
         if (l->rec < nr) fprintf(f, " (%s)", recs[l->rec].title);
+        if (r->nomodel != JV_NOMODEL_NONE && r->transfer == JV_XFER_NONE)
+            fprintf(f, "; the op itself not judged (%s)", jv_nomodel_str(r->nomodel));
     } else if (l->at_limit) {
         fprintf(f, "no action: at the hardware limit (%s, %.1f %% of the %s roofline)", r->eval.verdict, r->eval.pct,
                 r->eval.memory_bound ? "memory" : "compute");
@@ -455,6 +467,11 @@ void jv_print_large_cover(FILE *f, const jv_digest *d, int i, const char *fair) 
                 r->eval.memory_bound ? "memory" : "compute",
                 r->eval.pct >= 50 ? "above the 50 % of peak the projections aim at"
                                   : "its projected saving at 50 % of peak under 0.5 % of kernel time");
+    } else if (r->nomodel != JV_NOMODEL_NONE && r->transfer == JV_XFER_NONE) {
+        fprintf(f,
+                "not judged (%s): no FLOPs or bytes model, so no roofline, verdict or recommendation; see [trace "
+                "quality](%s#trace-quality)",
+                jv_nomodel_str(r->nomodel), fair);
     } else {
         fprintf(f, "no recommendation: %s%s%s; see [trace quality](%s#trace-quality)",
                 strncmp(r->eval.verdict, "not judged", 10) ? "not judged (" : "", r->eval.verdict,

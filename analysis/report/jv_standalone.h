@@ -17,7 +17,7 @@ jv_status jv_standalone_write(const jv_digest *d, const char *outdir, jv_err *er
 /* One recommendation of the fair report as it states it (markdown: `code` spans), for other pages. */
 typedef struct {
     char title[96];
-    char issue[512], action[640], impact[384];
+    char issue[1024], action[768], impact[384];
     char link[160]; /* relative link target of its detail */
     char link_text[96];
     char confidence[320]; /* "high: ...": its level (jv_confidence_name) and the evidence it rests on */

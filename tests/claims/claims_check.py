@@ -983,7 +983,7 @@ def check_standalone(path, T, text=None):
     sec = h2 = None
     rec = None
     seen_tl = []   # the timeline items of the bottleneck ranking so far
-    state = {}     # the row of the current recommendation
+    state = {'comm': comm_split(T)}   # the row of the current recommendation; the communication evidence
     for i, l in enumerate(lines):
         if l.startswith('#'):
             sec = l.strip('# ').strip()
@@ -995,7 +995,7 @@ def check_standalone(path, T, text=None):
                 sec = h2
                 rec = m.group(2)
                 impacts.append([i, m.span(1), None])
-                head_line(ck, i, l, rec, tl, T, hw, met)
+                head_line(ck, i, l, rec, tl, T, hw, met, state['comm'])
             continue
         if i == 0 or not l.strip():
             continue
@@ -1150,7 +1150,109 @@ def find_row(T, name, dims0):
     return cand
 
 
-def head_line(ck, i, l, rec, tl, T, hw, met):
+def comm_split(T):
+    """The exposed communication's evidence (claims_trace.comm_evidence) and its recommendations' times (µs): a part
+    (DDP buffer broadcasts, waiting) is one of its own when the item is recommended (>= 5 % of the timeline, or
+    >= 1 % while computation is under 95 %) and the part holds >= 1 % of the exposed communication; the rest
+    recommendation holds what is left."""
+    tl = T.tl
+    ev = T.comm_evidence()
+    share = pct(tl['exposed_comm'], tl['total'])
+    recommended = tl['total'] > 0 and (share >= 5 or (pct(tl['computation'], tl['total']) < 95 and share >= 1))
+    ev['apart'] = [k for k in ('ddp', 'wait') if recommended and ev[k] > 0 and ev[k] >= 0.01 * tl['exposed_comm']]
+    ev['rest_rec'] = tl['exposed_comm'] - sum(ev[k] for k in ev['apart'])
+    return ev
+
+
+COMM_PART = {'DDP buffer broadcasts': 'ddp', 'waiting for other ranks': 'wait'}
+
+
+def comm_lines(ck, i, l, rec, tl, cs):
+    """The numbers of the exposed-communication recommendations (rest, DDP buffer broadcasts, waiting)."""
+    def z_line(m, z, k0):
+        # kind of X MiB ... : the group's figures
+        ck.text(i, 'collective kind', m.group(k0), z['kind'] if z else '')
+        ck.claim(i, m.span(k0 + 1), z['bytes'] / (1 << 20) if z else None, 'message MiB')
+
+    if rec.startswith('Exposed communication'):
+        m = re.search(r'Recommended apart: (.*?); this recommendation is the rest, ' + NUM + r' ms\.', l)
+        if m:
+            for mm in re.finditer(r'(DDP buffer broadcasts|waiting for other ranks) ' + NUM + ' ms', m.group(1)):
+                k = COMM_PART[mm.group(1)]
+                sp = (m.start(1) + mm.start(2), m.start(1) + mm.end(2))
+                ck.claim(i, sp, cs[k] / 1e3 if k in cs['apart'] else None, k + ' ms (recommended apart)')
+            ck.claim(i, m.span(2), cs['rest_rec'] / 1e3, 'the rest ms')
+        m = re.search(r'Of it (.*?) \(under ' + NUM + r' % of the exposed communication: not advised apart\)', l)
+        if m:
+            for mm in re.finditer(r'(DDP buffer broadcasts|waiting for other ranks) ' + NUM + ' ms', m.group(1)):
+                k = COMM_PART[mm.group(1)]
+                sp = (m.start(1) + mm.start(2), m.start(1) + mm.end(2))
+                ck.claim(i, sp, cs[k] / 1e3 if k not in cs['apart'] else None, k + ' ms (not apart)')
+            ck.claim(i, m.span(2), 1, 'the 1 % rule (definition)')
+        m = re.search(r'All ' + NUM + r' calls of the (\w+) of ' + NUM + r' MiB run within ' + NUM
+                      + r'x of the fastest \(' + NUM + ' to ' + NUM + ' µs, ' + NUM + ' to ' + NUM + ' GB/s', l)
+        if m:
+            z = cs['xfer_top']
+            ck.claim(i, m.span(1), z['n'] if z else None, 'calls of the size', exact=True)
+            z_line(m, z, 2)
+            ck.claim(i, m.span(4), 2, 'the 2x rule (definition)')
+            ck.claim(i, m.span(5), z['best_us'] if z else None, 'fastest µs')
+            ck.claim(i, m.span(6), z['worst_us'] if z else None, 'slowest µs')
+            ck.claim(i, m.span(7), z['worst_bw'] if z else None, 'slowest GB/s')
+            ck.claim(i, m.span(8), z['best_bw'] if z else None, 'fastest GB/s')
+        m = re.match(r'- \*\*Impact:\*\* up to ' + NUM + r' ms of the timeline \(' + NUM + r' %\)', l)
+        if m:
+            ck.claim(i, m.span(1), cs['rest_rec'] / 1e3, 'the rest ms')
+            ck.claim(i, m.span(2), pct(cs['rest_rec'], tl['total']), 'the rest %')
+    elif rec.startswith('DDP buffer broadcasts'):
+        m = re.search(r'\): ' + NUM + r' broadcast kernels(?: of ' + NUM + r' MiB)?, ' + NUM + ' ms of kernel time, '
+                      + NUM + r' ms of it exposed = ' + NUM + ' % of the ' + NUM + ' ms GPU timeline', l)
+        if m:
+            ck.claim(i, m.span(1), cs['ddp_calls'], 'DDP broadcasts', exact=True)
+            if m.group(2) is not None:
+                ck.claim(i, m.span(2), cs['ddp_bytes'] / (1 << 20), 'DDP broadcast MiB')
+            ck.claim(i, m.span(3), cs['ddp_us'] / 1e3, 'DDP broadcast kernel ms')
+            ck.claim(i, m.span(4), cs['ddp'] / 1e3, 'DDP broadcast exposed ms')
+            ck.claim(i, m.span(5), pct(cs['ddp'], tl['total']), 'DDP broadcast exposed %')
+            ck.claim(i, m.span(6), tl['total'] / 1e3, 'timeline ms')
+        m = re.match(r'- \*\*Impact:\*\* up to ' + NUM + r' ms of the timeline \(' + NUM + r' %\)', l)
+        if m:
+            ck.claim(i, m.span(1), cs['ddp'] / 1e3, 'DDP broadcast exposed ms')
+            ck.claim(i, m.span(2), pct(cs['ddp'], tl['total']), 'DDP broadcast exposed %')
+    elif rec.startswith('Collectives waiting for other ranks'):
+        m = re.search(NUM + r' collective call\(s\) took at least ' + NUM + r'x as long as the fastest .*?: ' + NUM
+                      + ' ms beyond the fastest, ' + NUM + ' ms of it exposed = ' + NUM + ' % of the ' + NUM
+                      + r' ms GPU timeline\. The most: (\w+) of ' + NUM + r' MiB, ' + NUM + ' calls, ' + NUM
+                      + ' of them slow: the fastest ' + NUM + ' µs at ' + NUM + ' GB/s .*?, the slowest ' + NUM
+                      + ' µs at ' + NUM + ' GB/s', l)
+        if m:
+            z = cs['wait_top']
+            ck.claim(i, m.span(1), cs['wait_calls'], 'slow calls', exact=True)
+            ck.claim(i, m.span(2), 2, 'the 2x rule (definition)')
+            ck.claim(i, m.span(3), cs['wait_us'] / 1e3, 'ms beyond the fastest')
+            ck.claim(i, m.span(4), cs['wait'] / 1e3, 'waiting exposed ms')
+            ck.claim(i, m.span(5), pct(cs['wait'], tl['total']), 'waiting exposed %')
+            ck.claim(i, m.span(6), tl['total'] / 1e3, 'timeline ms')
+            z_line(m, z, 7)
+            ck.claim(i, m.span(9), z['n'] if z else None, 'calls of the size', exact=True)
+            ck.claim(i, m.span(10), z['slow'] if z else None, 'slow calls of the size', exact=True)
+            ck.claim(i, m.span(11), z['best_us'] if z else None, 'fastest µs')
+            ck.claim(i, m.span(12), z['best_bw'] if z else None, 'fastest GB/s')
+            ck.claim(i, m.span(13), z['worst_us'] if z else None, 'slowest µs')
+            ck.claim(i, m.span(14), z['worst_bw'] if z else None, 'slowest GB/s')
+        m = re.match(r'- \*\*Impact:\*\* up to ' + NUM + r' ms of the timeline \(' + NUM + r' %\)', l)
+        if m:
+            ck.claim(i, m.span(1), cs['wait'] / 1e3, 'waiting exposed ms')
+            ck.claim(i, m.span(2), pct(cs['wait'], tl['total']), 'waiting exposed %')
+
+
+def head_line(ck, i, l, rec, tl, T, hw, met, cs=None):
+    if cs is not None:
+        for label, v in (('Exposed communication, other collectives', cs['rest_rec']),
+                         ('DDP buffer broadcasts', cs['ddp']), ('Collectives waiting for other ranks', cs['wait'])):
+            m = re.match(r'### \d+\. ' + label + ': ' + NUM + ' % of the GPU timeline', l)
+            if m:
+                ck.claim(i, m.span(1), pct(v, tl['total']), label + ' %')
     for label, key in (('GPU idle', 'idle'), ('Exposed communication', 'exposed_comm'),
                        ('Exposed memcpy', 'exposed_memcpy')):
         m = re.match(r'### \d+\. ' + label + ': ' + NUM + ' % of the GPU timeline', l)
@@ -1184,9 +1286,11 @@ def rec_line(ck, i, l, rec, tl, T, hw, met, impacts, cats, state):
             ck.claim(i, m.span(1), len(gaps), 'idle gaps', exact=True)
             ck.claim(i, m.span(2), max(gaps) / 1e3 if gaps else 0.0, 'longest gap ms')
         m = re.match(r'- \*\*Impact:\*\* up to ' + NUM + r' ms of the timeline \(' + NUM + r' %\)', l)
-        if m:
+        if m and key != 'exposed_comm':   # the exposed communication's rest: comm_lines
             ck.claim(i, m.span(1), tl[key] / 1e3, key + ' ms')
             ck.claim(i, m.span(2), pct(tl[key], tl['total']), key + ' %')
+    if state.get('comm') is not None:
+        comm_lines(ck, i, l, rec, tl, state['comm'])
     m = re.match(r'(\w[\w ]*) below ' + NUM + ' % of peak: (.*)', rec)
     if m:
         name = m.group(3).strip()

@@ -328,6 +328,38 @@ def minus_len(a, b):
 # ---------------------------------------------------------------- trace
 
 CPU_CATS = {'cpu_op', 'Operator'}
+HOST_CATS = {'cpu_op', 'Operator', 'user_annotation', 'python_function'}
+# DDP's buffer sync in forward, and its constructor (README, "exposed communication")
+DDP_SYNC = ('DistributedDataParallel.forward', '_sync_buffers', '_sync_module_buffers', '_broadcast_coalesced')
+DDP_INIT = ('_sync_params_and_buffers', '_sync_module_states', 'DistributedDataParallel.__init__')
+WAIT_RATIO = 2.0            # an instance this many times as long as the fastest of its size waits
+XFER_MIN_BYTES = 1 << 20    # from this size a message is bandwidth-bound
+# bytes per element: c10 ScalarType names (record_param_comms, kernel args) and Input type spellings
+COMM_DTYPE = {'Float': 4, 'Int': 4, 'Long': 8, 'BFloat16': 2, 'Bool': 1, 'Byte': 1, 'Char': 1, 'Double': 8,
+              'Half': 2, 'Short': 2, 'float': 4, 'int': 4, 'long int': 8, 'long': 8, 'double': 8, 'c10::Half': 2,
+              'c10::BFloat16': 2, 'bool': 1, 'unsigned char': 1, 'signed char': 1, 'short int': 2}
+
+
+def coll_kind(name):
+    """The collective a name says ('allreduce', ..., None), the kernel's or the collective's name"""
+    b = re.sub(r'[_:\- ]', '', name.lower())
+    for k in ('allreduce', 'reducescatter', 'allgather', 'alltoall', 'broadcast', 'sendrecv', 'barrier'):
+        if k in b:
+            return k
+    b = re.sub(r'^(nccl|rccl)?(devkernel)?(kernel)?', '', b)
+    if b.startswith('reduce'):
+        return 'reduce'
+    if b.startswith('send') or b.startswith('recv'):
+        return 'sendrecv'
+    return None
+
+
+def busbw_factor(kind, n):
+    if kind == 'allreduce':
+        return 2.0 * (n - 1) / n
+    if kind in ('allgather', 'reducescatter', 'alltoall'):
+        return (n - 1) / n
+    return 1.0
 LAUNCH_CATS = {'cuda_runtime', 'cuda_driver', 'Runtime'}
 GPU_CATS = {'kernel': 'kernel', 'Kernel': 'kernel', 'gpu_memcpy': 'memcpy', 'Memcpy': 'memcpy',
             'gpu_memset': 'memset', 'Memset': 'memset'}
@@ -412,6 +444,8 @@ class Trace:
         self.meta = doc if isinstance(doc, dict) else {}
         ops, launches, gpu = [], {}, []
         self.modules = []   # nn.Module python events: (start, end, name, thread)
+        self.comm_spans = []  # host events named nccl:* or DDP's buffer sync / constructor (comm_evidence)
+        self.comm_kargs = {}  # (start ns, correlation) of a communication kernel -> its args
         self.pname, self.plabel, self.tname = {}, {}, {}
         for e in ev:
             if not isinstance(e, dict):
@@ -433,6 +467,10 @@ class Trace:
             except (KeyError, TypeError, ValueError):
                 continue
             args = e.get('args') or {}
+            nm = str(e.get('name', ''))
+            if cat in HOST_CATS and (nm.startswith('nccl:') or any(k in nm for k in DDP_SYNC + DDP_INIT)):
+                self.comm_spans.append({'name': nm, 'ts': ts, 'end': ts + dur, 'tid': (e.get('pid'), e.get('tid')),
+                                        'args': args})
             if cat == 'python_function' and str(e.get('name', '')).startswith('nn.Module: '):
                 self.modules.append((ts, ts + dur, e['name'][len('nn.Module: '):], (e.get('pid'), e.get('tid'))))
                 continue
@@ -449,6 +487,8 @@ class Trace:
                 # touch exactly
                 t0 = _ns(e['ts'])
                 gpu.append((t0, t0 + _ns(e.get('dur', 0)), e.get('name', ''), GPU_CATS[cat], args.get('correlation')))
+                if GPU_CATS[cat] == 'kernel' and COMM_RE.search(e.get('name', '')):
+                    self.comm_kargs[(t0, args.get('correlation'))] = args
         self.ngpu = len(gpu)
         self.linked = [g for g in gpu if g[4] in launches]
         self.unlinked = [g for g in gpu if g[4] not in launches]
@@ -549,6 +589,96 @@ class Trace:
         self.tl = {k: v / 1000.0 for k, v in dict(total=total, computation=union_len(comp), idle=total - busy,
                                                    exposed_comm=minus_len(comm, comp),
                                                    exposed_memcpy=minus_len(minus_merge(memcpy, comp), comm)).items()}
+
+    def _coll_meta(self, g):
+        """(kind, message bytes or None, group size or None) of communication kernel g: its own args, else the
+        nearest op above its launch with collective args (record_param_comms), else the nccl:<collective>
+        annotation around the launch (its first input), else the kernel name"""
+        launch = self.launch_of[g[4]]
+        a = self.comm_kargs.get((g[0], g[4])) or {}
+        o = launch['parent']
+        while 'Collective name' not in a and 'In msg nelems' not in a and o is not None:
+            if 'Collective name' in (o.get('args') or {}) or 'In msg nelems' in (o.get('args') or {}):
+                a = o['args']
+            o = o['parent']
+        kind = coll_kind(a.get('Collective name', '')) if a.get('Collective name') else None
+        nin, nout, dt, gs = a.get('In msg nelems'), a.get('Out msg nelems'), a.get('dtype'), a.get('Group size')
+        if nin is None or dt is None:
+            ann = [x for x in self.comm_spans if x['name'].startswith('nccl:') and x['tid'] == launch['tid']
+                   and x['ts'] <= launch['ts'] <= x['end']]
+            if ann:
+                x = max(ann, key=lambda y: y['ts'])
+                kind = kind or coll_kind(x['name'])
+                d, t = x['args'].get('Input Dims'), x['args'].get('Input type')
+                if nin is None and d and isinstance(d[0], list):
+                    nin = numel(d[0])
+                    world = (self.meta.get('distributedInfo') or {}).get('world_size')
+                    n_ = gs or world
+                    nout = nin * n_ if kind == 'allgather' and n_ else nin // n_ if kind == 'reducescatter' and n_ \
+                        else nin
+                if dt is None and t:
+                    dt = t[0]
+        kind = kind or coll_kind(g[2])
+        if gs is None and not a.get('Process Group Name'):
+            gs = (self.meta.get('distributedInfo') or {}).get('world_size')
+        eb = COMM_DTYPE.get(dt)
+        nel = nout if kind == 'allgather' else nin
+        nbytes = float(nel * eb) if eb and nel is not None and nel >= 0 else None
+        return kind, nbytes, gs
+
+    def comm_evidence(self):
+        """The exposed communication split (README "exposed communication"), in µs, with the figures the report
+        states: DDP buffer broadcasts, then waiting (the time beyond the fastest instance of the same kind and
+        size, taken at the kernel's start), then the rest; the first that covers a moment wins."""
+        g = [x for x in self.linked if x[3] == 'kernel' and COMM_RE.search(x[2])]
+        comp = merge([(x[0], x[1]) for x in self.linked
+                      if x[3] != 'memcpy' and not (x[3] == 'kernel' and COMM_RE.search(x[2]))])
+        ddp_spans = [x for x in self.comm_spans if any(k in x['name'] for k in DDP_SYNC)]
+        init_spans = [x for x in self.comm_spans if any(k in x['name'] for k in DDP_INIT)]
+        ddp, groups = [], {}
+        ev = {'ddp_calls': 0, 'ddp_us': 0.0, 'ddp_bytes': 0.0}
+        for x in g:
+            kind, nbytes, gs = self._coll_meta(x)
+            L = self.launch_of[x[4]]
+            inside = [s for s in ddp_spans if s['tid'] == L['tid'] and s['ts'] <= L['ts'] and L['end'] <= s['end']]
+            init = [s for s in init_spans if s['tid'] == L['tid'] and s['ts'] <= L['ts'] and L['end'] <= s['end']]
+            if kind == 'broadcast' and inside and not init:
+                ev['ddp_calls'] += 1
+                ev['ddp_us'] += (x[1] - x[0]) / 1e3
+                ev['ddp_bytes'] += nbytes or 0.0
+                ddp.append((x[0], x[1]))
+                continue
+            if nbytes is not None and kind not in (None, 'barrier'):
+                groups.setdefault((kind, nbytes, gs), []).append(x)
+        wait, ev['wait_calls'], ev['wait_us'], ev['wait_top'], ev['xfer_top'] = [], 0, 0.0, None, None
+        for (kind, nbytes, gs), xs in groups.items():
+            d = [x[1] - x[0] for x in xs]
+            best, worst = min(d), max(d)
+
+            def bw(t):
+                if t <= 0 or kind == 'barrier':
+                    return math.nan
+                return nbytes / t * (busbw_factor(kind, gs) if gs else 1.0)
+            z = {'kind': kind, 'bytes': nbytes, 'n': len(xs), 'slow': 0, 'wait_us': 0.0, 'best_us': best / 1e3,
+                 'worst_us': worst / 1e3, 'best_bw': bw(best), 'worst_bw': bw(worst), 'sum_us': sum(d) / 1e3}
+            if len(xs) >= 2 and best > 0:
+                for x, t in zip(xs, d):
+                    if t >= WAIT_RATIO * best:
+                        z['slow'] += 1
+                        z['wait_us'] += (t - best) / 1e3
+                        wait.append((x[0], x[0] + t - best))
+            ev['wait_calls'] += z['slow']
+            ev['wait_us'] += z['wait_us']
+            if z['slow'] and (ev['wait_top'] is None or z['wait_us'] > ev['wait_top']['wait_us']):
+                ev['wait_top'] = z
+            if not z['slow'] and z['n'] >= 2 and best > 0 and nbytes >= XFER_MIN_BYTES and \
+                    (ev['xfer_top'] is None or z['sum_us'] > ev['xfer_top']['sum_us']):
+                ev['xfer_top'] = z
+        exposed = self.tl['exposed_comm'] * 1e3   # ns
+        x_ddp = min(minus_len(merge(ddp), comp), exposed)
+        x_wait = min(minus_len(merge(wait), merge(comp + merge(ddp))), exposed - x_ddp)
+        ev['ddp'], ev['wait'], ev['rest'] = x_ddp / 1e3, x_wait / 1e3, (exposed - x_ddp - x_wait) / 1e3
+        return ev
 
     def fusion_groups(self):
         """Elementwise kernels by the innermost nn.Module python event around their launch, per module class

@@ -51,7 +51,7 @@ def large_rows(out):
     with open(os.path.join(out, 'perf_report_csvs', 'unified_perf_summary.csv'), encoding='utf-8') as f:
         rows = list(csv.DictReader(f))
     tot = sum(float(r['Kernel Time (µs)_sum']) for r in rows)
-    return [(r['name'], 100 * float(r['Kernel Time (µs)_sum']) / tot) for r in rows
+    return [(r['name'], 100 * float(r['Kernel Time (µs)_sum']) / tot, r.get('No Model Reason', '')) for r in rows
             if tot > 0 and 100 * float(r['Kernel Time (µs)_sum']) / tot >= 10]
 
 
@@ -82,13 +82,19 @@ def standalone(out, label):
     check(bool(large) == (len(cover) == 2), '%s: the >= 10 %% list is there exactly when such ops are (%s)' %
           (label, large))
     lines = re.findall(r'^- `([^`]*)` on `[^`]*` \([^)]*\): (.*)$', cover[1], re.M) if len(cover) == 2 else []
-    check(sorted(n for n, _ in lines) == sorted(n for n, _ in large),
+    check(sorted(n for n, _ in lines) == sorted(x[0] for x in large),
           '%s: every op with >= 10 %% of kernel time is listed (%s vs %s)' % (label, lines, large))
+    reason = {x[0]: x[2] for x in large}
     for name, what in lines:
         m = re.match(r'\[recommendation (\d+)\]\(#rec-(\d+)\)', what)
-        # a row without a model or roofline says why it has none (the trace quality section)
+        # a row without a FLOPs/bytes model is not judged, with its No Model Reason (issue 19: no recommendation
+        # built on no evidence); one without a roofline or a transfer says why it has none
+        mn = re.match(r'not judged \(([^)]*)\): no FLOPs or bytes model, .*\[trace quality\]\(#trace-quality\)$', what)
+        if reason.get(name) and not m and not what.startswith('no recommendation: not judged: a '):  # a transfer
+            check(mn is not None and mn.group(1) == reason[name],
+                  '%s: %s, without a model, not judged (%s)' % (label, name, reason[name]), what)
         ok = (m is not None and m.group(1) == m.group(2) and 1 <= int(m.group(1)) <= len(recs)) or \
-            what.startswith('no action: at the hardware limit') or \
+            what.startswith('no action: at the hardware limit') or mn is not None or \
             re.match(r'no recommendation: not judged[ :(].*\[trace quality\]\(#trace-quality\)$', what) is not None
         check(ok, '%s: %s has a recommendation or is at the hardware limit (%s)' % (label, name, what))
     return fair, recs, dict(lines)
