@@ -11,7 +11,8 @@
      done 20 times): exit 0, rank 1 flagged slow on every op and on the baseline, no other rank flagged,
      fleet.md names rank 1 and its slow ops;
   3. rank 2 failing (JV_FLEET_TEST_FAIL=2): exit non-zero, rank 2 FAILED with its message, the others ok;
-  4. rank 3 hanging (JV_FLEET_TEST_HANG=3) under --peak with --fleet-timeout 5: exit non-zero well within the
+  4. rank 3 hanging (JV_FLEET_TEST_HANG=3) under --peak with --fleet-timeout 20 (5 s once named a rank that was
+     only late on a loaded machine MISSING): exit non-zero well within the
      bound, rank 3 MISSING with its host named, the others' ceilings reported;
   5. --report under MPI: usage error (exit 2).
 Noise: 4 ranks share 2 cores (and whatever else runs on the machine), so the stated band is wide and the figure
@@ -184,10 +185,10 @@ def main():
 
     # 4. rank 3 hangs: rank 0 reports it missing after --fleet-timeout and the job ends
     out = os.path.join(tmp, 'hang')
-    p, doc, wall = mpirun(mpiexec, rep, ['--peak', *FAST, *BAND, '--fleet-timeout', '5'], out, timeout=240,
+    p, doc, wall = mpirun(mpiexec, rep, ['--peak', *FAST, *BAND, '--fleet-timeout', '20'], out, timeout=240,
                           JV_FLEET_TEST_HANG='3')
     check(p.returncode != 0 and wall < 200, f'hung rank: exit {p.returncode} after {wall:.0f} s')
-    check('did not report within 5 s' in p.stderr, f'rank 0 says so: {p.stderr[-600:]}')
+    check('did not report within 20 s' in p.stderr, f'rank 0 says so: {p.stderr[-600:]}')
     if doc:
         st = [r['state'] for r in doc['ranks']]
         check(st == ['ok', 'ok', 'ok', 'MISSING'] and doc['summary']['missing'] == [3], f'states {st}')
