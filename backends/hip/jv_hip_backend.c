@@ -12,8 +12,10 @@
  * names it; batch norm then runs on our kernel). A sticky device error
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
- * measured at open (jv_gpu_measure_launch); clocks and power are read from
- * the amdgpu driver's sysfs files (jv_amdgpu), as ROCm SMI reads them. Graph
+ * measured at open (jv_gpu_measure_launch); clocks, power and temperature
+ * are read through ROCm SMI (jv_rocm_smi, librocm_smi64 loaded at open)
+ * where it is installed, else from the amdgpu driver's sysfs files
+ * (jv_amdgpu, clocks and power). Graph
  * timing captures the runs into a HIP graph; a cold sample is held by a
  * spinning kernel as on CUDA; op ranges go to roctx when libroctx64 can be
  * loaded at open (dlopen: no build dependency). */
@@ -32,6 +34,7 @@
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
 #include "jv_hip_vendor.h"
+#include "jv_rocm_smi.h"
 
 #define HIP_WORKSPACE       ((size_t)256 << 20) /* the most our kernels are offered */
 #define HIP_WORKSPACE_FLOOR ((size_t)32 << 20)
@@ -45,7 +48,8 @@ typedef struct {
     double launch_us, host_launch_us; /* measured at open */
     int sms;
     int64_t l2_bytes, llc_bytes; /* the L2 the device reports; the last-level cache (jv_amdgpu_llc_bytes) */
-    jv_amdgpu smi;               /* clocks and power (sysfs; .dev "" when unreadable) */
+    jv_rocm_smi rsmi;            /* clocks, power, temperature through ROCm SMI (.lib NULL: absent, .why says why) */
+    jv_amdgpu smi;               /* else clocks and power from sysfs (.dev "" when unreadable) */
     void *ws;                    /* the one workspace, allocated at open */
     size_t ws_bytes;
     void *flush; /* 2 x the last-level cache (NULL: flush_why says why not) */
@@ -140,6 +144,7 @@ static void hip_close(void *ctx) {
     if (c->ev1) (void)hipEventDestroy(c->ev1);
     if (c->stream) (void)hipStreamDestroy(c->stream);
     if (c->roctx) dlclose(c->roctx);
+    jv_rocm_smi_close(&c->rsmi);
     free(c);
 }
 
@@ -161,11 +166,16 @@ static void load_roctx(hip_ctx *c) {
 
 /* what the device and the install offer: one line at open (a missing library is said here, not a failure) */
 static void say_libraries(const hip_ctx *c) {
-    char clk[600], libs[1400];
-    if (c->smi.dev[0])
-        snprintf(clk, sizeof clk, "clocks%s from %s", c->smi.power[0] ? " and power" : "", c->smi.dev);
+    char clk[1000], libs[1400];
+    if (c->rsmi.lib)
+        snprintf(clk, sizeof clk, "clocks, power and temperature from ROCm SMI %s (SMI device %u%s%s)", c->rsmi.path,
+                 (unsigned)c->rsmi.index, c->rsmi.name[0] ? ": " : "", c->rsmi.name);
+    else if (c->smi.dev[0])
+        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks%s from %s", c->rsmi.why, c->smi.power[0] ? " and power" : "",
+                 c->smi.dev);
     else
-        snprintf(clk, sizeof clk, "clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)");
+        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)",
+                 c->rsmi.why);
     jv_hipv_describe(&c->vendor, libs, sizeof libs);
     fprintf(stderr,
             "hip backend: device %d (%s): vendor libraries (dlopen): %s; last-level cache %lld MiB (L2 %lld MiB), "
@@ -241,10 +251,12 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     c->l2_bytes = dp.l2CacheSize;
     c->llc_bytes = jv_amdgpu_llc_bytes(dp.gcnArchName, c->l2_bytes);
     char bus[64] = "";
-    if (hipDeviceGetPCIBusId(bus, (int)sizeof bus, device) == hipSuccess)
-        jv_amdgpu_open(&c->smi, "/sys", bus);
-    else
+    if (hipDeviceGetPCIBusId(bus, (int)sizeof bus, device) != hipSuccess) {
         (void)hipGetLastError();
+        bus[0] = 0;
+    }
+    jv_rocm_smi_open(&c->rsmi, NULL, bus);
+    if (!c->rsmi.lib) jv_amdgpu_open(&c->smi, "/sys", bus);
     HIP_CALL(c, err, "open", hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev0));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev1));
@@ -296,8 +308,10 @@ static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
     HIP_CALL(c, err, "props", hipRuntimeGetVersion(&rt));
     size_t fr = 0, tot = 0;
     HIP_CALL(c, err, "props", hipMemGetInfo(&fr, &tot));
-    snprintf(p->name, sizeof p->name, "%.127s", dp.name);
+    /* an old runtime may leave the marketing name empty: ROCm SMI's then */
+    snprintf(p->name, sizeof p->name, "%.127s", dp.name[0] || !c->rsmi.name[0] ? dp.name : c->rsmi.name);
     snprintf(p->backend, sizeof p->backend, "hip");
+    snprintf(p->clocks_from, sizeof p->clocks_from, "%s", c->rsmi.lib ? "ROCm SMI" : c->smi.dev[0] ? "sysfs" : "");
     /* the memory clock and bus width give the datasheet bandwidth: named here until jv_device_props has fields */
     snprintf(p->driver, sizeof p->driver, "driver %d runtime %d; HBM %d MHz x %d bit", drv, rt,
              dp.memoryClockRate / 1000, dp.memoryBusWidth);
@@ -530,7 +544,10 @@ static jv_status hip_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     hip_ctx *c = ctx;
     memset(out, 0, sizeof *out);
     ALIVE(c, err);
-    jv_amdgpu_clocks(&c->smi, out);
+    if (c->rsmi.lib)
+        jv_rocm_smi_clocks(&c->rsmi, out);
+    else
+        jv_amdgpu_clocks(&c->smi, out);
     return JV_OK;
 }
 
