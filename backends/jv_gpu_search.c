@@ -2,6 +2,7 @@
 #include "jv_gpu_search.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,4 +107,30 @@ jv_status jv_gpu_search_pick(const double *t, int n, int timed, const char *back
     ch->ms = t[b];
     ch->first_ms = t[0] > 0 && !isnan(t[0]) ? t[0] : 0;
     return JV_OK;
+}
+
+void jv_gpu_search_pattern(uint64_t *h, size_t words, jv_dtype dt, uint64_t seed) {
+    uint64_t x = seed | 1;
+    for (size_t i = 0; i < words; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        switch (dt) {
+        case JV_DT_BF16: h[i] = (x & 0x807F807F807F807Full) | 0x3F803F803F803F80ull; break;
+        case JV_DT_F16: h[i] = (x & 0x83FF83FF83FF83FFull) | 0x3C003C003C003C00ull; break;
+        case JV_DT_F32: h[i] = (x & 0x807FFFFF807FFFFFull) | 0x3F8000003F800000ull; break;
+        default: h[i] = (x & 0x800FFFFFFFFFFFFFull) | 0x3FF0000000000000ull; break;
+        }
+    }
+}
+
+void jv_gpu_search_describe(const jv_gpu_gemm_choice *c, char *buf, size_t len, size_t cap) {
+    if (len >= cap) return;
+    if (c->rank == 0)
+        snprintf(buf + len, cap - len, ", searched %d, best of %d: heuristic's #1 %.1f us", c->offered, c->timed,
+                 c->ms * 1e3);
+    else if (c->first_ms > 0)
+        snprintf(buf + len, cap - len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 %.1f us)", c->offered,
+                 c->timed, c->rank + 1, c->ms * 1e3, c->first_ms * 1e3);
+    else
+        snprintf(buf + len, cap - len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 did not run)",
+                 c->offered, c->timed, c->rank + 1, c->ms * 1e3);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jv_dtype.h"
 #include "jv_status.h"
 
 #define JV_GPU_GEMM_CANDIDATES 16 /* heuristic results asked for and timed (gemm-algo best) */
@@ -95,5 +96,15 @@ jv_status jv_gpu_search_time(const jv_gpu_search_ops *o, const int *eligible, in
  * "<backend> backend: <op>: gemm-algo best: none of <lib>'s N candidates ran" when none did. */
 jv_status jv_gpu_search_pick(const double *t, int n, int timed, const char *backend, const char *lib, const char *op,
                              jv_gpu_gemm_choice *ch, jv_err *err);
+
+/* The host pattern a search's scratch operands are filled with: words 64-bit words of values of dtype dt (bf16,
+ * fp16, fp32; anything else as fp64) of magnitude in [1, 2) with random sign and mantissa (the bits a GEMM's data
+ * toggles; no NaN or infinity), xorshift64 from seed. */
+void jv_gpu_search_pattern(uint64_t *h, size_t words, jv_dtype dt, uint64_t seed);
+
+/* Appends to buf (its string of len bytes, cap in all; truncated, terminated) how a searched choice went:
+ * ", searched N, best of R: heuristic's #I X us (#1 Y us)" (N offered, R that ran, I the chosen one's place in
+ * the heuristic's order; "#1 did not run" when it did not; just "#1 X us" when the first pick won). */
+void jv_gpu_search_describe(const jv_gpu_gemm_choice *c, char *buf, size_t len, size_t cap);
 
 #endif

@@ -79,8 +79,8 @@ void jv_cuda_gemm_free(jv_cuda_gemm *p) {
 /* Fills bytes of device memory at dst with values of dtype t of magnitude in
  * [1, 2) and random sign and mantissa (random bits in the fields a GEMM's
  * data toggles, no NaN or infinity), from one host chunk uploaded over it. */
-static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_t seed, cudaStream_t s,
-                              const char *name, jv_err *err) {
+static jv_status fill_scratch(void *dst, size_t bytes, jv_dtype t, uint64_t seed, cudaStream_t s, const char *name,
+                              jv_err *err) {
     enum { CHUNK = 1 << 22 };
     size_t cb = bytes < CHUNK ? bytes : CHUNK;
     cb &= ~(size_t)7;
@@ -90,16 +90,7 @@ static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_
     }
     uint64_t *h = malloc(cb);
     if (!h) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of host memory for the search's operands", name);
-    uint64_t x = seed | 1;
-    for (size_t i = 0; i < cb / 8; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
-        switch (t) {
-        case CUDA_R_16BF: h[i] = (x & 0x807F807F807F807Full) | 0x3F803F803F803F80ull; break;
-        case CUDA_R_16F: h[i] = (x & 0x83FF83FF83FF83FFull) | 0x3C003C003C003C00ull; break;
-        case CUDA_R_32F: h[i] = (x & 0x807FFFFF807FFFFFull) | 0x3F8000003F800000ull; break;
-        default: h[i] = (x & 0x800FFFFFFFFFFFFFull) | 0x3FF0000000000000ull; break;
-        }
-    }
+    jv_gpu_search_pattern(h, cb / 8, t, seed);
     jv_status st = JV_OK;
     for (size_t off = 0; off < bytes && st == JV_OK; off += cb) {
         size_t nb = bytes - off < cb ? bytes - off : cb;
@@ -196,10 +187,8 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
                                 "cuda backend: %s: cudaMemsetAsync failed: %s", p->map.name, cudaGetErrorString(e));
             continue;
         }
-        cudaDataType_t dt = CUDA_R_32F;
-        (void)lt_type(tt->dtype, &dt);
-        st =
-            fill_scratch(bufs[i], bytes, dt, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream, p->map.name, err);
+        st = fill_scratch(bufs[i], bytes, tt->dtype, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream,
+                          p->map.name, err);
     }
     if (st == JV_OK && p->map.bias == JV_GPU_BIAS_EPILOGUE) {
         const void *bp = bufs[p->map.ic];
@@ -416,14 +405,5 @@ void jv_cuda_gemm_describe(const jv_cuda_gemm *p, char *buf, size_t cap) {
     int len = snprintf(buf, cap, "cuBLASLt algo %d tile id %u stages id %u splitK %d swizzle %u ws %zu B", (int)id,
                        (unsigned)tile, (unsigned)stages, (int)splitk, (unsigned)swz, p->ws_need);
     if (!p->searched || len < 0 || (size_t)len >= cap) return;
-    const jv_gpu_gemm_choice *c = &p->choice;
-    if (c->rank == 0)
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #1 %.1f us", c->offered,
-                 c->timed, c->ms * 1e3);
-    else if (c->first_ms > 0)
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 %.1f us)",
-                 c->offered, c->timed, c->rank + 1, c->ms * 1e3, c->first_ms * 1e3);
-    else
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 did not run)",
-                 c->offered, c->timed, c->rank + 1, c->ms * 1e3);
+    jv_gpu_search_describe(&p->choice, buf, (size_t)len, cap);
 }

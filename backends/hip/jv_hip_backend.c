@@ -61,8 +61,9 @@ typedef struct {
     void *roctx;   /* libroctx64 (dlopen), NULL when absent; its two range calls */
     int (*roctx_push)(const char *);
     int (*roctx_pop)(void);
-    jv_hipv vendor; /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
-    int broken;     /* a sticky error: the context is unusable */
+    jv_hipv vendor;               /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
+    jv_gpu_gemm_cache gemm_cache; /* --gemm-algo best: hipBLASLt search results per GEMM configuration */
+    int broken;                   /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
 
@@ -145,6 +146,7 @@ static void hip_close(void *ctx) {
     if (c->stream) (void)hipStreamDestroy(c->stream);
     if (c->roctx) dlclose(c->roctx);
     jv_rocm_smi_close(&c->rsmi);
+    jv_gpu_cache_clear(&c->gemm_cache);
     free(c);
 }
 
@@ -189,6 +191,50 @@ static int vendor_copy2d(void *ctx, void *dst, size_t dpitch, const void *src, s
                          size_t height, void *stream) {
     (void)ctx;
     return (int)hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, hipMemcpyDeviceToDevice, (hipStream_t)stream);
+}
+
+/* the GEMM algorithm search's runtime (jv_hipv_runtime): scratch memory, copies and the context's two events */
+static int vendor_alloc(void *ctx, void **dptr, size_t bytes) {
+    (void)ctx;
+    hipError_t e = hipMalloc(dptr, bytes);
+    if (e != hipSuccess) (void)hipGetLastError(); /* an allocation failure is reported, not kept */
+    return (int)e;
+}
+
+static void vendor_free(void *ctx, void *dptr) {
+    (void)ctx;
+    (void)hipFree(dptr);
+}
+
+static int vendor_upload(void *ctx, void *dst, const void *src, size_t bytes, void *stream) {
+    (void)ctx;
+    hipError_t e = hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, (hipStream_t)stream);
+    if (e == hipSuccess) e = hipStreamSynchronize((hipStream_t)stream); /* src is the caller's until it ends */
+    return (int)e;
+}
+
+static int vendor_zero(void *ctx, void *dst, size_t bytes, void *stream) {
+    (void)ctx;
+    return (int)hipMemsetAsync(dst, 0, bytes, (hipStream_t)stream);
+}
+
+static int vendor_timer_start(void *ctx, void *stream) {
+    return (int)hipEventRecord(((hip_ctx *)ctx)->ev0, (hipStream_t)stream);
+}
+
+static int vendor_timer_stop(void *ctx, void *stream, double *ms) {
+    hip_ctx *c = ctx;
+    float f = 0;
+    hipError_t e = hipEventRecord(c->ev1, (hipStream_t)stream);
+    if (e == hipSuccess) e = hipEventSynchronize(c->ev1);
+    if (e == hipSuccess) e = hipEventElapsedTime(&f, c->ev0, c->ev1);
+    *ms = f;
+    return (int)e;
+}
+
+static int vendor_sync(void *ctx, void *stream) {
+    (void)ctx;
+    return (int)hipStreamSynchronize((hipStream_t)stream);
 }
 
 /* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
@@ -278,8 +324,11 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
     load_roctx(c);
     jv_hipv_load(&c->vendor);
-    const jv_hipv_runtime rt = {c, vendor_copy2d};
+    const jv_hipv_runtime rt = {c,           vendor_copy2d,      vendor_alloc,      vendor_free, vendor_upload,
+                                vendor_zero, vendor_timer_start, vendor_timer_stop, vendor_sync};
     jv_hipv_open(&c->vendor, c->stream, &rt);
+    c->vendor.ws = c->ws;
+    c->vendor.gemm_cache = &c->gemm_cache;
     say_libraries(c);
     return JV_OK;
 }
@@ -540,6 +589,30 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
+/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic only (MIOpen's immediate mode, its first
+ * solution: no search yet) */
+static jv_status hip_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    if (!strcmp(key, "gemm-algo")) {
+        if (!strcmp(value, "heuristic"))
+            c->vendor.gemm_search = 0;
+        else if (!strcmp(value, "best"))
+            c->vendor.gemm_search = 1;
+        else
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: gemm-algo is heuristic or best, not '%s'", value);
+        return JV_OK;
+    }
+    if (!strcmp(key, "conv-algo")) {
+        if (!strcmp(value, "heuristic")) return JV_OK;
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "hip backend: conv-algo '%s': only heuristic (MIOpen's immediate mode, its first solution) is "
+                "implemented",
+                value);
+    }
+    JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no option '%s'", key);
+}
+
 static jv_status hip_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     hip_ctx *c = ctx;
     memset(out, 0, sizeof *out);
@@ -662,7 +735,7 @@ const jv_backend jv_hip_backend = {
     .range_pop = hip_range_pop,
     .graph_time = hip_graph_time,
     .clocks = hip_clocks,
-    .set_option = NULL,
+    .set_option = hip_set_option,
     .flush_cache = hip_flush_cache,
     .hold = hip_hold,
 };
