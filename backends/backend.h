@@ -38,6 +38,7 @@ typedef struct {
     double host_launch_us;  /* measured at open: host time to queue one empty launch (0 unknown) */
     char uuid[48];          /* the GPU's UUID ("GPU-8c6f...", NVIDIA's form), "" where unknown */
     char pci[24];           /* its PCI address ("0000:17:00.0"), "" where unknown (the CPU) */
+    char clocks_from[24];   /* what the clocks hook reads: "NVML", "ROCm SMI", "sysfs"; "" none */
 } jv_device_props;
 
 /* The elementwise baseline kernels, over fp32 arrays of n elements:
@@ -47,11 +48,12 @@ typedef enum { JV_BASE_COPY = 0, JV_BASE_SCALE, JV_BASE_ADD, JV_BASE_TRIAD, JV_B
 
 /* Clocks of the device now (for throttling notes). */
 typedef struct {
-    int known;              /* 0: the backend cannot read clocks (no NVML / SMI) */
+    int known;              /* 0: the backend cannot read clocks (no NVML / ROCm SMI / sysfs) */
     double sm_mhz, mem_mhz; /* current clocks */
     double sm_max_mhz;      /* the highest SM clock the device allows now (0 unknown) */
     double power_w;         /* board power now, watts (0 unknown) */
-    unsigned reasons;       /* JV_THROTTLE_* bits in force */
+    double temp_c;    /* GPU temperature now (AMD: junction, else edge; NVIDIA: the GPU sensor), deg C (0 unknown) */
+    unsigned reasons; /* JV_THROTTLE_* bits in force */
 } jv_clocks;
 
 /* Why clocks are held down (from NVML's clock event reasons). */

@@ -33,9 +33,16 @@
 # $OUT/results.tar.gz (the whole folder), $OUT/summary.md and $OUT/session.log. A step that fails is logged
 # and the session goes on. It never changes clocks or resets the GPU.
 #
-# usage: bench/gpu_session.sh [--dry-run] [--bundle DIR] [--results DIR]
+# usage: bench/gpu_session.sh [--backend auto|cuda|hip|cpu] [--dry-run] [--plan] [--bundle DIR] [--results DIR]
+#   --backend B   the replay backend (default $JV_SESSION_BACKEND, else auto): auto takes cuda when nvidia-smi
+#                 lists a GPU, hip when HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES is set, rocminfo lists a gfx
+#                 agent or rocm-smi / amd-smi answers, else cuda. On hip (ROCm, MI300X): the device facts come
+#                 from rocm-smi / amd-smi and rocminfo, the CUDA-only steps (stream-sweep, kernel-sweep,
+#                 ncu-sweep) are skipped, everything else runs the same
 #   --dry-run     the CPU backend and small sizes, no nvidia-smi needed: the whole script on a machine
 #                 without a GPU (also JV_SESSION_BACKEND=cpu)
+#   --plan        run nothing: print the backend chosen (and why) and each step's command, for the backend
+#                 given or detected (a check of the script on any machine; no bundle needed, nothing written)
 #   --bundle DIR  the bundle (default gpu-bundle, or $JV_BUNDLE_DIR)
 #   --results DIR the results folder (default bench/results/gpu-<date>-<gpu>)
 # Exit status: 0 every step succeeded, 1 some step failed (see session.log), 2 bad usage.
@@ -44,12 +51,15 @@ cd "$(dirname "$0")/.."
 root=$PWD
 t_start=$(date +%s)
 budget=${JV_SESSION_BUDGET:-450}
-backend=${JV_SESSION_BACKEND:-cuda}
+backend=${JV_SESSION_BACKEND:-auto}
 bundle=${JV_BUNDLE_DIR:-gpu-bundle}
 results=
+plan=0
 while [ $# -gt 0 ]; do
   case $1 in
+    --backend) backend=$2; shift 2 ;;
     --dry-run) backend=cpu; shift ;;
+    --plan) plan=1; shift ;;
     --bundle) bundle=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -57,24 +67,61 @@ while [ $# -gt 0 ]; do
   esac
 done
 bundle=$(realpath -m "$bundle")
+
+# the backend: cuda (NVIDIA), hip (AMD, ROCm) or cpu; auto looks at what the machine has (why: in $detected)
+detect_backend() {
+  local l
+  if command -v nvidia-smi >/dev/null 2>&1 && l=$(timeout 20 nvidia-smi -L 2>/dev/null | grep -m1 '^GPU '); then
+    detected="nvidia-smi lists ${l%% (*}"; backend=cuda; return
+  fi
+  if [ -n "${HIP_VISIBLE_DEVICES:-}${ROCR_VISIBLE_DEVICES:-}" ]; then
+    detected="HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES is set"; backend=hip; return
+  fi
+  if command -v rocminfo >/dev/null 2>&1 &&
+     l=$(timeout 20 rocminfo 2>/dev/null | grep -m1 -oE '^[[:space:]]*Name:[[:space:]]+gfx[0-9a-f]+'); then
+    detected="rocminfo lists ${l##* }"; backend=hip; return
+  fi
+  for l in rocm-smi amd-smi; do
+    if command -v $l >/dev/null 2>&1 && timeout 20 $l >/dev/null 2>&1; then
+      detected="$l answers"; backend=hip; return
+    fi
+  done
+  detected="no nvidia-smi, rocminfo, rocm-smi or amd-smi found a GPU: cuda as before"; backend=cuda
+}
+detected="given"
+case $backend in
+  auto) detect_backend ;;
+  cuda|hip|cpu) ;;
+  *) echo "gpu_session.sh: --backend is auto, cuda, hip or cpu, not '$backend'" >&2; exit 2 ;;
+esac
 dry=0
 [ "$backend" = cpu ] && dry=1
 
 # the results folder, named after the date and the GPU
 gpu_name=
-if command -v nvidia-smi >/dev/null 2>&1; then
+if [ $plan = 0 ] && [ "$backend" = hip ]; then
+  for l in "rocm-smi --showproductname --csv" "amd-smi static --asic --csv"; do
+    command -v ${l%% *} >/dev/null 2>&1 || continue
+    gpu_name=$(timeout 20 $l 2>/dev/null | grep -oE 'MI[0-9]+[A-Z]*' | head -1) && [ -n "$gpu_name" ] && break
+  done
+elif [ $plan = 0 ] && command -v nvidia-smi >/dev/null 2>&1; then
   gpu_name=$(timeout 20 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 fi
 short=$(echo "${gpu_name:-unknown}" | tr 'A-Z' 'a-z' | sed 's/^nvidia //; s/ .*//; s/[^a-z0-9]//g')
 [ $dry = 1 ] && short=cpu-dryrun
 [ -n "$short" ] || short=unknown
 results=$(realpath -m "${results:-bench/results/gpu-$(date -u +%F)-$short}")
-mkdir -p "$results"
-log=$results/session.log
-: > "$log"
-printf 'step\texit\tseconds\n' > "$results/steps.tsv"
 failed=0
-say() { echo "[$(date -u +%T)] $*" | tee -a "$log"; }
+if [ $plan = 1 ]; then
+  log=/dev/null
+  say() { echo "$*"; }
+else
+  mkdir -p "$results"
+  log=$results/session.log
+  : > "$log"
+  printf 'step\texit\tseconds\n' > "$results/steps.tsv"
+  say() { echo "[$(date -u +%T)] $*" | tee -a "$log"; }
+fi
 
 # step NAME CAP CMD...: runs CMD under timeout min(CAP, what is left of the budget less STEP_RESERVE seconds,
 # default 25, for the summary and packing; a step that gets less than 5 s is skipped and counts as failed),
@@ -94,6 +141,10 @@ step() {
     return 0
   fi
   [ "$cap" -gt "$left" ] && cap=$left
+  if [ $plan = 1 ]; then
+    say "plan: $name (at most $cap s): $*"
+    return 0
+  fi
   say "== $name (at most $cap s): $*"
   t0=$(date +%s)
   timeout -k 5 "$cap" "$@" 2>&1 | tee -a "$log" > "$results/$name.log"
@@ -110,6 +161,7 @@ step() {
 
 pack() {
   trap - EXIT INT TERM
+  [ $plan = 1 ] && return 0
   if [ ! -s "$results/summary.md" ]; then
     # no bench/gpu_summary.py (or it failed): the step table and the device facts at least
     {
@@ -134,17 +186,22 @@ pack() {
 trap 'say "interrupted"; failed=$((failed + 1)); pack; exit 1' INT TERM
 trap pack EXIT
 
-say "jarvis GPU session: backend $backend, bundle $bundle, results $results, budget $budget s"
+say "jarvis GPU session: backend $backend ($detected), bundle $bundle, results $results, budget $budget s"
 [ -f "$bundle/MANIFEST.txt" ] && sed -n '1,8p' "$bundle/MANIFEST.txt" >> "$log"
-if [ ! -x "$bundle/bin/jarvis-replay" ]; then
+if [ $plan = 1 ]; then
+  [ -x "$bundle/bin/jarvis-replay" ] || say "plan: no $bundle/bin/jarvis-replay here (the session needs the bundle)"
+  export JV_BUNDLE=$bundle
+elif [ ! -x "$bundle/bin/jarvis-replay" ]; then
   say "ERROR: no $bundle/bin/jarvis-replay: make the bundle first (bash bench/gpu_bundle.sh) and carry it"
   failed=$((failed + 1))
   exit 1
 fi
 bin=$bundle/bin
 # shellcheck disable=SC1091
-if ! . "$bundle/env.sh" >> "$log" 2>&1; then
-  say "env.sh: some CUDA library is missing (see above); going on, the CUDA steps will fail"
+if [ $plan = 1 ]; then
+  say "plan: . $bundle/env.sh (the bundle's GPU libraries: LD_LIBRARY_PATH)"
+elif ! . "$bundle/env.sh" >> "$log" 2>&1; then
+  say "env.sh: some GPU library is missing (see above); going on, the GPU steps will fail"
   failed=$((failed + 1))
 fi
 say "LD_LIBRARY_PATH for the bundle: ${JV_LIBRARY_PATH:-}"
@@ -158,7 +215,20 @@ facts() {
     echo "host: $(uname -srm), $(ldd --version 2>/dev/null | head -1)"
     [ -f "$JV_BUNDLE/MANIFEST.txt" ] && grep '^needs from' "$JV_BUNDLE/MANIFEST.txt"
     command -v nvcc >/dev/null && echo "nvcc: $(nvcc --version | tail -1)"
-    if command -v nvidia-smi >/dev/null; then
+    if [ "$backend" = hip ]; then
+      command -v hipcc >/dev/null && echo "hipcc: $(hipcc --version 2>/dev/null | grep -m1 -i 'HIP version')"
+      if command -v rocm-smi >/dev/null; then
+        rocm-smi --showproductname --showdriverversion --showbus --showclocks --showmaxpower --showpower --showtemp \
+                 --showmeminfo vram --showperflevel --csv
+      elif command -v amd-smi >/dev/null; then
+        amd-smi static --asic --bus --driver --limit --csv
+        amd-smi metric --clock --power --temperature --csv
+      else
+        echo "rocm-smi, amd-smi: not found"
+      fi
+      command -v rocminfo >/dev/null &&
+        rocminfo | grep -E '^[[:space:]]*(Marketing Name|Name:[[:space:]]+gfx|Compute Unit|Max Clock Freq)' | head -8
+    elif command -v nvidia-smi >/dev/null; then
       nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,clocks.applications.graphics,power.draw,power.limit,temperature.gpu \
                  --format=csv
       nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv 2>/dev/null ||
@@ -168,7 +238,8 @@ facts() {
     fi
     "${py[@]}" - <<'PY' || echo "torch: not available"
 import torch
-print(f"torch: {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()}")
+print(f"torch: {torch.__version__}, CUDA {torch.version.cuda}, HIP {getattr(torch.version, 'hip', None)}, "
+      f"cuDNN / MIOpen {torch.backends.cudnn.version()}")
 if torch.cuda.is_available():
     p = torch.cuda.get_device_properties(0)
     l2 = getattr(p, 'L2_cache_size', 0)
@@ -178,16 +249,21 @@ else:
     print("torch: no CUDA device")
 PY
   } > "$results/device-facts.txt" 2>&1
-  if command -v nvidia-smi >/dev/null; then
+  if [ "$backend" = hip ]; then
+    command -v rocm-smi >/dev/null && rocm-smi --showallinfo > "$results/rocm-smi.txt" 2>&1
+    command -v amd-smi >/dev/null && amd-smi static > "$results/amd-smi.txt" 2>&1
+  elif command -v nvidia-smi >/dev/null; then
     nvidia-smi > "$results/nvidia-smi.txt" 2>&1
     nvidia-smi -q > "$results/nvidia-smi-q.txt" 2>&1
   fi
   cat "$results/device-facts.txt"
-  [ $dry = 1 ] || command -v nvidia-smi >/dev/null
+  [ $dry = 1 ] && return 0
+  if [ "$backend" = hip ]; then command -v rocm-smi >/dev/null || command -v amd-smi >/dev/null
+  else command -v nvidia-smi >/dev/null; fi
 }
 # timeout runs programs, not shell functions: the function goes to a child bash
 export -f facts
-export results dry
+export results dry backend
 export JV_PY_LD_LIBRARY_PATH=${JV_ORIG_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}
 step device 45 bash -c 'py=(env "LD_LIBRARY_PATH=$JV_PY_LD_LIBRARY_PATH" python3); facts'
 
@@ -211,9 +287,9 @@ step baseline 120 env JV_BENCH_ARGS="--device 0 --report $results/peak.md ${peak
 
 # 3a. the STREAM sweep (bench/stream_sweep.cu, built into the bundle): copy/triad/add over 3 x 1 GiB, 288
 #     variants (vectors per thread, block size, cache hints, covering vs persistent grid); needs a GPU
-if [ $dry = 1 ]; then
-  say "SKIP stream-sweep: needs a GPU (backend $backend)"
-elif [ ! -x "$bin/stream_sweep" ]; then
+if [ $dry = 1 ] || [ "$backend" = hip ]; then
+  say "SKIP stream-sweep: needs an NVIDIA GPU (bench/stream_sweep.cu is CUDA; backend $backend)"
+elif [ ! -x "$bin/stream_sweep" ] && [ $plan = 0 ]; then
   say "SKIP stream-sweep: no $bin/stream_sweep (bench/gpu_bundle.sh builds it when nvcc can)"
 else
   step stream-sweep 60 "$bin/stream_sweep" 1024 "$results/stream-sweep.csv"
@@ -234,7 +310,7 @@ step ctest-gpu 150 ctest --test-dir "$bundle/tests" -L gpu --output-on-failure -
 #     cases under ncu (duration, DRAM throughput, occupancy, warp stalls; caches not flushed between kernels, so
 #     a second pass's L2 hits count and a first pass writes back what the kernel before left dirty), and case
 #     1 again with the caches flushed before each kernel -> ncu-sweep.log
-if [ -x "$bin/gpu_kernel_sweep" ] && [ $dry = 0 ]; then
+if [ "$backend" = cuda ] && { [ -x "$bin/gpu_kernel_sweep" ] || [ $plan = 1 ]; }; then
   step kernel-sweep 90 "$bin/gpu_kernel_sweep" --csv "$results/kernel-sweep.csv"
   ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -n "$ncu_bin" ]; then
@@ -247,14 +323,20 @@ if [ -x "$bin/gpu_kernel_sweep" ] && [ $dry = 0 ]; then
     say "SKIP ncu-sweep: no ncu"
   fi
 else
-  say "SKIP kernel-sweep: needs a GPU and $bin/gpu_kernel_sweep"
+  say "SKIP kernel-sweep: needs an NVIDIA GPU and $bin/gpu_kernel_sweep (backend $backend)"
 fi
 
 # 4. fidelity: traces recorded here, now (bench/record_traces.py), analysed and replayed on the same GPU
 fresh=()
 if [ -f bench/record_traces.py ] && { [ $dry = 0 ] || [ -n "${JV_SESSION_TRACES:-}" ]; }; then
-  mkdir -p "$results/traces"
-  if [ -n "${JV_SESSION_TRACES:-}" ]; then
+  [ $plan = 1 ] || mkdir -p "$results/traces"
+  if [ $plan = 1 ]; then
+    step record 150 "${py[@]}" bench/record_traces.py --out "$results/traces"
+    step analyze-TRACE 60 "$bin/jarvis-analyze" "$results/traces/TRACE.json.gz" -o "$results/analysis-TRACE"
+    step replay-TRACE "${JV_FRESH_CAP:-200}" "$bin/jarvis-replay" "$results/TRACE.zip" --backend "$backend" \
+         --device 0 --time-limit "${JV_FRESH_TIME_LIMIT:-0.2}" --deadline $((${JV_FRESH_CAP:-200} - 15)) \
+         "${replay_args[@]}" --benchmark_out "$results/replay-TRACE.json" --report "$results/replay-TRACE.md"
+  elif [ -n "${JV_SESSION_TRACES:-}" ]; then
     cp "$JV_SESSION_TRACES"/*.json.gz "$results/traces/"
   else
     step record 150 "${py[@]}" bench/record_traces.py --out "$results/traces"
@@ -328,7 +410,9 @@ else
 fi
 
 # 8. the summary
-if [ -f bench/gpu_summary.py ]; then
+if [ $plan = 1 ]; then
+  say "plan: summary: ${py[*]} bench/gpu_summary.py --results $results --out $results/summary.md"
+elif [ -f bench/gpu_summary.py ]; then
   STEP_RESERVE=5 step summary 30 "${py[@]}" bench/gpu_summary.py --results "$results" --out "$results/summary.md"
 else
   say "SKIP summary: no bench/gpu_summary.py (summary.md lists the steps only)"

@@ -42,6 +42,8 @@ FALLBACK_HW = [
      "l2_mb": 60},
     {"name": "H100 SXM", "match_names": ["H100 80GB HBM3", "H100 SXM"], "mem_bw_gbps": 3350,
      "peak_tflops": {"matrix_bf16": 989.4}, "l2_mb": 50},
+    {"name": "MI300X", "match_names": ["MI300X"], "mem_bw_gbps": 5300, "peak_tflops": {"matrix_bf16": 1307.4},
+     "l2_mb": 4, "llc_mb": 256},
 ]
 
 
@@ -213,7 +215,7 @@ def load_hardware(path):
     doc = load_json(path, "datasheet table") if path else None
     gpus = doc.get("gpus") if isinstance(doc, dict) else None
     if not isinstance(gpus, list):
-        log("datasheet table: using the built-in H100 SXM / H200 entries")
+        log("datasheet table: using the built-in H100 SXM / H200 / MI300X entries")
         return FALLBACK_HW
     return [g for g in gpus if isinstance(g, dict)]
 

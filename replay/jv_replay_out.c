@@ -251,6 +251,7 @@ static int build_entries(const jv_replay_run *run, gb_entry *es) {
                 add_counter(e, "throttled", r->throttled);
                 add_counter(e, "sm_mhz_load_min", r->clk_load.sm_mhz);
                 if (r->clk_load.power_w > 0) add_counter(e, "power_w_load_max", r->clk_load.power_w);
+                if (r->clk_load.temp_c > 0) add_counter(e, "temp_c_load_max", r->clk_load.temp_c);
             }
         }
         if (!any) {
@@ -267,6 +268,35 @@ static char *host_name(char *buf, size_t cap) {
     if (gethostname(buf, cap) != 0) snprintf(buf, cap, "unknown");
     buf[cap - 1] = 0;
     return buf;
+}
+
+/* the device's clocks over the run (where the backend reads them: NVML, ROCm SMI, sysfs): idle before the first
+ * timed op, and under load merged over every op (jv_clocks_merge_load: lowest clocks, highest power and temperature) */
+static void add_run_clocks(cJSON *ctx, const jv_replay_run *run) {
+    const jv_clocks *idle = NULL;
+    jv_clocks load;
+    memset(&load, 0, sizeof load);
+    for (int i = 0; i < run->n; i++) {
+        const jv_op_result *r = &run->res[i];
+        if (!idle && r->clk_start.known) idle = &r->clk_start;
+        jv_clocks_merge_load(&load, &r->clk_load);
+    }
+    if (idle) {
+        cJSON *o = cJSON_AddObjectToObject(ctx, "clocks_idle");
+        cJSON_AddNumberToObject(o, "sm_mhz", idle->sm_mhz);
+        cJSON_AddNumberToObject(o, "mem_mhz", idle->mem_mhz);
+        cJSON_AddNumberToObject(o, "sm_max_mhz", idle->sm_max_mhz);
+        cJSON_AddNumberToObject(o, "power_w", idle->power_w);
+        cJSON_AddNumberToObject(o, "temp_c", idle->temp_c);
+    }
+    if (load.known) {
+        cJSON *o = cJSON_AddObjectToObject(ctx, "clocks_load");
+        cJSON_AddNumberToObject(o, "sm_mhz_min", load.sm_mhz);
+        cJSON_AddNumberToObject(o, "mem_mhz_min", load.mem_mhz);
+        cJSON_AddNumberToObject(o, "sm_max_mhz", load.sm_max_mhz);
+        cJSON_AddNumberToObject(o, "power_w_max", load.power_w);
+        cJSON_AddNumberToObject(o, "temp_c_max", load.temp_c);
+    }
 }
 
 static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
@@ -299,6 +329,8 @@ static cJSON *gbench_json(const jv_replay_run *run, const gb_entry *es, int m) {
     cJSON_AddNumberToObject(ctx, "device_memory_bytes", (double)run->props.memory_bytes);
     cJSON_AddNumberToObject(ctx, "last_level_cache_bytes", (double)run->props.llc_bytes);
     cJSON_AddNumberToObject(ctx, "clock_mhz", run->props.clock_mhz);
+    if (run->props.clocks_from[0]) cJSON_AddStringToObject(ctx, "clocks_from", run->props.clocks_from);
+    add_run_clocks(ctx, run);
     cJSON_AddNumberToObject(ctx, "launch_us", run->props.launch_us); /* measured by the backend at open */
     cJSON_AddNumberToObject(ctx, "host_launch_us", run->props.host_launch_us);
     if (run->opts && run->opts->timing.duty > 0 && run->opts->timing.duty < 1)

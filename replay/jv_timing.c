@@ -36,6 +36,7 @@ void jv_clocks_merge_load(jv_clocks *acc, const jv_clocks *c) {
     if (!acc->known || c->mem_mhz < acc->mem_mhz) acc->mem_mhz = c->mem_mhz;
     if (c->sm_max_mhz > acc->sm_max_mhz) acc->sm_max_mhz = c->sm_max_mhz;
     if (c->power_w > acc->power_w) acc->power_w = c->power_w; /* the highest draw under load */
+    if (c->temp_c > acc->temp_c) acc->temp_c = c->temp_c;     /* the hottest */
     acc->reasons |= c->reasons;
     acc->known = 1;
 }

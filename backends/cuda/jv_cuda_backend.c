@@ -57,7 +57,7 @@ typedef struct {
     int conv_search;               /* --conv-algo best */
     jv_cuda_conv_cache conv_cache; /* cuDNN algorithm choices per convolution configuration */
     int gemm_search;               /* --gemm-algo best */
-    jv_cuda_gemm_cache gemm_cache; /* cuBLASLt search results per GEMM configuration */
+    jv_gpu_gemm_cache gemm_cache;  /* cuBLASLt search results per GEMM configuration */
     jv_nvml nvml;                  /* clocks (NVML loaded at run time; .lib NULL when absent) */
     int broken;                    /* a sticky error: the context is unusable */
     char broken_msg[480];
@@ -132,8 +132,8 @@ static void cuda_close(void *ctx) {
     if (c->ev0) cudaEventDestroy(c->ev0);
     if (c->ev1) cudaEventDestroy(c->ev1);
     if (c->stream) cudaStreamDestroy(c->stream);
-    jv_cuda_cache_clear(&c->conv_cache);
-    jv_cuda_cache_clear(&c->gemm_cache);
+    jv_gpu_cache_clear(&c->conv_cache);
+    jv_gpu_cache_clear(&c->gemm_cache);
     jv_nvml_close(&c->nvml);
     free(c);
 }
@@ -289,6 +289,7 @@ static jv_status props_body(cuda_ctx *c, jv_device_props *p, jv_err *err) {
         (void)cudaGetLastError(); /* clear a refused attribute */
     p->launch_us = c->launch_us;
     p->host_launch_us = c->host_launch_us;
+    if (c->nvml.lib) snprintf(p->clocks_from, sizeof p->clocks_from, "NVML");
     const unsigned char *u = (const unsigned char *)dp.uuid.bytes; /* nvidia-smi's form */
     snprintf(p->uuid, sizeof p->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
              u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
@@ -621,7 +622,7 @@ static jv_status graph_body(cuda_ctx *c, cudaGraphExec_t ge, int runs, int reps,
         CU_CALL(err, "graph", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
         t[i] = ms * 1e-3;
     }
-    *per_run_s = jv_cuda_median(t, reps) / runs;
+    *per_run_s = jv_gpu_median(t, reps) / runs;
     return JV_OK;
 }
 

@@ -18,11 +18,11 @@ struct jv_cuda_gemm {
     size_t ws_need;
     jv_gpu_gemm_map map; /* the call in cuBLASLt's terms (jv_gpu_lib.h) */
     int searched;        /* the algorithm came from a search (choice says how it went) */
-    jv_cuda_gemm_choice choice;
+    jv_gpu_gemm_choice choice;
 };
 
-_Static_assert(sizeof(cublasLtMatmulAlgo_t) == sizeof(((jv_cuda_gemm_choice *)0)->algo),
-               "jv_cuda_gemm_choice.algo holds a cublasLtMatmulAlgo_t");
+_Static_assert(sizeof(cublasLtMatmulAlgo_t) == sizeof(((jv_gpu_gemm_choice *)0)->algo),
+               "jv_gpu_gemm_choice.algo holds a cublasLtMatmulAlgo_t");
 
 static const char *lt_str(cublasStatus_t s) {
     const char *t = cublasLtGetStatusString(s);
@@ -79,8 +79,8 @@ void jv_cuda_gemm_free(jv_cuda_gemm *p) {
 /* Fills bytes of device memory at dst with values of dtype t of magnitude in
  * [1, 2) and random sign and mantissa (random bits in the fields a GEMM's
  * data toggles, no NaN or infinity), from one host chunk uploaded over it. */
-static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_t seed, cudaStream_t s,
-                              const char *name, jv_err *err) {
+static jv_status fill_scratch(void *dst, size_t bytes, jv_dtype t, uint64_t seed, cudaStream_t s, const char *name,
+                              jv_err *err) {
     enum { CHUNK = 1 << 22 };
     size_t cb = bytes < CHUNK ? bytes : CHUNK;
     cb &= ~(size_t)7;
@@ -90,16 +90,7 @@ static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_
     }
     uint64_t *h = malloc(cb);
     if (!h) JV_FAIL(err, JV_ERR_NOMEM, "cuda backend: %s: out of host memory for the search's operands", name);
-    uint64_t x = seed | 1;
-    for (size_t i = 0; i < cb / 8; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
-        switch (t) {
-        case CUDA_R_16BF: h[i] = (x & 0x807F807F807F807Full) | 0x3F803F803F803F80ull; break;
-        case CUDA_R_16F: h[i] = (x & 0x83FF83FF83FF83FFull) | 0x3C003C003C003C00ull; break;
-        case CUDA_R_32F: h[i] = (x & 0x807FFFFF807FFFFFull) | 0x3F8000003F800000ull; break;
-        default: h[i] = (x & 0x800FFFFFFFFFFFFFull) | 0x3FF0000000000000ull; break;
-        }
-    }
+    jv_gpu_search_pattern(h, cb / 8, t, seed);
     jv_status st = JV_OK;
     for (size_t off = 0; off < bytes && st == JV_OK; off += cb) {
         size_t nb = bytes - off < cb ? bytes - off : cb;
@@ -116,35 +107,50 @@ static jv_status fill_scratch(void *dst, size_t bytes, cudaDataType_t t, uint64_
     return st;
 }
 
-/* Times one candidate: JV_CUDA_GEMM_WARMUP launches, then JV_CUDA_GEMM_REPS
- * each between two events; *ms = their median, 0 when cuBLASLt refuses to
- * launch it. A runtime failure is an error. */
-static jv_status time_candidate(cublasLtHandle_t lt, const jv_cuda_gemm *p, const cublasLtMatmulAlgo_t *algo,
-                                size_t ws_need, void *const *bufs, const jv_cuda_gemm_pick *pick, cudaEvent_t e0,
-                                cudaEvent_t e1, double *ms, jv_err *err) {
-    *ms = 0;
+/* what the search's timing loop (jv_gpu_search_time) runs: the heuristic's candidates on scratch operands */
+typedef struct {
+    cublasLtHandle_t lt;
+    const jv_cuda_gemm *p;
+    const cublasLtMatmulHeuristicResult_t *res;
+    void *const *bufs;
+    const jv_cuda_gemm_pick *pick;
+    cudaEvent_t e0, e1;
+} cand_ctx;
+
+static jv_status cand_run(void *ctx, int i, int *launched, jv_err *err) {
+    const cand_ctx *c = ctx;
+    const jv_cuda_gemm *p = c->p;
     float af = (float)p->map.alpha, bf = (float)p->map.beta;
     const void *alpha = &af, *beta = &bf;
     if (p->map.f64) alpha = &p->map.alpha, beta = &p->map.beta;
-    void *out = bufs[p->map.io];
-    double t[JV_CUDA_GEMM_REPS];
-    for (int i = 0; i < JV_CUDA_GEMM_WARMUP + JV_CUDA_GEMM_REPS; i++) {
-        int timed = i >= JV_CUDA_GEMM_WARMUP;
-        if (timed) RT_CALL(err, p->map.name, cudaEventRecord(e0, pick->stream));
-        cublasStatus_t ls = cublasLtMatmul(lt, p->op, alpha, bufs[p->map.ib], p->la, bufs[p->map.ia], p->lb, beta, out,
-                                           p->lc, out, p->lc, algo, pick->ws, ws_need, pick->stream);
-        if (ls != CUBLAS_STATUS_SUCCESS) { /* this candidate does not launch: skipped */
-            RT_CALL(err, p->map.name, cudaStreamSynchronize(pick->stream));
-            return JV_OK;
-        }
-        if (!timed) continue;
-        RT_CALL(err, p->map.name, cudaEventRecord(e1, pick->stream));
-        RT_CALL(err, p->map.name, cudaEventSynchronize(e1));
-        float f = 0;
-        RT_CALL(err, p->map.name, cudaEventElapsedTime(&f, e0, e1));
-        t[i - JV_CUDA_GEMM_WARMUP] = f;
-    }
-    *ms = jv_cuda_median(t, JV_CUDA_GEMM_REPS);
+    void *out = c->bufs[p->map.io];
+    cublasStatus_t ls =
+        cublasLtMatmul(c->lt, p->op, alpha, c->bufs[p->map.ib], p->la, c->bufs[p->map.ia], p->lb, beta, out, p->lc, out,
+                       p->lc, &c->res[i].algo, c->pick->ws, c->res[i].workspaceSize, c->pick->stream);
+    (void)err;
+    *launched = ls == CUBLAS_STATUS_SUCCESS; /* a candidate that does not launch is skipped */
+    return JV_OK;
+}
+
+static jv_status cand_start(void *ctx, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, cudaEventRecord(c->e0, c->pick->stream));
+    return JV_OK;
+}
+
+static jv_status cand_stop(void *ctx, double *ms, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, cudaEventRecord(c->e1, c->pick->stream));
+    RT_CALL(err, c->p->map.name, cudaEventSynchronize(c->e1));
+    float f = 0;
+    RT_CALL(err, c->p->map.name, cudaEventElapsedTime(&f, c->e0, c->e1));
+    *ms = f;
+    return JV_OK;
+}
+
+static jv_status cand_sync(void *ctx, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, cudaStreamSynchronize(c->pick->stream));
     return JV_OK;
 }
 
@@ -153,13 +159,12 @@ static jv_status time_candidate(cublasLtHandle_t lt, const jv_cuda_gemm *p, cons
  * fastest into *ch. */
 static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands *ops,
                         const cublasLtMatmulHeuristicResult_t *res, int n, const jv_cuda_gemm_pick *pick,
-                        size_t ws_limit, jv_cuda_gemm_choice *ch, jv_err *err) {
+                        size_t ws_limit, jv_gpu_gemm_choice *ch, jv_err *err) {
     memset(ch, 0, sizeof *ch);
-    ch->offered = n;
     void *bufs[JV_MAX_OPERANDS] = {0};
     int roles[4] = {p->map.ia, p->map.ib, p->map.io, p->map.bias == JV_GPU_BIAS_EPILOGUE ? p->map.ic : -1};
     cudaEvent_t e0 = NULL, e1 = NULL;
-    double t[JV_CUDA_GEMM_CANDIDATES] = {0};
+    double t[JV_GPU_GEMM_CANDIDATES] = {0};
     jv_status st = JV_OK;
     for (int r = 0; r < 4 && st == JV_OK; r++) {
         int i = roles[r];
@@ -182,10 +187,8 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
                                 "cuda backend: %s: cudaMemsetAsync failed: %s", p->map.name, cudaGetErrorString(e));
             continue;
         }
-        cudaDataType_t dt = CUDA_R_32F;
-        (void)lt_type(tt->dtype, &dt);
-        st =
-            fill_scratch(bufs[i], bytes, dt, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream, p->map.name, err);
+        st = fill_scratch(bufs[i], bytes, tt->dtype, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), pick->stream,
+                          p->map.name, err);
     }
     if (st == JV_OK && p->map.bias == JV_GPU_BIAS_EPILOGUE) {
         const void *bp = bufs[p->map.ic];
@@ -202,22 +205,17 @@ static jv_status search(cublasLtHandle_t lt, jv_cuda_gemm *p, const jv_operands 
             st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "cuda backend: %s: cudaEventCreate failed: %s",
                             p->map.name, cudaGetErrorString(e));
     }
-    for (int c = 0; c < n && st == JV_OK; c++) {
-        if (res[c].state != CUBLAS_STATUS_SUCCESS || res[c].workspaceSize > ws_limit) continue;
-        st = time_candidate(lt, p, &res[c].algo, res[c].workspaceSize, bufs, pick, e0, e1, &t[c], err);
-        if (st == JV_OK && t[c] > 0) ch->timed++;
-    }
     if (st == JV_OK) {
-        int b = jv_cuda_fastest(t, n);
-        if (b < 0) {
-            st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
-                            "cuda backend: %s: gemm-algo best: none of cuBLASLt's %d candidates ran", p->map.name, n);
-        } else {
-            memcpy(ch->algo, &res[b].algo, sizeof ch->algo);
-            ch->ws = res[b].workspaceSize;
-            ch->rank = b;
-            ch->ms = t[b];
-            ch->first_ms = t[0];
+        int ok[JV_GPU_GEMM_CANDIDATES] = {0}, timed = 0;
+        for (int c = 0; c < n; c++)
+            ok[c] = res[c].state == CUBLAS_STATUS_SUCCESS && res[c].workspaceSize <= ws_limit;
+        const cand_ctx cc = {lt, p, res, bufs, pick, e0, e1};
+        const jv_gpu_search_ops ops_t = {(void *)&cc, cand_run, cand_start, cand_stop, cand_sync};
+        st = jv_gpu_search_time(&ops_t, ok, n, t, &timed, err);
+        if (st == JV_OK) st = jv_gpu_search_pick(t, n, timed, "cuda", "cuBLASLt", p->map.name, ch, err);
+        if (st == JV_OK) {
+            memcpy(ch->algo, &res[ch->rank].algo, sizeof ch->algo);
+            ch->ws = res[ch->rank].workspaceSize;
         }
     }
     if (e0) cudaEventDestroy(e0);
@@ -288,12 +286,12 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     uint64_t wsb = (uint64_t)ws_limit;
     cublasStatus_t ps =
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
-    cublasLtMatmulHeuristicResult_t res[JV_CUDA_GEMM_CANDIDATES];
+    cublasLtMatmulHeuristicResult_t res[JV_GPU_GEMM_CANDIDATES];
     memset(res, 0, sizeof res);
     int returned = 0;
     if (ps == CUBLAS_STATUS_SUCCESS)
         ps = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref,
-                                            pick->search ? JV_CUDA_GEMM_CANDIDATES : 1, res, &returned);
+                                            pick->search ? JV_GPU_GEMM_CANDIDATES : 1, res, &returned);
     cublasLtMatmulPreferenceDestroy(pref);
     if (ps == CUBLAS_STATUS_NOT_SUPPORTED || (ps == CUBLAS_STATUS_SUCCESS && returned == 0)) {
         st = jv_err_set(err, JV_ERR_NOTFOUND, __FILE__, __LINE__,
@@ -310,7 +308,7 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
     } else {
         /* the configuration as cuBLASLt sees it: types, transposes, bias and whether C is read; the layouts of
          * its A (our B), B (our A) and C / D (out); the batch count and the workspace offered */
-        jv_cuda_conv_key key;
+        jv_gpu_key key;
         memset(&key, 0, sizeof key);
         const int64_t words[] = {f64,
                                  da,
@@ -335,15 +333,15 @@ jv_status jv_cuda_gemm_plan(cublasLtHandle_t lt, const jv_desc *d, const jv_oper
                                  batch,
                                  (int64_t)ws_limit};
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            jv_cuda_conv_key_add(&key, words[i]);
-        const jv_cuda_gemm_choice *had = pick->cache ? jv_cuda_gemm_cache_find(pick->cache, &key) : NULL;
+            jv_gpu_key_add(&key, words[i]);
+        const jv_gpu_gemm_choice *had = pick->cache ? jv_gpu_gemm_cache_find(pick->cache, &key) : NULL;
         if (had) {
             p->choice = *had;
         } else {
             st = search(lt, p, ops, res, returned, pick, ws_limit, &p->choice, err);
             if (st != JV_OK) goto fail;
             if (pick->cache) {
-                st = jv_cuda_gemm_cache_put(pick->cache, &key, &p->choice, err);
+                st = jv_gpu_gemm_cache_put(pick->cache, &key, &p->choice, err);
                 if (st != JV_OK) goto fail;
             }
         }
@@ -407,14 +405,5 @@ void jv_cuda_gemm_describe(const jv_cuda_gemm *p, char *buf, size_t cap) {
     int len = snprintf(buf, cap, "cuBLASLt algo %d tile id %u stages id %u splitK %d swizzle %u ws %zu B", (int)id,
                        (unsigned)tile, (unsigned)stages, (int)splitk, (unsigned)swz, p->ws_need);
     if (!p->searched || len < 0 || (size_t)len >= cap) return;
-    const jv_cuda_gemm_choice *c = &p->choice;
-    if (c->rank == 0)
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #1 %.1f us", c->offered,
-                 c->timed, c->ms * 1e3);
-    else if (c->first_ms > 0)
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 %.1f us)",
-                 c->offered, c->timed, c->rank + 1, c->ms * 1e3, c->first_ms * 1e3);
-    else
-        snprintf(buf + len, cap - (size_t)len, ", searched %d, best of %d: heuristic's #%d %.1f us (#1 did not run)",
-                 c->offered, c->timed, c->rank + 1, c->ms * 1e3);
+    jv_gpu_search_describe(&p->choice, buf, (size_t)len, cap);
 }

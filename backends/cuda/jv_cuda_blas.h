@@ -6,7 +6,7 @@
  * [N] vector with beta 1, else it is copied into out and scaled by beta.
  * The algorithm is cuBLASLt's heuristic first pick within the 32 MiB that
  * PyTorch gives it (JV_CUDA_LT_WORKSPACE), or, searched, the fastest of the
- * heuristic's first JV_CUDA_GEMM_CANDIDATES within the whole workspace. */
+ * heuristic's first JV_GPU_GEMM_CANDIDATES within the whole workspace. */
 #ifndef JV_CUDA_BLAS_H
 #define JV_CUDA_BLAS_H
 
@@ -23,14 +23,14 @@ typedef struct jv_cuda_gemm jv_cuda_gemm;
 
 /* How jv_cuda_gemm_plan picks the algorithm. */
 typedef struct {
-    int search;                /* 0: the heuristic's first pick within min(ws_bytes, JV_CUDA_LT_WORKSPACE);
-                                * 1: its first JV_CUDA_GEMM_CANDIDATES within ws_bytes, each run JV_CUDA_GEMM_WARMUP
-                                * times then timed JV_CUDA_GEMM_REPS times (device events, median) on scratch
-                                * operands of the op's shapes, strides and dtypes; the fastest is kept */
-    size_t ws_bytes;           /* bytes the workspace holds */
-    void *ws;                  /* search: the device workspace the candidates run with */
-    cudaStream_t stream;       /* search: the stream they run on */
-    jv_cuda_gemm_cache *cache; /* search: choices per configuration, reused by later plans (NULL: none kept) */
+    int search;               /* 0: the heuristic's first pick within min(ws_bytes, JV_CUDA_LT_WORKSPACE);
+                               * 1: its first JV_GPU_GEMM_CANDIDATES within ws_bytes, each run JV_GPU_GEMM_WARMUP
+                               * times then timed JV_GPU_GEMM_REPS times (device events, median) on scratch
+                               * operands of the op's shapes, strides and dtypes; the fastest is kept */
+    size_t ws_bytes;          /* bytes the workspace holds */
+    void *ws;                 /* search: the device workspace the candidates run with */
+    cudaStream_t stream;      /* search: the stream they run on */
+    jv_gpu_gemm_cache *cache; /* search: choices per configuration, reused by later plans (NULL: none kept) */
 } jv_cuda_gemm_pick;
 
 /* Builds the plan of a parsed GEMM call (d of the gemm family) over ops,

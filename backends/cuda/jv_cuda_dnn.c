@@ -249,13 +249,13 @@ static jv_status rank_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_er
     return JV_OK;
 }
 
-static void key_rec(jv_cuda_conv_key *k, const desc_rec *r) {
-    jv_cuda_conv_key_add(k, r->nd);
-    jv_cuda_conv_key_add(k, r->dt);
-    jv_cuda_conv_key_add(k, r->fmt);
+static void key_rec(jv_gpu_key *k, const desc_rec *r) {
+    jv_gpu_key_add(k, r->nd);
+    jv_gpu_key_add(k, r->dt);
+    jv_gpu_key_add(k, r->fmt);
     for (int i = 0; i < r->nd; i++) {
-        jv_cuda_conv_key_add(k, r->dims[i]);
-        jv_cuda_conv_key_add(k, r->strides[i]);
+        jv_gpu_key_add(k, r->dims[i]);
+        jv_gpu_key_add(k, r->strides[i]);
     }
 }
 
@@ -267,14 +267,14 @@ static jv_status plan_step(cudnnHandle_t h, jv_cuda_conv *p, conv_step *s, jv_cu
         s->ws = 0;
         return JV_OK;
     }
-    jv_cuda_conv_key k;
+    jv_gpu_key k;
     memset(&k, 0, sizeof k);
-    jv_cuda_conv_key_add(&k, s->kind);
-    jv_cuda_conv_key_add(&k, p->search);
-    jv_cuda_conv_key_add(&k, p->math);
-    jv_cuda_conv_key_add(&k, (int64_t)p->ws_limit);
+    jv_gpu_key_add(&k, s->kind);
+    jv_gpu_key_add(&k, p->search);
+    jv_gpu_key_add(&k, p->math);
+    jv_gpu_key_add(&k, (int64_t)p->ws_limit);
     for (int i = 0; i < p->conv_key_n; i++)
-        jv_cuda_conv_key_add(&k, p->conv_key[i]);
+        jv_gpu_key_add(&k, p->conv_key[i]);
     key_rec(&k, &p->rec[s->in0]);
     key_rec(&k, &p->rec[s->in1]);
     key_rec(&k, &p->rec[s->out]);

@@ -6,7 +6,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-enum { NVML_SUCCESS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_SUCCESS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
 
 #define REASON_GPU_IDLE       0x1ull
 #define REASON_APP_CLOCKS     0x2ull
@@ -43,6 +43,7 @@ void jv_nvml_open(jv_nvml *n, const char *bus) {
     if (ok && !sym(lib, "nvmlDeviceGetCurrentClocksEventReasons", sizeof n->reasons, &n->reasons))
         sym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", sizeof n->reasons, &n->reasons);
     if (ok) sym(lib, "nvmlDeviceGetPowerUsage", sizeof n->power, &n->power);
+    if (ok) sym(lib, "nvmlDeviceGetTemperature", sizeof n->temp, &n->temp);
     if (!ok || init() != NVML_SUCCESS) {
         dlclose(lib);
         memset(n, 0, sizeof *n);
@@ -68,6 +69,8 @@ void jv_nvml_clocks(const jv_nvml *n, jv_clocks *c) {
     if (n->max_clock(n->dev, NVML_CLOCK_SM, &smax) == NVML_SUCCESS) c->sm_max_mhz = smax;
     unsigned mw = 0;
     if (n->power && n->power(n->dev, &mw) == NVML_SUCCESS) c->power_w = mw * 1e-3;
+    unsigned deg = 0;
+    if (n->temp && n->temp(n->dev, NVML_TEMPERATURE_GPU, &deg) == NVML_SUCCESS) c->temp_c = deg;
     unsigned long long r = 0;
     if (n->reasons && n->reasons(n->dev, &r) == NVML_SUCCESS) {
         if (r & REASON_SW_POWER_CAP) c->reasons |= JV_THROTTLE_POWER;

@@ -12,7 +12,8 @@ typedef struct {
     int (*clock)(void *dev, int type, unsigned *mhz);
     int (*max_clock)(void *dev, int type, unsigned *mhz);
     int (*reasons)(void *dev, unsigned long long *bits);
-    int (*power)(void *dev, unsigned *milliwatts); /* NULL when this NVML lacks it */
+    int (*power)(void *dev, unsigned *milliwatts);         /* NULL when this NVML lacks it */
+    int (*temp)(void *dev, int sensor, unsigned *celsius); /* nvmlDeviceGetTemperature; NULL when absent */
     int (*shutdown)(void);
 } jv_nvml;
 

@@ -12,8 +12,10 @@
  * names it; batch norm then runs on our kernel). A sticky device error
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
- * measured at open (jv_gpu_measure_launch); clocks and power are read from
- * the amdgpu driver's sysfs files (jv_amdgpu), as ROCm SMI reads them. Graph
+ * measured at open (jv_gpu_measure_launch); clocks, power and temperature
+ * are read through ROCm SMI (jv_rocm_smi, librocm_smi64 loaded at open)
+ * where it is installed, else from the amdgpu driver's sysfs files
+ * (jv_amdgpu, clocks and power). Graph
  * timing captures the runs into a HIP graph; a cold sample is held by a
  * spinning kernel as on CUDA; op ranges go to roctx when libroctx64 can be
  * loaded at open (dlopen: no build dependency). */
@@ -32,6 +34,7 @@
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
 #include "jv_hip_vendor.h"
+#include "jv_rocm_smi.h"
 
 #define HIP_WORKSPACE       ((size_t)256 << 20) /* the most our kernels are offered */
 #define HIP_WORKSPACE_FLOOR ((size_t)32 << 20)
@@ -45,7 +48,8 @@ typedef struct {
     double launch_us, host_launch_us; /* measured at open */
     int sms;
     int64_t l2_bytes, llc_bytes; /* the L2 the device reports; the last-level cache (jv_amdgpu_llc_bytes) */
-    jv_amdgpu smi;               /* clocks and power (sysfs; .dev "" when unreadable) */
+    jv_rocm_smi rsmi;            /* clocks, power, temperature through ROCm SMI (.lib NULL: absent, .why says why) */
+    jv_amdgpu smi;               /* else clocks and power from sysfs (.dev "" when unreadable) */
     void *ws;                    /* the one workspace, allocated at open */
     size_t ws_bytes;
     void *flush; /* 2 x the last-level cache (NULL: flush_why says why not) */
@@ -57,8 +61,9 @@ typedef struct {
     void *roctx;   /* libroctx64 (dlopen), NULL when absent; its two range calls */
     int (*roctx_push)(const char *);
     int (*roctx_pop)(void);
-    jv_hipv vendor; /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
-    int broken;     /* a sticky error: the context is unusable */
+    jv_hipv vendor;               /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
+    jv_gpu_gemm_cache gemm_cache; /* --gemm-algo best: hipBLASLt search results per GEMM configuration */
+    int broken;                   /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
 
@@ -140,6 +145,8 @@ static void hip_close(void *ctx) {
     if (c->ev1) (void)hipEventDestroy(c->ev1);
     if (c->stream) (void)hipStreamDestroy(c->stream);
     if (c->roctx) dlclose(c->roctx);
+    jv_rocm_smi_close(&c->rsmi);
+    jv_gpu_cache_clear(&c->gemm_cache);
     free(c);
 }
 
@@ -161,11 +168,16 @@ static void load_roctx(hip_ctx *c) {
 
 /* what the device and the install offer: one line at open (a missing library is said here, not a failure) */
 static void say_libraries(const hip_ctx *c) {
-    char clk[600], libs[1400];
-    if (c->smi.dev[0])
-        snprintf(clk, sizeof clk, "clocks%s from %s", c->smi.power[0] ? " and power" : "", c->smi.dev);
+    char clk[1000], libs[1400];
+    if (c->rsmi.lib)
+        snprintf(clk, sizeof clk, "clocks, power and temperature from ROCm SMI %s (SMI device %u%s%s)", c->rsmi.path,
+                 (unsigned)c->rsmi.index, c->rsmi.name[0] ? ": " : "", c->rsmi.name);
+    else if (c->smi.dev[0])
+        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks%s from %s", c->rsmi.why, c->smi.power[0] ? " and power" : "",
+                 c->smi.dev);
     else
-        snprintf(clk, sizeof clk, "clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)");
+        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)",
+                 c->rsmi.why);
     jv_hipv_describe(&c->vendor, libs, sizeof libs);
     fprintf(stderr,
             "hip backend: device %d (%s): vendor libraries (dlopen): %s; last-level cache %lld MiB (L2 %lld MiB), "
@@ -179,6 +191,50 @@ static int vendor_copy2d(void *ctx, void *dst, size_t dpitch, const void *src, s
                          size_t height, void *stream) {
     (void)ctx;
     return (int)hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, hipMemcpyDeviceToDevice, (hipStream_t)stream);
+}
+
+/* the GEMM algorithm search's runtime (jv_hipv_runtime): scratch memory, copies and the context's two events */
+static int vendor_alloc(void *ctx, void **dptr, size_t bytes) {
+    (void)ctx;
+    hipError_t e = hipMalloc(dptr, bytes);
+    if (e != hipSuccess) (void)hipGetLastError(); /* an allocation failure is reported, not kept */
+    return (int)e;
+}
+
+static void vendor_free(void *ctx, void *dptr) {
+    (void)ctx;
+    (void)hipFree(dptr);
+}
+
+static int vendor_upload(void *ctx, void *dst, const void *src, size_t bytes, void *stream) {
+    (void)ctx;
+    hipError_t e = hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, (hipStream_t)stream);
+    if (e == hipSuccess) e = hipStreamSynchronize((hipStream_t)stream); /* src is the caller's until it ends */
+    return (int)e;
+}
+
+static int vendor_zero(void *ctx, void *dst, size_t bytes, void *stream) {
+    (void)ctx;
+    return (int)hipMemsetAsync(dst, 0, bytes, (hipStream_t)stream);
+}
+
+static int vendor_timer_start(void *ctx, void *stream) {
+    return (int)hipEventRecord(((hip_ctx *)ctx)->ev0, (hipStream_t)stream);
+}
+
+static int vendor_timer_stop(void *ctx, void *stream, double *ms) {
+    hip_ctx *c = ctx;
+    float f = 0;
+    hipError_t e = hipEventRecord(c->ev1, (hipStream_t)stream);
+    if (e == hipSuccess) e = hipEventSynchronize(c->ev1);
+    if (e == hipSuccess) e = hipEventElapsedTime(&f, c->ev0, c->ev1);
+    *ms = f;
+    return (int)e;
+}
+
+static int vendor_sync(void *ctx, void *stream) {
+    (void)ctx;
+    return (int)hipStreamSynchronize((hipStream_t)stream);
 }
 
 /* the launch-overhead probe (jv_gpu_measure_launch): our stream and events, our copy of the probe kernels */
@@ -241,10 +297,12 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     c->l2_bytes = dp.l2CacheSize;
     c->llc_bytes = jv_amdgpu_llc_bytes(dp.gcnArchName, c->l2_bytes);
     char bus[64] = "";
-    if (hipDeviceGetPCIBusId(bus, (int)sizeof bus, device) == hipSuccess)
-        jv_amdgpu_open(&c->smi, "/sys", bus);
-    else
+    if (hipDeviceGetPCIBusId(bus, (int)sizeof bus, device) != hipSuccess) {
         (void)hipGetLastError();
+        bus[0] = 0;
+    }
+    jv_rocm_smi_open(&c->rsmi, NULL, bus);
+    if (!c->rsmi.lib) jv_amdgpu_open(&c->smi, "/sys", bus);
     HIP_CALL(c, err, "open", hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev0));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev1));
@@ -266,8 +324,11 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     JV_CHECK(jv_gpu_measure_launch(&probe, dp.clockRate, &c->launch_us, &c->host_launch_us, err));
     load_roctx(c);
     jv_hipv_load(&c->vendor);
-    const jv_hipv_runtime rt = {c, vendor_copy2d};
+    const jv_hipv_runtime rt = {c,           vendor_copy2d,      vendor_alloc,      vendor_free, vendor_upload,
+                                vendor_zero, vendor_timer_start, vendor_timer_stop, vendor_sync};
     jv_hipv_open(&c->vendor, c->stream, &rt);
+    c->vendor.ws = c->ws;
+    c->vendor.gemm_cache = &c->gemm_cache;
     say_libraries(c);
     return JV_OK;
 }
@@ -296,8 +357,10 @@ static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
     HIP_CALL(c, err, "props", hipRuntimeGetVersion(&rt));
     size_t fr = 0, tot = 0;
     HIP_CALL(c, err, "props", hipMemGetInfo(&fr, &tot));
-    snprintf(p->name, sizeof p->name, "%.127s", dp.name);
+    /* an old runtime may leave the marketing name empty: ROCm SMI's then */
+    snprintf(p->name, sizeof p->name, "%.127s", dp.name[0] || !c->rsmi.name[0] ? dp.name : c->rsmi.name);
     snprintf(p->backend, sizeof p->backend, "hip");
+    snprintf(p->clocks_from, sizeof p->clocks_from, "%s", c->rsmi.lib ? "ROCm SMI" : c->smi.dev[0] ? "sysfs" : "");
     /* the memory clock and bus width give the datasheet bandwidth: named here until jv_device_props has fields */
     snprintf(p->driver, sizeof p->driver, "driver %d runtime %d; HBM %d MHz x %d bit", drv, rt,
              dp.memoryClockRate / 1000, dp.memoryBusWidth);
@@ -526,11 +589,38 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
+/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic only (MIOpen's immediate mode, its first
+ * solution: no search yet) */
+static jv_status hip_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
+    hip_ctx *c = ctx;
+    ALIVE(c, err);
+    if (!strcmp(key, "gemm-algo")) {
+        if (!strcmp(value, "heuristic"))
+            c->vendor.gemm_search = 0;
+        else if (!strcmp(value, "best"))
+            c->vendor.gemm_search = 1;
+        else
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: gemm-algo is heuristic or best, not '%s'", value);
+        return JV_OK;
+    }
+    if (!strcmp(key, "conv-algo")) {
+        if (!strcmp(value, "heuristic")) return JV_OK;
+        JV_FAIL(err, JV_ERR_NOTFOUND,
+                "hip backend: conv-algo '%s': only heuristic (MIOpen's immediate mode, its first solution) is "
+                "implemented",
+                value);
+    }
+    JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no option '%s'", key);
+}
+
 static jv_status hip_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     hip_ctx *c = ctx;
     memset(out, 0, sizeof *out);
     ALIVE(c, err);
-    jv_amdgpu_clocks(&c->smi, out);
+    if (c->rsmi.lib)
+        jv_rocm_smi_clocks(&c->rsmi, out);
+    else
+        jv_amdgpu_clocks(&c->smi, out);
     return JV_OK;
 }
 
@@ -645,7 +735,7 @@ const jv_backend jv_hip_backend = {
     .range_pop = hip_range_pop,
     .graph_time = hip_graph_time,
     .clocks = hip_clocks,
-    .set_option = NULL,
+    .set_option = hip_set_option,
     .flush_cache = hip_flush_cache,
     .hold = hip_hold,
 };

@@ -1,6 +1,7 @@
-/* jv_hip_blas: the HIP backend's GEMMs on hipBLASLt (heuristic algorithm, bias epilogue), else rocBLAS
- * gemm_strided_batched_ex, through the tables jv_hip_vendor.c loads (see jv_hip_vendor.h); the mapping of a
- * GEMM to a column-major library call is jv_gpu_lib's, shared with the CUDA backend. */
+/* jv_hip_blas: the HIP backend's GEMMs on hipBLASLt (the heuristic's algorithm, or the fastest of its candidates
+ * with gemm-algo best; bias epilogue), else rocBLAS gemm_strided_batched_ex, through the tables jv_hip_vendor.c
+ * loads (see jv_hip_vendor.h); the mapping of a GEMM to a column-major library call is jv_gpu_lib's, the search's
+ * timing loop, ranking and cache jv_gpu_search's, both shared with the CUDA backend. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "gemm/gemm.h"
 #include "jv_gpu_lib.h"
 #include "jv_hip_vendor.h"
+#include "jv_tensor.h"
 
 static const char *lt_status(int s) {
     static const char *const N[] = {
@@ -37,7 +39,12 @@ struct jv_hipv_gemm {
     void *desc, *la, *lb, *lc; /* hipBLASLt descriptors */
     jv_hipblaslt_algo algo;
     size_t ws_need;
+    int searched; /* the algorithm came from a search (choice says how it went) */
+    jv_gpu_gemm_choice choice;
 };
+
+_Static_assert(sizeof(jv_hipblaslt_algo) <= sizeof(((jv_gpu_gemm_choice *)0)->algo),
+               "jv_gpu_gemm_choice.algo holds a hipblasLtMatmulAlgo_t");
 
 static int lt_type(jv_dtype d) {
     switch (d) {
@@ -78,9 +85,162 @@ static jv_status lt_layout(const jv_hipv *v, void **l, jv_dtype dt, const jv_gpu
     return JV_OK;
 }
 
-/* hipBLASLt: descriptors, then the heuristic's first algorithm within the workspace limit. JV_ERR_NOTFOUND when
- * hipBLASLt has no kernel for it (fp64, no algorithm). */
-static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, size_t ws_limit, jv_err *err) {
+/* ---- GEMM: the algorithm search (gemm-algo best) ---- */
+
+/* what the timing loop (jv_gpu_search_time) runs: the heuristic's candidates on scratch operands */
+typedef struct {
+    const jv_hipv *v;
+    const jv_hipv_gemm *p;
+    const jv_hipblaslt_heuristic *res;
+    void *const *bufs;
+} cand_ctx;
+
+#define RT_CALL(err, name, call)                                                                                       \
+    do {                                                                                                               \
+        int rt_e_ = (call);                                                                                            \
+        if (rt_e_)                                                                                                     \
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: gemm-algo best: %s failed (%d)", name, #call, rt_e_);      \
+    } while (0)
+
+static jv_status cand_run(void *ctx, int i, int *launched, jv_err *err) {
+    const cand_ctx *c = ctx;
+    const jv_gpu_gemm_map *q = &c->p->map;
+    float af = (float)q->alpha, bf = (float)q->beta;
+    void *out = c->bufs[q->io];
+    (void)err;
+    int s = c->v->lt.matmul(c->v->lt_h, c->p->desc, &af, c->bufs[q->ib], c->p->la, c->bufs[q->ia], c->p->lb, &bf, out,
+                            c->p->lc, out, c->p->lc, &c->res[i].algo, c->v->ws, c->res[i].workspace_size, c->v->stream);
+    *launched = s == JV_HIPBLAS_STATUS_SUCCESS; /* a candidate that does not launch is skipped */
+    return JV_OK;
+}
+
+static jv_status cand_start(void *ctx, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, c->v->rt.timer_start(c->v->rt.ctx, c->v->stream));
+    return JV_OK;
+}
+
+static jv_status cand_stop(void *ctx, double *ms, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, c->v->rt.timer_stop(c->v->rt.ctx, c->v->stream, ms));
+    return JV_OK;
+}
+
+static jv_status cand_sync(void *ctx, jv_err *err) {
+    const cand_ctx *c = ctx;
+    RT_CALL(err, c->p->map.name, c->v->rt.sync(c->v->rt.ctx, c->v->stream));
+    return JV_OK;
+}
+
+/* scratch operand i of ops on the device: out zeroed (read only as C), the inputs filled with
+ * jv_gpu_search_pattern */
+static jv_status scratch(const jv_hipv *v, const jv_hipv_gemm *p, const jv_operands *ops, int i, void **buf,
+                         jv_err *err) {
+    const jv_tensor *t = &ops->o[i].t;
+    size_t bytes = (size_t)jv_tensor_extent(t) * jv_dtype_size(t->dtype);
+    const char *name = p->map.name;
+    if (v->rt.alloc(v->rt.ctx, buf, bytes ? bytes : 1)) {
+        *buf = NULL;
+        JV_FAIL(err, JV_ERR_NOMEM, "hip backend: %s: gemm-algo best: cannot allocate %zu bytes of scratch operand %s",
+                name, bytes, ops->o[i].name);
+    }
+    size_t words = bytes / 8;
+    if (i == p->map.io || words == 0) {
+        RT_CALL(err, name, v->rt.zero(v->rt.ctx, *buf, bytes, v->stream));
+        return JV_OK;
+    }
+    uint64_t *h = malloc(words * 8);
+    if (!h) JV_FAIL(err, JV_ERR_NOMEM, "hip backend: %s: out of host memory for the search's operands", name);
+    jv_gpu_search_pattern(h, words, t->dtype, 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1));
+    int e = v->rt.upload(v->rt.ctx, *buf, h, words * 8, v->stream);
+    free(h);
+    if (e)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: gemm-algo best: uploading operand %s failed (%d)", name,
+                ops->o[i].name, e);
+    if (bytes > words * 8)
+        RT_CALL(err, name, v->rt.zero(v->rt.ctx, (char *)*buf + words * 8, bytes - words * 8, v->stream));
+    return JV_OK;
+}
+
+/* The search: scratch operands of ops' extents, each of the n heuristic results that fits ws_limit timed on
+ * them (jv_gpu_search_time), the fastest into *ch. */
+static jv_status search(const jv_hipv *v, jv_hipv_gemm *p, const jv_operands *ops, const jv_hipblaslt_heuristic *res,
+                        int n, size_t ws_limit, jv_gpu_gemm_choice *ch, jv_err *err) {
+    const jv_gpu_gemm_map *q = &p->map;
+    const jv_hipv_runtime *rt = &v->rt;
+    if (!rt->alloc || !rt->free || !rt->upload || !rt->zero || !rt->timer_start || !rt->timer_stop || !rt->sync)
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: gemm-algo best: the runtime gives no device timing", q->name);
+    void *bufs[JV_MAX_OPERANDS] = {0};
+    int roles[4] = {q->ia, q->ib, q->io, q->bias == JV_GPU_BIAS_EPILOGUE ? q->ic : -1};
+    jv_status st = JV_OK;
+    for (int r = 0; r < 4 && st == JV_OK; r++)
+        if (roles[r] >= 0 && !bufs[roles[r]]) st = scratch(v, p, ops, roles[r], &bufs[roles[r]], err);
+    if (st == JV_OK && q->bias == JV_GPU_BIAS_EPILOGUE) {
+        const void *bp = bufs[q->ic];
+        int s = v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);
+        if (s != JV_HIPBLAS_STATUS_SUCCESS)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "hip backend: %s: hipblasLtMatmulDescSetAttribute(BIAS_POINTER) failed: %s (%d)", q->name,
+                            lt_status(s), s);
+    }
+    if (st == JV_OK) {
+        int ok[JV_GPU_GEMM_CANDIDATES] = {0}, timed = 0;
+        double t[JV_GPU_GEMM_CANDIDATES] = {0};
+        for (int c = 0; c < n; c++)
+            ok[c] = res[c].state == JV_HIPBLAS_STATUS_SUCCESS && res[c].workspace_size <= ws_limit;
+        const cand_ctx cc = {v, p, res, bufs};
+        const jv_gpu_search_ops o = {(void *)&cc, cand_run, cand_start, cand_stop, cand_sync};
+        st = jv_gpu_search_time(&o, ok, n, t, &timed, err);
+        if (st == JV_OK) st = jv_gpu_search_pick(t, n, timed, "hip", "hipBLASLt", q->name, ch, err);
+        if (st == JV_OK) {
+            memcpy(ch->algo, &res[ch->rank].algo, sizeof res[ch->rank].algo);
+            ch->ws = res[ch->rank].workspace_size;
+        }
+    }
+    if (st == JV_OK) {
+        int e = rt->sync(rt->ctx, v->stream);
+        if (e)
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "hip backend: %s: gemm-algo best: stream sync failed (%d)", q->name, e);
+    }
+    for (int i = 0; i < JV_MAX_OPERANDS; i++)
+        if (bufs[i]) rt->free(rt->ctx, bufs[i]);
+    return st;
+}
+
+/* the configuration as hipBLASLt sees it: types, transposes, bias and whether C is read; the layouts of its A (our
+ * B), B (our A) and C / D (out); the batch count and the workspace offered */
+static void search_key(const jv_gpu_gemm_map *q, size_t ws_limit, jv_gpu_key *key) {
+    memset(key, 0, sizeof *key);
+    const int64_t words[] = {q->f64,
+                             lt_type(q->in_dt),
+                             lt_type(q->out_dt),
+                             q->a.trans,
+                             q->b.trans,
+                             q->bias,
+                             q->beta == 0,
+                             (int64_t)q->a.rows,
+                             (int64_t)q->a.cols,
+                             q->a.ld,
+                             q->a.bstride,
+                             (int64_t)q->b.rows,
+                             (int64_t)q->b.cols,
+                             q->b.ld,
+                             q->b.bstride,
+                             (int64_t)q->c.rows,
+                             (int64_t)q->c.cols,
+                             q->c.ld,
+                             q->c.bstride,
+                             q->batch,
+                             (int64_t)ws_limit};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        jv_gpu_key_add(key, words[i]);
+}
+
+/* hipBLASLt: descriptors, then the heuristic's first algorithm within the workspace limit (searched: the fastest
+ * of its first JV_GPU_GEMM_CANDIDATES within the whole workspace). JV_ERR_NOTFOUND when hipBLASLt has no kernel for
+ * it (fp64, no algorithm, no candidate that runs). */
+static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, const jv_operands *ops, size_t ws_limit, jv_err *err) {
     const jv_gpu_gemm_map *q = &p->map;
     const char *name = q->name;
     if (q->f64) JV_FAIL(err, JV_ERR_NOTFOUND, "hipBLASLt has no fp64 GEMM");
@@ -98,35 +258,54 @@ static jv_status plan_lt(const jv_hipv *v, jv_hipv_gemm *p, size_t ws_limit, jv_
     JV_CHECK(lt_layout(v, &p->la, q->in_dt, &q->a, q->batch, name, err));
     JV_CHECK(lt_layout(v, &p->lb, q->in_dt, &q->b, q->batch, name, err));
     JV_CHECK(lt_layout(v, &p->lc, q->out_dt, &q->c, q->batch, name, err));
-    size_t lim = ws_limit < JV_HIPV_LT_WORKSPACE ? ws_limit : JV_HIPV_LT_WORKSPACE;
+    /* heuristic: PyTorch's 32 MiB, so that the heuristic sees what PyTorch's does; search: the whole workspace */
+    size_t lim = v->gemm_search || ws_limit < JV_HIPV_LT_WORKSPACE ? ws_limit : JV_HIPV_LT_WORKSPACE;
     void *pref = NULL;
     LT_CALL(err, name, v->lt.pref_create(&pref));
     uint64_t wsb = lim;
     int s = v->lt.pref_set(pref, JV_HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
-    jv_hipblaslt_heuristic res;
-    memset(&res, 0, sizeof res);
+    jv_hipblaslt_heuristic res[JV_GPU_GEMM_CANDIDATES];
+    memset(res, 0, sizeof res);
     int returned = 0;
     if (s == JV_HIPBLAS_STATUS_SUCCESS)
-        s = v->lt.heuristic(v->lt_h, p->desc, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &returned);
+        s = v->lt.heuristic(v->lt_h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
+                            v->gemm_search ? JV_GPU_GEMM_CANDIDATES : 1, res, &returned);
     v->lt.pref_destroy(pref);
     if (s == JV_HIPBLAS_STATUS_NOT_SUPPORTED || (s == JV_HIPBLAS_STATUS_SUCCESS && returned == 0))
         JV_FAIL(err, JV_ERR_NOTFOUND, "hipBLASLt has no algorithm for M %lld N %lld K %lld batch %lld (%s)",
                 (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch, jv_dtype_short(q->in_dt));
-    if (s == JV_HIPBLAS_STATUS_SUCCESS) s = res.state;
+    if (s == JV_HIPBLAS_STATUS_SUCCESS && !v->gemm_search) s = res[0].state;
     if (s != JV_HIPBLAS_STATUS_SUCCESS)
         JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: hipblasLtMatmulAlgoGetHeuristic failed: %s (%d)", name,
                 lt_status(s), s);
-    p->algo = res.algo;
-    p->ws_need = res.workspace_size;
+    if (returned > JV_GPU_GEMM_CANDIDATES) returned = JV_GPU_GEMM_CANDIDATES;
+    if (!v->gemm_search) {
+        p->algo = res[0].algo;
+        p->ws_need = res[0].workspace_size;
+        return JV_OK;
+    }
+    jv_gpu_key key;
+    search_key(q, lim, &key);
+    const jv_gpu_gemm_choice *had = v->gemm_cache ? jv_gpu_gemm_cache_find(v->gemm_cache, &key) : NULL;
+    if (had) {
+        p->choice = *had;
+    } else {
+        JV_CHECK(search(v, p, ops, res, returned, lim, &p->choice, err));
+        if (v->gemm_cache) JV_CHECK(jv_gpu_gemm_cache_put(v->gemm_cache, &key, &p->choice, err));
+    }
+    memcpy(&p->algo, p->choice.algo, sizeof p->algo);
+    p->ws_need = p->choice.ws;
+    p->searched = 1;
     return JV_OK;
 }
 
 static void gemm_impl(const jv_hipv_gemm *p, char *impl, size_t cap) {
     if (!cap) return;
-    if (p->lib == GEMM_LT)
-        snprintf(impl, cap, "hipBLASLt heuristic algo ws %zu B%s", p->ws_need,
-                 p->map.bias == JV_GPU_BIAS_EPILOGUE ? ", bias epilogue" : "");
-    else
+    if (p->lib == GEMM_LT) {
+        int len = snprintf(impl, cap, "hipBLASLt %salgo ws %zu B%s", p->searched ? "" : "heuristic ", p->ws_need,
+                           p->map.bias == JV_GPU_BIAS_EPILOGUE ? ", bias epilogue" : "");
+        if (p->searched && len > 0) jv_gpu_search_describe(&p->choice, impl, (size_t)len, cap);
+    } else
         snprintf(impl, cap, "rocBLAS gemm_strided_batched_ex");
 }
 
@@ -153,7 +332,7 @@ static jv_status plan_mapped(const jv_hipv *v, const jv_desc *d, const jv_operan
         jv_err_clear(&le);
         jv_status st = jv_gpu_gemm_map_of("hip", lib == GEMM_LT ? "hipBLASLt" : "rocBLAS", d, ops, &p->map, &le);
         if (st == JV_OK) st = jv_gpu_gemm_bias("hip", &p->map, ops, lib == GEMM_LT, &le);
-        if (st == JV_OK && lib == GEMM_LT) st = plan_lt(v, p, ws_limit, &le);
+        if (st == JV_OK && lib == GEMM_LT) st = plan_lt(v, p, ops, ws_limit, &le);
         if (st == JV_OK) {
             *out = p;
             return JV_OK;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "jv_family.h"
+#include "jv_gpu_search.h"
 #include "jv_hip_vendor_api.h"
 #include "jv_status.h"
 
@@ -38,12 +39,23 @@ typedef struct {
     void *dl;         /* dlopen handle (NULL for a test's fakes) */
 } jv_hipv_lib;
 
-/* What the backend gives the vendor paths of the HIP runtime (or a test, on host memory). */
+/* What the backend gives the vendor paths of the HIP runtime (or a test, on host memory). Each returns 0 or the
+ * runtime's error code. */
 typedef struct {
     void *ctx;
-    /* hipMemcpy2DAsync device to device on stream; 0 or the runtime's error code */
+    /* hipMemcpy2DAsync device to device on stream */
     int (*memcpy2d)(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                     void *stream);
+    /* the GEMM algorithm search (gemm-algo best; NULL: no search possible): scratch device memory (hipMalloc,
+     * hipFree), a host-to-device copy that has ended on return, zeroing on the stream, the device events around
+     * the timed runs (start: record on the stream; stop: record, wait, ms since start) and a stream sync */
+    int (*alloc)(void *ctx, void **dptr, size_t bytes);
+    void (*free)(void *ctx, void *dptr);
+    int (*upload)(void *ctx, void *dst, const void *src, size_t bytes, void *stream);
+    int (*zero)(void *ctx, void *dst, size_t bytes, void *stream);
+    int (*timer_start)(void *ctx, void *stream);
+    int (*timer_stop)(void *ctx, void *stream, double *ms);
+    int (*sync)(void *ctx, void *stream);
 } jv_hipv_runtime;
 
 /* The three libraries and their handles on one stream. */
@@ -55,6 +67,11 @@ typedef struct {
     void *lt_h, *rb_h, *mi_h; /* handles (NULL: that library is not usable; *_lib.why says why) */
     jv_hipv_runtime rt;
     void *stream;
+    /* GEMM algorithm choice (set by the backend's gemm-algo option; 0 / NULL: the heuristic's first pick) */
+    int gemm_search;               /* 1: hipBLASLt's first JV_GPU_GEMM_CANDIDATES within the whole workspace, each
+                                    * timed on scratch operands (jv_gpu_search), the fastest kept */
+    void *ws;                      /* search: the device workspace the candidates run with */
+    jv_gpu_gemm_cache *gemm_cache; /* search: the choices per configuration, reused (the backend's; NULL: none) */
 } jv_hipv;
 
 /* Loads whichever of hipBLASLt, rocBLAS and MIOpen dlopen finds (the plain names, their SONAME versions, and the
@@ -79,8 +96,12 @@ void jv_hipv_describe(const jv_hipv *v, char *buf, size_t cap);
 typedef struct jv_hipv_gemm jv_hipv_gemm;
 
 /* Plans a parsed GEMM call (d of the gemm family) over ops on hipBLASLt (its heuristic's first algorithm within
- * min(ws_limit, JV_HIPV_LT_WORKSPACE)), or on rocBLAS gemm_strided_batched_ex when hipBLASLt is absent or has no
- * algorithm or dtype for it. impl receives the path ("hipBLASLt algo ws B", "rocBLAS gemm_strided_batched_ex").
+ * min(ws_limit, JV_HIPV_LT_WORKSPACE); with v->gemm_search the fastest of its first JV_GPU_GEMM_CANDIDATES within
+ * ws_limit, timed on scratch operands of the op's shapes, strides and dtypes through v->rt, as cuBLASLt's search
+ * does; a configuration found in v->gemm_cache is not searched again), or on rocBLAS gemm_strided_batched_ex when
+ * hipBLASLt is absent or has no algorithm or dtype for it (or no candidate of the search ran). impl receives the
+ * path ("hipBLASLt heuristic algo ws B B", "hipBLASLt algo ws B B, searched N, best of R: heuristic's #I X us (#1
+ * Y us)", "rocBLAS gemm_strided_batched_ex").
  * JV_ERR_NOTFOUND with the reason when neither runs it ("not replayed: no GEMM library (hipBLASLt: ...; rocBLAS:
  * ...)", strides no BLAS layout expresses, ...). Free with jv_hipv_gemm_free. */
 jv_status jv_hipv_gemm_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, size_t ws_limit,

@@ -12,6 +12,7 @@
 #include "batchnorm/batchnorm_gpu.h"
 #include "jv_check.h"
 #include "jv_cuda_pure.h"
+#include "jv_gpu_common.h" /* jv_gpu_median */
 #include "jv_opcall.h"
 
 static void test_sticky(void) {
@@ -57,13 +58,13 @@ static void test_bn_mode(void) {
     CHECK(jv_cuda_bn_mode(0, 1, 4) == 1); /* eval: never persistent */
 }
 
-static jv_cuda_conv_key key_of(int64_t a, int64_t b, int n) {
-    jv_cuda_conv_key k;
+static jv_gpu_key key_of(int64_t a, int64_t b, int n) {
+    jv_gpu_key k;
     memset(&k, 0, sizeof k);
-    jv_cuda_conv_key_add(&k, a);
-    jv_cuda_conv_key_add(&k, b);
+    jv_gpu_key_add(&k, a);
+    jv_gpu_key_add(&k, b);
     for (int i = 2; i < n; i++)
-        jv_cuda_conv_key_add(&k, i);
+        jv_gpu_key_add(&k, i);
     return k;
 }
 
@@ -72,7 +73,7 @@ static void test_cache(void) {
     memset(&c, 0, sizeof c);
     jv_err err;
     jv_err_clear(&err);
-    jv_cuda_conv_key k1 = key_of(1, 64, 10), k2 = key_of(1, 65, 10), k3 = key_of(1, 64, 11);
+    jv_gpu_key k1 = key_of(1, 64, 10), k2 = key_of(1, 65, 10), k3 = key_of(1, 64, 11);
     CHECK(jv_cuda_conv_cache_find(&c, &k1) == NULL);
     jv_cuda_conv_choice v1 = {6, 1, 4096}, v2 = {1, 2, 0};
     CHECK(jv_cuda_conv_cache_put(&c, &k1, &v1, &err) == JV_OK);
@@ -85,68 +86,68 @@ static void test_cache(void) {
     h = jv_cuda_conv_cache_find(&c, &k1);
     CHECK(h && h->algo == 1);
     for (int i = 0; i < 100; i++) { /* growth */
-        jv_cuda_conv_key k = key_of(2, i, 5);
+        jv_gpu_key k = key_of(2, i, 5);
         jv_cuda_conv_choice v = {i, 0, (size_t)i};
         CHECK(jv_cuda_conv_cache_put(&c, &k, &v, &err) == JV_OK);
     }
-    jv_cuda_conv_key k50 = key_of(2, 50, 5);
+    jv_gpu_key k50 = key_of(2, 50, 5);
     h = jv_cuda_conv_cache_find(&c, &k50);
     CHECK(c.n == 102 && h && h->algo == 50);
     /* an overflowed key is never stored nor found */
-    jv_cuda_conv_key big = key_of(3, 3, JV_CUDA_CONV_KEY_WORDS + 1);
+    jv_gpu_key big = key_of(3, 3, JV_GPU_KEY_WORDS + 1);
     CHECK(big.overflow);
     CHECK(jv_cuda_conv_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 102);
     CHECK(jv_cuda_conv_cache_find(&c, &big) == NULL);
-    jv_cuda_cache_clear(&c);
+    jv_gpu_cache_clear(&c);
     CHECK(c.n == 0 && c.keys == NULL && jv_cuda_conv_cache_find(&c, &k1) == NULL);
 }
 
 static void test_gemm_search(void) {
     /* the median of the timed launches: odd, even, one, none; unsorted input */
     double a[] = {5, 1, 4, 2, 3}, b[] = {4, 1, 3, 2}, one[] = {7};
-    CHECK(jv_cuda_median(a, 5) == 3 && a[0] == 1 && a[4] == 5);
-    CHECK(jv_cuda_median(b, 4) == 2.5);
-    CHECK(jv_cuda_median(one, 1) == 7 && jv_cuda_median(one, 0) == 0);
+    CHECK(jv_gpu_median(a, 5) == 3 && a[0] == 1 && a[4] == 5);
+    CHECK(jv_gpu_median(b, 4) == 2.5);
+    CHECK(jv_gpu_median(one, 1) == 7 && jv_gpu_median(one, 0) == 0);
     /* the fastest candidate: the smallest positive time; 0 (skipped) and NaN never win; ties to the heuristic's order
      */
     double t1[] = {0.9, 0.7, 0, 0.8}, t2[] = {0, 0, 0}, t3[] = {0.5, 0.5, 0.6}, t4[] = {NAN, 0.4, -1};
-    CHECK(jv_cuda_fastest(t1, 4) == 1);
-    CHECK(jv_cuda_fastest(t1, 1) == 0); /* the heuristic's first alone */
-    CHECK(jv_cuda_fastest(t2, 3) == -1 && jv_cuda_fastest(t2, 0) == -1);
-    CHECK(jv_cuda_fastest(t3, 3) == 0);
-    CHECK(jv_cuda_fastest(t4, 3) == 1);
-    CHECK(JV_CUDA_GEMM_CANDIDATES == 16 && JV_CUDA_GEMM_WARMUP == 2 && JV_CUDA_GEMM_REPS == 5);
+    CHECK(jv_gpu_fastest(t1, 4) == 1);
+    CHECK(jv_gpu_fastest(t1, 1) == 0); /* the heuristic's first alone */
+    CHECK(jv_gpu_fastest(t2, 3) == -1 && jv_gpu_fastest(t2, 0) == -1);
+    CHECK(jv_gpu_fastest(t3, 3) == 0);
+    CHECK(jv_gpu_fastest(t4, 3) == 1);
+    CHECK(JV_GPU_GEMM_CANDIDATES == 16 && JV_GPU_GEMM_WARMUP == 2 && JV_GPU_GEMM_REPS == 5);
     /* the cache of search results */
-    jv_cuda_gemm_cache c;
+    jv_gpu_gemm_cache c;
     memset(&c, 0, sizeof c);
     jv_err err;
     jv_err_clear(&err);
-    jv_cuda_conv_key k1 = key_of(7, 16384, 22), k2 = key_of(7, 4096, 22);
-    CHECK(jv_cuda_gemm_cache_find(&c, &k1) == NULL);
-    jv_cuda_gemm_choice v1 = {{66, 1, 2, 3, 4, 5, 6, 7}, 1 << 20, 16, 14, 3, 0.812, 0.845};
-    jv_cuda_gemm_choice v2 = {{21}, 0, 8, 8, 0, 0.5, 0.5};
-    CHECK(jv_cuda_gemm_cache_put(&c, &k1, &v1, &err) == JV_OK);
-    const jv_cuda_gemm_choice *h = jv_cuda_gemm_cache_find(&c, &k1);
+    jv_gpu_key k1 = key_of(7, 16384, 22), k2 = key_of(7, 4096, 22);
+    CHECK(jv_gpu_gemm_cache_find(&c, &k1) == NULL);
+    jv_gpu_gemm_choice v1 = {{66, 1, 2, 3, 4, 5, 6, 7}, 1 << 20, 16, 14, 3, 0.812, 0.845};
+    jv_gpu_gemm_choice v2 = {{21}, 0, 8, 8, 0, 0.5, 0.5};
+    CHECK(jv_gpu_gemm_cache_put(&c, &k1, &v1, &err) == JV_OK);
+    const jv_gpu_gemm_choice *h = jv_gpu_gemm_cache_find(&c, &k1);
     CHECK(h && h->algo[0] == 66 && h->algo[7] == 7 && h->ws == (1 << 20) && h->offered == 16 && h->timed == 14 &&
           h->rank == 3 && h->ms == 0.812 && h->first_ms == 0.845);
-    CHECK(jv_cuda_gemm_cache_find(&c, &k2) == NULL);
-    CHECK(jv_cuda_gemm_cache_put(&c, &k2, &v2, &err) == JV_OK && c.n == 2);
-    CHECK(jv_cuda_gemm_cache_put(&c, &k1, &v2, &err) == JV_OK && c.n == 2); /* replaced, not added */
-    h = jv_cuda_gemm_cache_find(&c, &k1);
+    CHECK(jv_gpu_gemm_cache_find(&c, &k2) == NULL);
+    CHECK(jv_gpu_gemm_cache_put(&c, &k2, &v2, &err) == JV_OK && c.n == 2);
+    CHECK(jv_gpu_gemm_cache_put(&c, &k1, &v2, &err) == JV_OK && c.n == 2); /* replaced, not added */
+    h = jv_gpu_gemm_cache_find(&c, &k1);
     CHECK(h && h->algo[0] == 21 && h->rank == 0);
     for (int i = 0; i < 40; i++) { /* growth */
-        jv_cuda_conv_key k = key_of(8, i, 5);
-        jv_cuda_gemm_choice v = {{(uint64_t)i}, (size_t)i, 1, 1, 0, 1, 1};
-        CHECK(jv_cuda_gemm_cache_put(&c, &k, &v, &err) == JV_OK);
+        jv_gpu_key k = key_of(8, i, 5);
+        jv_gpu_gemm_choice v = {{(uint64_t)i}, (size_t)i, 1, 1, 0, 1, 1};
+        CHECK(jv_gpu_gemm_cache_put(&c, &k, &v, &err) == JV_OK);
     }
-    jv_cuda_conv_key k30 = key_of(8, 30, 5);
-    h = jv_cuda_gemm_cache_find(&c, &k30);
+    jv_gpu_key k30 = key_of(8, 30, 5);
+    h = jv_gpu_gemm_cache_find(&c, &k30);
     CHECK(c.n == 42 && h && h->algo[0] == 30);
-    jv_cuda_conv_key big = key_of(3, 3, JV_CUDA_CONV_KEY_WORDS + 1);
-    CHECK(jv_cuda_gemm_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 42);
-    CHECK(jv_cuda_gemm_cache_find(&c, &big) == NULL);
-    jv_cuda_cache_clear(&c);
-    CHECK(c.n == 0 && c.keys == NULL && jv_cuda_gemm_cache_find(&c, &k1) == NULL);
+    jv_gpu_key big = key_of(3, 3, JV_GPU_KEY_WORDS + 1);
+    CHECK(jv_gpu_gemm_cache_put(&c, &big, &v1, &err) == JV_OK && c.n == 42);
+    CHECK(jv_gpu_gemm_cache_find(&c, &big) == NULL);
+    jv_gpu_cache_clear(&c);
+    CHECK(c.n == 0 && c.keys == NULL && jv_gpu_gemm_cache_find(&c, &k1) == NULL);
 }
 
 /* the batch-norm plan's workspace holds the partials of the wide geometry too: [64,512,28,28] bf16

@@ -40,6 +40,13 @@ static struct {
     int drop_strides;    /* MIOpen: describe every tensor as contiguous (the strides lost) */
     int lt_version;      /* what hipblasLtGetVersion says (0: 1000, i.e. 0.10.0) */
     int lt_calls, rb_calls, mi_calls, copies;
+    /* gemm-algo best: the heuristic offers lt_algos candidates (0: one), candidate i costing lt_cost[i] ms of the
+     * simulated device clock the fake events read; lt_refuse = i + 1: candidate i does not launch (-1: none
+     * does); lt_big_ws = i + 1: candidate i wants more workspace than there is */
+    int lt_algos, lt_refuse, lt_big_ws;
+    double lt_cost[JV_GPU_GEMM_CANDIDATES];
+    int lt_runs[JV_GPU_GEMM_CANDIDATES], lt_last; /* launches per candidate; the last one launched */
+    double clock_ms, t0_ms;                       /* the simulated device clock; the start event's reading */
 } F;
 
 static int STREAM_TOKEN;
@@ -206,11 +213,17 @@ static int lt_heuristic(void *h, void *desc, void *a, void *b, void *c, void *d,
     if (req < 1) return 3;
     int s = lt_check(desc, a, b, c, d);
     if (s) return s;
-    memset(res, 0, sizeof *res);
+    int n = F.lt_algos > 0 ? (F.lt_algos < req ? F.lt_algos : req) : 1;
+    memset(res, 0, sizeof *res * (size_t)n);
     size_t need = ((f_pref *)pref)->max_ws < 4096 ? 0 : 4096; /* asks for the workspace when allowed */
-    memcpy(res->algo.data, &need, sizeof need);
-    res->workspace_size = need;
-    *ret = 1;
+    for (int i = 0; i < n; i++) {
+        size_t w = F.lt_big_ws == i + 1 ? ((f_pref *)pref)->max_ws + 1 : need;
+        int32_t idx = i;
+        memcpy(res[i].algo.data, &w, sizeof w);
+        memcpy(res[i].algo.data + 8, &idx, sizeof idx); /* which candidate: the matmul reads it back */
+        res[i].workspace_size = w;
+    }
+    *ret = n;
     return 0;
 }
 static int lt_matmul(void *h, void *desc, const void *alpha, const void *A, void *al, const void *B, void *bl,
@@ -223,7 +236,14 @@ static int lt_matmul(void *h, void *desc, const void *alpha, const void *A, void
     int s = lt_check(d, a, b, c, dd);
     if (s) return s;
     size_t need;
+    int32_t idx;
     memcpy(&need, algo->data, sizeof need);
+    memcpy(&idx, algo->data + 8, sizeof idx);
+    if (idx < 0 || idx >= JV_GPU_GEMM_CANDIDATES || (F.lt_algos == 0 && idx != 0)) return 3;
+    F.lt_runs[idx]++;
+    if (F.lt_refuse == idx + 1 || F.lt_refuse < 0) return 7; /* HIPBLAS_STATUS_NOT_SUPPORTED: this one does not run */
+    F.lt_last = idx;
+    F.clock_ms += F.lt_cost[idx];
     if (stream != FAKE_STREAM || ws_bytes < need || (need && !ws)) return 3;
     if (d->epilogue == JV_HIPBLASLT_EPILOGUE_BIAS && !d->bias) return 3;
     float af, bf;
@@ -278,7 +298,43 @@ static int rb_gemm(void *h, int ta, int tb, int32_t m, int32_t n, int32_t k, con
     return 0;
 }
 
-/* ---- fake HIP runtime copy ---- */
+/* ---- fake HIP runtime: copies, scratch memory, events over the simulated clock ---- */
+
+static int rt_alloc(void *ctx, void **p, size_t bytes) {
+    (void)ctx;
+    *p = calloc(1, bytes);
+    return *p ? 0 : 2; /* hipErrorOutOfMemory */
+}
+static void rt_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+static int rt_upload(void *ctx, void *dst, const void *src, size_t bytes, void *s) {
+    (void)ctx;
+    if (s != FAKE_STREAM) return 1;
+    memcpy(dst, src, bytes);
+    return 0;
+}
+static int rt_zero(void *ctx, void *dst, size_t bytes, void *s) {
+    (void)ctx;
+    if (s != FAKE_STREAM) return 1;
+    memset(dst, 0, bytes);
+    return 0;
+}
+static int rt_timer_start(void *ctx, void *s) {
+    (void)ctx;
+    F.t0_ms = F.clock_ms;
+    return s != FAKE_STREAM;
+}
+static int rt_timer_stop(void *ctx, void *s, double *ms) {
+    (void)ctx;
+    *ms = F.clock_ms - F.t0_ms;
+    return s != FAKE_STREAM;
+}
+static int rt_sync(void *ctx, void *s) {
+    (void)ctx;
+    return s != FAKE_STREAM;
+}
 
 static int rt_copy2d(void *ctx, void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, void *s) {
     (void)ctx;
@@ -716,7 +772,8 @@ static void fake_vendor(jv_hipv *v, int lt, int rb, int mi) {
     } else {
         snprintf(v->mi_lib.why, sizeof v->mi_lib.why, "absent in this test");
     }
-    jv_hipv_runtime rt = {NULL, rt_copy2d};
+    jv_hipv_runtime rt = {NULL,    rt_copy2d,      rt_alloc,      rt_free, rt_upload,
+                          rt_zero, rt_timer_start, rt_timer_stop, rt_sync};
     jv_hipv_open(v, FAKE_STREAM, &rt);
 }
 
@@ -1021,6 +1078,57 @@ int main(int argc, char **argv) {
     wrong_case(&v, K_GEMM, find_case(GEMMS, NGEMMS, "bmm bf16, B transposed"), &F.flip_transa,
                "hipBLASLt TRANSA flipped (bmm)");
     jv_hipv_close(&v);
+
+    /* gemm-algo best: hipBLASLt's candidates each run 2 + 5 times, timed on the (simulated) device clock, the fastest
+     * kept and named in impl; one that does not launch and one wanting too much workspace are skipped; the choice
+     * is reused for the same configuration; every GEMM still verifies through the chosen algorithm */
+    {
+        fake_vendor(&v, 1, 1, 0);
+        jv_gpu_gemm_cache cache;
+        memset(&cache, 0, sizeof cache);
+        void *dev_ws = calloc(1, FAKE_WS);
+        CHECK(dev_ws != NULL);
+        v.gemm_search = 1, v.ws = dev_ws, v.gemm_cache = &cache;
+        const double cost[5] = {0.030, 0.012, 0.005, 0.008, 0.020}; /* ms: #3 refuses, #4 wants too much workspace */
+        F.lt_algos = 5, F.lt_refuse = 3, F.lt_big_ws = 4;
+        memcpy(F.lt_cost, cost, sizeof cost);
+        memset(F.lt_runs, 0, sizeof F.lt_runs);
+        const jv_cpu_case *mm = find_case(GEMMS, NGEMMS, "mm fp32");
+        pctx pc = {&v, K_GEMM, ""};
+        char msg[600];
+        int ok = mm && run_quiet(&pc, mm, msg, sizeof msg);
+        CHECK_MSG(ok, "searched mm fp32: %s", msg);
+        printf("%-10s %-48s %-5s [%s]\n", "search", "mm fp32", ok ? "OK" : "WRONG", pc.impl);
+        CHECK_MSG(strstr(pc.impl, "searched 5, best of 3: heuristic's #2 12.0 us (#1 30.0 us)") != NULL, "impl: %s",
+                  pc.impl);
+        CHECK_MSG(F.lt_runs[0] == 7 && F.lt_runs[2] == 1 && F.lt_runs[3] == 0 && F.lt_runs[4] == 7,
+                  "launches per candidate %d %d %d %d %d", F.lt_runs[0], F.lt_runs[1], F.lt_runs[2], F.lt_runs[3],
+                  F.lt_runs[4]);
+        CHECK(F.lt_runs[1] > 7 && F.lt_last == 1); /* the replay's own runs used the chosen one */
+        int runs0 = F.lt_runs[0];
+        ok = mm && run_quiet(&pc, mm, msg, sizeof msg); /* the same configuration: from the cache */
+        CHECK(ok && F.lt_runs[0] == runs0 && cache.n == 1 && strstr(pc.impl, "heuristic's #2 12.0 us") != NULL);
+        run_all(&v, K_GEMM, GEMMS, NGEMMS, "searched", "search");
+        CHECK(F.lt_runs[3] == 0 && F.lt_last == 1);
+        /* no candidate launches: rocBLAS runs it; without rocBLAS it is refused, naming the search */
+        jv_gpu_cache_clear(&cache);
+        F.lt_refuse = -1;
+        run_all(&v, K_GEMM, mm, 1, "rocBLAS", "search");
+        jv_hipv_close(&v);
+        fake_vendor(&v, 1, 0, 0);
+        v.gemm_search = 1, v.ws = dev_ws, v.gemm_cache = &cache;
+        refused(&v, K_GEMM, mm, "gemm-algo best: none of hipBLASLt's 5 candidates ran");
+        /* the heuristic (the default): its first pick only, nothing timed */
+        F.lt_refuse = 0;
+        memset(F.lt_runs, 0, sizeof F.lt_runs);
+        v.gemm_search = 0;
+        run_all(&v, K_GEMM, mm, 1, "hipBLASLt heuristic algo", "heuristic");
+        CHECK(F.lt_runs[1] == 0 && F.lt_runs[4] == 0 && F.lt_runs[0] > 0);
+        F.lt_algos = F.lt_big_ws = 0;
+        jv_gpu_cache_clear(&cache);
+        free(dev_ws);
+        jv_hipv_close(&v);
+    }
 
     /* a hipBLASLt older than 0.10 (enum values not checked) is not used: rocBLAS runs the GEMMs, the line says why */
     F.lt_version = 700;
