@@ -52,7 +52,7 @@ typedef struct {
     double replay_min_percent;  /* --replay-min-percent P */
     const char *reference;      /* --reference REF: comparative analysis against this trace */
     int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
-    int threads;                /* 1: every stage of one trace on the main thread (JV_REPORT_THREADS=1); else the
+    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else the
                                    launcher sheets beside the model (write_reports) */
     pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
                                    creation date with gmtime, which is not thread-safe); NULL for one trace */
@@ -442,7 +442,7 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
                          jv_rank_view *rv, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
     jv_status s = tree_build(path, &tr, 0, &t, err);
     if (s != JV_OK) {
@@ -467,7 +467,7 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
 static jv_status call_stack(const cli *c, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
     JV_CHECK(jv_trace_load(c->trace, &lo, &tr, err));
     jv_status s = tree_build(c->trace, &tr, 1, &t, err);
     if (s == JV_OK) {
@@ -738,7 +738,7 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     jv_err err;
     jv_err_clear(&err);
-    const char *th = getenv("JV_REPORT_THREADS"); /* 1: one thread per trace (the outputs are the same) */
+    const char *th = getenv("JV_ANALYZE_THREADS"); /* 1: one thread per trace (the outputs are the same) */
     c.threads = (th && !strcmp(th, "1")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
     if (c.max_memory > 0 && jv_memory_budget_set(c.max_memory, &err) != JV_OK) {
         fprintf(stderr, "jarvis-analyze: %s\n", err.msg);

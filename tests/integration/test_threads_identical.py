@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """test_threads_identical: jarvis-analyze gives the same outputs, stdout, stderr and exit status whatever the
-number of threads it uses for one trace: the default (the gzip read-ahead thread, and the launcher table with
-its sheets made on a second thread beside the model) against everything on the main thread
-(JV_INFLATE_THREADS=0 JV_REPORT_THREADS=1). Every file is compared byte for byte; in the workbook and the
+number of threads it uses for one trace: the default (the gzip read-ahead thread, the traceEvents array parsed
+on a second thread while the first interns and commits, the launcher table with its sheets made on a second
+thread beside the model) against everything on the main thread
+(JV_INFLATE_THREADS=0 JV_ANALYZE_THREADS=1). Every file is compared byte for byte; in the workbook and the
 replay package every member is compared but the time of the run (docProps/core.xml, manifest.json's
 "created"). Cases: generated traces (one with an op launching more than 10000 kernels, whose warning is
 printed after the second thread ends; one with a bad --gpu-arch, an error raised while the launcher table is
-built; a --reference run) and three fixtures of SHARED_DIR/traces when present.
+built; a --reference run; for the two-thread scan of the traceEvents array, 36k entries with string tids,
+escaped and invalid UTF-8 strings, metadata and collective args, also cut by a JSON error or a time past the
+limit late in the array) and three fixtures of SHARED_DIR/traces when present.
 
 usage: test_threads_identical.py JARVIS_ANALYZE [SHARED_DIR]"""
-import gzip
+import json
 import os
 import re
 import subprocess
@@ -26,12 +29,12 @@ import hostile_gen as g  # noqa: E402
 
 BIN = sys.argv[1]
 SHARED = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, '..', '..', '..', 'shared')
-MODES = {'default': {}, 'one_thread': {'JV_INFLATE_THREADS': '0', 'JV_REPORT_THREADS': '1'}}
+MODES = {'default': {}, 'one_thread': {'JV_INFLATE_THREADS': '0', 'JV_ANALYZE_THREADS': '1'}}
 
 
 def run(args, out, mode):
     env = dict(os.environ)
-    for k in ('JV_INFLATE', 'JV_INFLATE_THREADS', 'JV_REPORT_THREADS'):
+    for k in ('JV_INFLATE', 'JV_INFLATE_THREADS', 'JV_ANALYZE_THREADS'):
         env.pop(k, None)
     env.update(MODES[mode])
     p = subprocess.run([BIN] + args + ['-o', out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -112,6 +115,39 @@ def main():
         compare('generated_quiet', ['-q', trace], tmp)
         compare('reference', ['-q', trace, '--reference', trace], tmp)
         compare('bad_gpu_arch', ['-q', trace, '--gpu-arch', os.path.join(tmp, 'no_such_arch.json')], tmp, want_rc=1)
+        # the two-thread scan's own cases, across many batches of 4096 entries and window refills: string and
+        # numeric-string tids, escaped and invalid-UTF-8 names, thread-name metadata, collective args (a
+        # "Process Group ID" after an empty "Process Group Name"), repeated keys; then the same text cut by a
+        # JSON error late in the array, and a time past the limit late in the array
+        ev = []
+        for i in range(12000):
+            tid = ('worker "%d"' % (i % 7)) if i % 3 == 0 else (str(100 + i % 5) if i % 3 == 1 else 100)
+            o = g.op('aten::op_\u00e9\n%d' % (i % 50) if i % 2 else 'aten::add', 1000 + 60 * i, 50, tid=tid,
+                     dims=[[i % 9, 4]])
+            if i % 11 == 0:
+                o['args'].update({'Process Group Name': '', 'Process Group ID': i % 4, 'Collective name': 'ar',
+                                  'dtype': 'Float', 'Group size': 2, 'In msg nelems': i})
+            ev.append(o)
+            ev.append(g.launch(1001 + 60 * i, i + 1, tid=tid))
+            ev.append(g.kernel('kern_%d' % (i % 13), 1005 + 60 * i, 10, i + 1))
+        ev += [{'ph': 'M', 'name': 'thread_name', 'pid': 100, 'tid': 'worker "%d"' % k,
+                'args': {'name': 'w\u00fc%d' % k}} for k in range(7)]
+        text = json.dumps(g.doc(ev)).replace('"aten::add"', '"aten::add", "name": "aten::add"', 50)
+        text = text.replace('aten::op_\\u00e9', 'aten::op_\\u00e9\\udcff', 1)  # a lone surrogate escape
+        raw = text.encode().replace(b'kern_12"', b'kern_12\xff\xfe"', 40)  # invalid UTF-8 in 40 names
+        piped = os.path.join(tmp, 'piped.json.gz')
+        g.write(piped, raw, gz=True)
+        compare('piped', ['-q', piped], tmp)
+        at = len(raw) * 9 // 10
+        cut = raw[:at] + raw[at:].replace(b'"ph"', b'"ph" "', 1)
+        bad = os.path.join(tmp, 'piped_bad_json.json.gz')
+        g.write(bad, cut, gz=True)
+        err = compare('piped_bad_json', ['-q', bad], tmp, want_rc=1)
+        check('not valid JSON' in err, 'piped_bad_json: the JSON error is reported', err[-300:])
+        late = raw[:at] + raw[at:].replace(b'"ts": ', b'"ts": 4.7e15, "x": ', 1)
+        limit = os.path.join(tmp, 'piped_time_limit.json.gz')
+        g.write(limit, late, gz=True)
+        compare('piped_time_limit', ['-q', limit], tmp, want_rc=1)
         traces = os.path.join(SHARED, 'traces')
         if os.path.isdir(traces):
             for t in ('nv_h100_qwen15_05b_infer.json.gz', 'amd_mi300x_resnet18_train.json.gz',
