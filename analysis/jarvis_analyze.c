@@ -442,7 +442,8 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
                          jv_rank_view *rv, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
+    /* the target's file hash (its replay package's manifest) is taken while the file is read */
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
     jv_status s = tree_build(path, &tr, 0, &t, err);
     if (s != JV_OK) {

@@ -681,7 +681,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     }
     tr->sigs[tr->nsigs++] = (jv_sig){0, 0, 0, 0};
-    JV_CHECK_GOTO(jv_input_open(path, &r.in, err), s, done);
+    JV_CHECK_GOTO(jv_input_open(path, opts && opts->hash_file, &r.in, err), s, done);
     r.cap = WINDOW_INIT;
     r.buf = malloc(r.cap);
     if (!r.buf) {
@@ -726,6 +726,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     }
     tr->counts.uncompressed_bytes = r.base + r.len;
     tr->counts.file_bytes = jv_input_file_size(r.in);
+    jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
 done:
     jv_progress_finish(&r.prog);
     jv_input_close(r.in);

@@ -177,13 +177,16 @@ typedef struct {
     char *runtime_version;  /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
     int is_amd;             /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
     jv_trace_counts counts;
-    void *priv_; /* reader-internal lookup tables */
+    char file_sha256[65];       /* SHA-256 of the file's bytes (jv_load_opts.hash_file), else "" */
+    uint64_t file_sha256_bytes; /* the bytes it covers */
+    void *priv_;                /* reader-internal lookup tables */
 } jv_trace;
 
 typedef struct {
-    int progress; /* show progress on stderr (caller decides: tty and not --quiet) */
-    int threads;  /* 1: scan on the calling thread alone; else the traceEvents array on two threads where a
-                     second can be started (the same trace either way) */
+    int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */
+    int hash_file; /* 1: tr->file_sha256 gets the SHA-256 of the file, taken as it is read */
+    int threads;   /* 1: scan on the calling thread alone; else the traceEvents array on two threads where a
+                      second can be started (the same trace either way) */
 } jv_load_opts;
 
 /* Reads the trace at path into *tr (which is initialised here). Plain or

@@ -7,11 +7,12 @@ thread beside the model) against everything on the main thread
 replay package every member is compared but the time of the run (docProps/core.xml, manifest.json's
 "created"). Cases: generated traces (one with an op launching more than 10000 kernels, whose warning is
 printed after the second thread ends; one with a bad --gpu-arch, an error raised while the launcher table is
-built; a --reference run; for the two-thread scan of the traceEvents array, 36k entries with string tids,
+built; a --reference run; the package manifest's SHA-256 and size of the trace, gzip'd and plain; for the two-thread scan of the traceEvents array, 36k entries with string tids,
 escaped and invalid UTF-8 strings, metadata and collective args, also cut by a JSON error or a time past the
 limit late in the array) and three fixtures of SHARED_DIR/traces when present.
 
 usage: test_threads_identical.py JARVIS_ANALYZE [SHARED_DIR]"""
+import hashlib
 import json
 import os
 import re
@@ -97,6 +98,16 @@ def compare(name, args, tmp, want_rc=0):
     return ea
 
 
+def check_manifest(name, out, trace):
+    """the package's manifest names the trace's SHA-256 and size (taken while the trace is read)"""
+    with zipfile.ZipFile(os.path.join(out, 'replay_package.zip')) as z:
+        man = json.loads(z.read('manifest.json'))
+    with open(trace, 'rb') as f:
+        data = f.read()
+    check(man['trace']['sha256'] == hashlib.sha256(data).hexdigest() and man['trace']['bytes'] == len(data),
+          f'{name}: the manifest holds the trace file\'s SHA-256 and size', man['trace'])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         ev = []
@@ -113,6 +124,12 @@ def main():
         err = compare('generated', [trace], tmp)
         check('more than 10000 GPU events' in err, 'generated: the kernel_details warning is printed', err[-300:])
         compare('generated_quiet', ['-q', trace], tmp)
+        plain = os.path.join(tmp, 'gen_plain.json')
+        g.write(plain, g.doc(ev), gz=False)
+        compare('generated_plain', ['-q', plain], tmp)
+        for m in MODES:
+            check_manifest(f'generated_quiet {m}', os.path.join(tmp, f'generated_quiet_{m}'), trace)
+            check_manifest(f'generated_plain {m}', os.path.join(tmp, f'generated_plain_{m}'), plain)
         compare('reference', ['-q', trace, '--reference', trace], tmp)
         compare('bad_gpu_arch', ['-q', trace, '--gpu-arch', os.path.join(tmp, 'no_such_arch.json')], tmp, want_rc=1)
         # the two-thread scan's own cases, across many batches of 4096 entries and window refills: string and
