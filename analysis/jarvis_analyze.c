@@ -52,8 +52,8 @@ typedef struct {
     double replay_min_percent;  /* --replay-min-percent P */
     const char *reference;      /* --reference REF: comparative analysis against this trace */
     int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
-    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else the
-                                   launcher sheets beside the model (write_reports) */
+    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else two
+                                   threads for the scan, the tree, and the launcher sheets beside the model */
     pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
                                    creation date with gmtime, which is not thread-safe); NULL for one trace */
 } cli;
@@ -280,8 +280,9 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
 }
 
 /* jv_tree_build, with the file named in its error (the tree knows no file names). */
-static jv_status tree_build(const char *path, const jv_trace *tr, int with_python, jv_tree *t, jv_err *err) {
-    jv_status s = jv_tree_build(tr, with_python, t, err);
+static jv_status tree_build(const char *path, const jv_trace *tr, int with_python, int threads, jv_tree *t,
+                            jv_err *err) {
+    jv_status s = jv_tree_build(tr, with_python, threads, t, err);
     if (s != JV_OK && err) {
         char msg[sizeof err->msg];
         int n = snprintf(msg, sizeof msg, "%s: ", path);
@@ -445,7 +446,7 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
     /* the target's file hash (its replay package's manifest) is taken while the file is read */
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
-    jv_status s = tree_build(path, &tr, 0, &t, err);
+    jv_status s = tree_build(path, &tr, 0, c->threads, &t, err);
     if (s != JV_OK) {
         jv_trace_free(&tr);
         return s;
@@ -470,7 +471,7 @@ static jv_status call_stack(const cli *c, jv_err *err) {
     jv_tree t;
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
     JV_CHECK(jv_trace_load(c->trace, &lo, &tr, err));
-    jv_status s = tree_build(c->trace, &tr, 1, &t, err);
+    jv_status s = tree_build(c->trace, &tr, 1, c->threads, &t, err);
     if (s == JV_OK) {
         s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c->call_stack_uid, 5000, err);
         jv_tree_free(&t);
