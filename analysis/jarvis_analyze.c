@@ -52,6 +52,8 @@ typedef struct {
     double replay_min_percent;  /* --replay-min-percent P */
     const char *reference;      /* --reference REF: comparative analysis against this trace */
     int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
+    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else two
+                                   threads for the scan, the tree, and the launcher sheets beside the model */
     pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
                                    creation date with gmtime, which is not thread-safe); NULL for one trace */
 } cli;
@@ -278,8 +280,9 @@ static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_t
 }
 
 /* jv_tree_build, with the file named in its error (the tree knows no file names). */
-static jv_status tree_build(const char *path, const jv_trace *tr, int with_python, jv_tree *t, jv_err *err) {
-    jv_status s = jv_tree_build(tr, with_python, t, err);
+static jv_status tree_build(const char *path, const jv_trace *tr, int with_python, int threads, jv_tree *t,
+                            jv_err *err) {
+    jv_status s = jv_tree_build(tr, with_python, threads, t, err);
     if (s != JV_OK && err) {
         char msg[sizeof err->msg];
         int n = snprintf(msg, sizeof msg, "%s: ", path);
@@ -340,67 +343,88 @@ static jv_status choose_hw(const cli *c, const char *path, const jv_trace *tr, j
     return JV_OK;
 }
 
-/* The sheets, the package and the category data of the target (into
- * OUTDIR), or only the digest of a reference (target 0). Frees the launcher
- * table once its sheets are written (before the perf tables are built: peak
- * memory). ref: the reference's digest for the comparison sheet, or NULL. */
+/* The warning for launchers whose kernel_details cells are cut (after the job: the same text and place on one
+ * thread or two). */
+static void launcher_warning(const char *path, const jv_launcher_job *j) {
+    if (j->launchers_st == JV_OK && j->nbig)
+        fprintf(stderr,
+                "jarvis-analyze: warning: %s: %zu ops launch more than %d GPU events each (at most %llu): their "
+                "kernel_details cells list the first %d\n",
+                path, j->nbig, JV_KERNEL_DETAILS_MAX, (unsigned long long)j->most_direct, JV_KERNEL_DETAILS_MAX);
+}
+
+/* Ends job j and returns its status, the launcher table's first (as when it was built before everything else),
+ * then the sheets'; s (the caller's own status, err its message) when the job succeeded. */
+static jv_status launcher_job_end(const char *path, jv_launcher_job *j, jv_status s, jv_err *err) {
+    jv_launcher_job_join(j);
+    if (j->launchers_st != JV_OK) {
+        jv_err_set(err, j->launchers_st, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", path);
+        return j->launchers_st;
+    }
+    launcher_warning(path, j);
+    if (j->st != JV_OK) {
+        if (err) *err = j->err;
+        return j->st;
+    }
+    return s;
+}
+
+/* The model of the trace: the perf table, the digest (complete, replay entries included) and, for the target
+ * (pkg not NULL), the replay package. */
+static jv_status build_model(const cli *c, const char *path, const jv_trace *tr, const jv_tree *t, const jv_hw *hw,
+                             const char *why, jv_perf_table *pt, jv_replay_pkg *pkg, jv_digest *dg, jv_err *err) {
+    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
+    JV_CHECK(jv_perf_build(tr, t, pt, err));
+    JV_CHECK(jv_digest_init(dg, path, tr, hw, why, err));
+    JV_CHECK(jv_digest_build(tr, pt, dg, err));
+    JV_CHECK(jv_digest_finish(dg, tr, t, pt, &to, err));
+    if (!pkg) return JV_OK;
+    jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
+    JV_CHECK(jv_replay_pkg_build(tr, pt, &rpo, pkg, err));
+    jv_digest_set_replay(dg, pkg->op_of_model, pkg->nmodels);
+    return JV_OK;
+}
+
+/* The sheets, the package and the category data of the target (into OUTDIR), or only the digest of a reference
+ * (target 0). The launcher table and its sheets (a jv_launcher_job) are made on a second thread while this one
+ * builds the model, unless c->threads is 1; the table is freed once its sheets are written. *nlaunchers gets
+ * its rows. ref: the reference's digest for the comparison sheet, or NULL. */
 static jv_status write_reports(const cli *c, const char *path, int target, const jv_trace *tr, const jv_tree *t,
-                               jv_launchers *l, const jv_digest *ref, jv_digest *dg, jv_err *err) {
+                               const jv_digest *ref, jv_digest *dg, size_t *nlaunchers, jv_err *err) {
+    jv_launcher_job job = {.tr = tr, .t = t, .o = NULL, .threaded = c->threads != 1};
     jv_hw hwbuf;
     const jv_hw *hw;
     char why[256] = "";
     jv_status s = choose_hw(c, path, tr, &hwbuf, &hw, why, sizeof why, err);
-    if (s != JV_OK) {
-        jv_launchers_free(l);
-        return s;
-    }
     jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
-    jv_perf_table pt = {0};
-    jv_replay_pkg pkg = {0};
-    if (!target) { /* a reference: its digest alone (the model), no sheets */
-        jv_launchers_free(l);
-        s = jv_perf_build(tr, t, &pt, err);
-        if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
-        if (s == JV_OK) s = jv_digest_build(tr, &pt, dg, err);
-        if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
-        jv_perf_free(&pt);
-        return s;
-    }
+    jv_book *book = NULL;
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->stage);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->stage);
-    jv_book *book;
-    s = jv_book_open(&book, csvdir, xlsx, err);
-    if (s != JV_OK) {
-        jv_launchers_free(l);
-        return s;
-    }
+    if (s == JV_OK && target) s = jv_book_open(&book, csvdir, xlsx, err);
     jv_report_opts ro = {book, to};
-    s = jv_report_write_ops(tr, t, l, &ro, err);
-    if (s == JV_OK) s = jv_report_write_kernels(tr, t, l, &ro, err);
-    jv_launchers_free(l);
-    /* the model: the perf table, the digest (complete, replay entries included) and the replay package; the
-     * writers below take the digest read-only */
-    if (s == JV_OK) s = jv_perf_build(tr, t, &pt, err);
-    if (s == JV_OK) s = jv_digest_init(dg, path, tr, hw, why, err);
-    if (s == JV_OK) s = jv_digest_build(tr, &pt, dg, err);
-    if (s == JV_OK) s = jv_digest_finish(dg, tr, t, &pt, &to, err);
-    jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
-    if (s == JV_OK) s = jv_replay_pkg_build(tr, &pt, &rpo, &pkg, err);
-    if (s == JV_OK) jv_digest_set_replay(dg, pkg.op_of_model, pkg.nmodels);
-    if (s == JV_OK) s = jv_perf_write(tr, &pt, book, dg, err);
+    job.o = book ? &ro : NULL;
+    if (s != JV_OK) job.threaded = 0;
+    jv_launcher_job_start(&job);
+    jv_perf_table pt = {0};
+    jv_replay_pkg pkg = {0};
+    if (s == JV_OK) s = build_model(c, path, tr, t, hw, why, &pt, target ? &pkg : NULL, dg, err);
+    s = launcher_job_end(path, &job, s, err);
+    *nlaunchers = job.nlaunchers;
+    if (s == JV_OK && target) s = jv_perf_write(tr, &pt, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
     jv_perf_free(&pt);
+    if (!target) return s;
     if (s != JV_OK) {
         jv_replay_pkg_free(&pkg);
-        jv_book_abort(book);
+        if (book) jv_book_abort(book);
         return s;
     }
     if (c->book_lock) pthread_mutex_lock(c->book_lock);
     s = jv_book_commit(book, err);
     if (c->book_lock) pthread_mutex_unlock(c->book_lock);
-    if (s == JV_OK && target) s = jv_replay_pkg_commit(&pkg, c->stage, err);
-    if (s == JV_OK && target && !c->quiet) {
+    if (s == JV_OK) s = jv_replay_pkg_commit(&pkg, c->stage, err);
+    if (s == JV_OK && !c->quiet) {
         const jv_replay_pkg_summary *rs = &pkg.sum;
         printf("%s: replay package: %d ops, %.1f %% of %.0f us of GPU kernel time (%d distinct ops not in it: see "
                "manifest.json)\n",
@@ -408,7 +432,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
                rs->not_replayed);
     }
     jv_replay_pkg_free(&pkg);
-    if (s == JV_OK && target) s = jv_catdata_write(dg, tr, t, c->stage, err);
+    if (s == JV_OK) s = jv_catdata_write(dg, tr, t, c->stage, err);
     return s;
 }
 
@@ -419,10 +443,10 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
                          jv_rank_view *rv, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    jv_launchers l = {0};
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    /* the target's file hash (its replay package's manifest) is taken while the file is read */
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
-    jv_status s = tree_build(path, &tr, 0, &t, err);
+    jv_status s = tree_build(path, &tr, 0, c->threads, &t, err);
     if (s != JV_OK) {
         jv_trace_free(&tr);
         return s;
@@ -432,31 +456,10 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
     if (rv) {
         jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
         s = jv_rank_collect(&tr, &t, &to, path, rv, err);
-        if (s != JV_OK) {
-            jv_tree_free(&t);
-            jv_trace_free(&tr);
-            return s;
-        }
     }
-    s = jv_launchers_build(&tr, &t, &l);
-    if (s != JV_OK) {
-        jv_err_set(err, s, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", path);
-    } else {
-        size_t nlaunchers = l.n, big = 0;
-        uint64_t most = 0;
-        for (size_t i = 0; i < l.n; i++)
-            if (l.rows[i].ndirect > JV_KERNEL_DETAILS_MAX) {
-                big++;
-                most = l.rows[i].ndirect > most ? l.rows[i].ndirect : most;
-            }
-        if (big)
-            fprintf(stderr,
-                    "jarvis-analyze: warning: %s: %zu ops launch more than %d GPU events each (at most %llu): their "
-                    "kernel_details cells list the first %d\n",
-                    path, big, JV_KERNEL_DETAILS_MAX, (unsigned long long)most, JV_KERNEL_DETAILS_MAX);
-        s = write_reports(c, path, target, &tr, &t, &l, ref, dg, err);
-        if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
-    }
+    size_t nlaunchers = 0;
+    if (s == JV_OK) s = write_reports(c, path, target, &tr, &t, ref, dg, &nlaunchers, err);
+    if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
     jv_tree_free(&t);
     jv_trace_free(&tr);
     return s;
@@ -466,9 +469,9 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
 static jv_status call_stack(const cli *c, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty()};
+    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
     JV_CHECK(jv_trace_load(c->trace, &lo, &tr, err));
-    jv_status s = tree_build(c->trace, &tr, 1, &t, err);
+    jv_status s = tree_build(c->trace, &tr, 1, c->threads, &t, err);
     if (s == JV_OK) {
         s = jv_callstack_print(stdout, &tr, &t, (uint32_t)c->call_stack_uid, 5000, err);
         jv_tree_free(&t);
@@ -737,6 +740,8 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     jv_err err;
     jv_err_clear(&err);
+    const char *th = getenv("JV_ANALYZE_THREADS"); /* 1: one thread per trace (the outputs are the same) */
+    c.threads = (th && !strcmp(th, "1")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
     if (c.max_memory > 0 && jv_memory_budget_set(c.max_memory, &err) != JV_OK) {
         fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
         return err.code == JV_ERR_USAGE ? 2 : 1;

@@ -1,6 +1,7 @@
 /* jv_utf8: validation and repair (see jv_utf8.h). */
 #include "jv_utf8.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* Length of the valid sequence at s[0..n) (1..4), or 0 when it is invalid;
@@ -39,8 +40,11 @@ size_t jv_utf8_valid_prefix(const char *s, size_t n) {
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
-        if (u[i] < 0x80) { /* ASCII runs are the common case */
-            i++;
+        if (u[i] < 0x80) { /* ASCII runs are the common case: 8 bytes at a time */
+            uint64_t w;
+            while (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & UINT64_C(0x8080808080808080))))
+                i += 8;
+            if (i < n && u[i] < 0x80) i++;
             continue;
         }
         size_t part, l = seq_len(u + i, n - i, &part);

@@ -7,6 +7,8 @@
  * (JV_INFLATE_THREADS=0 turns the thread off). */
 #include "jv_input.h"
 
+#include "jv_sha256.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -52,6 +54,8 @@ struct jv_input {
     const unsigned char *zin; /* the compressed bytes not yet decoded */
     size_t zavail;
     uint64_t pos, size;
+    int hash; /* the file's bytes go through sha as they are read */
+    jv_sha256 sha;
     ring *rg; /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
 };
 
@@ -86,11 +90,13 @@ static int engine_start(jv_input *in) {
     return inflateReset(&in->z) == Z_OK ? 0 : -1;
 }
 
-jv_status jv_input_open(const char *path, jv_input **out, jv_err *err) {
+jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err) {
     *out = NULL;
     jv_input *in = calloc(1, sizeof *in);
     if (!in) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     in->path = path;
+    in->hash = hash;
+    if (hash) jv_sha256_init(&in->sha);
     in->f = fopen(path, "rb");
     if (!in->f) {
         free(in);
@@ -140,11 +146,21 @@ uint64_t jv_input_file_size(const jv_input *in) {
     return in->size;
 }
 
+void jv_input_sha256(const jv_input *in, char hex[65], uint64_t *bytes) {
+    hex[0] = '\0';
+    *bytes = 0;
+    if (!in->hash) return;
+    jv_sha256 s = in->sha; /* the reader saw the end: the read-ahead thread no longer reads */
+    jv_sha256_final(&s, hex);
+    *bytes = in->pos;
+}
+
 /* Refills the compressed buffer; *got = 0 at the end of the file. */
 static jv_status fill(jv_input *in, size_t *got, jv_err *err) {
     *got = fread(in->zbuf, 1, IN_CHUNK, in->f);
     if (*got == 0 && ferror(in->f)) JV_FAIL(err, JV_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
     in->pos += *got;
+    if (in->hash) jv_sha256_update(&in->sha, in->zbuf, *got);
     in->zin = in->zbuf;
     in->zavail = *got;
     return JV_OK;
@@ -344,6 +360,7 @@ static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_
         size_t got = fread(buf, 1, cap, in->f);
         if (got == 0 && ferror(in->f)) JV_FAIL(err, JV_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
         in->pos += got;
+        if (in->hash) jv_sha256_update(&in->sha, buf, got);
         *n = got;
         return JV_OK;
     }

@@ -12,8 +12,13 @@
 
 typedef struct jv_input jv_input;
 
-/* Opens path; *out receives the source. JV_ERR_IO when it cannot be opened. */
-jv_status jv_input_open(const char *path, jv_input **out, jv_err *err);
+/* Opens path; *out receives the source. hash: 1 to take the SHA-256 of the file's bytes as they are read
+ * (jv_input_sha256). JV_ERR_IO when it cannot be opened. */
+jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err);
+
+/* The SHA-256 of the file's bytes read so far (the whole file once jv_input_read has returned the end of the
+ * input) into hex, and their count into *bytes; "" and 0 unless opened with hash. */
+void jv_input_sha256(const jv_input *in, char hex[65], uint64_t *bytes);
 
 /* Reads up to cap bytes of (decompressed) content into buf; *n = 0 means end of
  * input. JV_ERR_TRUNCATED for a gzip stream that ends early, JV_ERR_FORMAT for a

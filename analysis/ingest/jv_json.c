@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void jv_json_init(jv_jcur *c, const char *p, const char *end, int final) {
     c->p = p;
@@ -69,7 +72,21 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
     const char *p = c->p + 1, *end = c->end;
     int escaped = 0;
     for (;;) {
-        /* fast path: plain bytes */
+        /* fast path: plain bytes, 16 at a time where the CPU has SSE2 (every x86-64), then one at a time */
+#ifdef __SSE2__
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* byte <= 0x1F */
+            int m = _mm_movemask_epi8(hit);
+            if (m) {
+                p += __builtin_ctz((unsigned)m);
+                break;
+            }
+            p += 16;
+        }
+#endif
         while (p < end) {
             unsigned char ch = (unsigned char)*p;
             if (ch == '"' || ch == '\\' || ch < 0x20) break;

@@ -93,6 +93,7 @@ static jv_status run_unit(reader *r, unit_fn fn, void *ctx, jv_jres *res) {
 /* Interns text p[0..n) of the trace, invalid UTF-8 repaired (each maximal
  * invalid subpart becomes one U+FFFD): every output then holds valid UTF-8. */
 static jv_jres intern_text(reader *r, jv_jcur *c, const char *p, size_t n, uint32_t *id) {
+    if (r->defer) return jv_defer_add(r, c, p, n, 0, id, 0, c->p);
     if (jv_utf8_valid_prefix(p, n) != n) {
         if (n > SIZE_MAX / 3 || JV_RESERVE(r->fix, r->fix_cap, 3 * n + 1) != JV_OK) {
             c->err = "out of memory";
@@ -110,6 +111,7 @@ static jv_jres intern_text(reader *r, jv_jcur *c, const char *p, size_t n, uint3
 }
 
 static jv_jres intern_str(reader *r, jv_jcur *c, const jv_jstr *s, uint32_t *id) {
+    if (r->defer) return jv_defer_add(r, c, s->s, s->n, s->escaped, id, 0, s->s);
     const char *p = s->s;
     size_t n = s->n;
     if (s->escaped) {
@@ -132,6 +134,16 @@ static int all_digits(const char *s, size_t n) {
     return 1;
 }
 
+/* A key given as text: JV_STRKEY_BASE + the text's id. */
+static jv_jres intern_key(reader *r, jv_jcur *c, const jv_jstr *s, int64_t *key) {
+    if (r->defer) return jv_defer_add(r, c, s->s, s->n, s->escaped, key, 1, s->s);
+    uint32_t id;
+    jv_jres x = intern_str(r, c, s, &id);
+    if (x != JV_J_OK) return x;
+    *key = JV_STRKEY_BASE + id;
+    return JV_J_OK;
+}
+
 /* Reads a pid/tid/id value: a number, or a string (numeric strings read as numbers). */
 static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
     char ch;
@@ -142,11 +154,7 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
         x = jv_json_string(c, &s);
         if (x != JV_J_OK) return x;
         if (!s.escaped && all_digits(s.s, s.n) && jv_json_int64(s.s, s.n, key) && *key < JV_STRKEY_BASE) return JV_J_OK;
-        uint32_t id;
-        x = intern_str(r, c, &s, &id);
-        if (x != JV_J_OK) return x;
-        *key = JV_STRKEY_BASE + id;
-        return JV_J_OK;
+        return intern_key(r, c, &s, key);
     }
     if (ch == '-' || (ch >= '0' && ch <= '9')) {
         const char *s;
@@ -156,11 +164,7 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
         if (jv_json_int64(s, n, key) && *key < JV_STRKEY_BASE) return JV_J_OK;
         /* numbers beyond the numeric key range (or not integers) are keyed by their text */
         jv_jstr text = {s, n, 0};
-        uint32_t id;
-        x = intern_str(r, c, &text, &id);
-        if (x != JV_J_OK) return x;
-        *key = JV_STRKEY_BASE + id;
-        return JV_J_OK;
+        return intern_key(r, c, &text, key);
     }
     *key = JV_NONE64;
     return jv_json_skip(c, NULL, NULL);
@@ -367,6 +371,10 @@ static jv_jres parse_time(jv_jcur *c, int64_t *out, int *has, int *bad) {
 
 static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
     ev_tmp *e = ctx;
+    if (r->defer) { /* a retry after a refill: the strings recorded by the first try go */
+        r->defer->nreq = r->defer->mark_req;
+        r->defer->nbytes = r->defer->mark_bytes;
+    }
     memset(e, 0, sizeof *e);
     e->pid = e->tid = e->id = JV_NONE64;
     e->corr = e->ext = e->seq = e->stream = e->device = JV_NONE64;
@@ -498,14 +506,50 @@ static jv_jres unit_skip(reader *r, jv_jcur *c, void *ctx) {
     return jv_json_skip(c, &sp->s, &sp->n);
 }
 
+jv_status jv_trace_read_entry(reader *r, int *first, ev_tmp *e, int *end) {
+    jv_jres res = JV_J_END;
+    *end = 0;
+    JV_CHECK(run_unit(r, unit_element, first, &res));
+    if (res == JV_J_END) {
+        *end = 1;
+        return JV_OK;
+    }
+    if (r->defer) {
+        r->defer->mark_req = r->defer->nreq;
+        r->defer->mark_bytes = r->defer->nbytes;
+    }
+    r->cur_ev = e;
+    return run_unit(r, parse_event, e, NULL);
+}
+
+jv_status jv_trace_apply_defer(reader *r, ev_tmp *e, const jv_defer_req *q, size_t n, const char *bytes) {
+    for (size_t i = 0; i < n; i++) {
+        jv_jcur c;
+        jv_json_init(&c, bytes + q[i].off, bytes + q[i].off + q[i].n, 1);
+        jv_jstr s = {bytes + q[i].off, q[i].n, q[i].escaped};
+        uint32_t id;
+        if (intern_str(r, &c, &s, &id) != JV_J_OK)
+            JV_FAIL(r->err, JV_ERR_FORMAT, "%s: not valid JSON: %s at byte %llu", r->path,
+                    c.err ? c.err : "parse error", (unsigned long long)q[i].err_at);
+        if (q[i].key) {
+            int64_t v = JV_STRKEY_BASE + id;
+            memcpy((char *)e + q[i].field, &v, sizeof v);
+        } else {
+            memcpy((char *)e + q[i].field, &id, sizeof id);
+        }
+    }
+    return JV_OK;
+}
+
 static jv_status read_events_array(reader *r) {
+    jv_status st;
+    if (r->threads != 1 && jv_trace_read_events_piped(r, &st)) return st;
     int first = 1;
     for (;;) {
-        jv_jres res = JV_J_END;
-        JV_CHECK(run_unit(r, unit_element, &first, &res));
-        if (res == JV_J_END) return JV_OK;
         ev_tmp e;
-        JV_CHECK(run_unit(r, parse_event, &e, NULL));
+        int end;
+        JV_CHECK(jv_trace_read_entry(r, &first, &e, &end));
+        if (end) return JV_OK;
         JV_CHECK(jv_trace_commit_event(r, &e));
     }
 }
@@ -617,6 +661,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     memset(tr, 0, sizeof *tr);
     reader r = {0};
     r.path = path;
+    r.threads = opts ? opts->threads : 0;
     r.tr = tr;
     r.err = err;
     jv_status s = jv_intern_init(&tr->strings);
@@ -636,7 +681,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     }
     tr->sigs[tr->nsigs++] = (jv_sig){0, 0, 0, 0};
-    JV_CHECK_GOTO(jv_input_open(path, &r.in, err), s, done);
+    JV_CHECK_GOTO(jv_input_open(path, opts && opts->hash_file, &r.in, err), s, done);
     r.cap = WINDOW_INIT;
     r.buf = malloc(r.cap);
     if (!r.buf) {
@@ -681,6 +726,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     }
     tr->counts.uncompressed_bytes = r.base + r.len;
     tr->counts.file_bytes = jv_input_file_size(r.in);
+    jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
 done:
     jv_progress_finish(&r.prog);
     jv_input_close(r.in);
@@ -719,6 +765,9 @@ void jv_trace_drop_flows(jv_trace *tr) {
     free(tr->flows);
     tr->flows = NULL;
     tr->nflows = tr->cap_flows = 0;
+    free(tr->launch_corr);
+    tr->launch_corr = NULL;
+    tr->nlaunch = tr->cap_launch = 0;
 }
 
 const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap) {

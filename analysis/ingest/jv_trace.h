@@ -157,7 +157,7 @@ typedef struct {
     jv_gpuargs *gpu;
     size_t ngpu, cap_gpu;
     int64_t *launch_corr;
-    size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events */
+    size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
     jv_commargs *comm;          /* ascending by ev */
     size_t ncomm, cap_comm;
     jv_flow *flows;
@@ -177,11 +177,16 @@ typedef struct {
     char *runtime_version;  /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
     int is_amd;             /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
     jv_trace_counts counts;
-    void *priv_; /* reader-internal lookup tables */
+    char file_sha256[65];       /* SHA-256 of the file's bytes (jv_load_opts.hash_file), else "" */
+    uint64_t file_sha256_bytes; /* the bytes it covers */
+    void *priv_;                /* reader-internal lookup tables */
 } jv_trace;
 
 typedef struct {
-    int progress; /* show progress on stderr (caller decides: tty and not --quiet) */
+    int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */
+    int hash_file; /* 1: tr->file_sha256 gets the SHA-256 of the file, taken as it is read */
+    int threads;   /* 1: scan on the calling thread alone; else the traceEvents array on two threads where a
+                      second can be started (the same trace either way) */
 } jv_load_opts;
 
 /* Reads the trace at path into *tr (which is initialised here). Plain or
@@ -193,8 +198,8 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
 /* Frees everything held by tr. */
 void jv_trace_free(jv_trace *tr);
 
-/* Frees the flow endpoints once linking (jv_tree_build) no longer needs them,
- * lowering peak memory for the reports. */
+/* Frees the flow endpoints and the launches' correlation ids (launch_corr) once linking (jv_tree_build) no
+ * longer needs them, lowering peak memory for the reports. */
 void jv_trace_drop_flows(jv_trace *tr);
 
 /* Text of an interned id. */

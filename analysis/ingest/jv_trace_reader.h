@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "jv_input.h"
+#include "jv_json.h"
 #include "jv_map.h"
 #include "jv_progress.h"
 #include "jv_trace.h"
@@ -21,6 +22,26 @@ typedef struct {
     size_t last_thread;   /* cache for thread lookups */
     int64_t dur_sum;      /* durations of the events kept so far (< JV_TIME_LIMIT_NS) */
 } trace_priv;
+
+/* A string of an entry whose interning waits for the committing thread (the two-thread scan, jv_trace_pipe.c):
+ * its bytes are copied out of the window into the batch, and the ev_tmp member it fills is named by offset. */
+typedef struct {
+    uint32_t field;  /* offset of the ev_tmp member: a uint32_t id, or (key) an int64_t pid/tid/id key */
+    uint8_t key;     /* 1: the member gets JV_STRKEY_BASE + the id */
+    uint8_t escaped; /* the bytes hold JSON escapes (decoded before interning) */
+    size_t off, n;   /* the bytes: jv_defer.bytes[off, off + n) */
+    uint64_t err_at; /* the byte of the trace that an interning failure names (as the one-thread scan) */
+} jv_defer_req;
+
+typedef struct {
+    jv_defer_req *req;
+    size_t nreq, cap_req;
+    char *bytes;
+    size_t nbytes, cap_bytes;
+    size_t mark_req, mark_bytes; /* where the entry being parsed began: a retry after a refill rewinds here */
+} jv_defer;
+
+typedef struct ev_tmp_ ev_tmp;
 
 typedef struct {
     jv_input *in;
@@ -37,10 +58,13 @@ typedef struct {
     jv_trace *tr;
     trace_priv *pv;
     jv_err *err;
+    int threads;     /* 1: the traceEvents array is scanned on the calling thread alone */
+    jv_defer *defer; /* the scanning thread of the two-thread scan: strings are recorded here, not interned */
+    ev_tmp *cur_ev;  /* the entry being parsed (the base of jv_defer_req.field) */
 } reader;
 
 /* One traceEvents entry as parsed, before it becomes records. */
-typedef struct {
+struct ev_tmp_ {
     char ph;
     jv_kind kind;
     int launch_flow; /* cat is ac2g / async / async_cpu_to_gpu */
@@ -56,10 +80,30 @@ typedef struct {
     int64_t group_size, in_nelems, out_nelems;
     int has_comm;
     int is_object;
-} ev_tmp;
+};
 
 /* Commits entry e into r->tr: an 'X' or 'i' event (with its thread, process, stream and argument signature),
  * a flow endpoint, or the process / thread names of an 'M' event. JV_ERR_NOMEM or JV_ERR_LIMIT in r->err. */
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e);
+
+/* Reads the next traceEvents entry into *e (*end = 1 instead when the array closes); *first as for
+ * jv_json_element. With r->defer set, the entry's strings are recorded there rather than interned. Errors in
+ * r->err, as the one-thread scan reports them. Defined in jv_trace.c. */
+jv_status jv_trace_read_entry(reader *r, int *first, ev_tmp *e, int *end);
+
+/* Interns the n recorded strings q of entry e (bytes: their jv_defer.bytes) into r->tr, in order, and sets the
+ * members they name. An interning failure is reported as the one-thread scan reports it. In jv_trace.c. */
+jv_status jv_trace_apply_defer(reader *r, ev_tmp *e, const jv_defer_req *q, size_t n, const char *bytes);
+
+/* The scanning side of the two-thread scan (r->defer set): records the string p[0..n) (escaped: with JSON
+ * escapes) for member dst of r->cur_ev (key: a pid/tid/id key) instead of interning it, and writes a stand-in
+ * there (0 for an empty string, as the string table's id of "", else 1) that jv_trace_apply_defer replaces.
+ * err_p: the window byte an interning failure will name. JV_J_BAD with c->err when out of memory. */
+jv_jres jv_defer_add(reader *r, jv_jcur *c, const char *p, size_t n, int escaped, void *dst, int key,
+                     const char *err_p);
+
+/* Scans the rest of the traceEvents array on two threads (jv_trace_pipe.c) into r->tr: 1 with *st the
+ * status, or 0 (nothing read) when the second thread cannot be started. */
+int jv_trace_read_events_piped(reader *r, jv_status *st);
 
 #endif

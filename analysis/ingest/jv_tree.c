@@ -3,6 +3,7 @@
 
 #include "jv_sort.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -415,7 +416,22 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
     return s;
 }
 
-jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err *err) {
+/* The GPU links and the forward ops of sequence numbers: they read and write only GPU events' parents and
+ * their own counts, so they run beside build_host. */
+typedef struct {
+    const jv_trace *tr;
+    jv_tree *t;
+    jv_status s;
+} link_job;
+
+static void *link_main(void *arg) {
+    link_job *j = arg;
+    j->s = link_gpu(j->tr, j->t);
+    if (j->s == JV_OK) j->s = link_fwd_bwd(j->tr, j->t);
+    return NULL;
+}
+
+jv_status jv_tree_build(const jv_trace *tr, int with_python, int threads, jv_tree *t, jv_err *err) {
     memset(t, 0, sizeof *t);
     jv_map_init(&t->fwd_of_seq);
     size_t n = tr->nev ? tr->nev : 1, ng = tr->ngpu ? tr->ngpu : 1;
@@ -425,10 +441,16 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err 
     jv_status s = JV_ERR_NOMEM;
     if (t->parent && t->launcher && t->op_of_gpu) {
         memset(t->parent, 0xFF, n * sizeof *t->parent);
+        link_job j = {tr, t, JV_OK};
+        pthread_t th;
+        int threaded = threads != 1 && pthread_create(&th, NULL, link_main, &j) == 0;
         s = build_host(tr, t, with_python, err);
-        if (s == JV_OK) s = link_gpu(tr, t);
+        if (threaded)
+            pthread_join(th, NULL);
+        else if (s == JV_OK)
+            link_main(&j);
+        if (s == JV_OK) s = j.s; /* build_host's error first, as on one thread */
         if (s == JV_OK) s = find_launchers(tr, t);
-        if (s == JV_OK) s = link_fwd_bwd(tr, t);
     }
     if (s != JV_OK) {
         jv_tree_free(t);

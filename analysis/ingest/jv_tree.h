@@ -42,8 +42,9 @@ enum { JV_TREE_MAX_DEPTH = 256 };
  * and runtime/driver calls (as TraceLens'); with_python adds python_function
  * and user_annotation events (for call-stack queries). JV_ERR_NOMEM, or JV_ERR_LIMIT
  * for nesting deeper than JV_TREE_MAX_DEPTH (the message names the event; the caller adds the
- * file), on failure (tree freed). */
-jv_status jv_tree_build(const jv_trace *tr, int with_python, jv_tree *t, jv_err *err);
+ * file), on failure (tree freed). threads: 1 builds it on the calling thread; else the host tree and the GPU
+ * links are built at once on two threads where a second can be started (the same tree either way). */
+jv_status jv_tree_build(const jv_trace *tr, int with_python, int threads, jv_tree *t, jv_err *err);
 
 /* Frees the tree. */
 void jv_tree_free(jv_tree *t);

@@ -549,3 +549,39 @@ jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv
                                   jv_err *err) {
     return write_kernel_summary(tr, t, l, o, err);
 }
+
+static void launcher_job_run(jv_launcher_job *j) {
+    jv_launchers l = {0};
+    jv_err_clear(&j->err);
+    j->st = JV_OK;
+    j->nlaunchers = j->nbig = 0;
+    j->most_direct = 0;
+    j->launchers_st = jv_launchers_build(j->tr, j->t, &l);
+    if (j->launchers_st != JV_OK) return;
+    j->nlaunchers = l.n;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.rows[i].ndirect > JV_KERNEL_DETAILS_MAX) {
+            j->nbig++;
+            j->most_direct = l.rows[i].ndirect > j->most_direct ? l.rows[i].ndirect : j->most_direct;
+        }
+    if (j->o) {
+        j->st = jv_report_write_ops(j->tr, j->t, &l, j->o, &j->err);
+        if (j->st == JV_OK) j->st = jv_report_write_kernels(j->tr, j->t, &l, j->o, &j->err);
+    }
+    jv_launchers_free(&l);
+}
+
+static void *launcher_job_main(void *arg) {
+    launcher_job_run(arg);
+    return NULL;
+}
+
+void jv_launcher_job_start(jv_launcher_job *j) {
+    j->running_ = j->threaded && pthread_create(&j->thread_, NULL, launcher_job_main, j) == 0;
+    if (!j->running_) launcher_job_run(j);
+}
+
+void jv_launcher_job_join(jv_launcher_job *j) {
+    if (j->running_) pthread_join(j->thread_, NULL);
+    j->running_ = 0;
+}

@@ -5,6 +5,8 @@
 #ifndef JV_REPORT_H
 #define JV_REPORT_H
 
+#include <pthread.h>
+
 #include "jv_ops.h"
 #include "jv_sheet.h"
 #include "jv_timeline.h"
@@ -23,5 +25,36 @@ jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_lau
 /* Writes kernel_summary (after the perf sheets, as TraceLens orders them). */
 jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
                                   jv_err *err);
+
+/* The launcher sheets as one job that can run beside the model (jv_perf_build, jv_digest_*: they read the same
+ * trace and tree and never the launcher table or the book): builds the launcher table of tr and t, writes
+ * ops_summary ... (jv_report_write_ops) and kernel_summary (jv_report_write_kernels) into o->book when o is
+ * not NULL (a reference trace: the table's counts alone), then frees the table. The caller fills the inputs,
+ * calls jv_launcher_job_start, touches neither the book nor the job until jv_launcher_job_join, then reads
+ * the results. The outputs are the same on one thread or two. */
+typedef struct {
+    /* inputs */
+    const jv_trace *tr;
+    const jv_tree *t;
+    const jv_report_opts *o; /* NULL: no sheets */
+    int threaded;            /* 1: on a second thread (jv_launcher_job_start falls back to this one when it
+                                cannot start one) */
+    /* results (after jv_launcher_job_join) */
+    jv_status launchers_st; /* jv_launchers_build's status (JV_ERR_NOMEM); the sheets were not written */
+    jv_status st;           /* the sheets' status, err its message */
+    jv_err err;
+    size_t nlaunchers;    /* rows of the launcher table */
+    size_t nbig;          /* rows with more than JV_KERNEL_DETAILS_MAX direct GPU events */
+    uint64_t most_direct; /* the most direct GPU events of one such row */
+    /* private */
+    pthread_t thread_;
+    int running_;
+} jv_launcher_job;
+
+/* Starts j (on a thread when j->threaded, else runs it to the end here). */
+void jv_launcher_job_start(jv_launcher_job *j);
+
+/* Waits for j to end (at once when it ran on the caller's thread). */
+void jv_launcher_job_join(jv_launcher_job *j);
 
 #endif

@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int with_python = (int)(size & 1);
     jv_tree t;
     jv_err_clear(&err);
-    if (jv_tree_build(&tr, with_python, &t, &err) == JV_OK) {
+    if (jv_tree_build(&tr, with_python, 1, &t, &err) == JV_OK) {
         if (g_deep) deep_checks(&tr, &t, with_python);
         jv_tree_free(&t);
     }

@@ -5,6 +5,8 @@
  * exact length, so a read past the end of the range is caught by ASan.
  * Prints "N passed, N failed" as the last line; exits 1 on any failure. */
 #include "test_json.h"
+
+#include "jv_utf8.h"
 /* ---------- valid values ---------- */
 
 static void test_valid_values(void) {
@@ -265,6 +267,73 @@ static void test_bad_strings(void) {
     CHECK_MSG(skip_n("{\"a\0\":1}", 8, 1, &err, NULL) == JV_J_BAD && err, "NUL in a key is BAD");
 }
 
+/* ---------- long strings: the 16-byte scan and the 8-byte ASCII check ---------- */
+
+/* Every length 0..40 and every position of one special byte in it: the string's end, escapes, control bytes
+ * and NUL found at the right place by the 16-byte fast path (jv_json.c) and its tail loop; bytes >= 0x20 and
+ * >= 0x80 pass. And jv_utf8_valid_prefix stops at the first invalid byte wherever it lies in a long run. */
+static void test_long_strings(void) {
+    for (size_t len = 0; len <= 40; len++) {
+        char *b = malloc(len + 3);
+        b[0] = '"';
+        memset(b + 1, 'a', len);
+        b[len + 1] = '"';
+        jv_jcur c;
+        jv_jstr s;
+        jv_json_init(&c, b, b + len + 2, 1);
+        CHECK_MSG(jv_json_string(&c, &s) == JV_J_OK && s.n == len && !s.escaped && c.p == b + len + 2,
+                  "plain string of %zu bytes", len);
+        jv_json_init(&c, b, b + len + 1, 0);
+        CHECK_MSG(jv_json_string(&c, &s) == JV_J_MORE, "unterminated string of %zu bytes needs more", len);
+        for (size_t k = 0; k < len; k++) {
+            static const unsigned char ok[] = {0x20, 0x7F, 0x80, 0xE9, 0xFF, '/', '\''};
+            for (size_t j = 0; j < sizeof ok; j++) {
+                b[1 + k] = (char)ok[j];
+                jv_json_init(&c, b, b + len + 2, 1);
+                CHECK_MSG(jv_json_string(&c, &s) == JV_J_OK && s.n == len, "byte 0x%02x at %zu of %zu passes", ok[j], k,
+                          len);
+            }
+            b[1 + k] = '"'; /* the string ends there */
+            jv_json_init(&c, b, b + len + 2, 1);
+            CHECK_MSG(jv_json_string(&c, &s) == JV_J_OK && s.n == k && c.p == b + k + 2, "quote at %zu of %zu", k, len);
+            static const unsigned char bad_bytes[] = {0x00, 0x01, 0x0A, 0x1F};
+            for (size_t j = 0; j < sizeof bad_bytes; j++) {
+                b[1 + k] = (char)bad_bytes[j];
+                jv_json_init(&c, b, b + len + 2, 1);
+                CHECK_MSG(jv_json_string(&c, &s) == JV_J_BAD && c.err_p == b + 1 + k,
+                          "control byte 0x%02x at %zu of %zu refused there", bad_bytes[j], k, len);
+            }
+            if (k + 1 < len) {
+                b[1 + k] = '\\';
+                b[2 + k] = 'n';
+                jv_json_init(&c, b, b + len + 2, 1);
+                CHECK_MSG(jv_json_string(&c, &s) == JV_J_OK && s.n == len && s.escaped, "escape at %zu of %zu", k, len);
+                b[2 + k] = 'x';
+                jv_json_init(&c, b, b + len + 2, 1);
+                CHECK_MSG(jv_json_string(&c, &s) == JV_J_BAD && c.err_p == b + 1 + k, "bad escape at %zu of %zu", k,
+                          len);
+                b[2 + k] = 'a';
+            }
+            b[1 + k] = 'a';
+        }
+        /* UTF-8: an invalid byte (a lone continuation byte, or a lead byte cut short) at every position */
+        for (size_t k = 0; k < len; k++) {
+            b[1 + k] = (char)0x80;
+            CHECK_MSG(jv_utf8_valid_prefix(b + 1, len) == k, "lone continuation byte at %zu of %zu", k, len);
+            b[1 + k] = (char)0xC3; /* followed by 'a': not a continuation */
+            CHECK_MSG(jv_utf8_valid_prefix(b + 1, len) == k, "cut 2-byte sequence at %zu of %zu", k, len);
+            if (k + 1 < len) {
+                b[2 + k] = (char)0xA9; /* U+00E9 */
+                CHECK_MSG(jv_utf8_valid_prefix(b + 1, len) == len, "2-byte sequence at %zu of %zu", k, len);
+                b[2 + k] = 'a';
+            }
+            b[1 + k] = 'a';
+        }
+        CHECK_MSG(jv_utf8_valid_prefix(b + 1, len) == len, "ASCII run of %zu bytes is valid", len);
+        free(b);
+    }
+}
+
 /* ---------- numbers ---------- */
 
 static void test_numbers(void) {
@@ -496,6 +565,7 @@ int main(void) {
     test_valid_values();
     test_string_escapes();
     test_bad_strings();
+    test_long_strings();
     test_numbers();
     test_us_to_ns();
     test_int64();

@@ -398,7 +398,7 @@ static void test_fixture(const char *path) {
         CHECK_MSG(0, "%s: %s", path, err.msg);
         return;
     }
-    CHECK(jv_tree_build(&tr, 0, &t, &err) == JV_OK);
+    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
     jv_hw hw;
     CHECK(jv_hw_resolve("H200", &hw, &err) == JV_OK);
     jv_digest d;
