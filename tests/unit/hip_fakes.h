@@ -27,7 +27,21 @@ typedef struct {
     int lt_runs[JV_GPU_GEMM_CANDIDATES], lt_last; /* launches per candidate; the last one launched */
     double clock_ms, t0_ms;                       /* the simulated device clock; the start event's reading */
     int compiled[3]; /* MIOpen: immediate-mode solutions compiled per direction (reset at each plan) */
+    /* MIOpen's Find (conv-algo best): it offers the first find_n of HIPF_FIND_ALGOS (per direction), algorithm k
+     * taking find_ms[k] ms and find_ws[k] bytes of workspace (one over the workspace given is not considered, as
+     * MIOpen does); each considered one is run once per Find (find_tried) on the operands handed over; results come
+     * sorted, fastest first. The run calls accept only an algorithm Find returned on this handle (found), with its
+     * workspace, alpha 1 and beta 0, and record it (run_algo). */
+    int find_n;
+    double find_ms[4];
+    size_t find_ws[4];
+    int find_calls[3], find_tried[3][4], find_exhaustive, found[3][4], run_algo[3];
 } hipf_state;
+
+/* the algorithms the fake Find offers, as MIOpen's enums number them: GEMM 0, Direct 1, Winograd 3, ImplicitGEMM 5
+ * (the same values in the three directions) */
+#define HIPF_FIND_ALGOS                                                                                                \
+    { 0, 1, 3, 5 }
 
 extern hipf_state F;
 extern int hipf_stream_token;

@@ -1,8 +1,11 @@
 /* hip_fakes_miopen: fake MIOpen on host memory (tensor dims and strides, the
  * convolution's pads, strides, dilations, groups and mode, immediate-mode
  * solutions and their workspace, ForwardBias as OpTensor(Add, alpha, y, alpha,
- * b, beta, y), BackwardBias, batch norm with the documented statistics),
- * refusing mismatched dims, an uncompiled solution or a short workspace. */
+ * b, beta, y), BackwardBias, batch norm with the documented statistics, the
+ * Find API of hip_fakes.h: each algorithm offered run once on the operands
+ * handed over, results sorted by simulated time; the found algorithm's run),
+ * refusing mismatched dims, an uncompiled solution, an algorithm not found or
+ * a short workspace. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +34,7 @@ typedef struct {
 } f_conv;
 
 static int mi_create(void **h, void *s) {
+    memset(F.found, 0, sizeof F.found); /* a new handle has found nothing yet */
     *h = FAKE_STREAM;
     return s == FAKE_STREAM ? 0 : 3;
 }
@@ -234,6 +238,82 @@ static int bwd_w_imm(void *h, void *dyd, const void *dy, void *xd, const void *x
     if (!imm_ok(2, ws, wsb, id)) return 3;
     return naive_conv(2, c, xd, (void *)x, dwd, dw, dyd, (void *)dy);
 }
+/* ---- the Find API (see hip_fakes.h) ---- */
+
+/* Find for direction dir over the operands in the roles of y = conv(x, w) */
+static int find_dir(int dir, void *c, void *xd, void *x, void *wd, void *w, void *yd, void *y, int req, int *ret,
+                    jv_miopen_perf *perf, void *ws, size_t wsb, bool exhaustive) {
+    static const int ALGO[4] = HIPF_FIND_ALGOS;
+    int e = conv_check(c, xd, wd, yd);
+    if (e) return e;
+    F.find_calls[dir]++;
+    F.find_exhaustive = exhaustive;
+    if (req < 1 || F.find_n < 1 || F.find_n > 4) return 3;
+    jv_miopen_perf r[4];
+    int n = 0;
+    for (int k = 0; k < F.find_n; k++) {
+        if (F.find_ws[k] > wsb || (F.find_ws[k] && !ws)) continue;
+        F.find_tried[dir][k]++;
+        e = naive_conv(dir, c, xd, x, wd, w, yd, y); /* the run on the operands handed over */
+        if (e) return e;
+        F.found[dir][k] = 1;
+        r[n].algo = ALGO[k], r[n].time = (float)F.find_ms[k], r[n].memory = F.find_ws[k];
+        for (int i = n++; i > 0 && r[i].time < r[i - 1].time; i--) {
+            jv_miopen_perf t = r[i];
+            r[i] = r[i - 1], r[i - 1] = t;
+        }
+    }
+    *ret = n < req ? n : req;
+    memcpy(perf, r, (size_t)*ret * sizeof *perf);
+    return 0;
+}
+static int fwd_find(void *h, void *xd, const void *x, void *wd, const void *w, void *c, void *yd, void *y, int req,
+                    int *ret, jv_miopen_perf *perf, void *ws, size_t wsb, bool ex) {
+    (void)h;
+    return find_dir(0, c, xd, (void *)x, wd, (void *)w, yd, y, req, ret, perf, ws, wsb, ex);
+}
+static int bwd_data_find(void *h, void *dyd, const void *dy, void *wd, const void *w, void *c, void *dxd, void *dx,
+                         int req, int *ret, jv_miopen_perf *perf, void *ws, size_t wsb, bool ex) {
+    (void)h;
+    return find_dir(1, c, dxd, dx, wd, (void *)w, dyd, (void *)dy, req, ret, perf, ws, wsb, ex);
+}
+static int bwd_w_find(void *h, void *dyd, const void *dy, void *xd, const void *x, void *c, void *dwd, void *dw,
+                      int req, int *ret, jv_miopen_perf *perf, void *ws, size_t wsb, bool ex) {
+    (void)h;
+    return find_dir(2, c, xd, (void *)x, dwd, dw, dyd, (void *)dy, req, ret, perf, ws, wsb, ex);
+}
+/* a found algorithm of direction dir with its workspace, alpha 1 and beta 0 */
+static int run_ok(int dir, const void *alpha, int algo, const void *beta, void *ws, size_t wsb) {
+    static const int ALGO[4] = HIPF_FIND_ALGOS;
+    float a, b;
+    memcpy(&a, alpha, 4), memcpy(&b, beta, 4);
+    F.mi_calls++;
+    for (int k = 0; k < 4; k++)
+        if (ALGO[k] == algo && F.found[dir][k] && wsb >= F.find_ws[k] && (ws || !F.find_ws[k]) && a == 1 && b == 0) {
+            F.run_algo[dir] = algo;
+            return 1;
+        }
+    return 0;
+}
+static int fwd_run(void *h, const void *alpha, void *xd, const void *x, void *wd, const void *w, void *c, int algo,
+                   const void *beta, void *yd, void *y, void *ws, size_t wsb) {
+    (void)h;
+    if (!run_ok(0, alpha, algo, beta, ws, wsb)) return 3;
+    return naive_conv(0, c, xd, (void *)x, wd, (void *)w, yd, y);
+}
+static int bwd_data_run(void *h, const void *alpha, void *dyd, const void *dy, void *wd, const void *w, void *c,
+                        int algo, const void *beta, void *dxd, void *dx, void *ws, size_t wsb) {
+    (void)h;
+    if (!run_ok(1, alpha, algo, beta, ws, wsb)) return 3;
+    return naive_conv(1, c, dxd, dx, wd, (void *)w, dyd, (void *)dy);
+}
+static int bwd_w_run(void *h, const void *alpha, void *dyd, const void *dy, void *xd, const void *x, void *c, int algo,
+                     const void *beta, void *dwd, void *dw, void *ws, size_t wsb) {
+    (void)h;
+    if (!run_ok(2, alpha, algo, beta, ws, wsb)) return 3;
+    return naive_conv(2, c, xd, (void *)x, dwd, dw, dyd, (void *)dy);
+}
+
 /* y = alpha*y + alpha*b + beta*y over y's elements, b [1, C, 1, ...] (MIOpen: OpTensor Add) */
 static int mi_fwd_bias(void *h, const void *alpha, void *bd, const void *b, const void *beta, void *yd, void *y) {
     (void)h;
@@ -412,11 +492,12 @@ static int bn_bwd(void *h, int mode, const void *ad, const void *bd_, const void
 }
 
 void hipf_miopen_api(jv_miopen_api *t) {
-    jv_miopen_api a = {
-        mi_create,         mi_destroy,     mi_set_stream, mi_version,       mi_tensor_create, mi_tensor_set,
-        mi_tensor_destroy, mi_conv_create, mi_conv_init,  mi_conv_groups,   mi_conv_destroy,  fwd_get,
-        fwd_compile,       fwd_imm,        bwd_data_get,  bwd_data_compile, bwd_data_imm,     bwd_w_get,
-        bwd_w_compile,     bwd_w_imm,      mi_fwd_bias,   mi_bwd_bias,      bn_derive,        bn_train,
-        bn_infer,          bn_bwd};
+    jv_miopen_api a = {mi_create,        mi_destroy,        mi_set_stream,  mi_version,    mi_tensor_create,
+                       mi_tensor_set,    mi_tensor_destroy, mi_conv_create, mi_conv_init,  mi_conv_groups,
+                       mi_conv_destroy,  fwd_get,           fwd_compile,    fwd_imm,       bwd_data_get,
+                       bwd_data_compile, bwd_data_imm,      bwd_w_get,      bwd_w_compile, bwd_w_imm,
+                       mi_fwd_bias,      mi_bwd_bias,       bn_derive,      bn_train,      bn_infer,
+                       bn_bwd,           fwd_find,          fwd_run,        bwd_data_find, bwd_data_run,
+                       bwd_w_find,       bwd_w_run};
     *t = a;
 }

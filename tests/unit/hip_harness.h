@@ -16,7 +16,7 @@ typedef enum { K_GEMM, K_CONV, K_CONV_GEMM, K_BN } kind;
 typedef struct {
     jv_hipv *v;
     kind k;
-    char impl[200];
+    char impl[192]; /* as jv_result.impl */
 } pctx;
 typedef struct {
     const jv_hipv *v;
