@@ -63,6 +63,7 @@ typedef struct {
     int (*roctx_pop)(void);
     jv_hipv vendor;               /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
     jv_gpu_gemm_cache gemm_cache; /* --gemm-algo best: hipBLASLt search results per GEMM configuration */
+    jv_gpu_cache conv_cache;      /* --conv-algo best: MIOpen Find's choices per convolution configuration */
     int broken;                   /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
@@ -147,6 +148,7 @@ static void hip_close(void *ctx) {
     if (c->roctx) dlclose(c->roctx);
     jv_rocm_smi_close(&c->rsmi);
     jv_gpu_cache_clear(&c->gemm_cache);
+    jv_gpu_cache_clear(&c->conv_cache);
     free(c);
 }
 
@@ -329,6 +331,7 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     jv_hipv_open(&c->vendor, c->stream, &rt);
     c->vendor.ws = c->ws;
     c->vendor.gemm_cache = &c->gemm_cache;
+    c->vendor.conv_cache = &c->conv_cache;
     say_libraries(c);
     return JV_OK;
 }
@@ -589,8 +592,8 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
-/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic only (MIOpen's immediate mode, its first
- * solution: no search yet) */
+/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic (MIOpen's immediate mode, its first
+ * solution) | best (jv_hipv.conv_search: MIOpen's Find, exhaustive, as PyTorch's benchmark mode) */
 static jv_status hip_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
     hip_ctx *c = ctx;
     ALIVE(c, err);
@@ -604,11 +607,13 @@ static jv_status hip_set_option(void *ctx, const char *key, const char *value, j
         return JV_OK;
     }
     if (!strcmp(key, "conv-algo")) {
-        if (!strcmp(value, "heuristic")) return JV_OK;
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "hip backend: conv-algo '%s': only heuristic (MIOpen's immediate mode, its first solution) is "
-                "implemented",
-                value);
+        if (!strcmp(value, "heuristic"))
+            c->vendor.conv_search = 0;
+        else if (!strcmp(value, "best"))
+            c->vendor.conv_search = 1;
+        else
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv-algo is heuristic or best, not '%s'", value);
+        return JV_OK;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no option '%s'", key);
 }

@@ -132,20 +132,17 @@ static jv_status cand_sync(void *ctx, jv_err *err) {
     return JV_OK;
 }
 
-/* scratch operand i of ops on the device: out zeroed (read only as C), the inputs filled with
- * jv_gpu_search_pattern */
-static jv_status scratch(const jv_hipv *v, const jv_hipv_gemm *p, const jv_operands *ops, int i, void **buf,
-                         jv_err *err) {
+jv_status jv_hipv_scratch(const jv_hipv *v, const char *name, const char *search, const jv_operands *ops, int i,
+                          int zeroed, void **buf, jv_err *err) {
     const jv_tensor *t = &ops->o[i].t;
     size_t bytes = (size_t)jv_tensor_extent(t) * jv_dtype_size(t->dtype);
-    const char *name = p->map.name;
     if (v->rt.alloc(v->rt.ctx, buf, bytes ? bytes : 1)) {
         *buf = NULL;
-        JV_FAIL(err, JV_ERR_NOMEM, "hip backend: %s: gemm-algo best: cannot allocate %zu bytes of scratch operand %s",
-                name, bytes, ops->o[i].name);
+        JV_FAIL(err, JV_ERR_NOMEM, "hip backend: %s: %s: cannot allocate %zu bytes of scratch operand %s", name, search,
+                bytes, ops->o[i].name);
     }
     size_t words = bytes / 8;
-    if (i == p->map.io || words == 0) {
+    if (zeroed || words == 0) {
         RT_CALL(err, name, v->rt.zero(v->rt.ctx, *buf, bytes, v->stream));
         return JV_OK;
     }
@@ -155,7 +152,7 @@ static jv_status scratch(const jv_hipv *v, const jv_hipv_gemm *p, const jv_opera
     int e = v->rt.upload(v->rt.ctx, *buf, h, words * 8, v->stream);
     free(h);
     if (e)
-        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: gemm-algo best: uploading operand %s failed (%d)", name,
+        JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: %s: uploading operand %s failed (%d)", name, search,
                 ops->o[i].name, e);
     if (bytes > words * 8)
         RT_CALL(err, name, v->rt.zero(v->rt.ctx, (char *)*buf + words * 8, bytes - words * 8, v->stream));
@@ -174,7 +171,8 @@ static jv_status search(const jv_hipv *v, jv_hipv_gemm *p, const jv_operands *op
     int roles[4] = {q->ia, q->ib, q->io, q->bias == JV_GPU_BIAS_EPILOGUE ? q->ic : -1};
     jv_status st = JV_OK;
     for (int r = 0; r < 4 && st == JV_OK; r++)
-        if (roles[r] >= 0 && !bufs[roles[r]]) st = scratch(v, p, ops, roles[r], &bufs[roles[r]], err);
+        if (roles[r] >= 0 && !bufs[roles[r]])
+            st = jv_hipv_scratch(v, q->name, "gemm-algo best", ops, roles[r], roles[r] == q->io, &bufs[roles[r]], err);
     if (st == JV_OK && q->bias == JV_GPU_BIAS_EPILOGUE) {
         const void *bp = bufs[q->ic];
         int s = v->lt.desc_set(p->desc, JV_HIPBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp);

@@ -1,5 +1,6 @@
 /* jv_hip_miopen: the HIP backend's convolutions and batch norms on MIOpen (immediate mode: a solution per
- * direction that fits the workspace), through the table jv_hip_vendor.c loads (see jv_hip_vendor.h). */
+ * direction that fits the workspace; conv-algo best: the Find API's fastest algorithm, as PyTorch's benchmark
+ * mode), through the table jv_hip_vendor.c loads (see jv_hip_vendor.h). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "conv/conv.h"
 #include "gemm/gemm.h"
 #include "jv_gpu_lib.h"
+#include "jv_gpu_search.h"
 #include "jv_hip_vendor.h"
 #include "jv_tensor.h"
 
@@ -35,6 +37,17 @@ static const char *mi_status(int s) {
 
 typedef enum { STEP_FWD, STEP_BWD_DATA, STEP_BWD_W, STEP_ADD_BIAS, STEP_BWD_BIAS } step_kind;
 
+/* what Find chose for one direction of one configuration (cached per configuration in jv_hipv.conv_cache) */
+typedef struct {
+    int algo;      /* the direction's miopenConv*Algorithm_t */
+    size_t ws;     /* its workspace bytes (Find's memory) */
+    int offered;   /* results Find returned */
+    int ran;       /* of them, those within the workspace */
+    double ms;     /* MIOpen's time of the chosen one */
+    int next_algo; /* the runner-up (next_ms 0: none) */
+    double next_ms;
+} conv_found;
+
 /* one MIOpen call; x, w, y are the operands in the roles of the normal convolution y = conv(x, w) (FWD computes y,
  * BWD_DATA x from y, BWD_W w from x and y); bias steps: x the bias (or grad_bias), y the output (or grad_output) */
 typedef struct {
@@ -43,6 +56,8 @@ typedef struct {
     uint64_t id;
     int algo;
     size_t ws;
+    int found; /* 1: f holds Find's choice, run by miopenConvolution{Forward,BackwardData,BackwardWeights} */
+    conv_found f;
 } conv_step;
 
 struct jv_hipv_conv {
@@ -56,6 +71,8 @@ struct jv_hipv_conv {
     conv_step steps[4];
     int nsteps;
     const char *name;
+    int64_t key[12]; /* the convolution descriptor's values (spatial dims, pads, strides, dilations, groups, layout) */
+    int key_n;
 };
 
 void jv_hipv_conv_free(const jv_hipv *v, jv_hipv_conv *p) {
@@ -125,6 +142,102 @@ static jv_status pick_solution(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, 
     return JV_OK;
 }
 
+#define MI_FIND_MAX 8 /* results asked of Find: more than MIOpen's algorithms of any direction (6) */
+
+/* miopenConv*Algorithm_t's name for algorithm a of a step of kind k ("unknown" for a value not in miopen.h) */
+static const char *algo_name(step_kind k, int a) {
+    switch (a) {
+    case 0: return "GEMM";
+    case 1: return "Direct";
+    case 2: return k == STEP_BWD_W ? "unknown" : "FFT";
+    case 3: return "Winograd";
+    case 4: return k == STEP_BWD_DATA ? "TransposeGEMM" : "unknown";
+    case 5: return "ImplicitGEMM";
+    default: return "unknown";
+    }
+}
+
+static void key_tensor(jv_gpu_key *k, const jv_tensor *t) {
+    jv_gpu_key_add(k, t->ndim);
+    jv_gpu_key_add(k, t->dtype);
+    for (int i = 0; i < t->ndim; i++) {
+        jv_gpu_key_add(k, t->shape[i]);
+        jv_gpu_key_add(k, t->strides[i]);
+    }
+}
+
+/* Step s's algorithm by MIOpen's Find (exhaustive, as PyTorch's benchmark mode) on scratch copies of its three
+ * operands and v->ws (ws_limit bytes): the fastest result within ws_limit (jv_gpu_fastest), from v->conv_cache when
+ * this configuration was searched before. */
+static jv_status find_step(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, const jv_operands *ops, size_t ws_limit,
+                           jv_err *err) {
+    /* Find's operand order: forward (x, w, y), backward data (dy, w, dx), backward weights (dy, x, dw) */
+    int o[3];
+    jv_miopen_find_fn find;
+    const char *dir;
+    if (s->kind == STEP_FWD)
+        o[0] = s->x, o[1] = s->w, o[2] = s->y, find = v->mi.fwd_find, dir = "Forward";
+    else if (s->kind == STEP_BWD_DATA)
+        o[0] = s->y, o[1] = s->w, o[2] = s->x, find = v->mi.bwd_data_find, dir = "BackwardData";
+    else
+        o[0] = s->y, o[1] = s->x, o[2] = s->w, find = v->mi.bwd_w_find, dir = "BackwardWeights";
+    jv_gpu_key key;
+    memset(&key, 0, sizeof key);
+    jv_gpu_key_add(&key, s->kind);
+    jv_gpu_key_add(&key, (int64_t)ws_limit);
+    for (int i = 0; i < p->key_n; i++)
+        jv_gpu_key_add(&key, p->key[i]);
+    for (int i = 0; i < 3; i++)
+        key_tensor(&key, &ops->o[o[i]].t);
+    const conv_found *had = v->conv_cache ? jv_gpu_cache_find(v->conv_cache, &key) : NULL;
+    if (!had) {
+        if (!v->rt.alloc || !v->rt.free || !v->rt.upload || !v->rt.zero || !v->ws)
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: conv-algo best: no device scratch to search on", p->name);
+        void *buf[3] = {0};
+        jv_status st = JV_OK;
+        for (int i = 0; i < 3 && st == JV_OK; i++)
+            st = jv_hipv_scratch(v, p->name, "conv-algo best", ops, o[i], i == 2, &buf[i], err);
+        jv_miopen_perf perf[MI_FIND_MAX];
+        memset(perf, 0, sizeof perf);
+        int ret = 0, ms = JV_MIOPEN_STATUS_SUCCESS;
+        if (st == JV_OK)
+            ms = find(v->mi_h, p->td[o[0]], buf[0], p->td[o[1]], buf[1], p->conv, p->td[o[2]], buf[2], MI_FIND_MAX,
+                      &ret, perf, v->ws, ws_limit, true);
+        if (st == JV_OK && v->rt.sync && v->rt.sync(v->rt.ctx, v->stream))
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
+                            "hip backend: %s: conv-algo best: stream sync failed", p->name);
+        for (int i = 0; i < 3; i++)
+            if (buf[i]) v->rt.free(v->rt.ctx, buf[i]);
+        JV_CHECK(st);
+        if (ms != JV_MIOPEN_STATUS_SUCCESS)
+            JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: miopenFindConvolution%sAlgorithm failed: %s (%d)", p->name,
+                    dir, mi_status(ms), ms);
+        if (ret > MI_FIND_MAX) ret = MI_FIND_MAX;
+        double t[MI_FIND_MAX] = {0};
+        conv_found f;
+        memset(&f, 0, sizeof f);
+        f.offered = ret < 0 ? 0 : ret;
+        for (int i = 0; i < f.offered; i++)
+            if (perf[i].memory <= ws_limit && perf[i].time > 0) t[i] = perf[i].time, f.ran++;
+        int b = jv_gpu_fastest(t, f.offered);
+        if (b < 0)
+            JV_FAIL(err, JV_ERR_NOTFOUND,
+                    "hip backend: %s: conv-algo best: MIOpen's Find returned no %s algorithm within the %zu MiB "
+                    "workspace (%d returned)",
+                    p->name, dir, ws_limit >> 20, f.offered);
+        f.algo = perf[b].algo, f.ws = perf[b].memory, f.ms = t[b];
+        t[b] = 0;
+        int n = jv_gpu_fastest(t, f.offered);
+        if (n >= 0) f.next_algo = perf[n].algo, f.next_ms = t[n];
+        if (v->conv_cache) JV_CHECK(jv_gpu_cache_put(v->conv_cache, &key, &f, sizeof f, err));
+        s->f = f;
+    } else {
+        s->f = *had;
+    }
+    s->found = 1, s->algo = s->f.algo, s->ws = s->f.ws;
+    return JV_OK;
+}
+
 static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_operands *ops, size_t ws_limit,
                              jv_hipv_conv *p, jv_err *err) {
     const char *what = p->name;
@@ -149,6 +262,10 @@ static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_o
             pad[i] = (int)g->padding[i], str[i] = (int)g->stride[i], dil[i] = (int)g->dilation[i];
         }
     }
+    p->key[p->key_n++] = sp;
+    for (int i = 0; i < sp; i++)
+        p->key[p->key_n++] = pad[i], p->key[p->key_n++] = str[i], p->key[p->key_n++] = dil[i];
+    p->key[p->key_n++] = g->groups;
     MI_CALL(err, what, v->mi.conv_create(&p->conv));
     MI_CALL(err, what, v->mi.conv_init_nd(p->conv, sp, pad, str, dil, JV_MIOPEN_CONVOLUTION));
     MI_CALL(err, what, v->mi.conv_set_groups(p->conv, (int)g->groups));
@@ -163,6 +280,7 @@ static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_o
     if (ops->o[iw].t.ndim == 4 || ops->o[iw].t.ndim == 5)
         cl = jv_tensor_suggest_channels_last(&ops->o[iw].t) ||
              (ops->o[ix].t.ndim == ops->o[iw].t.ndim && jv_tensor_suggest_channels_last(&ops->o[ix].t));
+    p->key[p->key_n++] = cl;
     for (int i = 0; i < ops->n; i++)
         if (i != ib && i != igb) JV_CHECK(mi_tensor(v, &p->td[i], &ops->o[i].t, cl, what, err));
     int bias_of = -1; /* the [C] vector: forward bias or grad_bias */
@@ -224,7 +342,9 @@ static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_o
         JV_CHECK(mi_tensor(v, &p->bias_td, &b4, cl, what, err));
     }
     for (int i = 0; i < p->nsteps; i++)
-        if (p->steps[i].kind <= STEP_BWD_W) JV_CHECK(pick_solution(v, p, &p->steps[i], ws_limit, err));
+        if (p->steps[i].kind <= STEP_BWD_W)
+            JV_CHECK(v->conv_search ? find_step(v, p, &p->steps[i], ops, ws_limit, err)
+                                    : pick_solution(v, p, &p->steps[i], ws_limit, err));
     return JV_OK;
 }
 
@@ -265,7 +385,7 @@ jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operand
     } else {
         st = conv_miopen(v, g, ops, ws_limit, p, err);
         if (st == JV_OK && impl_cap) {
-            size_t n = (size_t)snprintf(impl, impl_cap, "MIOpen immediate");
+            size_t n = (size_t)snprintf(impl, impl_cap, v->conv_search ? "MIOpen Find" : "MIOpen immediate");
             for (int i = 0; i < p->nsteps && n < impl_cap; i++) {
                 const conv_step *s = &p->steps[i];
                 const char *w = s->kind == STEP_FWD        ? "fwd"
@@ -273,7 +393,15 @@ jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operand
                                 : s->kind == STEP_BWD_W    ? "bwd weights"
                                 : s->kind == STEP_ADD_BIAS ? "bias"
                                                            : "bwd bias";
-                if (s->kind <= STEP_BWD_W)
+                if (s->found) { /* short: a backward's two directions fit jv_result.impl (192) */
+                    const conv_found *f = &s->f;
+                    n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s %s ws %zu, searched %d, best of %d: %.1f us",
+                                          i ? ";" : ":", w, algo_name(s->kind, f->algo), f->ws, f->offered, f->ran,
+                                          f->ms * 1e3);
+                    if (f->next_ms > 0 && n < impl_cap)
+                        n += (size_t)snprintf(impl + n, impl_cap - n, " (%s %.1f)", algo_name(s->kind, f->next_algo),
+                                              f->next_ms * 1e3);
+                } else if (s->kind <= STEP_BWD_W)
                     n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s solution %llu algo %d ws %zu", i ? "," : ":",
                                           w, (unsigned long long)s->id, s->algo, s->ws);
                 else
@@ -305,16 +433,34 @@ jv_status jv_hipv_conv_run(const jv_hipv *v, const jv_hipv_conv *p, void *const 
             JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: workspace %zu bytes, needs %zu", p->name, ws_bytes, s->ws);
         switch (s->kind) {
         case STEP_FWD:
+            if (s->found) {
+                MI_CALL(err, p->name,
+                        v->mi.fwd_run(v->mi_h, &one, p->td[s->x], bufs[s->x], p->td[s->w], bufs[s->w], p->conv, s->algo,
+                                      &zero, p->td[s->y], bufs[s->y], ws, s->ws));
+                break;
+            }
             MI_CALL(err, p->name,
                     v->mi.fwd_immediate(v->mi_h, p->td[s->w], bufs[s->w], p->td[s->x], bufs[s->x], p->conv, p->td[s->y],
                                         bufs[s->y], ws, s->ws, s->id));
             break;
         case STEP_BWD_DATA:
+            if (s->found) {
+                MI_CALL(err, p->name,
+                        v->mi.bwd_data_run(v->mi_h, &one, p->td[s->y], bufs[s->y], p->td[s->w], bufs[s->w], p->conv,
+                                           s->algo, &zero, p->td[s->x], bufs[s->x], ws, s->ws));
+                break;
+            }
             MI_CALL(err, p->name,
                     v->mi.bwd_data_immediate(v->mi_h, p->td[s->y], bufs[s->y], p->td[s->w], bufs[s->w], p->conv,
                                              p->td[s->x], bufs[s->x], ws, s->ws, s->id));
             break;
         case STEP_BWD_W:
+            if (s->found) {
+                MI_CALL(err, p->name,
+                        v->mi.bwd_w_run(v->mi_h, &one, p->td[s->y], bufs[s->y], p->td[s->x], bufs[s->x], p->conv,
+                                        s->algo, &zero, p->td[s->w], bufs[s->w], ws, s->ws));
+                break;
+            }
             MI_CALL(err, p->name,
                     v->mi.bwd_w_immediate(v->mi_h, p->td[s->y], bufs[s->y], p->td[s->x], bufs[s->x], p->conv,
                                           p->td[s->w], bufs[s->w], ws, s->ws, s->id));

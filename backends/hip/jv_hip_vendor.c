@@ -77,6 +77,12 @@ static const sym MI_SYMS[] = {
     SYM(jv_miopen_api, bn_fwd_train, "miopenBatchNormalizationForwardTraining"),
     SYM(jv_miopen_api, bn_fwd_infer, "miopenBatchNormalizationForwardInference"),
     SYM(jv_miopen_api, bn_bwd, "miopenBatchNormalizationBackward"),
+    SYM(jv_miopen_api, fwd_find, "miopenFindConvolutionForwardAlgorithm"),
+    SYM(jv_miopen_api, fwd_run, "miopenConvolutionForward"),
+    SYM(jv_miopen_api, bwd_data_find, "miopenFindConvolutionBackwardDataAlgorithm"),
+    SYM(jv_miopen_api, bwd_data_run, "miopenConvolutionBackwardData"),
+    SYM(jv_miopen_api, bwd_w_find, "miopenFindConvolutionBackwardWeightsAlgorithm"),
+    SYM(jv_miopen_api, bwd_w_run, "miopenConvolutionBackwardWeights"),
 };
 
 /* dlopens the first of names found in the default search path, then under $ROCM_PATH/lib and /opt/rocm/lib;

@@ -72,6 +72,10 @@ typedef struct {
                                     * timed on scratch operands (jv_gpu_search), the fastest kept */
     void *ws;                      /* search: the device workspace the candidates run with */
     jv_gpu_gemm_cache *gemm_cache; /* search: the choices per configuration, reused (the backend's; NULL: none) */
+    /* convolution algorithm choice (the backend's conv-algo option; 0: immediate mode's first solution) */
+    int conv_search;          /* 1: MIOpen's Find API, exhaustive, per direction on scratch operands (PyTorch's
+                               * benchmark mode), the fastest run by miopenConvolution{Forward,BackwardData,..} */
+    jv_gpu_cache *conv_cache; /* search: Find's choice per configuration and direction (the backend's; NULL: none) */
 } jv_hipv;
 
 /* Loads whichever of hipBLASLt, rocBLAS and MIOpen dlopen finds (the plain names, their SONAME versions, and the
@@ -90,6 +94,12 @@ void jv_hipv_close(jv_hipv *v);
 /* The start-up line's part about the libraries: "hipBLASLt <path> (version V), rocBLAS not found (tried ...),
  * MIOpen ...". */
 void jv_hipv_describe(const jv_hipv *v, char *buf, size_t cap);
+
+/* A search's scratch copy of operand i of ops on the device (v->rt.alloc, of the operand's extent): zeroed (an
+ * output) when zeroed is set, else filled with jv_gpu_search_pattern. Errors name the op (name) and the search
+ * ("gemm-algo best"). The caller frees it with v->rt.free. */
+jv_status jv_hipv_scratch(const jv_hipv *v, const char *name, const char *search, const jv_operands *ops, int i,
+                          int zeroed, void **buf, jv_err *err);
 
 /* ---- GEMM ---- */
 
@@ -124,7 +134,10 @@ typedef struct jv_hipv_conv jv_hipv_conv;
 /* Plans a parsed conv call over ops. as_gemm 1: the pointwise convolution as the GEMMs of jv_conv_as_gemm on
  * hipBLASLt / rocBLAS (JV_ERR_NOTFOUND naming why when the call is not one); 0: on MIOpen's immediate mode (per
  * direction the first solution GetSolution offers that fits ws_limit, compiled here; bias added by
- * miopenConvolutionForwardBias, grad_bias by miopenConvolutionBackwardBias). impl names the path and solutions.
+ * miopenConvolutionForwardBias, grad_bias by miopenConvolutionBackwardBias), or with v->conv_search per direction
+ * the fastest algorithm of MIOpen's Find (exhaustive, within ws_limit, on scratch operands of the op's extents and
+ * v->ws; a configuration in v->conv_cache is not searched again). impl names the path and solutions ("MIOpen
+ * Find: fwd algo A NAME ws B, searched N, best of R: X us (then NAME Y us)").
  * JV_ERR_NOTFOUND with the reason when MIOpen is absent ("not replayed: no MIOpen (...)") or refuses. */
 jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, int as_gemm, size_t ws_limit,
                             jv_hipv_conv **out, char *impl, size_t impl_cap, jv_err *err);

@@ -26,14 +26,21 @@
  *              Transpose 1), miopenBatchNormMode_t (PerActivation 0, Spatial 1), miopenConvSolution_t { float
  *              time; size_t workspace_size; uint64_t solution_id; miopenConvAlgorithm_t algorithm; }, and the
  *              prototypes of the immediate-mode convolution API (GetSolution / CompileSolution / Immediate),
- *              miopenConvolutionForwardBias (y = alpha*y + alpha*b + beta*y: OpTensor(Add, alpha, y, alpha, b,
- *              beta, y); only alpha 1, beta 0 supported; bf16 refused), miopenConvolutionBackwardBias and the
+ *              miopenConvAlgoPerf_t { union { fwd_algo; bwd_weights_algo; bwd_data_algo } (the int enums
+ *              miopenConvFwdAlgorithm_t GEMM 0, Direct 1, FFT 2, WinoGrad 3, ImplicitGEMM 5;
+ *              miopenConvBwdDataAlgorithm_t the same and TransposeGEMM 4; miopenConvBwdWeightsAlgorithm_t GEMM 0,
+ *              Direct 1, WinoGrad 3, ImplicitGEMM 5); float time; size_t memory; } and the Find API's prototypes
+ *              (miopenFindConvolution{Forward,BackwardData,BackwardWeights}Algorithm, whose results come sorted,
+ *              fastest first, and miopenConvolution{Forward,BackwardData,BackwardWeights} that run the algorithm
+ *              found, alpha 1 beta 0 only), miopenConvolutionForwardBias (y = alpha*y + alpha*b + beta*y: OpTensor(Add,
+ * alpha, y, alpha, b, beta, y); only alpha 1, beta 0 supported; bf16 refused), miopenConvolutionBackwardBias and the
  *              batch-norm calls. A tensor's layout (NCHW / NHWC) is read from its strides.
- * Every enum parameter is passed as an int (the platform ABI of these C enums); handles and descriptors are
- * opaque pointers. */
+ * Every enum parameter is passed as an int (the platform ABI of these C enums), exhaustiveSearch as the bool
+ * miopen.h declares (stdbool.h); handles and descriptors are opaque pointers. */
 #ifndef JV_HIP_VENDOR_API_H
 #define JV_HIP_VENDOR_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -157,11 +164,31 @@ typedef struct {
 _Static_assert(sizeof(jv_miopen_solution) == 32, "miopenConvSolution_t is 32 bytes on LP64");
 _Static_assert(offsetof(jv_miopen_solution, solution_id) == 16, "solution_id at byte 16");
 
+typedef struct {
+    int algo;      /* the union of the three algorithm enums */
+    float time;    /* ms, MIOpen's own measurement */
+    size_t memory; /* workspace bytes the algorithm runs with */
+} jv_miopen_perf;  /* miopenConvAlgoPerf_t */
+
+_Static_assert(sizeof(jv_miopen_perf) == 16, "miopenConvAlgoPerf_t is 16 bytes on LP64");
+_Static_assert(offsetof(jv_miopen_perf, time) == 4, "time at byte 4");
+_Static_assert(offsetof(jv_miopen_perf, memory) == 8, "memory at byte 8");
+
 /* Immediate-mode solution queries, one shape for the three directions: (handle, the two input descriptors and
  * the output's in each call's own order, max, *count, solutions). */
 typedef int (*jv_miopen_get_solution_fn)(void *handle, void *d0, void *d1, void *conv, void *d2, size_t max,
                                          size_t *count, jv_miopen_solution *solutions);
 typedef int (*jv_miopen_compile_fn)(void *handle, void *d0, void *d1, void *conv, void *d2, uint64_t id);
+/* Find, one shape for the three directions: (handle, d0, p0, d1, p1, conv, d2, p2 (written), requestAlgoCount,
+ * *returnedAlgoCount, perfResults, workSpace, workSpaceSize, exhaustiveSearch); forward (x, w, y), backward data
+ * (dy, w, dx), backward weights (dy, x, dw). */
+typedef int (*jv_miopen_find_fn)(void *handle, void *d0, const void *p0, void *d1, const void *p1, void *conv, void *d2,
+                                 void *p2, int request, int *returned, jv_miopen_perf *perf, void *ws, size_t ws_bytes,
+                                 bool exhaustive);
+/* The found algorithm's run: (handle, alpha, d0, p0, d1, p1, conv, algo, beta, d2, p2, workSpace, workSpaceSize),
+ * the operands in Find's order. */
+typedef int (*jv_miopen_run_fn)(void *handle, const void *alpha, void *d0, const void *p0, void *d1, const void *p1,
+                                void *conv, int algo, const void *beta, void *d2, void *p2, void *ws, size_t ws_bytes);
 typedef int (*jv_miopen_immediate_fn)(void *handle, void *d0, const void *p0, void *d1, const void *p1, void *conv,
                                       void *d2, void *p2, void *ws, size_t ws_bytes, uint64_t id);
 
@@ -207,6 +234,13 @@ typedef struct {
                   const void *beta_param, void *x_desc, const void *x, void *dy_desc, const void *dy, void *dx_desc,
                   void *dx, void *bn_desc, const void *scale, void *dscale, void *dbias, double eps,
                   const void *save_mean, const void *save_inv_var); /* miopenBatchNormalizationBackward */
+    /* the Find API (conv-algo best) */
+    jv_miopen_find_fn fwd_find;      /* miopenFindConvolutionForwardAlgorithm */
+    jv_miopen_run_fn fwd_run;        /* miopenConvolutionForward */
+    jv_miopen_find_fn bwd_data_find; /* miopenFindConvolutionBackwardDataAlgorithm */
+    jv_miopen_run_fn bwd_data_run;   /* miopenConvolutionBackwardData */
+    jv_miopen_find_fn bwd_w_find;    /* miopenFindConvolutionBackwardWeightsAlgorithm */
+    jv_miopen_run_fn bwd_w_run;      /* miopenConvolutionBackwardWeights */
 } jv_miopen_api;
 
 #endif
