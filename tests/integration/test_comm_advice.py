@@ -19,16 +19,17 @@ kernel's args):
   all_reduce_perf). The same at 1 KiB (latency-bound) claims neither.
 - multirank: two ranks, rank 1 late by 500 us at both all-reduces: the multi-rank report advises on the wait
   (rank 0 waits 1000 us, 500 per rank on average, rank 1 last at 2 of 2) before the transfers (200 us); without
-  skew only the transfers.
+  skew only the transfers. report.html shows the same advice (its section's text, tags stripped, checked alike).
 - DDP's own elementwise kernels (under its nn.Module, the buffers' copies) get no "fuse with torch.compile"
   advice; the same kernels under a LayerNorm module do.
 - large ops without a model: an `aten::mm` without shapes and an op no family models, each >= 10 % of kernel
   time: "not judged (no input shapes recorded)" / "not judged (no perf model for the op)", no recommendation.
 Every generated fair report also passes tests/claims/claims_check.py (no wrong number).
 With SHARED_DIR (skipped, 77, when its traces/ is absent): the fixture traces' advice and figures (the A100 DDP
-ResNet rank, the DLRM ranks, the 8-rank DLRM job).
+ResNet rank, the DLRM ranks, the 8-rank DLRM job: its multirank_report.md and report.html).
 """
 import csv
+import html
 import os
 import re
 import subprocess
@@ -189,6 +190,21 @@ def rank_trace(tmp, r, starts, durs):
     return path
 
 
+def advice_texts(out):
+    """the Communication advice of a job's multirank_report.md and of its report.html (tags stripped, unescaped,
+    each <li> a line that begins with "- ", "Issue:" etc. as in the markdown), by name"""
+    md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read()
+    page = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+    sec = re.search(r'<section id="advice"><h2>Communication advice</h2>(.*?)</section>', page, re.S)
+    txt = ''
+    if sec:
+        txt = re.sub(r'<li><b>(.*?)</b>', r'\n- **\1.**', sec.group(1))
+        txt = html.unescape(re.sub(r'<[^>]+>', ' ', re.sub(r'<a href="([^"]*)">([^<]*)</a>', r'[\2](\1)', txt)))
+        txt = re.sub(r'\s+', ' ', txt)
+    return {'md': md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0] if '## Communication advice' in md
+            else '', 'html': txt}
+
+
 def multirank_cases(exe, tmp):
     for name, late in (('skew', 500), ('noskew', 0)):
         a = rank_trace(tmp, 0, (100, 2000), (100 + late, 100 + late))
@@ -196,17 +212,22 @@ def multirank_cases(exe, tmp):
         out = os.path.join(tmp, 'job_' + name)
         p = subprocess.run([exe, '-q', a, b, '-o', out], capture_output=True, text=True)
         check(p.returncode == 0, f'{name}: multi-rank exit 0', p.stderr[-500:])
-        md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read() if p.returncode == 0 else ''
-        adv = md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0]
-        if late:
-            check(adv.find('**Waiting for other ranks.**') < adv.find('**Transfers.**') and
-                  '**Waiting' in adv, 'skew: the wait first', adv)
-            check('over 2 collectives the ranks wait 500.0 us each on average for the last to arrive; rank 0 waits '
-                  'most, 1000.0 us; rank 1 arrives last at 2 of them' in adv, 'skew: the measured waits', adv)
-            check('Impact: up to 1000.0 us on rank 0 (500.0 us per rank on average)' in adv, 'skew: the saving', adv)
-            check('the 2 collectives take 200.0 us (comm latency, summed)' in adv, 'skew: the transfers', adv)
-        else:
-            check('**Waiting' not in adv and '**Transfers.**' in adv, 'noskew: no waiting advice without skew', adv)
+        texts = advice_texts(out) if p.returncode == 0 else {'md': '', 'html': ''}
+        for where, adv in texts.items():
+            w = f'{name} ({where})'
+            if late:
+                check(adv.find('**Waiting for other ranks.**') < adv.find('**Transfers.**') and
+                      '**Waiting' in adv, f'{w}: the wait first', adv)
+                check('over 2 collectives the ranks wait 500.0 us each on average for the last to arrive; rank 0 '
+                      'waits most, 1000.0 us; rank 1 arrives last at 2 of them' in adv, f'{w}: the measured waits',
+                      adv)
+                check('Impact: up to 1000.0 us on rank 0 (500.0 us per rank on average)' in adv, f'{w}: the saving',
+                      adv)
+                check('[its report](rank1/standalone_analysis_fair.md)' in adv, f'{w}: the straggler\'s report linked',
+                      adv)
+                check('the 2 collectives take 200.0 us (comm latency, summed)' in adv, f'{w}: the transfers', adv)
+            else:
+                check('**Waiting' not in adv and '**Transfers.**' in adv, f'{w}: no waiting advice without skew', adv)
 
 
 def ddp_fusion_cases(exe, tmp):
@@ -284,23 +305,31 @@ def fixtures(exe, traces, tmp):
     out = os.path.join(tmp, 'dlrm_job')
     p = subprocess.run([exe, '-q'] + ranks + ['-o', out, '--jobs', '2'], capture_output=True, text=True)
     check(p.returncode == 0, 'dlrm job: exit 0', p.stderr[-500:])
-    md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read()
-    adv = md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0]
+    texts = advice_texts(out)
     with open(os.path.join(out, 'perf_report_csvs', 'straggler_summary.csv'), encoding='utf-8') as f:
         rows = list(csv.DictReader(f))
     waits = {int(r['rank']): float(r['total_wait_time_us']) for r in rows} if rows and 'total_wait_time_us' in rows[0] \
         else {}
     check(len(waits) == 8, 'dlrm job: the straggler summary read', rows[:1])
-    if waits:
-        worst = max(waits, key=waits.get)
-        mean = sum(waits.values()) / 8
-        check(f'rank {worst} waits most, {waits[worst]:.1f} us' in adv and f'wait {mean:.1f} us each' in adv,
-              'dlrm job: the waits of the straggler summary', adv[:600], worst, mean)
-    check('rank 7 arrives last at 5 of them' in adv and adv.find('**Waiting') < adv.find('**Transfers'),
-          'dlrm job: rank 7 the straggler, the wait first', adv[:600])
     with open(os.path.join(out, 'perf_report_csvs', 'nccl_implicit_sync.csv'), encoding='utf-8') as f:
-        lat = sum(float(r['comm_latency']) for r in csv.DictReader(f))
-    check(f'take {lat:.1f} us (comm latency, summed)' in adv, 'dlrm job: the transfers sum the comm latencies', lat)
+        sync = list(csv.DictReader(f))
+    lat = sum(float(r['comm_latency']) for r in sync)
+    skew = max(sync, key=lambda r: float(r['skew in start time'])) if sync else None
+    for where, adv in texts.items():
+        w = f'dlrm job ({where})'
+        if waits:
+            worst = max(waits, key=waits.get)
+            mean = sum(waits.values()) / 8
+            check(f'rank {worst} waits most, {waits[worst]:.1f} us' in adv and f'wait {mean:.1f} us each' in adv and
+                  f'Impact: up to {waits[worst]:.1f} us on rank {worst} ({mean:.1f} us per rank on average)' in adv,
+                  f'{w}: the waits of the straggler summary', adv[:600], worst, mean)
+        check('rank 7 arrives last at 5 of them' in adv and adv.find('**Waiting') < adv.find('**Transfers'),
+              f'{w}: rank 7 the straggler, the wait first', adv[:600])
+        check(skew is not None and re.search(r'the largest skew is %.1f us \([^()]*_%s\)\.' % (
+              float(skew['skew in start time']), skew['collective_id']), adv) is not None,
+              f'{w}: the largest skew of nccl_implicit_sync', adv[:600],
+              skew and (skew['skew in start time'], skew['collective_id']))
+        check(f'take {lat:.1f} us (comm latency, summed)' in adv, f'{w}: the transfers sum the comm latencies', lat)
 
 
 def main():
