@@ -14,9 +14,11 @@
 
 #include "jv_callstack.h"
 #include "jv_catdata.h"
+#include "jv_comm_evidence.h"
 #include "jv_compare.h"
 #include "jv_digest.h"
 #include "jv_findings.h"
+#include "jv_findings_model.h"
 #include "jv_html.h"
 #include "jv_hw.h"
 #include "jv_input.h"
@@ -551,6 +553,7 @@ typedef struct {
     const char *path;
     char dir[4096]; /* the rank's folder in the stage while it is written */
     jv_rank_view rv;
+    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports) */
     jv_status st;
     jv_err err;
 } rank_task;
@@ -562,19 +565,27 @@ typedef struct {
     pthread_mutex_t book; /* cli.book_lock */
 } rank_pool;
 
-/* One rank: the outputs of one trace into its folder, and its view for the cross-rank outputs. */
+/* One rank: the sheets, package and category data of one trace into its folder, its model (k->dg) for its reports
+ * and its view for the cross-rank outputs. */
 static void rank_run(rank_task *k) {
     cli cs = *k->c;
     cs.stage = k->dir;
     cs.trace = k->path;
     cs.quiet = 1; /* threads print nothing: one line per rank is printed in rank order at the end */
-    jv_digest dg = {0};
     jv_err_clear(&k->err);
-    k->st = jv_mkdir_p(k->dir, &k->err);
-    if (k->st == JV_OK) k->st = analyse(&cs, k->path, 1, NULL, &dg, &k->rv, &k->err);
-    if (k->st == JV_OK) k->st = jv_findings_write(&dg, k->dir, &k->err);
-    if (k->st == JV_OK) k->st = jv_html_write(&dg, NULL, k->dir, &k->err);
-    jv_digest_free(&dg);
+    k->dg = calloc(1, sizeof *k->dg);
+    k->st =
+        k->dg ? jv_mkdir_p(k->dir, &k->err) : jv_err_set(&k->err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+    if (k->st == JV_OK) k->st = analyse(&cs, k->path, 1, NULL, k->dg, &k->rv, &k->err);
+}
+
+/* The reports of rank r (job index) into dir: its exposed-communication evidence takes the waits measured across
+ * the job's ranks (jv_comm_measured), then its findings are computed again and written with its html page. */
+static jv_status rank_reports(jv_digest *dg, const jv_job *job, int r, const char *dir, jv_err *err) {
+    JV_CHECK(jv_comm_measured(&dg->comm, job, r, err));
+    if (dg->comm.measured) JV_CHECK(jv_findings_compute(dg, err));
+    JV_CHECK(jv_findings_write(dg, dir, err));
+    return jv_html_write(dg, NULL, dir, err);
 }
 
 static void *rank_worker(void *arg) {
@@ -675,6 +686,11 @@ static jv_status run_ranks(const cli *cl, const pathlist *in, jv_err *err) {
             memset(&t[i].rv, 0, sizeof t[i].rv);
         s = jv_job_build(views, (int)n, &job, err);
     }
+    for (size_t i = 0; i < n && s == JV_OK; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", pub.stage, dirs[i]);
+        s = rank_reports(t[i].dg, &job, (int)i, dir, err);
+    }
     if (s == JV_OK) s = jv_multirank_sheets(&job, pub.stage, err);
     if (s == JV_OK) s = jv_multirank_md(&job, (const char *const *)dirs, pub.stage, err);
     if (s == JV_OK) s = jv_multirank_html(&job, (const char *const *)dirs, pub.stage, err);
@@ -695,6 +711,8 @@ static jv_status run_ranks(const cli *cl, const pathlist *in, jv_err *err) {
     jv_job_free(&job);
     for (size_t i = 0; i < n; i++) {
         if (t) jv_rank_view_free(&t[i].rv);
+        if (t && t[i].dg) jv_digest_free(t[i].dg);
+        if (t) free(t[i].dg);
         if (views) jv_rank_view_free(&views[i]);
         if (dirs) free(dirs[i]);
     }

@@ -124,6 +124,7 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
                            jv_dcomm *out, jv_err *err) {
     memset(out, 0, sizeof *out);
     out->exposed[JV_COMM_REST] = exposed_comm;
+    out->exposed_comm = exposed_comm;
     jv_intern strings;
     if (jv_intern_init(&strings) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (communication evidence)");
     int rank, world;
@@ -204,9 +205,39 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
         out->exposed[JV_COMM_DDP_BUFFERS] = x_ddp;
         out->exposed[JV_COMM_WAIT] = x_wait;
         out->exposed[JV_COMM_REST] = exposed_comm - x_ddp - x_wait;
+        out->busy = cd; /* kept for jv_comm_measured */
+        out->nbusy = ncd;
+        cd = NULL;
     }
     free(calls), free(sp), free(sc), free(comp), free(ddp), free(wait), free(cd);
     jv_intern_free(&strings);
     if (st != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (communication evidence)");
+    return JV_OK;
+}
+
+jv_status jv_comm_measured(jv_dcomm *c, const jv_job *job, int r, jv_err *err) {
+    if (r < 0 || r >= job->nranks || !job->wait[r].ncoll) return JV_OK;
+    jv_iv *w = malloc((job->ninst + 1) * sizeof *w);
+    if (!w) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (measured waits)");
+    size_t nw = 0;
+    for (size_t i = 0; i < job->ninst; i++) {
+        const jv_coll_inst *in = &job->inst[i];
+        if (in->ts[r] == JV_NONE64) continue;
+        int64_t last = in->ts[in->straggler], end = in->ts[r] + in->dur[r];
+        w[nw++] = (jv_iv){in->ts[r], last < end ? last : end};
+    }
+    nw = jv_iv_merge(w, nw);
+    int64_t x = outside(w, nw, c->busy, c->nbusy), room = c->exposed_comm - c->exposed[JV_COMM_DDP_BUFFERS];
+    free(w);
+    c->measured = 1;
+    c->m_rank = job->ranks[r].rank;
+    c->m_nranks = job->nranks;
+    c->m_straggler = job->straggler >= 0 ? job->ranks[job->straggler].rank : -1;
+    c->m_ncoll = job->wait[r].ncoll;
+    c->m_last = job->wait[r].times_last;
+    c->m_wait_us = (double)job->wait[r].wait_total / 1e3;
+    c->m_exposed = x;
+    c->exposed[JV_COMM_WAIT] = x < room ? x : room;
+    c->exposed[JV_COMM_REST] = room - c->exposed[JV_COMM_WAIT];
     return JV_OK;
 }

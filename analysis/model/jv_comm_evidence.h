@@ -13,7 +13,8 @@
  *   JV_COMM_XFER_MIN_BYTES whose instances all run within JV_COMM_WAIT_RATIO of the fastest moves data at the same
  *   rate every time: evidence for the bandwidth (links, topology) rather than a late rank (a rank late by the same
  *   time at every call looks the same in one trace: the multi-rank analysis measures the skew).
- * Computed once per trace (jv_digest_finish) from the collectives' metadata (jv_coll_collect). */
+ * Computed once per trace (jv_digest_finish) from the collectives' metadata (jv_coll_collect). In a multi-rank run
+ * the waiting part is then replaced by the wait measured across the ranks (jv_comm_measured). */
 #ifndef JV_COMM_EVIDENCE_H
 #define JV_COMM_EVIDENCE_H
 
@@ -58,6 +59,16 @@ typedef struct {
     jv_dcoll wait_top;              /* the kind and size with the most waiting (n = 0: none) */
     jv_dcoll xfer_top;              /* the kind and size of >= JV_COMM_XFER_MIN_BYTES with >= 2 instances, none slow,
                                      * with the most time (n = 0: none): the evidence that the time is transfer */
+    jv_iv *busy;                    /* computation and DDP broadcasts on the timeline, merged (malloc'd; freed with
+                                     * the digest): what a measured wait is exposed against */
+    size_t nbusy;
+    int64_t exposed_comm; /* the timeline's exposed communication (ns) that exposed[] splits */
+    /* the arrival skew measured across the ranks of a job (jv_comm_measured); measured 0: this trace alone */
+    int measured;
+    int m_rank, m_nranks, m_straggler; /* this rank, the job's ranks, the rank most often last (-1: none) */
+    size_t m_ncoll, m_last;            /* its matched collectives, those it arrived last at */
+    double m_wait_us;                  /* its wait for the last arrival summed over them (jv_rank_wait.wait_total) */
+    int64_t m_exposed;                 /* the part of that wait outside busy (ns), before the cap by exposed_comm */
 } jv_dcomm;
 
 /* 1 for a name of DistributedDataParallel itself (its nn.Module class, its forward) or of its buffer sync
@@ -70,5 +81,12 @@ int jv_comm_is_ddp_name(const char *name);
  * split. JV_ERR_NOMEM on failure. */
 jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, int64_t exposed_comm,
                            jv_dcomm *out, jv_err *err);
+
+/* Replaces the waiting part of c (jv_comm_evidence of the trace of rank r, a job index of job) by the wait measured
+ * across the ranks: per matched collective, from the rank's kernel start to the last rank's start (clipped to its
+ * kernel), summed (jv_rank_wait.wait_total); the part of it outside c->busy becomes c->exposed[JV_COMM_WAIT] (at
+ * most what DDP's part leaves of the exposed communication; the rest takes the difference) and c->measured, m_*
+ * are set. Nothing changes when the job matched no collective of the rank. JV_ERR_NOMEM on failure. */
+jv_status jv_comm_measured(jv_dcomm *c, const jv_job *job, int r, jv_err *err);
 
 #endif

@@ -100,6 +100,7 @@ jv_status jv_digest_add_row(jv_digest *d, const jv_drow *r, jv_err *err) {
 
 void jv_digest_free(jv_digest *d) {
     jv_findings_free(d->findings);
+    free(d->comm.busy);
     free(d->rows);
     free(d->sheet_order);
     free(d->fusion);

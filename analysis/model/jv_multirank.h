@@ -162,6 +162,10 @@ typedef struct {
     size_t mismatched;  /* matched collectives whose ranks disagree on kind or size */
     /* what the communication advice rests on (jv_job_build): the measured waits against the transfers */
     int most_waiting;    /* job index of the rank with the most wait (jv_rank_wait.wait_total), -1 when none */
+    int straggler;       /* job index of the rank most often last to arrive over all collectives (ties: the lower
+                          * job index), -1 when none */
+    int64_t skew_max;    /* the largest arrival skew (jv_coll_inst.skew_start, ns), -1 when nothing matched */
+    size_t skew_max_at;  /* its collective (index into inst; ties: the first) */
     double wait_mean_us; /* mean over ranks of their wait_total */
     double latency_us;   /* comm_latency summed over the matched collectives: the transfers after the last arrival */
     int64_t t0;          /* the earliest GPU event of all ranks (ns) */

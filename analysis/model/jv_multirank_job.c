@@ -327,8 +327,19 @@ jv_status jv_job_build(const jv_rank_view *ranks, int n, jv_job *job, jv_err *er
             (job->most_waiting < 0 || job->wait[r].wait_total > job->wait[job->most_waiting].wait_total))
             job->most_waiting = r;
     }
-    for (size_t i = 0; i < job->ninst && st == JV_OK; i++)
+    job->straggler = -1;
+    for (int r = 0; r < n && st == JV_OK; r++)
+        if (job->wait[r].times_last &&
+            (job->straggler < 0 || job->wait[r].times_last > job->wait[job->straggler].times_last))
+            job->straggler = r;
+    job->skew_max = -1;
+    for (size_t i = 0; i < job->ninst && st == JV_OK; i++) {
         job->latency_us += (double)job->inst[i].comm_latency / 1e3;
+        if (job->inst[i].skew_start > job->skew_max) {
+            job->skew_max = job->inst[i].skew_start;
+            job->skew_max_at = i;
+        }
+    }
     for (int r = 0; bg && r < n; r++) {
         free(bg[r].order);
         free(bg[r].start);

@@ -75,6 +75,27 @@ void jv_comm_part_rec(const jv_digest *d, const jv_ftimeline *tl, jv_comm_part p
                  "%s: measured exposed time of the broadcast kernels launched inside DDP's forward buffer sync; the "
                  "saving is an upper bound (all of them removed)",
                  jv_confidence_name(JV_CONF_MEDIUM));
+    } else if (c->measured) {
+        snprintf(r->title, sizeof r->title, "Collectives waiting for other ranks: %.1f %% of the GPU timeline", sh);
+        snprintf(r->issue, sizeof r->issue,
+                 "Measured across the job's %d ranks (the multi-rank analysis): this rank, rank %d, waited %.1f µs in "
+                 "total for the last rank to arrive at its %zu matched collectives (from its kernel's start to the "
+                 "last rank's), %.2f ms of it exposed = %.1f %% of the %.2f ms GPU timeline; it arrived last at %zu "
+                 "of them; rank %d arrives last most often (the straggler). The data moves only after the last "
+                 "rank arrives, so this is waiting, not bandwidth.",
+                 c->m_nranks, c->m_rank, c->m_wait_us, c->m_ncoll, x, sh, ms(d->tl.total), c->m_last, c->m_straggler);
+        snprintf(r->action, sizeof r->action,
+                 "Find what delays rank %d before its collectives (the job's multirank_report.md, beside this "
+                 "folder, compares the ranks): more GPU work from uneven batches, sequence lengths or embedding "
+                 "shards; its host (data loading, Python, garbage collection); its GPU clocks; then even out the "
+                 "work. More bandwidth or other bucket sizes do not shorten a wait.",
+                 c->m_straggler);
+        snprintf(r->impact, sizeof r->impact, "up to %.2f ms of the timeline (%.1f %%) if every rank arrived together",
+                 x, sh);
+        snprintf(r->confidence, sizeof r->confidence,
+                 "%s: measured arrival skew across ranks (one node shares a clock; across nodes skew under the "
+                 "clocks' error, tens of µs to ms with NTP, is noise); the saving is an upper bound",
+                 jv_confidence_name(JV_CONF_MEDIUM));
     } else {
         const jv_dcoll *z = &c->wait_top;
         snprintf(r->title, sizeof r->title, "Collectives waiting for other ranks: %.1f %% of the GPU timeline", sh);

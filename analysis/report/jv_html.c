@@ -268,17 +268,34 @@ static void write_quality(FILE *f, const jv_digest *d) {
     fputs("</dd>\n</dl>\n", f);
 }
 
-/* s escaped, its `code` spans (markdown) as <code> */
-static void md_esc(FILE *f, const char *s) {
+void jv_html_md(FILE *f, const char *s) {
     int code = 0;
-    for (const char *p = s;;) {
-        const char *q = strchr(p, '`');
-        esc_n(f, p, q ? (size_t)(q - p) : strlen(p), 0);
-        if (!q) break;
-        fputs(code ? "</code>" : "<code>", f);
-        code = !code;
-        p = q + 1;
+    const char *p = s, *q = s; /* p: the start of the text not yet written */
+    while (*q) {
+        if (*q == '`') {
+            esc_n(f, p, (size_t)(q - p), 0);
+            fputs(code ? "</code>" : "<code>", f);
+            code = !code;
+            p = ++q;
+            continue;
+        }
+        const char *e = !code && *q == '[' ? strpbrk(q + 1, "[]`") : NULL;
+        if (e && *e == ']' && e > q + 1 && e[1] == '(') {
+            size_t tl = strcspn(e + 2, ") \t\n`");
+            if (tl && e[2 + tl] == ')') {
+                esc_n(f, p, (size_t)(q - p), 0);
+                fputs("<a href=\"", f);
+                esc_n(f, e + 2, tl, 0);
+                fputs("\">", f);
+                esc_n(f, q + 1, (size_t)(e - q - 1), 0);
+                fputs("</a>", f);
+                p = q = e + 3 + tl;
+                continue;
+            }
+        }
+        q++;
     }
+    esc_n(f, p, (size_t)(q - p), 0);
     if (code) fputs("</code>", f);
 }
 
@@ -294,13 +311,13 @@ static void write_recs(FILE *f, const jv_digest *d) {
     fputs("<ol class=\"recs\">\n", f);
     for (int i = 0; i < n; i++) {
         fputs("<li><b>", f);
-        md_esc(f, r[i].title);
+        jv_html_md(f, r[i].title);
         fputs("</b><br>", f);
-        md_esc(f, r[i].impact);
+        jv_html_md(f, r[i].impact);
         fputs("<br><span class=\"note\">", f);
-        md_esc(f, r[i].action);
+        jv_html_md(f, r[i].action);
         fputs("</span><br><span class=\"note\">Confidence: ", f);
-        md_esc(f, r[i].confidence);
+        jv_html_md(f, r[i].confidence);
         fputs("</span></li>\n", f);
     }
     fputs("</ol>\n<p class=\"note\">All of them, ranked, with their evidence: <a "

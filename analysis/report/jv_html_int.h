@@ -30,6 +30,9 @@ extern const char *const jv_html_tl_color[4];
 /* Writes s (may be NULL: nothing) with the HTML specials escaped and control
  * characters, newline included, turned into spaces. */
 void jv_html_esc(FILE *f, const char *s);
+/* Writes s (not NULL) escaped as jv_html_esc, its markdown `code` spans as <code> and its [text](target) links
+ * (a target without blanks, outside code spans) as <a href>. */
+void jv_html_md(FILE *f, const char *s);
 /* Characters (UTF-8 code points) in s (not NULL). */
 size_t jv_html_nchars(const char *s);
 /* Writes s escaped, cut after maxch characters (never inside a UTF-8

@@ -1,11 +1,13 @@
 /* jv_multirank_page: multirank_report.md and report.html of a job: per rank the GPU time, communication/
  * computation overlap and HTA's idle breakdown; the collectives per message size with skew, straggler and
- * bandwidths; the straggler summary; the most skewed collectives; and (html) one timeline row per rank. */
+ * bandwidths; the straggler summary; the most skewed collectives; and (html) one timeline row per rank. Both open
+ * with the communication advice from the measured arrival skew: its texts made once (comm_advice), printed twice. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_comm_advice.h"
 #include "jv_html_int.h"
 #include "jv_multirank_report.h"
 #include "jv_output.h"
@@ -33,24 +35,6 @@ static const char *fnum(char *b, size_t cap, double v, int prec) {
     return b;
 }
 
-/* the job index of the rank most often last to arrive over all collectives, -1 when none */
-static int top_straggler(const jv_job *job) {
-    int best = -1;
-    for (int r = 0; r < job->nranks; r++)
-        if (job->wait[r].times_last && (best < 0 || job->wait[r].times_last > job->wait[best].times_last)) best = r;
-    return best;
-}
-
-static int64_t max_skew(const jv_job *job, size_t *at) {
-    int64_t m = -1;
-    for (size_t i = 0; i < job->ninst; i++)
-        if (job->inst[i].skew_start > m) {
-            m = job->inst[i].skew_start;
-            *at = i;
-        }
-    return m;
-}
-
 /* the ninst collectives' indexes by skew, largest first (at most k) */
 static size_t most_skewed(const jv_job *job, size_t *idx, size_t k) {
     size_t n = 0;
@@ -73,59 +57,85 @@ static const char CLOCK_NOTE[] =
 
 /* ---------- markdown ---------- */
 
-/* the communication advice from the measured arrival skew: waiting for the last rank against the transfers after
- * it, ranked by the time each could save per rank (the wait: a rank's wait over the collectives; the transfer:
- * the comm latency summed over them) */
-static void comm_advice(FILE *f, const jv_job *job, const char *const *rank_dirs) {
-    if (!job->ninst) return;
-    char b1[64], b2[64], b3[64], b4[64], b5[64];
-    int s = top_straggler(job), w = job->most_waiting;
-    size_t at = 0;
-    int64_t sk = max_skew(job, &at);
+static const char ADVICE_NOTE[] =
+    "From the measured arrival skew of the matched collectives, ranked by the time each could save on one rank; no "
+    "time in both: a rank's wait ends where the last rank arrives, the transfer (comm latency) begins there.";
+
+/* The communication advice from the measured arrival skew, into r[0..2) (zeroed here), ranked by the time each
+ * could save on one rank: waiting for the last rank (a rank's wait over the collectives) and the transfers after it
+ * (the comm latency summed over them). Returns how many. Texts are markdown: `code` spans, one [link](target). */
+static int comm_advice(const jv_job *job, const char *const *rank_dirs, jv_rec_text r[2]) {
+    memset(r, 0, 2 * sizeof *r);
+    if (!job->ninst) return 0;
+    char b1[64], b2[64], b3[64];
+    int s = job->straggler, w = job->most_waiting, n = 0;
     const jv_coll_size *z = job->nsizes ? &job->sizes[0] : NULL;
     double wait_w = w >= 0 ? job->wait[w].wait_total / 1e3 : 0;
     int wait_first = wait_w > job->latency_us;
-    fputs("## Communication advice\n\nFrom the measured arrival skew of the matched collectives, ranked by the "
-          "time each could save on one rank; no time in both: a rank's wait ends where the last rank arrives, the "
-          "transfer (comm latency) begins there.\n\n",
-          f);
     for (int k = 0; k < 2; k++) {
+        jv_rec_text *t = &r[n];
         if ((k == 0) == wait_first && w >= 0) {
-            fprintf(f,
-                    "- **Waiting for other ranks.** Issue: over %zu collectives the ranks wait %s us each on "
-                    "average for the last to arrive; rank %d waits most, %s us; rank %d arrives last at %zu of them "
-                    "(the straggler); the largest skew is %s us (%s_%u). Action: find what delays rank %d before "
-                    "its collectives: compare [its report](%s/standalone_analysis_fair.md) with the others' (more "
-                    "GPU work from uneven batches, sequence lengths or embedding shards; its host: data loading, "
-                    "Python, garbage collection; its GPU clocks), then even out the work; more bandwidth does not "
-                    "shorten a wait. Impact: up to %s us on rank %d (%s us per rank on average) if all ranks arrived "
-                    "together. Confidence: medium: measured arrival skew across ranks (one node shares a clock; "
-                    "across nodes skew under the clocks' error, tens of us to ms with NTP, is noise).\n",
-                    job->ninst, fnum(b1, sizeof b1, job->wait_mean_us, 1), job->ranks[w].rank,
-                    fnum(b2, sizeof b2, wait_w, 1), s >= 0 ? job->ranks[s].rank : -1,
-                    s >= 0 ? job->wait[s].times_last : 0, fnum(b3, sizeof b3, sk / 1e3, 1),
-                    job->groups[job->inst[at].group], job->inst[at].index, s >= 0 ? job->ranks[s].rank : -1,
-                    rank_dirs[s >= 0 ? s : 0], fnum(b4, sizeof b4, wait_w, 1), job->ranks[w].rank,
-                    fnum(b5, sizeof b5, job->wait_mean_us, 1));
+            const jv_coll_inst *at = &job->inst[job->skew_max_at];
+            snprintf(t->title, sizeof t->title, "Waiting for other ranks");
+            snprintf(t->issue, sizeof t->issue,
+                     "over %zu collectives the ranks wait %s us each on average for the last to arrive; rank %d waits "
+                     "most, %s us; rank %d arrives last at %zu of them (the straggler); the largest skew is %s us "
+                     "(%s_%u).",
+                     job->ninst, fnum(b1, sizeof b1, job->wait_mean_us, 1), job->ranks[w].rank,
+                     fnum(b2, sizeof b2, wait_w, 1), s >= 0 ? job->ranks[s].rank : -1,
+                     s >= 0 ? job->wait[s].times_last : 0, fnum(b3, sizeof b3, job->skew_max / 1e3, 1),
+                     job->groups[at->group], at->index);
+            snprintf(t->action, sizeof t->action,
+                     "find what delays rank %d before its collectives: compare [its report](%s/"
+                     "standalone_analysis_fair.md) with the others' (more GPU work from uneven batches, sequence "
+                     "lengths or embedding shards; its host: data loading, Python, garbage collection; its GPU "
+                     "clocks), then even out the work; more bandwidth does not shorten a wait.",
+                     s >= 0 ? job->ranks[s].rank : -1, rank_dirs[s >= 0 ? s : 0]);
+            snprintf(t->impact, sizeof t->impact,
+                     "up to %s us on rank %d (%s us per rank on average) if all ranks arrived together.",
+                     fnum(b1, sizeof b1, wait_w, 1), job->ranks[w].rank, fnum(b2, sizeof b2, job->wait_mean_us, 1));
+            snprintf(t->confidence, sizeof t->confidence,
+                     "medium: measured arrival skew across ranks (one node shares a clock; across nodes skew under "
+                     "the clocks' error, tens of us to ms with NTP, is noise).");
+            t->gain_us = wait_w;
+            n++;
         } else if ((k == 0) != wait_first && job->latency_us > 0) {
-            fprintf(f,
-                    "- **Transfers.** Issue: after the last rank arrives, the %zu collectives take %s us (comm "
-                    "latency, summed)",
-                    job->ninst, fnum(b1, sizeof b1, job->latency_us, 1));
+            int m = snprintf(t->issue, sizeof t->issue,
+                             "after the last rank arrives, the %zu collectives take %s us (comm latency, summed)",
+                             job->ninst, fnum(b1, sizeof b1, job->latency_us, 1));
             if (z)
-                fprintf(f, "; the most: %s of %s MiB, %zu call(s), %s us, at %s GB/s bus bandwidth (mean)",
-                        sv(z->first, z->first->c->name)[0] ? sv(z->first, z->first->c->name) : "-",
-                        fnum(b1, sizeof b1, z->first->full_bytes / 1048576.0, 3), z->count,
-                        fnum(b2, sizeof b2, z->lat_sum, 1), fnum(b3, sizeof b3, z->busbw_mean, 2));
-            fprintf(f,
-                    ". Action: this is data movement: overlap it with computation (bucketing, async collectives, "
-                    "fewer and larger messages); if the bus bandwidth is below the interconnect's, check the links "
-                    "and topology (nccl-tests, `nvidia-smi topo -m` / `rocm-smi --showtopo`). Impact: up to %s us "
-                    "per rank if all of it overlapped. Confidence: medium: measured comm latency (the shortest "
-                    "duration of the ranks), an upper bound.\n",
-                    fnum(b1, sizeof b1, job->latency_us, 1));
+                m = jv_rec_issue_cat(t, m,
+                                     "; the most: %s of %s MiB, %zu call(s), %s us, at %s GB/s bus bandwidth "
+                                     "(mean)",
+                                     sv(z->first, z->first->c->name)[0] ? sv(z->first, z->first->c->name) : "-",
+                                     fnum(b1, sizeof b1, z->first->full_bytes / 1048576.0, 3), z->count,
+                                     fnum(b2, sizeof b2, z->lat_sum, 1), fnum(b3, sizeof b3, z->busbw_mean, 2));
+            jv_rec_issue_cat(t, m, ".");
+            snprintf(t->title, sizeof t->title, "Transfers");
+            snprintf(t->action, sizeof t->action,
+                     "this is data movement: overlap it with computation (bucketing, async collectives, fewer and "
+                     "larger messages); if the bus bandwidth is below the interconnect's, check the links and "
+                     "topology (nccl-tests, `nvidia-smi topo -m` / `rocm-smi --showtopo`).");
+            snprintf(t->impact, sizeof t->impact, "up to %s us per rank if all of it overlapped.",
+                     fnum(b1, sizeof b1, job->latency_us, 1));
+            snprintf(t->confidence, sizeof t->confidence,
+                     "medium: measured comm latency (the shortest duration of the ranks), an upper bound.");
+            t->gain_us = job->latency_us;
+            n++;
         }
     }
+    return n;
+}
+
+/* the advice as the markdown report's section */
+static void md_advice(FILE *f, const jv_job *job, const char *const *rank_dirs) {
+    jv_rec_text r[2];
+    int n = comm_advice(job, rank_dirs, r);
+    if (!job->ninst) return;
+    fprintf(f, "## Communication advice\n\n%s\n\n", ADVICE_NOTE);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "- **%s.** Issue: %s Action: %s Impact: %s Confidence: %s\n", r[i].title, r[i].issue, r[i].action,
+                r[i].impact, r[i].confidence);
     fputc('\n', f);
 }
 
@@ -145,7 +155,7 @@ jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const
         fprintf(f, "; %zu matched collectives differ across ranks in kind or size (check the matching)",
                 job->mismatched);
     fprintf(f, ".\n%s\n\n", CLOCK_NOTE);
-    comm_advice(f, job, rank_dirs);
+    md_advice(f, job, rank_dirs);
     fputs("## Ranks\n\n"
           "Per rank, its GPU timeline (all devices of its trace merged); overlap = share of communication kernel "
           "time during which a computation kernel runs; idle by HTA's rule (gaps between consecutive GPU events of "
@@ -276,6 +286,34 @@ static void timeline_svg(FILE *f, const jv_job *job) {
     fputs("</svg>\n", f);
 }
 
+/* the advice as the html page's section, on the first screen */
+static void html_advice(FILE *f, const jv_job *job, const char *const *rank_dirs) {
+    jv_rec_text r[2];
+    int n = comm_advice(job, rank_dirs, r);
+    if (!job->ninst) return;
+    fputs("<section id=\"advice\"><h2>Communication advice</h2>\n<p class=\"note\">", f);
+    jv_html_esc(f, ADVICE_NOTE);
+    fputs("</p>\n", f);
+    if (!n)
+        fputs("<p>No communication time to save.</p>\n", f);
+    else
+        fputs("<ol class=\"recs\">\n", f);
+    for (int i = 0; i < n; i++) {
+        fputs("<li><b>", f);
+        jv_html_md(f, r[i].title);
+        fputs("</b><br>Issue: ", f);
+        jv_html_md(f, r[i].issue);
+        fputs("<br>Impact: ", f);
+        jv_html_md(f, r[i].impact);
+        fputs("<br><span class=\"note\">Action: ", f);
+        jv_html_md(f, r[i].action);
+        fputs("</span><br><span class=\"note\">Confidence: ", f);
+        jv_html_md(f, r[i].confidence);
+        fputs("</span></li>\n", f);
+    }
+    fputs(n ? "</ol>\n</section>\n" : "</section>\n", f);
+}
+
 static void cell(FILE *f, const char *s) {
     fputs("<td class=\"n\">", f);
     jv_html_esc(f, s);
@@ -299,9 +337,8 @@ jv_status jv_multirank_html(const jv_job *job, const char *const *rank_dirs, con
             "<header class=\"top\"><div class=\"brand\">jarvis-analyze</div><h1>Multi-rank report</h1>"
             "<p class=\"trace\">%d ranks of one job</p>\n",
             job->nranks);
-    size_t at = 0;
-    int64_t ms = max_skew(job, &at);
-    int ts = top_straggler(job);
+    int64_t ms = job->skew_max;
+    int ts = job->straggler;
     fputs("<div class=\"cards\">", f);
     fprintf(f, "<div class=\"card\"><div class=\"k\">Ranks</div><div class=\"v\">%d</div></div>", job->nranks);
     fprintf(f,
@@ -318,6 +355,7 @@ jv_status jv_multirank_html(const jv_job *job, const char *const *rank_dirs, con
     else
         fputs("<div class=\"card\"><div class=\"k\">Most often last</div><div class=\"v\">-</div></div>", f);
     fputs("</div>\n</header>\n", f);
+    html_advice(f, job, rank_dirs);
     fputs("<section id=\"timeline\"><h2>Per-rank GPU timeline</h2>\n", f);
     fprintf(f,
             "<div class=\"legend\"><span class=\"it\"><span class=\"sw\" style=\"background:%s\"></span>computation "

@@ -10,13 +10,14 @@
  * success. */
 jv_status jv_multirank_sheets(const jv_job *job, const char *outdir, jv_err *err);
 
-/* Writes outdir/multirank_report.md: per rank the GPU time, overlap and idle breakdown; the collectives per
+/* Writes outdir/multirank_report.md: the communication advice (the measured waits for the last rank against the
+ * transfers after it); per rank the GPU time, overlap and idle breakdown; the collectives per
  * message size; the straggler summary; the most skewed collectives. rank_dirs[r] (job order): the folder of
  * rank r's own outputs, relative to outdir (linked). */
 jv_status jv_multirank_md(const jv_job *job, const char *const *rank_dirs, const char *outdir, jv_err *err);
 
-/* Writes outdir/report.html: the same, with one row per rank on a common time axis (computation above,
- * communication below, idle blank) as inline SVG. */
+/* Writes outdir/report.html: the same (the advice on the first screen), with one row per rank on a common time axis
+ * (computation above, communication below, idle blank) as inline SVG. */
 jv_status jv_multirank_html(const jv_job *job, const char *const *rank_dirs, const char *outdir, jv_err *err);
 
 #endif

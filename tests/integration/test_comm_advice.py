@@ -19,16 +19,20 @@ kernel's args):
   all_reduce_perf). The same at 1 KiB (latency-bound) claims neither.
 - multirank: two ranks, rank 1 late by 500 us at both all-reduces: the multi-rank report advises on the wait
   (rank 0 waits 1000 us, 500 per rank on average, rank 1 last at 2 of 2) before the transfers (200 us); without
-  skew only the transfers.
+  skew only the transfers. report.html shows the same advice (its section's text, tags stripped, checked alike).
+  Each rank's own fair report advises on its wait measured across the ranks (rank 0: 1000 us, all exposed; 900
+  with a computation kernel over 100 us of it), not on the single-trace estimate; without skew no waiting advice.
 - DDP's own elementwise kernels (under its nn.Module, the buffers' copies) get no "fuse with torch.compile"
   advice; the same kernels under a LayerNorm module do.
 - large ops without a model: an `aten::mm` without shapes and an op no family models, each >= 10 % of kernel
   time: "not judged (no input shapes recorded)" / "not judged (no perf model for the op)", no recommendation.
 Every generated fair report also passes tests/claims/claims_check.py (no wrong number).
 With SHARED_DIR (skipped, 77, when its traces/ is absent): the fixture traces' advice and figures (the A100 DDP
-ResNet rank, the DLRM ranks, the 8-rank DLRM job).
+ResNet rank, the DLRM ranks, the 8-rank DLRM job: its multirank_report.md and report.html, and each rank's fair
+report's measured wait equal to the straggler summary's).
 """
 import csv
+import html
 import os
 import re
 import subprocess
@@ -176,8 +180,8 @@ def wait_cases(exe, tmp):
           'small: a latency-bound size claims no bandwidth')
 
 
-def rank_trace(tmp, r, starts, durs):
-    ev = []
+def rank_trace(tmp, r, starts, durs, extra=()):
+    ev = list(extra)
     for k, (ts, d) in enumerate(zip(starts, durs)):
         ev += [g.op('c10d::allreduce_', ts - 40, 20), g.launch(ts - 35, 10 + k),
                coll('ncclKernel_AllReduce_RING_LL_Sum_float', 'allreduce', ts, d, 10 + k, 1048576, pg='0')]
@@ -189,6 +193,21 @@ def rank_trace(tmp, r, starts, durs):
     return path
 
 
+def advice_texts(out):
+    """the Communication advice of a job's multirank_report.md and of its report.html (tags stripped, unescaped,
+    each <li> a line that begins with "- ", "Issue:" etc. as in the markdown), by name"""
+    md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read()
+    page = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
+    sec = re.search(r'<section id="advice"><h2>Communication advice</h2>(.*?)</section>', page, re.S)
+    txt = ''
+    if sec:
+        txt = re.sub(r'<li><b>(.*?)</b>', r'\n- **\1.**', sec.group(1))
+        txt = html.unescape(re.sub(r'<[^>]+>', ' ', re.sub(r'<a href="([^"]*)">([^<]*)</a>', r'[\2](\1)', txt)))
+        txt = re.sub(r'\s+', ' ', txt)
+    return {'md': md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0] if '## Communication advice' in md
+            else '', 'html': txt}
+
+
 def multirank_cases(exe, tmp):
     for name, late in (('skew', 500), ('noskew', 0)):
         a = rank_trace(tmp, 0, (100, 2000), (100 + late, 100 + late))
@@ -196,17 +215,41 @@ def multirank_cases(exe, tmp):
         out = os.path.join(tmp, 'job_' + name)
         p = subprocess.run([exe, '-q', a, b, '-o', out], capture_output=True, text=True)
         check(p.returncode == 0, f'{name}: multi-rank exit 0', p.stderr[-500:])
-        md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read() if p.returncode == 0 else ''
-        adv = md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0]
-        if late:
-            check(adv.find('**Waiting for other ranks.**') < adv.find('**Transfers.**') and
-                  '**Waiting' in adv, 'skew: the wait first', adv)
-            check('over 2 collectives the ranks wait 500.0 us each on average for the last to arrive; rank 0 waits '
-                  'most, 1000.0 us; rank 1 arrives last at 2 of them' in adv, 'skew: the measured waits', adv)
-            check('Impact: up to 1000.0 us on rank 0 (500.0 us per rank on average)' in adv, 'skew: the saving', adv)
-            check('the 2 collectives take 200.0 us (comm latency, summed)' in adv, 'skew: the transfers', adv)
-        else:
-            check('**Waiting' not in adv and '**Transfers.**' in adv, 'noskew: no waiting advice without skew', adv)
+        texts = advice_texts(out) if p.returncode == 0 else {'md': '', 'html': ''}
+        for where, adv in texts.items():
+            w = f'{name} ({where})'
+            if late:
+                check(adv.find('**Waiting for other ranks.**') < adv.find('**Transfers.**') and
+                      '**Waiting' in adv, f'{w}: the wait first', adv)
+                check('over 2 collectives the ranks wait 500.0 us each on average for the last to arrive; rank 0 '
+                      'waits most, 1000.0 us; rank 1 arrives last at 2 of them' in adv, f'{w}: the measured waits',
+                      adv)
+                check('Impact: up to 1000.0 us on rank 0 (500.0 us per rank on average)' in adv, f'{w}: the saving',
+                      adv)
+                check('[its report](rank1/standalone_analysis_fair.md)' in adv, f'{w}: the straggler\'s report linked',
+                      adv)
+                check('the 2 collectives take 200.0 us (comm latency, summed)' in adv, f'{w}: the transfers', adv)
+            else:
+                check('**Waiting' not in adv and '**Transfers.**' in adv, f'{w}: no waiting advice without skew', adv)
+        if late:  # a computation kernel [150, 250) inside rank 0's first wait [100, 600): 900 of 1000 us exposed
+            a = rank_trace(tmp, 0, (100, 2000), (100 + late, 100 + late), compute(140, 3, 150, 100, stream=8))
+            p = subprocess.run([exe, '-q', a, b, '-o', out + '_busy'], capture_output=True, text=True)
+            fair = os.path.join(out + '_busy', 'rank0', 'standalone_analysis_fair.md')
+            md = open(fair, encoding='utf-8').read() if os.path.exists(fair) else ''
+            m = re.search(r'waited 1000\.0 µs in total .*?, (\d+\.\d+) ms of it exposed = (\d+\.\d) %', md)
+            check(m is not None and m.groups() == ('0.90', '34.7'), f'{name} rank 0: the exposed part of the measured '
+                  'wait (900 us of the 2590 us timeline)', m and m.groups())
+        # each rank's own report: its wait measured across the ranks (rank 0: 500 us at each of 2), none without skew
+        for r, wait in ((0, 1000.0 if late else None), (1, None)):
+            fair = os.path.join(out, f'rank{r}', 'standalone_analysis_fair.md')
+            md = open(fair, encoding='utf-8').read() if os.path.exists(fair) else ''
+            if wait is None:
+                check(md and 'Collectives waiting' not in md, f'{name} rank {r}: no waiting advice (it waits 0)')
+            else:
+                check(f'this rank, rank {r}, waited {wait:.1f} µs in total for the last rank to arrive at its 2 '
+                      'matched collectives' in md and 'Measured across the job\'s 2 ranks' in md and
+                      'arrives last most often' in md and 'as long as the fastest of the same kind' not in md,
+                      f'{name} rank {r}: the measured wait, not the single-trace estimate', md[-3000:])
 
 
 def ddp_fusion_cases(exe, tmp):
@@ -284,23 +327,39 @@ def fixtures(exe, traces, tmp):
     out = os.path.join(tmp, 'dlrm_job')
     p = subprocess.run([exe, '-q'] + ranks + ['-o', out, '--jobs', '2'], capture_output=True, text=True)
     check(p.returncode == 0, 'dlrm job: exit 0', p.stderr[-500:])
-    md = open(os.path.join(out, 'multirank_report.md'), encoding='utf-8').read()
-    adv = md.split('## Communication advice', 1)[-1].split('\n## ', 1)[0]
+    texts = advice_texts(out)
     with open(os.path.join(out, 'perf_report_csvs', 'straggler_summary.csv'), encoding='utf-8') as f:
         rows = list(csv.DictReader(f))
     waits = {int(r['rank']): float(r['total_wait_time_us']) for r in rows} if rows and 'total_wait_time_us' in rows[0] \
         else {}
     check(len(waits) == 8, 'dlrm job: the straggler summary read', rows[:1])
-    if waits:
-        worst = max(waits, key=waits.get)
-        mean = sum(waits.values()) / 8
-        check(f'rank {worst} waits most, {waits[worst]:.1f} us' in adv and f'wait {mean:.1f} us each' in adv,
-              'dlrm job: the waits of the straggler summary', adv[:600], worst, mean)
-    check('rank 7 arrives last at 5 of them' in adv and adv.find('**Waiting') < adv.find('**Transfers'),
-          'dlrm job: rank 7 the straggler, the wait first', adv[:600])
     with open(os.path.join(out, 'perf_report_csvs', 'nccl_implicit_sync.csv'), encoding='utf-8') as f:
-        lat = sum(float(r['comm_latency']) for r in csv.DictReader(f))
-    check(f'take {lat:.1f} us (comm latency, summed)' in adv, 'dlrm job: the transfers sum the comm latencies', lat)
+        sync = list(csv.DictReader(f))
+    lat = sum(float(r['comm_latency']) for r in sync)
+    skew = max(sync, key=lambda r: float(r['skew in start time'])) if sync else None
+    for where, adv in texts.items():
+        w = f'dlrm job ({where})'
+        if waits:
+            worst = max(waits, key=waits.get)
+            mean = sum(waits.values()) / 8
+            check(f'rank {worst} waits most, {waits[worst]:.1f} us' in adv and f'wait {mean:.1f} us each' in adv and
+                  f'Impact: up to {waits[worst]:.1f} us on rank {worst} ({mean:.1f} us per rank on average)' in adv,
+                  f'{w}: the waits of the straggler summary', adv[:600], worst, mean)
+        check('rank 7 arrives last at 5 of them' in adv and adv.find('**Waiting') < adv.find('**Transfers'),
+              f'{w}: rank 7 the straggler, the wait first', adv[:600])
+        check(skew is not None and re.search(r'the largest skew is %.1f us \([^()]*_%s\)\.' % (
+              float(skew['skew in start time']), skew['collective_id']), adv) is not None,
+              f'{w}: the largest skew of nccl_implicit_sync', adv[:600],
+              skew and (skew['skew in start time'], skew['collective_id']))
+        check(f'take {lat:.1f} us (comm latency, summed)' in adv, f'{w}: the transfers sum the comm latencies', lat)
+    # each rank's own report states its measured wait, the straggler summary's figure for that rank
+    for r in range(8):
+        md = open(os.path.join(out, f'rank{r}', 'standalone_analysis_fair.md'), encoding='utf-8').read()
+        check(r in waits and f'this rank, rank {r}, waited {waits[r]:.1f} µs in total for the last rank to arrive '
+              'at its 8 matched collectives' in md and 'Measured across the job\'s 8 ranks' in md and
+              'rank 7 arrives last most often' in md, f'dlrm job rank {r}: its measured wait',
+              waits.get(r), re.findall(r'Measured across[^\n]*', md))
+        check('as long as the fastest of the same kind' not in md, f'dlrm job rank {r}: no single-trace estimate')
 
 
 def main():

@@ -121,6 +121,9 @@ static void matching(void) {
     CHECK(job.wait[2].wait_total == 20000 + 0 + 0 + 0);
     CHECK(job.wait[0].times_last == 1 && job.wait[1].times_last == 1 && job.wait[2].times_last == 2);
     CHECK(job.wait[0].times_first == 2 && job.wait[1].times_first == 1 && job.wait[2].times_first == 1);
+    /* the advice's figures: rank 2 most often last, the largest skew b's, rank 1 waits most (50 us) */
+    CHECK(job.straggler == 2 && job.skew_max == 50000 && job.skew_max_at == 1 && job.most_waiting == 1);
+    CHECK(near(job.wait_mean_us, (34 + 50 + 20) / 3.0));
     /* per message size: group "0" allreduce (3 collectives, 0.16 ms of latency) before group "1" */
     CHECK(job.nsizes == 2);
     if (job.nsizes == 2) {
