@@ -743,7 +743,7 @@ int main(int argc, char **argv) {
      * temporaries (per-stage arrays of 1-16 MiB) come from the brk heap, whose freed pages stay resident below
      * the blocks still in use: the peak RSS became the sum of the stages. A fixed threshold (which also turns
      * the adjustment off) gives every block of 128 KiB or more its own mapping, returned to the system when
-     * freed: 72.8 -> 62.0 MiB peak on the 1M-event bench trace (bench/results/ingest-2026-11-27-rss.md). */
+     * freed: 72.8 -> 62.0 MiB peak on the 1M-event bench trace (bench/results/ingest-2026-11-26-rss.md). */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
     cli c;
