@@ -48,17 +48,17 @@ enum { JV_NONE32 = 0xFFFFFFFFu };
 enum { JV_TRACE_MAX_VALUE = 64 << 20 };
 #define JV_NONE64 INT64_MIN
 
-/* A complete ('X') event. 32 bytes. */
+/* A complete ('X') event. 32 bytes (thread and kind share a word: jv_trace_load refuses more than 2^24 threads). */
 typedef struct {
-    int64_t ts;      /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
-    int64_t dur;     /* duration, ns (>= 0) */
-    uint32_t name;   /* interned name */
-    uint32_t uid;    /* index of the event in traceEvents (TraceLens' UID) */
-    uint32_t thread; /* index into jv_trace.threads */
-    uint8_t kind;    /* jv_kind */
-    uint8_t pad_[3];
+    int64_t ts;           /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
+    int64_t dur;          /* duration, ns (>= 0) */
+    uint32_t name;        /* interned name */
+    uint32_t uid;         /* index of the event in traceEvents (TraceLens' UID) */
+    uint32_t thread : 24; /* index into jv_trace.threads */
+    uint32_t kind : 8;    /* jv_kind */
     uint32_t aux; /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
 } jv_event;
+_Static_assert(sizeof(jv_event) == 32, "jv_event is 32 bytes");
 
 /* Arguments of a cpu op (or user annotation). 12 bytes: there is one per op. */
 typedef struct {

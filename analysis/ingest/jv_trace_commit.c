@@ -138,13 +138,19 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                 r->path, (unsigned long long)(n->events_total - 1), jv_trace_str(tr, e->name), (long long)e->ts,
                 (long long)dur);
     r->pv->dur_sum += dur;
-    jv_event ev = {e->ts, e->has_dur ? e->dur : 0, e->name,   (uint32_t)(n->events_total - 1),
-                   0,     (uint8_t)e->kind,        {0, 0, 0}, JV_NONE32};
+    jv_event ev = {.ts = e->ts,
+                   .dur = e->has_dur ? e->dur : 0,
+                   .name = e->name,
+                   .uid = (uint32_t)(n->events_total - 1),
+                   .kind = (uint32_t)e->kind,
+                   .aux = JV_NONE32};
     if (ev.dur < 0) {
         n->negative_dur++;
         ev.dur = 0;
     }
-    JV_CHECK(thread_index(r, e->pid, e->tid, &ev.thread));
+    uint32_t thread;
+    JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
+    ev.thread = thread; /* < 2^24 (thread_index) */
     switch (e->kind) {
     case JV_K_CPU_OP:
     case JV_K_USER_ANNOT: {

@@ -282,23 +282,49 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     return s;
 }
 
+static int cmp_launch_corr(const void *a, const void *b, void *ctx) {
+    const jv_trace *tr = ctx;
+    int64_t x = tr->launch_corr[tr->ev[*(const uint32_t *)a].aux],
+            y = tr->launch_corr[tr->ev[*(const uint32_t *)b].aux];
+    return (x > y) - (x < y);
+}
+
+/* The first launch (lowest index) of correlation id corr in by_corr (launches by ascending id, then index), else
+ * JV_NONE32. */
+static uint32_t launch_of_corr(const jv_trace *tr, const uint32_t *by_corr, size_t n, int64_t corr) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->launch_corr[tr->ev[by_corr[mid]].aux] < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && tr->launch_corr[tr->ev[by_corr[lo]].aux] == corr ? by_corr[lo] : JV_NONE32;
+}
+
 static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
-    jv_map by_corr, by_ext, shared;
-    jv_map_init(&by_corr);
+    jv_map by_ext, shared;
     jv_map_init(&by_ext);
     jv_map_init(&shared); /* ids launched by more than one process */
     size_t nlaunch = 0;
     for (size_t i = 0; i < tr->nev; i++)
         nlaunch += is_launch(tr, &tr->ev[i]);
-    jv_status s = jv_map_reserve(&by_corr, nlaunch);
-    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
-        const jv_event *e = &tr->ev[i];
-        uint32_t l, v;
-        if (!is_launch(tr, e)) continue;
-        int64_t corr = tr->launch_corr[e->aux];
-        if (!jv_map_get(&by_corr, corr, &l))
-            s = jv_map_put(&by_corr, corr, (uint32_t)i);
-        else if (pid_of(tr, l) != pid_of(tr, (uint32_t)i) && !jv_map_get(&shared, corr, &v)) {
+    /* the launches sorted by correlation id (a sorted index takes a quarter of a hash map's memory, and the ids
+       come nearly in order): the first launch of an id links its GPU events; an id also launched from another
+       process than its first launch's is shared (link_shared_ids) */
+    uint32_t *by_corr = malloc((nlaunch ? nlaunch : 1) * sizeof *by_corr);
+    if (!by_corr) return JV_ERR_NOMEM;
+    nlaunch = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (is_launch(tr, &tr->ev[i])) by_corr[nlaunch++] = (uint32_t)i;
+    jv_status s = jv_sort_stable(by_corr, nlaunch, sizeof *by_corr, cmp_launch_corr, (void *)tr);
+    for (size_t k = 0, first = 0; k < nlaunch && s == JV_OK; k++) {
+        int64_t corr = tr->launch_corr[tr->ev[by_corr[k]].aux];
+        uint32_t v;
+        if (!k || corr != tr->launch_corr[tr->ev[by_corr[first]].aux])
+            first = k;
+        else if (pid_of(tr, by_corr[first]) != pid_of(tr, by_corr[k]) && !jv_map_get(&shared, corr, &v)) {
             s = jv_map_put(&shared, corr, 1);
             t->counts.shared_ids++;
         }
@@ -311,13 +337,14 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         uint32_t l, v;
         int64_t corr = tr->gpu[e->aux].corr;
         if (corr != JV_NONE64 && shared.count && jv_map_get(&shared, corr, &v)) continue; /* below */
-        if (corr != JV_NONE64 && jv_map_get(&by_corr, corr, &l)) {
+        if (corr != JV_NONE64 && (l = launch_of_corr(tr, by_corr, nlaunch, corr)) != JV_NONE32) {
             t->parent[i] = l;
             t->counts.by_correlation++;
         } else {
             missing++;
         }
     }
+    free(by_corr);
     if (s == JV_OK && shared.count) s = link_shared_ids(tr, t, &shared);
     missing += t->counts.shared_id_unlinked;
     if (s == JV_OK && missing && tr->nflows) s = link_by_flows(tr, t);
@@ -338,7 +365,6 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
             }
         }
     }
-    jv_map_free(&by_corr);
     jv_map_free(&by_ext);
     jv_map_free(&shared);
     return s;
