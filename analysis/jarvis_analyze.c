@@ -1,10 +1,8 @@
 /* jarvis-analyze: reads a PyTorch profiler trace and writes the perf report
  * (CSV sheets and one xlsx workbook) to OUTDIR, or prints the call stack of
  * one event. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -12,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jv_callstack.h"
@@ -27,7 +24,6 @@
 #include "jv_input.h"
 #include "jv_limits.h"
 #include "jv_multirank.h"
-#include "jv_multirank_report.h"
 #include "jv_ops.h"
 #include "jv_output.h"
 #include "jv_perf.h"
@@ -40,28 +36,7 @@
 #include "jv_trace.h"
 #include "jv_tree.h"
 
-typedef struct {
-    const char *trace;
-    char **args; /* the TRACE arguments (argv) */
-    int nargs;
-    int jobs; /* --jobs N: ranks analysed at once (0: the default) */
-    const char *outdir;
-    const char *stage; /* where the writers write: jv_publish's private folder, renamed to outdir at the end */
-    int quiet;
-    int include_unlinked;
-    double micro_idle_us;
-    long long call_stack_uid;   /* -1: none */
-    const char *gpu_arch;       /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
-    int no_roofline;            /* --gpu-arch none */
-    int replay_top;             /* --replay-top N (0: no limit) */
-    double replay_min_percent;  /* --replay-min-percent P */
-    const char *reference;      /* --reference REF: comparative analysis against this trace */
-    int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
-    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else two
-                                   threads for the scan, the tree, and the launcher sheets beside the model */
-    pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
-                                   creation date with gmtime, which is not thread-safe); NULL for one trace */
-} cli;
+#include "jarvis_analyze.h"
 
 static void usage(FILE *f) {
     fputs("usage: jarvis-analyze TRACE -o OUTDIR [--reference REF_TRACE] [options]\n"
@@ -113,7 +88,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int parse_cli(int argc, char **argv, cli *c) {
+static int parse_cli(int argc, char **argv, jv_analyze_cli *c) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
@@ -230,7 +205,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
     return -1; /* go on */
 }
 
-static void warnings(const cli *c, const char *p, const jv_trace *tr, const jv_tree *t) {
+static void warnings(const jv_analyze_cli *c, const char *p, const jv_trace *tr, const jv_tree *t) {
     const jv_link_counts *k = &t->counts;
     if (tr->counts.x_events == 0) fprintf(stderr, "jarvis-analyze: warning: %s: no complete (X) events\n", p);
     if (k->gpu_events == 0)
@@ -297,7 +272,7 @@ static jv_status tree_build(const char *path, const jv_trace *tr, int with_pytho
     return s;
 }
 
-static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t nlaunchers) {
+static void summary(const jv_analyze_cli *c, const jv_trace *tr, const jv_tree *t, size_t nlaunchers) {
     const jv_link_counts *k = &t->counts;
     printf("%s: %llu events (%llu complete), %llu GPU events: %llu linked to a launch (%llu by correlation, %llu "
            "by flow, %llu by external id), %llu unlinked",
@@ -314,8 +289,8 @@ static void summary(const cli *c, const jv_trace *tr, const jv_tree *t, size_t n
 
 /* Picks the GPU of the roofline for the trace at path: --gpu-arch, else
  * from deviceProperties. *hw_out is NULL without one; why says how. */
-static jv_status choose_hw(const cli *c, const char *path, const jv_trace *tr, jv_hw *hw, const jv_hw **hw_out,
-                           char *why, size_t whycap, jv_err *err) {
+static jv_status choose_hw(const jv_analyze_cli *c, const char *path, const jv_trace *tr, jv_hw *hw,
+                           const jv_hw **hw_out, char *why, size_t whycap, jv_err *err) {
     *hw_out = NULL;
     if (c->no_roofline) {
         snprintf(why, whycap, "--gpu-arch none");
@@ -376,8 +351,9 @@ static jv_status launcher_job_end(const char *path, jv_launcher_job *j, jv_statu
 
 /* The model of the trace: the perf table, the digest (complete, replay entries included) and, for the target
  * (pkg not NULL), the replay package. */
-static jv_status build_model(const cli *c, const char *path, const jv_trace *tr, const jv_tree *t, const jv_hw *hw,
-                             const char *why, jv_perf_table *pt, jv_replay_pkg *pkg, jv_digest *dg, jv_err *err) {
+static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv_trace *tr, const jv_tree *t,
+                             const jv_hw *hw, const char *why, jv_perf_table *pt, jv_replay_pkg *pkg, jv_digest *dg,
+                             jv_err *err) {
     jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
     JV_CHECK(jv_perf_build(tr, t, pt, err));
     JV_CHECK(jv_digest_init(dg, path, tr, hw, why, err));
@@ -394,8 +370,8 @@ static jv_status build_model(const cli *c, const char *path, const jv_trace *tr,
  * (target 0). The launcher table and its sheets (a jv_launcher_job) are made on a second thread while this one
  * builds the model, unless c->threads is 1; the table is freed once its sheets are written. *nlaunchers gets
  * its rows. ref: the reference's digest for the comparison sheet, or NULL. */
-static jv_status write_reports(const cli *c, const char *path, int target, const jv_trace *tr, const jv_tree *t,
-                               const jv_digest *ref, jv_digest *dg, size_t *nlaunchers, jv_err *err) {
+static jv_status write_reports(const jv_analyze_cli *c, const char *path, int target, const jv_trace *tr,
+                               const jv_tree *t, const jv_digest *ref, jv_digest *dg, size_t *nlaunchers, jv_err *err) {
     jv_launcher_job job = {.tr = tr, .t = t, .o = NULL, .threaded = c->threads != 1};
     jv_hw hwbuf;
     const jv_hw *hw;
@@ -441,10 +417,7 @@ static jv_status write_reports(const cli *c, const char *path, int target, const
     return s;
 }
 
-/* Reads the trace at path and fills dg; the target's sheets, package and
- * category data go to OUTDIR. rv (NULL: none): what the cross-rank view keeps of this rank. The trace is
- * freed before returning. */
-static jv_status analyse(const cli *c, const char *path, int target, const jv_digest *ref, jv_digest *dg,
+jv_status jv_analyze_one(const jv_analyze_cli *c, const char *path, int target, const jv_digest *ref, jv_digest *dg,
                          jv_rank_view *rv, jv_err *err) {
     jv_trace tr;
     jv_tree t;
@@ -471,7 +444,7 @@ static jv_status analyse(const cli *c, const char *path, int target, const jv_di
 }
 
 /* --call-stack UID: the parent chain and subtree of one event */
-static jv_status call_stack(const cli *c, jv_err *err) {
+static jv_status call_stack(const jv_analyze_cli *c, jv_err *err) {
     jv_trace tr;
     jv_tree t;
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .threads = c->threads};
@@ -485,259 +458,19 @@ static jv_status call_stack(const cli *c, jv_err *err) {
     return s;
 }
 
-/* ---------- several traces: the ranks of one job ---------- */
-
-typedef struct {
-    char **v;
-    size_t n, cap;
-} pathlist;
-
-static void pathlist_free(pathlist *pl) {
-    for (size_t i = 0; i < pl->n; i++)
-        free(pl->v[i]);
-    free(pl->v);
-    memset(pl, 0, sizeof *pl);
-}
-
-static jv_status pathlist_add(pathlist *pl, const char *p, jv_err *err) {
-    if (JV_RESERVE(pl->v, pl->cap, pl->n + 1) != JV_OK || !(pl->v[pl->n] = strdup(p)))
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory listing the traces");
-    pl->n++;
-    return JV_OK;
-}
-
-static int cmp_path(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int trace_name(const char *n) {
-    size_t k = strlen(n);
-    return n[0] != '.' && ((k > 5 && !strcmp(n + k - 5, ".json")) || (k > 8 && !strcmp(n + k - 8, ".json.gz")));
-}
-
-/* The traces an argument names: a folder's *.json and *.json.gz (sorted by name), the files of a glob the
- * shell did not expand (sorted), or the argument itself. */
-static jv_status expand_arg(const char *arg, pathlist *pl, jv_err *err) {
-    struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(arg);
-        if (!d) JV_FAIL(err, JV_ERR_IO, "%s: cannot read the folder: %s", arg, strerror(errno));
-        size_t first = pl->n;
-        jv_status s = JV_OK;
-        struct dirent *e;
-        while (s == JV_OK && (e = readdir(d)))
-            if (trace_name(e->d_name)) {
-                char p[4096];
-                if ((size_t)snprintf(p, sizeof p, "%s/%s", arg, e->d_name) >= sizeof p) continue;
-                s = pathlist_add(pl, p, err);
-            }
-        closedir(d);
-        JV_CHECK(s);
-        if (pl->n == first) JV_FAIL(err, JV_ERR_FORMAT, "%s: a directory without traces (*.json, *.json.gz)", arg);
-        qsort(pl->v + first, pl->n - first, sizeof *pl->v, cmp_path);
-        return JV_OK;
-    }
-    if (stat(arg, &st) != 0 && strpbrk(arg, "*?[")) {
-        glob_t g;
-        int rc = glob(arg, 0, NULL, &g);
-        if (rc == GLOB_NOMATCH) JV_FAIL(err, JV_ERR_IO, "%s: no such file, and no file matches it as a pattern", arg);
-        if (rc) JV_FAIL(err, JV_ERR_IO, "%s: cannot expand the pattern", arg);
-        jv_status s = JV_OK;
-        for (size_t i = 0; i < g.gl_pathc && s == JV_OK; i++)
-            s = pathlist_add(pl, g.gl_pathv[i], err); /* glob sorts */
-        globfree(&g);
-        return s;
-    }
-    return pathlist_add(pl, arg, err);
-}
-
-typedef struct {
-    const cli *c;
-    const char *path;
-    char dir[4096]; /* the rank's folder in the stage while it is written */
-    jv_rank_view rv;
-    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports) */
-    jv_status st;
-    jv_err err;
-} rank_task;
-
-typedef struct {
-    rank_task *t;
-    size_t n, next;
-    pthread_mutex_t mu;   /* next */
-    pthread_mutex_t book; /* cli.book_lock */
-} rank_pool;
-
-/* One rank: the sheets, package and category data of one trace into its folder, its model (k->dg) for its reports
- * and its view for the cross-rank outputs. */
-static void rank_run(rank_task *k) {
-    cli cs = *k->c;
-    cs.stage = k->dir;
-    cs.trace = k->path;
-    cs.quiet = 1; /* threads print nothing: one line per rank is printed in rank order at the end */
-    jv_err_clear(&k->err);
-    k->dg = calloc(1, sizeof *k->dg);
-    k->st =
-        k->dg ? jv_mkdir_p(k->dir, &k->err) : jv_err_set(&k->err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    if (k->st == JV_OK) k->st = analyse(&cs, k->path, 1, NULL, k->dg, &k->rv, &k->err);
-}
-
-/* The reports of rank r (job index) into dir: its exposed-communication evidence takes the waits measured across
- * the job's ranks (jv_comm_measured), then its findings are computed again and written with its html page. */
-static jv_status rank_reports(jv_digest *dg, const jv_job *job, int r, const char *dir, jv_err *err) {
-    JV_CHECK(jv_comm_measured(&dg->comm, job, r, err));
-    if (dg->comm.measured) JV_CHECK(jv_findings_compute(dg, err));
-    JV_CHECK(jv_findings_write(dg, dir, err));
-    return jv_html_write(dg, NULL, dir, err);
-}
-
-static void *rank_worker(void *arg) {
-    rank_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        size_t i = p->next++;
-        pthread_mutex_unlock(&p->mu);
-        if (i >= p->n) return NULL;
-        rank_run(&p->t[i]);
-    }
-}
-
-static int cmp_task_rank(const void *a, const void *b) {
-    const rank_task *x = a, *y = b;
-    return (x->rv.rank > y->rv.rank) - (x->rv.rank < y->rv.rank);
-}
-
-/* The rank numbers: distributedInfo.rank when every trace has one and no two agree, else the order given. */
-static void assign_ranks(const cli *c, rank_task *t, size_t n) {
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        ok = t[i].rv.rank >= 0;
-        for (size_t j = 0; j < i && ok; j++)
-            ok = t[i].rv.rank != t[j].rv.rank;
-    }
-    if (!ok) {
-        int some = 0;
-        for (size_t i = 0; i < n; i++)
-            some |= t[i].rv.rank >= 0;
-        if (some)
-            fprintf(stderr,
-                    "jarvis-analyze: warning: the traces' distributedInfo.rank values are missing or repeated: ranks "
-                    "numbered in the order given\n");
-        for (size_t i = 0; i < n; i++)
-            t[i].rv.rank = (int)i;
-        return;
-    }
-    (void)c;
-    qsort(t, n, sizeof *t, cmp_task_rank);
-}
-
-static jv_status run_ranks(const cli *cl, const pathlist *in, jv_err *err) {
-    jv_publish pub;
-    JV_CHECK(jv_publish_begin(&pub, cl->outdir, err));
-    cli cs = *cl;
-    cs.stage = pub.stage;
-    size_t n = in->n;
-    rank_task *t = calloc(n, sizeof *t);
-    char **dirs = calloc(n, sizeof *dirs);
-    jv_status s = t && dirs ? JV_OK : jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    for (size_t i = 0; i < n && s == JV_OK; i++) {
-        t[i].c = &cs;
-        t[i].path = in->v[i];
-        snprintf(t[i].dir, sizeof t[i].dir, "%s/.input%zu", pub.stage, i);
-    }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nthreads = cl->jobs > 0 ? (size_t)cl->jobs : cpus > 0 ? (size_t)(cpus < 8 ? cpus : 8) : 1;
-    if (nthreads > n) nthreads = n;
-    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
-    cs.book_lock = &pool.book;
-    pthread_t th[256];
-    size_t started = 0;
-    if (s == JV_OK) {
-        if (!cl->quiet) fprintf(stderr, "jarvis-analyze: %zu traces, %zu at a time\n", n, nthreads);
-        for (; started + 1 < nthreads; started++)
-            if (pthread_create(&th[started], NULL, rank_worker, &pool)) break;
-        rank_worker(&pool); /* this thread works too */
-        for (size_t i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-    }
-    for (size_t i = 0; i < n && s == JV_OK; i++)
-        if (t[i].st != JV_OK) {
-            *err = t[i].err;
-            s = t[i].st;
-        }
-    if (s == JV_OK) {
-        assign_ranks(cl, t, n);
-        for (size_t i = 0; i < n && s == JV_OK; i++) {
-            char dir[4096];
-            snprintf(dir, sizeof dir, "%s/rank%d", pub.stage, t[i].rv.rank);
-            if (rename(t[i].dir, dir))
-                s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot rename %s: %s", cl->outdir, t[i].dir,
-                               strerror(errno));
-            else if (!(dirs[i] = malloc(24)))
-                s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-            else
-                snprintf(dirs[i], 24, "rank%d", t[i].rv.rank);
-        }
-    }
-    jv_rank_view *views = s == JV_OK ? calloc(n, sizeof *views) : NULL;
-    if (s == JV_OK && !views) s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    jv_job job = {0};
-    if (s == JV_OK) {
-        for (size_t i = 0; i < n; i++)
-            views[i] = t[i].rv; /* moved: freed through views */
-        for (size_t i = 0; i < n; i++)
-            memset(&t[i].rv, 0, sizeof t[i].rv);
-        s = jv_job_build(views, (int)n, &job, err);
-    }
-    for (size_t i = 0; i < n && s == JV_OK; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s", pub.stage, dirs[i]);
-        s = rank_reports(t[i].dg, &job, (int)i, dir, err);
-    }
-    if (s == JV_OK) s = jv_multirank_sheets(&job, pub.stage, err);
-    if (s == JV_OK) s = jv_multirank_md(&job, (const char *const *)dirs, pub.stage, err);
-    if (s == JV_OK) s = jv_multirank_html(&job, (const char *const *)dirs, pub.stage, err);
-    if (s == JV_OK)
-        s = jv_publish_commit(&pub, err);
-    else
-        jv_publish_abort(&pub, err);
-    if (s == JV_OK && !cl->quiet) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s: rank %d: %zu GPU events, %zu communication kernels: wrote %s/%s/\n", views[i].path,
-                   views[i].rank, views[i].tl.events, views[i].ncalls, cl->outdir, dirs[i]);
-        printf("%d ranks: %zu collectives matched in %zu process group(s)%s; wrote %s/perf_report_csvs/ "
-               "(coll_analysis, nccl_implicit_sync, straggler_summary, rank_summary, idle_time_breakdown), "
-               "%s/perf_report.xlsx, %s/multirank_report.md and %s/report.html\n",
-               job.nranks, job.ninst, job.ngroups, job.unmatched ? " (some calls unmatched: see the report)" : "",
-               cl->outdir, cl->outdir, cl->outdir, cl->outdir);
-    }
-    jv_job_free(&job);
-    for (size_t i = 0; i < n; i++) {
-        if (t) jv_rank_view_free(&t[i].rv);
-        if (t && t[i].dg) jv_digest_free(t[i].dg);
-        if (t) free(t[i].dg);
-        if (views) jv_rank_view_free(&views[i]);
-        if (dirs) free(dirs[i]);
-    }
-    free(views);
-    free(dirs);
-    free(t);
-    return s;
-}
-
 /* Writes every output into a private folder and publishes it as OUTDIR at the end (jv_publish): OUTDIR holds
  * the earlier run or this one, never a mix; a failed run leaves it as it was. */
-static jv_status run(const cli *cl, jv_err *err) {
+static jv_status run(const jv_analyze_cli *cl, jv_err *err) {
     if (cl->call_stack_uid >= 0) return call_stack(cl, err);
     jv_publish pub;
     JV_CHECK(jv_publish_begin(&pub, cl->outdir, err));
-    cli cs = *cl;
+    jv_analyze_cli cs = *cl;
     cs.stage = pub.stage;
-    const cli *c = &cs;
+    const jv_analyze_cli *c = &cs;
     jv_digest ref = {0}, dg = {0};
     jv_status s = JV_OK;
-    if (c->reference) s = analyse(c, c->reference, 0, NULL, &ref, NULL, err);
-    if (s == JV_OK) s = analyse(c, c->trace, 1, c->reference ? &ref : NULL, &dg, NULL, err);
+    if (c->reference) s = jv_analyze_one(c, c->reference, 0, NULL, &ref, NULL, err);
+    if (s == JV_OK) s = jv_analyze_one(c, c->trace, 1, c->reference ? &ref : NULL, &dg, NULL, err);
     if (s == JV_OK) s = jv_findings_write(&dg, c->stage, err);
     if (s == JV_OK && c->reference) s = jv_compare_write(&dg, &ref, c->stage, err);
     if (s == JV_OK) s = jv_html_write(&dg, c->reference ? &ref : NULL, c->stage, err);
@@ -764,7 +497,7 @@ int main(int argc, char **argv) {
      * freed: 72.8 -> 62.0 MiB peak on the 1M-event bench trace (bench/results/ingest-2026-11-26-rss.md). */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
-    cli c;
+    jv_analyze_cli c;
     int rc = parse_cli(argc, argv, &c);
     if (rc >= 0) return rc;
     jv_err err;
@@ -775,30 +508,30 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jarvis-analyze: %s\n", err.msg);
         return err.code == JV_ERR_USAGE ? 2 : 1;
     }
-    pathlist in = {0};
+    jv_pathlist in = {0};
     jv_status s = JV_OK;
     for (int i = 0; i < c.nargs && s == JV_OK; i++)
-        s = c.nargs == 1 && c.call_stack_uid >= 0 ? pathlist_add(&in, c.args[i], &err)
-                                                  : expand_arg(c.args[i], &in, &err);
+        s = c.nargs == 1 && c.call_stack_uid >= 0 ? jv_pathlist_add(&in, c.args[i], &err)
+                                                  : jv_pathlist_expand(c.args[i], &in, &err);
     if (s != JV_OK) { /* a directory without traces, a pattern matching nothing: as a missing trace */
         fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg);
-        pathlist_free(&in);
+        jv_pathlist_free(&in);
         return 1;
     }
     if (in.n > 1 && (c.reference || c.call_stack_uid >= 0)) {
         fprintf(stderr, "jarvis-analyze: %s takes one TRACE, got %zu\n", c.reference ? "--reference" : "--call-stack",
                 in.n);
-        pathlist_free(&in);
+        jv_pathlist_free(&in);
         return 2;
     }
     if (in.n == 1) {
         if (strcmp(in.v[0], c.trace)) c.trace = in.v[0]; /* a folder or pattern that named one trace */
         s = run(&c, &err);
     } else {
-        s = run_ranks(&c, &in, &err);
+        s = jv_analyze_ranks(&c, &in, &err);
     }
     if (s == JV_OK) {
-        pathlist_free(&in);
+        jv_pathlist_free(&in);
         return 0;
     }
     fprintf(stderr, "jarvis-analyze: error: %s\n", err.msg[0] ? err.msg : jv_status_str(s));
@@ -808,6 +541,6 @@ int main(int argc, char **argv) {
             "jarvis-analyze: %s: the memory budget (--max-memory %.0f MiB) was reached: raise it, or leave it out\n",
             c.trace, c.max_memory / 1048576.0);
     if (getenv("JARVIS_DEBUG") && err.file) fprintf(stderr, "jarvis-analyze: (raised at %s:%d)\n", err.file, err.line);
-    pathlist_free(&in);
+    jv_pathlist_free(&in);
     return 1;
 }
