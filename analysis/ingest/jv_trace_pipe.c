@@ -113,7 +113,9 @@ static jv_status commit_batches(scan_pipe *p, reader *r, int *scan_failed) {
         jv_status s = JV_OK;
         size_t q = 0;
         for (size_t i = 0; i < b->n && s == JV_OK; i++) {
-            s = jv_trace_apply_defer(r, &b->ev[i], b->defer.req + q, b->req_end[i] - q, b->defer.bytes);
+            /* an entry without strings: no requests (and req may still be NULL: no offset on it) */
+            const jv_defer_req *req = b->req_end[i] > q ? b->defer.req + q : NULL;
+            s = jv_trace_apply_defer(r, &b->ev[i], req, b->req_end[i] - q, b->defer.bytes);
             if (s == JV_OK) s = jv_trace_commit_event(r, &b->ev[i]);
             q = b->req_end[i];
         }
