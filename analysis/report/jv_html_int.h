@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "jv_digest.h"
+#include "jv_standalone.h" /* jv_rec_text */
 
 #define TOP_N     15   /* top ops in the bar chart and the roofline */
 #define SVG_W     1020 /* drawing width of every chart (px) */
@@ -25,7 +26,7 @@ extern const char *const jv_html_cat_color[JV_DCAT_COUNT];
 extern const char *const jv_html_tl_title[4];
 extern const char *const jv_html_tl_color[4];
 
-/* ---------- text (jv_html.c) ---------- */
+/* ---------- text (jv_html_text.c) ---------- */
 
 /* Writes s (may be NULL: nothing) with the HTML specials escaped and control
  * characters, newline included, turned into spaces. */
@@ -33,6 +34,9 @@ void jv_html_esc(FILE *f, const char *s);
 /* Writes s (not NULL) escaped as jv_html_esc, its markdown `code` spans as <code> and its [text](target) links
  * (a target without blanks, outside code spans) as <a href>. */
 void jv_html_md(FILE *f, const char *s);
+/* Writes one recommendation as an <li> of an <ol class="recs">: its title, then with_issue its issue and its
+ * impact and action labelled, else its impact and action alone, then its confidence. */
+void jv_html_rec(FILE *f, const jv_rec_text *r, int with_issue);
 /* Characters (UTF-8 code points) in s (not NULL). */
 size_t jv_html_nchars(const char *s);
 /* Writes s escaped, cut after maxch characters (never inside a UTF-8

@@ -298,19 +298,8 @@ static void html_advice(FILE *f, const jv_job *job, const char *const *rank_dirs
         fputs("<p>No communication time to save.</p>\n", f);
     else
         fputs("<ol class=\"recs\">\n", f);
-    for (int i = 0; i < n; i++) {
-        fputs("<li><b>", f);
-        jv_html_md(f, r[i].title);
-        fputs("</b><br>Issue: ", f);
-        jv_html_md(f, r[i].issue);
-        fputs("<br>Impact: ", f);
-        jv_html_md(f, r[i].impact);
-        fputs("<br><span class=\"note\">Action: ", f);
-        jv_html_md(f, r[i].action);
-        fputs("</span><br><span class=\"note\">Confidence: ", f);
-        jv_html_md(f, r[i].confidence);
-        fputs("</span></li>\n", f);
-    }
+    for (int i = 0; i < n; i++)
+        jv_html_rec(f, &r[i], 1);
     fputs(n ? "</ol>\n</section>\n" : "</section>\n", f);
 }
 
