@@ -9,7 +9,9 @@ _Static_assert(sizeof(jv_infattn_desc) <= JV_DESC_BYTES, "infattn descriptor too
 /* the ops and, for the paged-attention ops (decode over a paged KV cache), the positions of their arguments:
  * vLLM's paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables, seq_lens,
  * block_size, max_seq_len, ...), paged_attention_v2(out, exp_sums, max_logits, tmp_out, query, ..., the same
- * from query on), ROCm's paged_attention(as v2 up to seq_lens, [query_start_loc,] block_size, max_seq_len, ...) */
+ * from query on), ROCm's paged_attention(as v2 up to seq_lens, [query_start_loc,] block_size, max_seq_len, ...),
+ * AITER's paged_attention_rocm (registered in the "aiter" torch library: as v2 up to max_context_len, then
+ * alibi_slopes, kv_cache_dtype, k_scale, v_scale, fp8_out_scale, partition_size, mtp) */
 static const struct {
     const char *name;
     int paged;                                      /* 1: a paged-attention op */
@@ -24,6 +26,7 @@ static const struct {
     {"_C::paged_attention_v1", 1, 1, 2, 3, 4, 7, 8, 0},
     {"_C::paged_attention_v2", 1, 4, 5, 6, 7, 10, 11, 0},
     {"_rocm_C::paged_attention", 1, 4, 5, 6, 7, 10, 11, 1},
+    {"aiter::paged_attention_rocm", 1, 4, 5, 6, 7, 10, 11, 0},
 };
 
 static int find_op(const char *op) {

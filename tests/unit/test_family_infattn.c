@@ -171,6 +171,24 @@ static void test_paged(void) {
     p = model(&d);
     CHECK_NEAR(p.flops, 8388608.0);
     CHECK_NEAR(p.bytes, 2113536.0);
+    /* AITER's paged_attention_rocm: v2's positions, then alibi_slopes, kv_cache_dtype, k_scale, v_scale,
+     * fp8_out_scale, partition_size 256, mtp 1; the v2 call's tensors with the fp8 cache: the same numbers */
+    const char *a_dims = "[[4, 32, 128], [4, 32, 4], [4, 32, 4], [4, 32, 4, 128], [4, 32, 128], [1000, 8, 8, 16, 16], "
+                         "[1000, 8, 128, 16], [], [], [4, 64], [4], [], [], [], [], [], [], [], [], []]";
+    const char *a_types = "[\"c10::BFloat16\", \"float\", \"float\", \"c10::BFloat16\", \"c10::BFloat16\", "
+                          "\"unsigned char\", \"unsigned char\", \"Scalar\", \"Scalar\", \"int\", \"int\", \"Scalar\", "
+                          "\"Scalar\", \"\", \"\", \"float\", \"float\", \"\", \"Scalar\", \"Scalar\"]";
+    const char *a_cc =
+        "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"8\", \"0.088\", \"\", \"\", \"16\", \"1024\", \"\", "
+        "\"fp8\", \"\", \"\", \"\", \"256\", \"1\"]";
+    CHECK(jv_infattn_family.match("aiter::paged_attention_rocm") == JV_MATCH_STRONG);
+    CHECK(parse_cc(dec, "aiter::paged_attention_rocm", a_dims, a_types, a_cc, &d) == JV_OK);
+    p = model(&d);
+    CHECK_NEAR(p.flops, 16384000.0);
+    CHECK_NEAR(p.bytes, 2113536.0);
+    CHECK(parse_cc(NULL, "aiter::paged_attention_rocm", a_dims, a_types, a_cc, &d) == JV_OK);
+    CHECK_NEAR(model(&d).flops, 67108864.0); /* bounded by max_context_len 1024, as v2 */
+    CHECK(!strcmp(param(&d, "kv_lens"), "upper bound: max_seq_len 1024"));
     /* hostile: no max_seq_len and no annotation; block_size or num_kv_heads that disagree with the cache; a value
      * cache of another head size; a 4-D key cache; query heads not a multiple of the KV heads */
     CHECK(parse_cc(NULL, "_C::paged_attention_v1", V1_DIMS, V1_TYPES, NULL, &d) == JV_ERR_FORMAT);
