@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jv_digest.h"
+#include "triton/triton.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 
@@ -19,6 +20,7 @@ const char *jv_nomodel_str(jv_nomodel why) {
     case JV_NOMODEL_DATA: return "output size set by data the trace does not record";
     case JV_NOMODEL_SEQLENS: return "attention sized by sequence lengths the trace does not record";
     case JV_NOMODEL_NO_OP: return "launched outside any recorded op: no call recorded";
+    case JV_NOMODEL_GENERATED: return "a compiled template whose generated code sets its work";
     default: return "";
     }
 }
@@ -57,6 +59,7 @@ static const struct {
     {"_C::paged_attention_v1", JV_NOMODEL_SEQLENS},
     {"_C::paged_attention_v2", JV_NOMODEL_SEQLENS},
     {"_rocm_C::paged_attention", JV_NOMODEL_SEQLENS},
+    {"aiter::paged_attention_rocm", JV_NOMODEL_SEQLENS},
     {"flash_attn::_flash_attn_varlen_forward", JV_NOMODEL_SEQLENS},
     {"aiter::mha_varlen_fwd", JV_NOMODEL_SEQLENS},
     {"aiter::fmha_v3_varlen_fwd", JV_NOMODEL_SEQLENS},
@@ -80,6 +83,7 @@ static jv_nomodel why_of(const jv_drow *r) {
     if (r->op_name) {
         jv_nomodel why = unsizable(r->op_name);
         if (why != JV_NOMODEL_NONE) return why;
+        if (jv_triton_unmodelled_template(r->op_name)) return JV_NOMODEL_GENERATED;
     }
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;

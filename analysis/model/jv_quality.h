@@ -20,6 +20,8 @@ typedef enum {
                               sequence lengths, which are tensor values the trace does not record */
     JV_NOMODEL_NO_OP,      /* a kernel launched by a runtime call outside any recorded op (hipLaunchKernel->k): no
                               op, so no arguments, were recorded for it */
+    JV_NOMODEL_GENERATED,  /* a torch.compile template kernel (triton_tem_) whose work its generated code sets (fused
+                              attention's block mask and score modification, an unnamed template), not its arguments */
     JV_NOMODEL_COUNT
 } jv_nomodel;
 

@@ -28,7 +28,8 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
                                                      "Rows not modelled: kernels a graph replayed",
                                                      "Rows not modelled: output size set by data",
                                                      "Rows not modelled: attention sized by sequence lengths",
-                                                     "Rows not modelled: kernels launched outside any op"};
+                                                     "Rows not modelled: kernels launched outside any op",
+                                                     "Rows not modelled: compiled templates"};
         static const char *const GENERIC =
             "their time counts in the totals and categories, but in no roofline figure, verdict or saving";
         static const char *means[JV_NOMODEL_COUNT] = {
@@ -46,7 +47,12 @@ int jv_quality_lines(const jv_digest *d, jv_qline out[JV_QLINES_MAX]) {
                                    "had none",
             [JV_NOMODEL_NO_OP] = "a runtime call launched these kernels with no PyTorch op around it (a library's or "
                                  "extension's own launch): the trace records no arguments for them, so nothing "
-                                 "sizes them; their time counts in the totals, not in any roofline figure"};
+                                 "sizes them; their time counts in the totals, not in any roofline figure",
+            [JV_NOMODEL_GENERATED] = "torch.compile templates (triton_tem_) other than a GEMM or a convolution, such "
+                                     "as flex_attention's: their block mask and score modification are generated "
+                                     "code, and the trace records the kernel's tensors, not what it computes on them "
+                                     "(the kernel_file its launch names holds the code); their time counts in the "
+                                     "totals, not in any roofline figure"};
         line(out, &n, what[w], q->unmodelled[w].n, rows, q->unmodelled[w].us, means[w] ? means[w] : GENERIC);
     }
     line(out, &n, "GPU events with no launcher", q->unlinked.n, q->gpu_events, q->unlinked.us,

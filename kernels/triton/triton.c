@@ -2,6 +2,7 @@
  * Triton kernels (triton.h for the model and where it comes from). */
 #include "triton.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static const struct {
     {"triton_poi_", JV_TRITON_POINTWISE},
     {"triton_red_", JV_TRITON_REDUCTION},
     {"triton_per_", JV_TRITON_PERSISTENT},
+    {"triton_tem_", JV_TRITON_TEMPLATE_GEMM}, /* the template's kind is read from its name (template_kind) */
 };
 
 static const struct {
@@ -73,6 +75,80 @@ static void name_ops(const char *name, jv_triton_desc *t) {
     }
 }
 
+/* 1 when the name of a template kernel, after "triton_tem_", holds word w ("_"-delimited) */
+static int has_word(const char *name, const char *w) {
+    size_t n = strlen(w);
+    for (const char *s = name + 11; (s = strstr(s, w)) != NULL; s++)
+        if (s[-1] == '_' && (s[n] == '_' || s[n] == 0)) return 1;
+    return 0;
+}
+
+/* a template's kind from its name: GEMM, convolution, or -1 (fused attention, other: no model) */
+static int template_kind(const char *name) {
+    if (has_word(name, "attention")) return -1;
+    if (has_word(name, "convolution")) return JV_TRITON_TEMPLATE_CONV;
+    if (has_word(name, "mm") || has_word(name, "addmm") || has_word(name, "bmm") || has_word(name, "baddbmm"))
+        return JV_TRITON_TEMPLATE_GEMM;
+    return -1;
+}
+
+int jv_triton_unmodelled_template(const char *op) {
+    return !strncmp(op, "triton_tem_", 11) && template_kind(op) < 0;
+}
+
+/* 1 when a and b (distinct from each other and from skip) are rank-r tensors with equal leading dims (batch) */
+static int same_batch(const jv_tensor *a, const jv_tensor *b, int r) {
+    if (a->ndim != r || b->ndim != r) return 0;
+    for (int d = 0; d < r - 2; d++)
+        if (a->shape[d] != b->shape[d]) return 0;
+    return 1;
+}
+
+/* the GEMM operands among c's tensors: A [.., M, K], B [.., K, N] (the first such pair in argument order, rank
+ * 2 or 3, equal batch) with an output [.., M, N] among the other arguments */
+static int find_gemm(const jv_opcall *c, jv_triton_desc *t) {
+    for (int i = 0; i < c->nargs; i++) {
+        const jv_tensor *a = jv_opcall_tensor(c, i);
+        if (!a || a->ndim < 2 || a->ndim > 3) continue;
+        int r = a->ndim;
+        for (int j = i + 1; j < c->nargs; j++) {
+            const jv_tensor *b = jv_opcall_tensor(c, j);
+            if (!b || !same_batch(a, b, r) || a->shape[r - 1] != b->shape[r - 2]) continue;
+            for (int o = 0; o < c->nargs; o++) {
+                const jv_tensor *y = jv_opcall_tensor(c, o);
+                if (o == i || o == j || !y || !same_batch(a, y, r) || y->shape[r - 2] != a->shape[r - 2] ||
+                    y->shape[r - 1] != b->shape[r - 1])
+                    continue;
+                t->gb = r == 3 ? a->shape[0] : 1;
+                t->gm = a->shape[r - 2], t->gk = a->shape[r - 1], t->gn = b->shape[r - 1];
+                return t->gb > 0 && t->gm > 0 && t->gn > 0 && t->gk > 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* the convolution among c's tensors: x [N, C, ...], w [Co, C/g, ...], out [N, Co, ...] of one rank >= 3 */
+static int find_conv(const jv_opcall *c, jv_triton_desc *t) {
+    for (int xi = 0; xi < c->nargs; xi++) {
+        const jv_tensor *x = jv_opcall_tensor(c, xi);
+        if (!x || x->ndim < 3) continue;
+        for (int wi = 0; wi < c->nargs; wi++) {
+            const jv_tensor *w = jv_opcall_tensor(c, wi);
+            if (wi == xi || !w || w->ndim != x->ndim || w->shape[1] <= 0 || x->shape[1] % w->shape[1]) continue;
+            for (int oi = 0; oi < c->nargs; oi++) {
+                const jv_tensor *y = jv_opcall_tensor(c, oi);
+                if (oi == xi || oi == wi || !y || y->ndim != x->ndim || y->shape[0] != x->shape[0] ||
+                    y->shape[1] != w->shape[0] || w->shape[0] <= 0)
+                    continue;
+                t->conv_macs = jv_numel_d(y) * (jv_numel_d(w) / (double)w->shape[0]);
+                return t->conv_macs > 0;
+            }
+        }
+    }
+    return 0;
+}
+
 static jv_status triton_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     jv_triton_desc *t = (jv_triton_desc *)(void *)d->data;
     memset(t, 0, sizeof *t);
@@ -97,6 +173,15 @@ static jv_status triton_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     if (t->ntensors == 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: no tensor arguments recorded", c->name);
     name_ops(c->name, t);
     d->bwd = 0;
+    if (t->kind != JV_TRITON_TEMPLATE_GEMM) return JV_OK;
+    int tk = template_kind(c->name);
+    if (tk < 0)
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "%s: a template (fused attention or other) whose work generated code sets, not its arguments", c->name);
+    t->kind = (jv_triton_kind)tk;
+    if (tk == JV_TRITON_TEMPLATE_GEMM ? !find_gemm(c, t) : !find_conv(c, t))
+        JV_FAIL(err, JV_ERR_FORMAT, "%s: no operands and output of the template's %s among its tensor arguments",
+                c->name, tk == JV_TRITON_TEMPLATE_GEMM ? "GEMM" : "convolution");
     return JV_OK;
 }
 
@@ -107,11 +192,18 @@ static void triton_model(const jv_desc *d, jv_perf *p) {
     p->bytes = t->in_bytes + (t->kind == JV_TRITON_POINTWISE ? n * jv_bpe(t->dtype) : 0);
     p->dtype = t->dtype;
     p->matrix = 0;
+    if (t->kind == JV_TRITON_TEMPLATE_GEMM || t->kind == JV_TRITON_TEMPLATE_CONV) {
+        p->flops = t->kind == JV_TRITON_TEMPLATE_GEMM
+                       ? 2.0 * (double)t->gb * (double)t->gm * (double)t->gn * (double)t->gk
+                       : 2.0 * t->conv_macs;
+        p->matrix = 1;
+    }
 }
 
 static void triton_params(const jv_desc *d, jv_params *ps) {
     const jv_triton_desc *t = jv_triton_of(d);
-    static const char *const kind[] = {"pointwise", "reduction", "persistent reduction"};
+    static const char *const kind[] = {"pointwise", "reduction", "persistent reduction", "template GEMM",
+                                       "template convolution"};
     jv_param_text(ps, "kernel_kind", "%s", kind[t->kind]);
     char ops[JV_TRITON_MAX_OPS * 14] = "";
     size_t o = 0;
@@ -123,6 +215,15 @@ static void triton_params(const jv_desc *d, jv_params *ps) {
     jv_param_int(ps, "tensor_args", t->ntensors);
     const char *dt[1] = {jv_dtype_trace_name(t->dtype)};
     jv_param_dtypes(ps, "dtype", dt, 1);
+    /* a template GEMM's dims (nan elsewhere: the sheet drops a column nan in every row) */
+    int g = t->kind == JV_TRITON_TEMPLATE_GEMM;
+    const char *const dn[4] = {"B", "M", "N", "K"};
+    const int64_t dv[4] = {t->gb, t->gm, t->gn, t->gk};
+    for (int i = 0; i < 4; i++)
+        if (g)
+            jv_param_int(ps, dn[i], dv[i]);
+        else
+            jv_param_float(ps, dn[i], NAN);
 }
 
 const jv_family jv_triton_family = {

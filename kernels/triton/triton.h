@@ -1,6 +1,7 @@
 /* triton: the family of torch.compile's generated Triton kernels as the
  * profiler records their launches (cpu_op "triton_poi_fused_mul_silu_2",
- * "triton_red_fused_add_mean_mul_pow_rsqrt_0", "triton_per_..."): its
+ * "triton_red_fused_add_mean_mul_pow_rsqrt_0", "triton_per_...",
+ * "triton_tem_fused_addmm_gelu_0"): its
  * descriptor, parsed from a call, and its FLOPs/bytes model. Only the
  * kernel's name and its recorded tensor arguments are known (no Inductor
  * artifacts), so the model is TraceLens' for such rows, inferred from its
@@ -14,13 +15,31 @@
  *   bytes = the bytes of every tensor argument, plus, for a pointwise
  *           kernel (triton_poi_), one output of n elements of the first
  *           argument's dtype (a reduction's output is among its arguments).
+ * Templates (triton_tem_, max-autotune's kernels; no TraceLens model), kind
+ * from the name's words:
+ *   GEMM (mm, addmm, bmm, baddbmm): the operands found among the tensor
+ *     arguments: A [B?,M,K] and B [B?,K,N] (first such pair in argument order)
+ *     with an output [B?,M,N] among the others; FLOPs = 2*B*M*N*K (the fused
+ *     epilogue's element ops left out), bytes = every tensor argument (Inductor
+ *     passes the output buffer as one);
+ *   convolution: x [N,C,...], w [Co,C/g,...] and out [N,Co,...] of one rank;
+ *     FLOPs = 2 * |out| * |w| / Co, bytes = every tensor argument;
+ *   fused attention (flex_attention) and any other template: not modelled,
+ *     their work is set by generated code (a block mask, a score modification)
+ *     the trace does not hold (parse fails; the row's reason says so).
  * Not replayed (the kernel's source is not in the trace). */
 #ifndef JV_TRITON_H
 #define JV_TRITON_H
 
 #include "jv_family.h"
 
-typedef enum { JV_TRITON_POINTWISE, JV_TRITON_REDUCTION, JV_TRITON_PERSISTENT } jv_triton_kind;
+typedef enum {
+    JV_TRITON_POINTWISE,
+    JV_TRITON_REDUCTION,
+    JV_TRITON_PERSISTENT,
+    JV_TRITON_TEMPLATE_GEMM,
+    JV_TRITON_TEMPLATE_CONV
+} jv_triton_kind;
 
 #define JV_TRITON_MAX_OPS 16
 
@@ -33,9 +52,15 @@ typedef struct {
     int flops_per_el; /* summed over the fused ops the name lists */
     int nops;         /* the name's fused ops that carry FLOPs (at most JV_TRITON_MAX_OPS kept) */
     char ops[JV_TRITON_MAX_OPS][12];
+    int64_t gb, gm, gn, gk; /* template GEMM: B, M, N, K */
+    double conv_macs;       /* template convolution: |out| * |w| / Co */
 } jv_triton_desc;
 
 extern const jv_family jv_triton_family;
+
+/* 1 when op is a template kernel (triton_tem_) of a kind with no model here (fused attention, other):
+ * generated code the trace does not hold decides its work. */
+int jv_triton_unmodelled_template(const char *op);
 
 /* FLOPs per element TraceLens counts for a fused op word ("silu" 4); 0 for any word it does not list. */
 int jv_triton_op_flops(const char *word);

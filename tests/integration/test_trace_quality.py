@@ -8,7 +8,8 @@ Generated: an aten::mm with Input Dims but an empty Input type (not modelled: no
 Input Dims (not modelled: no shapes), a modelled aten::add, a kernel whose launch is not in the trace, a
 cudaGraphLaunch that owns no kernel, one that owns a kernel (a synthetic row, not modelled because a graph
 replayed it), a kernel that starts before its launch call, a kernel launched outside any op, aten::index's own
-kernel as a synthetic row, no deviceProperties: each
+kernel as a synthetic row, a flex-attention template (not modelled: generated code) beside a template GEMM
+(modelled), no deviceProperties: each
 count in the table, the rough report's rows with their reasons, the HTML line; a clean trace: "No issue found".
 Fixture: every row counted as modelled has GFLOPS in unified_perf_summary and every row without GFLOPS is listed
 as not modelled with a reason; the rows whose tensors have dims but no dtype match the "no dtypes" line.
@@ -94,6 +95,11 @@ def generated(exe, tmp):
         g.launch(1101, 10), g.kernel('k_gather', 1105, 11, 10),
         g.op('aten::add', 1110, 20, dims=[[1024, 1024], [1024, 1024]]),
         g.launch(1111, 11), g.kernel('k_add2', 1115, 1, 11),
+        # torch.compile templates: flex attention (generated code sets its work: not modelled) and a GEMM (modelled)
+        g.op('triton_tem_fused_flex_attention_0', 1200, 50, dims=[[1, 8, 128, 64]] * 4),
+        g.launch(1201, 12), g.kernel('triton_tem_fused_flex_attention_0', 1205, 12, 12),
+        g.op('triton_tem_fused_mm_1', 1300, 50, dims=[[64, 256], [256, 512], [64, 512]]),
+        g.launch(1301, 13), g.kernel('triton_tem_fused_mm_1', 1305, 13, 13),
     ]
     bad = os.path.join(tmp, 'quality.json')
     g.write(bad, {'traceEvents': ev})
@@ -116,9 +122,10 @@ def generated(exe, tmp):
         'Rows not modelled: output size set by data': (2, len(uni), '81.0'),
         'Rows not modelled: attention sized by sequence lengths': (1, len(uni), '80.0'),
         'Rows not modelled: kernels launched outside any op': (1, len(uni), '90.0'),
-        'GPU events with no launcher': (1, 11, '40.0'),
+        'Rows not modelled: compiled templates': (1, len(uni), '12.0'),
+        'GPU events with no launcher': (1, 13, '40.0'),
         'Graph launches whose kernels were not recorded': (1, 2, '–'),
-        'GPU events that start before their launch call': (1, 11, '5.0'),
+        'GPU events that start before their launch call': (1, 13, '5.0'),
         'No device properties': (1, 0, '–'),
     }
     for k, v in want.items():
@@ -143,6 +150,10 @@ def generated(exe, tmp):
           'rough: the kernel launched outside any op with its reason', rough[2])
     check([w for n, w in rough[2] if 'k_gather' in n] == ['output size set by data the trace does not record'],
           "rough: aten::index's own kernel (a synthetic row) keeps the op's reason", rough[2])
+    check(reasons.get('triton_tem_fused_flex_attention_0') ==
+          'a compiled template whose generated code sets its work',
+          'rough: the flex-attention template with its reason', rough[2])
+    check('triton_tem_fused_mm_1' not in reasons, 'rough: the template GEMM is modelled', rough[2])
     check(rough[1] == lines, 'rough: the same table as fair')
     # unified_perf_summary's "No Model Reason": empty exactly on the modelled rows, else the rough report's reason
     check(all((r['No Model Reason'] == '') == (r['GFLOPS'] != '') for r in uni),

@@ -66,7 +66,7 @@ static void test_words_and_match(void) {
     CHECK(jv_triton_op_flops("view") == 0 && jv_triton_op_flops("") == 0 && jv_triton_op_flops("cos") == 0);
     CHECK(jv_triton_family.match("triton_poi_fused_add_0") == JV_MATCH_STRONG);
     CHECK(jv_triton_family.match("triton_per_fused_sum_1") == JV_MATCH_STRONG);
-    CHECK(jv_triton_family.match("triton_tem_fused_mm_0") == JV_MATCH_NONE); /* a template GEMM: not this model */
+    CHECK(jv_triton_family.match("triton_tem_fused_mm_0") == JV_MATCH_STRONG); /* a template (test_templates) */
     CHECK(jv_triton_family.match("aten::add") == JV_MATCH_NONE);
     /* not replayed, and the package manifest says why */
     CHECK(jv_triton_family.operands == NULL && strstr(jv_triton_family.no_replay, "torch.compile") != NULL);
@@ -82,6 +82,47 @@ static void test_words_and_match(void) {
     p = model(&d);
     CHECK(p.flops == 0 && p.bytes == 16.0);
     CHECK(!strcmp(param(&d, "fused_ops"), "None"));
+}
+
+/* max-autotune's templates (triton_tem_): GEMM and convolution from their operands, the rest refused */
+static void test_templates(void) {
+    jv_desc d;
+    /* addmm with a fused gelu: bias [512], A [64, 256], B [256, 512], out [64, 512], bf16: FLOPs = 2 * 64 * 512 *
+     * 256 = 16777216; bytes = (512 + 64 * 256 + 256 * 512 + 64 * 512) * 2 = 361472 */
+    CHECK(parse_t("triton_tem_fused_addmm_gelu_0", "[[512], [64, 256], [256, 512], [64, 512]]",
+                  "[" BF ", " BF ", " BF ", " BF "]", &d) == JV_OK);
+    jv_perf p = model(&d);
+    CHECK(p.flops == 16777216.0 && p.bytes == 361472.0 && p.matrix == 1);
+    CHECK(!strcmp(param(&d, "kernel_kind"), "template GEMM"));
+    CHECK(!strcmp(param(&d, "M"), "64") && !strcmp(param(&d, "N"), "512") && !strcmp(param(&d, "K"), "256") &&
+          !strcmp(param(&d, "B"), "1"));
+    /* bmm: A [8, 32, 64], B [8, 64, 16], out [8, 32, 16], fp32: 2 * 8 * 32 * 16 * 64 = 524288 */
+    CHECK(parse_t("triton_tem_fused_bmm_7", "[[8, 32, 64], [8, 64, 16], [8, 32, 16]]",
+                  "[\"float\", \"float\", \"float\"]", &d) == JV_OK);
+    CHECK(model(&d).flops == 524288.0 && !strcmp(param(&d, "B"), "8"));
+    /* a square mm: the first pair in argument order, the output the third */
+    CHECK(parse_t("triton_tem_fused_mm_0", "[[16, 16], [16, 16], [16, 16]]", "[" BF ", " BF ", " BF "]", &d) == JV_OK);
+    CHECK(model(&d).flops == 2.0 * 16 * 16 * 16);
+    /* convolution: x [2, 8, 10, 10], w [4, 8, 3, 3], out [2, 4, 8, 8]: 2 * 512 * 72 = 73728 */
+    CHECK(parse_t("triton_tem_fused_convolution_2", "[[2, 8, 10, 10], [4, 8, 3, 3], [2, 4, 8, 8]]",
+                  "[" BF ", " BF ", " BF "]", &d) == JV_OK);
+    p = model(&d);
+    CHECK(p.flops == 73728.0 && !strcmp(param(&d, "kernel_kind"), "template convolution"));
+    CHECK(!strcmp(param(&d, "M"), "nan"));
+    /* refused: fused attention and unnamed templates (generated code sets their work), a GEMM whose output is not
+     * among the arguments, inner dims that disagree */
+    CHECK(jv_triton_unmodelled_template("triton_tem_fused_flex_attention_0") &&
+          jv_triton_unmodelled_template("triton_tem_fused_0") &&
+          !jv_triton_unmodelled_template("triton_tem_fused_mm_0") &&
+          !jv_triton_unmodelled_template("triton_poi_fused_add_0"));
+    CHECK(parse_t("triton_tem_fused_flex_attention_0", "[[1, 8, 128, 64], [1, 8, 128, 64], [1, 8, 128, 64]]",
+                  "[" BF ", " BF ", " BF "]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_tem_fused_0", "[[4, 4]]", "[" BF "]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_tem_fused_mm_0", "[[64, 256], [256, 512]]", "[" BF ", " BF "]", &d) == JV_ERR_FORMAT);
+    CHECK(parse_t("triton_tem_fused_mm_0", "[[64, 256], [128, 512], [64, 512]]", "[" BF ", " BF ", " BF "]", &d) ==
+          JV_ERR_FORMAT);
+    /* a word that only contains "mm" is no GEMM */
+    CHECK(jv_triton_unmodelled_template("triton_tem_fused_summary_0"));
 }
 
 static void test_hostile(void) {
@@ -101,6 +142,7 @@ int main(void) {
     test_fixture_rows();
     test_a100();
     test_words_and_match();
+    test_templates();
     test_hostile();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
