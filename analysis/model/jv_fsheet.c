@@ -64,7 +64,7 @@ static char *args_text(const jv_trace *tr, uint32_t raw, int *nomem) {
 
 /* the row of group gr */
 static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr, const jv_hw *hw, const jv_hw *judge_hw,
-                    const jv_params *ps, double *buf, jv_frow *r) {
+                    const jv_params *ps, const jv_enclose *regions, double *buf, jv_frow *r) {
     const jv_trace *tr = g->tr;
     const jv_perf_table *pt = g->pt;
     const jv_perf_inst *in = &pt->inst[gr->first];
@@ -80,6 +80,8 @@ static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr,
     r->process_name = jv_or_unknown(jv_trace_process_name(tr, th->pid));
     r->process_label = jv_or_unknown(jv_trace_process_labels(tr, th->pid));
     r->thread_name = jv_or_unknown(jv_trace_str(tr, th->name));
+    uint32_t rg = jv_enclose_find(regions, tr, in->ev, 4, NULL);
+    r->region = rg == JV_NONE32 ? NULL : jv_trace_str(tr, tr->ev[rg].name);
     r->pct = (jv_stats){NAN, NAN, NAN, NAN, NAN, 0, 0};
     if (hw) r->pct = jv_pgroup_stats(g, idx, gr, hw, 4, 1, buf);
     r->band_pct = judge_hw && judge_hw != hw ? jv_pgroup_stats(g, idx, gr, judge_hw, 4, 1, buf).mean : r->pct.mean;
@@ -110,9 +112,18 @@ void jv_fsheet_free(jv_fsheet *s) {
     s->ncols = 0;
 }
 
+static int is_region(const jv_trace *tr, size_t i, void *ctx) {
+    (void)ctx;
+    return tr->ev[i].kind == JV_K_CPU_OP && !strncmp(jv_trace_str(tr, tr->ev[i].name), "Torch-Compiled Region", 21);
+}
+
+jv_status jv_fsheet_regions(const jv_trace *tr, jv_enclose *out) {
+    return jv_enclose_build(tr, is_region, NULL, out);
+}
+
 jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_hw *hw, const jv_hw *judge_hw,
-                          const jv_params *ps, const char *base, const char *sheet, int bwd, jv_fsheet *out,
-                          jv_err *err) {
+                          const jv_params *ps, const jv_enclose *regions, const char *base, const char *sheet, int bwd,
+                          jv_fsheet *out, jv_err *err) {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", sheet);
     size_t n = 0;
@@ -148,8 +159,9 @@ jv_status jv_fsheet_build(const jv_trace *tr, const jv_perf_table *pt, const jv_
         if (!out->rows) s = JV_ERR_NOMEM;
     }
     for (size_t gi = 0; gi < ng && s == JV_OK; gi++) {
-        int ok = fill_row(&g, idx, &groups[gi], hw, judge_hw, ps, buf, &out->rows[gi]);
+        int ok = fill_row(&g, idx, &groups[gi], hw, judge_hw, ps, regions, buf, &out->rows[gi]);
         out->nrows = gi + 1;
+        out->has_region |= out->rows[gi].region != NULL;
         if (!ok) s = JV_ERR_NOMEM;
     }
     if (s == JV_OK) {

@@ -8,6 +8,7 @@
 
 #include "conv/conv.h"
 #include "jv_category.h"
+#include "jv_enclose.h"
 #include "jv_opcall.h"
 #include "jv_output.h"
 #include "jv_pyrepr.h"
@@ -20,13 +21,12 @@
 
 typedef struct {
     const jv_trace *tr;
-    jv_map fam;       /* name id -> 1 + family*4 + jv_match, 0 never stored */
-    jv_map comm;      /* name id -> 1 + is_comm */
-    uint32_t *annots; /* the user_annotation events some family reads (jv_family.annotation), by (thread, ts) */
-    size_t nannots;
-    uint32_t *top;   /* per event: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when none,
-                        TOP_UNKNOWN until computed (each event computed once: O(n) for all kernels together) */
-    uint32_t *stack; /* top_strong's climb */
+    jv_map fam;        /* name id -> 1 + family*4 + jv_match, 0 never stored */
+    jv_map comm;       /* name id -> 1 + is_comm */
+    jv_enclose annots; /* the user_annotation events some family reads (jv_family.annotation) */
+    uint32_t *top;     /* per event: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when none,
+                          TOP_UNKNOWN until computed (each event computed once: O(n) for all kernels together) */
+    uint32_t *stack;   /* top_strong's climb */
     size_t cap;
 } build_ctx;
 
@@ -100,64 +100,33 @@ jv_status jv_perf_model_call(const jv_trace *tr, const jv_perf_model *m, jv_opca
     return s;
 }
 
-static int cmp_thread_ts(const void *a, const void *b, void *ctx) {
-    const jv_trace *tr = ctx;
-    const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return (x->ts > y->ts) - (x->ts < y->ts);
+/* a user_annotation that some family reads (jv_family.annotation) */
+static int read_annotation(const jv_trace *tr, size_t i, void *ctx) {
+    (void)ctx;
+    if (tr->ev[i].kind != JV_K_USER_ANNOT) return 0;
+    const char *name = jv_trace_str(tr, tr->ev[i].name);
+    for (int f = 0; f < jv_family_count(); f++)
+        if (jv_family_get(f)->annotation && jv_family_get(f)->annotation(name)) return 1;
+    return 0;
 }
 
-/* b->annots: the user_annotation events that some family reads, sorted by (thread, ts). User annotations are
- * not in the call tree (jv_tree_build without python events), so calls find theirs by time. */
+/* b->annots: the user_annotation events that some family reads. User annotations are not in the call tree
+ * (jv_tree_build without python events), so calls find theirs by time. */
 static jv_status collect_annotations(build_ctx *b) {
-    const jv_trace *tr = b->tr;
     int any = 0;
     for (int f = 0; f < jv_family_count(); f++)
         any |= jv_family_get(f)->annotation != NULL;
-    if (!any) return JV_OK;
-    size_t cap = 0;
-    for (size_t i = 0; i < tr->nev; i++) {
-        if (tr->ev[i].kind != JV_K_USER_ANNOT) continue;
-        const char *name = jv_trace_str(tr, tr->ev[i].name);
-        int read = 0;
-        for (int f = 0; f < jv_family_count() && !read; f++)
-            read = jv_family_get(f)->annotation && jv_family_get(f)->annotation(name);
-        if (!read) continue;
-        if (b->nannots == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            uint32_t *na = realloc(b->annots, nc * sizeof *na);
-            if (!na) return JV_ERR_NOMEM;
-            b->annots = na;
-            cap = nc;
-        }
-        b->annots[b->nannots++] = (uint32_t)i;
-    }
-    return b->nannots > 1 ? jv_sort_stable(b->annots, b->nannots, sizeof *b->annots, cmp_thread_ts, (void *)tr) : JV_OK;
+    return any ? jv_enclose_build(b->tr, read_annotation, NULL, &b->annots) : JV_OK;
 }
 
-/* the innermost annotation of b->annots on ev's thread whose interval holds ev and that family fam reads
- * (jv_family.annotation), as its interned name, among the 4 latest to start at or before ev; 0 when none */
+/* the innermost annotation on ev's thread whose interval holds ev and that family fam reads
+ * (jv_family.annotation), as its interned name, among the 4 latest to start at or before ev (steps do not nest,
+ * so a few suffice); 0 when none */
 static uint32_t annotation_of(const build_ctx *b, uint32_t ev, int fam) {
     int (*reads)(const char *) = jv_family_get(fam)->annotation;
-    if (!reads || !b->nannots) return 0;
-    const jv_trace *tr = b->tr;
-    const jv_event *e = &tr->ev[ev];
-    size_t lo = 0, hi = b->nannots; /* first annotation after (thread, ts) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const jv_event *a = &tr->ev[b->annots[mid]];
-        if (a->thread < e->thread || (a->thread == e->thread && a->ts <= e->ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* the latest start first (the innermost of nested ones); steps do not nest, so a few suffice */
-    for (size_t k = lo, seen = 0; k-- > 0 && seen < 4; seen++) {
-        const jv_event *a = &tr->ev[b->annots[k]];
-        if (a->thread != e->thread) break;
-        if (a->ts + a->dur >= e->ts + e->dur && reads(jv_trace_str(tr, a->name))) return a->name;
-    }
-    return 0;
+    if (!reads) return 0;
+    uint32_t a = jv_enclose_find(&b->annots, b->tr, ev, 4, reads);
+    return a == JV_NONE32 ? 0 : b->tr->ev[a].name;
 }
 
 /* the model of (name, sig): parsed once per distinct pair; a call sized by an annotation around it, once per
@@ -394,7 +363,7 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     memset(pt, 0, sizeof *pt);
     uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
     if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
-    build_ctx b = {tr, {0}, {0}, NULL, 0, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
+    build_ctx b = {tr, {0}, {0}, {NULL, 0}, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
     if (!b.top) {
         free(kl);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
@@ -409,7 +378,7 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     jv_map_free(&b.comm);
     free(b.top);
     free(b.stack);
-    free(b.annots);
+    jv_enclose_free(&b.annots);
     free(kl);
     if (s != JV_OK) {
         jv_perf_free(pt);

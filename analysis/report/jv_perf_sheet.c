@@ -185,10 +185,11 @@ static jv_status write_family_sheet(const jv_fsheet *fs, const jv_hw *hw, jv_boo
                                      "process_name_first",
                                      "process_label_first",
                                      "thread_name_first",
-                                     "Compute Spec",
                                      NULL};
     for (const char *const *h = h1; *h; h++)
         jv_sheet_str(&o, *h);
+    if (fs->has_region) jv_sheet_str(&o, "compiled_region_first"); /* jarvis' own column */
+    jv_sheet_str(&o, "Compute Spec");
     if (hw) {
         static const char *const h2[] = {
             "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean", "Pct Roofline_median",
@@ -239,6 +240,7 @@ static jv_status write_family_sheet(const jv_fsheet *fs, const jv_hw *hw, jv_boo
         jv_sheet_str(&o, r->process_name);
         jv_sheet_str(&o, r->process_label);
         jv_sheet_str(&o, r->thread_name);
+        if (fs->has_region) jv_sheet_str(&o, r->region ? r->region : "");
         jv_sheet_str(&o, r->m.spec);
         if (hw) {
             jv_sheet_num(&o, r->m.roof_us);
@@ -265,7 +267,11 @@ static jv_status write_family_sheet(const jv_fsheet *fs, const jv_hw *hw, jv_boo
 jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, jv_book *book, const jv_digest *dg, jv_err *err) {
     const jv_hw *hw = dg->has_hw ? &dg->sheet_hw : NULL, *judge = dg->has_hw && dg->sheet_differs ? &dg->hw : hw;
     jv_params *ps = jv_fsheet_params(tr, pt);
-    if (!ps) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf sheets)");
+    jv_enclose regions;
+    if (!ps || jv_fsheet_regions(tr, &regions) != JV_OK) {
+        free(ps);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf sheets)");
+    }
     jv_status s = write_unified(dg, hw, book, err);
     /* family sheets in registry order, one at a time (built by the model, printed here); families sharing a
      * sheet write it once */
@@ -282,11 +288,12 @@ jv_status jv_perf_write(const jv_trace *tr, const jv_perf_table *pt, jv_book *bo
             else
                 snprintf(name, sizeof name, "%s", fam->sheet);
             jv_fsheet fs;
-            s = jv_fsheet_build(tr, pt, hw, judge, ps, fam->sheet, name, fam->split ? part : -1, &fs, err);
+            s = jv_fsheet_build(tr, pt, hw, judge, ps, &regions, fam->sheet, name, fam->split ? part : -1, &fs, err);
             if (s == JV_OK) s = write_family_sheet(&fs, hw, book, err);
             jv_fsheet_free(&fs);
         }
     }
+    jv_enclose_free(&regions);
     free(ps);
     return s;
 }

@@ -9,7 +9,7 @@ Input Dims (not modelled: no shapes), a modelled aten::add, a kernel whose launc
 cudaGraphLaunch that owns no kernel, one that owns a kernel (a synthetic row, not modelled because a graph
 replayed it), a kernel that starts before its launch call, a kernel launched outside any op, aten::index's own
 kernel as a synthetic row, a flex-attention template (not modelled: generated code) beside a template GEMM
-(modelled), no deviceProperties: each
+(modelled, attributed to the Torch-Compiled Region around it in the Triton sheet), no deviceProperties: each
 count in the table, the rough report's rows with their reasons, the HTML line; a clean trace: "No issue found".
 Fixture: every row counted as modelled has GFLOPS in unified_perf_summary and every row without GFLOPS is listed
 as not modelled with a reason; the rows whose tensors have dims but no dtype match the "no dtypes" line.
@@ -95,7 +95,9 @@ def generated(exe, tmp):
         g.launch(1101, 10), g.kernel('k_gather', 1105, 11, 10),
         g.op('aten::add', 1110, 20, dims=[[1024, 1024], [1024, 1024]]),
         g.launch(1111, 11), g.kernel('k_add2', 1115, 1, 11),
-        # torch.compile templates: flex attention (generated code sets its work: not modelled) and a GEMM (modelled)
+        # torch.compile templates inside a compiled region: flex attention (generated code sets its work: not
+        # modelled) and a GEMM (modelled, attributed to the region)
+        g.op('Torch-Compiled Region: 0/0', 1190, 200),
         g.op('triton_tem_fused_flex_attention_0', 1200, 50, dims=[[1, 8, 128, 64]] * 4),
         g.launch(1201, 12), g.kernel('triton_tem_fused_flex_attention_0', 1205, 12, 12),
         g.op('triton_tem_fused_mm_1', 1300, 50, dims=[[64, 256], [256, 512], [64, 512]]),
@@ -154,6 +156,10 @@ def generated(exe, tmp):
           'a compiled template whose generated code sets its work',
           'rough: the flex-attention template with its reason', rough[2])
     check('triton_tem_fused_mm_1' not in reasons, 'rough: the template GEMM is modelled', rough[2])
+    tri = read_csv(os.path.join(out, 'perf_report_csvs', 'Triton.csv'))
+    check([(r['name'], r['param: kernel_kind'], r['compiled_region_first']) for r in tri] ==
+          [('triton_tem_fused_mm_1', 'template GEMM', 'Torch-Compiled Region: 0/0')],
+          'Triton sheet: the template GEMM, attributed to the compiled region that launched it', tri)
     check(rough[1] == lines, 'rough: the same table as fair')
     # unified_perf_summary's "No Model Reason": empty exactly on the modelled rows, else the rough report's reason
     check(all((r['No Model Reason'] == '') == (r['GFLOPS'] != '') for r in uni),
