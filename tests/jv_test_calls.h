@@ -1,14 +1,22 @@
 /* jv_test_calls: the trace texts of the CPU and vendor-path tests' generated calls (Input type spellings and the
- * Concrete Inputs of GEMM and convolution calls), one copy for test_cpu_gemm, test_cpu_conv and test_hip_vendor. */
+ * Concrete Inputs of GEMM and convolution calls), one copy for test_cpu_gemm, test_cpu_conv, test_cpu_eltwise and
+ * test_hip_vendor. */
 #ifndef JV_TEST_CALLS_H
 #define JV_TEST_CALLS_H
 
 /* Input type spellings */
-#define BF "\"c10::BFloat16\""
-#define HF "\"c10::Half\""
-#define FL "\"float\""
-#define DB "\"double\""
-#define SC "\"Scalar\""
+#define BF  "\"c10::BFloat16\""
+#define HF  "\"c10::Half\""
+#define FL  "\"float\""
+#define DB  "\"double\""
+#define SC  "\"Scalar\""
+#define BO  "\"bool\""
+#define NO  "\"\"" /* no type: an argument recorded without one (None, a list) */
+#define I64 "\"long int\""
+#define I32 "\"int\""
+#define I16 "\"short int\""
+#define I8  "\"signed char\""
+#define U8  "\"unsigned char\""
 
 /* addmm: types of (self, mat1, mat2, beta, alpha) and the concrete beta and alpha */
 #define ADD_TYPES(T)    "[" T ", " T ", " T ", " SC ", " SC "]"
