@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "jv_progress.h" /* jv_now */
+#include "jv_sort.h"     /* jv_median_sort */
 
 #define LAUNCH_N      1000 /* empty launches per sample: below the launch queue's depth, so queueing never blocks */
 #define LAUNCH_REPS   5    /* samples; the median is kept */
@@ -27,17 +28,6 @@ jv_status jv_gpu_mark_broken(char *msg, size_t cap, const char *backend, int dev
              backend, device, dev_name, errname, errtext, err && err->code != JV_OK ? err->msg : "?");
     if (err) jv_err_clear(err);
     JV_FAIL(err, JV_ERR_DEVICE, "%s", msg);
-}
-
-double jv_gpu_median(double *v, int n) {
-    if (n <= 0) return 0;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 size_t jv_gpu_workspace_bytes(size_t free_bytes, size_t want, size_t floor) {
@@ -103,7 +93,7 @@ jv_status jv_gpu_measure_launch(const jv_gpu_launch_probe *p, int64_t clock_khz,
         host[r] = (t1 - t0) * 1e6 / n;
         r++;
     }
-    *launch_us = jv_gpu_median(dev, LAUNCH_REPS);
-    *host_launch_us = jv_gpu_median(host, LAUNCH_REPS);
+    *launch_us = jv_median_sort(dev, LAUNCH_REPS);
+    *host_launch_us = jv_median_sort(host, LAUNCH_REPS);
     return JV_OK;
 }

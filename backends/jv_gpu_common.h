@@ -33,9 +33,6 @@ int jv_gpu_code_find(const jv_gpu_code_name *table, size_t n, int code, const ch
 jv_status jv_gpu_mark_broken(char *msg, size_t cap, const char *backend, int device, const char *dev_name,
                              const char *errname, const char *errtext, jv_err *err);
 
-/* The median of v[0, n) (sorts v in place); 0 when n <= 0. */
-double jv_gpu_median(double *v, int n);
-
 /* The one workspace allocated at open on a device with free_bytes free:
  * want when that is at most 1/16 of free memory, else free/16 rounded down to
  * a MiB, never below floor. */

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jv_gpu_common.h" /* jv_gpu_median */
+#include "jv_gpu_common.h"
+#include "jv_sort.h" /* jv_median_sort */
 
 void jv_gpu_key_add(jv_gpu_key *k, int64_t v) {
     if (k->n >= JV_GPU_KEY_WORDS) {
@@ -77,7 +78,7 @@ static jv_status time_one(const jv_gpu_search_ops *o, int i, double *ms, jv_err 
         if (!launched) return o->sync(o->ctx, err); /* skipped: nothing of it stays queued */
         if (timed) JV_CHECK(o->stop(o->ctx, &t[r - JV_GPU_GEMM_WARMUP], err));
     }
-    *ms = jv_gpu_median(t, JV_GPU_GEMM_REPS);
+    *ms = jv_median_sort(t, JV_GPU_GEMM_REPS);
     return JV_OK;
 }
 

@@ -43,3 +43,14 @@ jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void
     free(tmp);
     return JV_OK;
 }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double jv_median_sort(double *v, size_t n) {
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

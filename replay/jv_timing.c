@@ -1,6 +1,7 @@
 /* jv_timing: adaptive sampling of device time (see jv_timing.h). */
 #include "jv_timing.h"
 #include "jv_progress.h" /* jv_now */
+#include "jv_sort.h"     /* jv_median_sort */
 
 #include <errno.h>
 #include <math.h>
@@ -9,16 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void jv_timing_stats(double *s, int n, double *median, double *mean, double *rsd) {
     *median = *mean = *rsd = 0;
     if (n <= 0) return;
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    *median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    *median = jv_median_sort(s, (size_t)n);
     double sum = 0;
     for (int i = 0; i < n; i++)
         sum += s[i];

@@ -9,12 +9,8 @@
 
 #include "jv_output.h"
 #include "jv_pyrepr.h"
+#include "jv_sort.h"
 #include "jv_strbuf.h"
-
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 jv_stats jv_stats_of(double *v, size_t n, int ddof) {
     jv_stats s = {NAN, NAN, NAN, NAN, NAN, 0, 0};
@@ -30,10 +26,9 @@ jv_stats jv_stats_of(double *v, size_t n, int ddof) {
     for (size_t i = 0; i < m; i++)
         ss += (v[i] - s.mean) * (v[i] - s.mean);
     s.std = m > (size_t)ddof ? sqrt(ss / (double)(m - (size_t)ddof)) : NAN;
-    qsort(v, m, sizeof *v, cmp_dbl);
+    s.median = jv_median_sort(v, m);
     s.min = v[0];
     s.max = v[m - 1];
-    s.median = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
     return s;
 }
 

@@ -33,6 +33,7 @@
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
 #include "jv_nvml.h"
+#include "jv_sort.h"
 
 typedef struct {
     int device;
@@ -622,7 +623,7 @@ static jv_status graph_body(cuda_ctx *c, cudaGraphExec_t ge, int runs, int reps,
         CU_CALL(err, "graph", cudaEventElapsedTime(&ms, c->ev0, c->ev1));
         t[i] = ms * 1e-3;
     }
-    *per_run_s = jv_gpu_median(t, reps) / runs;
+    *per_run_s = jv_median_sort(t, (size_t)reps) / runs;
     return JV_OK;
 }
 

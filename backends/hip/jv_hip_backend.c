@@ -35,6 +35,7 @@
 #include "jv_gpu_kernel.h"
 #include "jv_hip_vendor.h"
 #include "jv_rocm_smi.h"
+#include "jv_sort.h"
 
 #define HIP_WORKSPACE       ((size_t)256 << 20) /* the most our kernels are offered */
 #define HIP_WORKSPACE_FLOOR ((size_t)32 << 20)
@@ -661,7 +662,7 @@ static jv_status graph_body(hip_ctx *c, hipGraphExec_t ge, int runs, int reps, d
         JV_CHECK(events_ms(c, "graph", &ms, err));
         t[i] = ms * 1e-3;
     }
-    *per_run_s = jv_gpu_median(t, reps) / runs;
+    *per_run_s = jv_median_sort(t, (size_t)reps) / runs;
     return JV_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "jv_output.h"
 #include "jv_pyrepr.h"
 #include "jv_sha256.h"
+#include "jv_sort.h"
 #include "jv_strbuf.h"
 #include "jv_tensor.h"
 #include "jv_timeline.h"
@@ -402,7 +403,17 @@ static void test_escape(void) {
     EXPECT_STR(md(0, "a_b*c|d\ne", 0, 0), "a\\_b\\*c\\|d e");
 }
 
+/* the one median (timing samples, fleet statistics, sheet columns): odd, even, one, none; unsorted input sorted */
+static void test_median(void) {
+    double a[] = {5, 1, 4, 2, 3}, b[] = {4, 1, 3, 2}, one[] = {7}, neg[] = {-1.5, 2.5};
+    CHECK(jv_median_sort(a, 5) == 3 && a[0] == 1 && a[1] == 2 && a[4] == 5);
+    CHECK(jv_median_sort(b, 4) == 2.5 && b[0] == 1 && b[3] == 4);
+    CHECK(jv_median_sort(one, 1) == 7 && jv_median_sort(one, 0) == 0);
+    CHECK(jv_median_sort(neg, 2) == 0.5);
+}
+
 int main(void) {
+    test_median();
     test_strbuf();
     test_escape();
     test_elements();
