@@ -118,7 +118,8 @@ typedef struct jv_backend {
     /* Optional (NULL: none): the device clocks now; c->known 0 when they cannot be read. */
     jv_status (*clocks)(void *ctx, jv_clocks *c, jv_err *err);
     /* Optional (NULL: the backend has no options): sets option key to value
-     * before ops are prepared ("conv-algo", "gemm-algo" = "heuristic" | "best").
+     * before ops are prepared ("conv-algo", "gemm-algo" = "heuristic" | "best"; HIP's
+     * conv-algo also "immediate").
      * JV_ERR_NOTFOUND names an unknown key or value. */
     jv_status (*set_option)(void *ctx, const char *key, const char *value, jv_err *err);
     /* Optional (NULL: the backend cannot). Evicts the last-level cache: queues a

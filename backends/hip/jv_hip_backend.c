@@ -63,7 +63,7 @@ typedef struct {
     int (*roctx_pop)(void);
     jv_hipv vendor;               /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
     jv_gpu_gemm_cache gemm_cache; /* --gemm-algo best: hipBLASLt search results per GEMM configuration */
-    jv_gpu_cache conv_cache;      /* --conv-algo best: MIOpen Find's choices per convolution configuration */
+    jv_gpu_cache conv_cache;      /* MIOpen Find's choices per convolution configuration (not --conv-algo immediate) */
     int broken;                   /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
@@ -332,6 +332,7 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     c->vendor.ws = c->ws;
     c->vendor.gemm_cache = &c->gemm_cache;
     c->vendor.conv_cache = &c->conv_cache;
+    c->vendor.conv_mode = JV_HIPV_CONV_FIND; /* PyTorch's default (jv_hip_vendor.h) */
     say_libraries(c);
     return JV_OK;
 }
@@ -592,8 +593,9 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
-/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic (MIOpen's immediate mode, its first
- * solution) | best (jv_hipv.conv_search: MIOpen's Find, exhaustive, as PyTorch's benchmark mode) */
+/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo (jv_hipv.conv_mode) heuristic (MIOpen's Find, not
+ * exhaustive: PyTorch's default) | immediate (immediate mode's first solution: torch.backends.miopen.immediate) |
+ * best (Find, exhaustive: PyTorch's benchmark mode) */
 static jv_status hip_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
     hip_ctx *c = ctx;
     ALIVE(c, err);
@@ -608,11 +610,13 @@ static jv_status hip_set_option(void *ctx, const char *key, const char *value, j
     }
     if (!strcmp(key, "conv-algo")) {
         if (!strcmp(value, "heuristic"))
-            c->vendor.conv_search = 0;
+            c->vendor.conv_mode = JV_HIPV_CONV_FIND;
+        else if (!strcmp(value, "immediate"))
+            c->vendor.conv_mode = JV_HIPV_CONV_IMMEDIATE;
         else if (!strcmp(value, "best"))
-            c->vendor.conv_search = 1;
+            c->vendor.conv_mode = JV_HIPV_CONV_BEST;
         else
-            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv-algo is heuristic or best, not '%s'", value);
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv-algo is heuristic, immediate or best, not '%s'", value);
         return JV_OK;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no option '%s'", key);
