@@ -38,7 +38,7 @@ typedef struct {
     double host_launch_us;  /* measured at open: host time to queue one empty launch (0 unknown) */
     char uuid[48];          /* the GPU's UUID ("GPU-8c6f...", NVIDIA's form), "" where unknown */
     char pci[24];           /* its PCI address ("0000:17:00.0"), "" where unknown (the CPU) */
-    char clocks_from[24];   /* what the clocks hook reads: "NVML", "ROCm SMI", "sysfs"; "" none */
+    char clocks_from[24];   /* what the clocks hook reads: "NVML", "AMD SMI", "ROCm SMI", "sysfs"; "" none */
 } jv_device_props;
 
 /* The elementwise baseline kernels, over fp32 arrays of n elements:

@@ -1,6 +1,7 @@
 /* jv_amdgpu: what the HIP runtime does not say about an AMD GPU, read the way
- * ROCm SMI reads it: the clocks and the power from the amdgpu driver's sysfs
- * files, and the last-level cache (the Infinity Cache, which hipDeviceProp's
+ * ROCm SMI reads it: the clocks, the power and the temperature from the amdgpu
+ * driver's sysfs files (the fallback when neither AMD SMI nor ROCm SMI is
+ * usable), and the last-level cache (the Infinity Cache, which hipDeviceProp's
  * l2CacheSize leaves out) from the architecture. Plain C, no HIP: the HIP
  * backend uses it, and the unit tests run it on a fake sysfs tree anywhere.
  *
