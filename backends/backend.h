@@ -38,7 +38,7 @@ typedef struct {
     double host_launch_us;  /* measured at open: host time to queue one empty launch (0 unknown) */
     char uuid[48];          /* the GPU's UUID ("GPU-8c6f...", NVIDIA's form), "" where unknown */
     char pci[24];           /* its PCI address ("0000:17:00.0"), "" where unknown (the CPU) */
-    char clocks_from[24];   /* what the clocks hook reads: "NVML", "ROCm SMI", "sysfs"; "" none */
+    char clocks_from[24];   /* what the clocks hook reads: "NVML", "AMD SMI", "ROCm SMI", "sysfs"; "" none */
 } jv_device_props;
 
 /* The elementwise baseline kernels, over fp32 arrays of n elements:
@@ -118,7 +118,8 @@ typedef struct jv_backend {
     /* Optional (NULL: none): the device clocks now; c->known 0 when they cannot be read. */
     jv_status (*clocks)(void *ctx, jv_clocks *c, jv_err *err);
     /* Optional (NULL: the backend has no options): sets option key to value
-     * before ops are prepared ("conv-algo", "gemm-algo" = "heuristic" | "best").
+     * before ops are prepared ("conv-algo", "gemm-algo" = "heuristic" | "best"; HIP's
+     * conv-algo also "immediate").
      * JV_ERR_NOTFOUND names an unknown key or value. */
     jv_status (*set_option)(void *ctx, const char *key, const char *value, jv_err *err);
     /* Optional (NULL: the backend cannot). Evicts the last-level cache: queues a

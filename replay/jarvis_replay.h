@@ -26,7 +26,7 @@ typedef struct {
     unsigned long long seed;
     int has_seed;
     const char *bench_out, *bench_fmt, *report, *gpu_arch;
-    const char *conv_algo;                         /* heuristic (default), best */
+    const char *conv_algo;                         /* heuristic (default), immediate (HIP), best */
     const char *gemm_algo;                         /* heuristic (default), best */
     int no_graph;                                  /* --no-graph: no graph timing of short ops */
     int device_given;                              /* --device was on the command line */

@@ -21,6 +21,15 @@ static int read_file(const char *dir, const char *name, char *buf, size_t cap) {
     return n > 0;
 }
 
+/* the integer a sysfs file at path starts with into *v; 0 when it cannot be read */
+static int read_ll(const char *path, long long *v) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fscanf(f, "%lld", v) == 1;
+    fclose(f);
+    return ok;
+}
+
 /* a pp_dpm_* table ("0: 500Mhz\n1: 1700Mhz *\n", a deep-sleep level "S: 100Mhz" included): the level
  * marked '*' into *cur and the highest level into *max, MHz; 0 when no line parses or none is marked */
 static int parse_dpm(const char *text, double *cur, double *max) {
@@ -71,6 +80,40 @@ static void find_power(const char *dev, char *out, size_t cap) {
     closedir(d);
 }
 
+/* the hwmon*\/tempN_input (N 1 to 16) under dev/hwmon whose tempN_label reads "junction", else "edge", into out;
+ * "" when none (the amdgpu driver labels temp1 "edge", temp2 "junction", temp3 "mem") */
+static void find_temp(const char *dev, char *out, size_t cap) {
+    out[0] = 0;
+    char hw[600];
+    if (snprintf(hw, sizeof hw, "%s/hwmon", dev) >= (int)sizeof hw) return;
+    DIR *d = opendir(hw);
+    if (!d) return;
+    static const char *const WANT[2] = {"junction", "edge"};
+    for (int k = 0; k < 2 && !out[0]; k++) {
+        rewinddir(d);
+        struct dirent *e;
+        while (!out[0] && (e = readdir(d)) != NULL) {
+            if (strncmp(e->d_name, "hwmon", 5) != 0) continue;
+            char sub[700];
+            if (snprintf(sub, sizeof sub, "%s/%s", hw, e->d_name) >= (int)sizeof sub) continue;
+            for (int n = 1; n <= 16; n++) {
+                char name[32], label[64];
+                snprintf(name, sizeof name, "temp%d_label", n);
+                if (!read_file(sub, name, label, sizeof label)) continue;
+                label[strcspn(label, "\r\n")] = 0;
+                if (strcmp(label, WANT[k]) != 0) continue;
+                char path[760];
+                if (snprintf(path, sizeof path, "%s/temp%d_input", sub, n) >= (int)sizeof path) continue;
+                if (access(path, R_OK) == 0 && strlen(path) < cap) {
+                    snprintf(out, cap, "%s", path);
+                    break;
+                }
+            }
+        }
+    }
+    closedir(d);
+}
+
 void jv_amdgpu_open(jv_amdgpu *a, const char *root, const char *bus) {
     memset(a, 0, sizeof *a);
     if (!root || !bus || !bus[0]) return;
@@ -86,6 +129,7 @@ void jv_amdgpu_open(jv_amdgpu *a, const char *root, const char *bus) {
     if (!read_file(dev, "pp_dpm_sclk", buf, sizeof buf) || !parse_dpm(buf, &cur, &max)) return;
     snprintf(a->dev, sizeof a->dev, "%s", dev);
     find_power(dev, a->power, sizeof a->power);
+    find_temp(dev, a->temp, sizeof a->temp);
 }
 
 void jv_amdgpu_clocks(const jv_amdgpu *a, jv_clocks *c) {
@@ -98,14 +142,9 @@ void jv_amdgpu_clocks(const jv_amdgpu *a, jv_clocks *c) {
     c->sm_mhz = cur;
     c->sm_max_mhz = max;
     if (read_file(a->dev, "pp_dpm_mclk", buf, sizeof buf) && parse_dpm(buf, &cur, &max)) c->mem_mhz = cur;
-    if (a->power[0]) {
-        FILE *f = fopen(a->power, "r");
-        unsigned long long uw = 0;
-        if (f) {
-            if (fscanf(f, "%llu", &uw) == 1) c->power_w = (double)uw * 1e-6;
-            fclose(f);
-        }
-    }
+    long long v = 0;
+    if (a->power[0] && read_ll(a->power, &v)) c->power_w = (double)v * 1e-6; /* microwatts */
+    if (a->temp[0] && read_ll(a->temp, &v)) c->temp_c = (double)v * 1e-3;    /* millidegrees */
 }
 
 int64_t jv_amdgpu_llc_bytes(const char *gcn_arch, int64_t l2_bytes) {

@@ -1,6 +1,7 @@
 /* jv_amdgpu: what the HIP runtime does not say about an AMD GPU, read the way
- * ROCm SMI reads it: the clocks and the power from the amdgpu driver's sysfs
- * files, and the last-level cache (the Infinity Cache, which hipDeviceProp's
+ * ROCm SMI reads it: the clocks, the power and the temperature from the amdgpu
+ * driver's sysfs files (the fallback when neither AMD SMI nor ROCm SMI is
+ * usable), and the last-level cache (the Infinity Cache, which hipDeviceProp's
  * l2CacheSize leaves out) from the architecture. Plain C, no HIP: the HIP
  * backend uses it, and the unit tests run it on a fake sysfs tree anywhere.
  *
@@ -19,6 +20,8 @@
 typedef struct {
     char dev[512];   /* <root>/bus/pci/devices/<bus id>: the device's sysfs folder; "" when absent */
     char power[600]; /* its hwmon power file (power1_average, else power1_input; microwatts); "" when absent */
+    char temp[600];  /* its hwmon temperature file (tempN_input, millidegrees C): the one labelled "junction", else
+                      * "edge"; "" when neither */
 } jv_amdgpu;
 
 /* Finds the sysfs folder of the GPU at PCI bus id `bus` ("0000:c1:00.0", from
@@ -29,7 +32,9 @@ void jv_amdgpu_open(jv_amdgpu *a, const char *root, const char *bus);
 
 /* The clocks now: the core clock (pp_dpm_sclk: the level marked '*' is the
  * current one, the highest level the allowed maximum), the memory clock
- * (pp_dpm_mclk) and the board power (hwmon, watts; 0 unknown). c->known 0
+ * (pp_dpm_mclk), the board power (hwmon, watts; 0 unknown) and the
+ * temperature (hwmon tempN_input labelled "junction", else "edge";
+ * millidegrees in the file, degrees Celsius here; 0 unknown). c->known 0
  * when the core clock cannot be read. AMD's driver gives no throttle reasons
  * here: c->reasons stays 0 (the replay still flags a clock under 90 % of the
  * maximum). */

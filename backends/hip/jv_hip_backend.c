@@ -13,9 +13,9 @@
  * (hipErrorIllegalAddress, ...) marks the context broken: from then on every
  * call returns JV_ERR_DEVICE without touching HIP. The launch overhead is
  * measured at open (jv_gpu_measure_launch); clocks, power and temperature
- * are read through ROCm SMI (jv_rocm_smi, librocm_smi64 loaded at open)
- * where it is installed, else from the amdgpu driver's sysfs files
- * (jv_amdgpu, clocks and power). Graph
+ * are read through AMD SMI (jv_amd_smi, libamd_smi of ABI 26 loaded at open)
+ * where it is installed, else ROCm SMI (jv_rocm_smi, librocm_smi64), else
+ * the amdgpu driver's sysfs files (jv_amdgpu). Graph
  * timing captures the runs into a HIP graph; a cold sample is held by a
  * spinning kernel as on CUDA; op ranges go to roctx when libroctx64 can be
  * loaded at open (dlopen: no build dependency). */
@@ -30,6 +30,7 @@
 #include "batchnorm/batchnorm.h"         /* which implementation a traced batch norm names */
 #include "conv/conv.h"                   /* a pointwise convolution as GEMMs */
 #include "elementwise/elementwise_gpu.h" /* the baseline kernels */
+#include "jv_amd_smi.h"
 #include "jv_amdgpu.h"
 #include "jv_gpu_common.h"
 #include "jv_gpu_kernel.h"
@@ -49,8 +50,9 @@ typedef struct {
     double launch_us, host_launch_us; /* measured at open */
     int sms;
     int64_t l2_bytes, llc_bytes; /* the L2 the device reports; the last-level cache (jv_amdgpu_llc_bytes) */
-    jv_rocm_smi rsmi;            /* clocks, power, temperature through ROCm SMI (.lib NULL: absent, .why says why) */
-    jv_amdgpu smi;               /* else clocks and power from sysfs (.dev "" when unreadable) */
+    jv_amd_smi asmi;             /* clocks, power, temperature through AMD SMI (.lib NULL: absent, .why says why) */
+    jv_rocm_smi rsmi;            /* else through ROCm SMI (.lib NULL: absent or not tried, .why says why) */
+    jv_amdgpu smi;               /* else clocks, power, temperature from sysfs (.dev "" when unreadable) */
     void *ws;                    /* the one workspace, allocated at open */
     size_t ws_bytes;
     void *flush; /* 2 x the last-level cache (NULL: flush_why says why not) */
@@ -64,7 +66,7 @@ typedef struct {
     int (*roctx_pop)(void);
     jv_hipv vendor;               /* hipBLASLt, rocBLAS, MIOpen where found (dlopen) and their handles on the stream */
     jv_gpu_gemm_cache gemm_cache; /* --gemm-algo best: hipBLASLt search results per GEMM configuration */
-    jv_gpu_cache conv_cache;      /* --conv-algo best: MIOpen Find's choices per convolution configuration */
+    jv_gpu_cache conv_cache;      /* MIOpen Find's choices per convolution configuration (not --conv-algo immediate) */
     int broken;                   /* a sticky error: the context is unusable */
     char broken_msg[480];
 } hip_ctx;
@@ -147,6 +149,7 @@ static void hip_close(void *ctx) {
     if (c->ev1) (void)hipEventDestroy(c->ev1);
     if (c->stream) (void)hipStreamDestroy(c->stream);
     if (c->roctx) dlclose(c->roctx);
+    jv_amd_smi_close(&c->asmi);
     jv_rocm_smi_close(&c->rsmi);
     jv_gpu_cache_clear(&c->gemm_cache);
     jv_gpu_cache_clear(&c->conv_cache);
@@ -171,16 +174,20 @@ static void load_roctx(hip_ctx *c) {
 
 /* what the device and the install offer: one line at open (a missing library is said here, not a failure) */
 static void say_libraries(const hip_ctx *c) {
-    char clk[1000], libs[1400];
-    if (c->rsmi.lib)
-        snprintf(clk, sizeof clk, "clocks, power and temperature from ROCm SMI %s (SMI device %u%s%s)", c->rsmi.path,
-                 (unsigned)c->rsmi.index, c->rsmi.name[0] ? ": " : "", c->rsmi.name);
+    char clk[1400], libs[1400];
+    if (c->asmi.lib)
+        snprintf(clk, sizeof clk, "clocks, power and temperature from AMD SMI %s (version %s)", c->asmi.path,
+                 c->asmi.version);
+    else if (c->rsmi.lib)
+        snprintf(clk, sizeof clk, "AMD SMI %s; clocks, power and temperature from ROCm SMI %s (SMI device %u%s%s)",
+                 c->asmi.why, c->rsmi.path, (unsigned)c->rsmi.index, c->rsmi.name[0] ? ": " : "", c->rsmi.name);
     else if (c->smi.dev[0])
-        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks%s from %s", c->rsmi.why, c->smi.power[0] ? " and power" : "",
-                 c->smi.dev);
+        snprintf(clk, sizeof clk, "AMD SMI %s; ROCm SMI %s; clocks%s%s from %s", c->asmi.why, c->rsmi.why,
+                 c->smi.power[0] ? ", power" : "", c->smi.temp[0] ? ", temperature" : "", c->smi.dev);
     else
-        snprintf(clk, sizeof clk, "ROCm SMI %s; clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)",
-                 c->rsmi.why);
+        snprintf(clk, sizeof clk,
+                 "AMD SMI %s; ROCm SMI %s; clocks unknown (no readable pp_dpm_sclk under /sys/bus/pci/devices)",
+                 c->asmi.why, c->rsmi.why);
     jv_hipv_describe(&c->vendor, libs, sizeof libs);
     fprintf(stderr,
             "hip backend: device %d (%s): vendor libraries (dlopen): %s; last-level cache %lld MiB (L2 %lld MiB), "
@@ -304,8 +311,9 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
         (void)hipGetLastError();
         bus[0] = 0;
     }
-    jv_rocm_smi_open(&c->rsmi, NULL, bus);
-    if (!c->rsmi.lib) jv_amdgpu_open(&c->smi, "/sys", bus);
+    jv_amd_smi_open(&c->asmi, NULL, bus); /* AMD SMI, else ROCm SMI, else sysfs */
+    if (!c->asmi.lib) jv_rocm_smi_open(&c->rsmi, NULL, bus);
+    if (!c->asmi.lib && !c->rsmi.lib) jv_amdgpu_open(&c->smi, "/sys", bus);
     HIP_CALL(c, err, "open", hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev0));
     HIP_CALL(c, err, "open", hipEventCreate(&c->ev1));
@@ -333,6 +341,7 @@ static jv_status open_device(hip_ctx *c, int device, jv_err *err) {
     c->vendor.ws = c->ws;
     c->vendor.gemm_cache = &c->gemm_cache;
     c->vendor.conv_cache = &c->conv_cache;
+    c->vendor.conv_mode = JV_HIPV_CONV_FIND; /* PyTorch's default (jv_hip_vendor.h) */
     say_libraries(c);
     return JV_OK;
 }
@@ -364,7 +373,11 @@ static jv_status hip_props(void *ctx, jv_device_props *p, jv_err *err) {
     /* an old runtime may leave the marketing name empty: ROCm SMI's then */
     snprintf(p->name, sizeof p->name, "%.127s", dp.name[0] || !c->rsmi.name[0] ? dp.name : c->rsmi.name);
     snprintf(p->backend, sizeof p->backend, "hip");
-    snprintf(p->clocks_from, sizeof p->clocks_from, "%s", c->rsmi.lib ? "ROCm SMI" : c->smi.dev[0] ? "sysfs" : "");
+    snprintf(p->clocks_from, sizeof p->clocks_from, "%s",
+             c->asmi.lib     ? "AMD SMI"
+             : c->rsmi.lib   ? "ROCm SMI"
+             : c->smi.dev[0] ? "sysfs"
+                             : "");
     /* the memory clock and bus width give the datasheet bandwidth: named here until jv_device_props has fields */
     snprintf(p->driver, sizeof p->driver, "driver %d runtime %d; HBM %d MHz x %d bit", drv, rt,
              dp.memoryClockRate / 1000, dp.memoryBusWidth);
@@ -593,8 +606,9 @@ static jv_status hip_baseline(void *ctx, jv_base_kernel k, const float *a, const
     return JV_OK;
 }
 
-/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo heuristic (MIOpen's immediate mode, its first
- * solution) | best (jv_hipv.conv_search: MIOpen's Find, exhaustive, as PyTorch's benchmark mode) */
+/* gemm-algo heuristic | best (jv_hipv.gemm_search); conv-algo (jv_hipv.conv_mode) heuristic (MIOpen's Find, not
+ * exhaustive: PyTorch's default) | immediate (immediate mode's first solution: torch.backends.miopen.immediate) |
+ * best (Find, exhaustive: PyTorch's benchmark mode) */
 static jv_status hip_set_option(void *ctx, const char *key, const char *value, jv_err *err) {
     hip_ctx *c = ctx;
     ALIVE(c, err);
@@ -609,11 +623,13 @@ static jv_status hip_set_option(void *ctx, const char *key, const char *value, j
     }
     if (!strcmp(key, "conv-algo")) {
         if (!strcmp(value, "heuristic"))
-            c->vendor.conv_search = 0;
+            c->vendor.conv_mode = JV_HIPV_CONV_FIND;
+        else if (!strcmp(value, "immediate"))
+            c->vendor.conv_mode = JV_HIPV_CONV_IMMEDIATE;
         else if (!strcmp(value, "best"))
-            c->vendor.conv_search = 1;
+            c->vendor.conv_mode = JV_HIPV_CONV_BEST;
         else
-            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv-algo is heuristic or best, not '%s'", value);
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: conv-algo is heuristic, immediate or best, not '%s'", value);
         return JV_OK;
     }
     JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: no option '%s'", key);
@@ -623,7 +639,9 @@ static jv_status hip_clocks(void *ctx, jv_clocks *out, jv_err *err) {
     hip_ctx *c = ctx;
     memset(out, 0, sizeof *out);
     ALIVE(c, err);
-    if (c->rsmi.lib)
+    if (c->asmi.lib)
+        jv_amd_smi_clocks(&c->asmi, out);
+    else if (c->rsmi.lib)
         jv_rocm_smi_clocks(&c->rsmi, out);
     else
         jv_amdgpu_clocks(&c->smi, out);

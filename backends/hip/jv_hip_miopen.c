@@ -1,6 +1,7 @@
-/* jv_hip_miopen: the HIP backend's convolutions and batch norms on MIOpen (immediate mode: a solution per
- * direction that fits the workspace; conv-algo best: the Find API's fastest algorithm, as PyTorch's benchmark
- * mode), through the table jv_hip_vendor.c loads (see jv_hip_vendor.h). */
+/* jv_hip_miopen: the HIP backend's convolutions and batch norms on MIOpen (by default the algorithm MIOpen's Find
+ * returns without exhaustive search, as PyTorch runs it; conv-algo immediate: immediate mode's first solution that
+ * fits the workspace; conv-algo best: an exhaustive Find's fastest, as PyTorch's benchmark mode), through the table
+ * jv_hip_vendor.c loads (see jv_hip_vendor.h). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,9 +167,10 @@ static void key_tensor(jv_gpu_key *k, const jv_tensor *t) {
     }
 }
 
-/* Step s's algorithm by MIOpen's Find (exhaustive, as PyTorch's benchmark mode) on scratch copies of its three
- * operands and v->ws (ws_limit bytes): the fastest result within ws_limit (jv_gpu_fastest), from v->conv_cache when
- * this configuration was searched before. */
+/* Step s's algorithm by MIOpen's Find on scratch copies of its three operands and v->ws (ws_limit bytes), from
+ * v->conv_cache when this configuration was searched before in this mode. JV_HIPV_CONV_BEST: exhaustive, up to
+ * MI_FIND_MAX results, the fastest within ws_limit (jv_gpu_fastest) kept and the runner-up named; else (the
+ * default, as PyTorch's chooseAlgorithm with benchmark off) not exhaustive and 1 result asked: the one returned. */
 static jv_status find_step(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, const jv_operands *ops, size_t ws_limit,
                            jv_err *err) {
     /* Find's operand order: forward (x, w, y), backward data (dy, w, dx), backward weights (dy, x, dw) */
@@ -181,8 +183,11 @@ static jv_status find_step(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, cons
         o[0] = s->y, o[1] = s->w, o[2] = s->x, find = v->mi.bwd_data_find, dir = "BackwardData";
     else
         o[0] = s->y, o[1] = s->x, o[2] = s->w, find = v->mi.bwd_w_find, dir = "BackwardWeights";
+    const int exhaustive = v->conv_mode == JV_HIPV_CONV_BEST, want = exhaustive ? MI_FIND_MAX : 1;
+    const char *opt = exhaustive ? "conv-algo best" : "conv-algo heuristic";
     jv_gpu_key key;
     memset(&key, 0, sizeof key);
+    jv_gpu_key_add(&key, exhaustive);
     jv_gpu_key_add(&key, s->kind);
     jv_gpu_key_add(&key, (int64_t)ws_limit);
     for (int i = 0; i < p->key_n; i++)
@@ -192,40 +197,41 @@ static jv_status find_step(const jv_hipv *v, jv_hipv_conv *p, conv_step *s, cons
     const conv_found *had = v->conv_cache ? jv_gpu_cache_find(v->conv_cache, &key) : NULL;
     if (!had) {
         if (!v->rt.alloc || !v->rt.free || !v->rt.upload || !v->rt.zero || !v->ws)
-            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: conv-algo best: no device scratch to search on", p->name);
+            JV_FAIL(err, JV_ERR_NOTFOUND, "hip backend: %s: %s: no device scratch to search on", p->name, opt);
         void *buf[3] = {0};
         jv_status st = JV_OK;
         for (int i = 0; i < 3 && st == JV_OK; i++)
-            st = jv_hipv_scratch(v, p->name, "conv-algo best", ops, o[i], i == 2, &buf[i], err);
+            st = jv_hipv_scratch(v, p->name, opt, ops, o[i], i == 2, &buf[i], err);
         jv_miopen_perf perf[MI_FIND_MAX];
         memset(perf, 0, sizeof perf);
         int ret = 0, ms = JV_MIOPEN_STATUS_SUCCESS;
         if (st == JV_OK)
-            ms = find(v->mi_h, p->td[o[0]], buf[0], p->td[o[1]], buf[1], p->conv, p->td[o[2]], buf[2], MI_FIND_MAX,
-                      &ret, perf, v->ws, ws_limit, true);
+            ms = find(v->mi_h, p->td[o[0]], buf[0], p->td[o[1]], buf[1], p->conv, p->td[o[2]], buf[2], want, &ret, perf,
+                      v->ws, ws_limit, exhaustive != 0);
         if (st == JV_OK && v->rt.sync && v->rt.sync(v->rt.ctx, v->stream))
-            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__,
-                            "hip backend: %s: conv-algo best: stream sync failed", p->name);
+            st = jv_err_set(err, JV_ERR_INTERNAL, __FILE__, __LINE__, "hip backend: %s: %s: stream sync failed",
+                            p->name, opt);
         for (int i = 0; i < 3; i++)
             if (buf[i]) v->rt.free(v->rt.ctx, buf[i]);
         JV_CHECK(st);
         if (ms != JV_MIOPEN_STATUS_SUCCESS)
             JV_FAIL(err, JV_ERR_INTERNAL, "hip backend: %s: miopenFindConvolution%sAlgorithm failed: %s (%d)", p->name,
                     dir, mi_status(ms), ms);
-        if (ret > MI_FIND_MAX) ret = MI_FIND_MAX;
+        if (ret > want) ret = want;
         double t[MI_FIND_MAX] = {0};
         conv_found f;
         memset(&f, 0, sizeof f);
         f.offered = ret < 0 ? 0 : ret;
         for (int i = 0; i < f.offered; i++)
             if (perf[i].memory <= ws_limit && perf[i].time > 0) t[i] = perf[i].time, f.ran++;
-        int b = jv_gpu_fastest(t, f.offered);
+        /* not exhaustive: the one result, as PyTorch takes it (its time may be a database's or none) */
+        int b = exhaustive ? jv_gpu_fastest(t, f.offered) : f.offered == 1 && perf[0].memory <= ws_limit ? 0 : -1;
         if (b < 0)
             JV_FAIL(err, JV_ERR_NOTFOUND,
-                    "hip backend: %s: conv-algo best: MIOpen's Find returned no %s algorithm within the %zu MiB "
+                    "hip backend: %s: %s: MIOpen's Find returned no %s algorithm within the %zu MiB "
                     "workspace (%d returned)",
-                    p->name, dir, ws_limit >> 20, f.offered);
-        f.algo = perf[b].algo, f.ws = perf[b].memory, f.ms = t[b];
+                    p->name, opt, dir, ws_limit >> 20, f.offered);
+        f.algo = perf[b].algo, f.ws = perf[b].memory, f.ms = perf[b].time;
         t[b] = 0;
         int n = jv_gpu_fastest(t, f.offered);
         if (n >= 0) f.next_algo = perf[n].algo, f.next_ms = t[n];
@@ -343,8 +349,8 @@ static jv_status conv_miopen(const jv_hipv *v, const jv_conv_desc *g, const jv_o
     }
     for (int i = 0; i < p->nsteps; i++)
         if (p->steps[i].kind <= STEP_BWD_W)
-            JV_CHECK(v->conv_search ? find_step(v, p, &p->steps[i], ops, ws_limit, err)
-                                    : pick_solution(v, p, &p->steps[i], ws_limit, err));
+            JV_CHECK(v->conv_mode == JV_HIPV_CONV_IMMEDIATE ? pick_solution(v, p, &p->steps[i], ws_limit, err)
+                                                            : find_step(v, p, &p->steps[i], ops, ws_limit, err));
     return JV_OK;
 }
 
@@ -385,7 +391,10 @@ jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operand
     } else {
         st = conv_miopen(v, g, ops, ws_limit, p, err);
         if (st == JV_OK && impl_cap) {
-            size_t n = (size_t)snprintf(impl, impl_cap, v->conv_search ? "MIOpen Find" : "MIOpen immediate");
+            size_t n = (size_t)snprintf(impl, impl_cap, "%s",
+                                        v->conv_mode == JV_HIPV_CONV_IMMEDIATE ? "MIOpen immediate"
+                                        : v->conv_mode == JV_HIPV_CONV_BEST    ? "MIOpen Find exhaustive"
+                                                                               : "MIOpen Find");
             for (int i = 0; i < p->nsteps && n < impl_cap; i++) {
                 const conv_step *s = &p->steps[i];
                 const char *w = s->kind == STEP_FWD        ? "fwd"
@@ -393,7 +402,11 @@ jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operand
                                 : s->kind == STEP_BWD_W    ? "bwd weights"
                                 : s->kind == STEP_ADD_BIAS ? "bias"
                                                            : "bwd bias";
-                if (s->found) { /* short: a backward's two directions fit jv_result.impl (192) */
+                if (s->found && v->conv_mode != JV_HIPV_CONV_BEST) { /* the one result Find returned */
+                    const conv_found *f = &s->f;
+                    n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s %s ws %zu: %.1f us", i ? ";" : ":", w,
+                                          algo_name(s->kind, f->algo), f->ws, f->ms * 1e3);
+                } else if (s->found) { /* short: a backward's two directions fit jv_result.impl (192) */
                     const conv_found *f = &s->f;
                     n += (size_t)snprintf(impl + n, impl_cap - n, "%s %s %s ws %zu, searched %d, best of %d: %.1f us",
                                           i ? ";" : ":", w, algo_name(s->kind, f->algo), f->ws, f->offered, f->ran,

@@ -58,6 +58,16 @@ typedef struct {
     int (*sync)(void *ctx, void *stream);
 } jv_hipv_runtime;
 
+/* How a convolution's MIOpen algorithm is chosen, as PyTorch's aten/src/ATen/native/miopen/Conv_miopen.cpp
+ * (raw_miopen_convolution_*_out) chooses it:
+ * FIND: PyTorch's default (since pytorch#145294, 2025-02; torch.backends.miopen.immediate False and
+ *   cudnn.benchmark False): chooseAlgorithm -> miopenFindConvolution*Algorithm with exhaustiveSearch false and
+ *   1 result requested, run by miopenConvolution{Forward,BackwardData,BackwardWeights};
+ * IMMEDIATE: torch.backends.miopen.immediate True (before pytorch#158951: deterministic True): chooseSolution ->
+ *   the first solution miopenConvolution*GetSolution offers, compiled, run by miopenConvolution*Immediate;
+ * BEST: cudnn.benchmark True: Find with exhaustiveSearch true. */
+typedef enum { JV_HIPV_CONV_FIND = 0, JV_HIPV_CONV_IMMEDIATE = 1, JV_HIPV_CONV_BEST = 2 } jv_hipv_conv_mode;
+
 /* The three libraries and their handles on one stream. */
 typedef struct {
     jv_hipv_lib lt_lib, rb_lib, mi_lib;
@@ -72,10 +82,9 @@ typedef struct {
                                     * timed on scratch operands (jv_gpu_search), the fastest kept */
     void *ws;                      /* search: the device workspace the candidates run with */
     jv_gpu_gemm_cache *gemm_cache; /* search: the choices per configuration, reused (the backend's; NULL: none) */
-    /* convolution algorithm choice (the backend's conv-algo option; 0: immediate mode's first solution) */
-    int conv_search;          /* 1: MIOpen's Find API, exhaustive, per direction on scratch operands (PyTorch's
-                               * benchmark mode), the fastest run by miopenConvolution{Forward,BackwardData,..} */
-    jv_gpu_cache *conv_cache; /* search: Find's choice per configuration and direction (the backend's; NULL: none) */
+    /* convolution algorithm choice (the backend's conv-algo option; JV_HIPV_CONV_FIND, 0, by default) */
+    jv_hipv_conv_mode conv_mode;
+    jv_gpu_cache *conv_cache; /* Find's choice per configuration, mode and direction (the backend's; NULL: none) */
 } jv_hipv;
 
 /* Loads whichever of hipBLASLt, rocBLAS and MIOpen dlopen finds (the plain names, their SONAME versions, and the
@@ -132,12 +141,14 @@ void jv_hipv_gemm_free(const jv_hipv *v, jv_hipv_gemm *p);
 typedef struct jv_hipv_conv jv_hipv_conv;
 
 /* Plans a parsed conv call over ops. as_gemm 1: the pointwise convolution as the GEMMs of jv_conv_as_gemm on
- * hipBLASLt / rocBLAS (JV_ERR_NOTFOUND naming why when the call is not one); 0: on MIOpen's immediate mode (per
- * direction the first solution GetSolution offers that fits ws_limit, compiled here; bias added by
- * miopenConvolutionForwardBias, grad_bias by miopenConvolutionBackwardBias), or with v->conv_search per direction
- * the fastest algorithm of MIOpen's Find (exhaustive, within ws_limit, on scratch operands of the op's extents and
- * v->ws; a configuration in v->conv_cache is not searched again). impl names the path and solutions ("MIOpen
- * Find: fwd algo A NAME ws B, searched N, best of R: X us (then NAME Y us)").
+ * hipBLASLt / rocBLAS (JV_ERR_NOTFOUND naming why when the call is not one); 0: on MIOpen, per direction as
+ * v->conv_mode says: FIND (the default) the algorithm MIOpen's Find returns first with exhaustiveSearch false
+ * (1 result asked, as PyTorch asks), BEST the fastest of up to 8 results of an exhaustive Find, both within
+ * ws_limit, on scratch operands of the op's extents and v->ws (a configuration in v->conv_cache is not searched
+ * again); IMMEDIATE the first solution GetSolution offers that fits ws_limit, compiled here. Bias added by
+ * miopenConvolutionForwardBias, grad_bias by miopenConvolutionBackwardBias. impl names the path and choices
+ * ("MIOpen Find: fwd Winograd ws B: X us", "MIOpen Find exhaustive: fwd Winograd ws B, searched N, best of R: X us
+ * (Direct Y)", "MIOpen immediate: fwd solution S algo A ws B").
  * JV_ERR_NOTFOUND with the reason when MIOpen is absent ("not replayed: no MIOpen (...)") or refuses. */
 jv_status jv_hipv_conv_plan(const jv_hipv *v, const jv_desc *d, const jv_operands *ops, int as_gemm, size_t ws_limit,
                             jv_hipv_conv **out, char *impl, size_t impl_cap, jv_err *err);

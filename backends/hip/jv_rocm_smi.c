@@ -22,8 +22,7 @@ typedef int (*count_fn)(uint32_t *n);
 typedef int (*pci_fn)(uint32_t dv, uint64_t *bdfid);
 typedef int (*name_fn)(uint32_t dv, char *name, size_t len);
 
-/* dlsym returns void *; a function pointer is copied out of it byte for byte (ISO C forbids the cast) */
-static void *sym(void *lib, const char *name, size_t fnsize, void *out) {
+void *jv_smi_sym(void *lib, const char *name, size_t fnsize, void *out) {
     void *p = dlsym(lib, name);
     if (p) memcpy(out, &p, fnsize);
     return p;
@@ -66,12 +65,15 @@ int jv_rsmi_freq_parse(const unsigned char *buf, uint64_t *cur_hz, uint64_t *max
     return 0;
 }
 
-/* "0000:c1:00.0" (any case) into domain, bus, device; 0 when it does not parse */
-static int parse_bus(const char *bus, unsigned *dom, unsigned *b, unsigned *dev) {
-    unsigned fn = 0;
+int jv_smi_parse_bus(const char *bus, unsigned *dom, unsigned *b, unsigned *dev, unsigned *fn) {
     char tail = 0;
-    if (!bus || sscanf(bus, "%x:%x:%x.%x%c", dom, b, dev, &fn, &tail) != 4) return 0;
-    return *b <= 0xff && *dev <= 0x1f;
+    if (!bus || sscanf(bus, "%x:%x:%x.%x%c", dom, b, dev, fn, &tail) != 4) return 0;
+    return *b <= 0xff && *dev <= 0x1f && *fn <= 7;
+}
+
+void jv_smi_where(void *sym, char *path, size_t cap) {
+    Dl_info info;
+    if (sym && dladdr(sym, &info) && info.dli_fname) snprintf(path, cap, "%s", info.dli_fname);
 }
 
 /* gives up: shuts down what was initialized, unloads, keeps why */
@@ -86,23 +88,20 @@ static void fail(jv_rocm_smi *s, const char *why_in) {
     memcpy(s->why, why, sizeof why);
 }
 
-/* dlopen of lib, or of the default names in the default path, $ROCM_PATH/lib, /opt/rocm/lib */
-static void *load(const char *lib, char *path, size_t cap) {
+void *jv_smi_load(const char *lib, const char *const *names, size_t n, char *path, size_t cap) {
     if (lib) {
         snprintf(path, cap, "%s", lib);
         return dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     }
-    static const char *const NAMES[] = {"librocm_smi64.so", "librocm_smi64.so.7", "librocm_smi64.so.6",
-                                        "librocm_smi64.so.5", "librocm_smi64.so.1"};
     const char *rocm = getenv("ROCM_PATH");
     const char *dirs[] = {"", rocm && rocm[0] ? rocm : NULL, "/opt/rocm"};
     for (int d = 0; d < 3; d++) {
         if (!dirs[d]) continue;
-        for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+        for (size_t i = 0; i < n; i++) {
             if (dirs[d][0])
-                snprintf(path, cap, "%s/lib/%s", dirs[d], NAMES[i]);
+                snprintf(path, cap, "%s/lib/%s", dirs[d], names[i]);
             else
-                snprintf(path, cap, "%s", NAMES[i]);
+                snprintf(path, cap, "%s", names[i]);
             void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
             if (h) return h;
         }
@@ -112,13 +111,15 @@ static void *load(const char *lib, char *path, size_t cap) {
 
 void jv_rocm_smi_open(jv_rocm_smi *s, const char *lib, const char *bus) {
     memset(s, 0, sizeof *s);
-    unsigned dom = 0, b = 0, dev = 0;
-    if (!parse_bus(bus, &dom, &b, &dev)) {
+    unsigned dom = 0, b = 0, dev = 0, fn = 0;
+    if (!jv_smi_parse_bus(bus, &dom, &b, &dev, &fn)) {
         snprintf(s->why, sizeof s->why, "not used: no PCI bus id for the device ('%.40s')", bus ? bus : "");
         return;
     }
     char path[sizeof s->path];
-    void *h = load(lib, path, sizeof path);
+    static const char *const NAMES[] = {"librocm_smi64.so", "librocm_smi64.so.7", "librocm_smi64.so.6",
+                                        "librocm_smi64.so.5", "librocm_smi64.so.1"};
+    void *h = jv_smi_load(lib, NAMES, sizeof NAMES / sizeof NAMES[0], path, sizeof path);
     if (!h) {
         if (lib)
             snprintf(s->why, sizeof s->why, "not found (%.200s)", lib);
@@ -139,20 +140,18 @@ void jv_rocm_smi_open(jv_rocm_smi *s, const char *lib, const char *bus) {
     void *outs[] = {&init, &s->shut_down, &count, &pci, &s->clk};
     size_t sizes[] = {sizeof init, sizeof s->shut_down, sizeof count, sizeof pci, sizeof s->clk};
     for (int i = 0; i < 5; i++)
-        if (!sym(h, need[i], sizes[i], outs[i])) {
+        if (!jv_smi_sym(h, need[i], sizes[i], outs[i])) {
             char why[sizeof s->why];
             snprintf(why, sizeof why, "%.200s lacks %s: not used", s->path, need[i]);
             s->shut_down = NULL; /* not initialized: nothing to shut down */
             fail(s, why);
             return;
         }
-    sym(h, "rsmi_dev_name_get", sizeof name, &name);
-    sym(h, "rsmi_dev_power_ave_get", sizeof s->power_ave, &s->power_ave);
-    sym(h, "rsmi_dev_current_socket_power_get", sizeof s->power_socket, &s->power_socket);
-    sym(h, "rsmi_dev_temp_metric_get", sizeof s->temp, &s->temp);
-    Dl_info info;
-    void *first = dlsym(h, "rsmi_init");
-    if (first && dladdr(first, &info) && info.dli_fname) snprintf(s->path, sizeof s->path, "%s", info.dli_fname);
+    jv_smi_sym(h, "rsmi_dev_name_get", sizeof name, &name);
+    jv_smi_sym(h, "rsmi_dev_power_ave_get", sizeof s->power_ave, &s->power_ave);
+    jv_smi_sym(h, "rsmi_dev_current_socket_power_get", sizeof s->power_socket, &s->power_socket);
+    jv_smi_sym(h, "rsmi_dev_temp_metric_get", sizeof s->temp, &s->temp);
+    jv_smi_where(dlsym(h, "rsmi_init"), s->path, sizeof s->path);
     int (*shut)(void) = s->shut_down;
     s->shut_down = NULL;
     char why[sizeof s->why];

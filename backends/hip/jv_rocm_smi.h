@@ -25,9 +25,10 @@
  * zeroed buffer larger than both, and jv_rsmi_freq_parse tells the layouts
  * apart by their contents (below): no version guess, no write past a buffer.
  *
- * amdsmi (libamd_smi, the newer library) is not used: its clock and power
- * structs changed between releases too and it needs socket and processor
- * handles; ROCm 6 and 7 still ship librocm_smi64. */
+ * AMD SMI (libamd_smi, jv_amd_smi) is tried first where present; this is
+ * the fallback for installs without it or with an AMD SMI of another ABI.
+ * The helpers at the end (bus id parsing, the library search, dlsym) are the
+ * one copy both SMI loaders use. */
 #ifndef JV_ROCM_SMI_H
 #define JV_ROCM_SMI_H
 
@@ -83,5 +84,22 @@ void jv_rocm_smi_close(jv_rocm_smi *s);
  * the word at 8 is the current index (< 33), in layout 5 it is the low half
  * of a frequency in Hz (>= 1e6). */
 int jv_rsmi_freq_parse(const unsigned char *buf, uint64_t *cur_hz, uint64_t *max_hz);
+
+/* ---- shared by the SMI loaders (jv_rocm_smi, jv_amd_smi) ---- */
+
+/* "0000:c1:00.0" (any case) into its domain, bus, device and function; 0 when it does not parse. */
+int jv_smi_parse_bus(const char *bus, unsigned *dom, unsigned *b, unsigned *dev, unsigned *fn);
+
+/* dlopen (RTLD_NOW | RTLD_LOCAL) of lib when given; else of names[0..n) in the loader's search path, then under
+ * $ROCM_PATH/lib and /opt/rocm/lib, the first that loads. path receives what was asked of dlopen. NULL when none
+ * loads. */
+void *jv_smi_load(const char *lib, const char *const *names, size_t n, char *path, size_t cap);
+
+/* dlsym of name in lib, the function pointer copied into out (fnsize bytes: ISO C has no cast from void * to a
+ * function pointer); returns the symbol, NULL (out untouched) when absent. */
+void *jv_smi_sym(void *lib, const char *name, size_t fnsize, void *out);
+
+/* The file the symbol sym of a loaded library came from (dladdr) into path, when dladdr says. */
+void jv_smi_where(void *sym, char *path, size_t cap);
 
 #endif

@@ -26,16 +26,18 @@ typedef struct {
     double lt_cost[JV_GPU_GEMM_CANDIDATES];
     int lt_runs[JV_GPU_GEMM_CANDIDATES], lt_last; /* launches per candidate; the last one launched */
     double clock_ms, t0_ms;                       /* the simulated device clock; the start event's reading */
-    int compiled[3]; /* MIOpen: immediate-mode solutions compiled per direction (reset at each plan) */
-    /* MIOpen's Find (conv-algo best): it offers the first find_n of HIPF_FIND_ALGOS (per direction), algorithm k
-     * taking find_ms[k] ms and find_ws[k] bytes of workspace (one over the workspace given is not considered, as
-     * MIOpen does); each considered one is run once per Find (find_tried) on the operands handed over; results come
-     * sorted, fastest first. The run calls accept only an algorithm Find returned on this handle (found), with its
+    int compiled[3];                              /* MIOpen: immediate-mode solutions compiled per direction */
+    int get_solutions[3]; /* MIOpen: miopenConvolution*GetSolution calls per direction (immediate mode) */
+    /* MIOpen's Find (the default, conv-algo heuristic, not exhaustive; conv-algo best, exhaustive): it offers the first
+     * find_n of HIPF_FIND_ALGOS (per direction), algorithm k taking find_ms[k] ms and find_ws[k] bytes of workspace
+     * (one over the workspace given is not considered, as MIOpen does); each considered one is run once per Find
+     * (find_tried) on the operands handed over; results come sorted, fastest first, at most the number asked (find_req:
+     * the last call's). The run calls accept only an algorithm Find returned on this handle (found), with its
      * workspace, alpha 1 and beta 0, and record it (run_algo). */
     int find_n;
     double find_ms[4];
     size_t find_ws[4];
-    int find_calls[3], find_tried[3][4], find_exhaustive, found[3][4], run_algo[3];
+    int find_calls[3], find_tried[3][4], find_exhaustive, find_req, found[3][4], run_algo[3];
 } hipf_state;
 
 /* the algorithms the fake Find offers, as MIOpen's enums number them: GEMM 0, Direct 1, Winograd 3, ImplicitGEMM 5

@@ -177,6 +177,7 @@ static int naive_conv(int dir, const f_conv *c, const f_tensor *xd, void *x, con
 /* two solutions per direction: the first needs more workspace than any plan offers, the second 4096 bytes */
 #define SOL_ID(dir) (200u + (unsigned)(dir))
 static int get_sol(int dir, size_t max, size_t *count, jv_miopen_solution *s) {
+    F.get_solutions[dir]++;
     if (max < 2) return 3;
     memset(s, 0, 2 * sizeof *s);
     s[0].workspace_size = (size_t)1 << 40, s[0].solution_id = 100u + (unsigned)dir, s[0].algorithm = 1;
@@ -248,6 +249,7 @@ static int find_dir(int dir, void *c, void *xd, void *x, void *wd, void *w, void
     if (e) return e;
     F.find_calls[dir]++;
     F.find_exhaustive = exhaustive;
+    F.find_req = req;
     if (req < 1 || F.find_n < 1 || F.find_n > 4) return 3;
     jv_miopen_perf r[4];
     int n = 0;

@@ -1,7 +1,9 @@
 /* test_amdgpu: backends/hip/jv_amdgpu on a fake sysfs tree made here (the
  * files the amdgpu driver writes, in its format: pp_dpm_sclk with a
  * deep-sleep level and the current level marked '*', pp_dpm_mclk, hwmon
- * power in microwatts), and the last-level cache by architecture. Runs
+ * power in microwatts, hwmon temperatures in millidegrees with their labels
+ * "edge", "junction", "mem" as amdgpu writes them), and the last-level cache
+ * by architecture. Runs
  * anywhere: no ROCm, no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,12 @@ static void put(const char *rel, const char *text) {
     fclose(f);
 }
 
+static int unlink_rel(const char *rel) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    return unlink(path);
+}
+
 static void mk(const char *rel) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -42,6 +50,13 @@ static void tree(void) {
     mk(DEV "/hwmon");
     mk(DEV "/hwmon/hwmon4");
     put(DEV "/hwmon/hwmon4/power1_input", "512000000\n");
+    /* amdgpu's labels; the junction one is not temp1, and the memory one is hotter than both */
+    put(DEV "/hwmon/hwmon4/temp1_label", "edge\n");
+    put(DEV "/hwmon/hwmon4/temp1_input", "41000\n");
+    put(DEV "/hwmon/hwmon4/temp2_label", "junction\n");
+    put(DEV "/hwmon/hwmon4/temp2_input", "67500\n");
+    put(DEV "/hwmon/hwmon4/temp3_label", "mem\n");
+    put(DEV "/hwmon/hwmon4/temp3_input", "88000\n");
 }
 
 int main(void) {
@@ -64,7 +79,22 @@ int main(void) {
     CHECK(c.sm_max_mhz == 2100);
     CHECK(c.mem_mhz == 1300);
     CHECK(c.power_w > 511.9 && c.power_w < 512.1);
+    CHECK(strstr(a.temp, "hwmon4/temp2_input") != NULL);
+    CHECK_MSG(c.temp_c > 67.49 && c.temp_c < 67.51, "temperature %.3f C, want 67.5 (junction, millidegrees)", c.temp_c);
     CHECK(c.reasons == 0);
+
+    /* no junction sensor (an older board): the edge one, never the memory one */
+    CHECK(unlink_rel(DEV "/hwmon/hwmon4/temp2_label") == 0);
+    jv_amdgpu_open(&a, root, "0000:c1:00.0");
+    jv_amdgpu_clocks(&a, &c);
+    CHECK_MSG(c.temp_c > 40.99 && c.temp_c < 41.01, "temperature %.3f C, want 41 (edge)", c.temp_c);
+    /* neither label: temperature unknown (0), the clocks still read */
+    CHECK(unlink_rel(DEV "/hwmon/hwmon4/temp1_label") == 0);
+    jv_amdgpu_open(&a, root, "0000:c1:00.0");
+    CHECK(a.temp[0] == 0);
+    jv_amdgpu_clocks(&a, &c);
+    CHECK(c.known == 1 && c.temp_c == 0);
+    put(DEV "/hwmon/hwmon4/temp2_label", "junction\n");
 
     /* the deep-sleep level marked (an idle GPU): the current clock is that level's */
     put(DEV "/pp_dpm_sclk", "S: 131Mhz *\n0: 500Mhz\n1: 1310Mhz\n2: 2100Mhz\n");

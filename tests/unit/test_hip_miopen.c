@@ -7,10 +7,14 @@
  * batch norm (training and eval forward, training backward with masked
  * grads). Wrong mappings must fail: the fake ignoring the dilation or
  * dropping the strides (so channels_last reads as NCHW) makes the comparison
- * fail. conv-algo best: MIOpen's Find over a fake offering four algorithms of
- * different simulated times (one over the workspace): each that fits is run,
- * the fastest is kept, named in impl and run, the cache spares a second
- * search, and every convolution case still verifies through it. */
+ * fail. The cases run in immediate mode (conv-algo immediate), then through
+ * MIOpen's Find over a fake offering four algorithms of different simulated
+ * times (one over the workspace): conv-algo best (exhaustive) runs each that
+ * fits and keeps the fastest, named in impl and run, the cache sparing a
+ * second search; the default (conv-algo heuristic) must call Find as PyTorch
+ * does with benchmark off (exhaustiveSearch false, 1 result asked, never
+ * GetSolution) and run the algorithm it returns; every convolution case
+ * verifies through each path. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +32,11 @@ int main(void) {
 
     /* convolution on MIOpen; 1x1 convolutions as GEMMs on hipBLASLt */
     fake_vendor(&v, 1, 0, 1);
+    CHECK(v.conv_mode == JV_HIPV_CONV_FIND); /* the default: a zeroed jv_hipv, as the backend sets it */
+    v.conv_mode = JV_HIPV_CONV_IMMEDIATE;
     F.mi_calls = 0;
     run_all(&v, K_CONV, CONVS, NCONVS, "MIOpen immediate", "MIOpen");
+    CHECK(F.get_solutions[0] > 0 && F.get_solutions[1] > 0 && F.get_solutions[2] > 0 && F.find_calls[0] == 0);
     CHECK(F.mi_calls >= NCONVS);
     run_all(&v, K_CONV_GEMM, CONV_GEMMS, NCONV_GEMMS, "hipBLASLt 1x1 conv GEMM", "conv GEMM");
     refused(&v, K_CONV_GEMM, &CONVS[0], "not a pointwise convolution");
@@ -77,7 +84,7 @@ int main(void) {
         memset(&cache, 0, sizeof cache);
         void *dev_ws = calloc(1, FAKE_WS);
         CHECK(dev_ws != NULL);
-        v.conv_search = 1, v.ws = dev_ws, v.conv_cache = &cache;
+        v.conv_mode = JV_HIPV_CONV_BEST, v.ws = dev_ws, v.conv_cache = &cache;
         const double ms[4] = {0.030, 0.025, 0.012, 0.008};
         const size_t ws[4] = {0, 4096, 4096, 2 * FAKE_WS};
         F.find_n = 4;
@@ -92,10 +99,10 @@ int main(void) {
         int ok = fwd && run_quiet(&pc, fwd, msg, sizeof msg);
         CHECK_MSG(ok, "searched conv fwd fp32 NCHW: %s", msg);
         printf("%-10s %-48s %-5s [%s]\n", "find", "conv fwd fp32 NCHW", ok ? "OK" : "WRONG", pc.impl);
-        CHECK_MSG(strstr(pc.impl, "MIOpen Find: fwd Winograd ws 4096, searched 3, best of 3: 12.0 us (Direct 25.0)") !=
-                      NULL,
+        CHECK_MSG(strstr(pc.impl, "MIOpen Find exhaustive: fwd Winograd ws 4096, searched 3, best of 3: 12.0 us "
+                                  "(Direct 25.0)") != NULL,
                   "impl: %s", pc.impl);
-        CHECK_MSG(F.find_calls[0] == 1 && F.find_exhaustive == 1 && F.find_tried[0][0] == 1 &&
+        CHECK_MSG(F.find_calls[0] == 1 && F.find_exhaustive == 1 && F.find_req == 8 && F.find_tried[0][0] == 1 &&
                       F.find_tried[0][1] == 1 && F.find_tried[0][2] == 1 && F.find_tried[0][3] == 0,
                   "Find calls %d, exhaustive %d, tried %d %d %d %d", F.find_calls[0], F.find_exhaustive,
                   F.find_tried[0][0], F.find_tried[0][1], F.find_tried[0][2], F.find_tried[0][3]);
@@ -116,18 +123,47 @@ int main(void) {
         CHECK(F.find_calls[1] == 1 && F.find_calls[2] == 1 && F.run_algo[1] == 0 && F.run_algo[2] == 0);
         F.find_ms[0] = 0.030;
         jv_gpu_cache_clear(&cache);
-        run_all(&v, K_CONV, CONVS, NCONVS, "MIOpen Find", "find");
+        run_all(&v, K_CONV, CONVS, NCONVS, "MIOpen Find exhaustive:", "find");
         CHECK(F.find_tried[0][3] == 0 && F.run_algo[0] == 3 && cache.n > 3);
         /* nothing fits the workspace: refused, named */
         jv_gpu_cache_clear(&cache);
         for (int k = 0; k < 4; k++)
             F.find_ws[k] = 2 * FAKE_WS;
         refused(&v, K_CONV, fwd, "conv-algo best: MIOpen's Find returned no Forward algorithm within the 1 MiB");
-        /* the heuristic (the default): immediate mode's first fitting solution, no Find */
-        v.conv_search = 0;
+        /* the default (conv-algo heuristic), as PyTorch's chooseAlgorithm with benchmark off: Find, not
+         * exhaustive, 1 result asked, the one returned run by miopenConvolution*; no GetSolution (immediate mode) */
+        memcpy(F.find_ws, ws, sizeof ws);
+        jv_gpu_cache_clear(&cache);
+        v.conv_mode = JV_HIPV_CONV_FIND;
+        memset(F.find_calls, 0, sizeof F.find_calls);
+        memset(F.get_solutions, 0, sizeof F.get_solutions);
+        memset(F.run_algo, 0xff, sizeof F.run_algo);
+        F.find_exhaustive = -1, F.find_req = 0;
+        ok = fwd && run_quiet(&pc, fwd, msg, sizeof msg);
+        CHECK_MSG(ok, "default conv fwd fp32 NCHW: %s", msg);
+        printf("%-10s %-48s %-5s [%s]\n", "default", "conv fwd fp32 NCHW", ok ? "OK" : "WRONG", pc.impl);
+        CHECK_MSG(F.find_calls[0] == 1 && F.find_exhaustive == 0 && F.find_req == 1 && F.get_solutions[0] == 0,
+                  "default: Find calls %d, exhaustive %d, asked %d, GetSolution calls %d", F.find_calls[0],
+                  F.find_exhaustive, F.find_req, F.get_solutions[0]);
+        CHECK_MSG(F.run_algo[0] == 3 && strstr(pc.impl, "MIOpen Find: fwd Winograd ws 4096: 12.0 us") != NULL,
+                  "default: ran algorithm %d, impl %s", F.run_algo[0], pc.impl);
+        ok = bwd && run_quiet(&pc, bwd, msg, sizeof msg);
+        CHECK_MSG(ok && F.find_calls[1] == 1 && F.find_calls[2] == 1 && F.find_exhaustive == 0 &&
+                      F.get_solutions[1] == 0 && F.get_solutions[2] == 0 && F.run_algo[1] == 3 && F.run_algo[2] == 3,
+                  "default bwd: %s; Find calls %d %d, GetSolution %d %d, ran %d %d", msg, F.find_calls[1],
+                  F.find_calls[2], F.get_solutions[1], F.get_solutions[2], F.run_algo[1], F.run_algo[2]);
+        run_all(&v, K_CONV, CONVS, NCONVS, "MIOpen Find:", "default");
+        CHECK(F.find_exhaustive == 0 && F.get_solutions[0] == 0 && F.get_solutions[1] == 0 && F.get_solutions[2] == 0);
+        /* nothing within the workspace: refused, named for the option in force */
+        jv_gpu_cache_clear(&cache);
+        for (int k = 0; k < 4; k++)
+            F.find_ws[k] = 2 * FAKE_WS;
+        refused(&v, K_CONV, fwd, "conv-algo heuristic: MIOpen's Find returned no Forward algorithm within the 1 MiB");
+        /* conv-algo immediate: no Find */
+        v.conv_mode = JV_HIPV_CONV_IMMEDIATE;
         int calls = F.find_calls[0];
-        run_all(&v, K_CONV, fwd, 1, "MIOpen immediate", "heuristic");
-        CHECK(F.find_calls[0] == calls);
+        run_all(&v, K_CONV, fwd, 1, "MIOpen immediate", "immediate");
+        CHECK(F.find_calls[0] == calls && F.get_solutions[0] > 0);
         F.find_n = 0;
         jv_gpu_cache_clear(&cache);
         free(dev_ws);
