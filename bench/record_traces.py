@@ -10,7 +10,9 @@
 
 Each is warmed up (--warmup steps, default 3: cuDNN/cuBLAS handles, algorithm choice, allocator), then one
 step is profiled with CPU and CUDA activities and record_shapes=True, cuDNN's default heuristics
-(torch.backends.cudnn.benchmark stays False, as jarvis-replay's --conv-algo heuristic assumes).
+(torch.backends.cudnn.benchmark left at PyTorch's default: False on CUDA, as jarvis-replay's --conv-algo
+heuristic assumes; on ROCm, PyTorch 1.13 to 2.6 defaulted it to True, an exhaustive MIOpen Find, which
+--conv-algo best replays).
 
 The trace is scrubbed before it is written: the top-level keys that name the machine or the path
 (traceName, distributedInfo, and any other key outside the Kineto schema's list below) are dropped, and the

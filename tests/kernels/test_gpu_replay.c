@@ -386,7 +386,7 @@ static void run_baseline(gpu_run *g, const jv_device_props *p) {
 }
 
 /* an algorithm search option (--conv-algo / --gemm-algo best), then the cases of its family again; a backend
- * other than cuda may refuse one it does not implement (hip: conv-algo best), naming it */
+ * may refuse one it does not implement (without its vendor library), naming it */
 static void run_search(gpu_run *g, const jv_device_props *p, jv_opcall *calls, const char *key, int family) {
     jv_err err;
     jv_err_clear(&err);
