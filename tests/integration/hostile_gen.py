@@ -145,6 +145,36 @@ def gen_chains(path, n=200000):
     gen_nested(path, n, 255)
 
 
+def gen_example_trees(path):
+    """chains of nested ops for the category data's call trees (category_data/*_tree_data.json): aten::mm chains
+    of depth 120 and 105 (the outer op claims every kernel below it: its example holds 359 and 314 events, over
+    the cap of 300), 30 aten::mm chains of depths 2..31 (whole subtrees; in the first, one launch owns two
+    kernels that start together), and a chain of 10 trtllm::cublas_scaled_mm (a GEMM without a perf model, so
+    its kernels make the synthetic rows k0 and k1, each with a kernel as its example). Each op launches a kernel before
+    its child op starts. Returns the event list: an event's UID is its index in it."""
+    ev = []
+
+    def chain(n, base, name, dims, corr0):
+        for j in range(n):
+            ts = base + 10 * j
+            ev.append(op(name, ts, 20 * n - 10 * j, dims=dims))
+            ev.append(launch(ts + 1, corr0 + j))
+            ev.append(kernel("k%d" % (j % 2), base + 20 * n + 10 * j, 5, corr0 + j))
+        return base + 40 * n + 1000
+
+    base = chain(120, 1000, "aten::mm", [[1, 3], [3, 3]], 1)
+    base = chain(105, base, "aten::mm", [[2, 3], [3, 3]], 1001)
+    for k in range(30):
+        base = chain(2 + k, base, "aten::mm", [[10 + k, 3], [3, 3]], 2001 + 100 * k)
+        if k == 0:  # the last launch's kernel, and a second one on stream 8 starting with it
+            twin = dict(ev[-1], tid=8)
+            twin["args"] = dict(twin["args"], stream=8)
+            ev.append(twin)
+    chain(10, base, "trtllm::cublas_scaled_mm", [[7, 3], [3, 3]], 9001)
+    write(path, doc(ev))
+    return ev
+
+
 def gen_threads(path, n=200000):
     """n cpu ops on n distinct threads"""
     ev = [op("aten::op", 1000 + i, 5, tid=i + 1) for i in range(n)]
