@@ -181,15 +181,23 @@ def gen_threads(path, n=200000):
     write(path, doc(ev))
 
 
-def gen_one_corr(path, n=1000000):
-    """n kernels sharing one correlation id with one launch (a graph launch gone wrong)"""
+def one_corr_dur(i, varied):
+    """gen_one_corr's duration of kernel i (us)"""
+    return 1 + (i * 7919) % 97 if varied else 5
+
+
+def gen_one_corr(path, n=1000000, varied=False):
+    """n kernels sharing one correlation id with one launch (a graph launch gone wrong); kernel i is named
+    k<i mod 3> and lasts 5 us, or with varied one_corr_dur(i, True) (1..97 us)"""
     with gzip.open(path, 'wt', compresslevel=1) as f:
         f.write('{"traceEvents": [')
-        f.write(json.dumps(op("aten::x", 1000, 10 * n + 100, dims=[[2, 2]])) + ',')
+        step = 100 if varied else 10  # no kernel overlaps the next
+        f.write(json.dumps(op("aten::x", 1000, step * n + 100, dims=[[2, 2]])) + ',')
         f.write(json.dumps(launch(1001, 5)))
         for i in range(n):
-            f.write(',{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":5,'
-                    '"args":{"device":0,"stream":7,"correlation":5}}' % (i % 3, 1005 + 10 * i))
+            f.write(',{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":%d,'
+                    '"args":{"device":0,"stream":7,"correlation":5}}'
+                    % (i % 3, 1005 + step * i, one_corr_dur(i, varied)))
         f.write(']}')
 
 
