@@ -175,6 +175,25 @@ def gen_example_trees(path):
     return ev
 
 
+def gen_fusion_holders(path, blocks=3):
+    """`blocks` my::block ops, block b nested under b + 1 my::outer ops, each block holding four elementwise ops
+    (aten::add, aten::mul) of one small kernel each: one fusion candidate, my::block (the nearest op above the
+    elementwise instances), with `blocks` instances and 4 * blocks kernels"""
+    ev, corr, ts = [], 1, 1000
+    for b in range(blocks):
+        for w in range(b + 1):
+            ev.append(op("my::outer", ts + w, 1000 - 2 * w))
+        t0 = ts + 100
+        ev.append(op("my::block", t0, 300))
+        for k, name in enumerate(("aten::add", "aten::mul", "aten::add", "aten::mul")):
+            t = t0 + 10 + 60 * k
+            ev += [op(name, t, 50, dims=[[64, 64], [64, 64]]), launch(t + 1, corr),
+                   kernel("elementwise_kernel_" + name[6:], t + 5, 3, corr)]
+            corr += 1
+        ts += 2000
+    write(path, doc(ev))
+
+
 def gen_threads(path, n=200000):
     """n cpu ops on n distinct threads"""
     ev = [op("aten::op", 1000 + i, 5, tid=i + 1) for i in range(n)]

@@ -9,11 +9,15 @@ by the cap at the end, in UID order), each with its depth below the example and 
 descendants in UID order are kept, the rest counted in subtree_nodes_left_out. A wrong depth, a missing or
 extra node, a wrong order or a wrong left-out count fails.
 
+Also the fusion candidates found through parent ops (category_findings/elementwise_findings.md): the holder of
+an elementwise instance is the nearest op above it (hostile_gen.gen_fusion_holders).
+
 usage: test_category_trees.py PATH/TO/jarvis-analyze
 """
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -96,8 +100,6 @@ for i, p in enumerate(parent):
         children[p].append(i)
 
 out = os.path.join(T, 'out')
-import subprocess  # noqa: E402
-
 p = subprocess.run([BIN, '-q', trace, '-o', out], capture_output=True, text=True, timeout=300)
 check(p.returncode == 0, 'jarvis-analyze exits 0', p.returncode, p.stderr[-600:])
 examples = []
@@ -133,6 +135,19 @@ for cat, o in examples:
     leaves += not nodes and len(chain) >= 2
     ties += any(ev[a]['ts'] == ev[b]['ts'] and parent[a] == parent[b] for a, b in zip(
         [n[0] for n in nodes], [n[0] for n in nodes][1:]))
+
+# the fusion candidates through parent ops (no nn.Module events): the holder of each elementwise instance is the
+# nearest op above it (my::block, under one to three my::outer ops)
+fus = os.path.join(T, 'fusion.json')
+gen.gen_fusion_holders(fus)
+p = subprocess.run([BIN, '-q', fus, '-o', os.path.join(T, 'fusion')], capture_output=True, text=True, timeout=300)
+if check(p.returncode == 0, 'fusion: exit 0', p.returncode, p.stderr[-600:]):
+    with open(os.path.join(T, 'fusion', 'category_findings', 'elementwise_findings.md'), encoding='utf-8') as f:
+        md = f.read()
+    rows = [[c.strip() for c in line.split('|')[1:-1]] for line in md.split('## Fusion candidates', 1)[-1].split('\n')
+            if line.startswith('| 1 ') or line.startswith('| 2 ')]
+    check([r[1:4] for r in rows] == [['`my::block`', '3', '12']],
+          'fusion: one candidate, my::block, 3 instances, 12 kernels', rows)
 
 # the trace holds what the checks above need, so they cannot pass on empty trees
 check(capped == 2, '2 examples hold more than the cap', capped)
