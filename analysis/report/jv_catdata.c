@@ -141,9 +141,8 @@ typedef struct {
     size_t n, cap;
     uint64_t left_out;
     /* collect_subtrees' bookkeeping, for the row that owns the example event (the first row naming it) */
-    uint32_t up, dist;           /* the nearest example row strictly above ev and the steps to it (JV_NONE32: none) */
-    uint32_t skip_up, skip_dist; /* the same, path-compressed past rows whose subtree is full */
-    uint64_t desc;               /* events below ev */
+    uint32_t up, dist; /* the nearest example row strictly above ev and the steps to it (JV_NONE32: none) */
+    uint64_t desc;     /* events below ev */
 } texample;
 
 static int add_repr(cJSON *o, const jv_trace *tr, const char *key, uint32_t raw) {
@@ -341,8 +340,7 @@ static jv_status resolve(sub_ctx *c, uint32_t i) {
         uint32_t steps = pq == JV_NONE32 ? 0 : c->dist_incl[pq] + 1u;
         if (jv_map_get(c->slot, q, &r)) {
             c->xs[r].up = above;
-            c->xs[r].dist = c->xs[r].skip_dist = steps;
-            c->xs[r].skip_up = above;
+            c->xs[r].dist = steps;
             c->rorder[c->nr++] = r;
             c->incl[q] = r;
             c->dist_incl[q] = 0;
@@ -355,26 +353,11 @@ static jv_status resolve(sub_ctx *c, uint32_t i) {
     return JV_OK;
 }
 
-/* the nearest row at or above row r (via its skip links) whose subtree is not full; *d grows by the steps
- * passed. Path halving keeps the skips short: full rows stay full, so a skip past them stays right. */
-static uint32_t open_row(texample *xs, uint32_t r, uint32_t *d) {
-    while (r != JV_NONE32 && xs[r].n >= SUBTREE_CAP) {
-        uint32_t u = xs[r].skip_up;
-        if (u != JV_NONE32 && xs[u].n >= SUBTREE_CAP) {
-            xs[r].skip_dist += xs[u].skip_dist;
-            xs[r].skip_up = xs[u].skip_up;
-        }
-        *d += xs[r].skip_dist;
-        r = xs[r].skip_up;
-    }
-    return r;
-}
-
 /* The subtrees of every example op of the four categories, in one pass over all events in index order: each
- * event's nearest example row above it is memoized (resolve), and the event is added to each example above
- * it whose subtree is not full yet, passing the full ones by path-compressed skips; the events left out of an
- * example are counted afterwards from the number of its descendants. O(n + the nodes kept), not
- * O(n x depth). */
+ * event's nearest example row above it is memoized (resolve), and the event is added to the examples above it,
+ * nearest first, up to the first whose subtree is full: every node an example gets, the examples above it get
+ * too until they are full, so above a full example all are full. The events left out of an example are counted
+ * afterwards from the number of its descendants. O(n + the nodes kept), not O(n x depth). */
 static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const jv_tree *t, texample *xs,
                                   jv_map *slot) {
     size_t nslot = 0;
@@ -407,12 +390,11 @@ static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const 
         if (p == JV_NONE32 || c.incl[p] == JV_NONE32) continue;
         uint32_t r = c.incl[p], depth = c.dist_incl[p] + 1u;
         xs[r].desc++; /* i is a direct descendant of row r; the rows above get it through r below */
-        while ((r = open_row(xs, r, &depth)) != JV_NONE32) {
+        for (; r != JV_NONE32 && xs[r].n < SUBTREE_CAP; r = xs[r].up) {
             texample *x = &xs[r];
             if ((s = JV_RESERVE(x->nodes, x->cap, x->n + 1)) != JV_OK) break;
             x->nodes[x->n++] = (tnode){(uint32_t)i, depth};
             depth += x->dist;
-            r = x->up;
         }
     }
     /* descendants: each row's to the row above it, the lower rows first */
