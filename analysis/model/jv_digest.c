@@ -291,23 +291,62 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     return s;
 }
 
-static void holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, uint32_t *holder) {
-    for (size_t i = 0; i < pt->ninst; i++) {
+#define HOLD_UNKNOWN (JV_NONE32 - 1)
+
+/* 1 when event p can hold a fusion group: a cpu op or user annotation that is not an elementwise composite;
+ * the answer per name memoized in known (name id -> 1 + answer) */
+static jv_status can_hold(const jv_trace *tr, jv_map *known, uint32_t p, int *yes) {
+    jv_kind k = (jv_kind)tr->ev[p].kind;
+    if (k != JV_K_CPU_OP && k != JV_K_USER_ANNOT) {
+        *yes = 0;
+        return JV_OK;
+    }
+    uint32_t v;
+    if (!jv_map_get(known, tr->ev[p].name, &v)) {
+        jv_match how;
+        int fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
+        v = 1u + !(fam >= 0 && jv_family_get(fam)->report == JV_REPORT_ELEMENTWISE);
+        JV_CHECK(jv_map_put(known, tr->ev[p].name, v));
+    }
+    *yes = v == 2;
+    return JV_OK;
+}
+
+/* holder[i] for each op instance: its nearest ancestor that can hold a fusion group (elementwise composites
+ * are passed). Per event, that holder at or above it is memoized (each event resolved once, top down, no
+ * recursion), so all instances together take O(n), not O(n x depth). */
+static jv_status holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, uint32_t *holder) {
+    uint32_t *at = malloc((tr->nev ? tr->nev : 1) * sizeof *at), *stack = NULL;
+    size_t cap = 0;
+    jv_map known;
+    jv_map_init(&known);
+    jv_status s = at ? JV_OK : JV_ERR_NOMEM;
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++)
+        at[i] = HOLD_UNKNOWN;
+    for (size_t i = 0; s == JV_OK && i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
-        for (uint32_t p = t->parent[in->ev]; p != JV_NONE32; p = t->parent[p]) {
-            jv_kind k = (jv_kind)tr->ev[p].kind;
-            if (k != JV_K_CPU_OP && k != JV_K_USER_ANNOT) continue;
-            int fam = -1;
-            jv_match how;
-            fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
-            if (fam >= 0 && jv_family_get(fam)->report == JV_REPORT_ELEMENTWISE)
-                continue; /* an elementwise composite: go up */
-            holder[i] = p;
-            break;
+        uint32_t top = t->parent[in->ev];
+        size_t n = 0;
+        for (; top != JV_NONE32 && at[top] == HOLD_UNKNOWN; top = t->parent[top]) {
+            if ((s = JV_RESERVE(stack, cap, n + 1)) != JV_OK) break;
+            stack[n++] = top;
         }
+        uint32_t above = top == JV_NONE32 ? JV_NONE32 : at[top];
+        while (s == JV_OK && n > 0) { /* from the highest unresolved event down */
+            uint32_t q = stack[--n];
+            int yes;
+            if ((s = can_hold(tr, &known, q, &yes)) != JV_OK) break;
+            if (yes) above = q;
+            at[q] = above;
+        }
+        if (s == JV_OK && t->parent[in->ev] != JV_NONE32) holder[i] = at[t->parent[in->ev]];
     }
+    free(at);
+    free(stack);
+    jv_map_free(&known);
+    return s;
 }
 
 /* the family of instance in (-1 without a model); *bwd: a backward op */
@@ -445,7 +484,10 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         free(holder);
         return s;
     }
-    if (!by_module) holders_by_parent(tr, t, pt, holder);
+    if (!by_module && (s = holders_by_parent(tr, t, pt, holder)) != JV_OK) {
+        free(holder);
+        return s;
+    }
     /* per holder event: the elementwise kernels and all kernel time inside */
     jv_map hidx, gidx;
     jv_map_init(&hidx);

@@ -47,6 +47,20 @@ static int cmp_kentry(const void *a, const void *b) {
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* heap[0..n) a max-heap by cmp_kentry: sift the entry at i down */
+static void kheap_down(kentry *heap, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, big = i;
+        if (l < n && cmp_kentry(&heap[l], &heap[big]) > 0) big = l;
+        if (r < n && cmp_kentry(&heap[r], &heap[big]) > 0) big = r;
+        if (big == i) return;
+        kentry t = heap[i];
+        heap[i] = heap[big];
+        heap[big] = t;
+        i = big;
+    }
+}
+
 int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int sorted, char **full, char **trunc) {
     *full = *trunc = NULL;
     const jv_klist *tmpl = NULL;
@@ -54,22 +68,35 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         if (rows[i].n) tmpl = &rows[i];
     jv_strbuf fb = JV_STRBUF_INIT, tb = JV_STRBUF_INIT;
     if (!tmpl) return jv_sb_puts(&fb, "[]") && (*full = jv_sb_take(&fb)) != NULL;
-    size_t nk = tmpl->n;
+    /* the cell lists at most JV_KERNEL_DETAILS_MAX kernels (the caller warns): unsorted, the first ones; sorted,
+       the first ones of the order cmp_kentry gives (a total order), kept in a bounded max-heap while all are
+       summed, so that memory and time stay O(MAX) and O(n log MAX) for a launch of millions of kernels */
+    size_t nall = tmpl->n, nk = nall < JV_KERNEL_DETAILS_MAX ? nall : JV_KERNEL_DETAILS_MAX;
     double *durs = malloc((n ? n : 1) * sizeof *durs);
     kentry *ke = malloc(nk * sizeof *ke);
     int ok = durs && ke;
-    for (size_t k = 0; ok && k < nk; k++) {
+    size_t nheap = 0;
+    for (size_t k = 0; ok && k < (sorted ? nall : nk); k++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            if (rows[i].n == nk) durs[m++] = (double)tr->ev[rows[i].ev[k]].dur / 1e3;
+            if (rows[i].n == nall) durs[m++] = (double)tr->ev[rows[i].ev[k]].dur / 1e3;
         const jv_event *e = &tr->ev[tmpl->ev[k]];
-        ke[k].name = jv_trace_str(tr, e->name);
-        ke[k].stream = tr->gpu[e->aux].stream;
-        ke[k].st = jv_stats_of(durs, m, 0);
-        ke[k].pos = k;
+        kentry x = {jv_trace_str(tr, e->name), tr->gpu[e->aux].stream, jv_stats_of(durs, m, 0), k};
+        if (!sorted) {
+            ke[k] = x;
+        } else if (nheap < nk) { /* sift up */
+            size_t c = nheap++;
+            while (c > 0 && cmp_kentry(&ke[(c - 1) / 2], &x) < 0) {
+                ke[c] = ke[(c - 1) / 2];
+                c = (c - 1) / 2;
+            }
+            ke[c] = x;
+        } else if (cmp_kentry(&x, &ke[0]) < 0) {
+            ke[0] = x;
+            kheap_down(ke, nheap, 0);
+        }
     }
     if (ok && sorted) qsort(ke, nk, sizeof *ke, cmp_kentry);
-    if (nk > JV_KERNEL_DETAILS_MAX) nk = JV_KERNEL_DETAILS_MAX; /* the cell stays bounded (the caller warns) */
     ok = ok && jv_sb_puts(&fb, "[") && jv_sb_puts(&tb, "[");
     for (size_t k = 0; ok && k < nk; k++) {
         const jv_stats *st = &ke[k].st;

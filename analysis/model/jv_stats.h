@@ -32,8 +32,9 @@ enum { JV_KERNEL_DETAILS_MAX = 10000 };
 /* Builds kernel_details_summary and trunc_kernel_details of a group: the
  * template is the first non-empty list; lists of another length are skipped;
  * per position: name, stream, count and duration statistics (µs, ddof 0).
- * With sorted, entries are ordered by (total duration, name); the first
- * JV_KERNEL_DETAILS_MAX entries are written. *full and
+ * With sorted, entries are ordered by (total duration, name, position); the first
+ * JV_KERNEL_DETAILS_MAX entries are written (selected in a bounded heap: memory
+ * O(JV_KERNEL_DETAILS_MAX), time O(kernels x log of it)). *full and
  * *trunc are malloc'd Python-repr texts ("[]" for no kernels; *trunc is NULL
  * then). Returns 0 when out of memory. */
 int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int sorted, char **full, char **trunc);

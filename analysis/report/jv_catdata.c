@@ -1,7 +1,7 @@
 /* jv_catdata: per category, the rows (csv), the call trees of their example
  * ops (json) and the metadata (json). The subtrees come from one pass over
- * all events that walks each event's parent chain up to an example op, so no
- * whole-trace children array is built (peak memory stays that of the trace). */
+ * all events that memoizes each event's nearest example op above it (6 bytes
+ * an event while it runs), so no whole-trace children array is built. */
 #include "jv_catdata.h"
 
 #include <math.h>
@@ -14,6 +14,7 @@
 #include "jv_map.h"
 #include "jv_output.h"
 #include "jv_pyrepr.h"
+#include "jv_sort.h"
 #include "jv_stats.h"
 #include "jv_strbuf.h"
 
@@ -139,6 +140,9 @@ typedef struct {
     tnode *nodes; /* subtree (the example excluded), up to SUBTREE_CAP */
     size_t n, cap;
     uint64_t left_out;
+    /* collect_subtrees' bookkeeping, for the row that owns the example event (the first row naming it) */
+    uint32_t up, dist; /* the nearest example row strictly above ev and the steps to it (JV_NONE32: none) */
+    uint64_t desc;     /* events below ev */
 } texample;
 
 static int add_repr(cJSON *o, const jv_trace *tr, const char *key, uint32_t raw) {
@@ -183,45 +187,66 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
     return o;
 }
 
-/* the subtree nodes of x in depth-first order (children by start time); nodes
- * whose parent was left out by the cap follow at the end */
+/* dfs_order's sort: child slots by (parent event, start time, later slot first), so that a parent's children
+ * are one run in the order dfs_order visits them */
+typedef struct {
+    const jv_trace *tr;
+    const jv_tree *t;
+    const texample *x;
+} kid_ctx;
+
+static int cmp_kid(const void *a, const void *b, void *ctx) {
+    const kid_ctx *k = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    uint32_t ei = k->x->nodes[i].ev, ej = k->x->nodes[j].ev;
+    uint32_t pi = k->t->parent[ei], pj = k->t->parent[ej];
+    if (pi != pj) return pi < pj ? -1 : 1;
+    int64_t ti = k->tr->ev[ei].ts, tj = k->tr->ev[ej].ts;
+    if (ti != tj) return ti < tj ? -1 : 1;
+    return i > j ? -1 : i < j;
+}
+
+/* the subtree nodes of x in depth-first order (children by start time, the later slot first among equal
+ * starts); nodes whose parent was left out by the cap follow at the end in slot order. O(n log n). */
 static jv_status dfs_order(const jv_trace *tr, const jv_tree *t, const texample *x, uint32_t *order) {
     size_t n = x->n, no = 0;
     uint8_t *done = calloc(n ? n : 1, 1);
+    uint32_t *kids = malloc((n ? n : 1) * sizeof *kids);
     uint32_t *stack = malloc((n + 1) * sizeof *stack); /* holds node slots; n = the example */
-    if (!done || !stack) {
-        free(done);
-        free(stack);
-        return JV_ERR_NOMEM;
-    }
+    jv_status s = done && kids && stack ? JV_OK : JV_ERR_NOMEM;
+    for (size_t c = 0; s == JV_OK && c < n; c++)
+        kids[c] = (uint32_t)c;
+    kid_ctx kc = {tr, t, x};
+    if (s == JV_OK) s = jv_sort_stable(kids, n, sizeof *kids, cmp_kid, &kc);
     size_t ns = 0;
-    stack[ns++] = (uint32_t)n;
+    if (s == JV_OK) stack[ns++] = (uint32_t)n;
     while (ns) {
         uint32_t cur = stack[--ns];
         uint32_t cur_ev = cur == n ? x->ev : x->nodes[cur].ev;
         if (cur != n) order[no++] = cur;
-        /* children: push in reverse start order so the earliest pops first */
-        size_t first = ns;
-        for (size_t c = 0; c < n; c++)
-            if (!done[c] && t->parent[x->nodes[c].ev] == cur_ev) {
-                done[c] = 1;
-                stack[ns++] = (uint32_t)c;
-            }
-        for (size_t a = first + 1; a < ns; a++) { /* sort [first, ns) by ts descending */
-            uint32_t v = stack[a];
-            size_t b = a;
-            while (b > first && tr->ev[x->nodes[stack[b - 1]].ev].ts < tr->ev[x->nodes[v].ev].ts) {
-                stack[b] = stack[b - 1];
-                b--;
-            }
-            stack[b] = v;
+        /* the run of cur's children in kids: push it reversed so that its first pops first */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (t->parent[x->nodes[kids[mid]].ev] < cur_ev)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t end = lo;
+        while (end < n && t->parent[x->nodes[kids[end]].ev] == cur_ev)
+            end++;
+        for (size_t k = end; k > lo; k--) {
+            done[kids[k - 1]] = 1;
+            stack[ns++] = kids[k - 1];
         }
     }
-    for (size_t c = 0; c < n; c++)
+    for (size_t c = 0; s == JV_OK && c < n; c++)
         if (!done[c]) order[no++] = (uint32_t)c;
     free(done);
+    free(kids);
     free(stack);
-    return JV_OK;
+    return s;
 }
 
 static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, const jv_trace *tr, const jv_tree *t,
@@ -242,17 +267,20 @@ static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, c
     ok = ok && cJSON_AddBoolToObject(o, "found", 1);
     cJSON *chain = ok ? cJSON_AddArrayToObject(o, "parent_chain") : NULL;
     ok = chain != NULL;
-    /* the chain, root first */
+    /* the chain, root first: its events gathered leaf first, then added in reverse (O(depth)) */
     size_t depth = 0;
     for (uint32_t a = t->parent[x->ev]; a != JV_NONE32; a = t->parent[a])
         depth++;
-    for (size_t want = depth; ok && want-- > 0;) {
-        uint32_t a = t->parent[x->ev];
-        for (size_t s = 0; s < want; s++)
-            a = t->parent[a];
-        cJSON *nj = node_json(tr, t, a, -1);
+    uint32_t *up = ok ? malloc((depth ? depth : 1) * sizeof *up) : NULL;
+    ok = up != NULL;
+    size_t nu = 0;
+    for (uint32_t a = t->parent[x->ev]; ok && a != JV_NONE32; a = t->parent[a])
+        up[nu++] = a;
+    while (ok && nu > 0) {
+        cJSON *nj = node_json(tr, t, up[--nu], -1);
         ok = nj && cJSON_AddItemToArray(chain, nj);
     }
+    free(up);
     cJSON *self = ok ? node_json(tr, t, x->ev, -1) : NULL;
     ok = self && cJSON_AddItemToObject(o, "op", self);
     cJSON *sub = ok ? cJSON_AddArrayToObject(o, "subtree") : NULL;
@@ -281,31 +309,105 @@ fail:
     return NULL;
 }
 
-/* the subtrees of every example op of the four categories: one pass over all events */
+#define DIST_UNKNOWN UINT16_MAX
+
+typedef struct {
+    const jv_trace *tr;
+    const jv_tree *t;
+    texample *xs;
+    const jv_map *slot;  /* example event -> its row (the first row naming it) */
+    uint32_t *incl;      /* per event: the nearest example row at or above it (JV_NONE32: none) */
+    uint16_t *dist_incl; /* per event: the steps up to that row's event (DIST_UNKNOWN until resolved); the depth of
+                            the tree (JV_TREE_MAX_DEPTH, plus a launch and a kernel) keeps it far below 2^16 - 1 */
+    uint32_t *stack;     /* resolve()'s climb */
+    size_t cap;
+    uint32_t *rorder; /* example rows in the order their events were resolved: every row after the rows above it */
+    size_t nr;
+} sub_ctx;
+
+/* incl and dist_incl of event i and of its unresolved ancestors, each resolved once (top down, no recursion):
+ * O(n) over all events together */
+static jv_status resolve(sub_ctx *c, uint32_t i) {
+    size_t n = 0;
+    uint32_t p = i;
+    for (; p != JV_NONE32 && c->dist_incl[p] == DIST_UNKNOWN; p = c->t->parent[p]) {
+        JV_CHECK(JV_RESERVE(c->stack, c->cap, n + 1));
+        c->stack[n++] = p;
+    }
+    while (n > 0) {
+        uint32_t q = c->stack[--n], pq = c->t->parent[q], r;
+        uint32_t above = pq == JV_NONE32 ? JV_NONE32 : c->incl[pq];
+        uint32_t steps = pq == JV_NONE32 ? 0 : c->dist_incl[pq] + 1u;
+        if (jv_map_get(c->slot, q, &r)) {
+            c->xs[r].up = above;
+            c->xs[r].dist = steps;
+            c->rorder[c->nr++] = r;
+            c->incl[q] = r;
+            c->dist_incl[q] = 0;
+        } else {
+            if (steps >= DIST_UNKNOWN) return JV_ERR_LIMIT; /* a deeper tree than jv_tree builds */
+            c->incl[q] = above;
+            c->dist_incl[q] = (uint16_t)steps;
+        }
+    }
+    return JV_OK;
+}
+
+/* The subtrees of every example op of the four categories, in one pass over all events in index order: each
+ * event's nearest example row above it is memoized (resolve), and the event is added to the examples above it,
+ * nearest first, up to the first whose subtree is full: every node an example gets, the examples above it get
+ * too until they are full, so above a full example all are full. The events left out of an example are counted
+ * afterwards from the number of its descendants. O(n + the nodes kept), not O(n x depth). */
 static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const jv_tree *t, texample *xs,
                                   jv_map *slot) {
+    size_t nslot = 0;
     for (size_t i = 0; i < d->nrows; i++) {
         xs[i].ev = JV_NONE32;
         if (d->rows[i].cat == JV_DCAT_OTHER) continue;
         uint32_t ev = jv_trace_find_uid(tr, d->rows[i].uid);
         xs[i].ev = ev;
-        if (ev != JV_NONE32) JV_CHECK(jv_map_put_first(slot, ev, (uint32_t)i));
-    }
-    if (!slot->count) return JV_OK;
-    for (size_t i = 0; i < tr->nev; i++) {
-        uint32_t depth = 1;
-        for (uint32_t a = t->parent[i]; a != JV_NONE32; a = t->parent[a], depth++) {
-            uint32_t r;
-            if (!jv_map_get(slot, a, &r)) continue;
-            texample *x = &xs[r];
-            if (x->n >= SUBTREE_CAP) {
-                x->left_out++;
-                continue;
-            }
-            JV_CHECK(JV_RESERVE(x->nodes, x->cap, x->n + 1));
-            x->nodes[x->n++] = (tnode){(uint32_t)i, depth};
+        if (ev != JV_NONE32) {
+            JV_CHECK(jv_map_put_first(slot, ev, (uint32_t)i));
+            nslot++;
         }
     }
+    if (!slot->count) return JV_OK;
+    sub_ctx c = {tr,
+                 t,
+                 xs,
+                 slot,
+                 malloc(tr->nev * sizeof *c.incl),
+                 malloc(tr->nev * sizeof *c.dist_incl),
+                 NULL,
+                 0,
+                 malloc(nslot * sizeof *c.rorder),
+                 0};
+    jv_status s = c.incl && c.dist_incl && c.rorder ? JV_OK : JV_ERR_NOMEM;
+    if (s == JV_OK) memset(c.dist_incl, 0xff, tr->nev * sizeof *c.dist_incl);
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        if ((s = resolve(&c, (uint32_t)i)) != JV_OK) break;
+        uint32_t p = t->parent[i];
+        if (p == JV_NONE32 || c.incl[p] == JV_NONE32) continue;
+        uint32_t r = c.incl[p], depth = c.dist_incl[p] + 1u;
+        xs[r].desc++; /* i is a direct descendant of row r; the rows above get it through r below */
+        for (; r != JV_NONE32 && xs[r].n < SUBTREE_CAP; r = xs[r].up) {
+            texample *x = &xs[r];
+            if ((s = JV_RESERVE(x->nodes, x->cap, x->n + 1)) != JV_OK) break;
+            x->nodes[x->n++] = (tnode){(uint32_t)i, depth};
+            depth += x->dist;
+        }
+    }
+    /* descendants: each row's to the row above it, the lower rows first */
+    for (size_t k = c.nr; s == JV_OK && k-- > 0;) {
+        texample *x = &xs[c.rorder[k]];
+        if (x->up != JV_NONE32) xs[x->up].desc += x->desc;
+        x->left_out = x->desc - x->n;
+    }
+    free(c.incl);
+    free(c.dist_incl);
+    free(c.stack);
+    free(c.rorder);
+    JV_CHECK(s);
     /* rows that share an example (a synthetic row's parent op) share its subtree: copy it */
     for (size_t i = 0; i < d->nrows; i++) {
         uint32_t r;
@@ -460,7 +562,10 @@ jv_status jv_catdata_write(const jv_digest *d, const jv_trace *tr, const jv_tree
     if (!xs) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (category data)");
     jv_status s = collect_subtrees(d, tr, t, xs, &slot);
     jv_map_free(&slot);
-    if (s != JV_OK) jv_err_set(err, s, __FILE__, __LINE__, "out of memory (category data call trees)");
+    if (s != JV_OK)
+        jv_err_set(err, s, __FILE__, __LINE__,
+                   s == JV_ERR_NOMEM ? "out of memory (category data call trees)"
+                                     : "a call tree deeper than 65534 levels (category data)");
     for (size_t c = 0; s == JV_OK && c < sizeof CATS / sizeof CATS[0]; c++) {
         const char *cn = jv_dcat_name(CATS[c]);
         snprintf(path, sizeof path, "%s/category_data/%s_ops.csv", outdir, cn);

@@ -145,21 +145,78 @@ def gen_chains(path, n=200000):
     gen_nested(path, n, 255)
 
 
+def gen_example_trees(path):
+    """chains of nested ops for the category data's call trees (category_data/*_tree_data.json): aten::mm chains
+    of depth 120 and 105 (the outer op claims every kernel below it: its example holds 359 and 314 events, over
+    the cap of 300), 30 aten::mm chains of depths 2..31 (whole subtrees; in the first, one launch owns two
+    kernels that start together), and a chain of 10 trtllm::cublas_scaled_mm (a GEMM without a perf model, so
+    its kernels make the synthetic rows k0 and k1, each with a kernel as its example). Each op launches a kernel before
+    its child op starts. Returns the event list: an event's UID is its index in it."""
+    ev = []
+
+    def chain(n, base, name, dims, corr0):
+        for j in range(n):
+            ts = base + 10 * j
+            ev.append(op(name, ts, 20 * n - 10 * j, dims=dims))
+            ev.append(launch(ts + 1, corr0 + j))
+            ev.append(kernel("k%d" % (j % 2), base + 20 * n + 10 * j, 5, corr0 + j))
+        return base + 40 * n + 1000
+
+    base = chain(120, 1000, "aten::mm", [[1, 3], [3, 3]], 1)
+    base = chain(105, base, "aten::mm", [[2, 3], [3, 3]], 1001)
+    for k in range(30):
+        base = chain(2 + k, base, "aten::mm", [[10 + k, 3], [3, 3]], 2001 + 100 * k)
+        if k == 0:  # the last launch's kernel, and a second one on stream 8 starting with it
+            twin = dict(ev[-1], tid=8)
+            twin["args"] = dict(twin["args"], stream=8)
+            ev.append(twin)
+    chain(10, base, "trtllm::cublas_scaled_mm", [[7, 3], [3, 3]], 9001)
+    write(path, doc(ev))
+    return ev
+
+
+def gen_fusion_holders(path, blocks=3):
+    """`blocks` my::block ops, block b nested under b + 1 my::outer ops, each block holding four elementwise ops
+    (aten::add, aten::mul) of one small kernel each: one fusion candidate, my::block (the nearest op above the
+    elementwise instances), with `blocks` instances and 4 * blocks kernels"""
+    ev, corr, ts = [], 1, 1000
+    for b in range(blocks):
+        for w in range(b + 1):
+            ev.append(op("my::outer", ts + w, 1000 - 2 * w))
+        t0 = ts + 100
+        ev.append(op("my::block", t0, 300))
+        for k, name in enumerate(("aten::add", "aten::mul", "aten::add", "aten::mul")):
+            t = t0 + 10 + 60 * k
+            ev += [op(name, t, 50, dims=[[64, 64], [64, 64]]), launch(t + 1, corr),
+                   kernel("elementwise_kernel_" + name[6:], t + 5, 3, corr)]
+            corr += 1
+        ts += 2000
+    write(path, doc(ev))
+
+
 def gen_threads(path, n=200000):
     """n cpu ops on n distinct threads"""
     ev = [op("aten::op", 1000 + i, 5, tid=i + 1) for i in range(n)]
     write(path, doc(ev))
 
 
-def gen_one_corr(path, n=1000000):
-    """n kernels sharing one correlation id with one launch (a graph launch gone wrong)"""
+def one_corr_dur(i, varied):
+    """gen_one_corr's duration of kernel i (us)"""
+    return 1 + (i * 7919) % 97 if varied else 5
+
+
+def gen_one_corr(path, n=1000000, varied=False):
+    """n kernels sharing one correlation id with one launch (a graph launch gone wrong); kernel i is named
+    k<i mod 3> and lasts 5 us, or with varied one_corr_dur(i, True) (1..97 us)"""
     with gzip.open(path, 'wt', compresslevel=1) as f:
         f.write('{"traceEvents": [')
-        f.write(json.dumps(op("aten::x", 1000, 10 * n + 100, dims=[[2, 2]])) + ',')
+        step = 100 if varied else 10  # no kernel overlaps the next
+        f.write(json.dumps(op("aten::x", 1000, step * n + 100, dims=[[2, 2]])) + ',')
         f.write(json.dumps(launch(1001, 5)))
         for i in range(n):
-            f.write(',{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":5,'
-                    '"args":{"device":0,"stream":7,"correlation":5}}' % (i % 3, 1005 + 10 * i))
+            f.write(',{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":%d,'
+                    '"args":{"device":0,"stream":7,"correlation":5}}'
+                    % (i % 3, 1005 + step * i, one_corr_dur(i, varied)))
         f.write(']}')
 
 

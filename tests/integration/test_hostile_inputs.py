@@ -190,6 +190,25 @@ if check(rc == 0, 'one_corr: exit 0', rc, err[-400:]):
     check(size < 8 << 20, 'one_corr: ops_unique_args.csv stays small', size)
     bounds('one_corr', secs, rss, 30, 120)
 
+# the cells of 30000 kernels of varied durations: kernel_details_summary of unified_perf_summary lists the first
+# 10000 by (total duration, name, position), ops_unique_args' the first 10000 in launch order
+N_VARIED = 30000
+gen.gen_one_corr(path('one_corr_varied.json.gz'), N_VARIED, varied=True)
+rc, err, out, secs, rss = run('one_corr_varied', path('one_corr_varied.json.gz'))
+if check(rc == 0, 'one_corr_varied: exit 0', rc, err[-400:]):
+    import ast
+    import csv
+    csv.field_size_limit(1 << 30)
+    ks = [(float(gen.one_corr_dur(i, True)), 'k%d' % (i % 3), i) for i in range(N_VARIED)]
+    for sheet_name, want in (('unified_perf_summary', sorted(ks)[:10000]), ('ops_unique_args', ks[:10000])):
+        with open(os.path.join(out, 'perf_report_csvs', sheet_name + '.csv'), encoding='utf-8') as f:
+            rows = list(csv.DictReader(f))
+        cell = [r['kernel_details_summary'] for r in rows if r['name'] == 'aten::x']
+        got = ast.literal_eval(cell[0]) if cell else []
+        check([(k['total_duration_us'], k['name']) for k in got] == [(d, n) for d, n, _ in want],
+              f'one_corr_varied: {sheet_name} lists the first 10000 kernels in its order', len(got),
+              [(k['total_duration_us'], k['name']) for k in got[:3]], want[:3])
+
 # ---------- memory: gzip'd blanks and one long string ----------
 gen.gen_gz_whitespace(path('blanks.json.gz'), 300)  # 300 MiB of blanks (before: the window grew to 300+ MB)
 expect_error('blanks', path('blanks.json.gz'), 'unexpected end', max_mib=100)
