@@ -13,20 +13,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "actmul/actmul.h"
+#include "backend.h"
 #include "jv_cpu_kernel.h"
+#include "jv_ir.h"
 #include "jv_opcall.h"
+#include "jv_repro.h"
 #include "jv_runner.h"
+#include "jv_strbuf.h"
+#include "norm/norm.h"
 
 #include "jv_check.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_test_cpu.h"
 
-#define BF    "\"c10::BFloat16\""
-#define HF    "\"c10::Half\""
-#define FL    "\"float\""
-#define DB    "\"double\""
-#define T2(X) "[" X ", " X "]"
+#define BF           "\"c10::BFloat16\""
+#define HF           "\"c10::Half\""
+#define FL           "\"float\""
+#define DB           "\"double\""
+#define T2(X)        "[" X ", " X "]"
+#define RMS_T(X, W)  "[" X ", \"ScalarList\", " W ", \"Scalar\"]"
+#define RMS_C(NS, E) "[\"\", \"[" NS "]\", \"\", \"" E "\"]"
+#define V4(X, W)     "[" X ", " X ", " W ", \"Scalar\"]"
+#define VC           "[\"\", \"\", \"\", \"1e-06\"]"
 
 static const jv_cpu_case CASES[] = {
     {"silu_and_mul fp32", "_C::silu_and_mul", "[[64, 200], [64, 400]]", T2(FL), NULL, NULL},
@@ -45,6 +56,29 @@ static const jv_cpu_case CASES[] = {
      "[[1000, 1], [3000, 1]]", NULL},
     {"silu_and_mul bf16 transposed out", "_C::silu_and_mul", "[[64, 100], [64, 200]]", T2(BF), "[[1, 64], [200, 1]]",
      NULL},
+    /* RMS norm: aten::rms_norm(input, normalized_shape, weight, eps), vLLM's rms_norm(result, input, weight,
+     * epsilon) and fused_add_rms_norm(input, residual, weight, epsilon) */
+    {"aten::rms_norm bf16", "aten::rms_norm", "[[4, 64, 512], [], [512], []]", RMS_T(BF, BF), NULL,
+     RMS_C("512", "1e-06")},
+    {"aten::rms_norm fp32 eps None", "aten::rms_norm", "[[64, 300], [], [300], []]", RMS_T(FL, FL), NULL,
+     RMS_C("300", "")},
+    {"aten::rms_norm fp16 no weight", "aten::rms_norm", "[[64, 300], [], [], []]",
+     "[" HF ", \"ScalarList\", \"\", "
+     "\"Scalar\"]",
+     NULL, RMS_C("300", "1e-05")},
+    {"aten::rms_norm fp32 [8, 64] dims", "aten::rms_norm", "[[3, 8, 64], [], [8, 64], []]", RMS_T(FL, FL), NULL,
+     "[\"\", \"[8, 64]\", \"\", \"1e-06\"]"},
+    {"_C::rms_norm bf16", "_C::rms_norm", "[[128, 2048], [128, 2048], [2048], []]", V4(BF, BF), NULL, VC},
+    {"_C::rms_norm fp16", "_C::rms_norm", "[[33, 4096], [33, 4096], [4096], []]", V4(HF, HF), NULL, VC},
+    {"_C::rms_norm fp32 strided input", "_C::rms_norm", "[[16, 1000], [16, 1000], [1000], []]", V4(FL, FL),
+     "[[1000, 1], [3000, 1], [1], []]", VC},
+    {"_C::rms_norm bf16 fp32 weight", "_C::rms_norm", "[[64, 1024], [64, 1024], [1024], []]", V4(BF, FL), NULL, VC},
+    {"_C::fused_add_rms_norm bf16", "_C::fused_add_rms_norm", "[[128, 2048], [128, 2048], [2048], []]", V4(BF, BF),
+     NULL, VC},
+    {"_C::fused_add_rms_norm fp32", "_C::fused_add_rms_norm", "[[17, 3000], [17, 3000], [3000], []]", V4(FL, FL), NULL,
+     VC},
+    {"_C::fused_add_rms_norm fp16", "_C::fused_add_rms_norm", "[[64, 512], [64, 512], [512], []]", V4(HF, HF), NULL,
+     VC},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -114,6 +148,70 @@ static void swap_halves(jv_desc *d) {
     g->act_second = !g->act_second;
 }
 
+/* Case c end to end: written to replay IR from the family's schemas (with `arg` among its argument names),
+ * read back, replayed and verified by the runner on the CPU backend (every output element checked), and its
+ * reproducer holding `repro`. */
+static void ir_case(const jv_cpu_case *c, const char *arg, const char *repro) {
+    CHECK(c != NULL);
+    if (!c) return;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_opcall call;
+    CHECK(jv_opcall_from_trace(&call, c->op, c->dims, c->types, c->strides, c->conc, &err) == JV_OK);
+    void *entry = NULL;
+    jv_status st = jv_ir_entry(&call, &entry, &err);
+    CHECK_MSG(st == JV_OK && entry, "%s: no IR entry: %s", c->what, err.msg);
+    cJSON *arr = cJSON_CreateArray();
+    if (entry) cJSON_AddItemToArray(arr, entry);
+    char *text = cJSON_PrintUnformatted(arr);
+    char want[64];
+    snprintf(want, sizeof want, "\"arg_name\":\"%s\"", arg);
+    CHECK_MSG(text && strstr(text, want), "%s: IR without %s: %s", c->what, want, text ? text : "(none)");
+    jv_ir ir;
+    memset(&ir, 0, sizeof ir);
+    st = text ? jv_ir_parse(text, strlen(text), "serving.json", &ir, &err) : JV_ERR_NOMEM;
+    CHECK_MSG(st == JV_OK && ir.n == 1, "%s: IR read back: %s", c->what, err.msg);
+    if (st == JV_OK && ir.n == 1) {
+        const jv_backend *be = &jv_cpu_backend;
+        void *ctx = NULL;
+        CHECK(be->open(0, &ctx, &err) == JV_OK);
+        jv_device_props props;
+        CHECK(be->props(ctx, &props, &err) == JV_OK);
+        jv_run_opts o;
+        jv_run_opts_default(&o, &props);
+        o.timing.max_time_s = 0.01;
+        o.timing.warmup_s = 0.0005;
+        o.timing.min_sample_s = 1e-4;
+        o.cache_cold = 0;
+        o.quiet = 1;
+        jv_op_result r;
+        st = jv_run_op(be, ctx, &props, &o, &ir.ops[0], &r, &err);
+        CHECK_MSG(st == JV_OK && r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.unwritten == 0,
+                  "%s: replay: %s %s", c->what, err.msg, r.reason);
+        printf("%-34s replayed from IR: %s, rel_l2 %.3g, %lld checked, %.1f us\n", c->what, r.impl, r.verify.rel_l2,
+               (long long)r.verify.checked, r.hot.median_s * 1e6);
+        be->close(ctx);
+        jv_repro_opts ro;
+        jv_repro_opts_default(&ro);
+        jv_strbuf b = JV_STRBUF_INIT;
+        st = jv_repro_op(&ir.ops[0], &ro, &b, &err);
+        CHECK_MSG(st == JV_OK && b.buf && strstr(b.buf, repro) && strstr(b.buf, "AMD (ROCm): no AMD vendor tool"),
+                  "%s: reproducer: %s", c->what, st == JV_OK && b.buf ? b.buf : err.msg);
+        jv_sb_free(&b);
+    }
+    jv_ir_free(&ir);
+    free(text);
+    cJSON_Delete(arr);
+    jv_opcall_free(&call);
+}
+
+static void eps_one(jv_desc *d) {
+    ((jv_norm_desc *)(void *)d->data)->eps = 1.0;
+}
+static void no_residual(jv_desc *d) { /* fused_add_rms_norm run as rms_norm(input <- residual): no add */
+    ((jv_norm_desc *)(void *)d->data)->op = JV_NORM_SERVING_RMS_NORM;
+}
+
 int main(void) {
     const jv_cpu_path path = {.ctx = NULL, .width = 34, .plan = own_plan, .run = own_run, .release = own_release};
     for (int i = 0; i < NCASES; i++)
@@ -127,6 +225,33 @@ int main(void) {
     wrong_kernel(case_named("mul_and_silu bf16"), "the halves swapped", swap_halves);
     wrong_kernel(case_named("silu_and_mul fp32 strided input"), "the halves swapped", swap_halves);
     wrong_kernel(case_named("gelu_tanh_and_mul fp32"), "erf gelu for tanh gelu", to_gelu);
+    cpu_wrong_case(&path, case_named("_C::rms_norm bf16"), "result", 0);
+    cpu_wrong_case(&path, case_named("_C::fused_add_rms_norm bf16"), "residual", 1);
+    cpu_wrong_case(&path, case_named("_C::fused_add_rms_norm fp32"), "input", 0);
+    wrong_kernel(case_named("_C::rms_norm bf16"), "eps 1 for 1e-6", eps_one);
+    wrong_kernel(case_named("aten::rms_norm fp32 eps None"), "eps 1 for the dtype's", eps_one);
+    wrong_kernel(case_named("_C::fused_add_rms_norm fp32"), "the residual not added", no_residual);
+
+    /* written to replay IR, read back, replayed by the runner, reproduced in PyTorch */
+    ir_case(case_named("silu_and_mul bf16"), "result",
+            "r = (torch.nn.functional.silu(input[..., :1000]) * input[..., 1000:])");
+    ir_case(case_named("mul_and_silu fp32"), "out",
+            "r = (input[..., :300] * torch.nn.functional.silu(input[..., 300:]))");
+    ir_case(case_named("gelu_tanh_and_mul bf16"), "out",
+            "r = (torch.nn.functional.gelu(input[..., :1000], approximate='tanh') * input[..., 1000:])");
+    ir_case(case_named("aiter silu_and_mul bf16"), "out", "torch.nn.functional.silu(input[..., :1000])");
+    ir_case(case_named("silu_and_mul fp32 strided input"), "input", "torch.nn.functional.silu(input[..., :1000])");
+
+    ir_case(case_named("_C::rms_norm bf16"), "result",
+            "r = torch.nn.functional.rms_norm(input, [2048], weight, 1e-06)");
+    ir_case(case_named("_C::fused_add_rms_norm bf16"), "residual",
+            "residual.add_(input)\n    input.copy_(torch.nn.functional.rms_norm(residual, [2048], weight, 1e-06))");
+    ir_case(case_named("aten::rms_norm bf16"), "normalized_shape",
+            "r = torch.nn.functional.rms_norm(input, [512], weight, 1e-06)");
+    ir_case(case_named("aten::rms_norm fp32 eps None"), "eps",
+            "r = torch.nn.functional.rms_norm(input, [300], weight, None)");
+    ir_case(case_named("aten::rms_norm fp32 [8, 64] dims"), "weight",
+            "r = torch.nn.functional.rms_norm(input, [8, 64], weight, 1e-06)");
 
     /* fp64: the CPU kernel runs fp32, fp16 and bf16 */
     static const jv_cpu_case f64 = {
