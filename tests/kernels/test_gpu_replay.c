@@ -7,15 +7,13 @@
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
  * threshold_backward), vLLM's gated activations (silu_and_mul, gelu_tanh_and_mul, mul_and_silu, gelu_and_mul)
- * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm). The calls are parsed first (that part runs anywhere);
- * then, when device 0 of the backend opens, each is replayed with jv_run_op
- * on every variant the backend offers and must verify against the CPU
- * reference, and the baseline suite (256 MiB arrays plus a GEMM) must verify.
- * A family named by --may-skip may be refused by the backend (the HIP backend
- * without hipBLASLt or MIOpen: gemm, conv), with its reason printed; what runs
- * must verify all the same. The algorithm searches (--conv-algo, --gemm-algo)
- * run where the backend has options. Exits 77 (skipped) when the backend has
- * no device 0, or is not built into this program. */
+ * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm), rotary_embedding (neox, gptj). The calls are parsed
+ * first (that part runs anywhere); then, when device 0 of the backend opens, each is replayed with jv_run_op on every
+ * variant the backend offers and must verify against the CPU reference, and the baseline suite (256 MiB arrays plus a
+ * GEMM) must verify. A family named by --may-skip may be refused by the backend (the HIP backend without hipBLASLt or
+ * MIOpen: gemm, conv), with its reason printed; what runs must verify all the same. The algorithm searches
+ * (--conv-algo, --gemm-algo) run where the backend has options. Exits 77 (skipped) when the backend has no device 0, or
+ * is not built into this program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +176,13 @@ static const gcase CASES[] = {
      "[" HF ", " HF ", " HF ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-05\"]"},
     {"aten::rms_norm fp32, no weight", "aten::rms_norm", "[[8, 300], [], [], []]",
      "[" FL ", \"ScalarList\", \"\", \"Scalar\"]", NULL, "[\"\", \"[300]\", \"\", \"\"]"},
+    {"rotary_embedding bf16 neox (vLLM)", "_C::rotary_embedding",
+     "[[512], [512, 4096], [512, 1024], [], [4096, 128], []]",
+     "[\"long int\", " BF ", " BF ", \"Scalar\", " BF ", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"\", \"128\", \"\", \"True\"]"},
+    {"rotary_embedding fp16 gptj, no key, fp32 cache", "_C::rotary_embedding",
+     "[[77], [77, 16, 64], [], [], [2048, 32], []]", "[\"long int\", " HF ", \"\", \"Scalar\", " FL ", \"Scalar\"]",
+     NULL, "[\"\", \"\", \"\", \"64\", \"\", \"False\"]"},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 

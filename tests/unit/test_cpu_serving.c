@@ -1,12 +1,16 @@
-/* test_cpu_serving: the CPU backend's own kernels of the serving stacks' op families (kernels/actmul:
- * vLLM's and AITER's gated activations) against the families' double-precision references. Each case is a
- * call in trace form: parsed, its replay operands filled as the runner fills them, planned and run through
- * the family's CPU kernel (jv_cpu_kernel_of), run through jv_desc_reference into separate outputs, and every
- * output compared with jv_verify_output (jv_test_cpu.h). fp32, fp16, bf16, an fp32 output of a bf16 input,
- * 3-D, a strided input (a column slice of a wider tensor) and a transposed output. The checks can fail:
- * damaged outputs are caught, and so are wrong kernels (the kernel planned for another activation, or with
- * the halves swapped, verified against the call's reference); fp64 is refused. Prints one line per case and
- * the time of a Llama-7B-like silu_and_mul (512 tokens, d 11008, bf16) beside a copy of the same bytes. */
+/* test_cpu_serving: the CPU backend's own kernels of the serving stacks' op families against the families'
+ * double-precision references: kernels/actmul (vLLM's and AITER's gated activations), the RMS norm forwards
+ * of kernels/norm (aten::rms_norm, vLLM's rms_norm and fused_add_rms_norm) and kernels/rope (vLLM's
+ * rotary_embedding, positions 0..T-1). Each case is a call in trace form: parsed, its replay operands filled
+ * as the runner fills them, planned and run through the family's CPU kernel (jv_cpu_kernel_of), run through
+ * jv_desc_reference into separate outputs, and every output compared with jv_verify_output (jv_test_cpu.h).
+ * fp32, fp16, bf16, mixed dtypes, 3-D, strided inputs and a transposed output. Ten calls are also written to
+ * replay IR, read back, replayed by the runner on the CPU backend and given their PyTorch reproducer. The
+ * checks can fail: damaged outputs are caught, and so are wrong kernels (the kernel planned for a changed call
+ * and verified against the call's reference: another activation, the halves swapped, eps 1, the residual not
+ * added, neox pairs for gptj and back); fp64 and a rotary embedding with more tokens than cache rows are
+ * refused. Prints one line per case and the time of a Llama-7B-like silu_and_mul (512 tokens, d 11008, bf16)
+ * beside memcpy of the same bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -24,20 +28,23 @@
 #include "jv_runner.h"
 #include "jv_strbuf.h"
 #include "norm/norm.h"
+#include "rope/rope.h"
 
 #include "jv_check.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_test_cpu.h"
 
-#define BF           "\"c10::BFloat16\""
-#define HF           "\"c10::Half\""
-#define FL           "\"float\""
-#define DB           "\"double\""
-#define T2(X)        "[" X ", " X "]"
-#define RMS_T(X, W)  "[" X ", \"ScalarList\", " W ", \"Scalar\"]"
-#define RMS_C(NS, E) "[\"\", \"[" NS "]\", \"\", \"" E "\"]"
-#define V4(X, W)     "[" X ", " X ", " W ", \"Scalar\"]"
-#define VC           "[\"\", \"\", \"\", \"1e-06\"]"
+#define BF             "\"c10::BFloat16\""
+#define HF             "\"c10::Half\""
+#define FL             "\"float\""
+#define DB             "\"double\""
+#define T2(X)          "[" X ", " X "]"
+#define RMS_T(X, W)    "[" X ", \"ScalarList\", " W ", \"Scalar\"]"
+#define RMS_C(NS, E)   "[\"\", \"[" NS "]\", \"\", \"" E "\"]"
+#define V4(X, W)       "[" X ", " X ", " W ", \"Scalar\"]"
+#define RP_T(Q, K, C)  "[\"long int\", " Q ", " K ", \"Scalar\", " C ", \"Scalar\"]"
+#define RP_C(HS, NEOX) "[\"\", \"\", \"\", \"" HS "\", \"\", \"" NEOX "\"]"
+#define VC             "[\"\", \"\", \"\", \"1e-06\"]"
 
 static const jv_cpu_case CASES[] = {
     {"silu_and_mul fp32", "_C::silu_and_mul", "[[64, 200], [64, 400]]", T2(FL), NULL, NULL},
@@ -79,6 +86,15 @@ static const jv_cpu_case CASES[] = {
      VC},
     {"_C::fused_add_rms_norm fp16", "_C::fused_add_rms_norm", "[[64, 512], [64, 512], [512], []]", V4(HF, HF), NULL,
      VC},
+    /* vLLM's rotary_embedding(positions, query, key, head_size, cos_sin_cache, is_neox), positions 0..T-1 */
+    {"rope bf16 neox", "_C::rotary_embedding", "[[64], [64, 4096], [64, 1024], [], [4096, 128], []]", RP_T(BF, BF, BF),
+     NULL, RP_C("128", "True")},
+    {"rope fp32 gptj, half rotated, no key", "_C::rotary_embedding", "[[17], [17, 4, 64], [], [], [100, 32], []]",
+     RP_T(FL, "\"\"", FL), NULL, RP_C("64", "False")},
+    {"rope fp16 neox, fp32 cache", "_C::rotary_embedding", "[[33], [33, 512], [33, 128], [], [2048, 64], []]",
+     RP_T(HF, HF, FL), NULL, RP_C("64", "True")},
+    {"rope bf16 gptj, strided query", "_C::rotary_embedding", "[[16], [16, 256], [16, 128], [], [64, 64], []]",
+     RP_T(BF, BF, BF), "[[1], [768, 1], [128, 1], [], [64, 1], []]", RP_C("64", "False")},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -134,7 +150,7 @@ static void wrong_kernel(const jv_cpu_case *c, const char *how, void (*mutate)(j
     jv_verify v;
     int ok = st == JV_OK && verify_all(&s, &v);
     CHECK_MSG(st == JV_OK && !ok, "%s: the kernel with %s passed verification", c->what, how);
-    printf("%-34s %-6s the kernel with %s: rel_l2 %.3g\n", c->what, ok ? "MISSED" : "CAUGHT", how,
+    printf("%-38s %-6s the kernel with %s: rel_l2 %.3g\n", c->what, ok ? "MISSED" : "CAUGHT", how,
            st == JV_OK ? v.rel_l2 : -1.0);
     own_release(plan);
     setup_free(&s);
@@ -188,7 +204,7 @@ static void ir_case(const jv_cpu_case *c, const char *arg, const char *repro) {
         st = jv_run_op(be, ctx, &props, &o, &ir.ops[0], &r, &err);
         CHECK_MSG(st == JV_OK && r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.unwritten == 0,
                   "%s: replay: %s %s", c->what, err.msg, r.reason);
-        printf("%-34s replayed from IR: %s, rel_l2 %.3g, %lld checked, %.1f us\n", c->what, r.impl, r.verify.rel_l2,
+        printf("%-38s replayed from IR: %s, rel_l2 %.3g, %lld checked, %.1f us\n", c->what, r.impl, r.verify.rel_l2,
                (long long)r.verify.checked, r.hot.median_s * 1e6);
         be->close(ctx);
         jv_repro_opts ro;
@@ -212,8 +228,13 @@ static void no_residual(jv_desc *d) { /* fused_add_rms_norm run as rms_norm(inpu
     ((jv_norm_desc *)(void *)d->data)->op = JV_NORM_SERVING_RMS_NORM;
 }
 
+static void flip_neox(jv_desc *d) {
+    jv_rope_desc *g = (jv_rope_desc *)(void *)d->data;
+    g->neox = !g->neox;
+}
+
 int main(void) {
-    const jv_cpu_path path = {.ctx = NULL, .width = 34, .plan = own_plan, .run = own_run, .release = own_release};
+    const jv_cpu_path path = {.ctx = NULL, .width = 38, .plan = own_plan, .run = own_run, .release = own_release};
     for (int i = 0; i < NCASES; i++)
         cpu_run_case(&path, &CASES[i]);
 
@@ -231,6 +252,10 @@ int main(void) {
     wrong_kernel(case_named("_C::rms_norm bf16"), "eps 1 for 1e-6", eps_one);
     wrong_kernel(case_named("aten::rms_norm fp32 eps None"), "eps 1 for the dtype's", eps_one);
     wrong_kernel(case_named("_C::fused_add_rms_norm fp32"), "the residual not added", no_residual);
+    cpu_wrong_case(&path, case_named("rope bf16 neox"), "key", 1);
+    cpu_wrong_case(&path, case_named("rope fp32 gptj, half rotated, no key"), "query", 0);
+    wrong_kernel(case_named("rope bf16 neox"), "gptj pairs for neox", flip_neox);
+    wrong_kernel(case_named("rope fp32 gptj, half rotated, no key"), "neox pairs for gptj", flip_neox);
 
     /* written to replay IR, read back, replayed by the runner, reproduced in PyTorch */
     ir_case(case_named("silu_and_mul bf16"), "result",
@@ -252,6 +277,24 @@ int main(void) {
             "r = torch.nn.functional.rms_norm(input, [300], weight, None)");
     ir_case(case_named("aten::rms_norm fp32 [8, 64] dims"), "weight",
             "r = torch.nn.functional.rms_norm(input, [8, 64], weight, 1e-06)");
+
+    ir_case(case_named("rope bf16 neox"), "cos_sin_cache", "tx, ty = th[..., :64], th[..., 64:128]");
+    ir_case(case_named("rope fp32 gptj, half rotated, no key"), "positions",
+            "positions.copy_(torch.arange(positions.numel(), device=positions.device).view_as(positions))");
+    {
+        /* more tokens than cos_sin_cache rows: positions 0..T-1 would leave it, so no replay */
+        jv_err e;
+        jv_err_clear(&e);
+        jv_opcall c;
+        jv_desc d;
+        jv_operands ops;
+        CHECK(jv_opcall_from_trace(&c, "_C::rotary_embedding", "[[64], [64, 256], [64, 128], [], [32, 64], []]",
+                                   RP_T(BF, BF, BF), NULL, RP_C("64", "True"), &e) == JV_OK);
+        CHECK(jv_desc_parse(&c, &d, &e) == JV_OK);
+        CHECK(jv_desc_operands(&d, &ops, &e) == JV_ERR_FORMAT && strstr(e.msg, "32 cos_sin_cache rows"));
+        printf("%-38s refused: %s\n", "rope 64 tokens, 32 cache rows", e.msg);
+        jv_opcall_free(&c);
+    }
 
     /* fp64: the CPU kernel runs fp32, fp16 and bf16 */
     static const jv_cpu_case f64 = {
@@ -279,7 +322,7 @@ int main(void) {
         }
     }
     if (best > 0)
-        printf("%-34s %.3f ms (%.1f GB/s of minimal bytes); memcpy of the same bytes %.3f ms: ratio %.2f\n", big.what,
+        printf("%-38s %.3f ms (%.1f GB/s of minimal bytes); memcpy of the same bytes %.3f ms: ratio %.2f\n", big.what,
                best * 1e3, bytes / best * 1e-9, copy * 1e3, best / copy);
     free(src);
     free(dst);
