@@ -52,6 +52,11 @@ jv_status jv_norm_operands(const jv_desc *d, jv_operands *out, jv_err *err) {
         JV_CHECK(jv_operands_add(out, "residual", &g->res, JV_ROLE_INOUT, JV_INIT_NORMAL, err));
         return jv_operands_add(out, "weight", &g->wt, JV_ROLE_IN, JV_INIT_NORMAL, err);
     }
+    if (g->has_weight && g->wt.dtype != g->x.dtype) /* the output is x's or the promoted dtype, by version */
+        JV_FAIL(err, JV_ERR_FORMAT,
+                "aten::rms_norm: weight %s, input %s: its output dtype depends on the PyTorch "
+                "version: not replayed",
+                jv_dtype_short(g->wt.dtype), jv_dtype_short(g->x.dtype));
     JV_CHECK(jv_operands_add(out, "input", &g->x, JV_ROLE_IN, JV_INIT_NORMAL, err));
     if (g->has_weight) JV_CHECK(jv_operands_add(out, "weight", &g->wt, JV_ROLE_IN, JV_INIT_NORMAL, err));
     return jv_operands_add(out, "out", &y, JV_ROLE_OUT, JV_INIT_NONE, err);

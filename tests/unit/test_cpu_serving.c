@@ -282,6 +282,20 @@ int main(void) {
     ir_case(case_named("rope fp32 gptj, half rotated, no key"), "positions",
             "positions.copy_(torch.arange(positions.numel(), device=positions.device).view_as(positions))");
     {
+        /* aten::rms_norm with a weight of another dtype: the output's dtype depends on PyTorch's version */
+        jv_err e;
+        jv_err_clear(&e);
+        jv_opcall c;
+        jv_desc d;
+        jv_operands ops;
+        CHECK(jv_opcall_from_trace(&c, "aten::rms_norm", "[[4, 512], [], [512], []]", RMS_T(BF, FL), NULL,
+                                   RMS_C("512", "1e-06"), &e) == JV_OK);
+        CHECK(jv_desc_parse(&c, &d, &e) == JV_OK);
+        CHECK(jv_desc_operands(&d, &ops, &e) == JV_ERR_FORMAT && strstr(e.msg, "depends on the PyTorch version"));
+        printf("%-38s refused: %s\n", "aten::rms_norm bf16, fp32 weight", e.msg);
+        jv_opcall_free(&c);
+    }
+    {
         /* more tokens than cos_sin_cache rows: positions 0..T-1 would leave it, so no replay */
         jv_err e;
         jv_err_clear(&e);
