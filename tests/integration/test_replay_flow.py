@@ -52,7 +52,8 @@ def check_package(pkg, trace):
                 v = a['value']
                 check(len(v['shape']) == len(v['strides']) and isinstance(v['dtype'], str), f'tensor {v}')
         j = e['jarvis']
-        check(j['family'] in ('gemm', 'conv', 'batchnorm', 'unary', 'binary', 'norm', 'actmul', 'rope'), f"family {j['family']}")
+        check(j['family'] in ('gemm', 'conv', 'batchnorm', 'unary', 'binary', 'norm', 'actmul', 'rope'),
+              f"family {j['family']}")
         check(j['count'] >= 1 and j['kernel_time_total_us'] > 0 and j['kernel_time_median_us'] > 0, 'traced times')
         check(len(j['kernels']) >= 1 and j['flops'] >= 0 and 'ex_uid' in j, 'kernels, flops, ex_uid')
         times.append(j['kernel_time_total_us'])
