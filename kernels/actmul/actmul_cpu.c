@@ -74,39 +74,59 @@ static jv_status am_plan_create(const jv_desc *d, const jv_operands *ops, void *
     return JV_OK;
 }
 
-/* dst[j] = element off + j*st of a buffer of dtype dt, j < n */
+/* dst[j] = element off + j*st of a buffer of dtype dt, j < n (st 1: a loop of its own, which vectorizes) */
 static void load(jv_dtype dt, const void *base, int64_t off, int64_t st, int64_t n, float *restrict dst) {
     if (dt == JV_DT_F32) {
         const float *restrict s = (const float *)base + off;
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = s[j * st];
-    } else if (dt == JV_DT_F16) {
-        const uint16_t *restrict s = (const uint16_t *)base + off;
+        if (st == 1)
+            memcpy(dst, s, (size_t)n * sizeof *dst);
+        else
+            for (int64_t j = 0; j < n; j++)
+                dst[j] = s[j * st];
+        return;
+    }
+    const uint16_t *restrict s = (const uint16_t *)base + off;
+    if (dt == JV_DT_F16 && st == 1) {
         AM_SIMD
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = jv_cpu_f16_to_f32(s[j]);
+    } else if (dt == JV_DT_F16) {
         for (int64_t j = 0; j < n; j++)
             dst[j] = jv_cpu_f16_to_f32(s[j * st]);
-    } else {
-        const uint16_t *restrict s = (const uint16_t *)base + off;
+    } else if (st == 1) {
         AM_SIMD
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = jv_cpu_bf16_to_f32(s[j]);
+    } else {
         for (int64_t j = 0; j < n; j++)
             dst[j] = jv_cpu_bf16_to_f32(s[j * st]);
     }
 }
 
-/* element off + j*st of a buffer of dtype dt = src[j], j < n, rounded to nearest even */
+/* element off + j*st of a buffer of dtype dt = src[j], j < n, rounded to nearest even (st 1: a loop of its own) */
 static void store(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n, const float *restrict src) {
     if (dt == JV_DT_F32) {
         float *restrict s = (float *)base + off;
-        for (int64_t j = 0; j < n; j++)
-            s[j * st] = src[j];
-    } else if (dt == JV_DT_F16) {
-        uint16_t *restrict s = (uint16_t *)base + off;
+        if (st == 1)
+            memcpy(s, src, (size_t)n * sizeof *src);
+        else
+            for (int64_t j = 0; j < n; j++)
+                s[j * st] = src[j];
+        return;
+    }
+    uint16_t *restrict s = (uint16_t *)base + off;
+    if (dt == JV_DT_F16 && st == 1) {
         AM_SIMD
+        for (int64_t j = 0; j < n; j++)
+            s[j] = jv_cpu_f32_to_f16(src[j]);
+    } else if (dt == JV_DT_F16) {
         for (int64_t j = 0; j < n; j++)
             s[j * st] = jv_cpu_f32_to_f16(src[j]);
-    } else {
-        uint16_t *restrict s = (uint16_t *)base + off;
+    } else if (st == 1) {
         AM_SIMD
+        for (int64_t j = 0; j < n; j++)
+            s[j] = jv_cpu_f32_to_bf16(src[j]);
+    } else {
         for (int64_t j = 0; j < n; j++)
             s[j * st] = jv_cpu_f32_to_bf16(src[j]);
     }
