@@ -132,11 +132,11 @@ static void store(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n, c
     }
 }
 
-/* e^x in float without a branch or a call (vectorizable): x clamped to [-87.3, 88] (where silu and tanh have
- * saturated), x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts), e^r by its Taylor polynomial to degree 6 (Horner),
- * times 2^n built in the exponent bits; within 2 ulp of e^x over the range */
+/* e^x in float without a branch or a call (vectorizable): x clamped to [-87.3, 88.7], x = n ln2 + r with
+ * |r| <= ln2 / 2 (ln2 in two parts), e^r by its Taylor polynomial to degree 6 (Horner), times 2^n built in
+ * the exponent bits; within 2 ulp of e^x over the range */
 static inline float am_exp(float x) {
-    x = x < -87.3f ? -87.3f : x > 88.0f ? 88.0f : x;                                 /* 2^n stays a normal number */
+    x = x < -87.3f ? -87.3f : x > 88.7f ? 88.7f : x;
     const float n = (float)(int)(x * 1.44269504088896341f + (x < 0 ? -0.5f : 0.5f)); /* round(x / ln2) */
     const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f; /* ln2 = 0.693359375 - 2.12194440e-4 */
     float p = 1.0f / 720.0f;
