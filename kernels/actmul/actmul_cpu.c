@@ -4,10 +4,7 @@
  * both halves loaded to float (fp32 rows with a unit stride read in place), the activation as one `omp
  * simd` loop over the block with the activation fixed outside it, the result stored rounded to out's dtype
  * (round to nearest even). fp32, fp16 and bf16, input and out independently; other dtypes are refused at
- * plan time. The activations are actmul_math.h's formulas (the device kernel's) with e^x computed here in
- * branch-free float arithmetic (am_exp: 2^n times a degree-6 polynomial, within 2 ulp) so that the loops
- * vectorize (libm's expf, erff and tanhf are scalar calls): tanh(u) = 1 - 2 / (e^2u + 1), and erf by
- * Abramowitz and Stegun 7.1.26 (absolute error 1.5e-7). The reference (actmul_ref.c) is separate. */
+ * plan time. The math is actmul_math.h's (the device kernel's); the reference (actmul_ref.c) is separate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,38 +129,6 @@ static void store(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n, c
     }
 }
 
-/* e^x in float without a branch or a call (vectorizable): x clamped to [-87.3, 88.7], x = n ln2 + r with
- * |r| <= ln2 / 2 (ln2 in two parts), e^r by its Taylor polynomial to degree 6 (Horner), times 2^n built in
- * the exponent bits; within 2 ulp of e^x over the range */
-static inline float am_exp(float x) {
-    x = x < -87.3f ? -87.3f : x > 88.7f ? 88.7f : x;
-    const float n = (float)(int)(x * 1.44269504088896341f + (x < 0 ? -0.5f : 0.5f)); /* round(x / ln2) */
-    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f; /* ln2 = 0.693359375 - 2.12194440e-4 */
-    float p = 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    return p * jv_cpu_float_of((uint32_t)((int32_t)n + 127) << 23);
-}
-
-/* the activations with am_exp (see above) */
-static inline float am_act(int act, float x) {
-    if (act == JV_ACTMUL_SILU) return x / (1.0f + am_exp(-x));
-    if (act == JV_ACTMUL_GELU) { /* erf(|z|) = 1 - poly(t) e^(-z^2), t = 1 / (1 + p |z|) (A&S 7.1.26) */
-        const float z = x * JV_AM_SQRT1_2, az = z < 0 ? -z : z;
-        const float t = 1.0f / (1.0f + 0.3275911f * az);
-        const float poly =
-            t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
-        const float e = 1.0f - poly * am_exp(-az * az);
-        return 0.5f * x * (1.0f + (z < 0 ? -e : e));
-    }
-    const float u = JV_AM_SQRT_2_PI * (x + JV_AM_GELU_K * x * x * x);
-    return 0.5f * x * (2.0f - 2.0f / (am_exp(2.0f * u) + 1.0f)); /* 1 + tanh(u) */
-}
-
 /* o[j] = gate(a[j], b[j]) for j < n, the activation a constant of each loop (so that it inlines and
  * vectorizes) */
 static void gate_block(int act, int second, int64_t n, const float *restrict a, const float *restrict b,
@@ -172,22 +137,22 @@ static void gate_block(int act, int second, int64_t n, const float *restrict a, 
     do {                                                                                                               \
         AM_SIMD                                                                                                        \
         for (int64_t j = 0; j < n; j++)                                                                                \
-            o[j] = (SECOND) ? a[j] * am_act(ACT, b[j]) : am_act(ACT, a[j]) * b[j];                                     \
+            o[j] = jv_am_gate(ACT, SECOND, a[j], b[j]);                                                                \
     } while (0)
     if (second) {
         if (act == JV_ACTMUL_SILU)
-            AM_LOOP(JV_ACTMUL_SILU, 1);
+            AM_LOOP(0, 1);
         else if (act == JV_ACTMUL_GELU)
-            AM_LOOP(JV_ACTMUL_GELU, 1);
+            AM_LOOP(1, 1);
         else
-            AM_LOOP(JV_ACTMUL_GELU_TANH, 1);
+            AM_LOOP(2, 1);
     } else {
         if (act == JV_ACTMUL_SILU)
-            AM_LOOP(JV_ACTMUL_SILU, 0);
+            AM_LOOP(0, 0);
         else if (act == JV_ACTMUL_GELU)
-            AM_LOOP(JV_ACTMUL_GELU, 0);
+            AM_LOOP(1, 0);
         else
-            AM_LOOP(JV_ACTMUL_GELU_TANH, 0);
+            AM_LOOP(2, 0);
     }
 #undef AM_LOOP
 }
