@@ -94,6 +94,7 @@ static const char *init_name(jv_init i) {
     case JV_INIT_POSITIVE: return "positive";
     case JV_INIT_MASK: return "mask";
     case JV_INIT_NONE: return "none";
+    case JV_INIT_INDEX: return "index";
     default: return "normal";
     }
 }

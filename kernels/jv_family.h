@@ -81,7 +81,8 @@ typedef enum {
     JV_INIT_NORMAL = 0, /* seeded random normal N(0, 1) */
     JV_INIT_POSITIVE,   /* seeded random uniform in [0.5, 1.5] (variances, inverse stds) */
     JV_INIT_MASK,       /* seeded random 0 or 1 (bool masks, conditions) */
-    JV_INIT_NONE        /* not read: an OUT tensor (poisoned) */
+    JV_INIT_NONE,       /* not read: an OUT tensor (poisoned) */
+    JV_INIT_INDEX       /* element i of the storage holds i (positions 0..n-1 of a rotary embedding) */
 } jv_init;
 
 /* One tensor of a replay. t always has strides (has_strides = 1), all >= 0;

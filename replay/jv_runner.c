@@ -76,6 +76,8 @@ static void fill_range(void *buf, jv_dtype dt, int64_t lo, int64_t hi, jv_init i
             v = (double)(splitmix(&s) >> 63);
         else if (init == JV_INIT_NONE)
             v = 0;
+        else if (init == JV_INIT_INDEX)
+            v = (double)i;
         else {
             /* Box-Muller, both values used */
             double u1 = unif(&s), u2 = unif(&s), r = sqrt(-2.0 * log(u1));

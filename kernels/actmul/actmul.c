@@ -1,5 +1,5 @@
-/* actmul: descriptor parsing and the FLOPs/bytes model of the serving stacks' gated activations
- * (actmul.h). */
+/* actmul: descriptor parsing, the FLOPs/bytes model and the replay operands of the serving stacks' gated
+ * activations (actmul.h). */
 #include "actmul.h"
 
 #include <string.h>
@@ -9,14 +9,15 @@ _Static_assert(sizeof(jv_actmul_desc) <= JV_DESC_BYTES, "actmul descriptor too l
 static const struct {
     const char *name;
     jv_actmul_act act;
+    int act_second;
 } OPS[] = {
-    {"_C::silu_and_mul", JV_ACTMUL_SILU},
-    {"_C::mul_and_silu", JV_ACTMUL_SILU},
-    {"_C::gelu_and_mul", JV_ACTMUL_GELU},
-    {"_C::gelu_tanh_and_mul", JV_ACTMUL_GELU_TANH},
-    {"aiter::silu_and_mul", JV_ACTMUL_SILU},
-    {"aiter::gelu_and_mul", JV_ACTMUL_GELU},
-    {"aiter::gelu_tanh_and_mul", JV_ACTMUL_GELU_TANH},
+    {"_C::silu_and_mul", JV_ACTMUL_SILU, 0},
+    {"_C::mul_and_silu", JV_ACTMUL_SILU, 1},
+    {"_C::gelu_and_mul", JV_ACTMUL_GELU, 0},
+    {"_C::gelu_tanh_and_mul", JV_ACTMUL_GELU_TANH, 0},
+    {"aiter::silu_and_mul", JV_ACTMUL_SILU, 0},
+    {"aiter::gelu_and_mul", JV_ACTMUL_GELU, 0},
+    {"aiter::gelu_tanh_and_mul", JV_ACTMUL_GELU_TANH, 0},
 };
 
 /* FLOPs per element of each activation (TraceLens' fused-kernel table: silu 4, gelu 8) */
@@ -39,6 +40,9 @@ static jv_status actmul_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     int oi = find_op(c->name);
     if (oi < 0) JV_FAIL(err, JV_ERR_NOTFOUND, "%s: not a gated activation", c->name);
     g->act = OPS[oi].act;
+    g->act_second = OPS[oi].act_second;
+    g->name = OPS[oi].name;
+    g->vllm = !strncmp(g->name, "_C::", 4);
     const jv_tensor *out = jv_opcall_tensor(c, 0), *in = jv_opcall_tensor(c, 1);
     if (!out || !in) JV_FAIL(err, JV_ERR_FORMAT, "%s: out and input shapes missing", c->name);
     if (in->ndim < 1 || out->ndim != in->ndim) JV_FAIL(err, JV_ERR_FORMAT, "%s: out and input ranks differ", c->name);
@@ -82,5 +86,17 @@ const jv_family jv_actmul_family = {
     .parse = actmul_parse,
     .model = actmul_model,
     .params = actmul_params,
-    .no_replay = "not replayed: a serving stack's custom kernel (its model is from the op's definition)",
+    .operands = jv_actmul_operands,
+    .reference = jv_actmul_reference,
+    .schemas = jv_actmul_schemas,
+    .repro = jv_actmul_repro,
 };
+
+jv_status jv_actmul_operands(const jv_desc *d, jv_operands *out, jv_err *err) {
+    const jv_actmul_desc *g = jv_actmul_of(d);
+    out->n = 0;
+    /* vLLM names silu_and_mul's output "result", its other gated activations' (and AITER's) "out" */
+    const char *oname = g->vllm && g->act == JV_ACTMUL_SILU && !g->act_second ? "result" : "out";
+    JV_CHECK(jv_operands_add(out, oname, &g->out, JV_ROLE_OUT, JV_INIT_NONE, err));
+    return jv_operands_add(out, "input", &g->in, JV_ROLE_IN, JV_INIT_NORMAL, err);
+}

@@ -24,6 +24,7 @@
 #include "elementwise/elementwise.h"
 #include "elementwise_cpu.h"
 #include "elementwise_math.h"
+#include "jv_cpu_convert.h"
 #include "jv_cpu_kernel.h"
 
 enum { EW_BLK = 1024 };      /* elements per block: the float buffers of one block stay in L1 */
@@ -85,67 +86,17 @@ struct jv_elementwise_cpu {
     float cbuf[3][EW_BLK];      /* a constant slot's value, a block's worth */
 };
 
-/* ---- storage conversions (bit for bit the core's, branch-free so that the loops vectorize) ---- */
-
-static inline uint32_t bits_of(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float float_of(uint32_t u) {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* c ? a : b as a mask (no branch, so that the loops around it vectorize) */
-static inline uint32_t sel(int c, uint32_t a, uint32_t b) {
-    const uint32_t m = 0u - (uint32_t)(c != 0);
-    return (a & m) | (b & ~m);
-}
-
-static inline float f16_to_f32(uint16_t h) {
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = h & 0x7c00u;
-    uint32_t o = ((uint32_t)(h & 0x7fffu) << 13) + ((127u - 15u) << 23);           /* a normal number */
-    o += sel(e == 0x7c00u, (128u - 16u) << 23, 0u);                                /* inf / NaN */
-    const uint32_t sub = bits_of(float_of(o + (1u << 23)) - float_of(113u << 23)); /* zero / subnormal: exact */
-    return float_of(sel(e == 0, sub, o) | sign);
-}
-
-static inline uint16_t f32_to_f16(float x) {
-    const uint32_t all = bits_of(x), sign = (all >> 16) & 0x8000u, u = all & 0x7fffffffu;
-    const uint32_t magic = 126u << 23;
-    const uint32_t nan = 0x7e00u | ((u & 0x7fffffu) >> 13);              /* quiet, the payload's top bits kept */
-    const uint32_t sub = bits_of(float_of(u) + float_of(magic)) - magic; /* below 2^-14: the add rounds (RNE) */
-    const uint32_t norm = (u + ((uint32_t)(15 - 127) << 23) + 0xfffu + ((u >> 13) & 1u)) >> 13;
-    uint32_t r = sel(u < (113u << 23), sub, norm);
-    r = sel(u >= (143u << 23), 0x7c00u, r);
-    r = sel(u > 0x7f800000u, nan, r);
-    return (uint16_t)(r | sign);
-}
-
-static inline float bf16_to_f32(uint16_t b) {
-    return float_of((uint32_t)b << 16);
-}
-
-static inline uint16_t f32_to_bf16(float x) {
-    const uint32_t u = bits_of(x);
-    const uint32_t rne = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const uint32_t nan = (u >> 16) | 0x40u;
-    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? nan : rne);
-}
-
 float jv_elementwise_cpu_f16_to_f32(uint16_t h) {
-    return f16_to_f32(h);
+    return jv_cpu_f16_to_f32(h);
 }
 uint16_t jv_elementwise_cpu_f32_to_f16(float f) {
-    return f32_to_f16(f);
+    return jv_cpu_f32_to_f16(f);
 }
 float jv_elementwise_cpu_bf16_to_f32(uint16_t b) {
-    return bf16_to_f32(b);
+    return jv_cpu_bf16_to_f32(b);
 }
 uint16_t jv_elementwise_cpu_f32_to_bf16(float f) {
-    return f32_to_bf16(f);
+    return jv_cpu_f32_to_bf16(f);
 }
 
 /* dst[j] = element off + j*st of a buffer of storage type dt, j < n (st 0: one element, repeated) */
@@ -154,8 +105,8 @@ static void gather(int dt, const void *base, int64_t off, int64_t st, int64_t n,
         float v;
         switch (dt) {
         case ST_F32: v = ((const float *)base)[off]; break;
-        case ST_F16: v = f16_to_f32(((const uint16_t *)base)[off]); break;
-        case ST_BF16: v = bf16_to_f32(((const uint16_t *)base)[off]); break;
+        case ST_F16: v = jv_cpu_f16_to_f32(((const uint16_t *)base)[off]); break;
+        case ST_BF16: v = jv_cpu_bf16_to_f32(((const uint16_t *)base)[off]); break;
         case ST_BOOL: v = ((const uint8_t *)base)[off] != 0 ? 1.0f : 0.0f; break;
         case ST_I8: v = (float)((const int8_t *)base)[off]; break;
         case ST_I16: v = (float)((const int16_t *)base)[off]; break;
@@ -179,20 +130,20 @@ static void gather(int dt, const void *base, int64_t off, int64_t st, int64_t n,
         const uint16_t *restrict s = (const uint16_t *)base + off;
         if (st == 1)
             for (int64_t j = 0; j < n; j++)
-                dst[j] = f16_to_f32(s[j]);
+                dst[j] = jv_cpu_f16_to_f32(s[j]);
         else
             for (int64_t j = 0; j < n; j++)
-                dst[j] = f16_to_f32(s[j * st]);
+                dst[j] = jv_cpu_f16_to_f32(s[j * st]);
         break;
     }
     case ST_BF16: {
         const uint16_t *restrict s = (const uint16_t *)base + off;
         if (st == 1)
             for (int64_t j = 0; j < n; j++)
-                dst[j] = bf16_to_f32(s[j]);
+                dst[j] = jv_cpu_bf16_to_f32(s[j]);
         else
             for (int64_t j = 0; j < n; j++)
-                dst[j] = bf16_to_f32(s[j * st]);
+                dst[j] = jv_cpu_bf16_to_f32(s[j * st]);
         break;
     }
     case ST_BOOL: {
@@ -253,20 +204,20 @@ static void scatter(int dt, void *base, int64_t off, int64_t st, int64_t n, cons
         uint16_t *restrict d = (uint16_t *)base + off;
         if (st == 1)
             for (int64_t j = 0; j < n; j++)
-                d[j] = f32_to_f16(v[j]);
+                d[j] = jv_cpu_f32_to_f16(v[j]);
         else
             for (int64_t j = 0; j < n; j++)
-                d[j * st] = f32_to_f16(v[j]);
+                d[j * st] = jv_cpu_f32_to_f16(v[j]);
         break;
     }
     case ST_BF16: {
         uint16_t *restrict d = (uint16_t *)base + off;
         if (st == 1)
             for (int64_t j = 0; j < n; j++)
-                d[j] = f32_to_bf16(v[j]);
+                d[j] = jv_cpu_f32_to_bf16(v[j]);
         else
             for (int64_t j = 0; j < n; j++)
-                d[j * st] = f32_to_bf16(v[j]);
+                d[j * st] = jv_cpu_f32_to_bf16(v[j]);
         break;
     }
     default: { /* bool; NaN is true */

@@ -211,12 +211,21 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
     g->n = jv_tensor_numel(x);
     g->layout = jv_tensor_layout(x);
     g->serving = OPS[oi].op == JV_NORM_SERVING_RMS_NORM || OPS[oi].op == JV_NORM_SERVING_ADD_RMS_NORM;
+    g->vllm = !strncmp(OPS[oi].name, "_C::", 4);
     if (at.res >= 0) {
         const jv_tensor *res = jv_opcall_tensor(c, at.res);
         if (!res || jv_tensor_numel(res) != g->n)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: residual missing or not of the input's size", c->name);
         g->has_residual = 1;
         g->residual_dtype = res->dtype;
+        g->res = *res;
+    }
+    if (g->vllm && OPS[oi].op == JV_NORM_SERVING_RMS_NORM && at.x == 1) { /* rms_norm(result, input, ...) */
+        const jv_tensor *y = jv_opcall_tensor(c, 0);
+        if (y && y->ndim == x->ndim && !memcmp(y->shape, x->shape, sizeof x->shape[0] * (size_t)x->ndim)) {
+            g->y = *y;
+            g->has_y = 1;
+        }
     }
     if (at.dy >= 0) {
         const jv_tensor *dy = jv_opcall_tensor(c, at.dy);
@@ -267,6 +276,7 @@ static jv_status norm_parse(const jv_opcall *c, jv_desc *d, jv_err *err) {
         JV_FAIL(err, JV_ERR_FORMAT, "%s: weight or bias does not hold %lld elements", c->name,
                 (long long)g->param_numel);
     g->has_weight = w != NULL;
+    if (w) g->wt = *w;
     g->weight_dtype = w ? w->dtype : JV_DT_UNKNOWN;
     g->has_bias = b != NULL;
     g->bias_dtype = b ? b->dtype : JV_DT_UNKNOWN;
@@ -367,4 +377,9 @@ const jv_family jv_norm_family = {
     .parse = norm_parse,
     .model = norm_model,
     .params = norm_params,
+    .operands = jv_norm_operands,
+    .reference = jv_norm_reference,
+    .reference_full = 1,
+    .schemas = jv_norm_schemas,
+    .repro = jv_norm_repro,
 };

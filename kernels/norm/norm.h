@@ -7,7 +7,12 @@
  * each (rows * size = n): layer/RMS norm over the trailing normalized_shape,
  * group norm over (C/groups)*HxW per (sample, group), instance norm over HxW
  * per (sample, channel). The weight and bias hold `param_numel` elements
- * (normalized_shape for layer/RMS norm, C for group/instance norm). */
+ * (normalized_shape for layer/RMS norm, C for group/instance norm).
+ * Replayed: the RMS norm forwards aten::rms_norm, vLLM's _C::rms_norm and _C::fused_add_rms_norm (operands,
+ * CPU reference norm_ref.c, CPU kernel norm_cpu.c, device kernel norm.cu, reproducer norm_repro.c); the other
+ * ops (layer, group and instance norm, RMS norm backward, aten::_fused_rms_norm, AITER's RMS norms) are
+ * analysis only. y = x / sqrt(mean(x^2) + eps) * weight over each row; fused_add_rms_norm first sets
+ * residual = input + residual (rounded to its dtype), then input = rms_norm(residual). */
 #ifndef JV_NORM_H
 #define JV_NORM_H
 
@@ -63,6 +68,11 @@ typedef struct {
     int serving;        /* a serving stack's RMS norm kernel: no statistics written */
     int has_residual;   /* fused_add_rms_norm: a residual read, updated and written */
     jv_dtype residual_dtype;
+    int vllm;     /* a vLLM _C op (replayed; AITER's are not) */
+    jv_tensor wt; /* the weight as traced (has_weight) */
+    jv_tensor y;  /* _C::rms_norm: the traced result (has_y) */
+    int has_y;
+    jv_tensor res; /* fused_add_rms_norm: the traced residual */
 } jv_norm_desc;
 
 extern const jv_family jv_norm_family;
@@ -71,5 +81,36 @@ extern const jv_family jv_norm_family;
 static inline const jv_norm_desc *jv_norm_of(const jv_desc *d) {
     return (const jv_norm_desc *)(const void *)d->data;
 }
+
+/* 1 when call g is replayed (see above). */
+int jv_norm_replayable(const jv_norm_desc *g);
+
+/* The epsilon an RMS norm call adds: its eps, or for aten::rms_norm without one the input dtype's machine
+ * epsilon (torch.finfo(dtype).eps, as PyTorch). */
+double jv_norm_rms_eps(const jv_norm_desc *g);
+
+/* Operand indices of a replayed RMS norm (jv_norm_operands order: the op's argument order; -1 when absent). */
+typedef struct {
+    int x, w, y, res; /* input, weight, the output (fused_add_rms_norm: x itself), residual */
+} jv_norm_slots;
+
+/* The slots of call g's operands. */
+jv_norm_slots jv_norm_slots_of(const jv_norm_desc *g);
+
+/* The replay operands: aten::rms_norm input (IN), weight (IN, when given), out (OUT); _C::rms_norm result
+ * (OUT), input, weight (IN); _C::fused_add_rms_norm input, residual (INOUT), weight (IN); traced strides.
+ * JV_ERR_FORMAT "the norm family has no replay yet" for the other ops. */
+jv_status jv_norm_operands(const jv_desc *d, jv_operands *out, jv_err *err);
+
+/* The CPU reference (jv_family.reference, full: sum of squares per row in double, each output rounded once;
+ * fused_add_rms_norm stores the residual rounded and normalizes the stored values). */
+jv_status jv_norm_reference(const jv_desc *d, const jv_operands *ops, void *const *bufs, const jv_sample *s,
+                            jv_err *err);
+
+/* The reproducer hook: torch.nn.functional.rms_norm (with residual.add_ and input.copy_ for
+ * fused_add_rms_norm); no AMD vendor tool. */
+void jv_norm_repro(const jv_desc *d, const jv_operands *ops, const jv_repro_opts *o, jv_repro *r);
+
+extern const char *const jv_norm_schemas[];
 
 #endif

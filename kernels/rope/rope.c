@@ -1,4 +1,5 @@
-/* rope: descriptor parsing and the FLOPs/bytes model of the serving stacks' rotary embedding (rope.h). */
+/* rope: descriptor parsing and the FLOPs/bytes model of the serving stacks' rotary embedding (rope.h); its
+ * replay is rope_ref.c's. */
 #include "rope.h"
 
 #include <string.h>
@@ -79,5 +80,9 @@ const jv_family jv_rope_family = {
     .parse = rope_parse,
     .model = rope_model,
     .params = rope_params,
-    .no_replay = "not replayed: a serving stack's custom kernel (its model is from the op's definition)",
+    .operands = jv_rope_operands,
+    .reference = jv_rope_reference,
+    .reference_full = 1,
+    .schemas = jv_rope_schemas,
+    .repro = jv_rope_repro,
 };

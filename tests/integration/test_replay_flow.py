@@ -9,7 +9,8 @@ jarvis-replay -> console table, Google Benchmark JSON and CSV, markdown report.
   another fails), CSV parses, the report names every verdict; --list, --op/--iterations, --peak, a bare
   replay_ir.json, a TraceLens-form file without our keys, --backend cuda without a GPU build.
 - Fixture traces (skipped without ../shared/traces): MI300X normalization layers, MI300X ResNet-18 training,
-  an H100 inference trace, analysed and replayed with a cap: exit 0, all ran ops verified, at least one op per
+  an H100 inference trace, analysed and replayed with a cap: exit 0, all ran ops verified (the normalization
+  trace's aten::rms_norm on the norm family's RMS kernel among them), at least one op per
   replayed family.
 Usage: test_replay_flow.py JARVIS_ANALYZE JARVIS_REPLAY EXAMPLE_TRACE SHARED_DIR [CAP (default 25M)]
 """
@@ -51,7 +52,8 @@ def check_package(pkg, trace):
                 v = a['value']
                 check(len(v['shape']) == len(v['strides']) and isinstance(v['dtype'], str), f'tensor {v}')
         j = e['jarvis']
-        check(j['family'] in ('gemm', 'conv', 'batchnorm', 'unary', 'binary'), f"family {j['family']}")
+        check(j['family'] in ('gemm', 'conv', 'batchnorm', 'unary', 'binary', 'norm', 'actmul', 'rope'),
+              f"family {j['family']}")
         check(j['count'] >= 1 and j['kernel_time_total_us'] > 0 and j['kernel_time_median_us'] > 0, 'traced times')
         check(len(j['kernels']) >= 1 and j['flops'] >= 0 and 'ex_uid' in j, 'kernels, flops, ex_uid')
         times.append(j['kernel_time_total_us'])

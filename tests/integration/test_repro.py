@@ -6,7 +6,9 @@ the vendor tools' documented options and against the ops they reproduce.
   with a 2-D bias and beta 0.5, bmm, linear over a 3-D input, fp64 mm; convolution: NCHW forward with stride,
   padding, dilation, groups and bias, channels_last backward data and backward weights, 3-D forward, transposed
   forward, fp64; batch norm: training forward, eval forward, training backward, NCHW and channels_last;
-  elementwise: add with alpha, mul by a Scalar, where) and the package jarvis-analyze writes for the bundled
+  elementwise: add with alpha, mul by a Scalar, where; serving: vLLM's silu_and_mul, mul_and_silu,
+  gelu_tanh_and_mul, rms_norm, fused_add_rms_norm, rotary_embedding, AITER's gelu_and_mul, aten::rms_norm) and the
+  package jarvis-analyze writes for the bundled
   ResNet-50 training trace: every op's --print-repro section is parsed.
 - Every vendor command line is split as the shell splits it and checked against a table of the tool's
   documented options (below, each with its source): an unknown option, an option given twice, a missing
@@ -392,6 +394,13 @@ class FakeTensor:
             return self
         return method
 
+    def __getitem__(self, key):  # slices and gathers (x[..., :d], cache[positions])
+        return self
+
+    def _arith(self, other):
+        return self
+    __mul__ = __rmul__ = __add__ = __radd__ = __sub__ = __rsub__ = _arith
+
 
 class FakeNS:
     def __init__(self, path, log):
@@ -423,7 +432,7 @@ def fake_torch(log):
         setattr(t, n, FakeDtype(n))
     t.empty = lambda n, dtype=None, device=None: FakeTensor(log, dtype)
     t.cuda = types.SimpleNamespace(Event=FakeEvent, synchronize=lambda: None)
-    for n in ('mm', 'bmm', 'addmm', 'baddbmm', 'matmul', 'clone'):
+    for n in ('mm', 'bmm', 'addmm', 'baddbmm', 'matmul', 'clone', 'arange'):
         setattr(t, n, FakeNS(n, log))
     t.nn = FakeNS('nn', log)
     t.ops = FakeNS('ops', log)
@@ -457,7 +466,11 @@ EXPECT_CALL = {'aten::mm': 'mm', 'aten::matmul': 'matmul', 'aten::bmm': 'bmm', '
                'aten::native_batch_norm_backward': 'ops.aten.native_batch_norm_backward',
                'aten::add': 'ops.aten.add', 'aten::add_': 'ops.aten.add_', 'aten::mul': 'ops.aten.mul',
                'aten::where': 'ops.aten.where', 'aten::threshold_backward': 'ops.aten.threshold_backward',
-               'aten::clamp_min_': 'ops.aten.clamp_min_'}
+               'aten::clamp_min_': 'ops.aten.clamp_min_',
+               '_C::silu_and_mul': 'nn.functional.silu', '_C::mul_and_silu': 'nn.functional.silu',
+               '_C::gelu_tanh_and_mul': 'nn.functional.gelu', 'aiter::gelu_and_mul': 'nn.functional.gelu',
+               '_C::rms_norm': 'nn.functional.rms_norm', '_C::fused_add_rms_norm': 'nn.functional.rms_norm',
+               'aten::rms_norm': 'nn.functional.rms_norm', '_C::rotary_embedding': 'arange'}
 TORCH_DT = {'c10::BFloat16': 'bfloat16', 'c10::Half': 'float16', 'float': 'float32', 'double': 'float64',
             'bool': 'bool', 'long int': 'int64', 'int': 'int32', 'short int': 'int16', 'signed char': 'int8',
             'unsigned char': 'uint8'}
@@ -580,6 +593,23 @@ CASES = [  # (entry, vendor tools expected)
     (E('aten::mul', [('self', 'Tensor', T([32, 8], 'float')), ('other', 'Scalar', 0.5)]), []),
     (E('aten::where', [('condition', 'Tensor', dict(T([32, 8], 'bool'), init='zeros')),
                        ('self', 'Tensor', T([32, 8])), ('other', 'Tensor', T([32, 8]))]), []),
+    # serving stacks' ops (vLLM's _C schemas, AITER's): PyTorch snippets only
+    (E('_C::silu_and_mul', [('result', 'Tensor!', dict(T([4, 64]), init=None)), ('input', 'Tensor', T([4, 128]))]), []),
+    (E('_C::mul_and_silu', [('out', 'Tensor!', dict(T([4, 64], 'float'), init=None)), ('input', 'Tensor', T([4, 128]))]),
+     []),
+    (E('_C::gelu_tanh_and_mul', [('out', 'Tensor!', dict(T([2, 3, 32]), init=None)), ('input', 'Tensor', T([2, 3, 64]))]),
+     []),
+    (E('aiter::gelu_and_mul', [('out', 'Tensor', dict(T([4, 64]), init=None)), ('input', 'Tensor', T([4, 128]))]), []),
+    (E('_C::rms_norm', [('result', 'Tensor!', dict(T([4, 64]), init=None)), ('input', 'Tensor', T([4, 64])),
+                        ('weight', 'Tensor', T([64])), ('epsilon', 'float', 1e-06)]), []),
+    (E('_C::fused_add_rms_norm', [('input', 'Tensor!', T([4, 64])), ('residual', 'Tensor!', T([4, 64])),
+                                  ('weight', 'Tensor', T([64])), ('epsilon', 'float', 1e-06)]), []),
+    (E('aten::rms_norm', [('input', 'Tensor', T([2, 8, 64], 'float')), ('normalized_shape', 'SymInt[]', [64]),
+                          ('weight', 'Tensor?', None), ('eps', 'float?', None)]), []),
+    (E('_C::rotary_embedding', [('positions', 'Tensor', dict(T([4], 'long int'), init='zeros')),
+                                ('query', 'Tensor!', T([4, 256])), ('key', 'Tensor!?', T([4, 128])),
+                                ('head_size', 'int', 64), ('cos_sin_cache', 'Tensor', T([32, 64])),
+                                ('is_neox', 'bool', True)]), []),
 ]
 
 

@@ -6,15 +6,14 @@
  * channels_last grouped and strided, convolution_backward bf16), batch norm
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
- * threshold_backward). The calls are parsed first (that part runs anywhere);
- * then, when device 0 of the backend opens, each is replayed with jv_run_op
- * on every variant the backend offers and must verify against the CPU
- * reference, and the baseline suite (256 MiB arrays plus a GEMM) must verify.
- * A family named by --may-skip may be refused by the backend (the HIP backend
- * without hipBLASLt or MIOpen: gemm, conv), with its reason printed; what runs
- * must verify all the same. The algorithm searches (--conv-algo, --gemm-algo)
- * run where the backend has options. Exits 77 (skipped) when the backend has
- * no device 0, or is not built into this program. */
+ * threshold_backward), vLLM's gated activations (silu_and_mul, gelu_tanh_and_mul, mul_and_silu, gelu_and_mul)
+ * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm), rotary_embedding (neox, gptj). The calls are parsed
+ * first (that part runs anywhere); then, when device 0 of the backend opens, each is replayed with jv_run_op on every
+ * variant the backend offers and must verify against the CPU reference, and the baseline suite (256 MiB arrays plus a
+ * GEMM) must verify. A family named by --may-skip may be refused by the backend (the HIP backend without hipBLASLt or
+ * MIOpen: gemm, conv), with its reason printed; what runs must verify all the same. The algorithm searches
+ * (--conv-algo, --gemm-algo) run where the backend has options. Exits 77 (skipped) when the backend has no device 0, or
+ * is not built into this program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +162,27 @@ static const gcase CASES[] = {
      "[[3855, 15, 5, 1], []]", "[\"\", \"0\"]"},
     {"threshold_backward bf16 (traced)", "aten::threshold_backward", "[[64, 64, 112, 112], [64, 64, 112, 112], []]",
      "[" BF ", " BF ", \"Scalar\"]", "[[802816, 12544, 112, 1], [802816, 12544, 112, 1], []]", "[\"\", \"\", \"0\"]"},
+    /* ---- serving stacks' gated activations (vector path; the scalar one: a strided input) and RMS norms ---- */
+    {"silu_and_mul bf16 (vector)", "_C::silu_and_mul", "[[512, 11008], [512, 22016]]", "[" BF ", " BF "]", NULL, NULL},
+    {"gelu_tanh_and_mul fp16 (vector)", "_C::gelu_tanh_and_mul", "[[64, 4096], [64, 8192]]", "[" HF ", " HF "]", NULL,
+     NULL},
+    {"mul_and_silu fp32, strided input", "_C::mul_and_silu", "[[64, 1000], [64, 2000]]", "[" FL ", " FL "]",
+     "[[1000, 1], [3000, 1]]", NULL},
+    {"gelu_and_mul bf16, d 1001 (scalar)", "_C::gelu_and_mul", "[[33, 1001], [33, 2002]]", "[" BF ", " BF "]", NULL,
+     NULL},
+    {"rms_norm bf16 (vLLM)", "_C::rms_norm", "[[512, 4096], [512, 4096], [4096], []]",
+     "[" BF ", " BF ", " BF ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-06\"]"},
+    {"fused_add_rms_norm fp16 (vLLM)", "_C::fused_add_rms_norm", "[[77, 5120], [77, 5120], [5120], []]",
+     "[" HF ", " HF ", " HF ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-05\"]"},
+    {"aten::rms_norm fp32, no weight", "aten::rms_norm", "[[8, 300], [], [], []]",
+     "[" FL ", \"ScalarList\", \"\", \"Scalar\"]", NULL, "[\"\", \"[300]\", \"\", \"\"]"},
+    {"rotary_embedding bf16 neox (vLLM)", "_C::rotary_embedding",
+     "[[512], [512, 4096], [512, 1024], [], [4096, 128], []]",
+     "[\"long int\", " BF ", " BF ", \"Scalar\", " BF ", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"\", \"128\", \"\", \"True\"]"},
+    {"rotary_embedding fp16 gptj, no key, fp32 cache", "_C::rotary_embedding",
+     "[[77], [77, 16, 64], [], [], [2048, 32], []]", "[\"long int\", " HF ", \"\", \"Scalar\", " FL ", \"Scalar\"]",
+     NULL, "[\"\", \"\", \"\", \"64\", \"\", \"False\"]"},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 

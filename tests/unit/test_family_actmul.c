@@ -33,7 +33,8 @@ static void test_models(void) {
     CHECK_NEAR(model(&d).flops, 40.0);
     CHECK(jv_actmul_family.match("_C::mul_and_silu") == JV_MATCH_STRONG);
     CHECK(jv_actmul_family.match("aten::silu") == JV_MATCH_NONE);
-    CHECK(jv_actmul_family.operands == NULL && jv_actmul_family.no_replay != NULL);
+    CHECK(jv_actmul_family.operands != NULL && jv_actmul_family.reference != NULL &&
+          jv_actmul_family.no_replay == NULL);
 }
 
 static void test_hostile(void) {

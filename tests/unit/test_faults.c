@@ -1,9 +1,9 @@
 /* test_faults: fault injection into jarvis-replay's verification (issue 15, item 4).
  * Each case is a call in trace form (as tests/kernels/test_gpu_replay.c spells them) of a family the CPU
- * backend replays (GEMM, convolution, batch norm, elementwise unary and binary), in fp32 and bf16, with an
- * output of 2^19 elements: big enough that one damaged 8x8 tile or element is a small part of it (rel L2 of a
- * zeroed tile ~0.011), small enough to verify in full. Each case runs once on the plain CPU backend (must
- * verify: the op is right when nothing damages it), once through the wrapper with no fault (the wrapper
+ * backend replays (GEMM, convolution, batch norm, elementwise unary and binary, vLLM's gated activations and RMS
+ * norms), in fp32 and bf16, with an output of 2^19 elements: big enough that one damaged 8x8 tile or element is a small
+ * part of it (rel L2 of a zeroed tile ~0.011), small enough to verify in full. Each case runs once on the plain CPU
+ * backend (must verify: the op is right when nothing damages it), once through the wrapper with no fault (the wrapper
  * forwards faithfully), then once per fault mode of tests/backends/faulty/ (a zeroed tile, one element off
  * by 8x the RMS, one element left unwritten, transposed, shifted by one, launches after the first doing
  * nothing): each must end JV_RES_WRONG with a reason naming the damaged operand. Then all again on the sampled
@@ -59,6 +59,12 @@ static const fcase CASES[] = {
      "[\"\", \"\", \"1\"]"},
     {"add bf16", "aten::add", "[[512, 1024], [512, 1024], []]", "[" BF ", " BF ", \"Scalar\"]", NULL,
      "[\"\", \"\", \"1\"]"},
+    {"silu_and_mul fp32", "_C::silu_and_mul", "[[512, 1024], [512, 2048]]", "[" FL ", " FL "]", NULL, NULL},
+    {"gelu_tanh_and_mul bf16", "_C::gelu_tanh_and_mul", "[[512, 1024], [512, 2048]]", "[" BF ", " BF "]", NULL, NULL},
+    {"rms_norm fp32", "_C::rms_norm", "[[512, 1024], [512, 1024], [1024], []]", "[" FL ", " FL ", " FL ", \"Scalar\"]",
+     NULL, "[\"\", \"\", \"\", \"1e-06\"]"},
+    {"aten::rms_norm bf16", "aten::rms_norm", "[[512, 1024], [], [1024], []]",
+     "[" BF ", \"ScalarList\", " BF ", \"Scalar\"]", NULL, "[\"\", \"[1024]\", \"\", \"1e-06\"]"},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 

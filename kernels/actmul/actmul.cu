@@ -1,0 +1,250 @@
+/* actmul.cu: the device kernel of the gated activations (actmul.h), compiled as CUDA or HIP (jv_gpu.h):
+ * out[r, j] = act(x[r, j]) * x[r, d + j] (or x[r, j] * act(x[r, d + j])) for every row r of the output's
+ * leading dims. Input and out of one dtype, fp32, fp16 or bf16; the math in float (actmul_math.h, the CPU
+ * kernel's), stored rounded to nearest even. Two paths, one grid-stride loop each:
+ *  - vector: the last dim dense in both tensors, d and every row stride a multiple of the elements of a
+ *    16-byte vector (4 fp32, 8 fp16/bf16) and both buffers 16-byte aligned: each thread loads one vector of
+ *    each half and stores one vector of out (as vLLM's vectorized kernel);
+ *  - scalar: anything else (any strides), one element per thread.
+ * The row's offsets come from its index over the leading dims. The family's device-kernel entry
+ * jv_actmul_gpu_kernel (jv_gpu_kernel.h) plans and runs them. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_gpu.h"
+
+extern "C" {
+#include "actmul.h"
+#include "jv_family.h"
+}
+#include "actmul_math.h"
+#include "jv_gpu_kernel.h"
+
+#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#define AM_ERR_INVALID ((int)hipErrorInvalidValue)
+#else
+#define AM_ERR_INVALID ((int)cudaErrorInvalidValue)
+#endif
+
+enum { AM_THREADS = 256, AM_BLOCKS_PER_SM = 8 };
+enum { AM_F32 = 0, AM_F16, AM_BF16 };
+
+struct am_params {
+    int act, act_second;
+    int nd; /* leading dims */
+    int64_t shape[JV_MAX_DIMS], ist[JV_MAX_DIMS], ost[JV_MAX_DIMS];
+    int64_t rows, w, ilast, olast;
+    const void *in;
+    void *out;
+};
+
+struct am_plan {
+    am_params p;
+    int dt;     /* AM_F32, AM_F16, AM_BF16 */
+    int vec_ok; /* the layout allows the vector path (alignment is checked at run) */
+    unsigned grid_vec, grid_scalar;
+};
+
+/* elements per 16-byte vector */
+template <int DT> struct am_vec { static constexpr int n = DT == AM_F32 ? 4 : 8; };
+
+template <int DT> static __device__ __forceinline__ float am_load(const void *b, int64_t off) {
+    if (DT == AM_F32) return static_cast<const float *>(b)[off];
+    const unsigned short u = static_cast<const unsigned short *>(b)[off];
+    return DT == AM_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
+}
+
+template <int DT> static __device__ __forceinline__ void am_store(void *b, int64_t off, float v) {
+    if (DT == AM_F32)
+        static_cast<float *>(b)[off] = v;
+    else
+        static_cast<unsigned short *>(b)[off] = DT == AM_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
+}
+
+/* the 16 bytes of u as floats */
+template <int DT> static __device__ __forceinline__ void am_unpack(const uint4 u, float *f) {
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (DT == AM_F32) {
+            f[k] = __uint_as_float(w[k]);
+        } else {
+            const unsigned short lo = (unsigned short)(w[k] & 0xffffu), hi = (unsigned short)(w[k] >> 16);
+            f[2 * k] = DT == AM_F16 ? jv_f16_bits_to_float(lo) : jv_bf16_bits_to_float(lo);
+            f[2 * k + 1] = DT == AM_F16 ? jv_f16_bits_to_float(hi) : jv_bf16_bits_to_float(hi);
+        }
+    }
+}
+
+template <int DT> static __device__ __forceinline__ uint4 am_pack(const float *f) {
+    unsigned w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (DT == AM_F32) {
+            w[k] = __float_as_uint(f[k]);
+        } else {
+            const unsigned lo = DT == AM_F16 ? jv_float_to_f16_bits(f[2 * k]) : jv_float_to_bf16_bits(f[2 * k]);
+            const unsigned hi = DT == AM_F16 ? jv_float_to_f16_bits(f[2 * k + 1]) : jv_float_to_bf16_bits(f[2 * k + 1]);
+            w[k] = lo | (hi << 16);
+        }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* the offsets of row r in the input and in out */
+static __device__ __forceinline__ void am_row(const am_params &p, int64_t r, int64_t *io, int64_t *oo) {
+    int64_t a = 0, b = 0;
+    for (int i = p.nd - 1; i >= 0; i--) {
+        const int64_t k = r % p.shape[i];
+        r /= p.shape[i];
+        a += k * p.ist[i];
+        b += k * p.ost[i];
+    }
+    *io = a;
+    *oo = b;
+}
+
+template <int DT> __global__ void __launch_bounds__(AM_THREADS) am_vec_kernel(am_params p) {
+    constexpr int V = am_vec<DT>::n;
+    const int64_t nvr = p.w / V, total = p.rows * nvr;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const int64_t r = t / nvr, c = t - r * nvr;
+        int64_t io, oo;
+        am_row(p, r, &io, &oo);
+        const uint4 *in = reinterpret_cast<const uint4 *>(static_cast<const char *>(p.in) + (io * (int64_t)(16 / V)));
+        float a[V], b[V], o[V];
+        am_unpack<DT>(in[c], a);
+        am_unpack<DT>(in[nvr + c], b);
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            o[k] = jv_am_gate(p.act, p.act_second, a[k], b[k]);
+        reinterpret_cast<uint4 *>(static_cast<char *>(p.out) + oo * (int64_t)(16 / V))[c] = am_pack<DT>(o);
+    }
+}
+
+template <int DT> __global__ void __launch_bounds__(AM_THREADS) am_scalar_kernel(am_params p) {
+    const int64_t total = p.rows * p.w;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const int64_t r = t / p.w, j = t - r * p.w;
+        int64_t io, oo;
+        am_row(p, r, &io, &oo);
+        const float a = am_load<DT>(p.in, io + j * p.ilast), b = am_load<DT>(p.in, io + (p.w + j) * p.ilast);
+        am_store<DT>(p.out, oo + j * p.olast, jv_am_gate(p.act, p.act_second, a, b));
+    }
+}
+
+static int am_aligned16(const void *p) {
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+extern "C" int jv_gpu_actmul_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
+    (void)workspace;
+    const am_plan *pl = static_cast<const am_plan *>(plan);
+    if (!pl || !bufs) return AM_ERR_INVALID;
+    if (pl->p.rows == 0 || pl->p.w == 0) return 0;
+    am_params p = pl->p;
+    p.in = bufs[JV_ACTMUL_IN];
+    p.out = bufs[JV_ACTMUL_OUT];
+    if (!p.in || !p.out) return AM_ERR_INVALID;
+    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
+    const int vec = pl->vec_ok && am_aligned16(p.in) && am_aligned16(p.out);
+    const unsigned g = vec ? pl->grid_vec : pl->grid_scalar;
+    switch (pl->dt) {
+    case AM_F32:
+        if (vec)
+            am_vec_kernel<AM_F32><<<g, AM_THREADS, 0, st>>>(p);
+        else
+            am_scalar_kernel<AM_F32><<<g, AM_THREADS, 0, st>>>(p);
+        break;
+    case AM_F16:
+        if (vec)
+            am_vec_kernel<AM_F16><<<g, AM_THREADS, 0, st>>>(p);
+        else
+            am_scalar_kernel<AM_F16><<<g, AM_THREADS, 0, st>>>(p);
+        break;
+    default:
+        if (vec)
+            am_vec_kernel<AM_BF16><<<g, AM_THREADS, 0, st>>>(p);
+        else
+            am_scalar_kernel<AM_BF16><<<g, AM_THREADS, 0, st>>>(p);
+        break;
+    }
+    return JV_GPU_LAUNCH_STATUS();
+}
+
+/* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
+
+#if JV_GPU_HOST_PASS
+static unsigned am_grid(int64_t work, int sms) {
+    const int64_t cap = (int64_t)(sms > 0 ? sms : 128) * AM_BLOCKS_PER_SM;
+    int64_t b = (work + AM_THREADS - 1) / AM_THREADS;
+    if (b > cap) b = cap;
+    return (unsigned)(b > 0 ? b : 1);
+}
+
+static int am_dt(jv_dtype d) {
+    return d == JV_DT_F32 ? AM_F32 : d == JV_DT_F16 ? AM_F16 : d == JV_DT_BF16 ? AM_BF16 : -1;
+}
+
+static int am_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    const jv_actmul_desc *g = jv_actmul_of(d);
+    if (!ops || ops->n != 2) {
+        snprintf(why, cap, "%s: not the family's operands", g->name);
+        return 0;
+    }
+    const jv_tensor *o = &ops->o[JV_ACTMUL_OUT].t, *x = &ops->o[JV_ACTMUL_IN].t;
+    if (am_dt(x->dtype) < 0 || x->dtype != o->dtype) {
+        snprintf(why, cap, "%s: %s -> %s: the device kernel runs fp32, fp16 or bf16, input and out of one dtype",
+                 g->name, jv_dtype_short(x->dtype), jv_dtype_short(o->dtype));
+        return 0;
+    }
+    return 1;
+}
+
+static jv_status am_plan_create(const jv_desc *d, const jv_operands *ops, int sms, void **plan, size_t *ws_bytes,
+                                jv_err *err) {
+    *plan = NULL;
+    *ws_bytes = 0;
+    char why[200];
+    if (!am_supported(d, ops, why, sizeof why)) JV_FAIL(err, JV_ERR_NOTFOUND, "%s", why);
+    const jv_actmul_desc *g = jv_actmul_of(d);
+    const jv_tensor *o = &ops->o[JV_ACTMUL_OUT].t, *x = &ops->o[JV_ACTMUL_IN].t;
+    am_plan *pl = static_cast<am_plan *>(calloc(1, sizeof *pl));
+    if (!pl) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", g->name);
+    am_params &p = pl->p;
+    p.act = (int)g->act;
+    p.act_second = g->act_second;
+    p.nd = o->ndim - 1;
+    p.rows = 1;
+    for (int i = 0; i < p.nd; i++) {
+        p.shape[i] = o->shape[i];
+        p.ist[i] = x->strides[i];
+        p.ost[i] = o->strides[i];
+        p.rows *= o->shape[i];
+    }
+    p.w = g->width;
+    p.ilast = x->strides[o->ndim - 1];
+    p.olast = o->strides[o->ndim - 1];
+    pl->dt = am_dt(x->dtype);
+    const int V = pl->dt == AM_F32 ? 4 : 8;
+    int ok = p.ilast == 1 && p.olast == 1 && p.w % V == 0;
+    for (int i = 0; i < p.nd && ok; i++)
+        ok = p.ist[i] % V == 0 && p.ost[i] % V == 0;
+    pl->vec_ok = ok;
+    pl->grid_vec = am_grid(p.rows * (p.w / V), sms);
+    pl->grid_scalar = am_grid(p.rows * p.w, sms);
+    *plan = pl;
+    return JV_OK;
+}
+
+static void am_release(void *plan) {
+    free(plan);
+}
+
+extern "C" const jv_gpu_kernel jv_actmul_gpu_kernel = {"actmul", am_supported, am_plan_create, jv_gpu_actmul_run,
+                                                       am_release};
+#endif

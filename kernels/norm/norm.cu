@@ -1,0 +1,196 @@
+/* norm.cu: the device kernel of the replayed RMS norms (norm.h: aten::rms_norm, vLLM's _C::rms_norm and
+ * _C::fused_add_rms_norm), compiled as CUDA or HIP (jv_gpu.h). One block of 256 threads per row (a
+ * grid-stride loop over rows): pass 1 reads the row (fused_add_rms_norm: adds the residual and stores the
+ * sum rounded to the residual's dtype, keeping the rounded value) and sums the squares in float over the
+ * block (jv_block_sum); pass 2 writes x * rstd * weight rounded to nearest even, each thread re-reading the
+ * elements it wrote in pass 1. Consecutive threads read consecutive elements (coalesced). fp32, fp16 and
+ * bf16 tensors, the weight of its own dtype; the normalized dims dense in every tensor (as vLLM's kernels
+ * ask), the rows at any strides. The family's device-kernel entry jv_norm_gpu_kernel (jv_gpu_kernel.h)
+ * plans and runs it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jv_gpu.h"
+
+extern "C" {
+#include "jv_family.h"
+#include "norm.h"
+}
+#include "jv_gpu_kernel.h"
+
+#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#define RN_ERR_INVALID ((int)hipErrorInvalidValue)
+#else
+#define RN_ERR_INVALID ((int)cudaErrorInvalidValue)
+#endif
+
+enum { RN_THREADS = 256, RN_MAX_GRID = 65535 };
+enum { RN_F32 = 0, RN_F16, RN_BF16 };
+
+struct rn_params {
+    int xdt, ydt, wdt, rdt; /* RN_F32 ... (wdt, rdt: -1 when absent) */
+    int nd;                 /* leading (row) dims */
+    int64_t shape[JV_MAX_DIMS], xst[JV_MAX_DIMS], yst[JV_MAX_DIMS], rst[JV_MAX_DIMS];
+    int64_t rows, size;
+    float eps;
+    const void *w;
+    void *x, *y, *res;
+};
+
+struct rn_plan {
+    rn_params p;
+    jv_norm_slots sl;
+    unsigned grid;
+};
+
+static __device__ __forceinline__ float rn_load(int dt, const void *b, int64_t off) {
+    if (dt == RN_F32) return static_cast<const float *>(b)[off];
+    const unsigned short u = static_cast<const unsigned short *>(b)[off];
+    return dt == RN_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
+}
+
+static __device__ __forceinline__ void rn_store(int dt, void *b, int64_t off, float v) {
+    if (dt == RN_F32)
+        static_cast<float *>(b)[off] = v;
+    else
+        static_cast<unsigned short *>(b)[off] = dt == RN_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
+}
+
+/* v as dtype dt stores it */
+static __device__ __forceinline__ float rn_round(int dt, float v) {
+    if (dt == RN_F16) return jv_f16_bits_to_float(jv_float_to_f16_bits(v));
+    if (dt == RN_BF16) return jv_bf16_bits_to_float(jv_float_to_bf16_bits(v));
+    return v;
+}
+
+__global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
+    __shared__ float s_rstd;
+    for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
+        int64_t xo = 0, yo = 0, ro = 0, q = r;
+        for (int i = p.nd - 1; i >= 0; i--) {
+            const int64_t k = q % p.shape[i];
+            q /= p.shape[i];
+            xo += k * p.xst[i];
+            yo += k * p.yst[i];
+            ro += k * p.rst[i];
+        }
+        float ss = 0.0f;
+        for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
+            float v = rn_load(p.xdt, p.x, xo + j);
+            if (p.res) {
+                v = rn_round(p.rdt, v + rn_load(p.rdt, p.res, ro + j));
+                rn_store(p.rdt, p.res, ro + j, v);
+            }
+            ss += v * v;
+        }
+        ss = jv_block_sum(ss);
+        if (threadIdx.x == 0) s_rstd = rsqrtf(ss / (float)p.size + p.eps);
+        __syncthreads();
+        const float rstd = s_rstd;
+        for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
+            const float v = p.res ? rn_load(p.rdt, p.res, ro + j) : rn_load(p.xdt, p.x, xo + j);
+            const float w = p.w ? rn_load(p.wdt, p.w, j) : 1.0f;
+            rn_store(p.ydt, p.y, yo + j, v * rstd * w);
+        }
+        __syncthreads(); /* s_rstd and jv_block_sum's shared memory are reused by the next row */
+    }
+}
+
+extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
+    (void)workspace;
+    const rn_plan *pl = static_cast<const rn_plan *>(plan);
+    if (!pl || !bufs) return RN_ERR_INVALID;
+    if (pl->p.rows == 0 || pl->p.size == 0) return 0;
+    rn_params p = pl->p;
+    p.x = bufs[pl->sl.x];
+    p.y = bufs[pl->sl.y];
+    p.w = pl->sl.w >= 0 ? bufs[pl->sl.w] : NULL;
+    p.res = pl->sl.res >= 0 ? bufs[pl->sl.res] : NULL;
+    if (!p.x || !p.y || (pl->sl.w >= 0 && !p.w) || (pl->sl.res >= 0 && !p.res)) return RN_ERR_INVALID;
+    rn_kernel<<<pl->grid, RN_THREADS, 0, static_cast<jv_gpuStream_t>(stream)>>>(p);
+    return JV_GPU_LAUNCH_STATUS();
+}
+
+/* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
+
+#if JV_GPU_HOST_PASS
+static int rn_dt(jv_dtype d) {
+    return d == JV_DT_F32 ? RN_F32 : d == JV_DT_F16 ? RN_F16 : d == JV_DT_BF16 ? RN_BF16 : -1;
+}
+
+/* 1 when the trailing k dims of t are dense (row-major, unit stride innermost; size-1 dims ignored) */
+static int rn_tail_dense(const jv_tensor *t, int k) {
+    int64_t want = 1;
+    for (int i = t->ndim - 1; i >= t->ndim - k && i >= 0; i--) {
+        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return 1;
+}
+
+static int rn_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
+    const jv_norm_desc *g = jv_norm_of(d);
+    if (!jv_norm_replayable(g)) {
+        snprintf(why, cap, "norm: only the RMS norm forwards have a device kernel");
+        return 0;
+    }
+    const jv_norm_slots sl = jv_norm_slots_of(g);
+    const int k = g->normalized_ndim;
+    for (int i = 0; i < ops->n; i++) {
+        const jv_tensor *t = &ops->o[i].t;
+        if (rn_dt(t->dtype) < 0) {
+            snprintf(why, cap, "rms norm: %s is %s (the device kernel runs fp32, fp16 and bf16)", ops->o[i].name,
+                     jv_dtype_short(t->dtype));
+            return 0;
+        }
+        if (!rn_tail_dense(t, i == sl.w ? t->ndim : k)) {
+            snprintf(why, cap, "rms norm: %s: the device kernel needs the normalized dims dense", ops->o[i].name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, int sms, void **plan, size_t *ws_bytes,
+                                jv_err *err) {
+    (void)sms;
+    *plan = NULL;
+    *ws_bytes = 0;
+    char why[200];
+    if (!rn_supported(d, ops, why, sizeof why)) JV_FAIL(err, JV_ERR_NOTFOUND, "%s", why);
+    const jv_norm_desc *g = jv_norm_of(d);
+    rn_plan *pl = static_cast<rn_plan *>(calloc(1, sizeof *pl));
+    if (!pl) JV_FAIL(err, JV_ERR_NOMEM, "rms norm: out of memory");
+    pl->sl = jv_norm_slots_of(g);
+    rn_params &p = pl->p;
+    const jv_tensor *x = &ops->o[pl->sl.x].t, *y = &ops->o[pl->sl.y].t;
+    const jv_tensor *res = pl->sl.res >= 0 ? &ops->o[pl->sl.res].t : NULL;
+    p.xdt = rn_dt(x->dtype);
+    p.ydt = rn_dt(y->dtype);
+    p.wdt = pl->sl.w >= 0 ? rn_dt(ops->o[pl->sl.w].t.dtype) : -1;
+    p.rdt = res ? rn_dt(res->dtype) : -1;
+    p.nd = x->ndim - g->normalized_ndim;
+    for (int i = 0; i < p.nd; i++) {
+        p.shape[i] = x->shape[i];
+        p.xst[i] = x->strides[i];
+        p.yst[i] = y->strides[i];
+        p.rst[i] = res ? res->strides[i] : 0;
+    }
+    p.rows = g->rows;
+    p.size = g->size;
+    p.eps = (float)jv_norm_rms_eps(g);
+    const int64_t cap = RN_MAX_GRID;
+    pl->grid = (unsigned)(g->rows < cap ? (g->rows > 0 ? g->rows : 1) : cap);
+    *plan = pl;
+    return JV_OK;
+}
+
+static void rn_release(void *plan) {
+    free(plan);
+}
+
+extern "C" const jv_gpu_kernel jv_norm_gpu_kernel = {"norm", rn_supported, rn_plan_create, jv_gpu_norm_run, rn_release};
+#endif
