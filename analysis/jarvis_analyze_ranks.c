@@ -87,7 +87,8 @@ typedef struct {
     const char *path;
     char dir[4096]; /* the rank's folder in the stage while it is written */
     jv_rank_view rv;
-    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports) */
+    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports); NULL once its reports
+                    * are written (a rank without communication kernels: rank_run) */
     jv_status st;
     jv_err err;
 } rank_task;
@@ -99,8 +100,16 @@ typedef struct {
     pthread_mutex_t book; /* cli.book_lock */
 } rank_pool;
 
+/* The fair and rough reports, findings and html page of digest dg into dir. */
+static jv_status rank_write(const jv_digest *dg, const char *dir, jv_err *err) {
+    JV_CHECK(jv_findings_write(dg, dir, err));
+    return jv_html_write(dg, NULL, dir, err);
+}
+
 /* One rank: the sheets, package and category data of one trace into its folder, its model (k->dg) for its reports
- * and its view for the cross-rank outputs. */
+ * and its view for the cross-rank outputs. A rank without communication kernels has no collective the job can
+ * measure (jv_comm_measured leaves it as it is): its reports are written at once and its model freed, so it keeps
+ * only its view. */
 static void rank_run(rank_task *k) {
     jv_analyze_cli cs = *k->c;
     cs.stage = k->dir;
@@ -111,6 +120,12 @@ static void rank_run(rank_task *k) {
     k->st =
         k->dg ? jv_mkdir_p(k->dir, &k->err) : jv_err_set(&k->err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
     if (k->st == JV_OK) k->st = jv_analyze_one(&cs, k->path, 1, NULL, k->dg, &k->rv, &k->err);
+    if (k->st == JV_OK && !k->rv.ncalls) {
+        k->st = rank_write(k->dg, k->dir, &k->err);
+        jv_digest_free(k->dg);
+        free(k->dg);
+        k->dg = NULL;
+    }
 }
 
 /* The reports of rank r (job index) into dir: its exposed-communication evidence takes the waits measured across
@@ -118,8 +133,7 @@ static void rank_run(rank_task *k) {
 static jv_status rank_reports(jv_digest *dg, const jv_job *job, int r, const char *dir, jv_err *err) {
     JV_CHECK(jv_comm_measured(&dg->comm, job, r, err));
     if (dg->comm.measured) JV_CHECK(jv_findings_compute(dg, err));
-    JV_CHECK(jv_findings_write(dg, dir, err));
-    return jv_html_write(dg, NULL, dir, err);
+    return rank_write(dg, dir, err);
 }
 
 static void *rank_worker(void *arg) {
@@ -223,7 +237,7 @@ jv_status jv_analyze_ranks(const jv_analyze_cli *cl, const jv_pathlist *in, jv_e
     for (size_t i = 0; i < n && s == JV_OK; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", pub.stage, dirs[i]);
-        s = rank_reports(t[i].dg, &job, (int)i, dir, err);
+        if (t[i].dg) s = rank_reports(t[i].dg, &job, (int)i, dir, err);
     }
     if (s == JV_OK) s = jv_multirank_sheets(&job, pub.stage, err);
     if (s == JV_OK) s = jv_multirank_md(&job, (const char *const *)dirs, pub.stage, err);
