@@ -190,8 +190,8 @@ def generated(exe, tmp):
         outs[jobs] = o
     for rel in ['multirank_report.md', 'report.html'] + [os.path.join('perf_report_csvs', f) for f in (
             'coll_analysis.csv', 'nccl_implicit_sync.csv', 'straggler_summary.csv', 'rank_summary.csv',
-            'idle_time_breakdown.csv')] + [os.path.join(f'rank{r}', 'perf_report_csvs', 'gpu_timeline.csv')
-                                           for r in range(4)]:
+            'idle_time_breakdown.csv')] + [os.path.join(f'rank{r}', f) for r in range(4) for f in (
+                os.path.join('perf_report_csvs', 'gpu_timeline.csv'), 'standalone_analysis_fair.md', 'report.html')]:
         a, b = (os.path.join(outs[j], rel) for j in ('1', '3'))
         check(os.path.isfile(a) and open(a, 'rb').read() == open(b, 'rb').read(), f'--jobs 1 and 3: same {rel}')
     # one corrupt trace: exit 1 naming it, nothing published
