@@ -85,9 +85,10 @@ jv_status jv_pathlist_expand(const char *arg, jv_pathlist *pl, jv_err *err) {
 typedef struct {
     const jv_analyze_cli *c;
     const char *path;
-    char dir[4096]; /* the rank's folder in the stage while it is written */
+    char dir[4096]; /* the rank's folder in the stage: .input<i> while analysed, rank<k> once numbered */
     jv_rank_view rv;
-    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports) */
+    jv_digest *dg; /* its model, kept until the job's measured waits are in (rank_reports); NULL once its reports
+                    * are written (a rank without communication kernels: rank_run) */
     jv_status st;
     jv_err err;
 } rank_task;
@@ -97,10 +98,19 @@ typedef struct {
     size_t n, next;
     pthread_mutex_t mu;   /* next */
     pthread_mutex_t book; /* cli.book_lock */
+    const jv_job *job;    /* NULL: the ranks are analysed (rank_run); else their reports written (rank_finish) */
 } rank_pool;
 
+/* The fair and rough reports, findings and html page of digest dg into dir. */
+static jv_status rank_write(const jv_digest *dg, const char *dir, jv_err *err) {
+    JV_CHECK(jv_findings_write(dg, dir, err));
+    return jv_html_write(dg, NULL, dir, err);
+}
+
 /* One rank: the sheets, package and category data of one trace into its folder, its model (k->dg) for its reports
- * and its view for the cross-rank outputs. */
+ * and its view for the cross-rank outputs. A rank without communication kernels has no collective the job can
+ * measure (jv_comm_measured leaves it as it is): its reports are written at once and its model freed, so it keeps
+ * only its view. */
 static void rank_run(rank_task *k) {
     jv_analyze_cli cs = *k->c;
     cs.stage = k->dir;
@@ -111,6 +121,12 @@ static void rank_run(rank_task *k) {
     k->st =
         k->dg ? jv_mkdir_p(k->dir, &k->err) : jv_err_set(&k->err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
     if (k->st == JV_OK) k->st = jv_analyze_one(&cs, k->path, 1, NULL, k->dg, &k->rv, &k->err);
+    if (k->st == JV_OK && !k->rv.ncalls) {
+        k->st = rank_write(k->dg, k->dir, &k->err);
+        jv_digest_free(k->dg);
+        free(k->dg);
+        k->dg = NULL;
+    }
 }
 
 /* The reports of rank r (job index) into dir: its exposed-communication evidence takes the waits measured across
@@ -118,8 +134,16 @@ static void rank_run(rank_task *k) {
 static jv_status rank_reports(jv_digest *dg, const jv_job *job, int r, const char *dir, jv_err *err) {
     JV_CHECK(jv_comm_measured(&dg->comm, job, r, err));
     if (dg->comm.measured) JV_CHECK(jv_findings_compute(dg, err));
-    JV_CHECK(jv_findings_write(dg, dir, err));
-    return jv_html_write(dg, NULL, dir, err);
+    return rank_write(dg, dir, err);
+}
+
+/* The reports of task k, job index r, once the job is built (its folder is k->dir), then its model freed. */
+static void rank_finish(rank_task *k, const jv_job *job, int r) {
+    if (!k->dg) return; /* written by rank_run */
+    k->st = rank_reports(k->dg, job, r, k->dir, &k->err);
+    jv_digest_free(k->dg);
+    free(k->dg);
+    k->dg = NULL;
 }
 
 static void *rank_worker(void *arg) {
@@ -129,8 +153,33 @@ static void *rank_worker(void *arg) {
         size_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n) return NULL;
-        rank_run(&p->t[i]);
+        if (p->job)
+            rank_finish(&p->t[i], p->job, (int)i);
+        else
+            rank_run(&p->t[i]);
     }
+}
+
+/* Runs the pool's tasks on nthreads threads (this one included) and returns once all are done. */
+static void pool_run(rank_pool *p, size_t nthreads) {
+    pthread_t th[256];
+    size_t started = 0;
+    p->next = 0;
+    for (; started + 1 < nthreads && started < sizeof th / sizeof *th; started++)
+        if (pthread_create(&th[started], NULL, rank_worker, p)) break;
+    rank_worker(p); /* this thread works too */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+/* The first failed task's status and error into *err (JV_OK when none failed). */
+static jv_status pool_status(const rank_task *t, size_t n, jv_err *err) {
+    for (size_t i = 0; i < n; i++)
+        if (t[i].st != JV_OK) {
+            *err = t[i].err;
+            return t[i].st;
+        }
+    return JV_OK;
 }
 
 static int cmp_task_rank(const void *a, const void *b) {
@@ -179,23 +228,13 @@ jv_status jv_analyze_ranks(const jv_analyze_cli *cl, const jv_pathlist *in, jv_e
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = cl->jobs > 0 ? (size_t)cl->jobs : cpus > 0 ? (size_t)(cpus < 8 ? cpus : 8) : 1;
     if (nthreads > n) nthreads = n;
-    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL};
     cs.book_lock = &pool.book;
-    pthread_t th[256];
-    size_t started = 0;
     if (s == JV_OK) {
         if (!cl->quiet) fprintf(stderr, "jarvis-analyze: %zu traces, %zu at a time\n", n, nthreads);
-        for (; started + 1 < nthreads; started++)
-            if (pthread_create(&th[started], NULL, rank_worker, &pool)) break;
-        rank_worker(&pool); /* this thread works too */
-        for (size_t i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
+        pool_run(&pool, nthreads);
+        s = pool_status(t, n, err);
     }
-    for (size_t i = 0; i < n && s == JV_OK; i++)
-        if (t[i].st != JV_OK) {
-            *err = t[i].err;
-            s = t[i].st;
-        }
     if (s == JV_OK) {
         assign_ranks(cl, t, n);
         for (size_t i = 0; i < n && s == JV_OK; i++) {
@@ -206,8 +245,10 @@ jv_status jv_analyze_ranks(const jv_analyze_cli *cl, const jv_pathlist *in, jv_e
                                strerror(errno));
             else if (!(dirs[i] = malloc(24)))
                 s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-            else
+            else {
                 snprintf(dirs[i], 24, "rank%d", t[i].rv.rank);
+                snprintf(t[i].dir, sizeof t[i].dir, "%s", dir); /* where rank_finish writes */
+            }
         }
     }
     jv_rank_view *views = s == JV_OK ? calloc(n, sizeof *views) : NULL;
@@ -220,10 +261,10 @@ jv_status jv_analyze_ranks(const jv_analyze_cli *cl, const jv_pathlist *in, jv_e
             memset(&t[i].rv, 0, sizeof t[i].rv);
         s = jv_job_build(views, (int)n, &job, err);
     }
-    for (size_t i = 0; i < n && s == JV_OK; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s", pub.stage, dirs[i]);
-        s = rank_reports(t[i].dg, &job, (int)i, dir, err);
+    if (s == JV_OK) { /* each rank's reports, with the waits measured across the job, on the same threads */
+        pool.job = &job;
+        pool_run(&pool, nthreads);
+        s = pool_status(t, n, err);
     }
     if (s == JV_OK) s = jv_multirank_sheets(&job, pub.stage, err);
     if (s == JV_OK) s = jv_multirank_md(&job, (const char *const *)dirs, pub.stage, err);

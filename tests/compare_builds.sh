@@ -23,7 +23,9 @@
 #   every trace in --traces; the four H100 / MI300X VF pairs of tests/integration/test_compare.py in both
 #   directions (--reference); the bundled examples/*.json.gz, plain, with --micro-idle-us 5, and
 #   `jarvis-replay out/replay_package.zip --backend cpu --max-bytes 8M --seed 1 --no-baseline` on its
-#   package (only its deterministic results are compared: op list, statuses, verification numbers).
+#   package (only its deterministic results are compared: op list, statuses, verification numbers);
+#   the multi-rank jobs among the traces (the 8 nv_v100_dlrm_w8 ranks, the 2 nv_sampled_w128 ranks), each
+#   as one jarvis-analyze run over a quoted glob with --jobs 1 (every rank's folder and the cross-rank outputs).
 # tests/compare_outputs.py compares every file of a case; its MASKS list says what is masked and why.
 #
 # Output: one line per case, "identical" or "N files differ" with each file's first differing lines,
@@ -157,6 +159,11 @@ list_cases() { # EXAMPLE_DIR...: the first that holds examples
       [ -f "$t" ] && [ -f "$r" ] && add_case "$a$m.json.gz --reference $b$m.json.gz" "$t" "--reference $r" 0
     done
   done
+  # the traces of one job (multi-rank analysis: a quoted glob that jarvis-analyze expands itself), one rank at a
+  # time so that the ranks' warnings on stderr come in one order (the outputs do not depend on --jobs)
+  for m in nv_v100_dlrm_w8_rank nv_sampled_w128_rank; do
+    ls "$traces/$m"*.json* >/dev/null 2>&1 && add_case "multi-rank $m* --jobs 1" "$traces/$m*.json*" "--jobs 1" 0
+  done
   return 0
 }
 nothing() {
@@ -243,8 +250,8 @@ while IFS=$US read -r name _; do
     tail -n +2 "$work/result.$i.txt"
   fi
 done <"$cases"
-npair=$(grep -c -- ' --reference ' "$cases") nex=$(grep -c '^example/' "$cases")
-echo "$ncases traces, $same identical, $differ differ ($((ncases - npair - nex)) fixture traces, $npair --reference pairs," \
-  "$nex example runs; $(secs "$t_start" "$(now)") s for the runs)"
+npair=$(grep -c -- ' --reference ' "$cases") nex=$(grep -c '^example/' "$cases") nmr=$(grep -c '^multi-rank ' "$cases")
+echo "$ncases traces, $same identical, $differ differ ($((ncases - npair - nex - nmr)) fixture traces, $npair --reference pairs," \
+  "$nmr multi-rank jobs, $nex example runs; $(secs "$t_start" "$(now)") s for the runs)"
 [ $failing = 0 ] || echo "note: in $failing of them a command exited non-zero (said on its line)"
 [ $differ = 0 ]

@@ -115,6 +115,21 @@ static void group_of(const sized_call *g, size_t n, jv_dcoll *z, jv_iv *w, size_
     }
 }
 
+/* The intersection of merged lists a[0..na) and b[0..nb), merged, into out (room for na + nb); returns its count. */
+static size_t intersect(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, jv_iv *out) {
+    size_t n = 0;
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (s < e) out[n++] = (jv_iv){s, e};
+        if (a[i].end < b[j].end)
+            i++;
+        else
+            j++;
+    }
+    return n;
+}
+
 /* len(a) - overlap(a, b): the part of merged list a outside merged list b */
 static int64_t outside(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
     return jv_iv_len(a, na) - jv_iv_overlap(a, na, b, nb);
@@ -205,9 +220,22 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
         out->exposed[JV_COMM_DDP_BUFFERS] = x_ddp;
         out->exposed[JV_COMM_WAIT] = x_wait;
         out->exposed[JV_COMM_REST] = exposed_comm - x_ddp - x_wait;
-        out->busy = cd; /* kept for jv_comm_measured */
-        out->nbusy = ncd;
-        cd = NULL;
+        /* kept for jv_comm_measured, whose waits lie inside the communication kernels (of every rank's view:
+         * jv_coll_collect's calls, linked or not): only that part of the busy time, so what a rank keeps grows
+         * with its collectives, not with its trace */
+        jv_iv *spans = malloc((ncalls + 1) * sizeof *spans), *kept = malloc((ncd + ncalls + 1) * sizeof *kept);
+        if (!spans || !kept) {
+            free(spans), free(kept);
+            st = JV_ERR_NOMEM;
+        } else {
+            for (size_t k = 0; k < ncalls; k++)
+                spans[k] = (jv_iv){calls[k].ts, calls[k].ts + calls[k].dur};
+            size_t ns = jv_iv_merge(spans, ncalls), nk = intersect(cd, ncd, spans, ns, kept);
+            jv_iv *fit = realloc(kept, (nk + 1) * sizeof *kept);
+            out->busy = fit ? fit : kept;
+            out->nbusy = nk;
+            free(spans);
+        }
     }
     free(calls), free(sp), free(sc), free(comp), free(ddp), free(wait), free(cd);
     jv_intern_free(&strings);

@@ -59,8 +59,9 @@ typedef struct {
     jv_dcoll wait_top;              /* the kind and size with the most waiting (n = 0: none) */
     jv_dcoll xfer_top;              /* the kind and size of >= JV_COMM_XFER_MIN_BYTES with >= 2 instances, none slow,
                                      * with the most time (n = 0: none): the evidence that the time is transfer */
-    jv_iv *busy;                    /* computation and DDP broadcasts on the timeline, merged (malloc'd; freed with
-                                     * the digest): what a measured wait is exposed against */
+    jv_iv *busy;                    /* computation and DDP broadcasts on the timeline, merged, within the spans of
+                                     * the trace's communication kernels (linked or not): what a measured wait is
+                                     * exposed against (malloc'd; freed with the digest) */
     size_t nbusy;
     int64_t exposed_comm; /* the timeline's exposed communication (ns) that exposed[] splits */
     /* the arrival skew measured across the ranks of a job (jv_comm_measured); measured 0: this trace alone */

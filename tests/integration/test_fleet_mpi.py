@@ -134,6 +134,9 @@ def main():
               'every metric measured by the 4 ranks, with a band around its median')
         check(all(r['backend'] == 'cpu' and r['cpus'] and len(r['ops']) == nops for r in doc['ranks']),
               'each rank: the CPU backend, its CPU slice, every op')
+        # one node: local rank = rank (MPI_Comm_split_type), the device a GPU rank would open; the CPU's is 0
+        check([(r['local_rank'], r['device']) for r in doc['ranks']] == [(k, 0) for k in range(4)] and
+              doc['summary']['nodes'] == 1, f"local ranks 0-3 on one node: {[(r['local_rank'], r['device']) for r in doc['ranks']]}")
         check(doc['band']['k'] == 3 and doc['band']['min_band'] == 1.5 and doc['band']['figure'] == 'best sample',
               f"band {doc['band']}")
     for k in range(4):

@@ -12,11 +12,16 @@ usage: test_multirank.py JARVIS_ANALYZE [SHARED_DIR]
    the overlap. A corrupt trace among the ranks: exit 1 naming it, no output; repeated ranks: a warning, order.
 2. The 8 ranks of nv_v100_dlrm_w8 (../shared/traces): nccl_implicit_sync and straggler_summary against
    TraceLens' multi-rank report on the same traces (skew, earliest arrival, waits, comm latency, per-rank start,
-   duration and wait); the bandwidth of two all_reduces from their nccl:all_reduce annotations by hand; each
+   duration and wait; coll_analysis' 7 message sizes against TraceLens' one summary row: count-weighted means,
+   extremes, total); the bandwidth of two all_reduces from their nccl:all_reduce annotations by hand; each
    rank's overlap and HTA idle breakdown against an independent computation from the JSON here; rank3/ equals a
    one-trace run of that trace.
-3. The two sampled ranks nv_sampled_w128_rank0/1: no collective kernel (the sampling kept none), ranks 0 and 1
-   from distributedInfo, the idle breakdown against the same independent computation.
+   A 3-rank job whose rank 1 has no communication kernel: that rank's reports (written before the job is
+   built, its model freed) equal a one-trace run's; the other rank's take the wait measured across the ranks.
+3. The two sampled ranks nv_sampled_w128_rank0/1: 10 NCCL kernels each; the two all_gathers of stream 203 pair
+   up with the skews read by hand from the JSON (84, 1292 us), the pairs of stream 84 that disagree on kind or
+   size are flagged; ranks 0 and 1 from distributedInfo; the idle breakdown against the same independent
+   computation.
 """
 import csv, gzip, json, os, shutil, subprocess, sys, tempfile
 from decimal import Decimal
@@ -46,7 +51,7 @@ def run(exe, args, out):
 
 # ---------- 1. the generated job ----------
 
-def rank_trace(r, world=4, rank_in_info=True):
+def rank_trace(r, world=4, rank_in_info=True, comm=True):
     ev, corr = [], [0]
 
     def launched(name, ts, dur, stream, launch_ts, parent=None):
@@ -64,7 +69,7 @@ def rank_trace(r, world=4, rank_in_info=True):
     launched('gemm_b', 150.02, 49.98, 7, 120)
     launched('gemm_c', 300, 50, 7, 280)
     launched('gemm_d', 400, 50, 7, 250)
-    for j, base in enumerate((1000, 3000, 5000)):
+    for j, base in enumerate((1000, 3000, 5000) if comm else ()):
         skew = 40 + 10 * j
         off = {0: 0, 1: 5, 2: skew, 3: 3}[r]
         start, end = base + off, base + skew + 100
@@ -185,8 +190,8 @@ def generated(exe, tmp):
         outs[jobs] = o
     for rel in ['multirank_report.md', 'report.html'] + [os.path.join('perf_report_csvs', f) for f in (
             'coll_analysis.csv', 'nccl_implicit_sync.csv', 'straggler_summary.csv', 'rank_summary.csv',
-            'idle_time_breakdown.csv')] + [os.path.join(f'rank{r}', 'perf_report_csvs', 'gpu_timeline.csv')
-                                           for r in range(4)]:
+            'idle_time_breakdown.csv')] + [os.path.join(f'rank{r}', f) for r in range(4) for f in (
+                os.path.join('perf_report_csvs', 'gpu_timeline.csv'), 'standalone_analysis_fair.md', 'report.html')]:
         a, b = (os.path.join(outs[j], rel) for j in ('1', '3'))
         check(os.path.isfile(a) and open(a, 'rb').read() == open(b, 'rb').read(), f'--jobs 1 and 3: same {rel}')
     # one corrupt trace: exit 1 naming it, nothing published
@@ -214,6 +219,24 @@ def generated(exe, tmp):
     rc, err = run(exe, [dup], os.path.join(tmp, 'dupout'))
     check(rc == 0 and 'missing or repeated' in err, 'repeated ranks: a warning', rc, err[-400:])
     check(os.path.isdir(os.path.join(tmp, 'dupout', 'rank1')), 'repeated ranks: rank0/ and rank1/ by order')
+    # a rank without communication kernels has its reports written as soon as it is analysed (nothing of the job
+    # can change them) and its model freed: they are those of a one-trace run; the other rank's, written after
+    # the job, take the waits measured across the ranks
+    mix = os.path.join(tmp, 'mix')
+    os.makedirs(mix)
+    write(os.path.join(mix, 'a.json'), rank_trace(0, world=3))
+    write(os.path.join(mix, 'b.json'), rank_trace(1, world=3, comm=False))
+    write(os.path.join(mix, 'c.json'), rank_trace(2, world=3))  # last at each collective: rank 0 waits
+    rc, err = run(exe, [mix], os.path.join(tmp, 'mixout'))
+    rc1, err1 = run(exe, [os.path.join(mix, 'b.json')], os.path.join(tmp, 'mixone'))
+    check(rc == 0 and rc1 == 0, 'a rank without collectives: exit 0', rc, err[-300:], rc1, err1[-300:])
+    for f in ('standalone_analysis_fair.md', 'standalone_analysis_rough.md', 'report.html'):
+        a, b = os.path.join(tmp, 'mixone', f), os.path.join(tmp, 'mixout', 'rank1', f)
+        check(os.path.isfile(a) and os.path.isfile(b) and open(a, 'rb').read() == open(b, 'rb').read(),
+              f'a rank without collectives: rank1/{f} as a one-trace run')
+    fair0 = os.path.join(tmp, 'mixout', 'rank0', 'standalone_analysis_fair.md')
+    check(os.path.isfile(fair0) and "Measured across the job's 3 ranks" in open(fair0, encoding='utf-8').read(),
+          'a rank with collectives: its wait measured across the 3 ranks')
 
 
 # ---------- an independent reading of a trace: HTA's idle rule and the overlap ----------
@@ -334,6 +357,25 @@ def dlrm(exe, tmp, shared):
             check(near(a.get(c), b[c], 1e-9), f'dlrm straggler_summary rank {b["rank"]}: {c}', a.get(c), b[c])
         check(near(a.get('mean_wait_time_us'), b['mean_wait_time_us'], 1e-3),
               f'dlrm straggler_summary rank {b["rank"]}: mean wait (TraceLens rounds to 0.1)', a.get('mean_wait_time_us'))
+    # TraceLens' per-size summary has one row for all 8 collectives (it knows no size); ours, one per message size:
+    # their count-weighted means, extremes and total are TraceLens' row
+    ca = rows(os.path.join(csvs, 'coll_analysis.csv'))
+    tls = rows(os.path.join(tl, 'nccl_summary_implicit_sync.csv'))
+    n = sum(int(x['count']) for x in ca)
+    check(len(tls) == 1 and n == int(tls[0]['count']) == 8 and len(ca) == 7, 'dlrm: 8 collectives in 7 sizes', n, len(ca))
+    if len(tls) == 1 and n:
+        t = tls[0]
+        for ours_col, theirs_col in (('comm_latency_mean', 'comm_latency_mean'),
+                                     ('skew in start time_mean', 'skew in start time_mean'),
+                                     ('skew in end time_mean', 'skew in end time_mean')):
+            mean = sum(float(x[ours_col]) * int(x['count']) for x in ca) / n
+            check(near(mean, t[theirs_col], 1e-9), f'dlrm coll_analysis: count-weighted {ours_col} as TraceLens', mean,
+                  t[theirs_col])
+        for col, f in (('comm_latency_min', min), ('comm_latency_max', max), ('skew in start time_max', max)):
+            v = f(float(x[col]) for x in ca)
+            check(near(v, t[col], 1e-9), f'dlrm coll_analysis: {col} as TraceLens', v, t[col])
+        tot = sum(float(x['Total comm latency (ms)']) for x in ca)
+        check(near(tot, t['Total comm latency (ms)'], 1e-9), 'dlrm coll_analysis: total comm latency as TraceLens', tot)
     # by hand: collective 4 all-reduces nccl:all_reduce's [[394241]] floats, comm latency 86 us (rank 4's kernel);
     # collective 7 226960 floats in 69 us
     for i, nel, lat in ((4, 394241, 86), (7, 226960, 69)):
@@ -374,8 +416,8 @@ def sampled(exe, tmp, shared):
     check([float(x['skew in start time']) for x in ag] == [84.0, 1292.0], 'sampled: all_gather skews 84, 1292 us',
           [x['skew in start time'] for x in ag])
     check(all(x['metadata mismatch'] == '0' for x in ag), 'sampled: the all_gathers agree', ag)
-    check(sum(x['metadata mismatch'] == '1' for x in sync) >= 4, 'sampled: stream 84 mismatches flagged',
-          [x['metadata mismatch'] for x in sync])
+    mism = [x['collective_id'] for x in sync if x['metadata mismatch'] == '1']
+    check(mism == [f'stream 84_{k}' for k in (0, 1, 3, 4, 5, 6)], 'sampled: 6 of stream 84\'s 8 pairs flagged', mism)
     rs = rows(os.path.join(out, 'perf_report_csvs', 'rank_summary.csv'))
     check([x['rank'] for x in rs] == ['0', '1'] and rs[0]['trace'].endswith('rank0.json.gz'),
           'sampled: ranks 0 and 1 from distributedInfo', [(x['rank'], x['trace']) for x in rs])
