@@ -1,5 +1,7 @@
 /* jv_sort: a stable merge sort with a context pointer (C11 has no qsort_r),
- * used where ties must keep file order. */
+ * used where ties must keep file order; and an in-place sort for large arrays
+ * whose order has no ties between distinct elements (no scratch copy: glibc's
+ * qsort allocates one as large as the array). */
 #ifndef JV_SORT_H
 #define JV_SORT_H
 
@@ -12,5 +14,11 @@ typedef int (*jv_cmp_ctx)(const void *a, const void *b, void *ctx);
 /* Sorts n elements of size bytes at base by cmp, keeping the order of equal
  * elements. Allocates a scratch copy; JV_ERR_NOMEM (base unchanged) on failure. */
 jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
+
+/* Sorts n elements of size bytes at base by cmp in place, allocating nothing. Not stable: for orders in
+ * which elements that compare equal are byte-identical (a total order), where the result is the one
+ * sorted sequence. O(n log n) in the worst case (introsort: quicksort with a median of three, heapsort past
+ * 2 log2 n levels, insertion sort for 16 elements or fewer). */
+void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
 
 #endif

@@ -13,6 +13,7 @@
 #include "jv_output.h"
 #include "jv_pyrepr.h"
 #include "jv_sheet.h"
+#include "jv_sort.h"
 #include "jv_stats.h"
 
 #define US(ns) ((double)(ns) / 1e3)
@@ -411,7 +412,8 @@ typedef struct {
     uint32_t ev;
 } ks_key;
 
-static int cmp_ks(const void *a, const void *b) {
+static int cmp_ks(const void *a, const void *b, void *ctx) {
+    (void)ctx;
     const ks_key *x = a, *y = b;
     int c;
     if ((c = strcmp(x->cat, y->cat))) return c;
@@ -477,7 +479,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             k->cat = "";
         }
     }
-    qsort(keys, nk, sizeof *keys, cmp_ks);
+    jv_sort_inplace(keys, nk, sizeof *keys, cmp_ks, NULL); /* a total order (ev last); qsort's copy was 2.9 MiB */
     size_t ng = 0;
     for (size_t i = 0; i < nk;) {
         size_t j = i + 1;
