@@ -23,6 +23,7 @@
 #include "jv_hw.h"
 #include "jv_input.h"
 #include "jv_limits.h"
+#include "jv_memstage.h"
 #include "jv_multirank.h"
 #include "jv_ops.h"
 #include "jv_output.h"
@@ -356,9 +357,11 @@ static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv
                              jv_err *err) {
     jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
     JV_CHECK(jv_perf_build(tr, t, pt, err));
+    jv_mem_stage("perf table");
     JV_CHECK(jv_digest_init(dg, path, tr, hw, why, err));
     JV_CHECK(jv_digest_build(tr, pt, dg, err));
     JV_CHECK(jv_digest_finish(dg, tr, t, pt, &to, err));
+    jv_mem_stage("digest");
     if (!pkg) return JV_OK;
     jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
     JV_CHECK(jv_replay_pkg_build(tr, pt, &rpo, pkg, err));
@@ -391,6 +394,7 @@ static jv_status write_reports(const jv_analyze_cli *c, const char *path, int ta
     jv_replay_pkg pkg = {0};
     if (s == JV_OK) s = build_model(c, path, tr, t, hw, why, &pt, target ? &pkg : NULL, dg, err);
     s = launcher_job_end(path, &job, s, err);
+    jv_mem_stage("model, sheets joined");
     *nlaunchers = job.nlaunchers;
     if (s == JV_OK && target) s = jv_perf_write(tr, &pt, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
@@ -413,6 +417,7 @@ static jv_status write_reports(const jv_analyze_cli *c, const char *path, int ta
                rs->not_replayed);
     }
     jv_replay_pkg_free(&pkg);
+    jv_mem_stage("sheets written");
     if (s == JV_OK) s = jv_catdata_write(dg, tr, t, c->stage, err);
     return s;
 }
@@ -424,12 +429,15 @@ jv_status jv_analyze_one(const jv_analyze_cli *c, const char *path, int target, 
     /* the target's file hash (its replay package's manifest) is taken while the file is read */
     jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
+    jv_mem_stage("trace read");
     jv_status s = tree_build(path, &tr, 0, c->threads, &t, err);
+    jv_mem_stage("call tree, links");
     if (s != JV_OK) {
         jv_trace_free(&tr);
         return s;
     }
     jv_trace_drop_flows(&tr);
+    jv_mem_stage("linking ids freed");
     warnings(c, path, &tr, &t);
     if (rv) {
         jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};

@@ -1,4 +1,4 @@
-/* jv_sort: top-down merge sort on bytes; insertion sort for short runs. */
+/* jv_sort: top-down merge sort on bytes; insertion sort for short runs; introsort in place. */
 #include "jv_sort.h"
 
 #include <stdint.h>
@@ -42,6 +42,83 @@ jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void
     sort_rec(base, tmp, n, size, cmp, ctx);
     free(tmp);
     return JV_OK;
+}
+
+static void swap_el(char *a, char *b, size_t sz) {
+    char t[64];
+    while (sz) {
+        size_t k = sz < sizeof t ? sz : sizeof t;
+        memcpy(t, a, k);
+        memcpy(a, b, k);
+        memcpy(b, t, k);
+        a += k, b += k, sz -= k;
+    }
+}
+
+static void sift_down(char *a, size_t root, size_t n, size_t sz, jv_cmp_ctx cmp, void *ctx) {
+    for (;;) {
+        size_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && cmp(a + c * sz, a + (c + 1) * sz, ctx) < 0) c++;
+        if (cmp(a + root * sz, a + c * sz, ctx) >= 0) return;
+        swap_el(a + root * sz, a + c * sz, sz);
+        root = c;
+    }
+}
+
+static void intro_rec(char *a, size_t n, size_t sz, jv_cmp_ctx cmp, void *ctx, unsigned depth) {
+    while (n > 16) {
+        if (depth-- == 0) { /* heapsort */
+            for (size_t i = n / 2; i-- > 0;)
+                sift_down(a, i, n, sz, cmp, ctx);
+            for (size_t e = n; e-- > 1;) {
+                swap_el(a, a + e * sz, sz);
+                sift_down(a, 0, e, sz, cmp, ctx);
+            }
+            return;
+        }
+        /* the median of the first, middle and last elements as the pivot, moved to a[0] */
+        char *lo = a, *mi = a + (n / 2) * sz, *hi = a + (n - 1) * sz;
+        if (cmp(mi, lo, ctx) < 0) swap_el(mi, lo, sz);
+        if (cmp(hi, mi, ctx) < 0) {
+            swap_el(hi, mi, sz);
+            if (cmp(mi, lo, ctx) < 0) swap_el(mi, lo, sz);
+        }
+        swap_el(lo, mi, sz);
+        /* Hoare partition around a[0]: a[1..j] <= pivot <= a[j+1..n-1]; a[0] stops the downward scan */
+        size_t i = 0, j = n;
+        for (;;) {
+            do
+                i++;
+            while (i < n && cmp(a + i * sz, a, ctx) < 0);
+            do
+                j--;
+            while (cmp(a + j * sz, a, ctx) > 0);
+            if (i >= j) break;
+            swap_el(a + i * sz, a + j * sz, sz);
+        }
+        swap_el(a, a + j * sz, sz);
+        /* the smaller side by recursion, the larger by the loop: O(log n) stack */
+        size_t nl = j, nr = n - j - 1;
+        if (nl < nr) {
+            intro_rec(a, nl, sz, cmp, ctx, depth);
+            a += (j + 1) * sz;
+            n = nr;
+        } else {
+            intro_rec(a + (j + 1) * sz, nr, sz, cmp, ctx, depth);
+            n = nl;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && cmp(a + (j - 1) * sz, a + j * sz, ctx) > 0; j--)
+            swap_el(a + (j - 1) * sz, a + j * sz, sz);
+}
+
+void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx) {
+    unsigned depth = 0;
+    for (size_t m = n; m > 1; m >>= 1)
+        depth += 2;
+    if (n > 1) intro_rec(base, n, size, cmp, ctx, depth);
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -1,5 +1,7 @@
 /* jv_sort: a stable merge sort with a context pointer (C11 has no qsort_r),
- * used where ties must keep file order; and the one median of the project. */
+ * used where ties must keep file order; an in-place sort for large arrays
+ * whose order has no ties between distinct elements (no scratch copy: glibc's
+ * qsort allocates one as large as the array); and the one median of the project. */
 #ifndef JV_SORT_H
 #define JV_SORT_H
 
@@ -16,5 +18,11 @@ jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void
 /* Sorts v[0..n) ascending (no NaN) and returns its median: the middle value, or the mean of the two middle values
  * for an even n; 0 for n = 0. */
 double jv_median_sort(double *v, size_t n);
+
+/* Sorts n elements of size bytes at base by cmp in place, allocating nothing. Not stable: for orders in
+ * which elements that compare equal are byte-identical (a total order), where the result is the one
+ * sorted sequence. O(n log n) in the worst case (introsort: quicksort with a median of three, heapsort past
+ * 2 log2 n levels, insertion sort for 16 elements or fewer). */
+void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
 
 #endif

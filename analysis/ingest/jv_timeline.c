@@ -1,11 +1,13 @@
 /* jv_timeline: union/intersection of interval sets. */
 #include "jv_timeline.h"
 #include "jv_arena.h"
+#include "jv_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_iv(const void *a, const void *b) {
+static int cmp_iv(const void *a, const void *b, void *ctx) {
+    (void)ctx;
     const jv_iv *x = a, *y = b;
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     return (x->end > y->end) - (x->end < y->end);
@@ -13,7 +15,7 @@ static int cmp_iv(const void *a, const void *b) {
 
 size_t jv_iv_merge(jv_iv *iv, size_t n) {
     if (n == 0) return 0;
-    qsort(iv, n, sizeof *iv, cmp_iv);
+    jv_sort_inplace(iv, n, sizeof *iv, cmp_iv, NULL); /* (start, end): a total order; no scratch copy */
     size_t m = 0;
     for (size_t i = 1; i < n; i++) {
         if (iv[i].start <= iv[m].end) {

@@ -406,7 +406,6 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
                     e->kind = kind_of_cat(&v);
                     e->launch_flow =
                         jv_jstr_eq(&v, "ac2g") || jv_jstr_eq(&v, "async") || jv_jstr_eq(&v, "async_cpu_to_gpu");
-                    e->fwdbwd_flow = jv_jstr_eq(&v, "fwdbwd");
                 }
             } else if (x == JV_J_OK) {
                 x = jv_json_skip(c, NULL, NULL);
@@ -748,9 +747,11 @@ void jv_trace_free(jv_trace *tr) {
     jv_intern_free(&tr->strings);
     free(tr->ev);
     free(tr->ops);
+    free(tr->op_ids);
     free(tr->gpu);
+    free(tr->gpu_ids);
     free(tr->launch_corr);
-    free(tr->flows);
+    jv_flows_free(&tr->flows);
     free(tr->comm);
     free(tr->sigs);
     free(tr->threads);
@@ -762,12 +763,16 @@ void jv_trace_free(jv_trace *tr) {
 }
 
 void jv_trace_drop_flows(jv_trace *tr) {
-    free(tr->flows);
-    tr->flows = NULL;
-    tr->nflows = tr->cap_flows = 0;
+    jv_flows_free(&tr->flows);
     free(tr->launch_corr);
     tr->launch_corr = NULL;
     tr->nlaunch = tr->cap_launch = 0;
+    free(tr->op_ids);
+    tr->op_ids = NULL;
+    tr->cap_op_ids = 0;
+    free(tr->gpu_ids);
+    tr->gpu_ids = NULL;
+    tr->cap_gpu_ids = 0;
 }
 
 const char *jv_trace_key_str(const jv_trace *tr, int64_t key, char *buf, size_t cap) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jv_flow.h"
 #include "jv_intern.h"
 #include "jv_status.h"
 
@@ -60,12 +61,17 @@ typedef struct {
 } jv_event;
 _Static_assert(sizeof(jv_event) == 32, "jv_event is 32 bytes");
 
-/* Arguments of a cpu op (or user annotation). 12 bytes: there is one per op. */
+/* Arguments of a cpu op (or user annotation) that the analyses read. 4 bytes: there is one per op. */
 typedef struct {
     uint32_t sig; /* index into jv_trace.sigs: the op's shape arguments */
-    int32_t ext;  /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
-    int32_t seq;  /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
 } jv_opargs;
+
+/* The ids of a cpu op (or user annotation) that only the call tree reads (jv_tree_build, the call stack):
+ * kept apart from jv_opargs so that jv_trace_drop_flows can free them. */
+typedef struct {
+    int32_t ext; /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
+    int32_t seq; /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
+} jv_opids;
 
 #define JV_NONE32I INT32_MIN
 /* Narrows an id read as int64 (JV_NONE64 when absent) to the 32-bit form of jv_opargs. */
@@ -80,11 +86,15 @@ typedef struct {
 
 /* GPU-side arguments of a kernel, memcpy or memset. */
 typedef struct {
-    int64_t corr;   /* correlation, JV_NONE64 when absent */
-    int64_t ext;    /* External id / external id, JV_NONE64 when absent */
     int32_t stream; /* args.stream, else the number in tid, else -1 */
     int32_t device; /* args.device, else pid */
 } jv_gpuargs;
+
+/* The ids of a kernel, memcpy or memset that only linking reads (jv_tree_build; freed by jv_trace_drop_flows). */
+typedef struct {
+    int64_t corr; /* correlation, JV_NONE64 when absent */
+    int32_t ext;  /* External id / external id, JV_NONE32I when absent or beyond 32 bits */
+} jv_gpuids;
 
 /* Collective metadata of a cpu op (record_param_comms) or a kernel (NCCL kernels of newer traces), as the
  * profiler records it in args; only events that carry one of these keys get a record. */
@@ -97,16 +107,6 @@ typedef struct {
     int32_t group_size;            /* "Group size", -1 when absent */
     int64_t in_nelems, out_nelems; /* "In msg nelems", "Out msg nelems", JV_NONE64 when absent */
 } jv_commargs;
-
-/* A flow endpoint ('s' or 'f'). */
-typedef struct {
-    int64_t id;
-    int64_t ts;
-    uint32_t thread;
-    uint8_t phase;  /* 's' or 'f' */
-    uint8_t fwdbwd; /* 1 for autograd fwdbwd flows, 0 for launch (ac2g/async) flows */
-    uint8_t pad_[2];
-} jv_flow;
 
 /* A (pid, tid) pair. Keys: the number when numeric (also "123"), otherwise
  * JV_STRKEY_BASE + the interned id of the text. */
@@ -154,14 +154,17 @@ typedef struct {
     size_t nev, cap_ev;
     jv_opargs *ops;
     size_t nops, cap_ops;
+    jv_opids *op_ids; /* nops of them (freed by jv_trace_drop_flows) */
+    size_t cap_op_ids;
     jv_gpuargs *gpu;
     size_t ngpu, cap_gpu;
+    jv_gpuids *gpu_ids; /* ngpu of them (freed by jv_trace_drop_flows) */
+    size_t cap_gpu_ids;
     int64_t *launch_corr;
     size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
     jv_commargs *comm;          /* ascending by ev */
     size_t ncomm, cap_comm;
-    jv_flow *flows;
-    size_t nflows, cap_flows;
+    jv_flows flows; /* launch flow endpoints (autograd fwdbwd flows are not kept), file order */
     jv_sig *sigs;
     size_t nsigs, cap_sigs;
     jv_thread *threads;
@@ -198,8 +201,9 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
 /* Frees everything held by tr. */
 void jv_trace_free(jv_trace *tr);
 
-/* Frees the flow endpoints and the launches' correlation ids (launch_corr) once linking (jv_tree_build) no
- * longer needs them, lowering peak memory for the reports. */
+/* Frees what only linking and the call tree read (jv_tree_build): the flow endpoints, the launches'
+ * correlation ids (launch_corr) and the ids of the ops and GPU events (op_ids, gpu_ids), lowering peak memory
+ * for the reports. */
 void jv_trace_drop_flows(jv_trace *tr);
 
 /* Text of an interned id. */

@@ -99,9 +99,8 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         if (!e->launch_flow || e->id == JV_NONE64 || !e->has_ts) return JV_OK;
         uint32_t th;
         JV_CHECK(thread_index(r, e->pid, e->tid, &th));
-        JV_CHECK(JV_RESERVE(tr->flows, tr->cap_flows, tr->nflows + 1));
-        tr->flows[tr->nflows++] = (jv_flow){e->id, e->ts, th, (uint8_t)e->ph, (uint8_t)e->fwdbwd_flow, {0, 0}};
-        return JV_OK;
+        jv_flow fl = {e->id, e->ts, th, (uint8_t)e->ph};
+        return jv_flows_add(&tr->flows, &fl);
     }
     case 'M': {
         n->meta_events++;
@@ -157,7 +156,9 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         uint32_t sig;
         JV_CHECK(sig_index(r, e, &sig));
         JV_CHECK(JV_RESERVE(tr->ops, tr->cap_ops, tr->nops + 1));
-        tr->ops[tr->nops] = (jv_opargs){sig, jv_id32(e->ext), jv_id32(e->seq)};
+        JV_CHECK(JV_RESERVE(tr->op_ids, tr->cap_op_ids, tr->nops + 1));
+        tr->ops[tr->nops] = (jv_opargs){sig};
+        tr->op_ids[tr->nops] = (jv_opids){jv_id32(e->ext), jv_id32(e->seq)};
         ev.aux = (uint32_t)tr->nops++;
         break;
     }
@@ -165,10 +166,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     case JV_K_MEMCPY:
     case JV_K_MEMSET: {
         JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpu + 1));
+        JV_CHECK(JV_RESERVE(tr->gpu_ids, tr->cap_gpu_ids, tr->ngpu + 1));
         int32_t dev = e->device != JV_NONE64                             ? (int32_t)e->device
                       : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
                                                                          : 0;
-        tr->gpu[tr->ngpu] = (jv_gpuargs){e->corr, e->ext, stream_of(tr, e), dev};
+        tr->gpu[tr->ngpu] = (jv_gpuargs){stream_of(tr, e), dev};
+        tr->gpu_ids[tr->ngpu] = (jv_gpuids){e->corr, jv_id32(e->ext)};
         ev.aux = (uint32_t)tr->ngpu++;
         break;
     }

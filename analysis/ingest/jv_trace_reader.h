@@ -68,7 +68,6 @@ struct ev_tmp_ {
     char ph;
     jv_kind kind;
     int launch_flow; /* cat is ac2g / async / async_cpu_to_gpu */
-    int fwdbwd_flow;
     uint32_t name;
     int64_t pid, tid, id;
     int has_ts, has_dur, bad_time;

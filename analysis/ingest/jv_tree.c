@@ -115,8 +115,13 @@ static int64_t pid_of(const jv_trace *tr, uint32_t i) {
     return tr->threads[tr->ev[i].thread].pid;
 }
 
+/* 1 for the kinds whose aux indexes launch_corr */
+static int is_launch_kind(jv_kind k) {
+    return k == JV_K_RUNTIME || k == JV_K_DRIVER;
+}
+
 static int is_launch(const jv_trace *tr, const jv_event *e) {
-    return (e->kind == JV_K_RUNTIME || e->kind == JV_K_DRIVER) && tr->launch_corr[e->aux] != JV_NONE64;
+    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr[e->aux] != JV_NONE64;
 }
 
 /* host_of: GPU pid -> the host process (pid) that launched its GPU events linked so far; JV_NONE32 marks a GPU
@@ -147,9 +152,23 @@ static int host_pid(const jv_trace *tr, const jv_map *host_of, uint32_t g, int64
  * and ts), the 's' start on the launch. Flow ids count per process, as correlation ids do: an id whose starts
  * are in more than one process is followed only from the process that launched the other work of the GPU
  * event's device (link_shared_ids' rule); without one such process it stays unlinked, and is counted. */
+/* The thread and ts of a flow start, in link_by_flows' table of the starts it follows. */
+typedef struct {
+    int64_t ts;
+    uint32_t thread;
+} flow_start;
+
+/* Appends the start fl to *starts and puts its index in *k. */
+static jv_status add_start(flow_start **starts, size_t *n, size_t *cap, const jv_flow *fl, uint32_t *k) {
+    JV_CHECK(JV_RESERVE(*starts, *cap, *n + 1));
+    (*starts)[*n] = (flow_start){fl->ts, fl->thread};
+    *k = (uint32_t)(*n)++;
+    return JV_OK;
+}
+
 static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
     jv_map gpu_at, launch_at, start_of, shared, host_of;
-    jv_intern keys; /* (pid, flow id) bytes -> key id, for the starts of shared ids; start_in: key id -> flow */
+    jv_intern keys; /* (pid, flow id) bytes -> key id, for the starts of shared ids; start_in: key id -> start */
     jv_map start_in;
     jv_map_init(&gpu_at);
     jv_map_init(&launch_at);
@@ -157,11 +176,13 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
     jv_map_init(&shared);
     jv_map_init(&host_of);
     jv_map_init(&start_in);
+    flow_start *starts = NULL; /* the starts that start_of and start_in point at (the flows are read in order) */
+    size_t nstarts = 0, cap_starts = 0;
     size_t want = 0;
     /* nothing to do (and no maps to build) when every GPU event is linked already */
     for (size_t i = 0; i < tr->nev && !want; i++)
         want = jv_kind_is_gpu((jv_kind)tr->ev[i].kind) && t->parent[i] == JV_NONE32;
-    if (!want || !tr->nflows) return JV_OK;
+    if (!want || !tr->flows.n) return JV_OK;
     jv_status s = jv_intern_init(&keys);
     want = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
@@ -174,25 +195,30 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
         }
     }
-    for (size_t f = 0; f < tr->nflows && s == JV_OK && want; f++) {
-        const jv_flow *fl = &tr->flows[f];
+    jv_flow_iter it;
+    jv_flow fl;
+    jv_flow_iter_init(&it, &tr->flows);
+    while (s == JV_OK && want && jv_flow_next(&it, &fl)) {
         uint32_t st, v;
-        if (fl->phase != 's' || fl->fwdbwd) continue;
-        if (!jv_map_get(&start_of, fl->id, &st))
-            s = jv_map_put(&start_of, fl->id, (uint32_t)f);
-        else if (tr->threads[tr->flows[st].thread].pid != tr->threads[fl->thread].pid &&
-                 !jv_map_get(&shared, fl->id, &v)) {
-            s = jv_map_put(&shared, fl->id, 1);
+        if (fl.phase != 's') continue;
+        if (!jv_map_get(&start_of, fl.id, &st)) {
+            if ((s = add_start(&starts, &nstarts, &cap_starts, &fl, &st)) == JV_OK)
+                s = jv_map_put(&start_of, fl.id, st);
+        } else if (tr->threads[starts[st].thread].pid != tr->threads[fl.thread].pid &&
+                   !jv_map_get(&shared, fl.id, &v)) {
+            s = jv_map_put(&shared, fl.id, 1);
             t->counts.shared_flow_ids++;
         }
     }
-    for (size_t f = 0; f < tr->nflows && s == JV_OK && shared.count; f++) {
-        const jv_flow *fl = &tr->flows[f];
-        uint32_t v, id;
-        if (fl->phase != 's' || fl->fwdbwd || !jv_map_get(&shared, fl->id, &v)) continue;
-        int64_t key[2] = {tr->threads[fl->thread].pid, fl->id};
+    jv_flow_iter_init(&it, &tr->flows);
+    while (s == JV_OK && shared.count && jv_flow_next(&it, &fl)) {
+        uint32_t v, id, st;
+        if (fl.phase != 's' || !jv_map_get(&shared, fl.id, &v)) continue;
+        int64_t key[2] = {tr->threads[fl.thread].pid, fl.id};
         s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
-        if (s == JV_OK) s = jv_map_put_first(&start_in, id, (uint32_t)f);
+        if (s == JV_OK && !jv_map_get(&start_in, id, &st) &&
+            (s = add_start(&starts, &nstarts, &cap_starts, &fl, &st)) == JV_OK)
+            s = jv_map_put(&start_in, id, st);
     }
     /* pass 1: ids of one process; pass 2: shared ids, by the host process the first pass and correlation tell */
     for (int pass = 0; pass < 2 && s == JV_OK && want; pass++) {
@@ -200,19 +226,19 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             if (!shared.count) break;
             s = gpu_hosts(tr, t, &host_of);
         }
-        for (size_t f = 0; f < tr->nflows && s == JV_OK; f++) {
-            const jv_flow *fl = &tr->flows[f];
+        jv_flow_iter_init(&it, &tr->flows);
+        while (s == JV_OK && jv_flow_next(&it, &fl)) {
             uint32_t g, st, l, v, id;
-            if (fl->phase != 'f' || fl->fwdbwd) continue;
-            if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl->thread, fl->ts), &g)) continue;
+            if (fl.phase != 'f') continue;
+            if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl.thread, fl.ts), &g)) continue;
             if (t->parent[g] != JV_NONE32) continue;
-            if (tr->ev[g].thread != fl->thread || tr->ev[g].ts != fl->ts) continue; /* hash collision */
-            int is_shared = shared.count && jv_map_get(&shared, fl->id, &v);
+            if (tr->ev[g].thread != fl.thread || tr->ev[g].ts != fl.ts) continue; /* hash collision */
+            int is_shared = shared.count && jv_map_get(&shared, fl.id, &v);
             if (is_shared != pass) continue;
             if (!is_shared) {
-                if (!jv_map_get(&start_of, fl->id, &st)) continue;
+                if (!jv_map_get(&start_of, fl.id, &st)) continue;
             } else {
-                int64_t key[2] = {0, fl->id};
+                int64_t key[2] = {0, fl.id};
                 if (!host_pid(tr, &host_of, g, &key[0])) {
                     t->counts.shared_flow_unlinked++;
                     continue;
@@ -223,12 +249,13 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
                     continue;
                 }
             }
-            const jv_flow *sf = &tr->flows[st];
+            const flow_start *sf = &starts[st];
             if (!jv_map_get(&launch_at, (int64_t)thread_ts_key(sf->thread, sf->ts), &l)) continue;
             t->parent[g] = l;
             t->counts.by_flow++;
         }
     }
+    free(starts);
     jv_intern_free(&keys);
     jv_map_free(&gpu_at);
     jv_map_free(&launch_at);
@@ -262,10 +289,10 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id, l;
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu[e->aux].corr == JV_NONE64 ||
-            !jv_map_get(shared, tr->gpu[e->aux].corr, &v))
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu_ids[e->aux].corr == JV_NONE64 ||
+            !jv_map_get(shared, tr->gpu_ids[e->aux].corr, &v))
             continue;
-        int64_t key[2] = {0, tr->gpu[e->aux].corr};
+        int64_t key[2] = {0, tr->gpu_ids[e->aux].corr};
         if (host_pid(tr, &host_of, (uint32_t)i, &key[0])) {
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK && jv_map_get(&launch_of, id, &l)) {
@@ -335,7 +362,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         t->counts.gpu_events++;
         uint32_t l, v;
-        int64_t corr = tr->gpu[e->aux].corr;
+        int64_t corr = tr->gpu_ids[e->aux].corr;
         if (corr != JV_NONE64 && shared.count && jv_map_get(&shared, corr, &v)) continue; /* below */
         if (corr != JV_NONE64 && (l = launch_of_corr(tr, by_corr, nlaunch, corr)) != JV_NONE32) {
             t->parent[i] = l;
@@ -347,19 +374,19 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     free(by_corr);
     if (s == JV_OK && shared.count) s = link_shared_ids(tr, t, &shared);
     missing += t->counts.shared_id_unlinked;
-    if (s == JV_OK && missing && tr->nflows) s = link_by_flows(tr, t);
+    if (s == JV_OK && missing && tr->flows.n) s = link_by_flows(tr, t);
     /* 2021 traces: the GPU event's "external id" names the op */
     if (s == JV_OK && missing) {
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if ((e->kind == JV_K_CPU_OP) && tr->ops[e->aux].ext != JV_NONE32I)
-                s = jv_map_put_first(&by_ext, tr->ops[e->aux].ext, (uint32_t)i);
+            if ((e->kind == JV_K_CPU_OP) && tr->op_ids[e->aux].ext != JV_NONE32I)
+                s = jv_map_put_first(&by_ext, tr->op_ids[e->aux].ext, (uint32_t)i);
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             uint32_t op;
             if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
-            if (jv_id32(tr->gpu[e->aux].ext) != JV_NONE32I && jv_map_get(&by_ext, jv_id32(tr->gpu[e->aux].ext), &op)) {
+            if (tr->gpu_ids[e->aux].ext != JV_NONE32I && jv_map_get(&by_ext, tr->gpu_ids[e->aux].ext, &op)) {
                 t->parent[i] = op;
                 t->counts.by_external_id++;
             }
@@ -378,7 +405,8 @@ static int is_execute(const jv_trace *tr, const jv_event *e) {
  * (python functions, annotations and "execute" wrappers are looked through);
  * the launch itself when no op is above it. */
 static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
-    uint32_t *cnt = calloc(tr->nev ? tr->nev : 1, sizeof *cnt); /* launch -> GPU events, for graph launches */
+    /* per launch (the aux of a RUNTIME/DRIVER event): its GPU events, for graph launches */
+    uint32_t *cnt = calloc(tr->nlaunch ? tr->nlaunch : 1, sizeof *cnt);
     if (!cnt) return JV_ERR_NOMEM;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
@@ -390,7 +418,7 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
             t->counts.unlinked++;
             continue;
         }
-        cnt[p]++;
+        if (is_launch_kind((jv_kind)tr->ev[p].kind)) cnt[tr->ev[p].aux]++;
         if (tr->ev[p].kind == JV_K_CPU_OP) {
             t->launcher[g] = p;
             t->op_of_gpu[g] = p;
@@ -413,11 +441,11 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
     }
     for (size_t i = 0; i < tr->nev; i++)
-        if (cnt[i] > 1 && (tr->ev[i].kind == JV_K_RUNTIME || tr->ev[i].kind == JV_K_DRIVER)) {
+        if (is_launch_kind((jv_kind)tr->ev[i].kind) && cnt[tr->ev[i].aux] > 1) {
             const char *nm = jv_trace_str(tr, tr->ev[i].name);
             if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
                 t->counts.graph_launches++;
-                t->counts.graph_kernels += cnt[i];
+                t->counts.graph_kernels += cnt[tr->ev[i].aux];
             }
         }
     free(cnt);
@@ -431,7 +459,7 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         if (e->kind != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
         if (tr->sigs[tr->ops[e->aux].sig].dims) t->counts.cpu_ops_with_shapes++;
-        int32_t seq = tr->ops[e->aux].seq;
+        int32_t seq = tr->op_ids[e->aux].seq;
         if (seq == JV_NONE32I) continue;
         if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
@@ -491,4 +519,34 @@ void jv_tree_free(jv_tree *t) {
     free(t->op_of_gpu);
     jv_map_free(&t->fwd_of_seq);
     memset(t, 0, sizeof *t);
+}
+
+jv_status jv_upset_init(jv_upset *u, const jv_trace *tr) {
+    u->nwords = tr->nev / 64 + 1;
+    u->n = 0;
+    u->bits = calloc(u->nwords, sizeof *u->bits);
+    u->rank = malloc(u->nwords * sizeof *u->rank);
+    if (u->bits && u->rank) return JV_OK;
+    jv_upset_free(u);
+    return JV_ERR_NOMEM;
+}
+
+void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x) {
+    for (; x != JV_NONE32 && !jv_upset_has(u, x); x = t->parent[x]) /* each member climbed through once */
+        u->bits[x >> 6] |= UINT64_C(1) << (x & 63);
+}
+
+void jv_upset_seal(jv_upset *u) {
+    size_t n = 0;
+    for (size_t w = 0; w < u->nwords; w++) {
+        u->rank[w] = (uint32_t)n;
+        n += (size_t)__builtin_popcountll(u->bits[w]);
+    }
+    u->n = n;
+}
+
+void jv_upset_free(jv_upset *u) {
+    free(u->bits);
+    free(u->rank);
+    memset(u, 0, sizeof *u);
 }

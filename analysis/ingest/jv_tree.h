@@ -54,6 +54,40 @@ static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint3
     return t->parent[i] != JV_NONE32 && jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
 }
 
+/* A set of events closed upwards in the tree (some start events and every event above them), with each
+ * member's rank among the members (jv_upset_ix), so that a stage's per-node arrays are sized by the members
+ * rather than by every event: the launchers and perf instances above GPU events are a third of the events of
+ * a training trace. 1 bit + 4 bytes per 64 events for the set itself. */
+typedef struct {
+    uint64_t *bits; /* member x: bit x % 64 of bits[x / 64] */
+    uint32_t *rank; /* per word: the members in the words before it (after jv_upset_seal) */
+    size_t nwords;
+    size_t n; /* members (after jv_upset_seal) */
+} jv_upset;
+
+/* An empty set over the events of tr. JV_ERR_NOMEM (u freed) on failure. */
+jv_status jv_upset_init(jv_upset *u, const jv_trace *tr);
+
+/* Adds x and every event above it in t (x may be JV_NONE32: nothing). Before jv_upset_seal only. */
+void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x);
+
+/* Ends the adding: the ranks and u->n. */
+void jv_upset_seal(jv_upset *u);
+
+/* Frees the set. */
+void jv_upset_free(jv_upset *u);
+
+/* 1 when event x is a member. */
+static inline int jv_upset_has(const jv_upset *u, uint32_t x) {
+    return (int)(u->bits[x >> 6] >> (x & 63) & 1);
+}
+
+/* The rank of member x among the members (in event order), after jv_upset_seal: 0 .. u->n - 1. */
+static inline uint32_t jv_upset_ix(const jv_upset *u, uint32_t x) {
+    uint64_t below = u->bits[x >> 6] & ((UINT64_C(1) << (x & 63)) - 1);
+    return u->rank[x >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
 /* 1 for a communication kernel: NCCL / RCCL / MSCCL, NVSHMEM, DeepEP dispatch and combine, custom all-reduce,
  * all-gather, reduce-scatter and all-to-all kernels (by name, any case; the list in jv_tree.c). */
 int jv_is_comm_kernel(const char *name);

@@ -22,9 +22,12 @@ static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
  * launcher above it) into rows[].subtree_ns: each GPU event's interval goes into the set of its parent; the
  * nodes, deepest first, merge their set into their parent's (the smaller into the larger: jv_ivset), and a
  * launcher's set is read when its turn comes, complete. O(n log^2 n) at any nesting depth (the pairs of
- * every event with every launcher above it were O(n depth)). */
-static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_map *row_of, jv_launcher *rows) {
-    size_t n = tr->nev;
+ * every event with every launcher above it were O(n depth)). Only the events at or above the GPU events'
+ * parents (up) take part: 2 x 4 bytes for each of them, not for every event. row_at: by jv_upset_ix, the row
+ * of a launcher, JV_NONE32 for the other nodes. */
+static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_upset *up, const uint32_t *row_at,
+                                jv_launcher *rows) {
+    size_t n = up->n;
     if (n == 0) return JV_OK;
     jv_status s = JV_OK;
     uint32_t *depth = malloc(n * sizeof *depth), *order = malloc(n * sizeof *order), *path = NULL;
@@ -38,22 +41,24 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_m
     for (size_t i = 0; s == JV_OK && i < n; i++)
         depth[i] = UINT32_MAX;
     uint32_t maxd = 0;
-    for (size_t i = 0; s == JV_OK && i < n; i++) {
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        if (!jv_upset_has(up, (uint32_t)i)) continue;
         size_t k = 0;
         uint32_t x = (uint32_t)i;
-        while (x != JV_NONE32 && depth[x] == UINT32_MAX) {
+        while (x != JV_NONE32 && depth[jv_upset_ix(up, x)] == UINT32_MAX) {
             if ((s = JV_RESERVE(path, path_cap, k + 1)) != JV_OK) break;
             path[k++] = x;
             x = t->parent[x];
         }
-        uint32_t d = x == JV_NONE32 ? 0 : depth[x] + 1;
+        uint32_t d = x == JV_NONE32 ? 0 : depth[jv_upset_ix(up, x)] + 1;
         while (s == JV_OK && k > 0) {
-            depth[path[--k]] = d;
+            depth[jv_upset_ix(up, path[--k])] = d;
             if (d > maxd) maxd = d;
             d++;
         }
     }
-    /* the nodes by depth, deepest first (counting sort); then depth[] holds each node's set (0: none yet) */
+    /* the nodes by depth, deepest first (counting sort, event order within a depth); then depth[] holds each
+       node's set (0: none yet) */
     if (s == JV_OK) {
         uint32_t *start = calloc((size_t)maxd + 2, sizeof *start);
         if (!start) s = JV_ERR_NOMEM;
@@ -61,8 +66,8 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_m
             start[maxd - depth[i] + 1]++;
         for (uint32_t d = 1; s == JV_OK && d <= maxd + 1; d++)
             start[d] += start[d - 1];
-        for (size_t i = 0; s == JV_OK && i < n; i++)
-            order[start[maxd - depth[i]]++] = (uint32_t)i;
+        for (size_t i = 0, j = 0; s == JV_OK && i < tr->nev; i++)
+            if (jv_upset_has(up, (uint32_t)i)) order[start[maxd - depth[j++]]++] = (uint32_t)i;
         free(start);
     }
     uint32_t *set_of = depth;
@@ -71,30 +76,32 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_m
     if (s == JV_OK) s = JV_RESERVE(sets, sets_cap, 1);
     nsets = 1; /* set 0: none */
     /* each linked GPU event into its parent's set */
-    for (size_t i = 0; s == JV_OK && i < n; i++) {
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t pa = t->parent[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind) || pa == JV_NONE32) continue;
-        if (!set_of[pa]) {
+        uint32_t *so = &set_of[jv_upset_ix(up, pa)];
+        if (!*so) {
             if ((s = JV_RESERVE(sets, sets_cap, nsets + 1)) != JV_OK) break;
             sets[nsets] = (jv_ivset){0, 0, 0};
-            set_of[pa] = (uint32_t)nsets++;
+            *so = (uint32_t)nsets++;
         }
-        s = jv_ivset_add(&pool, &sets[set_of[pa]], e->ts, e->ts + e->dur);
+        s = jv_ivset_add(&pool, &sets[*so], e->ts, e->ts + e->dur);
     }
     /* deepest first: a node's set is complete when its turn comes */
     for (size_t k = 0; s == JV_OK && k < n; k++) {
-        uint32_t x = order[k], r;
-        if (!set_of[x]) continue;
-        if (jv_map_get(row_of, x, &r)) rows[r].subtree_ns = sets[set_of[x]].len;
+        uint32_t x = order[k], xi = jv_upset_ix(up, x);
+        if (!set_of[xi]) continue;
+        if (row_at[xi] != JV_NONE32) rows[row_at[xi]].subtree_ns = sets[set_of[xi]].len;
         uint32_t pa = t->parent[x];
         if (pa == JV_NONE32) continue;
-        if (!set_of[pa]) { /* the parent takes the set over */
-            set_of[pa] = set_of[x];
+        uint32_t pi = jv_upset_ix(up, pa);
+        if (!set_of[pi]) { /* the parent takes the set over */
+            set_of[pi] = set_of[xi];
         } else {
-            s = jv_ivset_merge(&pool, &sets[set_of[pa]], &sets[set_of[x]]);
+            s = jv_ivset_merge(&pool, &sets[set_of[pi]], &sets[set_of[xi]]);
         }
-        set_of[x] = 0;
+        set_of[xi] = 0;
     }
     jv_ivpool_free(&pool);
     free(sets);
@@ -121,12 +128,22 @@ static int nccl_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
 
 jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers *out) {
     memset(out, 0, sizeof *out);
-    jv_map row_of;
-    jv_map_init(&row_of);
     jv_map_init(&out->row_of);
-    jv_status s = JV_OK;
     size_t cap_rows = 0, ndirect = 0;
     jv_iv *scratch = NULL;
+    /* the events at or above the GPU events' parents (the launchers among them), and by their rank the row of
+       each launcher (row_at: a quarter of a hash map's memory) */
+    jv_upset up;
+    uint32_t *row_at = NULL;
+    jv_status s = jv_upset_init(&up, tr);
+    if (s == JV_OK) {
+        for (size_t i = 0; i < tr->nev; i++)
+            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&up, t, t->parent[i]);
+        jv_upset_seal(&up);
+        if (!(row_at = malloc((up.n ? up.n : 1) * sizeof *row_at))) s = JV_ERR_NOMEM;
+        for (size_t k = 0; s == JV_OK && k < up.n; k++)
+            row_at[k] = JV_NONE32;
+    }
     uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1);
     if (!memo) s = JV_ERR_NOMEM;
 
@@ -137,14 +154,13 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         uint32_t l = t->launcher[e->aux];
         if (l == JV_NONE32) continue;
         if (nccl_named(tr, e->name, memo)) continue;
-        uint32_t r;
-        if (!jv_map_get(&row_of, l, &r)) {
+        uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is at or above the GPU event's parent */
+        if (*r == JV_NONE32) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
-            r = (uint32_t)out->n++;
-            out->rows[r] = (jv_launcher){l, 0, (uint32_t)i, 0, 0, 0, NULL};
-            if ((s = jv_map_put(&row_of, l, r)) != JV_OK) break;
+            *r = (uint32_t)out->n++;
+            out->rows[*r] = (jv_launcher){l, 0, (uint32_t)i, 0, 0, 0, NULL};
         }
-        out->rows[r].ndirect++;
+        out->rows[*r].ndirect++;
         ndirect++;
     }
     /* 2. direct lists (counting sort by row, file order kept) */
@@ -160,15 +176,17 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-            uint32_t l = t->launcher[e->aux], r;
+            uint32_t l = t->launcher[e->aux];
             if (l == JV_NONE32 || nccl_named(tr, e->name, memo)) continue;
-            jv_map_get(&row_of, l, &r);
+            uint32_t r = row_at[jv_upset_ix(&up, l)];
             out->gpu_list[out->rows[r].gpu_begin + fill[r]++] = (uint32_t)i;
         }
         free(fill);
     }
     /* 3. subtree unions: every linked GPU event counts for every launcher above it */
-    if (s == JV_OK) s = subtree_unions(tr, t, &row_of, out->rows);
+    if (s == JV_OK) s = subtree_unions(tr, t, &up, row_at, out->rows);
+    free(row_at);
+    jv_upset_free(&up);
     if (s == JV_OK && !(scratch = malloc((ndirect ? ndirect : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
     if (s == JV_OK) {
         for (size_t r = 0; s == JV_OK && r < out->n; r++) {
@@ -184,7 +202,6 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);
     free(memo);
-    jv_map_free(&row_of);
     if (s != JV_OK) jv_launchers_free(out);
     return s;
 }

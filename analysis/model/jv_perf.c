@@ -24,9 +24,10 @@ typedef struct {
     jv_map fam;        /* name id -> 1 + family*4 + jv_match, 0 never stored */
     jv_map comm;       /* name id -> 1 + is_comm */
     jv_enclose annots; /* the user_annotation events some family reads (jv_family.annotation) */
-    uint32_t *top;     /* per event: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when none,
-                          TOP_UNKNOWN until computed (each event computed once: O(n) for all kernels together) */
-    uint32_t *stack;   /* top_strong's climb */
+    jv_upset up;     /* the GPU events' ops (jv_tree.op_of_gpu) and the events above them: top's and inst_of's index */
+    uint32_t *top;   /* per member of up: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when
+                        none, TOP_UNKNOWN until computed (each computed once: O(n) for all kernels together) */
+    uint32_t *stack; /* top_strong's climb */
     size_t cap;
 } build_ctx;
 
@@ -185,7 +186,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
 static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t *out) {
     size_t n = 0;
     uint32_t p = o;
-    for (; p != JV_NONE32 && b->top[p] == TOP_UNKNOWN; p = t->parent[p]) {
+    for (; p != JV_NONE32 && b->top[jv_upset_ix(&b->up, p)] == TOP_UNKNOWN; p = t->parent[p]) {
         if (n == b->cap) {
             size_t nc = b->cap ? b->cap * 2 : 64;
             uint32_t *ns = realloc(b->stack, nc * sizeof *ns);
@@ -195,7 +196,7 @@ static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t
         }
         b->stack[n++] = p;
     }
-    uint32_t above = p == JV_NONE32 ? JV_NONE32 : b->top[p];
+    uint32_t above = p == JV_NONE32 ? JV_NONE32 : b->top[jv_upset_ix(&b->up, p)];
     while (n > 0) { /* from the highest unknown node down: the outermost match above wins, else the node itself */
         uint32_t q = b->stack[--n];
         if (above == JV_NONE32 && b->tr->ev[q].kind == JV_K_CPU_OP) {
@@ -204,9 +205,9 @@ static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t
             JV_CHECK(family_of(b, b->tr->ev[q].name, &f, &how));
             if (how == JV_MATCH_STRONG) above = q;
         }
-        b->top[q] = above;
+        b->top[jv_upset_ix(&b->up, q)] = above;
     }
-    *out = o == JV_NONE32 ? JV_NONE32 : b->top[o];
+    *out = o == JV_NONE32 ? JV_NONE32 : b->top[jv_upset_ix(&b->up, o)];
     return JV_OK;
 }
 
@@ -283,8 +284,13 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
     pt->inst = malloc(icap * sizeof *pt->inst);
     pt->kernels = malloc((ngpu ? ngpu : 1) * sizeof *pt->kernels);
     if (!pt->inst || !pt->kernels) return JV_ERR_NOMEM;
-    jv_map inst_of, model_idx;
-    jv_map_init(&inst_of);
+    /* inst_at: by jv_upset_ix, the instance of an op that owns kernels (targets are ops at or above a GPU event's
+       op), JV_NONE32 for the others */
+    uint32_t *inst_at = malloc((b->up.n ? b->up.n : 1) * sizeof *inst_at);
+    if (!inst_at) return JV_ERR_NOMEM;
+    for (size_t k = 0; k < b->up.n; k++)
+        inst_at[k] = JV_NONE32;
+    jv_map model_idx;
     jv_map_init(&model_idx);
     size_t mcap = 0;
     jv_status s = JV_OK;
@@ -293,7 +299,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
         uint32_t target, ii;
         int synth, fam;
         if ((s = target_of(b, t, kl, (uint32_t)i, &target, &synth, &fam)) != JV_OK) break;
-        if (synth || !jv_map_get(&inst_of, target, &ii)) {
+        if (synth || (ii = inst_at[jv_upset_ix(&b->up, target)]) == JV_NONE32) {
             if (pt->ninst == icap) {
                 jv_perf_inst *ni = realloc(pt->inst, icap * 2 * sizeof *ni);
                 if (!ni) {
@@ -310,7 +316,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
             in->kernel = synth ? (uint32_t)i : JV_NONE32;
             in->model = -1;
             if (!synth) {
-                if ((s = jv_map_put(&inst_of, target, ii)) != JV_OK) break;
+                inst_at[jv_upset_ix(&b->up, target)] = ii;
                 if (fam >= 0 && (s = model_of(b, pt, &model_idx, &mcap, target, fam, &in->model)) != JV_OK) break;
             }
         }
@@ -339,7 +345,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
                     break;
                 }
                 ii = (uint32_t)syn;
-            } else if (!jv_map_get(&inst_of, target, &ii)) {
+            } else if ((ii = inst_at[jv_upset_ix(&b->up, target)]) == JV_NONE32) {
                 s = JV_ERR_INTERNAL;
                 break;
             }
@@ -348,7 +354,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
         }
         pt->nkernels = ngpu;
     }
-    jv_map_free(&inst_of);
+    free(inst_at);
     for (size_t k = 0; k < pt->ninst && s == JV_OK; k++) {
         jv_perf_inst *in = &pt->inst[k];
         if (in->kn > 1)
@@ -363,19 +369,23 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     memset(pt, 0, sizeof *pt);
     uint8_t *kl = calloc(tr->nev / 8 + 1, 1);
     if (!kl) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
-    build_ctx b = {tr, {0}, {0}, {NULL, 0}, malloc((tr->nev ? tr->nev : 1) * sizeof(uint32_t)), NULL, 0};
-    if (!b.top) {
-        free(kl);
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (perf instances)");
-    }
-    for (size_t i = 0; i < tr->nev; i++)
-        b.top[i] = TOP_UNKNOWN;
+    build_ctx b = {.tr = tr};
     jv_map_init(&b.fam);
     jv_map_init(&b.comm);
-    jv_status s = collect_annotations(&b);
+    jv_status s = jv_upset_init(&b.up, tr);
+    if (s == JV_OK) {
+        for (size_t i = 0; i < tr->nev; i++)
+            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&b.up, t, t->op_of_gpu[tr->ev[i].aux]);
+        jv_upset_seal(&b.up);
+        if (!(b.top = malloc((b.up.n ? b.up.n : 1) * sizeof *b.top))) s = JV_ERR_NOMEM;
+        for (size_t k = 0; s == JV_OK && k < b.up.n; k++)
+            b.top[k] = TOP_UNKNOWN;
+    }
+    if (s == JV_OK) s = collect_annotations(&b);
     if (s == JV_OK) s = build(&b, t, pt, kl);
     jv_map_free(&b.fam);
     jv_map_free(&b.comm);
+    jv_upset_free(&b.up);
     free(b.top);
     free(b.stack);
     jv_enclose_free(&b.annots);

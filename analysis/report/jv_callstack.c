@@ -37,7 +37,7 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
         const jv_sig *s = &tr->sigs[tr->ops[e->aux].sig];
         print_repr(f, tr, "Input Dims", s->dims);
         print_repr(f, tr, "Input type", s->types);
-        int32_t seq = tr->ops[e->aux].seq;
+        int32_t seq = tr->op_ids[e->aux].seq;
         uint32_t fwd;
         if (seq != JV_NONE32I && !strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36) &&
             jv_map_get(&t->fwd_of_seq, seq, &fwd))

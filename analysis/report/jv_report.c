@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "jv_category.h"
+#include "jv_memstage.h"
 #include "jv_output.h"
 #include "jv_pyrepr.h"
 #include "jv_sheet.h"
+#include "jv_sort.h"
 #include "jv_stats.h"
 
 #define US(ns) ((double)(ns) / 1e3)
@@ -410,7 +412,8 @@ typedef struct {
     uint32_t ev;
 } ks_key;
 
-static int cmp_ks(const void *a, const void *b) {
+static int cmp_ks(const void *a, const void *b, void *ctx) {
+    (void)ctx;
     const ks_key *x = a, *y = b;
     int c;
     if ((c = strcmp(x->cat, y->cat))) return c;
@@ -433,6 +436,10 @@ static int cmp_ks_group(const void *a, const void *b) {
 
 static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
                                       const jv_report_opts *ro, jv_err *err) {
+    /* the timeline first, so that its temporaries and the keys are not held at once */
+    jv_gpu_timeline tl;
+    jv_status ts = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
+    if (ts != JV_OK) JV_FAIL(err, ts, "out of memory (timeline)");
     size_t nk = 0;
     for (size_t i = 0; i < tr->nev; i++)
         nk += tr->ev[i].kind == JV_K_KERNEL;
@@ -472,7 +479,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             k->cat = "";
         }
     }
-    qsort(keys, nk, sizeof *keys, cmp_ks);
+    jv_sort_inplace(keys, nk, sizeof *keys, cmp_ks, NULL); /* a total order (ev last); qsort's copy was 2.9 MiB */
     size_t ng = 0;
     for (size_t i = 0; i < nk;) {
         size_t j = i + 1;
@@ -488,13 +495,8 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ks_group);
-    jv_gpu_timeline tl;
-    jv_status s = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
     jv_sheet o;
-    if (s == JV_OK)
-        s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
-    else
-        jv_err_set(err, s, __FILE__, __LINE__, "out of memory (timeline)");
+    jv_status s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {"Parent op category",
                                           "Parent cpu_op",
@@ -557,6 +559,7 @@ static void launcher_job_run(jv_launcher_job *j) {
     j->nlaunchers = j->nbig = 0;
     j->most_direct = 0;
     j->launchers_st = jv_launchers_build(j->tr, j->t, &l);
+    jv_mem_stage("launcher table");
     if (j->launchers_st != JV_OK) return;
     j->nlaunchers = l.n;
     for (size_t i = 0; i < l.n; i++)
@@ -566,7 +569,9 @@ static void launcher_job_run(jv_launcher_job *j) {
         }
     if (j->o) {
         j->st = jv_report_write_ops(j->tr, j->t, &l, j->o, &j->err);
+        jv_mem_stage("op sheets");
         if (j->st == JV_OK) j->st = jv_report_write_kernels(j->tr, j->t, &l, j->o, &j->err);
+        jv_mem_stage("kernel sheet");
     }
     jv_launchers_free(&l);
 }

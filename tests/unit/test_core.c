@@ -55,6 +55,76 @@ static void test_intern(void) {
     jv_intern_free(&t);
 }
 
+/* jv_sort_inplace against qsort (byte for byte: the orders are total) on random arrays with many ties, sorted,
+ * reversed, all-equal and organ-pipe inputs (quicksort's bad cases: the heapsort fallback), and elements of
+ * 16 and 72 bytes (the swap's 64-byte chunks). */
+typedef struct {
+    int64_t k, v;
+} sort16;
+typedef struct {
+    int64_t k, v;
+    char pad[56];
+} sort72;
+
+static int cmp16(const void *a, const void *b) {
+    const sort16 *x = a, *y = b;
+    if (x->k != y->k) return x->k < y->k ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+static int cmp16_ctx(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return cmp16(a, b);
+}
+static int cmp72(const void *a, const void *b) {
+    const sort72 *x = a, *y = b;
+    int c = cmp16(a, b);
+    return c ? c : memcmp(x->pad, y->pad, sizeof x->pad);
+}
+static int cmp72_ctx(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return cmp72(a, b);
+}
+
+static void test_sort_inplace(void) {
+    static const size_t sizes[] = {0, 1, 2, 3, 16, 17, 100, 1000, 40000};
+    uint64_t r = 12345;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        sort16 *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+        sort72 *c = malloc((n + 1) * sizeof *c), *d = malloc((n + 1) * sizeof *d);
+        CHECK(a && b && c && d);
+        if (!a || !b || !c || !d) return;
+        for (int pattern = 0; pattern < 6; pattern++) {
+            for (size_t i = 0; i < n; i++) {
+                r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+                int64_t k = pattern == 0   ? (int64_t)(r % 50)                 /* many ties */
+                            : pattern == 1 ? (int64_t)(r >> 1)                 /* few ties */
+                            : pattern == 2 ? (int64_t)i                        /* sorted */
+                            : pattern == 3 ? (int64_t)(n - i)                  /* reversed */
+                            : pattern == 4 ? 7                                 /* all equal */
+                                           : (int64_t)(i < n / 2 ? i : n - i); /* organ pipe */
+                a[i] = (sort16){k, pattern == 4 ? 0 : (int64_t)(r % 3)};
+                memset(&c[i], 0, sizeof c[i]);
+                c[i].k = a[i].k;
+                c[i].v = a[i].v;
+                c[i].pad[55] = (char)(r % 2);
+            }
+            memcpy(b, a, n * sizeof *a);
+            memcpy(d, c, n * sizeof *c);
+            jv_sort_inplace(a, n, sizeof *a, cmp16_ctx, NULL);
+            if (n) qsort(b, n, sizeof *b, cmp16);
+            CHECK_MSG(!n || !memcmp(a, b, n * sizeof *a), "jv_sort_inplace 16 B: n %zu pattern %d", n, pattern);
+            jv_sort_inplace(c, n, sizeof *c, cmp72_ctx, NULL);
+            if (n) qsort(d, n, sizeof *d, cmp72);
+            CHECK_MSG(!n || !memcmp(c, d, n * sizeof *c), "jv_sort_inplace 72 B: n %zu pattern %d", n, pattern);
+        }
+        free(a);
+        free(b);
+        free(c);
+        free(d);
+    }
+}
+
 static void test_map(void) {
     jv_map m;
     jv_map_init(&m);
@@ -423,6 +493,7 @@ int main(void) {
     test_cudnn_strides();
     test_intern();
     test_map();
+    test_sort_inplace();
     test_pyfloat();
     test_pyrepr();
     test_intervals();
