@@ -7,6 +7,10 @@
 #ifndef JV_GPU_H
 #define JV_GPU_H
 
+extern "C" {
+#include "jv_dtype.h"
+}
+
 #if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
 #include <hip/hip_bfloat16.h> /* ROCm 5.2 has hip_bfloat16 here (hip_bf16.h came later) */
 #include <hip/hip_fp16.h>
@@ -16,6 +20,7 @@ typedef hipError_t jv_gpuError_t;
 #define jv_gpuSuccess         hipSuccess
 #define jv_gpuGetLastError    hipGetLastError
 #define jv_gpuPeekAtLastError hipPeekAtLastError
+#define JV_GPU_ERR_INVALID    ((int)hipErrorInvalidValue) /* returned for a call that is not supported */
 typedef __half jv_half;
 typedef hip_bfloat16 jv_bf16;
 static __device__ __forceinline__ float jv_bf16_to_float(jv_bf16 v) {
@@ -36,6 +41,7 @@ typedef cudaError_t jv_gpuError_t;
 #define jv_gpuSuccess          cudaSuccess
 #define jv_gpuGetLastError     cudaGetLastError
 #define jv_gpuPeekAtLastError  cudaPeekAtLastError
+#define JV_GPU_ERR_INVALID     ((int)cudaErrorInvalidValue) /* returned for a call that is not supported */
 typedef __half jv_half;
 typedef __nv_bfloat16 jv_bf16;
 static __device__ __forceinline__ float jv_bf16_to_float(jv_bf16 v) {
@@ -78,6 +84,37 @@ static __device__ __forceinline__ unsigned short jv_float_to_bf16_bits(float f) 
 #else
     return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 #endif
+}
+
+/* Storage codes of the float-typed buffers (fp32, fp16, bf16) the family kernels read and write as floats; a
+ * family's plan maps a jv_dtype to one. */
+enum { JV_GS_F32 = 0, JV_GS_F16 = 1, JV_GS_BF16 = 2 };
+
+/* The storage code of dtype d; -1 for a dtype other than fp32, fp16 and bf16. */
+static inline int jv_gpu_storage_of(jv_dtype d) {
+    return d == JV_DT_F32 ? JV_GS_F32 : d == JV_DT_F16 ? JV_GS_F16 : d == JV_DT_BF16 ? JV_GS_BF16 : -1;
+}
+
+/* element off of a buffer of storage code dt, as a float */
+static __device__ __forceinline__ float jv_gpu_load_f(int dt, const void *b, long long off) {
+    if (dt == JV_GS_F32) return static_cast<const float *>(b)[off];
+    const unsigned short u = static_cast<const unsigned short *>(b)[off];
+    return dt == JV_GS_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
+}
+
+/* element off of a buffer of storage code dt = v rounded to it */
+static __device__ __forceinline__ void jv_gpu_store_f(int dt, void *b, long long off, float v) {
+    if (dt == JV_GS_F32)
+        static_cast<float *>(b)[off] = v;
+    else
+        static_cast<unsigned short *>(b)[off] = dt == JV_GS_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
+}
+
+/* v as storage code dt holds it (rounded to it and back) */
+static __device__ __forceinline__ float jv_gpu_round_f(int dt, float v) {
+    if (dt == JV_GS_F16) return jv_f16_bits_to_float(jv_float_to_f16_bits(v));
+    if (dt == JV_GS_BF16) return jv_bf16_bits_to_float(jv_float_to_bf16_bits(v));
+    return v;
 }
 
 /* The sum of v over the block, valid in thread 0 (blockDim.x a multiple of

@@ -22,14 +22,7 @@ extern "C" {
 #include "actmul_math.h"
 #include "jv_gpu_kernel.h"
 
-#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define AM_ERR_INVALID ((int)hipErrorInvalidValue)
-#else
-#define AM_ERR_INVALID ((int)cudaErrorInvalidValue)
-#endif
-
 enum { AM_THREADS = 256, AM_BLOCKS_PER_SM = 8 };
-enum { AM_F32 = 0, AM_F16, AM_BF16 };
 
 struct am_params {
     int act, act_second;
@@ -42,38 +35,25 @@ struct am_params {
 
 struct am_plan {
     am_params p;
-    int dt;     /* AM_F32, AM_F16, AM_BF16 */
+    int dt;     /* JV_GS_F32, JV_GS_F16, JV_GS_BF16 */
     int vec_ok; /* the layout allows the vector path (alignment is checked at run) */
     unsigned grid_vec, grid_scalar;
 };
 
 /* elements per 16-byte vector */
-template <int DT> struct am_vec { static constexpr int n = DT == AM_F32 ? 4 : 8; };
-
-template <int DT> static __device__ __forceinline__ float am_load(const void *b, int64_t off) {
-    if (DT == AM_F32) return static_cast<const float *>(b)[off];
-    const unsigned short u = static_cast<const unsigned short *>(b)[off];
-    return DT == AM_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
-}
-
-template <int DT> static __device__ __forceinline__ void am_store(void *b, int64_t off, float v) {
-    if (DT == AM_F32)
-        static_cast<float *>(b)[off] = v;
-    else
-        static_cast<unsigned short *>(b)[off] = DT == AM_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
-}
+template <int DT> struct am_vec { static constexpr int n = DT == JV_GS_F32 ? 4 : 8; };
 
 /* the 16 bytes of u as floats */
 template <int DT> static __device__ __forceinline__ void am_unpack(const uint4 u, float *f) {
     const unsigned w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        if (DT == AM_F32) {
+        if (DT == JV_GS_F32) {
             f[k] = __uint_as_float(w[k]);
         } else {
             const unsigned short lo = (unsigned short)(w[k] & 0xffffu), hi = (unsigned short)(w[k] >> 16);
-            f[2 * k] = DT == AM_F16 ? jv_f16_bits_to_float(lo) : jv_bf16_bits_to_float(lo);
-            f[2 * k + 1] = DT == AM_F16 ? jv_f16_bits_to_float(hi) : jv_bf16_bits_to_float(hi);
+            f[2 * k] = DT == JV_GS_F16 ? jv_f16_bits_to_float(lo) : jv_bf16_bits_to_float(lo);
+            f[2 * k + 1] = DT == JV_GS_F16 ? jv_f16_bits_to_float(hi) : jv_bf16_bits_to_float(hi);
         }
     }
 }
@@ -82,11 +62,12 @@ template <int DT> static __device__ __forceinline__ uint4 am_pack(const float *f
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        if (DT == AM_F32) {
+        if (DT == JV_GS_F32) {
             w[k] = __float_as_uint(f[k]);
         } else {
-            const unsigned lo = DT == AM_F16 ? jv_float_to_f16_bits(f[2 * k]) : jv_float_to_bf16_bits(f[2 * k]);
-            const unsigned hi = DT == AM_F16 ? jv_float_to_f16_bits(f[2 * k + 1]) : jv_float_to_bf16_bits(f[2 * k + 1]);
+            const unsigned lo = DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k]) : jv_float_to_bf16_bits(f[2 * k]);
+            const unsigned hi =
+                DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k + 1]) : jv_float_to_bf16_bits(f[2 * k + 1]);
             w[k] = lo | (hi << 16);
         }
     }
@@ -132,8 +113,9 @@ template <int DT> __global__ void __launch_bounds__(AM_THREADS) am_scalar_kernel
         const int64_t r = t / p.w, j = t - r * p.w;
         int64_t io, oo;
         am_row(p, r, &io, &oo);
-        const float a = am_load<DT>(p.in, io + j * p.ilast), b = am_load<DT>(p.in, io + (p.w + j) * p.ilast);
-        am_store<DT>(p.out, oo + j * p.olast, jv_am_gate(p.act, p.act_second, a, b));
+        const float a = jv_gpu_load_f(DT, p.in, io + j * p.ilast),
+                    b = jv_gpu_load_f(DT, p.in, io + (p.w + j) * p.ilast);
+        jv_gpu_store_f(DT, p.out, oo + j * p.olast, jv_am_gate(p.act, p.act_second, a, b));
     }
 }
 
@@ -144,33 +126,33 @@ static int am_aligned16(const void *p) {
 extern "C" int jv_gpu_actmul_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
     (void)workspace;
     const am_plan *pl = static_cast<const am_plan *>(plan);
-    if (!pl || !bufs) return AM_ERR_INVALID;
+    if (!pl || !bufs) return JV_GPU_ERR_INVALID;
     if (pl->p.rows == 0 || pl->p.w == 0) return 0;
     am_params p = pl->p;
     p.in = bufs[JV_ACTMUL_IN];
     p.out = bufs[JV_ACTMUL_OUT];
-    if (!p.in || !p.out) return AM_ERR_INVALID;
+    if (!p.in || !p.out) return JV_GPU_ERR_INVALID;
     jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
     const int vec = pl->vec_ok && am_aligned16(p.in) && am_aligned16(p.out);
     const unsigned g = vec ? pl->grid_vec : pl->grid_scalar;
     switch (pl->dt) {
-    case AM_F32:
+    case JV_GS_F32:
         if (vec)
-            am_vec_kernel<AM_F32><<<g, AM_THREADS, 0, st>>>(p);
+            am_vec_kernel<JV_GS_F32><<<g, AM_THREADS, 0, st>>>(p);
         else
-            am_scalar_kernel<AM_F32><<<g, AM_THREADS, 0, st>>>(p);
+            am_scalar_kernel<JV_GS_F32><<<g, AM_THREADS, 0, st>>>(p);
         break;
-    case AM_F16:
+    case JV_GS_F16:
         if (vec)
-            am_vec_kernel<AM_F16><<<g, AM_THREADS, 0, st>>>(p);
+            am_vec_kernel<JV_GS_F16><<<g, AM_THREADS, 0, st>>>(p);
         else
-            am_scalar_kernel<AM_F16><<<g, AM_THREADS, 0, st>>>(p);
+            am_scalar_kernel<JV_GS_F16><<<g, AM_THREADS, 0, st>>>(p);
         break;
     default:
         if (vec)
-            am_vec_kernel<AM_BF16><<<g, AM_THREADS, 0, st>>>(p);
+            am_vec_kernel<JV_GS_BF16><<<g, AM_THREADS, 0, st>>>(p);
         else
-            am_scalar_kernel<AM_BF16><<<g, AM_THREADS, 0, st>>>(p);
+            am_scalar_kernel<JV_GS_BF16><<<g, AM_THREADS, 0, st>>>(p);
         break;
     }
     return JV_GPU_LAUNCH_STATUS();
@@ -186,10 +168,6 @@ static unsigned am_grid(int64_t work, int sms) {
     return (unsigned)(b > 0 ? b : 1);
 }
 
-static int am_dt(jv_dtype d) {
-    return d == JV_DT_F32 ? AM_F32 : d == JV_DT_F16 ? AM_F16 : d == JV_DT_BF16 ? AM_BF16 : -1;
-}
-
 static int am_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
     const jv_actmul_desc *g = jv_actmul_of(d);
     if (!ops || ops->n != 2) {
@@ -197,7 +175,7 @@ static int am_supported(const jv_desc *d, const jv_operands *ops, char *why, siz
         return 0;
     }
     const jv_tensor *o = &ops->o[JV_ACTMUL_OUT].t, *x = &ops->o[JV_ACTMUL_IN].t;
-    if (am_dt(x->dtype) < 0 || x->dtype != o->dtype) {
+    if (jv_gpu_storage_of(x->dtype) < 0 || x->dtype != o->dtype) {
         snprintf(why, cap, "%s: %s -> %s: the device kernel runs fp32, fp16 or bf16, input and out of one dtype",
                  g->name, jv_dtype_short(x->dtype), jv_dtype_short(o->dtype));
         return 0;
@@ -229,8 +207,8 @@ static jv_status am_plan_create(const jv_desc *d, const jv_operands *ops, int sm
     p.w = g->width;
     p.ilast = x->strides[o->ndim - 1];
     p.olast = o->strides[o->ndim - 1];
-    pl->dt = am_dt(x->dtype);
-    const int V = pl->dt == AM_F32 ? 4 : 8;
+    pl->dt = jv_gpu_storage_of(x->dtype);
+    const int V = pl->dt == JV_GS_F32 ? 4 : 8;
     int ok = p.ilast == 1 && p.olast == 1 && p.w % V == 0;
     for (int i = 0; i < p.nd && ok; i++)
         ok = p.ist[i] % V == 0 && p.ost[i] % V == 0;

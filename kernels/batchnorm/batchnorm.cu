@@ -44,14 +44,6 @@ extern "C" {
 #include "batchnorm_internal.h"
 #include "jv_gpu_kernel.h"
 
-/* The runtime's "invalid value" code, returned for a call that is not
- * supported (jv_gpu.h has no alias for it; same #if as there). */
-#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define BN_ERR_INVALID ((int)hipErrorInvalidValue)
-#else
-#define BN_ERR_INVALID ((int)cudaErrorInvalidValue)
-#endif
-
 using namespace jv_bn;
 
 namespace {
@@ -614,7 +606,7 @@ extern "C" void jv_gpu_batchnorm_plan_free(jv_gpu_batchnorm_plan *pl) {
 }
 
 extern "C" int jv_gpu_batchnorm_run(const jv_gpu_batchnorm_plan *pl, void *const *bufs, void *workspace, void *stream) {
-    if (!pl || !workspace || !bufs) return BN_ERR_INVALID;
+    if (!pl || !workspace || !bufs) return JV_GPU_ERR_INVALID;
     const plan *pp = &pl->vec;
     if (pp->V > 1) {
         int big[] = {pp->ix, pp->iout, pp->idy, pp->idx};

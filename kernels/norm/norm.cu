@@ -21,17 +21,10 @@ extern "C" {
 }
 #include "jv_gpu_kernel.h"
 
-#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define RN_ERR_INVALID ((int)hipErrorInvalidValue)
-#else
-#define RN_ERR_INVALID ((int)cudaErrorInvalidValue)
-#endif
-
 enum { RN_THREADS = 256, RN_MAX_GRID = 65535 };
-enum { RN_F32 = 0, RN_F16, RN_BF16 };
 
 struct rn_params {
-    int xdt, ydt, wdt, rdt; /* RN_F32 ... (wdt, rdt: -1 when absent) */
+    int xdt, ydt, wdt, rdt; /* JV_GS_F32 ... (wdt, rdt: -1 when absent) */
     int nd;                 /* leading (row) dims */
     int64_t shape[JV_MAX_DIMS], xst[JV_MAX_DIMS], yst[JV_MAX_DIMS], rst[JV_MAX_DIMS];
     int64_t rows, size;
@@ -46,26 +39,6 @@ struct rn_plan {
     unsigned grid;
 };
 
-static __device__ __forceinline__ float rn_load(int dt, const void *b, int64_t off) {
-    if (dt == RN_F32) return static_cast<const float *>(b)[off];
-    const unsigned short u = static_cast<const unsigned short *>(b)[off];
-    return dt == RN_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
-}
-
-static __device__ __forceinline__ void rn_store(int dt, void *b, int64_t off, float v) {
-    if (dt == RN_F32)
-        static_cast<float *>(b)[off] = v;
-    else
-        static_cast<unsigned short *>(b)[off] = dt == RN_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
-}
-
-/* v as dtype dt stores it */
-static __device__ __forceinline__ float rn_round(int dt, float v) {
-    if (dt == RN_F16) return jv_f16_bits_to_float(jv_float_to_f16_bits(v));
-    if (dt == RN_BF16) return jv_bf16_bits_to_float(jv_float_to_bf16_bits(v));
-    return v;
-}
-
 __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
     __shared__ float s_rstd;
     for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
@@ -79,10 +52,10 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
         }
         float ss = 0.0f;
         for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
-            float v = rn_load(p.xdt, p.x, xo + j);
+            float v = jv_gpu_load_f(p.xdt, p.x, xo + j);
             if (p.res) {
-                v = rn_round(p.rdt, v + rn_load(p.rdt, p.res, ro + j));
-                rn_store(p.rdt, p.res, ro + j, v);
+                v = jv_gpu_round_f(p.rdt, v + jv_gpu_load_f(p.rdt, p.res, ro + j));
+                jv_gpu_store_f(p.rdt, p.res, ro + j, v);
             }
             ss += v * v;
         }
@@ -91,9 +64,9 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
         __syncthreads();
         const float rstd = s_rstd;
         for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
-            const float v = p.res ? rn_load(p.rdt, p.res, ro + j) : rn_load(p.xdt, p.x, xo + j);
-            const float w = p.w ? rn_load(p.wdt, p.w, j) : 1.0f;
-            rn_store(p.ydt, p.y, yo + j, v * rstd * w);
+            const float v = p.res ? jv_gpu_load_f(p.rdt, p.res, ro + j) : jv_gpu_load_f(p.xdt, p.x, xo + j);
+            const float w = p.w ? jv_gpu_load_f(p.wdt, p.w, j) : 1.0f;
+            jv_gpu_store_f(p.ydt, p.y, yo + j, v * rstd * w);
         }
         __syncthreads(); /* s_rstd and jv_block_sum's shared memory are reused by the next row */
     }
@@ -102,14 +75,14 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
 extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
     (void)workspace;
     const rn_plan *pl = static_cast<const rn_plan *>(plan);
-    if (!pl || !bufs) return RN_ERR_INVALID;
+    if (!pl || !bufs) return JV_GPU_ERR_INVALID;
     if (pl->p.rows == 0 || pl->p.size == 0) return 0;
     rn_params p = pl->p;
     p.x = bufs[pl->sl.x];
     p.y = bufs[pl->sl.y];
     p.w = pl->sl.w >= 0 ? bufs[pl->sl.w] : NULL;
     p.res = pl->sl.res >= 0 ? bufs[pl->sl.res] : NULL;
-    if (!p.x || !p.y || (pl->sl.w >= 0 && !p.w) || (pl->sl.res >= 0 && !p.res)) return RN_ERR_INVALID;
+    if (!p.x || !p.y || (pl->sl.w >= 0 && !p.w) || (pl->sl.res >= 0 && !p.res)) return JV_GPU_ERR_INVALID;
     rn_kernel<<<pl->grid, RN_THREADS, 0, static_cast<jv_gpuStream_t>(stream)>>>(p);
     return JV_GPU_LAUNCH_STATUS();
 }
@@ -117,10 +90,6 @@ extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *worksp
 /* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
 
 #if JV_GPU_HOST_PASS
-static int rn_dt(jv_dtype d) {
-    return d == JV_DT_F32 ? RN_F32 : d == JV_DT_F16 ? RN_F16 : d == JV_DT_BF16 ? RN_BF16 : -1;
-}
-
 /* 1 when the trailing k dims of t are dense (row-major, unit stride innermost; size-1 dims ignored) */
 static int rn_tail_dense(const jv_tensor *t, int k) {
     int64_t want = 1;
@@ -141,7 +110,7 @@ static int rn_supported(const jv_desc *d, const jv_operands *ops, char *why, siz
     const int k = g->normalized_ndim;
     for (int i = 0; i < ops->n; i++) {
         const jv_tensor *t = &ops->o[i].t;
-        if (rn_dt(t->dtype) < 0) {
+        if (jv_gpu_storage_of(t->dtype) < 0) {
             snprintf(why, cap, "rms norm: %s is %s (the device kernel runs fp32, fp16 and bf16)", ops->o[i].name,
                      jv_dtype_short(t->dtype));
             return 0;
@@ -168,10 +137,10 @@ static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, int sm
     rn_params &p = pl->p;
     const jv_tensor *x = &ops->o[pl->sl.x].t, *y = &ops->o[pl->sl.y].t;
     const jv_tensor *res = pl->sl.res >= 0 ? &ops->o[pl->sl.res].t : NULL;
-    p.xdt = rn_dt(x->dtype);
-    p.ydt = rn_dt(y->dtype);
-    p.wdt = pl->sl.w >= 0 ? rn_dt(ops->o[pl->sl.w].t.dtype) : -1;
-    p.rdt = res ? rn_dt(res->dtype) : -1;
+    p.xdt = jv_gpu_storage_of(x->dtype);
+    p.ydt = jv_gpu_storage_of(y->dtype);
+    p.wdt = pl->sl.w >= 0 ? jv_gpu_storage_of(ops->o[pl->sl.w].t.dtype) : -1;
+    p.rdt = res ? jv_gpu_storage_of(res->dtype) : -1;
     p.nd = x->ndim - g->normalized_ndim;
     for (int i = 0; i < p.nd; i++) {
         p.shape[i] = x->shape[i];

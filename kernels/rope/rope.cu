@@ -18,14 +18,7 @@ extern "C" {
 }
 #include "jv_gpu_kernel.h"
 
-#if defined(JV_HIP) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#define RP_ERR_INVALID ((int)hipErrorInvalidValue)
-#else
-#define RP_ERR_INVALID ((int)cudaErrorInvalidValue)
-#endif
-
 enum { RP_THREADS = 256, RP_BLOCKS_PER_SM = 8 };
-enum { RP_F32 = 0, RP_F16, RP_BF16 };
 
 struct rp_tensor {
     int nd, dt;
@@ -45,19 +38,6 @@ struct rp_plan {
     jv_rope_slots sl;
     unsigned grid;
 };
-
-static __device__ __forceinline__ float rp_load(int dt, const void *b, int64_t off) {
-    if (dt == RP_F32) return static_cast<const float *>(b)[off];
-    const unsigned short u = static_cast<const unsigned short *>(b)[off];
-    return dt == RP_F16 ? jv_f16_bits_to_float(u) : jv_bf16_bits_to_float(u);
-}
-
-static __device__ __forceinline__ void rp_store(int dt, void *b, int64_t off, float v) {
-    if (dt == RP_F32)
-        static_cast<float *>(b)[off] = v;
-    else
-        static_cast<unsigned short *>(b)[off] = dt == RP_F16 ? jv_float_to_f16_bits(v) : jv_float_to_bf16_bits(v);
-}
 
 /* the storage offset of t's row-major logical element i */
 static __device__ __forceinline__ int64_t rp_offset(const rp_tensor &t, int64_t i) {
@@ -84,27 +64,27 @@ __global__ void __launch_bounds__(RP_THREADS) rp_kernel(rp_params p) {
         const int64_t pv =
             p.pos64 ? static_cast<const int64_t *>(p.posb)[po] : (int64_t) static_cast<const int32_t *>(p.posb)[po];
         if (pv < 0 || pv >= p.rows) continue;
-        const float c = rp_load(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + i));
-        const float s = rp_load(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + p.half + i));
+        const float c = jv_gpu_load_f(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + i));
+        const float s = jv_gpu_load_f(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + p.half + i));
         const int64_t base = rp_offset(tt, (tok * heads + h) * p.hs); /* the head is dense from here */
         const int64_t xo = base + (p.neox ? i : 2 * i), yo = base + (p.neox ? p.half + i : 2 * i + 1);
-        const float x = rp_load(tt.dt, b, xo), y = rp_load(tt.dt, b, yo);
-        rp_store(tt.dt, b, xo, x * c - y * s);
-        rp_store(tt.dt, b, yo, y * c + x * s);
+        const float x = jv_gpu_load_f(tt.dt, b, xo), y = jv_gpu_load_f(tt.dt, b, yo);
+        jv_gpu_store_f(tt.dt, b, xo, x * c - y * s);
+        jv_gpu_store_f(tt.dt, b, yo, y * c + x * s);
     }
 }
 
 extern "C" int jv_gpu_rope_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
     (void)workspace;
     const rp_plan *pl = static_cast<const rp_plan *>(plan);
-    if (!pl || !bufs) return RP_ERR_INVALID;
+    if (!pl || !bufs) return JV_GPU_ERR_INVALID;
     if (pl->p.tokens == 0 || pl->p.half == 0) return 0;
     rp_params p = pl->p;
     p.posb = bufs[pl->sl.pos];
     p.cacheb = bufs[pl->sl.cache];
     p.qb = bufs[pl->sl.q];
     p.kb = pl->sl.k >= 0 ? bufs[pl->sl.k] : NULL;
-    if (!p.posb || !p.cacheb || !p.qb || (pl->sl.k >= 0 && !p.kb)) return RP_ERR_INVALID;
+    if (!p.posb || !p.cacheb || !p.qb || (pl->sl.k >= 0 && !p.kb)) return JV_GPU_ERR_INVALID;
     rp_kernel<<<pl->grid, RP_THREADS, 0, static_cast<jv_gpuStream_t>(stream)>>>(p);
     return JV_GPU_LAUNCH_STATUS();
 }
@@ -112,13 +92,9 @@ extern "C" int jv_gpu_rope_run(const void *plan, void *const *bufs, void *worksp
 /* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
 
 #if JV_GPU_HOST_PASS
-static int rp_dt(jv_dtype d) {
-    return d == JV_DT_F32 ? RP_F32 : d == JV_DT_F16 ? RP_F16 : d == JV_DT_BF16 ? RP_BF16 : -1;
-}
-
 static void rp_set(rp_tensor *o, const jv_tensor *t) {
     o->nd = t->ndim;
-    o->dt = rp_dt(t->dtype);
+    o->dt = jv_gpu_storage_of(t->dtype);
     for (int i = 0; i < t->ndim; i++) {
         o->shape[i] = t->shape[i];
         o->st[i] = t->strides[i];
@@ -140,7 +116,7 @@ static int rp_supported(const jv_desc *d, const jv_operands *ops, char *why, siz
     for (int i = 0; i < ops->n; i++) {
         if (i == sl.pos) continue;
         const jv_tensor *t = &ops->o[i].t;
-        if (rp_dt(t->dtype) < 0) {
+        if (jv_gpu_storage_of(t->dtype) < 0) {
             snprintf(why, cap, "_C::rotary_embedding: %s is %s (the device kernel runs fp32, fp16 and bf16)",
                      ops->o[i].name, jv_dtype_short(t->dtype));
             return 0;
