@@ -37,22 +37,10 @@ static void fail(jv_amd_smi *s, const char *fmt_why) {
     memcpy(s->why, why, sizeof why);
 }
 
-static uint32_t rd32(const unsigned char *b, size_t off) {
-    uint32_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
-static uint64_t rd64(const unsigned char *b, size_t off) {
-    uint64_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
 /* amdsmi_get_lib_version's record: {major, minor, release, build} from ABI 25 on; before, {year, major, minor,
  * release, build} with a year of 23 or 24. The major into *major, the whole into s->version. */
 static void read_version(jv_amd_smi *s, const unsigned char *v, uint32_t *major) {
-    uint32_t a = rd32(v, 0), b = rd32(v, 4), c = rd32(v, 8), d = rd32(v, 12);
+    uint32_t a = jv_smi_rd32(v, 0), b = jv_smi_rd32(v, 4), c = jv_smi_rd32(v, 8), d = jv_smi_rd32(v, 12);
     if (a >= 25) {
         *major = a;
         snprintf(s->version, sizeof s->version, "%u.%u.%u", (unsigned)a, (unsigned)b, (unsigned)c);
@@ -198,9 +186,9 @@ void jv_amd_smi_clocks(jv_amd_smi *s, jv_clocks *c) {
     _Alignas(8) unsigned char info[2 * JV_AMDSMI_POWER_INFO_BYTES];
     memset(info, 0, sizeof info);
     if (s->power && s->power(s->proc, info) == AMDSMI_STATUS_SUCCESS) {
-        double w = watts(rd32(info, 12));     /* average_socket_power */
-        if (w == 0) w = watts(rd32(info, 8)); /* current_socket_power (MI300) */
-        if (w == 0) w = watts(rd64(info, 0)); /* socket_power */
+        double w = watts(jv_smi_rd32(info, 12));     /* average_socket_power */
+        if (w == 0) w = watts(jv_smi_rd32(info, 8)); /* current_socket_power (MI300) */
+        if (w == 0) w = watts(jv_smi_rd64(info, 0)); /* socket_power */
         c->power_w = w;
     }
     int64_t t = 0;

@@ -28,13 +28,13 @@ void *jv_smi_sym(void *lib, const char *name, size_t fnsize, void *out) {
     return p;
 }
 
-static uint32_t rd32(const unsigned char *b, size_t off) {
+uint32_t jv_smi_rd32(const unsigned char *b, size_t off) {
     uint32_t v;
     memcpy(&v, b + off, sizeof v);
     return v;
 }
 
-static uint64_t rd64(const unsigned char *b, size_t off) {
+uint64_t jv_smi_rd64(const unsigned char *b, size_t off) {
     uint64_t v;
     memcpy(&v, b + off, sizeof v);
     return v;
@@ -43,15 +43,15 @@ static uint64_t rd64(const unsigned char *b, size_t off) {
 /* one layout: count at cnt_off (1 .. maxn), current at cur_off (< count), frequencies from f_off (1 MHz .. 100 GHz) */
 static int read_layout(const unsigned char *b, size_t cnt_off, size_t cur_off, size_t f_off, uint32_t maxn,
                        uint64_t *cur, uint64_t *max) {
-    uint32_t n = rd32(b, cnt_off), c = rd32(b, cur_off);
+    uint32_t n = jv_smi_rd32(b, cnt_off), c = jv_smi_rd32(b, cur_off);
     if (n < 1 || n > maxn || c >= n) return 0;
     uint64_t hi = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t f = rd64(b, f_off + 8 * (size_t)i);
+        uint64_t f = jv_smi_rd64(b, f_off + 8 * (size_t)i);
         if (f < 1000000ull || f > 100000000000ull) return 0;
         if (f > hi) hi = f;
     }
-    *cur = rd64(b, f_off + 8 * (size_t)c);
+    *cur = jv_smi_rd64(b, f_off + 8 * (size_t)c);
     *max = hi;
     return 1;
 }

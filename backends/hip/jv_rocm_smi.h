@@ -99,6 +99,10 @@ void *jv_smi_load(const char *lib, const char *const *names, size_t n, char *pat
  * function pointer); returns the symbol, NULL (out untouched) when absent. */
 void *jv_smi_sym(void *lib, const char *name, size_t fnsize, void *out);
 
+/* The 32- and 64-bit words at byte off of a record the library wrote (unaligned, host order). */
+uint32_t jv_smi_rd32(const unsigned char *b, size_t off);
+uint64_t jv_smi_rd64(const unsigned char *b, size_t off);
+
 /* The file the symbol sym of a loaded library came from (dladdr) into path, when dladdr says. */
 void jv_smi_where(void *sym, char *path, size_t cap);
 

@@ -20,6 +20,7 @@
 
 #include "jv_amd_smi.h"
 #include "jv_check.h"
+#include "smi_test.h"
 
 typedef void (*config_fn)(int major, int year_layout, int init_status, int no_hotspot, int mhz_clocks);
 typedef void (*calls_fn)(int *inits, int *shutdowns);
@@ -151,21 +152,12 @@ int main(int argc, char **argv) {
     void *real = dlopen("libamd_smi.so", RTLD_NOW | RTLD_LOCAL);
     if (real) {
         dlclose(real);
-    } else {
-        char dir[512];
-        snprintf(dir, sizeof dir, "%s", lib);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        slash = strrchr(dir, '/'); /* <dir>/lib/libamd_smi.so: ROCM_PATH is <dir> */
-        if (slash && !strcmp(slash, "/lib")) {
-            *slash = 0;
-            setenv("ROCM_PATH", dir, 1);
-            jv_amd_smi_open(&s, NULL, "0001:c1:00.0");
-            CHECK_MSG(s.lib != NULL, "by ROCM_PATH: %s", s.why);
-            CHECK(strstr(s.path, "libamd_smi.so") != NULL);
-            jv_amd_smi_close(&s);
-            unsetenv("ROCM_PATH");
-        }
+    } else if (smi_test_set_rocm_path(lib)) {
+        jv_amd_smi_open(&s, NULL, "0001:c1:00.0");
+        CHECK_MSG(s.lib != NULL, "by ROCM_PATH: %s", s.why);
+        CHECK(strstr(s.path, "libamd_smi.so") != NULL);
+        jv_amd_smi_close(&s);
+        unsetenv("ROCM_PATH");
     }
 
     dlclose(h);

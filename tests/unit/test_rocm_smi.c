@@ -23,6 +23,7 @@
 #include "jv_check.h"
 #include "jv_rocm_smi.h"
 #include "jv_timing.h"
+#include "smi_test.h"
 
 typedef void (*config_fn)(int layout, int init_status, int no_power_ave, int no_junction);
 typedef void (*calls_fn)(int *inits, int *shutdowns);
@@ -139,21 +140,12 @@ int main(int argc, char **argv) {
     void *real = dlopen("librocm_smi64.so", RTLD_NOW | RTLD_LOCAL);
     if (real) {
         dlclose(real);
-    } else {
-        char dir[512];
-        snprintf(dir, sizeof dir, "%s", lib);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        slash = strrchr(dir, '/'); /* <dir>/lib/librocm_smi64.so: ROCM_PATH is <dir> */
-        if (slash && !strcmp(slash, "/lib")) {
-            *slash = 0;
-            setenv("ROCM_PATH", dir, 1);
-            jv_rocm_smi_open(&s, NULL, BUS);
-            CHECK_MSG(s.lib != NULL, "by ROCM_PATH: %s", s.why);
-            CHECK(strstr(s.path, "librocm_smi64.so") != NULL);
-            jv_rocm_smi_close(&s);
-            unsetenv("ROCM_PATH");
-        }
+    } else if (smi_test_set_rocm_path(lib)) {
+        jv_rocm_smi_open(&s, NULL, BUS);
+        CHECK_MSG(s.lib != NULL, "by ROCM_PATH: %s", s.why);
+        CHECK(strstr(s.path, "librocm_smi64.so") != NULL);
+        jv_rocm_smi_close(&s);
+        unsetenv("ROCM_PATH");
     }
 
     /* the layouts by hand: ambiguous or damaged records read as neither */
