@@ -33,6 +33,7 @@
 #include "jv_check.h"
 #include "jv_progress.h" /* jv_now */
 #include "jv_test_cpu.h"
+#include "jv_test_opts.h"
 
 #define BF             "\"c10::BFloat16\""
 #define HF             "\"c10::Half\""
@@ -194,10 +195,7 @@ static void ir_case(const jv_cpu_case *c, const char *arg, const char *repro) {
         jv_device_props props;
         CHECK(be->props(ctx, &props, &err) == JV_OK);
         jv_run_opts o;
-        jv_run_opts_default(&o, &props);
-        o.timing.max_time_s = 0.01;
-        o.timing.warmup_s = 0.0005;
-        o.timing.min_sample_s = 1e-4;
+        jv_test_fast_opts(&o, &props);
         o.cache_cold = 0;
         o.quiet = 1;
         jv_op_result r;

@@ -27,6 +27,7 @@
 #include "jv_runner.h"
 
 #include "jv_check.h"
+#include "jv_test_opts.h"
 
 typedef struct {
     const char *what;
@@ -69,12 +70,8 @@ static const fcase CASES[] = {
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
 static void fast_opts(jv_run_opts *o, const jv_device_props *p) {
-    jv_run_opts_default(o, p);
-    o->timing.max_time_s = 0.01;
-    o->timing.warmup_s = 0.0005;
-    o->timing.min_sample_s = 1e-4;
+    jv_test_fast_opts(o, p);
     o->timing.min_samples = 2;
-    o->cold_bytes = 1 << 20;
     o->quiet = 1;
 }
 

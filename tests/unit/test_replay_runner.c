@@ -19,6 +19,7 @@
 #include "jv_verdict.h"
 
 #include "jv_check.h"
+#include "jv_test_opts.h"
 
 /* ---- test backends: the CPU backend with a fault after each run ---- */
 typedef enum { FAULT_NONE, FAULT_VALUE, FAULT_UNWRITTEN, FAULT_NAN } fault;
@@ -91,14 +92,6 @@ static const char MM_IR[] =
     "\"float\", \"strides\": [1048576, 1], \"init\": \"normal\"}}],"
     " \"list_kwargs\": [{\"arg_name\": \"alpha\", \"arg_type\": \"Scalar\", \"value\": 1}]}}]";
 
-static void fast_opts(jv_run_opts *o, const jv_device_props *p) {
-    jv_run_opts_default(o, p);
-    o->timing.max_time_s = 0.01;
-    o->timing.warmup_s = 0.0005;
-    o->timing.min_sample_s = 1e-4;
-    o->cold_bytes = 1 << 20;
-}
-
 static void test_runner(const jv_ir *ir) {
     jv_backend base = jv_cpu_backend;
 #ifndef JV_HAVE_DNNL
@@ -115,7 +108,7 @@ static void test_runner(const jv_ir *ir) {
     CHECK(p.launch_us > 0 && p.launch_us < 1 && p.host_launch_us == p.launch_us && p.launch_us != 0.05);
     CHECK(be->flush_cache && be->flush_cache(ctx, &err) == JV_OK);
     jv_run_opts o;
-    fast_opts(&o, &p);
+    jv_test_fast_opts(&o, &p);
     jv_op_result r;
     CHECK(jv_run_op(be, ctx, &p, &o, &ir->ops[0], &r, &err) == JV_OK);
     CHECK(r.status == JV_RES_OK && r.verify.done && !r.verify.sampled && r.verify.checked == 64);
@@ -356,7 +349,7 @@ static void test_baseline_and_verdict(const jv_ir *ir) {
     jv_device_props p;
     be->props(ctx, &p, &err);
     jv_run_opts o;
-    fast_opts(&o, &p);
+    jv_test_fast_opts(&o, &p);
     static jv_baseline b;
     CHECK(jv_baseline_run(be, ctx, &p, &o, 4 << 20, 32, JV_DT_F32, &b, &err) == JV_OK);
     CHECK(b.done && b.n == (4 << 20) / 4);

@@ -25,6 +25,7 @@
 #include "jv_verdict.h"
 
 #include "jv_check.h"
+#include "jv_test_opts.h"
 
 /* ---- the fake device ---- */
 
@@ -276,11 +277,8 @@ static void rig_open(rig *g, double dev_us, double launch_us, double host_us) {
     g->f->host_us = host_us;
     g->f->sm_idle = g->f->sm_load = g->f->sm_max = 1980;
     FAKE.props(g->ctx, &g->p, &err);
-    jv_run_opts_default(&g->o, &g->p);
-    g->o.timing.max_time_s = 0.01;
+    jv_test_fast_opts(&g->o, &g->p);
     g->o.timing.warmup_s = 1e-4;
-    g->o.timing.min_sample_s = 1e-4;
-    g->o.cold_bytes = 1 << 20;
     g->o.verify_last = 0; /* the fake computes in its verified run only */
 }
 

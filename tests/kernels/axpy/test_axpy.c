@@ -16,6 +16,7 @@
 #include "jv_family.h"
 #include "jv_ir.h"
 #include "jv_runner.h"
+#include "jv_test_opts.h"
 
 #define OP "jarvis_test::axpy"
 
@@ -85,10 +86,7 @@ int main(void) {
     jv_device_props props;
     CHECK(be->props(ctx, &props, &err) == JV_OK);
     jv_run_opts o;
-    jv_run_opts_default(&o, &props);
-    o.timing.max_time_s = 0.01;
-    o.timing.warmup_s = 0.0005;
-    o.timing.min_sample_s = 1e-4;
+    jv_test_fast_opts(&o, &props);
     o.cache_cold = 0;
     jv_op_result r;
     CHECK(ir.n == 1 && jv_run_op(cpu, ctx, &props, &o, &ir.ops[0], &r, &err) == JV_OK);
