@@ -335,7 +335,14 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     cJSON_AddNumberToObject(sel, "ops", sum->ops);
     cJSON_AddNumberToObject(sel, "total_gpu_kernel_time_us", sum->total_us);
     cJSON_AddNumberToObject(sel, "replayed_kernel_time_us", sum->replayed_us);
-    cJSON_AddStringToObject(sel, "families", "gemm, conv, batchnorm, unary and binary elementwise");
+    char fams[256] = ""; /* the families that replay (those with replay operands), in registry order */
+    size_t nf = 0;
+    for (int f = 0; f < jv_family_count(); f++)
+        if (jv_family_get(f)->operands && nf < sizeof fams) {
+            int w = snprintf(fams + nf, sizeof fams - nf, "%s%s", nf ? ", " : "", jv_family_get(f)->name);
+            nf += w > 0 ? (size_t)w : 0;
+        }
+    cJSON_AddStringToObject(sel, "families", fams);
     cJSON_AddItemToObject(man, "not_replayed", skipped);
     if (more_skipped) cJSON_AddNumberToObject(man, "not_replayed_more", more_skipped);
 
