@@ -278,10 +278,14 @@ static jv_status sample_plan(const jv_run_opts *o, const jv_desc *d, const jv_op
 }
 
 /* compares device outputs with the reference; sampled when the op is big */
-/* 1 when the role is compared: every output, or (last: after the timed launches) OUT operands only, since an
- * INOUT one has been updated by every launch */
+/* Which outputs a check compares: every one (the first check); after the timed launches (last 1), the OUT
+ * operands as the last timed launch left them; then (last 2) the INOUT ones, which every launch updated, as a
+ * launch from their restored inputs leaves them */
+enum { CHECK_FIRST = 0, CHECK_LAST_OUT = 1, CHECK_LAST_INOUT = 2 };
 static int compared(jv_role role, int last) {
-    return last ? role == JV_ROLE_OUT : role != JV_ROLE_IN;
+    return last == CHECK_LAST_OUT     ? role == JV_ROLE_OUT
+           : last == CHECK_LAST_INOUT ? role == JV_ROLE_INOUT
+                                      : role != JV_ROLE_IN;
 }
 
 /* compares device outputs with the reference; sampled when the op is big. last: the check after the timed
@@ -381,9 +385,12 @@ static jv_status verify_op(const jv_run_opts *o, const jv_desc *d, const jv_oper
                  "verification failed%s: on '%s' rel L2 %.3g (tolerance %.3g); %lld of %lld checked elements beyond "
                  "%g x tolerance of their scale (worst %.3g), %lld blocks of 64 beyond %g x, checksums off by %.3g; "
                  "%lld unwritten, %lld NaN/mismatched non-finite",
-                 last ? " after the timed launches" : "", v->worst, v->rel_l2, v->tol, (long long)v->elem_bad,
-                 (long long)v->checked, JV_VERIFY_ELEM, v->max_elem, (long long)v->block_bad, JV_VERIFY_BLOCK,
-                 v->sum_rel, (long long)v->unwritten, (long long)v->nan);
+                 last == CHECK_LAST_INOUT ? " on a launch from restored inputs after the timed launches"
+                 : last                   ? " after the timed launches"
+                                          : "",
+                 v->worst, v->rel_l2, v->tol, (long long)v->elem_bad, (long long)v->checked, JV_VERIFY_ELEM,
+                 v->max_elem, (long long)v->block_bad, JV_VERIFY_BLOCK, v->sum_rel, (long long)v->unwritten,
+                 (long long)v->nan);
     }
     if (last) { /* the first check's figures stay; this one adds only its verdict */
         int failed = !all_ok;
@@ -583,7 +590,7 @@ allocated:;
     for (int i = 0; i < ops.n; i++)
         if (ops.o[i].role != JV_ROLE_IN)
             JV_CHECK_GOTO(be->download(ctx, host_dev[i], sets[0][i], (size_t)bytes[i], err), st, done);
-    JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, reps, 0, keep, r, err), st, done);
+    JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, reps, CHECK_FIRST, keep, r, err), st, done);
     if (r->status != JV_RES_OK && r->status != JV_RES_WRONG) goto done;
     /* OUT operands poisoned again before the timed launches, so that the check after them sees what the last
      * launch on set 0 wrote (a kernel that does nothing after its first launch leaves the poison) */
@@ -610,7 +617,25 @@ allocated:;
         for (int i = 0; i < ops.n; i++)
             if (ops.o[i].role == JV_ROLE_OUT)
                 JV_CHECK_GOTO(be->download(ctx, host_dev[i], sets[0][i], (size_t)bytes[i], err), st, done);
-        JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, 1, 1, keep, r, err), st, done);
+        JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, 1, CHECK_LAST_OUT, keep, r, err), st, done);
+    }
+    /* INOUT operands: every timed launch updated them, so they are restored to their inputs on set 0 and launched
+     * once more (a kernel that does nothing after its first launch leaves the inputs) */
+    int ninout = 0;
+    for (int i = 0; i < ops.n; i++)
+        ninout += ops.o[i].role == JV_ROLE_INOUT;
+    if (o->verify_last && o->timing.iterations <= 0 && r->status == JV_RES_OK && ninout > 0 &&
+        (r->hot.samples > 0 || r->cold.samples > 0)) {
+        JV_CHECK_GOTO(be->sync(ctx, err), st, done);
+        for (int i = 0; i < ops.n; i++)
+            if (ops.o[i].role == JV_ROLE_INOUT)
+                JV_CHECK_GOTO(be->upload(ctx, sets[0][i], host_init[i], (size_t)bytes[i], err), st, done);
+        JV_CHECK_GOTO(be->launch(ctx, plan, &d, &ops, sets[0], err), st, done);
+        JV_CHECK_GOTO(be->sync(ctx, err), st, done);
+        for (int i = 0; i < ops.n; i++)
+            if (ops.o[i].role == JV_ROLE_INOUT)
+                JV_CHECK_GOTO(be->download(ctx, host_dev[i], sets[0][i], (size_t)bytes[i], err), st, done);
+        JV_CHECK_GOTO(verify_op(o, &d, &ops, host_init, host_dev, bytes, 1, CHECK_LAST_INOUT, keep, r, err), st, done);
     }
 done:
     if (st != JV_OK) {

@@ -70,7 +70,8 @@ typedef struct {
     uint64_t seed;
     int64_t max_bytes;       /* 0: no cap; else ops whose operands need more are skipped */
     double verify_max_flops; /* above this the reference checks a sample of outputs */
-    int verify_last;         /* 1 (default): verify the OUT outputs again after the timed launches */
+    int verify_last;         /* 1 (default): verify the OUT outputs again after the timed launches, and the INOUT
+                              * ones after one more launch from their restored inputs */
     int64_t verify_samples;  /* elements per output in a sampled verification (at most; fewer, >= 256, where
                               * one element's reference is costly), spread over its blocks (jv_sampling.h) */
     int64_t verify_lines;    /* complete rows and as many complete columns a sampled output adds (default 2;

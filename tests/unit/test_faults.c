@@ -1,18 +1,19 @@
 /* test_faults: fault injection into jarvis-replay's verification (issue 15, item 4).
  * Each case is a call in trace form (as tests/kernels/test_gpu_replay.c spells them) of a family the CPU
  * backend replays (GEMM, convolution, batch norm, elementwise unary and binary, vLLM's gated activations and RMS
- * norms), in fp32 and bf16, with an output of 2^19 elements: big enough that one damaged 8x8 tile or element is a small
- * part of it (rel L2 of a zeroed tile ~0.011), small enough to verify in full. Each case runs once on the plain CPU
- * backend (must verify: the op is right when nothing damages it), once through the wrapper with no fault (the wrapper
- * forwards faithfully), then once per fault mode of tests/backends/faulty/ (a zeroed tile, one element off
- * by 8x the RMS, one element left unwritten, transposed, shifted by one, launches after the first doing
- * nothing): each must end JV_RES_WRONG with a reason naming the damaged operand. Then all again on the sampled
- * path (verify_max_flops 0: every op but batch norm, whose reference is full anyway, checks a sample of its
- * output; jv_sampling.h): unwritten, transposed, shifted and stale outputs must be caught there too; a zeroed
- * 8x8 tile and one element off by 8x the RMS are caught only when sampled, so their catch rate over seeds is
- * measured and held to the bound the README states, 1 - exp(-k s / N) for k damaged elements, s elements over
- * the blocks of an N-element output (three standard deviations of slack; the complete rows and columns only add).
- * Prints the matrices of mode x case, one line per run. */
+ * norms, and two in-place ops: fused_add_rms_norm and rotary_embedding, whose INOUT outputs are checked again on a
+ * launch from their restored inputs after the timed ones), in fp32 and bf16, with an output of 2^19 elements: big
+ * enough that one damaged 8x8 tile or element is a small part of it (rel L2 of a zeroed tile ~0.011), small enough to
+ * verify in full. Each case runs once on the plain CPU backend (must verify: the op is right when nothing damages it),
+ * once through the wrapper with no fault (the wrapper forwards faithfully), then once per fault mode of
+ * tests/backends/faulty/ (a zeroed tile, one element off by 8x the RMS, one element left unwritten, transposed, shifted
+ * by one, launches after the first doing nothing): each must end JV_RES_WRONG with a reason naming the damaged operand.
+ * Then all again on the sampled path (verify_max_flops 0: every op but batch norm, whose reference is full anyway,
+ * checks a sample of its output; jv_sampling.h): unwritten, transposed, shifted and stale outputs must be caught there
+ * too; a zeroed 8x8 tile and one element off by 8x the RMS are caught only when sampled, so their catch rate over seeds
+ * is measured and held to the bound the README states, 1 - exp(-k s / N) for k damaged elements, s elements over the
+ * blocks of an N-element output (three standard deviations of slack; the complete rows and columns only add). Prints
+ * the matrices of mode x case, one line per run. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,13 @@ static const fcase CASES[] = {
     {"gelu_tanh_and_mul bf16", "_C::gelu_tanh_and_mul", "[[512, 1024], [512, 2048]]", "[" BF ", " BF "]", NULL, NULL},
     {"rms_norm fp32", "_C::rms_norm", "[[512, 1024], [512, 1024], [1024], []]", "[" FL ", " FL ", " FL ", \"Scalar\"]",
      NULL, "[\"\", \"\", \"\", \"1e-06\"]"},
+    /* in place (INOUT outputs): fused_add_rms_norm(input, residual, weight, epsilon) and rotary_embedding(positions,
+     * query, key (None), head_size, cos_sin_cache, is_neox) */
+    {"fused_add_rms_norm fp32", "_C::fused_add_rms_norm", "[[512, 1024], [512, 1024], [1024], []]",
+     "[" FL ", " FL ", " FL ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-06\"]"},
+    {"rotary_embedding bf16", "_C::rotary_embedding", "[[512], [512, 1024], [], [], [4096, 128], []]",
+     "[\"long int\", " BF ", \"\", \"Scalar\", " BF ", \"Scalar\"]", NULL,
+     "[\"\", \"\", \"\", \"128\", \"\", \"True\"]"},
     {"aten::rms_norm bf16", "aten::rms_norm", "[[512, 1024], [], [1024], []]",
      "[" BF ", \"ScalarList\", " BF ", \"Scalar\"]", NULL, "[\"\", \"[1024]\", \"\", \"1e-06\"]"},
 };

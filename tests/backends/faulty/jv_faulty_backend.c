@@ -239,7 +239,7 @@ static jv_status corrupt(faulty_ctx *f, const jv_operands *ops, void *const *buf
     }
     snprintf(f->stats.target, sizeof f->stats.target, "%s", ops->o[i].name);
     f->stats.corrupted++;
-    f->stats.changed = changed;
+    if (changed > f->stats.changed) f->stats.changed = changed; /* an INOUT output damaged again may not change */
 done:
     free(h);
     free(before);

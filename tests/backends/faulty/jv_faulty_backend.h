@@ -48,7 +48,8 @@ jv_status jv_faulty_wrap(jv_backend *out, const jv_backend *inner, void *inner_c
 
 /* What the wrapper did so far: the name of the operand it damaged last ("" when
  * none), the launches it damaged and the ones it skipped (JV_FAULT_STALE), and
- * the elements whose stored bytes the last damage changed. */
+ * the most elements whose stored bytes one damage changed (a later damage of an
+ * in-place output, already damaged, may change none). */
 typedef struct {
     char target[32];
     int64_t corrupted, skipped, changed;
