@@ -11,9 +11,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#define AM_SIMD _Pragma("omp simd")
-#else
-#define AM_SIMD
 #endif
 
 #include "actmul.h"
@@ -71,71 +68,13 @@ static jv_status am_plan_create(const jv_desc *d, const jv_operands *ops, void *
     return JV_OK;
 }
 
-/* dst[j] = element off + j*st of a buffer of dtype dt, j < n (st 1: a loop of its own, which vectorizes) */
-static void load(jv_dtype dt, const void *base, int64_t off, int64_t st, int64_t n, float *restrict dst) {
-    if (dt == JV_DT_F32) {
-        const float *restrict s = (const float *)base + off;
-        if (st == 1)
-            memcpy(dst, s, (size_t)n * sizeof *dst);
-        else
-            for (int64_t j = 0; j < n; j++)
-                dst[j] = s[j * st];
-        return;
-    }
-    const uint16_t *restrict s = (const uint16_t *)base + off;
-    if (dt == JV_DT_F16 && st == 1) {
-        AM_SIMD
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_f16_to_f32(s[j]);
-    } else if (dt == JV_DT_F16) {
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_f16_to_f32(s[j * st]);
-    } else if (st == 1) {
-        AM_SIMD
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_bf16_to_f32(s[j]);
-    } else {
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_bf16_to_f32(s[j * st]);
-    }
-}
-
-/* element off + j*st of a buffer of dtype dt = src[j], j < n, rounded to nearest even (st 1: a loop of its own) */
-static void store(jv_dtype dt, void *base, int64_t off, int64_t st, int64_t n, const float *restrict src) {
-    if (dt == JV_DT_F32) {
-        float *restrict s = (float *)base + off;
-        if (st == 1)
-            memcpy(s, src, (size_t)n * sizeof *src);
-        else
-            for (int64_t j = 0; j < n; j++)
-                s[j * st] = src[j];
-        return;
-    }
-    uint16_t *restrict s = (uint16_t *)base + off;
-    if (dt == JV_DT_F16 && st == 1) {
-        AM_SIMD
-        for (int64_t j = 0; j < n; j++)
-            s[j] = jv_cpu_f32_to_f16(src[j]);
-    } else if (dt == JV_DT_F16) {
-        for (int64_t j = 0; j < n; j++)
-            s[j * st] = jv_cpu_f32_to_f16(src[j]);
-    } else if (st == 1) {
-        AM_SIMD
-        for (int64_t j = 0; j < n; j++)
-            s[j] = jv_cpu_f32_to_bf16(src[j]);
-    } else {
-        for (int64_t j = 0; j < n; j++)
-            s[j * st] = jv_cpu_f32_to_bf16(src[j]);
-    }
-}
-
 /* o[j] = gate(a[j], b[j]) for j < n, the activation a constant of each loop (so that it inlines and
  * vectorizes) */
 static void gate_block(int act, int second, int64_t n, const float *restrict a, const float *restrict b,
                        float *restrict o) {
 #define AM_LOOP(ACT, SECOND)                                                                                           \
     do {                                                                                                               \
-        AM_SIMD                                                                                                        \
+        JV_CPU_SIMD                                                                                                    \
         for (int64_t j = 0; j < n; j++)                                                                                \
             o[j] = jv_am_gate(ACT, SECOND, a[j], b[j]);                                                                \
     } while (0)
@@ -169,10 +108,10 @@ static void run_row(const am_plan *p, const void *in, void *out, int64_t r) {
     float a[AM_BLK], b[AM_BLK], o[AM_BLK];
     for (int64_t j0 = 0; j0 < p->w; j0 += AM_BLK) {
         const int64_t n = p->w - j0 < AM_BLK ? p->w - j0 : AM_BLK;
-        load(p->in_dt, in, io + j0 * p->ilast, p->ilast, n, a);
-        load(p->in_dt, in, io + p->half + j0 * p->ilast, p->ilast, n, b);
+        jv_cpu_load_f32(p->in_dt, in, io + j0 * p->ilast, p->ilast, n, a);
+        jv_cpu_load_f32(p->in_dt, in, io + p->half + j0 * p->ilast, p->ilast, n, b);
         gate_block(p->act, p->act_second, n, a, b, o);
-        store(p->out_dt, out, oo + j0 * p->olast, p->olast, n, o);
+        jv_cpu_store_f32(p->out_dt, out, oo + j0 * p->olast, p->olast, n, o);
     }
 }
 

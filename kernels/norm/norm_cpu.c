@@ -12,10 +12,8 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#define RN_SIMD     _Pragma("omp simd")
 #define RN_SIMD_SUM _Pragma("omp simd reduction(+ : ss)")
 #else
-#define RN_SIMD
 #define RN_SIMD_SUM
 #endif
 
@@ -85,51 +83,6 @@ static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, void *
     return JV_OK;
 }
 
-static void load(jv_dtype dt, const void *base, int64_t off, int64_t n, float *restrict dst) {
-    if (dt == JV_DT_F32) {
-        memcpy(dst, (const float *)base + off, (size_t)n * sizeof *dst);
-    } else if (dt == JV_DT_F16) {
-        const uint16_t *restrict s = (const uint16_t *)base + off;
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_f16_to_f32(s[j]);
-    } else {
-        const uint16_t *restrict s = (const uint16_t *)base + off;
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            dst[j] = jv_cpu_bf16_to_f32(s[j]);
-    }
-}
-
-static void store(jv_dtype dt, void *base, int64_t off, int64_t n, const float *restrict src) {
-    if (dt == JV_DT_F32) {
-        memcpy((float *)base + off, src, (size_t)n * sizeof *src);
-    } else if (dt == JV_DT_F16) {
-        uint16_t *restrict s = (uint16_t *)base + off;
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            s[j] = jv_cpu_f32_to_f16(src[j]);
-    } else {
-        uint16_t *restrict s = (uint16_t *)base + off;
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            s[j] = jv_cpu_f32_to_bf16(src[j]);
-    }
-}
-
-/* v rounded to dtype dt and back (the value a store then a load gives) */
-static void round_to(jv_dtype dt, int64_t n, float *restrict v) {
-    if (dt == JV_DT_F16) {
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            v[j] = jv_cpu_f16_to_f32(jv_cpu_f32_to_f16(v[j]));
-    } else if (dt == JV_DT_BF16) {
-        RN_SIMD
-        for (int64_t j = 0; j < n; j++)
-            v[j] = jv_cpu_bf16_to_f32(jv_cpu_f32_to_bf16(v[j]));
-    }
-}
-
 static void run_row(const rn_plan *p, void *const *bufs, int64_t r) {
     const int64_t i0 = r * p->size;
     const int64_t xo = jv_tensor_offset_at(&p->x, i0), yo = jv_tensor_offset_at(&p->y, i0);
@@ -140,14 +93,14 @@ static void run_row(const rn_plan *p, void *const *bufs, int64_t r) {
     float ss = 0.0f;
     for (int64_t j0 = 0; j0 < p->size; j0 += RN_BLK) {
         const int64_t n = p->size - j0 < RN_BLK ? p->size - j0 : RN_BLK;
-        load(p->x.dtype, xb, xo + j0, n, a);
+        jv_cpu_load_f32(p->x.dtype, xb, xo + j0, 1, n, a);
         if (rb) {
-            load(p->res.dtype, rb, ro + j0, n, b);
-            RN_SIMD
+            jv_cpu_load_f32(p->res.dtype, rb, ro + j0, 1, n, b);
+            JV_CPU_SIMD
             for (int64_t j = 0; j < n; j++)
                 a[j] += b[j];
-            store(p->res.dtype, rb, ro + j0, n, a);
-            round_to(p->res.dtype, n, a);
+            jv_cpu_store_f32(p->res.dtype, rb, ro + j0, 1, n, a);
+            jv_cpu_round_f32(p->res.dtype, n, a);
         }
         RN_SIMD_SUM
         for (int64_t j = 0; j < n; j++)
@@ -157,20 +110,20 @@ static void run_row(const rn_plan *p, void *const *bufs, int64_t r) {
     for (int64_t j0 = 0; j0 < p->size; j0 += RN_BLK) {
         const int64_t n = p->size - j0 < RN_BLK ? p->size - j0 : RN_BLK;
         if (rb)
-            load(p->res.dtype, rb, ro + j0, n, a);
+            jv_cpu_load_f32(p->res.dtype, rb, ro + j0, 1, n, a);
         else
-            load(p->x.dtype, xb, xo + j0, n, a);
+            jv_cpu_load_f32(p->x.dtype, xb, xo + j0, 1, n, a);
         if (wb) {
-            load(p->w.dtype, wb, j0, n, b);
-            RN_SIMD
+            jv_cpu_load_f32(p->w.dtype, wb, j0, 1, n, b);
+            JV_CPU_SIMD
             for (int64_t j = 0; j < n; j++)
                 a[j] = a[j] * rstd * b[j];
         } else {
-            RN_SIMD
+            JV_CPU_SIMD
             for (int64_t j = 0; j < n; j++)
                 a[j] *= rstd;
         }
-        store(p->y.dtype, yb, yo + j0, n, a);
+        jv_cpu_store_f32(p->y.dtype, yb, yo + j0, 1, n, a);
     }
 }
 
