@@ -185,6 +185,15 @@ int jv_tensor_same_shape(const jv_tensor *a, const jv_tensor *b) {
     return 1;
 }
 
+int jv_tensor_tail_dense(const jv_tensor *t, int k) {
+    int64_t want = 1;
+    for (int i = t->ndim - 1; i >= t->ndim - k && i >= 0; i--) {
+        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+        want *= t->shape[i];
+    }
+    return 1;
+}
+
 int jv_tensor_dense(const jv_tensor *t) {
     int order[JV_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) {

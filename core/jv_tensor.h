@@ -37,6 +37,10 @@ int jv_tensor_same_shape(const jv_tensor *a, const jv_tensor *b);
  * dims ignored); 1 for an empty tensor. */
 int jv_tensor_dense(const jv_tensor *t);
 
+/* 1 when the trailing k dims of t are row-major dense (unit stride innermost, each stride the product of the
+ * sizes inside it; size-1 dims ignored); 1 for k <= 0. */
+int jv_tensor_tail_dense(const jv_tensor *t, int k);
+
 /* Fills contiguous (row-major) strides for t's shape. */
 void jv_tensor_set_contiguous(jv_tensor *t);
 

@@ -90,16 +90,6 @@ extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *worksp
 /* ---- the family's device-kernel entry (jv_gpu_kernel.h) ---- */
 
 #if JV_GPU_HOST_PASS
-/* 1 when the trailing k dims of t are dense (row-major, unit stride innermost; size-1 dims ignored) */
-static int rn_tail_dense(const jv_tensor *t, int k) {
-    int64_t want = 1;
-    for (int i = t->ndim - 1; i >= t->ndim - k && i >= 0; i--) {
-        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
-        want *= t->shape[i];
-    }
-    return 1;
-}
-
 static int rn_supported(const jv_desc *d, const jv_operands *ops, char *why, size_t cap) {
     const jv_norm_desc *g = jv_norm_of(d);
     if (!jv_norm_replayable(g)) {
@@ -115,7 +105,7 @@ static int rn_supported(const jv_desc *d, const jv_operands *ops, char *why, siz
                      jv_dtype_short(t->dtype));
             return 0;
         }
-        if (!rn_tail_dense(t, i == sl.w ? t->ndim : k)) {
+        if (!jv_tensor_tail_dense(t, i == sl.w ? t->ndim : k)) {
             snprintf(why, cap, "rms norm: %s: the device kernel needs the normalized dims dense", ops->o[i].name);
             return 0;
         }

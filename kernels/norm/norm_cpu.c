@@ -37,16 +37,6 @@ static int dt_ok(jv_dtype d) {
     return d == JV_DT_F32 || d == JV_DT_F16 || d == JV_DT_BF16;
 }
 
-/* 1 when the trailing k dims of t are dense (row-major, unit stride innermost; size-1 dims ignored) */
-static int tail_dense(const jv_tensor *t, int k) {
-    int64_t want = 1;
-    for (int i = t->ndim - 1; i >= t->ndim - k && i >= 0; i--) {
-        if (t->shape[i] != 1 && t->strides[i] != want) return 0;
-        want *= t->shape[i];
-    }
-    return 1;
-}
-
 static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, void **plan, char *impl, size_t cap,
                                 jv_err *err) {
     *plan = NULL;
@@ -71,8 +61,8 @@ static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, void *
     if (!dt_ok(p->x.dtype) || !dt_ok(p->y.dtype) || (p->has_w && !dt_ok(p->w.dtype)) ||
         (p->has_res && !dt_ok(p->res.dtype)))
         bad = "unsupported dtype (the CPU kernel runs fp32, fp16 and bf16)";
-    else if (!tail_dense(&p->x, k) || !tail_dense(&p->y, k) || (p->has_res && !tail_dense(&p->res, k)) ||
-             (p->has_w && !tail_dense(&p->w, p->w.ndim)))
+    else if (!jv_tensor_tail_dense(&p->x, k) || !jv_tensor_tail_dense(&p->y, k) ||
+             (p->has_res && !jv_tensor_tail_dense(&p->res, k)) || (p->has_w && !jv_tensor_tail_dense(&p->w, p->w.ndim)))
         bad = "the CPU kernel needs the normalized dims dense";
     if (bad) {
         free(p);

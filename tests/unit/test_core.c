@@ -248,7 +248,13 @@ static void test_dtype(void) {
 static void test_tensor(void) {
     jv_tensor t = {4, {32, 64, 56, 56}, {200704, 3136, 56, 1}, 1, JV_DT_BF16};
     CHECK(jv_tensor_layout(&t) == JV_LAYOUT_CONTIGUOUS && jv_tensor_numel(&t) == 6422528);
+    CHECK(jv_tensor_tail_dense(&t, 4) && jv_tensor_tail_dense(&t, 2) && jv_tensor_tail_dense(&t, 0));
     jv_tensor cl = {4, {32, 64, 56, 56}, {200704, 1, 3584, 64}, 1, JV_DT_BF16};
+    CHECK(!jv_tensor_tail_dense(&cl, 1) && !jv_tensor_tail_dense(&cl, 4));
+    jv_tensor rows = {2, {16, 1000}, {3000, 1}, 1, JV_DT_F32}; /* a column slice: rows apart, each row dense */
+    CHECK(jv_tensor_tail_dense(&rows, 1) && !jv_tensor_tail_dense(&rows, 2));
+    jv_tensor unit = {3, {4, 1, 8}, {8, 99, 1}, 1, JV_DT_F32}; /* a size-1 dim's stride does not matter */
+    CHECK(jv_tensor_tail_dense(&unit, 3));
     CHECK(jv_tensor_layout(&cl) == JV_LAYOUT_CHANNELS_LAST && jv_tensor_extent(&cl) == 6422528);
     jv_tensor tr = {2, {1000, 512}, {1, 1000}, 1, JV_DT_F32};
     CHECK(jv_tensor_layout(&tr) == JV_LAYOUT_TRANSPOSED);
