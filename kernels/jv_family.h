@@ -160,6 +160,13 @@ typedef struct {
     void (*facts)(const jv_desc *d, jv_family_facts *out);
 } jv_family_findings;
 
+/* Why an op of a family cannot be sized from a trace when its model refuses the recorded call. */
+typedef enum {
+    JV_UNSIZED_NO = 0,    /* the model needs only what a call records */
+    JV_UNSIZED_SEQLENS,   /* its work follows the requests' sequence lengths, tensor values (serving attention) */
+    JV_UNSIZED_GENERATED, /* its work is set by generated code the trace does not hold (a compiled template) */
+} jv_unsized;
+
 /* One op family. Every family initialises it with designated initializers;
  * absent members are 0 / NULL (no replay, report category other, ...). */
 typedef struct {
@@ -173,6 +180,9 @@ typedef struct {
      * sequence lengths); the analysis hands the nearest such annotation above a traced call to parse in
      * jv_opcall.annotation. NULL: the family reads no annotation. */
     int (*annotation)(const char *name);
+    /* Why its op `op` cannot be sized from a trace when the model refuses a call (the reports say it per row).
+     * NULL: JV_UNSIZED_NO for every op. */
+    jv_unsized (*unsized)(const char *op);
     /* Parses call c into d->data (d->bwd set). JV_ERR_FORMAT, with the reason
      * in err, when the call cannot be modelled (missing shapes, unknown layout). */
     jv_status (*parse)(const jv_opcall *c, jv_desc *d, jv_err *err);

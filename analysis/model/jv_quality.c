@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "jv_digest.h"
-#include "triton/triton.h"
+#include "jv_family.h"
 
 #define US(ns) ((double)(ns) / 1e3)
 
@@ -36,39 +36,26 @@ static int is_kernel_launch(const char *name) {
     return jv_contains_nocase(name, "LaunchKernel");
 }
 
-/* ops the trace cannot size, each with why:
- * - data-sized: aten::index takes a list of index tensors whose shapes the profiler does not record; nonzero,
- *   masked_select and unique return as many elements as the data selects;
- * - sequence-length-sized: a serving stack's attention over a paged or packed (varlen) KV cache (vLLM's unified
- *   attention and paged attention ops, flash-attention's and AITER's varlen forward), whose FLOPs and bytes follow
- *   the per-request sequence lengths (block tables, cu_seqlens), tensor values; the infattn family models the
- *   unified and varlen ones from the serving step's annotation when the trace has one, and the paged ones from it
- *   or from their max_seq_len (an upper bound), so the reason stays on the calls without either */
-static const struct {
-    const char *op;
-    jv_nomodel why;
-} UNSIZABLE[] = {
-    {"aten::index", JV_NOMODEL_DATA},
-    {"aten::nonzero", JV_NOMODEL_DATA},
-    {"aten::masked_select", JV_NOMODEL_DATA},
-    {"aten::_unique2", JV_NOMODEL_DATA},
-    {"aten::unique_dim", JV_NOMODEL_DATA},
-    {"aten::unique_consecutive", JV_NOMODEL_DATA},
-    {"vllm::unified_attention", JV_NOMODEL_SEQLENS},
-    {"vllm::unified_attention_with_output", JV_NOMODEL_SEQLENS},
-    {"_C::paged_attention_v1", JV_NOMODEL_SEQLENS},
-    {"_C::paged_attention_v2", JV_NOMODEL_SEQLENS},
-    {"_rocm_C::paged_attention", JV_NOMODEL_SEQLENS},
-    {"aiter::paged_attention_rocm", JV_NOMODEL_SEQLENS},
-    {"flash_attn::_flash_attn_varlen_forward", JV_NOMODEL_SEQLENS},
-    {"aiter::mha_varlen_fwd", JV_NOMODEL_SEQLENS},
-    {"aiter::fmha_v3_varlen_fwd", JV_NOMODEL_SEQLENS},
-};
+/* ops the trace cannot size that no family reads: aten::index takes a list of index tensors whose shapes the
+ * profiler does not record; nonzero, masked_select and unique return as many elements as the data selects. A
+ * family's own such ops say why through jv_family.unsized (serving attention: sequence lengths; compiled
+ * templates: generated code). */
+static const char *const DATA_SIZED[] = {"aten::index",    "aten::nonzero",    "aten::masked_select",
+                                         "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive"};
 
-/* the reason op cannot be sized from a trace, JV_NOMODEL_NONE when it is not one of UNSIZABLE */
+/* the reason op cannot be sized from a trace (DATA_SIZED, or its family's jv_family.unsized), JV_NOMODEL_NONE
+ * when it can */
 static jv_nomodel unsizable(const char *op) {
-    for (size_t i = 0; i < sizeof UNSIZABLE / sizeof UNSIZABLE[0]; i++)
-        if (!strcmp(op, UNSIZABLE[i].op)) return UNSIZABLE[i].why;
+    for (size_t i = 0; i < sizeof DATA_SIZED / sizeof DATA_SIZED[0]; i++)
+        if (!strcmp(op, DATA_SIZED[i])) return JV_NOMODEL_DATA;
+    jv_match how;
+    const int f = jv_family_find(op, &how);
+    const jv_family *fam = f >= 0 ? jv_family_get(f) : NULL;
+    switch (fam && fam->unsized ? fam->unsized(op) : JV_UNSIZED_NO) {
+    case JV_UNSIZED_SEQLENS: return JV_NOMODEL_SEQLENS;
+    case JV_UNSIZED_GENERATED: return JV_NOMODEL_GENERATED;
+    case JV_UNSIZED_NO: break;
+    }
     return JV_NOMODEL_NONE;
 }
 
@@ -83,7 +70,6 @@ static jv_nomodel why_of(const jv_drow *r) {
     if (r->op_name) {
         jv_nomodel why = unsizable(r->op_name);
         if (why != JV_NOMODEL_NONE) return why;
-        if (jv_triton_unmodelled_template(r->op_name)) return JV_NOMODEL_GENERATED;
     }
     if (r->synthetic || (!r->has_model && r->family_id < 0)) return JV_NOMODEL_UNKNOWN_OP;
     if (!(r->args_present & 1u)) return JV_NOMODEL_NO_SHAPES;

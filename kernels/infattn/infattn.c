@@ -77,6 +77,11 @@ int jv_infattn_parse_annotation(const char *s, jv_infattn_sums *ctx, jv_infattn_
     return 1;
 }
 
+/* every op: its work follows the requests' sequence lengths (block tables, cu_seqlens: tensor values) */
+static jv_unsized infattn_unsized(const char *op) {
+    return find_op(op) < 0 ? JV_UNSIZED_NO : JV_UNSIZED_SEQLENS;
+}
+
 static int infattn_annotation(const char *name) {
     jv_infattn_sums c, g;
     return jv_infattn_parse_annotation(name, &c, &g);
@@ -219,6 +224,7 @@ const jv_family jv_infattn_family = {
     .category = "SDPA",
     .match = infattn_match,
     .annotation = infattn_annotation,
+    .unsized = infattn_unsized,
     .parse = infattn_parse,
     .model = infattn_model,
     .params = infattn_params,

@@ -92,8 +92,9 @@ static int template_kind(const char *name) {
     return -1;
 }
 
-int jv_triton_unmodelled_template(const char *op) {
-    return !strncmp(op, "triton_tem_", 11) && template_kind(op) < 0;
+/* a template of a kind with no model here (fused attention, other): generated code sets its work */
+static jv_unsized triton_unsized(const char *op) {
+    return !strncmp(op, "triton_tem_", 11) && template_kind(op) < 0 ? JV_UNSIZED_GENERATED : JV_UNSIZED_NO;
 }
 
 /* 1 when a and b (distinct from each other and from skip) are rank-r tensors with equal leading dims (batch) */
@@ -231,6 +232,7 @@ const jv_family jv_triton_family = {
     .sheet = "Triton",
     .category = "triton",
     .match = triton_match,
+    .unsized = triton_unsized,
     .parse = triton_parse,
     .model = triton_model,
     .params = triton_params,

@@ -26,7 +26,7 @@
  *     FLOPs = 2 * |out| * |w| / Co, bytes = every tensor argument;
  *   fused attention (flex_attention) and any other template: not modelled,
  *     their work is set by generated code (a block mask, a score modification)
- *     the trace does not hold (parse fails; the row's reason says so).
+ *     the trace does not hold (parse fails; .unsized says JV_UNSIZED_GENERATED).
  * Not replayed (the kernel's source is not in the trace). */
 #ifndef JV_TRITON_H
 #define JV_TRITON_H
@@ -57,10 +57,6 @@ typedef struct {
 } jv_triton_desc;
 
 extern const jv_family jv_triton_family;
-
-/* 1 when op is a template kernel (triton_tem_) of a kind with no model here (fused attention, other):
- * generated code the trace does not hold decides its work. */
-int jv_triton_unmodelled_template(const char *op);
 
 /* FLOPs per element TraceLens counts for a fused op word ("silu" 4); 0 for any word it does not list. */
 int jv_triton_op_flops(const char *word);

@@ -88,6 +88,10 @@ static void test_models(void) {
     CHECK_NEAR(model(&d).flops, 7360.0);
     CHECK(jv_infattn_family.match("vllm::unified_attention") == JV_MATCH_STRONG);
     CHECK(jv_infattn_family.match("_C::paged_attention") == JV_MATCH_NONE);
+    /* every op of the family is sized by sequence lengths the trace records only in an annotation */
+    CHECK(jv_infattn_family.unsized("aiter::paged_attention_rocm") == JV_UNSIZED_SEQLENS &&
+          jv_infattn_family.unsized("vllm::unified_attention") == JV_UNSIZED_SEQLENS &&
+          jv_infattn_family.unsized("aten::mm") == JV_UNSIZED_NO);
     CHECK(!strcmp(param(&d, "kv_lens"), "step annotation"));
 }
 

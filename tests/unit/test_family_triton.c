@@ -111,10 +111,10 @@ static void test_templates(void) {
     CHECK(!strcmp(param(&d, "M"), "nan"));
     /* refused: fused attention and unnamed templates (generated code sets their work), a GEMM whose output is not
      * among the arguments, inner dims that disagree */
-    CHECK(jv_triton_unmodelled_template("triton_tem_fused_flex_attention_0") &&
-          jv_triton_unmodelled_template("triton_tem_fused_0") &&
-          !jv_triton_unmodelled_template("triton_tem_fused_mm_0") &&
-          !jv_triton_unmodelled_template("triton_poi_fused_add_0"));
+    jv_unsized (*un)(const char *) = jv_triton_family.unsized;
+    CHECK(un("triton_tem_fused_flex_attention_0") == JV_UNSIZED_GENERATED &&
+          un("triton_tem_fused_0") == JV_UNSIZED_GENERATED && un("triton_tem_fused_mm_0") == JV_UNSIZED_NO &&
+          un("triton_poi_fused_add_0") == JV_UNSIZED_NO);
     CHECK(parse_t("triton_tem_fused_flex_attention_0", "[[1, 8, 128, 64], [1, 8, 128, 64], [1, 8, 128, 64]]",
                   "[" BF ", " BF ", " BF "]", &d) == JV_ERR_FORMAT);
     CHECK(parse_t("triton_tem_fused_0", "[[4, 4]]", "[" BF "]", &d) == JV_ERR_FORMAT);
@@ -122,7 +122,7 @@ static void test_templates(void) {
     CHECK(parse_t("triton_tem_fused_mm_0", "[[64, 256], [128, 512], [64, 512]]", "[" BF ", " BF ", " BF "]", &d) ==
           JV_ERR_FORMAT);
     /* a word that only contains "mm" is no GEMM */
-    CHECK(jv_triton_unmodelled_template("triton_tem_fused_summary_0"));
+    CHECK(un("triton_tem_fused_summary_0") == JV_UNSIZED_GENERATED);
 }
 
 static void test_hostile(void) {
