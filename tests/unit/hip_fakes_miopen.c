@@ -407,6 +407,13 @@ static int bn_args_ok(int mode, const void *alpha, const void *beta, const f_ten
         if (x->dims[i] != y->dims[i]) return 0;
     return 1;
 }
+/* y = (x - mean) * inv * w + b over one channel's n elements at offsets ox (x) and oy (y) */
+static void bn_normalize(jv_dtype dx, const void *x, const int64_t *ox, jv_dtype dy, void *y, const int64_t *oy,
+                         int64_t n, double mean, double inv, double w, double b) {
+    for (int64_t i = 0; i < n; i++)
+        jv_dtype_store(dy, y, oy[i], (jv_dtype_load(dx, x, ox[i]) - mean) * inv * w + b);
+}
+
 static int bn_train(void *h, int mode, void *alpha, void *beta, void *xd, const void *x, void *yd, void *y, void *bd,
                     void *scale, void *bias, double mom, void *rm, void *rv, double eps, void *sm, void *siv) {
     (void)h, (void)bd;
@@ -428,9 +435,8 @@ static int bn_train(void *h, int mode, void *alpha, void *beta, void *xd, const 
             q += e * e;
         }
         double var = q / (double)n, inv = 1 / sqrt(var + eps);
-        double w = jv_dtype_load(JV_DT_F32, scale, c), b = jv_dtype_load(JV_DT_F32, bias, c);
-        for (int64_t i = 0; i < n; i++)
-            jv_dtype_store(dy, y, oy[i], (jv_dtype_load(dx, x, ox[i]) - mean) * inv * w + b);
+        bn_normalize(dx, x, ox, dy, y, oy, n, mean, inv, jv_dtype_load(JV_DT_F32, scale, c),
+                     jv_dtype_load(JV_DT_F32, bias, c));
         if (rm) jv_dtype_store(JV_DT_F32, rm, c, (1 - mom) * jv_dtype_load(JV_DT_F32, rm, c) + mom * mean);
         if (rv)
             jv_dtype_store(JV_DT_F32, rv, c,
@@ -453,10 +459,9 @@ static int bn_infer(void *h, int mode, void *alpha, void *beta, void *xd, const 
     for (int c = 0; c < xt->dims[1]; c++) {
         channel_offsets(xt, c, ox);
         channel_offsets(yt, c, oy);
-        double m = jv_dtype_load(JV_DT_F32, mean, c), inv = 1 / sqrt(jv_dtype_load(JV_DT_F32, var, c) + eps);
-        double w = jv_dtype_load(JV_DT_F32, scale, c), b = jv_dtype_load(JV_DT_F32, bias, c);
-        for (int64_t i = 0; i < n; i++)
-            jv_dtype_store(dy, y, oy[i], (jv_dtype_load(dx, x, ox[i]) - m) * inv * w + b);
+        bn_normalize(dx, x, ox, dy, y, oy, n, jv_dtype_load(JV_DT_F32, mean, c),
+                     1 / sqrt(jv_dtype_load(JV_DT_F32, var, c) + eps), jv_dtype_load(JV_DT_F32, scale, c),
+                     jv_dtype_load(JV_DT_F32, bias, c));
     }
     free(ox), free(oy);
     return 0;
