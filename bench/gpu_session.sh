@@ -9,7 +9,7 @@
 #      and PyTorch's peaks (bench/torch_replay.py --peak -> torch-peak.json)
 #   3. the GPU tests from the bundle: ctest -L gpu (short per-test timeouts); the own-kernel sweep
 #      (bin/gpu_kernel_sweep -> kernel-sweep.{log,csv}) and, where ncu is installed, its kernels profiled
-#      (ncu-sweep.log); both need a GPU
+#      (ncu-sweep.log); both need a GPU; the serving ops on our kernels (bench/bench_serving.sh -> serving.md)
 #   4. fidelity: bench/record_traces.py records a ResNet-50 and a transformer-encoder training step on this
 #      GPU -> traces/*.json.gz; jarvis-analyze each -> analysis-<name>/; jarvis-replay its package
 #      (--time-limit JV_FRESH_TIME_LIMIT, default 0.2 s) -> replay-<name>.{json,md}; torch_replay.py the
@@ -27,7 +27,7 @@
 # 3x as long as each sample, so a power-capped GPU keeps a training step's clock; 1: back to back).
 # JV_SESSION_ONLY=REGEX runs only the steps whose names match (a rerun of some of them; the names
 # are those of session.log: device, baseline, stream-sweep, torch-peak, ctest-gpu, record, analyze-<trace>,
-# kernel-sweep, ncu-sweep, replay-<trace|package>, torch-<trace|package>, summary).
+# kernel-sweep, ncu-sweep, serving, replay-<trace|package>, torch-<trace|package>, summary).
 # Everything lands in bench/results/gpu-<UTC date>-<gpu short name>/ (session.log: every step, its exit
 # status and seconds; steps.tsv: the same as a table). With OUT set (the device tool), also
 # $OUT/results.tar.gz (the whole folder), $OUT/summary.md and $OUT/session.log. A step that fails is logged
@@ -325,6 +325,10 @@ if [ "$backend" = cuda ] && { [ -x "$bin/gpu_kernel_sweep" ] || [ $plan = 1 ]; }
 else
   say "SKIP kernel-sweep: needs an NVIDIA GPU and $bin/gpu_kernel_sweep (backend $backend)"
 fi
+
+# 3e. the serving ops (vLLM's silu_and_mul, rms_norm, fused_add_rms_norm, rotary_embedding, aten::rms_norm at
+#     Llama-3-8B prefill sizes) on our own kernels, beside the copy bandwidth of the same run -> serving.md
+step serving 60 bash bench/bench_serving.sh "$bin/jarvis-replay" "$results/serving.md" "$backend"
 
 # 4. fidelity: traces recorded here, now (bench/record_traces.py), analysed and replayed on the same GPU
 fresh=()
