@@ -42,6 +42,7 @@ has "hip plan" "$out" '^jarvis GPU session: backend hip \(given\)'
 has "hip plan" "$out" '^plan: baseline .* bench/bench_baseline.sh .*/jarvis-replay hip '
 has "hip plan" "$out" '^plan: ctest-gpu .*ctest --test-dir .* -L gpu'
 has "hip plan" "$out" '^plan: replay-TRACE .*--backend hip --device 0'
+has "hip plan" "$out" '^plan: serving .*bench/bench_serving.sh .*/jarvis-replay .*/serving.md hip$'
 has "hip plan" "$out" '^SKIP stream-sweep: needs an NVIDIA GPU'
 has "hip plan" "$out" '^SKIP kernel-sweep: needs an NVIDIA GPU'
 hasnt "hip plan" "$out" 'plan: (stream-sweep|kernel-sweep|ncu-sweep)'
@@ -56,6 +57,7 @@ has "hip facts" "$facts" 'amd-smi metric --clock --power --temperature'
 out=$(session --backend cuda)
 has "cuda plan" "$out" '^plan: replay-TRACE .*--backend cuda'
 has "cuda plan" "$out" '^plan: kernel-sweep '
+has "cuda plan" "$out" '^plan: serving .*bench/bench_serving.sh .*/serving.md cuda$'
 hasnt "cuda plan" "$out" 'SKIP kernel-sweep'
 
 # 4. auto-detection
