@@ -7,7 +7,8 @@
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
  * threshold_backward), vLLM's gated activations (silu_and_mul, gelu_tanh_and_mul, mul_and_silu, gelu_and_mul)
- * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm), rotary_embedding (neox, gptj). The calls are parsed
+ * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm), rotary_embedding (neox, gptj; the row-layout and
+ * the generic kernel). The calls are parsed
  * first (that part runs anywhere); then, when device 0 of the backend opens, each is replayed with jv_run_op on every
  * variant the backend offers and must verify against the CPU reference, and the baseline suite (256 MiB arrays plus a
  * GEMM) must verify. A family named by --may-skip may be refused by the backend (the HIP backend without hipBLASLt or
@@ -183,6 +184,11 @@ static const gcase CASES[] = {
     {"rotary_embedding fp16 gptj, no key, fp32 cache", "_C::rotary_embedding",
      "[[77], [77, 16, 64], [], [], [2048, 32], []]", "[\"long int\", " HF ", \"\", \"Scalar\", " FL ", \"Scalar\"]",
      NULL, "[\"\", \"\", \"\", \"64\", \"\", \"False\"]"},
+    /* positions [1, T] and a query with padded rows: the generic kernel (rp_kernel), not the row layout's */
+    {"rotary_embedding bf16 gptj, positions [1, T], padded query rows", "_C::rotary_embedding",
+     "[[1, 16], [16, 256], [16, 128], [], [64, 64], []]",
+     "[\"long int\", " BF ", " BF ", \"Scalar\", " BF ", \"Scalar\"]", "[[16, 1], [768, 1], [128, 1], [], [64, 1], []]",
+     "[\"\", \"\", \"\", \"64\", \"\", \"False\"]"},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
