@@ -96,6 +96,8 @@ static const jv_cpu_case CASES[] = {
      RP_T(HF, HF, FL), NULL, RP_C("64", "True")},
     {"rope bf16 gptj, strided query", "_C::rotary_embedding", "[[16], [16, 256], [16, 128], [], [64, 64], []]",
      RP_T(BF, BF, BF), "[[1], [768, 1], [128, 1], [], [64, 1], []]", RP_C("64", "False")},
+    {"rope bf16 gptj, positions [1, T]", "_C::rotary_embedding", "[[1, 16], [16, 256], [16, 128], [], [64, 64], []]",
+     RP_T(BF, BF, BF), "[[16, 1], [768, 1], [128, 1], [], [64, 1], []]", RP_C("64", "False")},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
