@@ -7,6 +7,8 @@
 #ifndef JV_GPU_H
 #define JV_GPU_H
 
+#include <stdint.h>
+
 extern "C" {
 #include "jv_dtype.h"
 }
@@ -115,6 +117,47 @@ static __device__ __forceinline__ float jv_gpu_round_f(int dt, float v) {
     if (dt == JV_GS_F16) return jv_f16_bits_to_float(jv_float_to_f16_bits(v));
     if (dt == JV_GS_BF16) return jv_bf16_bits_to_float(jv_float_to_bf16_bits(v));
     return v;
+}
+
+/* The 16-byte vectors of the family kernels: jv_gpu_vec<DT>::n elements of storage code DT per vector (4 fp32,
+ * 8 fp16 / bf16), unpacked to floats and packed back rounded to nearest even (as jv_gpu_store_f rounds). */
+template <int DT> struct jv_gpu_vec { static constexpr int n = DT == JV_GS_F32 ? 4 : 8; };
+
+/* the jv_gpu_vec<DT>::n elements of u as floats into f */
+template <int DT> static __device__ __forceinline__ void jv_gpu_unpack16(const uint4 u, float *f) {
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (DT == JV_GS_F32) {
+            f[k] = __uint_as_float(w[k]);
+        } else {
+            const unsigned short lo = (unsigned short)(w[k] & 0xffffu), hi = (unsigned short)(w[k] >> 16);
+            f[2 * k] = DT == JV_GS_F16 ? jv_f16_bits_to_float(lo) : jv_bf16_bits_to_float(lo);
+            f[2 * k + 1] = DT == JV_GS_F16 ? jv_f16_bits_to_float(hi) : jv_bf16_bits_to_float(hi);
+        }
+    }
+}
+
+/* the jv_gpu_vec<DT>::n floats of f as one vector of storage code DT */
+template <int DT> static __device__ __forceinline__ uint4 jv_gpu_pack16(const float *f) {
+    unsigned w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (DT == JV_GS_F32) {
+            w[k] = __float_as_uint(f[k]);
+        } else {
+            const unsigned lo = DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k]) : jv_float_to_bf16_bits(f[2 * k]);
+            const unsigned hi =
+                DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k + 1]) : jv_float_to_bf16_bits(f[2 * k + 1]);
+            w[k] = lo | (hi << 16);
+        }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* 1 when p is 16-byte aligned (a vector kernel's buffers) */
+static __host__ __device__ __forceinline__ int jv_gpu_aligned16(const void *p) {
+    return ((uintptr_t)p & 15u) == 0;
 }
 
 /* The sum of v over the block, valid in thread 0 (blockDim.x a multiple of

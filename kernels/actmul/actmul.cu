@@ -6,7 +6,10 @@
  *    16-byte vector (4 fp32, 8 fp16/bf16) and both buffers 16-byte aligned: each thread loads one vector of
  *    each half and stores one vector of out (as vLLM's vectorized kernel);
  *  - scalar: anything else (any strides), one element per thread.
- * The row's offsets come from its index over the leading dims. The family's device-kernel entry
+ * The row's offsets come from its index over the leading dims (one leading dim, the usual [T, 2d] input: a
+ * multiply; the vector's row from a 32-bit division when the vectors number under 2^31: the H200 measured the
+ * vector path at 51.5 % of the copy bandwidth on a Llama-3-8B prefill with three 64-bit divisions per vector,
+ * 2026-11-27; this form has not run on a GPU yet). The family's device-kernel entry
  * jv_actmul_gpu_kernel (jv_gpu_kernel.h) plans and runs them. */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,42 +43,13 @@ struct am_plan {
     unsigned grid_vec, grid_scalar;
 };
 
-/* elements per 16-byte vector */
-template <int DT> struct am_vec { static constexpr int n = DT == JV_GS_F32 ? 4 : 8; };
-
-/* the 16 bytes of u as floats */
-template <int DT> static __device__ __forceinline__ void am_unpack(const uint4 u, float *f) {
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        if (DT == JV_GS_F32) {
-            f[k] = __uint_as_float(w[k]);
-        } else {
-            const unsigned short lo = (unsigned short)(w[k] & 0xffffu), hi = (unsigned short)(w[k] >> 16);
-            f[2 * k] = DT == JV_GS_F16 ? jv_f16_bits_to_float(lo) : jv_bf16_bits_to_float(lo);
-            f[2 * k + 1] = DT == JV_GS_F16 ? jv_f16_bits_to_float(hi) : jv_bf16_bits_to_float(hi);
-        }
-    }
-}
-
-template <int DT> static __device__ __forceinline__ uint4 am_pack(const float *f) {
-    unsigned w[4];
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        if (DT == JV_GS_F32) {
-            w[k] = __float_as_uint(f[k]);
-        } else {
-            const unsigned lo = DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k]) : jv_float_to_bf16_bits(f[2 * k]);
-            const unsigned hi =
-                DT == JV_GS_F16 ? jv_float_to_f16_bits(f[2 * k + 1]) : jv_float_to_bf16_bits(f[2 * k + 1]);
-            w[k] = lo | (hi << 16);
-        }
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 /* the offsets of row r in the input and in out */
 static __device__ __forceinline__ void am_row(const am_params &p, int64_t r, int64_t *io, int64_t *oo) {
+    if (p.nd == 1) { /* one row dim (the usual [T, 2d] input): no division */
+        *io = r * p.ist[0];
+        *oo = r * p.ost[0];
+        return;
+    }
     int64_t a = 0, b = 0;
     for (int i = p.nd - 1; i >= 0; i--) {
         const int64_t k = r % p.shape[i];
@@ -88,21 +62,22 @@ static __device__ __forceinline__ void am_row(const am_params &p, int64_t r, int
 }
 
 template <int DT> __global__ void __launch_bounds__(AM_THREADS) am_vec_kernel(am_params p) {
-    constexpr int V = am_vec<DT>::n;
+    constexpr int V = jv_gpu_vec<DT>::n;
     const int64_t nvr = p.w / V, total = p.rows * nvr;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const int small = total < ((int64_t)1 << 31); /* the row from a 32-bit division */
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
-        const int64_t r = t / nvr, c = t - r * nvr;
+        const int64_t r = small ? (int64_t)((uint32_t)t / (uint32_t)nvr) : t / nvr, c = t - r * nvr;
         int64_t io, oo;
         am_row(p, r, &io, &oo);
         const uint4 *in = reinterpret_cast<const uint4 *>(static_cast<const char *>(p.in) + (io * (int64_t)(16 / V)));
         float a[V], b[V], o[V];
-        am_unpack<DT>(in[c], a);
-        am_unpack<DT>(in[nvr + c], b);
+        jv_gpu_unpack16<DT>(in[c], a);
+        jv_gpu_unpack16<DT>(in[nvr + c], b);
 #pragma unroll
         for (int k = 0; k < V; k++)
             o[k] = jv_am_gate(p.act, p.act_second, a[k], b[k]);
-        reinterpret_cast<uint4 *>(static_cast<char *>(p.out) + oo * (int64_t)(16 / V))[c] = am_pack<DT>(o);
+        reinterpret_cast<uint4 *>(static_cast<char *>(p.out) + oo * (int64_t)(16 / V))[c] = jv_gpu_pack16<DT>(o);
     }
 }
 
@@ -119,10 +94,6 @@ template <int DT> __global__ void __launch_bounds__(AM_THREADS) am_scalar_kernel
     }
 }
 
-static int am_aligned16(const void *p) {
-    return ((uintptr_t)p & 15u) == 0;
-}
-
 extern "C" int jv_gpu_actmul_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
     (void)workspace;
     const am_plan *pl = static_cast<const am_plan *>(plan);
@@ -133,7 +104,7 @@ extern "C" int jv_gpu_actmul_run(const void *plan, void *const *bufs, void *work
     p.out = bufs[JV_ACTMUL_OUT];
     if (!p.in || !p.out) return JV_GPU_ERR_INVALID;
     jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
-    const int vec = pl->vec_ok && am_aligned16(p.in) && am_aligned16(p.out);
+    const int vec = pl->vec_ok && jv_gpu_aligned16(p.in) && jv_gpu_aligned16(p.out);
     const unsigned g = vec ? pl->grid_vec : pl->grid_scalar;
     switch (pl->dt) {
     case JV_GS_F32:
