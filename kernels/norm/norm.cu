@@ -5,8 +5,10 @@
  * block (jv_block_sum); pass 2 writes x * rstd * weight rounded to nearest even, each thread re-reading the
  * elements it wrote in pass 1. Consecutive threads read consecutive elements (coalesced). fp32, fp16 and
  * bf16 tensors, the weight of its own dtype; the normalized dims dense in every tensor (as vLLM's kernels
- * ask), the rows at any strides. The family's device-kernel entry jv_norm_gpu_kernel (jv_gpu_kernel.h)
- * plans and runs it. */
+ * ask), the rows at any strides. When every tensor has one dtype and the rows are whole 16-byte vectors,
+ * rn_vec_kernel does the same with 16-byte loads (the H200 measured rn_kernel at 11 % of the copy bandwidth
+ * on a Llama-3-8B prefill, 11.5 us on 4 MiB held in L2; rn_vec_kernel has not run on a GPU yet). The family's
+ * device-kernel entry jv_norm_gpu_kernel (jv_gpu_kernel.h) plans and runs it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +39,7 @@ struct rn_plan {
     rn_params p;
     jv_norm_slots sl;
     unsigned grid;
+    int vec; /* the storage code rn_vec_kernel runs (rn_vec_of), or -1: rn_kernel */
 };
 
 __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
@@ -72,6 +75,67 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
     }
 }
 
+/* rn_kernel when x, y, the weight and the residual share storage code DT, the row is a whole number of 16-byte
+ * vectors and every row starts on one (rn_plan.vec, with the buffers 16-byte aligned at run time): each
+ * thread loads jv_gpu_vec<DT>::n elements at once, and the dtype is no run-time switch per element. The same
+ * float operations per element as rn_kernel, in the same order; only the per-thread partial sums of squares
+ * group the elements differently. */
+template <int DT> __global__ void __launch_bounds__(RN_THREADS) rn_vec_kernel(rn_params p) {
+    constexpr int V = jv_gpu_vec<DT>::n, ES = DT == JV_GS_F32 ? 4 : 2;
+    __shared__ float s_rstd;
+    const int64_t nv = p.size / V;
+    for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
+        int64_t xo = 0, yo = 0, ro = 0, q = r;
+        for (int i = p.nd - 1; i >= 0; i--) {
+            const int64_t k = q % p.shape[i];
+            q /= p.shape[i];
+            xo += k * p.xst[i];
+            yo += k * p.yst[i];
+            ro += k * p.rst[i];
+        }
+        const uint4 *xv = reinterpret_cast<const uint4 *>(static_cast<const char *>(p.x) + xo * ES);
+        uint4 *rv = p.res ? reinterpret_cast<uint4 *>(static_cast<char *>(p.res) + ro * ES) : NULL;
+        float ss = 0.0f;
+        for (int64_t j = threadIdx.x; j < nv; j += blockDim.x) {
+            float v[V];
+            jv_gpu_unpack16<DT>(xv[j], v);
+            if (rv) {
+                float a[V];
+                jv_gpu_unpack16<DT>(rv[j], a);
+#pragma unroll
+                for (int k = 0; k < V; k++)
+                    v[k] = jv_gpu_round_f(DT, v[k] + a[k]);
+                rv[j] = jv_gpu_pack16<DT>(v);
+            }
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                ss += v[k] * v[k];
+        }
+        ss = jv_block_sum(ss);
+        if (threadIdx.x == 0) s_rstd = rsqrtf(ss / (float)p.size + p.eps);
+        __syncthreads();
+        const float rstd = s_rstd;
+        const uint4 *wv = static_cast<const uint4 *>(p.w);
+        uint4 *yv = reinterpret_cast<uint4 *>(static_cast<char *>(p.y) + yo * ES);
+        for (int64_t j = threadIdx.x; j < nv; j += blockDim.x) {
+            float v[V], w[V], o[V];
+            jv_gpu_unpack16<DT>(rv ? rv[j] : xv[j], v);
+            if (wv) {
+                jv_gpu_unpack16<DT>(wv[j], w);
+            } else {
+#pragma unroll
+                for (int k = 0; k < V; k++)
+                    w[k] = 1.0f;
+            }
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                o[k] = v[k] * rstd * w[k];
+            yv[j] = jv_gpu_pack16<DT>(o);
+        }
+        __syncthreads(); /* s_rstd and jv_block_sum's shared memory are reused by the next row */
+    }
+}
+
 extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *workspace, void *stream) {
     (void)workspace;
     const rn_plan *pl = static_cast<const rn_plan *>(plan);
@@ -83,7 +147,17 @@ extern "C" int jv_gpu_norm_run(const void *plan, void *const *bufs, void *worksp
     p.w = pl->sl.w >= 0 ? bufs[pl->sl.w] : NULL;
     p.res = pl->sl.res >= 0 ? bufs[pl->sl.res] : NULL;
     if (!p.x || !p.y || (pl->sl.w >= 0 && !p.w) || (pl->sl.res >= 0 && !p.res)) return JV_GPU_ERR_INVALID;
-    rn_kernel<<<pl->grid, RN_THREADS, 0, static_cast<jv_gpuStream_t>(stream)>>>(p);
+    jv_gpuStream_t st = static_cast<jv_gpuStream_t>(stream);
+    const int vec = pl->vec >= 0 && jv_gpu_aligned16(p.x) && jv_gpu_aligned16(p.y) && (!p.w || jv_gpu_aligned16(p.w)) &&
+                    (!p.res || jv_gpu_aligned16(p.res));
+    if (!vec)
+        rn_kernel<<<pl->grid, RN_THREADS, 0, st>>>(p);
+    else if (pl->vec == JV_GS_F32)
+        rn_vec_kernel<JV_GS_F32><<<pl->grid, RN_THREADS, 0, st>>>(p);
+    else if (pl->vec == JV_GS_F16)
+        rn_vec_kernel<JV_GS_F16><<<pl->grid, RN_THREADS, 0, st>>>(p);
+    else
+        rn_vec_kernel<JV_GS_BF16><<<pl->grid, RN_THREADS, 0, st>>>(p);
     return JV_GPU_LAUNCH_STATUS();
 }
 
@@ -111,6 +185,18 @@ static int rn_supported(const jv_desc *d, const jv_operands *ops, char *why, siz
         }
     }
     return 1;
+}
+
+/* the storage code every tensor of p shares when the row is a whole number of 16-byte vectors and each row
+ * of x, y and the residual starts on one (strides multiples of the vector), else -1 */
+static int rn_vec_of(const rn_params &p) {
+    const int dt = p.xdt;
+    if (p.ydt != dt || (p.wdt >= 0 && p.wdt != dt) || (p.rdt >= 0 && p.rdt != dt)) return -1;
+    const int64_t v = dt == JV_GS_F32 ? 4 : 8;
+    if (p.size % v) return -1;
+    for (int i = 0; i < p.nd; i++)
+        if (p.xst[i] % v || p.yst[i] % v || p.rst[i] % v) return -1;
+    return dt;
 }
 
 static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, int sms, void **plan, size_t *ws_bytes,
@@ -143,6 +229,7 @@ static jv_status rn_plan_create(const jv_desc *d, const jv_operands *ops, int sm
     p.eps = (float)jv_norm_rms_eps(g);
     const int64_t cap = RN_MAX_GRID;
     pl->grid = (unsigned)(g->rows < cap ? (g->rows > 0 ? g->rows : 1) : cap);
+    pl->vec = rn_vec_of(p);
     *plan = pl;
     return JV_OK;
 }

@@ -7,12 +7,12 @@
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
  * threshold_backward), vLLM's gated activations (silu_and_mul, gelu_tanh_and_mul, mul_and_silu, gelu_and_mul)
- * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm), rotary_embedding (neox, gptj; the row-layout and
- * the generic kernel). The calls are parsed
- * first (that part runs anywhere); then, when device 0 of the backend opens, each is replayed with jv_run_op on every
- * variant the backend offers and must verify against the CPU reference, and the baseline suite (256 MiB arrays plus a
- * GEMM) must verify. A family named by --may-skip may be refused by the backend (the HIP backend without hipBLASLt or
- * MIOpen: gemm, conv), with its reason printed; what runs must verify all the same. The algorithm searches
+ * and RMS norms (rms_norm, fused_add_rms_norm, aten::rms_norm; vector and scalar kernels), rotary_embedding (neox,
+ * gptj; the row-layout and the generic kernel). The calls are parsed first (that part runs anywhere); then, when device
+ * 0 of the backend opens, each is replayed with jv_run_op on every variant the backend offers and must verify against
+ * the CPU reference, and the baseline suite (256 MiB arrays plus a GEMM) must verify. A family named by --may-skip may
+ * be refused by the backend (the HIP backend without hipBLASLt or MIOpen: gemm, conv), with its reason printed; what
+ * runs must verify all the same. The algorithm searches
  * (--conv-algo, --gemm-algo) run where the backend has options. Exits 77 (skipped) when the backend has no device 0, or
  * is not built into this program. */
 #include <stdio.h>
@@ -177,6 +177,9 @@ static const gcase CASES[] = {
      "[" HF ", " HF ", " HF ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-05\"]"},
     {"aten::rms_norm fp32, no weight", "aten::rms_norm", "[[8, 300], [], [], []]",
      "[" FL ", \"ScalarList\", \"\", \"Scalar\"]", NULL, "[\"\", \"[300]\", \"\", \"\"]"},
+    /* the cases above run the 16-byte vector kernel; a weight of another dtype runs the scalar one */
+    {"rms_norm bf16, fp32 weight (scalar kernel)", "_C::rms_norm", "[[64, 1024], [64, 1024], [1024], []]",
+     "[" BF ", " BF ", " FL ", \"Scalar\"]", NULL, "[\"\", \"\", \"\", \"1e-06\"]"},
     {"rotary_embedding bf16 neox (vLLM)", "_C::rotary_embedding",
      "[[512], [512, 4096], [512, 1024], [], [4096, 128], []]",
      "[\"long int\", " BF ", " BF ", \"Scalar\", " BF ", \"Scalar\"]", NULL,
