@@ -19,8 +19,6 @@
 /* The window holds at least one whole traceEvents entry (or top-level member): an entry over
    JV_TRACE_MAX_VALUE is refused (the largest in the 38 fixture traces is 6.9 KB). */
 enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = JV_TRACE_MAX_VALUE };
-/* Bytes read per refill at most: what was just read is still in the core's L2 cache when it is scanned. */
-enum { READ_STEP = 1 << 18 };
 
 const char *jv_kind_name(jv_kind k) {
     static const char *const names[JV_K_COUNT] = {
@@ -50,8 +48,8 @@ static jv_status refill(reader *r) {
         r->buf = nb;
         r->cap *= 2;
     }
-    size_t got, want = r->cap - r->len < READ_STEP ? r->cap - r->len : READ_STEP;
-    JV_CHECK(jv_input_read(r->in, r->buf + r->len, want, &got, r->err));
+    size_t got;
+    JV_CHECK(jv_input_read(r->in, r->buf + r->len, r->cap - r->len, &got, r->err));
     if (got == 0) r->eof = 1;
     r->len += got;
     jv_progress_update(&r->prog, jv_input_file_pos(r->in));
