@@ -17,6 +17,9 @@
 # jarvis peak RSS <= 25 % of the uncompressed JSON size; the same for the
 # comparative analysis (the trace against itself with --reference) against
 # reading both traces.
+# Also timed, without a target: the same trace decompressed to a plain .json file (JV_BENCH_PLAIN=0 skips it):
+# the analysis in MB/s of wall time and of CPU time (user + system), and the scan alone (the "trace read"
+# stage of JV_DEBUG_MEM=1) in MB/s of CPU time; MB = 10^6 bytes of JSON.
 # Exit status: 0 both targets met, 1 a target missed, 2 bad usage or a failed run, 77 skipped.
 set -euo pipefail
 
@@ -62,13 +65,13 @@ EVENTS=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' "$META")
 [ -n "$EVENTS" ] || die "$META: no event count"
 
 # --- measuring ---
-# run_timed OUTFILE CMD...: runs CMD (stdout to /dev/null) and writes "WALL_S PEAK_RSS_KIB" to OUTFILE.
-# With /usr/bin/time -f '%e %M' when present; else a small python wrapper (monotonic clock,
-# getrusage(RUSAGE_CHILDREN).ru_maxrss of a fresh process whose only child is CMD: the same figure).
-if [ -x /usr/bin/time ] && /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
+# run_timed OUTFILE CMD...: runs CMD (stdout to /dev/null) and writes "WALL_S PEAK_RSS_KIB USER_S SYS_S" to
+# OUTFILE. With /usr/bin/time -f '%e %M %U %S' when present; else a small python wrapper (monotonic clock,
+# getrusage(RUSAGE_CHILDREN) of a fresh process whose only child is CMD: the same figures).
+if [ -x /usr/bin/time ] && /usr/bin/time -f '%e %M %U %S' -o /dev/null true 2>/dev/null; then
     run_timed() {
         local out=$1; shift
-        /usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null
+        /usr/bin/time -f '%e %M %U %S' -o "$out" "$@" >/dev/null
     }
 else
     run_timed() {
@@ -79,9 +82,9 @@ out, cmd = sys.argv[1], sys.argv[2:]
 t0 = time.monotonic()
 rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
 wall = time.monotonic() - t0
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # ru_maxrss: KiB on Linux
 with open(out, "w") as f:
-    f.write("%.3f %d\n" % (wall, rss))
+    f.write("%.3f %d %.2f %.2f\n" % (wall, ru.ru_maxrss, ru.ru_utime, ru.ru_stime))
 sys.exit(rc)
 PY
     }
@@ -108,11 +111,33 @@ for i in $(seq "$REPS"); do
     echo "$g_s" >>"$TMP/gzip.txt"
     rm -rf "$OUTDIR"
     run_timed "$TMP/r" "$JARVIS" -q "$BIG" -o "$OUTDIR" || die "jarvis-analyze failed on $BIG (run $i)"
-    read -r j_s j_kib <"$TMP/r"
+    read -r j_s j_kib _ <"$TMP/r"
     echo "$j_s $j_kib" >>"$TMP/jarvis.txt"
     echo "bench_ingest: run $i/$REPS: gzip -dc ${g_s} s; jarvis-analyze ${j_s} s, peak RSS $((j_kib / 1024)) MiB"
 done
 [ -s "$OUTDIR/perf_report_csvs/ops_summary.csv" ] || die "jarvis-analyze wrote no ops_summary.csv"
+
+# the same trace as plain JSON: the analysis (wall, CPU) and its scan (CPU to the end of the "trace read" stage)
+PLAIN_LINE=""
+if [ "${JV_BENCH_PLAIN:-1}" != 0 ]; then
+    gzip -dc "$BIG" >"$TMP/plain.json" || die "gzip -dc $BIG failed"
+    : >"$TMP/plain.txt"
+    for i in $(seq "$REPS"); do
+        rm -rf "$OUTDIR"
+        JV_DEBUG_MEM=1 run_timed "$TMP/r" "$JARVIS" -q "$TMP/plain.json" -o "$OUTDIR" 2>"$TMP/plain.err" ||
+            die "jarvis-analyze failed on the plain JSON (run $i)"
+        read -r p_s _ p_u p_sys <"$TMP/r"
+        p_scan=$(awk '/^jv-mem: trace read / { print $(NF - 1) }' "$TMP/plain.err")
+        [ -n "$p_scan" ] || die "jarvis-analyze printed no 'jv-mem: trace read' line (JV_DEBUG_MEM=1)"
+        echo "$p_s $p_u $p_sys $p_scan" >>"$TMP/plain.txt"
+        echo "bench_ingest: run $i/$REPS: plain JSON: jarvis-analyze ${p_s} s (CPU $p_u user $p_sys sys), scan CPU ${p_scan} s"
+    done
+    rm -f "$TMP/plain.json"
+    read -r PL_S PL_CPU PL_SCAN < <(awk '{ print $1, $2 + $3, $4 }' "$TMP/plain.txt" | sort -g -k2 |
+        awk '{ w[NR] = $1; c[NR] = $2; s[NR] = $3 } END { m = int((NR + 1) / 2); print w[m], c[m], s[m] }')
+    PLAIN_LINE=$(awk -v u="$UNCOMPRESSED" -v w="$PL_S" -v c="$PL_CPU" -v s="$PL_SCAN" 'BEGIN {
+        printf "| plain JSON: analysis MB/s of wall; of CPU time; scan MB/s of CPU (run of median CPU) | %.0f; %.0f; %.0f | | |", u / 1e6 / w, u / 1e6 / c, u / 1e6 / s }')
+fi
 
 # the comparative analysis reads two traces (here the same one twice, as target and as --reference)
 : >"$TMP/compare.txt"
@@ -120,7 +145,7 @@ for i in $(seq "$REPS"); do
     rm -rf "$OUTDIR"
     run_timed "$TMP/r" "$JARVIS" -q "$BIG" --reference "$BIG" -o "$OUTDIR" ||
         die "jarvis-analyze --reference failed on $BIG (run $i)"
-    read -r c_s c_kib <"$TMP/r"
+    read -r c_s c_kib _ <"$TMP/r"
     echo "$c_s $c_kib" >>"$TMP/compare.txt"
     echo "bench_ingest: run $i/$REPS: jarvis-analyze --reference ${c_s} s, peak RSS $((c_kib / 1024)) MiB"
 done
@@ -162,6 +187,8 @@ TABLE=$(cat <<EOF
 | RSS / both traces uncompressed (%) | $CMP_PCT | <= $TARGET_RSS_PCT | $CMP_RSS_OK |
 EOF
 )
+[ -z "$PLAIN_LINE" ] || TABLE="$TABLE
+$PLAIN_LINE"
 echo
 echo "ingest benchmark: $(basename "$BIG")"
 echo "$TABLE"

@@ -2,7 +2,8 @@
  * zlib's inflate speed), zlib otherwise or when JV_INFLATE=zlib asks for it. Both engines read from the same
  * compressed buffer (in->zin, in->zavail) and follow the same rules between members (after_member).
  * On a machine with two or more cores a gzip'd file is inflated ahead by a second thread into a ring of
- * RING_SLOTS chunks that jv_input_read hands out in order, so that inflating overlaps the caller's scan;
+ * RING_SLOTS chunks that jv_input_read hands out in order, so that inflating overlaps the caller's scan (a plain
+ * file that is hashed is read and hashed ahead the same way);
  * the bytes, and an error where the data holds one, reach the caller as the synchronous decoder gives them
  * (JV_INFLATE_THREADS=0 turns the thread off). */
 #include "jv_input.h"
@@ -122,11 +123,13 @@ jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err)
             JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the gzip decoder", path);
         }
         in->z_open = 1;
-        const char *t = getenv("JV_INFLATE_THREADS");
-        if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && !strcmp(t, "0")) && ring_start(in) != JV_OK) {
-            jv_input_close(in);
-            JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the gzip read-ahead thread", path);
-        }
+    }
+    /* the read-ahead thread inflates a gzip'd file; for a plain one it pays only where the file is hashed: it
+       then reads and hashes while the caller scans (without a hash it would add a copy and save nothing) */
+    const char *t = getenv("JV_INFLATE_THREADS");
+    if ((in->gz || hash) && sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && !strcmp(t, "0")) && ring_start(in) != JV_OK) {
+        jv_input_close(in);
+        JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the read-ahead thread", path);
     }
     *out = in;
     return JV_OK;

@@ -5,8 +5,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
+/* JV_JSON_PORTABLE=1 builds the portable paths (word-at-a-time where the byte order is known, else byte by
+ * byte) on every CPU, so that a test can check them on x86-64 too (tests/unit: test_json*_portable). */
+#if defined(__SSE2__) && !(defined(JV_JSON_PORTABLE) && JV_JSON_PORTABLE)
+#define JV_JSON_SSE2 1
 #include <emmintrin.h>
+#endif
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JV_JSON_SWAR 1
 #endif
 
 void jv_json_init(jv_jcur *c, const char *p, const char *end, int final) {
@@ -32,12 +38,52 @@ static inline int is_ws(unsigned char ch) {
     return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
 }
 
-static inline jv_jres ws(jv_jcur *c) {
-    const char *p = c->p;
-    while (p < c->end && is_ws((unsigned char)*p))
+/* The first byte of [p, end) that is not JSON whitespace (space, \n, \r, \t), or end: 16 bytes a step with SSE2,
+ * 8 with the word-at-a-time path, then byte by byte. Kineto indents its traces: runs of 5-13 blanks. */
+static const char *skip_ws_run(const char *p, const char *end) {
+#ifdef JV_JSON_SSE2
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
+        unsigned m = (unsigned)_mm_movemask_epi8(w) ^ 0xFFFFu; /* the bytes that are not whitespace */
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#elif defined(JV_JSON_SWAR)
+    const uint64_t ones = UINT64_C(0x0101010101010101), low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = ~low7;
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, sizeof x);
+        /* exact per-byte tests (no carry crosses a byte): the high bit of a byte of eq(x, b) is set iff it is b */
+#define JV_EQ0(y) (~((((y)&low7) + low7) | (y)) & high)
+        uint64_t w = JV_EQ0(x ^ (ones * ' ')) | JV_EQ0(x ^ (ones * '\n')) | JV_EQ0(x ^ (ones * '\r')) |
+                     JV_EQ0(x ^ (ones * '\t'));
+#undef JV_EQ0
+        uint64_t m = ~w & high; /* the bytes that are not whitespace */
+        if (m) return p + __builtin_ctzll(m) / 8;
+        p += 8;
+    }
+#endif
+    while (p < end && is_ws((unsigned char)*p))
         p++;
-    c->p = p;
+    return p;
+}
+
+static inline jv_jres ws(jv_jcur *c) {
+    const char *p = c->p, *end = c->end;
+    if (p < end && (unsigned char)*p > ' ') return JV_J_OK;       /* no whitespace: the common case inside a line */
+    if (end - p >= 2 && *p == ' ' && (unsigned char)p[1] > ' ') { /* one blank (after ',' or ':') */
+        c->p = p + 1;
+        return JV_J_OK;
+    }
+    c->p = p = skip_ws_run(p, end);
     return p < c->end ? JV_J_OK : more(c);
+}
+
+const char *jv_json_skip_ws(const char *p, const char *end) {
+    return skip_ws_run(p, end);
 }
 
 jv_jres jv_json_peek(jv_jcur *c, char *ch) {
@@ -73,7 +119,7 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
     int escaped = 0;
     for (;;) {
         /* fast path: plain bytes, 16 at a time where the CPU has SSE2 (every x86-64), then one at a time */
-#ifdef __SSE2__
+#ifdef JV_JSON_SSE2
         const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
         while (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -82,17 +128,34 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
             int m = _mm_movemask_epi8(hit);
             if (m) {
                 p += __builtin_ctz((unsigned)m);
-                break;
+                goto stop;
             }
             p += 16;
+        }
+#elif defined(JV_JSON_SWAR)
+        const uint64_t ones = UINT64_C(0x0101010101010101), low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = ~low7;
+        while (end - p >= 8) {
+            uint64_t x;
+            memcpy(&x, p, sizeof x);
+            /* exact per-byte tests: '"', '\\', and below 0x20 (high bit clear and low 7 bits + 0x60 < 0x80) */
+#define JV_EQ0(y) (~((((y)&low7) + low7) | (y)) & high)
+            uint64_t m =
+                JV_EQ0(x ^ (ones * '"')) | JV_EQ0(x ^ (ones * '\\')) | (~(((x & low7) + ones * 0x60) | x) & high);
+#undef JV_EQ0
+            if (m) {
+                p += __builtin_ctzll(m) / 8;
+                goto stop;
+            }
+            p += 8;
         }
 #endif
         while (p < end) {
             unsigned char ch = (unsigned char)*p;
-            if (ch == '"' || ch == '\\' || ch < 0x20) break;
+            if (ch == '"' || ch == '\\' || ch < 0x20) goto stop;
             p++;
         }
-        if (p >= end) return more(c);
+        return more(c);
+    stop:; /* p at a quote, a backslash or a control byte */
         unsigned char ch = (unsigned char)*p;
         if (ch == '"') break;
         if (ch < 0x20) return bad(c, p, ch == 0 ? "NUL byte inside a string" : "control character inside a string");
@@ -188,6 +251,28 @@ jv_jres jv_json_number(jv_jcur *c, const char **s, size_t *n) {
     return JV_J_OK;
 }
 
+jv_jres jv_json_number_u(jv_jcur *c, const char **s, size_t *n, uint64_t *v, int *plain) {
+    jv_jres r = ws(c);
+    if (r != JV_J_OK) return r;
+    const char *p = c->p, *q = p, *end = c->end;
+    *plain = 0;
+    if (*p >= '1' && *p <= '9') { /* digits and their value in one pass: a delimiter follows, or the input ends */
+        uint64_t x = 0;
+        while (q < end && q - p <= 18 && (unsigned char)(*q - '0') <= 9)
+            x = x * 10 + (uint64_t)(*q++ - '0');
+        if (q - p <= 18 &&
+            (q < end ? *q != '.' && *q != 'e' && *q != 'E' && (unsigned char)(*q - '0') > 9 : c->final)) {
+            *s = p;
+            *n = (size_t)(q - p);
+            *v = x;
+            *plain = 1;
+            c->p = q;
+            return JV_J_OK;
+        }
+    }
+    return jv_json_number(c, s, n);
+}
+
 static jv_jres scan_literal(jv_jcur *c, const char *lit, size_t n) {
     size_t avail = (size_t)(c->end - c->p);
     size_t k = avail < n ? avail : n;
@@ -281,8 +366,10 @@ jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key) {
     }
     r = jv_json_string(c, key);
     if (r != JV_J_OK) return r;
-    r = jv_json_expect(c, ':');
-    if (r != JV_J_OK) return r;
+    if (c->p < c->end && *c->p == ':') /* the common "key": */
+        c->p++;
+    else if ((r = jv_json_expect(c, ':')) != JV_J_OK)
+        return r;
     *first = 0;
     return JV_J_OK;
 }

@@ -37,6 +37,9 @@ void jv_json_init(jv_jcur *c, const char *p, const char *end, int final);
 /* Skips whitespace and returns the next byte in *ch without consuming it. */
 jv_jres jv_json_peek(jv_jcur *c, char *ch);
 
+/* The first byte of [p, end) that is not JSON whitespace (space, \n, \r, \t); end when there is none. */
+const char *jv_json_skip_ws(const char *p, const char *end);
+
 /* Consumes whitespace then exactly the byte ch. */
 jv_jres jv_json_expect(jv_jcur *c, char ch);
 
@@ -45,6 +48,10 @@ jv_jres jv_json_string(jv_jcur *c, jv_jstr *out);
 
 /* Reads a number (whitespace first) and returns its validated text in *s, *n. */
 jv_jres jv_json_number(jv_jcur *c, const char **s, size_t *n);
+
+/* jv_json_number, and where the number is 1 to 18 plain digits without a leading zero (no sign, fraction or
+ * exponent) also its value in *v with *plain = 1 (else *plain = 0), read in the same pass. */
+jv_jres jv_json_number_u(jv_jcur *c, const char **s, size_t *n, uint64_t *v, int *plain);
 
 /* Skips one complete value of any type (whitespace first), validating it fully.
  * Nesting deeper than JV_JSON_MAX_DEPTH is rejected. *s,*n (optional) get the

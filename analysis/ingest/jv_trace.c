@@ -72,9 +72,7 @@ static jv_status run_unit(reader *r, unit_fn fn, void *ctx, jv_jres *res) {
         }
         if (x == JV_J_MORE) {
             /* whitespace before the unit is not kept: a file of blanks never grows the window */
-            while (r->pos < r->len && (r->buf[r->pos] == ' ' || r->buf[r->pos] == '\n' || r->buf[r->pos] == '\r' ||
-                                       r->buf[r->pos] == '\t'))
-                r->pos++;
+            r->pos = (size_t)(jv_json_skip_ws(r->buf + r->pos, r->buf + r->len) - r->buf);
             JV_CHECK(refill(r));
             continue;
         }
@@ -159,8 +157,14 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
     if (ch == '-' || (ch >= '0' && ch <= '9')) {
         const char *s;
         size_t n;
-        x = jv_json_number(c, &s, &n);
+        uint64_t u;
+        int plain;
+        x = jv_json_number_u(c, &s, &n, &u, &plain);
         if (x != JV_J_OK) return x;
+        if (plain) { /* 18 digits at most: below JV_STRKEY_BASE */
+            *key = (int64_t)u;
+            return JV_J_OK;
+        }
         if (jv_json_int64(s, n, key) && *key < JV_STRKEY_BASE) return JV_J_OK;
         /* numbers beyond the numeric key range (or not integers) are keyed by their text */
         jv_jstr text = {s, n, 0};
@@ -177,9 +181,14 @@ static jv_jres read_int(jv_jcur *c, int64_t *v) {
     if (ch == '-' || (ch >= '0' && ch <= '9')) {
         const char *s;
         size_t n;
-        x = jv_json_number(c, &s, &n);
+        uint64_t u;
+        int plain;
+        x = jv_json_number_u(c, &s, &n, &u, &plain);
         if (x != JV_J_OK) return x;
-        if (!jv_json_int64(s, n, v)) *v = JV_NONE64;
+        if (plain)
+            *v = (int64_t)u;
+        else if (!jv_json_int64(s, n, v))
+            *v = JV_NONE64;
         return JV_J_OK;
     }
     if (ch == '"') { /* some exporters quote ids */
@@ -356,8 +365,15 @@ static jv_jres parse_time(jv_jcur *c, int64_t *out, int *has, int *bad) {
         s = str.s;
         n = str.n;
     } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
-        x = jv_json_number(c, &s, &n);
+        uint64_t u;
+        int plain;
+        x = jv_json_number_u(c, &s, &n, &u, &plain);
         if (x != JV_J_OK) return x;
+        if (plain && u <= UINT64_C(9223372036854774)) { /* whole microseconds: jv_json_us_to_ns's exact path */
+            *out = (int64_t)(u * 1000);
+            *has = 1;
+            return JV_J_OK;
+        }
     } else {
         *bad = 1;
         return jv_json_skip(c, NULL, NULL);
@@ -711,9 +727,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     }
     /* only whitespace may follow */
     for (;;) {
-        while (r.pos < r.len &&
-               (r.buf[r.pos] == ' ' || r.buf[r.pos] == '\n' || r.buf[r.pos] == '\r' || r.buf[r.pos] == '\t'))
-            r.pos++;
+        r.pos = (size_t)(jv_json_skip_ws(r.buf + r.pos, r.buf + r.len) - r.buf);
         if (r.pos < r.len) {
             s = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
                            "%s: not valid JSON: extra data after the trace at byte %llu", path,

@@ -561,12 +561,143 @@ static void test_int64(void) {
     CHECK_MSG(!jv_json_int64(big, 400, &v), "int64 of a 400-digit number is rejected");
     CHECK_MSG(jv_json_int64("77,", 2, &v) && v == 77, "int64 reads only n bytes");
 }
+/* jv_json_number_u against jv_json_number + jv_json_int64: the same result, end and text on every prefix of
+ * each input (a number cut by the end of the range), and the value exactly when the number is plain digits. */
+static void test_number_u(void) {
+    static const char *const cases[] = {"7,",
+                                        "0,",
+                                        "05",
+                                        "123}",
+                                        "-5,",
+                                        "1.5,",
+                                        "10.0]",
+                                        "3e2,",
+                                        "4E1 ",
+                                        "9 ",
+                                        "12\n",
+                                        "1x",
+                                        "99999999999999999 ",
+                                        "999999999999999999,",
+                                        "1000000000000000000,",
+                                        "9223372036854775807,",
+                                        "18446744073709551616,",
+                                        "1689179601896232,",
+                                        "1689179601896232.5,",
+                                        "-0,",
+                                        "00",
+                                        "1-",
+                                        "1a"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len = strlen(cases[i]);
+        for (size_t cut = 1; cut <= len; cut++) {
+            for (int final = 0; final <= 1; final++) {
+                char *b = dup_n(cases[i], cut);
+                jv_jcur c1, c2;
+                jv_json_init(&c1, b, b + cut, final);
+                jv_json_init(&c2, b, b + cut, final);
+                const char *s1 = NULL, *s2 = NULL;
+                size_t n1 = 0, n2 = 0;
+                uint64_t v = 0;
+                int plain = -1;
+                jv_jres r1 = jv_json_number(&c1, &s1, &n1);
+                jv_jres r2 = jv_json_number_u(&c2, &s2, &n2, &v, &plain);
+                int same = r1 == r2 && c1.p == c2.p && (r1 != JV_J_OK || (s1 == s2 && n1 == n2));
+                if (same && r1 == JV_J_BAD) same = c1.err == c2.err && c1.err_p == c2.err_p;
+                CHECK_MSG(same, "'%.*s' (final %d): number_u %s, number %s", (int)cut, cases[i], final, res_name(r2),
+                          res_name(r1));
+                if (r1 == JV_J_OK) {
+                    int want_plain = n1 >= 1 && n1 <= 18 && s1[0] != '0' && s1[0] != '-';
+                    for (size_t k = 0; k < n1; k++)
+                        want_plain = want_plain && s1[k] >= '0' && s1[k] <= '9';
+                    int64_t w;
+                    CHECK_MSG(plain == want_plain, "'%.*s': plain %d, want %d", (int)cut, cases[i], plain, want_plain);
+                    if (plain == 1)
+                        CHECK_MSG(jv_json_int64(s1, n1, &w) && (uint64_t)w == v, "'%.*s': value %llu", (int)cut,
+                                  cases[i], (unsigned long long)v);
+                }
+                free(b);
+            }
+        }
+    }
+}
+
+/* ---------- whitespace runs (the SSE2 / word-at-a-time skip) ---------- */
+
+/* Runs of 0..40 blanks (every mix of the four, so that each 8- and 16-byte block boundary falls inside a run)
+ * ended by a byte that is not JSON whitespace: the skip stops exactly there; a run to the end needs more input
+ * (or, final, is a truncation). Bytes that are close to whitespace (0x0B, 0x0C, 0x1F, 0x21, 0x00, 0xA0) end it. */
+static void test_ws_runs(void) {
+    static const char blanks[] = {' ', '\n', '\r', '\t'};
+    static const unsigned char stops[] = {'x',  '{',  '"',  0x00, 0x01, 0x08, 0x0B,
+                                          0x0C, 0x1F, 0x21, 0x2A, 0x80, 0xA0, 0xFF};
+    for (size_t len = 0; len <= 40; len++) {
+        for (size_t mix = 0; mix < 5; mix++) {
+            char *b = malloc(len + 1);
+            for (size_t i = 0; i < len; i++)
+                b[i] = mix < 4 ? blanks[mix] : blanks[(i * 7 + len) % 4];
+            CHECK_MSG(jv_json_skip_ws(b, b + len) == b + len, "run of %zu blanks (mix %zu) skipped whole", len, mix);
+            jv_jcur c;
+            char ch = 0;
+            jv_json_init(&c, b, b + len, 0);
+            CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_MORE && c.p == b + len, "run of %zu blanks needs more", len);
+            jv_json_init(&c, b, b + len, 1);
+            CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_BAD && c.err && strstr(c.err, "unexpected end"),
+                      "run of %zu blanks at the end is a truncation", len);
+            for (size_t j = 0; j < sizeof stops; j++) {
+                b[len] = (char)stops[j];
+                CHECK_MSG(jv_json_skip_ws(b, b + len + 1) == b + len, "byte 0x%02x after %zu blanks (mix %zu) stops",
+                          stops[j], len, mix);
+                jv_json_init(&c, b, b + len + 1, 1);
+                CHECK_MSG(jv_json_peek(&c, &ch) == JV_J_OK && c.p == b + len && ch == (char)stops[j],
+                          "peek 0x%02x after %zu blanks", stops[j], len);
+                /* the stop byte earlier, inside the run: the skip stops at its first position */
+                for (size_t k = 0; k < len; k++) {
+                    char keep = b[k];
+                    b[k] = (char)stops[j];
+                    CHECK_MSG(jv_json_skip_ws(b, b + len + 1) == b + k, "byte 0x%02x at %zu of %zu blanks stops",
+                              stops[j], k, len);
+                    b[k] = keep;
+                }
+            }
+            free(b);
+        }
+    }
+    /* members and elements separated by runs of each length: the keys and values come out whole */
+    for (size_t len = 0; len <= 24; len++) {
+        char txt[512];
+        char run[32];
+        memset(run, ' ', len);
+        run[len] = '\0';
+        if (len) run[0] = '\n';
+        int n = snprintf(txt, sizeof txt, "{%s\"a\"%s:%s1%s,%s\"bc\":[%s2%s,%s\"x\\\"y\"%s]%s}", run, run, run, run,
+                         run, run, run, run, run, run);
+        char *b = dup_n(txt, (size_t)n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        int first = 1;
+        jv_jstr k;
+        int ok = jv_json_expect(&c, '{') == JV_J_OK && jv_json_member(&c, &first, &k) == JV_J_OK && jv_jstr_eq(&k, "a");
+        const char *num;
+        size_t nn;
+        ok = ok && jv_json_number(&c, &num, &nn) == JV_J_OK && nn == 1 && num[0] == '1';
+        ok = ok && jv_json_member(&c, &first, &k) == JV_J_OK && jv_jstr_eq(&k, "bc");
+        const char *v;
+        size_t vn;
+        ok = ok && jv_json_skip(&c, &v, &vn) == JV_J_OK && v[0] == '[' && v[vn - 1] == ']';
+        ok = ok && jv_json_member(&c, &first, &k) == JV_J_END && c.p == b + n;
+        CHECK_MSG(ok, "object with runs of %zu blanks: %s", len, txt);
+        free(b);
+    }
+}
+
 int main(void) {
     test_valid_values();
     test_string_escapes();
     test_bad_strings();
     test_long_strings();
+    test_ws_runs();
     test_numbers();
+    test_number_u();
     test_us_to_ns();
     test_int64();
     printf("%d passed, %d failed\n", passed, failed);
