@@ -80,6 +80,22 @@ static int32_t stream_of(const jv_trace *tr, const ev_tmp *e) {
     return -1;
 }
 
+/* Marks traceEvents entry uid as the event tr->ev[tr->nev] (jv_trace_uid reads the marks). */
+static jv_status keep_uid(jv_trace *tr, uint64_t uid) {
+    size_t w = (size_t)(uid >> 6);
+    if (w >= tr->nkept_words) {
+        JV_CHECK(JV_RESERVE(tr->kept, tr->cap_kept, w + 1));
+        memset(tr->kept + tr->nkept_words, 0, (w + 1 - tr->nkept_words) * sizeof *tr->kept);
+        tr->nkept_words = w + 1;
+    }
+    tr->kept[w] |= UINT64_C(1) << (uid & 63);
+    if (!(tr->nev & 63)) {
+        JV_CHECK(JV_RESERVE(tr->kept_at, tr->cap_kept_at, (tr->nev >> 6) + 1));
+        tr->kept_at[tr->nev >> 6] = (uint32_t)uid;
+    }
+    return JV_OK;
+}
+
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     jv_trace *tr = r->tr;
     jv_trace_counts *n = &tr->counts;
@@ -126,6 +142,9 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         return JV_OK;
     }
     if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
+    if (n->events_total - 1 > UINT32_MAX)
+        JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G entries in traceEvents: event indices (UIDs) are 32 bits",
+                r->path);
     /* Times are int64 nanoseconds. With every |ts|, ts + dur and the sum of all durations under 2^62, no
        end, difference, interval union or sum of durations computed later can overflow. */
     int64_t dur = e->has_dur && e->dur > 0 ? e->dur : 0;
@@ -137,16 +156,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                 r->path, (unsigned long long)(n->events_total - 1), jv_trace_str(tr, e->name), (long long)e->ts,
                 (long long)dur);
     r->pv->dur_sum += dur;
+    if (e->has_dur && e->dur < 0) n->negative_dur++;
     jv_event ev = {.ts = e->ts,
-                   .dur = e->has_dur ? e->dur : 0,
+                   .dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG,
                    .name = e->name,
-                   .uid = (uint32_t)(n->events_total - 1),
                    .kind = (uint32_t)e->kind,
                    .aux = JV_NONE32};
-    if (ev.dur < 0) {
-        n->negative_dur++;
-        ev.dur = 0;
-    }
     uint32_t thread;
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
     ev.thread = thread; /* < 2^24 (thread_index) */
@@ -195,6 +210,11 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                                               e->coll_dtype,     gs,      e->in_nelems, e->out_nelems};
     }
     JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    JV_CHECK(keep_uid(tr, n->events_total - 1));
+    if (dur >= JV_DUR_BIG) {
+        JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
+        tr->long_dur[tr->nlong_dur++] = (jv_longdur){(uint32_t)tr->nev, dur};
+    }
     tr->ev[tr->nev++] = ev;
     n->x_events++;
     return JV_OK;

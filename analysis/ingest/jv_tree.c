@@ -32,14 +32,16 @@ int jv_is_comm_kernel(const char *name) {
     return 0;
 }
 
-/* host events sorted by (thread, ts, longer first, uid) */
+/* host events sorted by (thread, ts, longer first, uid); the events are in uid order */
 static int cmp_host(const void *a, const void *b, void *ctx) {
-    const jv_event *ev = ctx;
-    const jv_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+    const jv_trace *tr = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const jv_event *x = &tr->ev[i], *y = &tr->ev[j];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;
-    return x->uid < y->uid ? -1 : x->uid > y->uid;
+    int64_t dx = jv_ev_dur(tr, x), dy = jv_ev_dur(tr, y);
+    if (dx != dy) return dx > dy ? -1 : 1;
+    return i < j ? -1 : i > j;
 }
 
 /* Ops and launch calls always; python functions and user annotations only on
@@ -61,7 +63,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
     n = 0;
     for (size_t i = 0; i < tr->nev; i++)
         if (in_tree((jv_kind)tr->ev[i].kind, with_python)) idx[n++] = (uint32_t)i;
-    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr->ev);
+    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr);
     size_t depth = 0;
     uint32_t cur_thread = JV_NONE32;
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -71,12 +73,12 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             depth = 0;
             cur_thread = e->thread;
         }
-        int64_t end = e->ts + e->dur;
-        while (depth && e->ts >= tr->ev[stack[depth - 1]].ts + tr->ev[stack[depth - 1]].dur)
+        int64_t end = jv_ev_end(tr, e);
+        while (depth && e->ts >= jv_ev_end(tr, &tr->ev[stack[depth - 1]]))
             depth--;
         if (depth) {
             const jv_event *top = &tr->ev[stack[depth - 1]];
-            int64_t top_end = top->ts + top->dur;
+            int64_t top_end = jv_ev_end(tr, top);
             if (end > top_end) {
                 /* ends after its parent: under 1 us of overlap it is a sibling of the top;
                    otherwise the nesting is broken and the event stays a root */
@@ -95,7 +97,8 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             s = jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
                            "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
                            "%d levels (the deepest of the fixture traces: 53)",
-                           e->uid, jv_trace_str(tr, e->name), jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
+                           jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+                           jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
                            jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
             break;
         }

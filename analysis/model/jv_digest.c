@@ -263,14 +263,14 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
-            it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 0};
+            it[k++] = (sweep_item){e->ts, jv_ev_end(tr, e), e->thread, (uint32_t)i, 0};
     }
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
         const jv_event *e = &tr->ev[in->ev];
-        it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 1};
+        it[k++] = (sweep_item){e->ts, jv_ev_end(tr, e), e->thread, (uint32_t)i, 1};
     }
     n = k;
     jv_status s = jv_sort_stable(it, n, sizeof *it, cmp_sweep, NULL);
@@ -279,11 +279,11 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < n && s == JV_OK; i++) {
         const sweep_item *x = &it[i];
         if (x->thread != cur_thread) ns = 0, cur_thread = x->thread;
-        while (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur < x->ts)
+        while (ns && jv_ev_end(tr, &tr->ev[stack[ns - 1]]) < x->ts)
             ns--;
         if (!x->is_point)
             stack[ns++] = x->id;
-        else if (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur >= x->end)
+        else if (ns && jv_ev_end(tr, &tr->ev[stack[ns - 1]]) >= x->end)
             holder[x->id] = stack[ns - 1];
     }
     free(it);
@@ -449,7 +449,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                                    0,
                                    0,
                                    0,
-                                   tr->ev[v[i].holder].uid,
+                                   jv_trace_uid(tr, v[i].holder),
                                    jv_digest_str(d, sg && sg->dims ? jv_trace_str(tr, sg->dims) : ""),
                                    {0}};
                 if (!x.dims) {
@@ -538,7 +538,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = he->name;
-                gs[ng].example_uid = he->uid;
+                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
                 key = (uint32_t)ng++;
             }
         } else {
@@ -547,7 +547,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = key;
-                gs[ng].example_uid = he->uid;
+                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
                 g = (uint32_t)ng++;
                 if ((s = jv_map_put(&gidx, key, g)) != JV_OK) break;
             }
@@ -724,7 +724,7 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         else
             beyond = 1;
         jv_xfer x = jv_transfer_of((jv_kind)e->kind, jv_trace_str(tr, e->name));
-        if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)e->dur / 1e3;
+        if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)jv_ev_dur(tr, e) / 1e3;
     }
     for (int b = 0; b < 64; b++)
         d->devices_with_gpu += (int)(seen >> b & 1u);

@@ -52,7 +52,7 @@ uint32_t jv_enclose_find(const jv_enclose *x, const jv_trace *tr, uint32_t ev, i
     for (size_t k = lo, seen = 0; k-- > 0 && seen < (size_t)look; seen++) {
         const jv_event *a = &tr->ev[x->ev[k]];
         if (a->thread != e->thread) break;
-        if (a->ts + a->dur >= e->ts + e->dur && (!accept || accept(jv_trace_str(tr, a->name)))) return x->ev[k];
+        if (jv_ev_end(tr, a) >= jv_ev_end(tr, e) && (!accept || accept(jv_trace_str(tr, a->name)))) return x->ev[k];
     }
     return JV_NONE32;
 }

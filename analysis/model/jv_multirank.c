@@ -122,7 +122,7 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     for (size_t k = lo, steps = 0; k-- > 0 && steps < 8; steps++) {
         const jv_event *m = &tr->ev[an[k]];
         if (m->thread != launch->thread) break;
-        if (m->ts + m->dur >= launch->ts) return an[k];
+        if (jv_ev_end(tr, m) >= launch->ts) return an[k];
     }
     return JV_NONE32;
 }
@@ -274,9 +274,9 @@ static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv
         int64_t launch = JV_NONE64;
         if (p != JV_NONE32 && ((jv_kind)tr->ev[p].kind == JV_K_RUNTIME || (jv_kind)tr->ev[p].kind == JV_K_DRIVER))
             launch = tr->ev[p].ts;
-        g[ng++] = (gpu_ev){tr->gpu[e->aux].stream, e->ts, e->ts + e->dur, launch};
+        g[ng++] = (gpu_ev){tr->gpu[e->aux].stream, e->ts, jv_ev_end(tr, e), launch};
         if (!o->include_unlinked && p == JV_NONE32) continue;
-        jv_iv iv = {e->ts, e->ts + e->dur};
+        jv_iv iv = {e->ts, jv_ev_end(tr, e)};
         if (is_memcpy(tr, e)) continue;
         if ((jv_kind)e->kind == JV_K_KERNEL && jv_is_comm_kernel(jv_trace_str(tr, e->name)))
             comm[nk++] = iv;
@@ -376,7 +376,7 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
         memset(c, 0, sizeof *c);
         c->ev = (uint32_t)i;
         c->ts = e->ts;
-        c->dur = e->dur;
+        c->dur = jv_ev_dur(tr, e);
         c->in_nelems = c->out_nelems = -1;
         c->group_size = -1;
         c->stream = tr->gpu[e->aux].stream;

@@ -15,7 +15,7 @@ static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
     const jv_launcher *x = a, *y = b;
     const jv_event *ex = &ev[x->ev], *ey = &ev[y->ev];
     if (ex->ts != ey->ts) return ex->ts < ey->ts ? -1 : 1;
-    return (ex->uid > ey->uid) - (ex->uid < ey->uid);
+    return (x->ev > y->ev) - (x->ev < y->ev); /* the events are in uid order */
 }
 
 /* The union length of the GPU events under each row's launcher (every linked GPU event counts for every
@@ -86,7 +86,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
             sets[nsets] = (jv_ivset){0, 0, 0};
             *so = (uint32_t)nsets++;
         }
-        s = jv_ivset_add(&pool, &sets[*so], e->ts, e->ts + e->dur);
+        s = jv_ivset_add(&pool, &sets[*so], e->ts, jv_ev_end(tr, e));
     }
     /* deepest first: a node's set is complete when its turn comes */
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -114,7 +114,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
 static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv *scratch) {
     for (size_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[gpu[i]];
-        scratch[i] = (jv_iv){e->ts, e->ts + e->dur};
+        scratch[i] = (jv_iv){e->ts, jv_ev_end(tr, e)};
     }
     return jv_iv_union_len(scratch, n);
 }

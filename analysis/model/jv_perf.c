@@ -73,7 +73,7 @@ static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
     int open = 0;
     for (uint32_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[k[i]];
-        int64_t s = e->ts, en = e->ts + e->dur;
+        int64_t s = e->ts, en = jv_ev_end(tr, e);
         if (open && s <= ce) {
             if (en > ce) ce = en;
         } else {

@@ -6,18 +6,6 @@
 
 #include "jv_pyrepr.h"
 
-uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
-    size_t lo = 0, hi = tr->nev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tr->ev[mid].uid < uid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < tr->nev && tr->ev[lo].uid == uid ? (uint32_t)lo : JV_NONE32;
-}
-
 static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t raw) {
     if (!raw) return;
     char *s = NULL;
@@ -29,8 +17,8 @@ static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t 
 static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t i, int depth, const char *mark) {
     const jv_event *e = &tr->ev[i];
     jv_kind k = (jv_kind)e->kind;
-    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", e->uid, jv_trace_str(tr, e->name), jv_kind_name(k),
-            (double)e->dur / 1e3);
+    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+            jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
     if (jv_kind_is_gpu(k)) fprintf(f, ", device %d stream %d", tr->gpu[e->aux].device, tr->gpu[e->aux].stream);
     fputc(')', f);
     if (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) {
@@ -41,7 +29,7 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
         uint32_t fwd;
         if (seq != JV_NONE32I && !strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36) &&
             jv_map_get(&t->fwd_of_seq, seq, &fwd))
-            fprintf(f, "  forward op: [%u] %s", tr->ev[fwd].uid, jv_trace_str(tr, tr->ev[fwd].name));
+            fprintf(f, "  forward op: [%u] %s", jv_trace_uid(tr, fwd), jv_trace_str(tr, tr->ev[fwd].name));
     }
     fputc('\n', f);
 }
