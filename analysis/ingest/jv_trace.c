@@ -799,6 +799,7 @@ void jv_trace_free(jv_trace *tr) {
     free(tr->long_dur);
     free(tr->kept);
     free(tr->kept_at);
+    free(tr->auxb);
     free(tr->ops);
     free(tr->op_ids);
     free(tr->gpu);

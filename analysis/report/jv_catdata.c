@@ -174,13 +174,13 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
         if (ok && depth > 0 && p != JV_NONE32)
             ok = cJSON_AddNumberToObject(o, "parent_uid", jv_trace_uid(tr, p)) != NULL;
     }
-    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && e->aux != JV_NONE32) {
-        const jv_sig *s = &tr->sigs[tr->ops[e->aux].sig];
+    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && jv_ev_aux(tr, e) != JV_NONE32) {
+        const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
         ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
     }
-    if (ok && jv_kind_is_gpu(k) && e->aux != JV_NONE32)
-        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[e->aux].device) &&
-             cJSON_AddNumberToObject(o, "stream", tr->gpu[e->aux].stream);
+    if (ok && jv_kind_is_gpu(k) && jv_ev_aux(tr, e) != JV_NONE32)
+        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[jv_ev_aux(tr, e)].device) &&
+             cJSON_AddNumberToObject(o, "stream", tr->gpu[jv_ev_aux(tr, e)].stream);
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -202,7 +202,7 @@ static int cmp_kid(const void *a, const void *b, void *ctx) {
     uint32_t ei = k->x->nodes[i].ev, ej = k->x->nodes[j].ev;
     uint32_t pi = k->t->parent[ei], pj = k->t->parent[ej];
     if (pi != pj) return pi < pj ? -1 : 1;
-    int64_t ti = k->tr->ev[ei].ts, tj = k->tr->ev[ej].ts;
+    int64_t ti = jv_ev_ts(&k->tr->ev[ei]), tj = jv_ev_ts(&k->tr->ev[ej]);
     if (ti != tj) return ti < tj ? -1 : 1;
     return i > j ? -1 : i < j;
 }

@@ -299,7 +299,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     for (size_t r = 0; r < l->n; r++) {
         const jv_event *e = &tr->ev[l->rows[r].ev];
         const jv_thread *th = &tr->threads[e->thread];
-        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
+        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
         keys[r] = (ua_key){(uint32_t)r,
                            e->name,
                            sig,
@@ -460,10 +460,10 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         if (e->kind != JV_K_KERNEL) continue;
         ks_key *k = &keys[nk++];
         k->kname = jv_trace_str(tr, e->name);
-        k->stream = tr->gpu[e->aux].stream;
+        k->stream = tr->gpu[jv_ev_aux(tr, e)].stream;
         k->ev = (uint32_t)i;
         all += US(jv_ev_dur(tr, e));
-        uint32_t op = t->op_of_gpu[e->aux];
+        uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
         if (op != JV_NONE32) {
             any_op = 1;
             const jv_launcher *row = jv_launchers_find(l, op);

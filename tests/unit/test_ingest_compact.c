@@ -1,11 +1,13 @@
 /* test_ingest_compact: the compact forms of ingest. jv_flow: endpoints written with jv_flows_add read back
  * equal by jv_flow_next, in order, for extreme values (INT64_MIN/MAX ids and ts, differences that wrap, the
  * largest thread) and random ones. jv_upset: on random forests, the members are exactly the start events and
- * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. jv_event (24
+ * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. jv_event (20
  * bytes): on a generated trace of complete events among metadata, flow, instant, counter, timeless and
  * non-object entries, jv_trace_uid gives each event's index in traceEvents and jv_trace_find_uid maps every
- * index back (JV_NONE32 for the entries that are no event), and jv_ev_dur reads every duration back, those at
- * and around the 32-bit escape (2^32 - 2, - 1, 2^32 ns) and beyond (2^40, 2^61 ns) among them. */
+ * index back (JV_NONE32 for the entries that are no event), jv_trace_aux gives each op, GPU event and launch
+ * the index of its record (JV_NONE32 for the others), jv_ev_ts every start (both halves, negative ones too), and
+ * jv_ev_dur every duration, those at and around the 32-bit escape (2^32 - 2, - 1, 2^32 ns) and beyond (2^40, 2^61 ns)
+ * among them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,10 +126,11 @@ static void test_events(void) {
     if (fd < 0) return;
     FILE *f = fdopen(fd, "w");
     uint32_t *want_uid = malloc(N * sizeof *want_uid);
-    int64_t *want_dur = malloc(N * sizeof *want_dur);
+    int64_t *want_dur = malloc(N * sizeof *want_dur), *want_ts = malloc(N * sizeof *want_ts);
     uint8_t *is_ev = calloc(N, 1);
-    CHECK(f && want_uid && want_dur && is_ev);
-    if (!f || !want_uid || !want_dur || !is_ev) return;
+    uint32_t *want_aux = malloc(N * sizeof *want_aux), nclass[3] = {0, 0, 0};
+    CHECK(f && want_uid && want_dur && want_ts && is_ev && want_aux);
+    if (!f || !want_uid || !want_dur || !want_ts || !is_ev || !want_aux) return;
     static const int64_t edge[] = {(INT64_C(1) << 32) - 2, (INT64_C(1) << 32) - 1, INT64_C(1) << 32,
                                    (INT64_C(1) << 32) + 1, INT64_C(1) << 40,       INT64_C(1) << 61};
     size_t ne = sizeof edge / sizeof edge[0], nev = 0;
@@ -140,10 +143,21 @@ static void test_events(void) {
             int64_t dur = nev < ne        ? edge[nev]
                           : nev % 97 == 0 ? edge[rnd64() % (ne - 1)]
                                           : (int64_t)(rnd64() % 5000000);
+            /* the four classes of jv_kind_aux_class: ops, GPU events, launches, none */
+            static const char *const cat[] = {"cpu_op", "kernel", "cuda_runtime", "python_function"};
+            static const int cls[] = {0, 1, 2, -1};
+            size_t c = rnd64() % 4;
+            /* starts that fill both 32-bit halves, negative ones too (|ts| < 2^62 ns, ts + dur too) */
+            int64_t ts = u % 3 == 0 ? (int64_t)u * 1001 : (int64_t)(rnd64() % (UINT64_C(1) << 61));
+            if (u % 3 == 2) ts = -ts;
+            uint64_t ats = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
             fprintf(f,
-                    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
-                    "\"ts\": %u.%03u, \"dur\": %lld.%03lld}",
-                    u % 50, u % 3, u, u % 1000, (long long)(dur / 1000), (long long)(dur % 1000));
+                    "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
+                    "\"ts\": %s%llu.%03llu, \"dur\": %lld.%03lld}",
+                    cat[c], u % 50, u % 3, ts < 0 ? "-" : "", (unsigned long long)(ats / 1000),
+                    (unsigned long long)(ats % 1000), (long long)(dur / 1000), (long long)(dur % 1000));
+            want_ts[nev] = ts;
+            want_aux[nev] = cls[c] < 0 ? JV_NONE32 : nclass[cls[c]]++;
             want_uid[nev] = u;
             want_dur[nev++] = dur;
             is_ev[u] = 1;
@@ -170,18 +184,23 @@ static void test_events(void) {
     if (loaded) {
         CHECK_MSG(tr.nev == nev && tr.counts.events_total == N, "events: %zu of %zu kept, %llu entries", tr.nev, nev,
                   (unsigned long long)tr.counts.events_total);
-        size_t bad_uid = 0, bad_dur = 0, bad_find = 0;
+        size_t bad_uid = 0, bad_dur = 0, bad_find = 0, bad_aux = 0;
         for (size_t i = 0; i < tr.nev && i < nev; i++) {
             if (jv_trace_uid(&tr, (uint32_t)i) != want_uid[i]) bad_uid++;
-            if (jv_ev_dur(&tr, &tr.ev[i]) != want_dur[i] || jv_ev_end(&tr, &tr.ev[i]) != tr.ev[i].ts + want_dur[i])
+            if (jv_trace_aux(&tr, (uint32_t)i) != want_aux[i] || jv_ev_aux(&tr, &tr.ev[i]) != want_aux[i]) bad_aux++;
+            if (jv_ev_dur(&tr, &tr.ev[i]) != want_dur[i] || jv_ev_ts(&tr.ev[i]) != want_ts[i] ||
+                jv_ev_end(&tr, &tr.ev[i]) != want_ts[i] + want_dur[i])
                 bad_dur++;
         }
         for (uint32_t u = 0, i = 0; u < N + 100; u++) {
             uint32_t got = jv_trace_find_uid(&tr, u);
             if (u < N && is_ev[u] ? got != i++ : got != JV_NONE32) bad_find++;
         }
-        CHECK_MSG(bad_uid == 0 && bad_dur == 0 && bad_find == 0, "events: %zu uids, %zu durations, %zu finds wrong",
-                  bad_uid, bad_dur, bad_find);
+        CHECK_MSG(bad_uid == 0 && bad_dur == 0 && bad_find == 0 && bad_aux == 0,
+                  "events: %zu uids, %zu times, %zu finds, %zu record indices wrong", bad_uid, bad_dur, bad_find,
+                  bad_aux);
+        CHECK_MSG(tr.nops == nclass[0] && tr.ngpu == nclass[1] && tr.nlaunch == nclass[2],
+                  "events: %zu ops, %zu GPU events, %zu launches", tr.nops, tr.ngpu, tr.nlaunch);
         /* the escape: exactly the durations of 2^32 - 1 ns and more are in the side table */
         size_t nlong = 0;
         for (size_t i = 0; i < nev; i++)
@@ -193,6 +212,8 @@ static void test_events(void) {
     free(want_uid);
     free(want_dur);
     free(is_ev);
+    free(want_aux);
+    free(want_ts);
 }
 
 int main(void) {
