@@ -109,8 +109,8 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
-        if (!jv_kind_is_host(k) || e->dur <= 0) continue;
-        jv_iv iv = {e->ts, e->ts + e->dur};
+        if (!jv_kind_is_host(k) || jv_ev_dur(tr, e) <= 0) continue;
+        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
         jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
         if (c != JV_IDLE_HOST && (st = JV_RESERVE(cls[c], cap[c], n[c] + 1)) == JV_OK) cls[c][n[c]++] = iv;
         if (st == JV_OK && (!t->parent || t->parent[i] == JV_NONE32) &&
@@ -169,9 +169,9 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (!jv_kind_is_gpu(k)) continue;
-        if (dev >= 0 && tr->gpu[e->aux].device != dev) continue;
+        if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
         if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
-        jv_iv iv = {e->ts, e->ts + e->dur};
+        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
         const char *name = jv_trace_str(tr, e->name);
         uint32_t slot = e->name & (CACHE - 1);
         if (cache_id[slot] != e->name) {

@@ -750,6 +750,56 @@ done:
     return s;
 }
 
+int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i) {
+    size_t lo = 0, hi = tr->nlong_dur;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->long_dur[mid].ev < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < tr->nlong_dur && tr->long_dur[lo].ev == i ? tr->long_dur[lo].dur : 0;
+}
+
+uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {
+    /* ev[i] is set bit number i % 64 (from 0) at or after the bit of ev[i - i % 64] */
+    uint32_t u = tr->kept_at[i >> 6], r = i & 63;
+    size_t w = u >> 6;
+    uint64_t word = tr->kept[w] & (~UINT64_C(0) << (u & 63));
+    for (;;) {
+        uint32_t c = (uint32_t)__builtin_popcountll(word);
+        if (r < c) break;
+        r -= c;
+        word = tr->kept[++w];
+    }
+    while (r--)
+        word &= word - 1;
+    return (uint32_t)(w * 64 + (size_t)__builtin_ctzll(word));
+}
+
+uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
+    size_t w = uid >> 6;
+    if (w >= tr->nkept_words || !(tr->kept[w] >> (uid & 63) & 1)) return JV_NONE32;
+    /* the last sample at or before uid, then the set bits from it up to uid */
+    size_t lo = 0, hi = (tr->nev + 63) / 64;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->kept_at[mid] <= uid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t u = tr->kept_at[lo];
+    size_t n = 0;
+    for (size_t x = u >> 6; x < w; x++)
+        n += (size_t)__builtin_popcountll(tr->kept[x] & (x == u >> 6 ? ~UINT64_C(0) << (u & 63) : ~UINT64_C(0)));
+    uint64_t last = tr->kept[w] & ((UINT64_C(1) << (uid & 63)) - 1);
+    if (w == u >> 6) last &= ~UINT64_C(0) << (u & 63);
+    n += (size_t)__builtin_popcountll(last);
+    return (uint32_t)(lo * 64 + n);
+}
+
 void jv_trace_free(jv_trace *tr) {
     trace_priv *pv = tr->priv_;
     if (pv) {
@@ -760,6 +810,10 @@ void jv_trace_free(jv_trace *tr) {
     }
     jv_intern_free(&tr->strings);
     free(tr->ev);
+    free(tr->long_dur);
+    free(tr->kept);
+    free(tr->kept_at);
+    free(tr->auxb);
     free(tr->ops);
     free(tr->op_ids);
     free(tr->gpu);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "jv_flow.h"
 #include "jv_intern.h"
@@ -49,17 +50,37 @@ enum { JV_NONE32 = 0xFFFFFFFFu };
 enum { JV_TRACE_MAX_VALUE = 64 << 20 };
 #define JV_NONE64 INT64_MIN
 
-/* A complete ('X') event. 32 bytes (thread and kind share a word: jv_trace_load refuses more than 2^24 threads). */
+/* A duration of JV_DUR_BIG ns (2^32 - 1, 4.29 s) or more is not kept in jv_event.dur_ but in
+ * jv_trace.long_dur (read through jv_ev_dur). */
+#define JV_DUR_BIG UINT32_MAX
+
+/* A complete ('X') event. 20 bytes: thread and kind share a word (jv_trace_load refuses more than 2^24
+ * threads); the start is two 32-bit halves (read with jv_ev_ts; the record is 4-byte aligned); the duration is
+ * 32 bits with an escape (JV_DUR_BIG) to jv_trace.long_dur (jv_ev_dur); the index in traceEvents (TraceLens'
+ * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into ops,
+ * gpu or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb). */
 typedef struct {
-    int64_t ts;           /* start, ns (as in the file: relative to baseTimeNanoseconds when present) */
-    int64_t dur;          /* duration, ns (>= 0) */
+    uint32_t ts_[2];      /* start, ns (as in the file: relative to baseTimeNanoseconds when present): jv_ev_ts */
+    uint32_t dur_;        /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
     uint32_t name;        /* interned name */
-    uint32_t uid;         /* index of the event in traceEvents (TraceLens' UID) */
     uint32_t thread : 24; /* index into jv_trace.threads */
     uint32_t kind : 8;    /* jv_kind */
-    uint32_t aux; /* index into ops (CPU_OP/USER_ANNOT), gpu (GPU kinds) or launch (RUNTIME/DRIVER); else JV_NONE32 */
 } jv_event;
-_Static_assert(sizeof(jv_event) == 32, "jv_event is 32 bytes");
+_Static_assert(sizeof(jv_event) == 20, "jv_event is 20 bytes");
+
+/* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into ops, gpu or
+ * launch_corr: bit k of bits[c] is set when ev[64 b + k] is of class c (0 ops, 1 GPU, 2 launch), base[c] counts
+ * the events of class c before ev[64 b]. */
+typedef struct {
+    uint64_t bits[3];
+    uint32_t base[3];
+} jv_auxblock;
+
+/* The duration of an event of JV_DUR_BIG ns or more. */
+typedef struct {
+    uint32_t ev; /* index into jv_trace.ev */
+    int64_t dur; /* ns, >= JV_DUR_BIG */
+} jv_longdur;
 
 /* Arguments of a cpu op (or user annotation) that the analyses read. 4 bytes: there is one per op. */
 typedef struct {
@@ -162,7 +183,15 @@ typedef struct {
     size_t cap_gpu_ids;
     int64_t *launch_corr;
     size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
-    jv_commargs *comm;          /* ascending by ev */
+    jv_longdur *long_dur;       /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
+    size_t nlong_dur, cap_long_dur;
+    uint64_t *kept; /* bit u: traceEvents entry u is an event of ev (jv_trace_uid); nkept_words words */
+    size_t nkept_words, cap_kept;
+    uint32_t *kept_at; /* the index in traceEvents of ev[64 k] */
+    size_t cap_kept_at;
+    jv_auxblock *auxb; /* (nev + 63) / 64 of them: jv_ev_aux */
+    size_t cap_auxb;
+    jv_commargs *comm; /* ascending by ev */
     size_t ncomm, cap_comm;
     jv_flows flows; /* launch flow endpoints (autograd fwdbwd flows are not kept), file order */
     jv_sig *sigs;
@@ -184,6 +213,53 @@ typedef struct {
     uint64_t file_sha256_bytes; /* the bytes it covers */
     void *priv_;                /* reader-internal lookup tables */
 } jv_trace;
+
+/* The duration (ns, >= 0) of tr->ev[i] when it is JV_DUR_BIG ns or more (binary search in tr->long_dur). */
+int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i);
+
+/* The start (ns) of the event e. */
+static inline int64_t jv_ev_ts(const jv_event *e) {
+    uint64_t u = (uint64_t)e->ts_[1] << 32 | e->ts_[0];
+    int64_t v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* The class of a kind whose events have a record in ops (0), gpu (1) or launch_corr (2); -1: none. */
+static inline int jv_kind_aux_class(jv_kind k) {
+    return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT ? 0
+           : jv_kind_is_gpu(k)                      ? 1
+           : k == JV_K_RUNTIME || k == JV_K_DRIVER  ? 2
+                                                    : -1;
+}
+
+/* The index of tr->ev[i]'s record in ops (CPU_OP, USER_ANNOT), gpu (GPU kinds) or launch_corr (RUNTIME,
+ * DRIVER); JV_NONE32 for the other kinds. */
+static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
+    int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
+    if (c < 0) return JV_NONE32;
+    const jv_auxblock *b = &tr->auxb[i >> 6];
+    return b->base[c] + (uint32_t)__builtin_popcountll(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
+}
+/* jv_trace_aux of the event e, which must point into tr->ev. */
+static inline uint32_t jv_ev_aux(const jv_trace *tr, const jv_event *e) {
+    return jv_trace_aux(tr, (uint32_t)(e - tr->ev));
+}
+
+/* The duration (ns, >= 0) of the event e, which must point into tr->ev. */
+static inline int64_t jv_ev_dur(const jv_trace *tr, const jv_event *e) {
+    return e->dur_ != JV_DUR_BIG ? (int64_t)e->dur_ : jv_trace_long_dur(tr, (uint32_t)(e - tr->ev));
+}
+/* The end (ts + duration, ns) of the event e, which must point into tr->ev. */
+static inline int64_t jv_ev_end(const jv_trace *tr, const jv_event *e) {
+    return jv_ev_ts(e) + jv_ev_dur(tr, e);
+}
+
+/* The index in traceEvents (TraceLens' UID) of tr->ev[i] (i < tr->nev). */
+uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i);
+
+/* The index into tr->ev of the event whose index in traceEvents is uid, else JV_NONE32. */
+uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid);
 
 typedef struct {
     int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */

@@ -80,6 +80,37 @@ static int32_t stream_of(const jv_trace *tr, const ev_tmp *e) {
     return -1;
 }
 
+/* Marks traceEvents entry uid as the event tr->ev[tr->nev] (jv_trace_uid reads the marks). */
+static jv_status keep_uid(jv_trace *tr, uint64_t uid) {
+    size_t w = (size_t)(uid >> 6);
+    if (w >= tr->nkept_words) {
+        JV_CHECK(JV_RESERVE(tr->kept, tr->cap_kept, w + 1));
+        memset(tr->kept + tr->nkept_words, 0, (w + 1 - tr->nkept_words) * sizeof *tr->kept);
+        tr->nkept_words = w + 1;
+    }
+    tr->kept[w] |= UINT64_C(1) << (uid & 63);
+    if (!(tr->nev & 63)) {
+        JV_CHECK(JV_RESERVE(tr->kept_at, tr->cap_kept_at, (tr->nev >> 6) + 1));
+        tr->kept_at[tr->nev >> 6] = (uint32_t)uid;
+    }
+    return JV_OK;
+}
+
+/* Records the class (jv_kind_aux_class) of the event tr->ev[tr->nev] for jv_trace_aux. */
+static jv_status note_aux(jv_trace *tr, int cls) {
+    size_t b = tr->nev >> 6;
+    if (!(tr->nev & 63)) {
+        JV_CHECK(JV_RESERVE(tr->auxb, tr->cap_auxb, b + 1));
+        jv_auxblock *x = &tr->auxb[b];
+        for (int c = 0; c < 3; c++) {
+            x->bits[c] = 0;
+            x->base[c] = b ? tr->auxb[b - 1].base[c] + (uint32_t)__builtin_popcountll(tr->auxb[b - 1].bits[c]) : 0;
+        }
+    }
+    if (cls >= 0) tr->auxb[b].bits[cls] |= UINT64_C(1) << (tr->nev & 63);
+    return JV_OK;
+}
+
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     jv_trace *tr = r->tr;
     jv_trace_counts *n = &tr->counts;
@@ -126,6 +157,9 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         return JV_OK;
     }
     if (tr->nev >= UINT32_MAX - 1) JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G events", r->path);
+    if (n->events_total - 1 > UINT32_MAX)
+        JV_FAIL(r->err, JV_ERR_LIMIT, "%s: more than 4G entries in traceEvents: event indices (UIDs) are 32 bits",
+                r->path);
     /* Times are int64 nanoseconds. With every |ts|, ts + dur and the sum of all durations under 2^62, no
        end, difference, interval union or sum of durations computed later can overflow. */
     int64_t dur = e->has_dur && e->dur > 0 ? e->dur : 0;
@@ -137,16 +171,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                 r->path, (unsigned long long)(n->events_total - 1), jv_trace_str(tr, e->name), (long long)e->ts,
                 (long long)dur);
     r->pv->dur_sum += dur;
-    jv_event ev = {.ts = e->ts,
-                   .dur = e->has_dur ? e->dur : 0,
-                   .name = e->name,
-                   .uid = (uint32_t)(n->events_total - 1),
-                   .kind = (uint32_t)e->kind,
-                   .aux = JV_NONE32};
-    if (ev.dur < 0) {
-        n->negative_dur++;
-        ev.dur = 0;
-    }
+    if (e->has_dur && e->dur < 0) n->negative_dur++;
+    jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG, .name = e->name, .kind = (uint32_t)e->kind};
+    uint64_t ts_bits;
+    memcpy(&ts_bits, &e->ts, sizeof ts_bits);
+    ev.ts_[0] = (uint32_t)ts_bits;
+    ev.ts_[1] = (uint32_t)(ts_bits >> 32);
     uint32_t thread;
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
     ev.thread = thread; /* < 2^24 (thread_index) */
@@ -159,7 +189,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         JV_CHECK(JV_RESERVE(tr->op_ids, tr->cap_op_ids, tr->nops + 1));
         tr->ops[tr->nops] = (jv_opargs){sig};
         tr->op_ids[tr->nops] = (jv_opids){jv_id32(e->ext), jv_id32(e->seq)};
-        ev.aux = (uint32_t)tr->nops++;
+        tr->nops++;
         break;
     }
     case JV_K_KERNEL:
@@ -172,14 +202,14 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                                                                          : 0;
         tr->gpu[tr->ngpu] = (jv_gpuargs){stream_of(tr, e), dev};
         tr->gpu_ids[tr->ngpu] = (jv_gpuids){e->corr, jv_id32(e->ext)};
-        ev.aux = (uint32_t)tr->ngpu++;
+        tr->ngpu++;
         break;
     }
     case JV_K_RUNTIME:
     case JV_K_DRIVER: {
         JV_CHECK(JV_RESERVE(tr->launch_corr, tr->cap_launch, tr->nlaunch + 1));
         tr->launch_corr[tr->nlaunch] = e->corr;
-        ev.aux = (uint32_t)tr->nlaunch++;
+        tr->nlaunch++;
         if (!tr->is_amd) {
             const char *nm = jv_trace_str(tr, e->name);
             if (nm[0] == 'h' && nm[1] == 'i' && nm[2] == 'p') tr->is_amd = 1;
@@ -195,6 +225,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                                               e->coll_dtype,     gs,      e->in_nelems, e->out_nelems};
     }
     JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    JV_CHECK(keep_uid(tr, n->events_total - 1));
+    JV_CHECK(note_aux(tr, jv_kind_aux_class(e->kind)));
+    if (dur >= JV_DUR_BIG) {
+        JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
+        tr->long_dur[tr->nlong_dur++] = (jv_longdur){(uint32_t)tr->nev, dur};
+    }
     tr->ev[tr->nev++] = ev;
     n->x_events++;
     return JV_OK;

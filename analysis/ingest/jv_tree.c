@@ -32,14 +32,16 @@ int jv_is_comm_kernel(const char *name) {
     return 0;
 }
 
-/* host events sorted by (thread, ts, longer first, uid) */
+/* host events sorted by (thread, ts, longer first, uid); the events are in uid order */
 static int cmp_host(const void *a, const void *b, void *ctx) {
-    const jv_event *ev = ctx;
-    const jv_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+    const jv_trace *tr = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const jv_event *x = &tr->ev[i], *y = &tr->ev[j];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;
-    return x->uid < y->uid ? -1 : x->uid > y->uid;
+    if (jv_ev_ts(x) != jv_ev_ts(y)) return jv_ev_ts(x) < jv_ev_ts(y) ? -1 : 1;
+    int64_t dx = jv_ev_dur(tr, x), dy = jv_ev_dur(tr, y);
+    if (dx != dy) return dx > dy ? -1 : 1;
+    return i < j ? -1 : i > j;
 }
 
 /* Ops and launch calls always; python functions and user annotations only on
@@ -61,7 +63,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
     n = 0;
     for (size_t i = 0; i < tr->nev; i++)
         if (in_tree((jv_kind)tr->ev[i].kind, with_python)) idx[n++] = (uint32_t)i;
-    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr->ev);
+    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr);
     size_t depth = 0;
     uint32_t cur_thread = JV_NONE32;
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -71,16 +73,16 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             depth = 0;
             cur_thread = e->thread;
         }
-        int64_t end = e->ts + e->dur;
-        while (depth && e->ts >= tr->ev[stack[depth - 1]].ts + tr->ev[stack[depth - 1]].dur)
+        int64_t end = jv_ev_end(tr, e);
+        while (depth && jv_ev_ts(e) >= jv_ev_end(tr, &tr->ev[stack[depth - 1]]))
             depth--;
         if (depth) {
             const jv_event *top = &tr->ev[stack[depth - 1]];
-            int64_t top_end = top->ts + top->dur;
+            int64_t top_end = jv_ev_end(tr, top);
             if (end > top_end) {
                 /* ends after its parent: under 1 us of overlap it is a sibling of the top;
                    otherwise the nesting is broken and the event stays a root */
-                if (top_end - e->ts < 1000 && depth >= 2) {
+                if (top_end - jv_ev_ts(e) < 1000 && depth >= 2) {
                     depth--;
                 } else {
                     t->counts.dropped_overlap++;
@@ -95,7 +97,8 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             s = jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
                            "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
                            "%d levels (the deepest of the fixture traces: 53)",
-                           e->uid, jv_trace_str(tr, e->name), jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
+                           jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+                           jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
                            jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
             break;
         }
@@ -121,7 +124,7 @@ static int is_launch_kind(jv_kind k) {
 }
 
 static int is_launch(const jv_trace *tr, const jv_event *e) {
-    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr[e->aux] != JV_NONE64;
+    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr[jv_ev_aux(tr, e)] != JV_NONE64;
 }
 
 /* host_of: GPU pid -> the host process (pid) that launched its GPU events linked so far; JV_NONE32 marks a GPU
@@ -189,10 +192,10 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (jv_kind_is_gpu(k) && t->parent[i] == JV_NONE32) {
-            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
+            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(e)), (uint32_t)i);
             want++;
         } else if (k == JV_K_RUNTIME || k == JV_K_DRIVER) {
-            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, e->ts), (uint32_t)i);
+            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(e)), (uint32_t)i);
         }
     }
     jv_flow_iter it;
@@ -232,7 +235,7 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             if (fl.phase != 'f') continue;
             if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl.thread, fl.ts), &g)) continue;
             if (t->parent[g] != JV_NONE32) continue;
-            if (tr->ev[g].thread != fl.thread || tr->ev[g].ts != fl.ts) continue; /* hash collision */
+            if (tr->ev[g].thread != fl.thread || jv_ev_ts(&tr->ev[g]) != fl.ts) continue; /* hash collision */
             int is_shared = shared.count && jv_map_get(&shared, fl.id, &v);
             if (is_shared != pass) continue;
             if (!is_shared) {
@@ -278,8 +281,8 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id;
-        if (is_launch(tr, e) && jv_map_get(shared, tr->launch_corr[e->aux], &v)) {
-            int64_t key[2] = {pid_of(tr, (uint32_t)i), tr->launch_corr[e->aux]};
+        if (is_launch(tr, e) && jv_map_get(shared, tr->launch_corr[jv_ev_aux(tr, e)], &v)) {
+            int64_t key[2] = {pid_of(tr, (uint32_t)i), tr->launch_corr[jv_ev_aux(tr, e)]};
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK) s = jv_map_put_first(&launch_of, id, (uint32_t)i);
         }
@@ -289,10 +292,10 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id, l;
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu_ids[e->aux].corr == JV_NONE64 ||
-            !jv_map_get(shared, tr->gpu_ids[e->aux].corr, &v))
+        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu_ids[jv_ev_aux(tr, e)].corr == JV_NONE64 ||
+            !jv_map_get(shared, tr->gpu_ids[jv_ev_aux(tr, e)].corr, &v))
             continue;
-        int64_t key[2] = {0, tr->gpu_ids[e->aux].corr};
+        int64_t key[2] = {0, tr->gpu_ids[jv_ev_aux(tr, e)].corr};
         if (host_pid(tr, &host_of, (uint32_t)i, &key[0])) {
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK && jv_map_get(&launch_of, id, &l)) {
@@ -311,8 +314,8 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
 
 static int cmp_launch_corr(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
-    int64_t x = tr->launch_corr[tr->ev[*(const uint32_t *)a].aux],
-            y = tr->launch_corr[tr->ev[*(const uint32_t *)b].aux];
+    int64_t x = tr->launch_corr[jv_trace_aux(tr, *(const uint32_t *)a)],
+            y = tr->launch_corr[jv_trace_aux(tr, *(const uint32_t *)b)];
     return (x > y) - (x < y);
 }
 
@@ -322,12 +325,12 @@ static uint32_t launch_of_corr(const jv_trace *tr, const uint32_t *by_corr, size
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (tr->launch_corr[tr->ev[by_corr[mid]].aux] < corr)
+        if (tr->launch_corr[jv_trace_aux(tr, by_corr[mid])] < corr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && tr->launch_corr[tr->ev[by_corr[lo]].aux] == corr ? by_corr[lo] : JV_NONE32;
+    return lo < n && tr->launch_corr[jv_trace_aux(tr, by_corr[lo])] == corr ? by_corr[lo] : JV_NONE32;
 }
 
 static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
@@ -347,9 +350,9 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         if (is_launch(tr, &tr->ev[i])) by_corr[nlaunch++] = (uint32_t)i;
     jv_status s = jv_sort_stable(by_corr, nlaunch, sizeof *by_corr, cmp_launch_corr, (void *)tr);
     for (size_t k = 0, first = 0; k < nlaunch && s == JV_OK; k++) {
-        int64_t corr = tr->launch_corr[tr->ev[by_corr[k]].aux];
+        int64_t corr = tr->launch_corr[jv_trace_aux(tr, by_corr[k])];
         uint32_t v;
-        if (!k || corr != tr->launch_corr[tr->ev[by_corr[first]].aux])
+        if (!k || corr != tr->launch_corr[jv_trace_aux(tr, by_corr[first])])
             first = k;
         else if (pid_of(tr, by_corr[first]) != pid_of(tr, by_corr[k]) && !jv_map_get(&shared, corr, &v)) {
             s = jv_map_put(&shared, corr, 1);
@@ -362,7 +365,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         t->counts.gpu_events++;
         uint32_t l, v;
-        int64_t corr = tr->gpu_ids[e->aux].corr;
+        int64_t corr = tr->gpu_ids[jv_ev_aux(tr, e)].corr;
         if (corr != JV_NONE64 && shared.count && jv_map_get(&shared, corr, &v)) continue; /* below */
         if (corr != JV_NONE64 && (l = launch_of_corr(tr, by_corr, nlaunch, corr)) != JV_NONE32) {
             t->parent[i] = l;
@@ -379,14 +382,15 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     if (s == JV_OK && missing) {
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if ((e->kind == JV_K_CPU_OP) && tr->op_ids[e->aux].ext != JV_NONE32I)
-                s = jv_map_put_first(&by_ext, tr->op_ids[e->aux].ext, (uint32_t)i);
+            if ((e->kind == JV_K_CPU_OP) && tr->op_ids[jv_ev_aux(tr, e)].ext != JV_NONE32I)
+                s = jv_map_put_first(&by_ext, tr->op_ids[jv_ev_aux(tr, e)].ext, (uint32_t)i);
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             uint32_t op;
             if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
-            if (tr->gpu_ids[e->aux].ext != JV_NONE32I && jv_map_get(&by_ext, tr->gpu_ids[e->aux].ext, &op)) {
+            if (tr->gpu_ids[jv_ev_aux(tr, e)].ext != JV_NONE32I &&
+                jv_map_get(&by_ext, tr->gpu_ids[jv_ev_aux(tr, e)].ext, &op)) {
                 t->parent[i] = op;
                 t->counts.by_external_id++;
             }
@@ -411,14 +415,14 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-        uint32_t g = e->aux, p = t->parent[i];
+        uint32_t g = jv_ev_aux(tr, e), p = t->parent[i];
         t->launcher[g] = JV_NONE32;
         t->op_of_gpu[g] = JV_NONE32;
         if (p == JV_NONE32) {
             t->counts.unlinked++;
             continue;
         }
-        if (is_launch_kind((jv_kind)tr->ev[p].kind)) cnt[tr->ev[p].aux]++;
+        if (is_launch_kind((jv_kind)tr->ev[p].kind)) cnt[jv_trace_aux(tr, p)]++;
         if (tr->ev[p].kind == JV_K_CPU_OP) {
             t->launcher[g] = p;
             t->op_of_gpu[g] = p;
@@ -441,11 +445,11 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
     }
     for (size_t i = 0; i < tr->nev; i++)
-        if (is_launch_kind((jv_kind)tr->ev[i].kind) && cnt[tr->ev[i].aux] > 1) {
+        if (is_launch_kind((jv_kind)tr->ev[i].kind) && cnt[jv_trace_aux(tr, i)] > 1) {
             const char *nm = jv_trace_str(tr, tr->ev[i].name);
             if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
                 t->counts.graph_launches++;
-                t->counts.graph_kernels += cnt[tr->ev[i].aux];
+                t->counts.graph_kernels += cnt[jv_trace_aux(tr, i)];
             }
         }
     free(cnt);
@@ -458,13 +462,13 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         const jv_event *e = &tr->ev[i];
         if (e->kind != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
-        if (tr->sigs[tr->ops[e->aux].sig].dims) t->counts.cpu_ops_with_shapes++;
-        int32_t seq = tr->op_ids[e->aux].seq;
+        if (tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig].dims) t->counts.cpu_ops_with_shapes++;
+        int32_t seq = tr->op_ids[jv_ev_aux(tr, e)].seq;
         if (seq == JV_NONE32I) continue;
         if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
         uint32_t prev;
-        if (jv_map_get(&t->fwd_of_seq, seq, &prev) && tr->ev[prev].ts <= e->ts) continue;
+        if (jv_map_get(&t->fwd_of_seq, seq, &prev) && jv_ev_ts(&tr->ev[prev]) <= jv_ev_ts(e)) continue;
         s = jv_map_put(&t->fwd_of_seq, seq, (uint32_t)i);
     }
     return s;

@@ -263,14 +263,14 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
-            it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 0};
+            it[k++] = (sweep_item){jv_ev_ts(e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 0};
     }
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
         const jv_event *e = &tr->ev[in->ev];
-        it[k++] = (sweep_item){e->ts, e->ts + e->dur, e->thread, (uint32_t)i, 1};
+        it[k++] = (sweep_item){jv_ev_ts(e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 1};
     }
     n = k;
     jv_status s = jv_sort_stable(it, n, sizeof *it, cmp_sweep, NULL);
@@ -279,11 +279,11 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < n && s == JV_OK; i++) {
         const sweep_item *x = &it[i];
         if (x->thread != cur_thread) ns = 0, cur_thread = x->thread;
-        while (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur < x->ts)
+        while (ns && jv_ev_end(tr, &tr->ev[stack[ns - 1]]) < x->ts)
             ns--;
         if (!x->is_point)
             stack[ns++] = x->id;
-        else if (ns && tr->ev[stack[ns - 1]].ts + tr->ev[stack[ns - 1]].dur >= x->end)
+        else if (ns && jv_ev_end(tr, &tr->ev[stack[ns - 1]]) >= x->end)
             holder[x->id] = stack[ns - 1];
     }
     free(it);
@@ -404,7 +404,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
     if (!v) return JV_ERR_NOMEM;
     for (size_t i = 0; i < pt->ninst; i++)
         if (holder[i] != JV_NONE32 && pt->inst[i].kernel == JV_NONE32)
-            v[n++] = (ainst){(uint32_t)i, holder[i], tr->ev[pt->inst[i].ev].ts};
+            v[n++] = (ainst){(uint32_t)i, holder[i], jv_ev_ts(&tr->ev[pt->inst[i].ev])};
     jv_status s = jv_sort_stable(v, n, sizeof *v, cmp_ainst, NULL);
     size_t cap = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
@@ -443,13 +443,13 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                     break;
                 }
                 const jv_event *ae = &tr->ev[pt->inst[v[a].inst].ev];
-                const jv_sig *sg = ae->kind == JV_K_CPU_OP ? &tr->sigs[tr->ops[ae->aux].sig] : NULL;
+                const jv_sig *sg = ae->kind == JV_K_CPU_OP ? &tr->sigs[tr->ops[jv_ev_aux(tr, ae)].sig] : NULL;
                 jv_dattention x = {name,
                                    by_module,
                                    0,
                                    0,
                                    0,
-                                   tr->ev[v[i].holder].uid,
+                                   jv_trace_uid(tr, v[i].holder),
                                    jv_digest_str(d, sg && sg->dims ? jv_trace_str(tr, sg->dims) : ""),
                                    {0}};
                 if (!x.dims) {
@@ -538,7 +538,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = he->name;
-                gs[ng].example_uid = he->uid;
+                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
                 key = (uint32_t)ng++;
             }
         } else {
@@ -547,7 +547,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = key;
-                gs[ng].example_uid = he->uid;
+                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
                 g = (uint32_t)ng++;
                 if ((s = jv_map_put(&gidx, key, g)) != JV_OK) break;
             }
@@ -718,13 +718,13 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
-        int dev = tr->gpu[e->aux].device;
+        int dev = tr->gpu[jv_ev_aux(tr, e)].device;
         if (dev >= 0 && dev < 64)
             seen |= 1ull << dev;
         else
             beyond = 1;
         jv_xfer x = jv_transfer_of((jv_kind)e->kind, jv_trace_str(tr, e->name));
-        if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)e->dur / 1e3;
+        if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)jv_ev_dur(tr, e) / 1e3;
     }
     for (int b = 0; b < 64; b++)
         d->devices_with_gpu += (int)(seen >> b & 1u);

@@ -104,7 +104,7 @@ static int cmp_annot(const void *a, const void *b, void *ctx) {
     const jv_event *ev = ctx;
     const jv_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return (x->ts > y->ts) - (x->ts < y->ts);
+    return (jv_ev_ts(x) > jv_ev_ts(y)) - (jv_ev_ts(x) < jv_ev_ts(y));
 }
 
 /* the "nccl:<collective>" user annotation on launch's thread that encloses it, or JV_NONE32 (an[0..na): such
@@ -114,7 +114,7 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     while (lo < hi) { /* first annotation after (thread, ts) */
         size_t mid = (lo + hi) / 2;
         const jv_event *m = &tr->ev[an[mid]];
-        if (m->thread < launch->thread || (m->thread == launch->thread && m->ts <= launch->ts))
+        if (m->thread < launch->thread || (m->thread == launch->thread && jv_ev_ts(m) <= jv_ev_ts(launch)))
             lo = mid + 1;
         else
             hi = mid;
@@ -122,7 +122,7 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     for (size_t k = lo, steps = 0; k-- > 0 && steps < 8; steps++) {
         const jv_event *m = &tr->ev[an[k]];
         if (m->thread != launch->thread) break;
-        if (m->ts + m->dur >= launch->ts) return an[k];
+        if (jv_ev_end(tr, m) >= jv_ev_ts(launch)) return an[k];
     }
     return JV_NONE32;
 }
@@ -142,7 +142,7 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
                            call_sink *rv, jv_coll_call *c) {
     const jv_event *e = &tr->ev[i];
     const jv_commargs *ca = comm_of(tr, i);
-    uint32_t op = t->op_of_gpu ? t->op_of_gpu[e->aux] : JV_NONE32;
+    uint32_t op = t->op_of_gpu ? t->op_of_gpu[jv_ev_aux(tr, e)] : JV_NONE32;
     for (int d = 0; !ca && op != JV_NONE32 && d < JV_TREE_MAX_DEPTH; d++, op = t->parent[op])
         ca = comm_of(tr, op);
     jv_coll_kind kind = JV_COLL_UNKNOWN;
@@ -175,7 +175,7 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
         if (kind == JV_COLL_UNKNOWN) kind = ak;
         if (!c->name && ak != JV_COLL_UNKNOWN) JV_CHECK(keep(rv, jv_coll_kind_name(ak), &c->name));
         if (c->in_nelems < 0 || !c->dtype) {
-            const jv_sig *sg = &tr->sigs[tr->ops[tr->ev[a].aux].sig];
+            const jv_sig *sg = &tr->sigs[tr->ops[jv_trace_aux(tr, a)].sig];
             jv_opcall oc;
             jv_err ignore;
             if (sg->dims &&
@@ -273,10 +273,10 @@ static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv
         uint32_t p = t->parent[i];
         int64_t launch = JV_NONE64;
         if (p != JV_NONE32 && ((jv_kind)tr->ev[p].kind == JV_K_RUNTIME || (jv_kind)tr->ev[p].kind == JV_K_DRIVER))
-            launch = tr->ev[p].ts;
-        g[ng++] = (gpu_ev){tr->gpu[e->aux].stream, e->ts, e->ts + e->dur, launch};
+            launch = jv_ev_ts(&tr->ev[p]);
+        g[ng++] = (gpu_ev){tr->gpu[jv_ev_aux(tr, e)].stream, jv_ev_ts(e), jv_ev_end(tr, e), launch};
         if (!o->include_unlinked && p == JV_NONE32) continue;
-        jv_iv iv = {e->ts, e->ts + e->dur};
+        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
         if (is_memcpy(tr, e)) continue;
         if ((jv_kind)e->kind == JV_K_KERNEL && jv_is_comm_kernel(jv_trace_str(tr, e->name)))
             comm[nk++] = iv;
@@ -375,11 +375,11 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
         jv_coll_call *c = &(*calls)[(*ncalls)++];
         memset(c, 0, sizeof *c);
         c->ev = (uint32_t)i;
-        c->ts = e->ts;
-        c->dur = e->dur;
+        c->ts = jv_ev_ts(e);
+        c->dur = jv_ev_dur(tr, e);
         c->in_nelems = c->out_nelems = -1;
         c->group_size = -1;
-        c->stream = tr->gpu[e->aux].stream;
+        c->stream = tr->gpu[jv_ev_aux(tr, e)].stream;
         st = call_meta(tr, t, an, na, (uint32_t)i, &sink, c);
     }
     free(an);

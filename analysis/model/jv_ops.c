@@ -14,8 +14,8 @@ static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
     const jv_event *ev = ctx;
     const jv_launcher *x = a, *y = b;
     const jv_event *ex = &ev[x->ev], *ey = &ev[y->ev];
-    if (ex->ts != ey->ts) return ex->ts < ey->ts ? -1 : 1;
-    return (ex->uid > ey->uid) - (ex->uid < ey->uid);
+    if (jv_ev_ts(ex) != jv_ev_ts(ey)) return jv_ev_ts(ex) < jv_ev_ts(ey) ? -1 : 1;
+    return (x->ev > y->ev) - (x->ev < y->ev); /* the events are in uid order */
 }
 
 /* The union length of the GPU events under each row's launcher (every linked GPU event counts for every
@@ -86,7 +86,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
             sets[nsets] = (jv_ivset){0, 0, 0};
             *so = (uint32_t)nsets++;
         }
-        s = jv_ivset_add(&pool, &sets[*so], e->ts, e->ts + e->dur);
+        s = jv_ivset_add(&pool, &sets[*so], jv_ev_ts(e), jv_ev_end(tr, e));
     }
     /* deepest first: a node's set is complete when its turn comes */
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -114,7 +114,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
 static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv *scratch) {
     for (size_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[gpu[i]];
-        scratch[i] = (jv_iv){e->ts, e->ts + e->dur};
+        scratch[i] = (jv_iv){jv_ev_ts(e), jv_ev_end(tr, e)};
     }
     return jv_iv_union_len(scratch, n);
 }
@@ -151,7 +151,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-        uint32_t l = t->launcher[e->aux];
+        uint32_t l = t->launcher[jv_ev_aux(tr, e)];
         if (l == JV_NONE32) continue;
         if (nccl_named(tr, e->name, memo)) continue;
         uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is at or above the GPU event's parent */
@@ -176,7 +176,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-            uint32_t l = t->launcher[e->aux];
+            uint32_t l = t->launcher[jv_ev_aux(tr, e)];
             if (l == JV_NONE32 || nccl_named(tr, e->name, memo)) continue;
             uint32_t r = row_at[jv_upset_ix(&up, l)];
             out->gpu_list[out->rows[r].gpu_begin + fill[r]++] = (uint32_t)i;

@@ -64,7 +64,7 @@ static jv_status is_comm(build_ctx *b, uint32_t name, int *out) {
 
 static int cmp_kernel_ts(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
-    int64_t x = tr->ev[*(const uint32_t *)a].ts, y = tr->ev[*(const uint32_t *)b].ts;
+    int64_t x = jv_ev_ts(&tr->ev[*(const uint32_t *)a]), y = jv_ev_ts(&tr->ev[*(const uint32_t *)b]);
     return (x > y) - (x < y);
 }
 
@@ -73,7 +73,7 @@ static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
     int open = 0;
     for (uint32_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[k[i]];
-        int64_t s = e->ts, en = e->ts + e->dur;
+        int64_t s = jv_ev_ts(e), en = jv_ev_end(tr, e);
         if (open && s <= ce) {
             if (en > ce) ce = en;
         } else {
@@ -136,7 +136,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
                           int32_t *out) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[ev];
-    uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[e->aux].sig : 0;
+    uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
     int64_t key = ((int64_t)e->name << 32) | sig;
     uint32_t mi, annot = annotation_of(b, ev, fam);
     if (!annot && jv_map_get(idx, key, &mi)) {
@@ -219,7 +219,7 @@ static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, ui
                            int *synthetic, int *fam) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[i];
-    uint32_t L = t->op_of_gpu[e->aux], claim;
+    uint32_t L = t->op_of_gpu[jv_ev_aux(tr, e)], claim;
     int claim_fam = -1;
     jv_match how;
     JV_CHECK(top_strong(b, t, L, &claim));
@@ -271,7 +271,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
         JV_CHECK(counted(b, t, (uint32_t)i, &yes));
         if (!yes) continue;
         ngpu++;
-        uint32_t L = t->op_of_gpu[tr->ev[i].aux];
+        uint32_t L = t->op_of_gpu[jv_trace_aux(tr, i)];
         if (L == JV_NONE32) continue;
         for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
             if (tr->ev[p].kind != JV_K_CPU_OP) continue;
@@ -375,7 +375,7 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     jv_status s = jv_upset_init(&b.up, tr);
     if (s == JV_OK) {
         for (size_t i = 0; i < tr->nev; i++)
-            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&b.up, t, t->op_of_gpu[tr->ev[i].aux]);
+            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&b.up, t, t->op_of_gpu[jv_trace_aux(tr, i)]);
         jv_upset_seal(&b.up);
         if (!(b.top = malloc((b.up.n ? b.up.n : 1) * sizeof *b.top))) s = JV_ERR_NOMEM;
         for (size_t k = 0; s == JV_OK && k < b.up.n; k++)

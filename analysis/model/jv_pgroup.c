@@ -23,7 +23,7 @@ jv_xfer jv_inst_transfer(const jv_trace *tr, const jv_perf_table *pt, const jv_p
     double ns[JV_XFER_COUNT] = {0};
     for (uint32_t q = 0; q < in->kn; q++) {
         const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + q]];
-        ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)ke->dur;
+        ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)jv_ev_dur(tr, ke);
     }
     return jv_transfer_mostly(ns);
 }
@@ -66,12 +66,12 @@ void jv_pgroup_metrics(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *
 /* ---------- grouping helpers ---------- */
 
 uint32_t jv_inst_uid(const jv_trace *tr, const jv_perf_inst *in) {
-    return tr->ev[in->kernel != JV_NONE32 ? in->kernel : in->ev].uid;
+    return jv_trace_uid(tr, in->kernel != JV_NONE32 ? in->kernel : in->ev);
 }
 
 uint32_t jv_inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
     const jv_event *e = &tr->ev[in->ev];
-    return e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
+    return e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
 }
 
 const char *jv_or_unknown(const char *s) {
@@ -146,7 +146,7 @@ jv_stats jv_pgroup_stats(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup
         jv_inst_metrics m;
         switch (kind) {
         case 0: buf[k] = US(in->busy_ns); break;
-        case 1: buf[k] = US(g->tr->ev[in->ev].dur); break;
+        case 1: buf[k] = US(jv_ev_dur(g->tr, &g->tr->ev[in->ev])); break;
         default:
             jv_inst_metrics_of(g->tr, g->pt, in, hw, &m);
             buf[k] = kind == 2 ? m.tbs : kind == 3 ? m.tflops : m.pct;
@@ -317,9 +317,9 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
                 ks[sl].xfer = jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name));
                 if ((s = jv_map_put(&slot, ke->name, sl)) != JV_OK) break;
             }
-            ks[sl].total_us += US(ke->dur);
+            ks[sl].total_us += US(jv_ev_dur(tr, ke));
             ks[sl].count++;
-            if (ks[sl].layout) r.layout_us += US(ke->dur);
+            if (ks[sl].layout) r.layout_us += US(jv_ev_dur(tr, ke));
         }
     }
     jv_map_free(&slot);

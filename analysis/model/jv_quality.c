@@ -121,12 +121,13 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         q->gpu_events++;
         uint32_t p = t->parent[i];
         if (p == JV_NONE32) {
-            add(&q->unlinked, US(e->dur));
+            add(&q->unlinked, US(jv_ev_dur(tr, e)));
             continue;
         }
         jv_kind pk = jv_ev_kind(&tr->ev[p]);
-        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && e->ts < tr->ev[p].ts) add(&q->before_launch, US(e->dur));
-        if (is_graph[p]) owned[p] = (isnan(owned[p]) ? 0 : owned[p]) + US(e->dur);
+        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && jv_ev_ts(e) < jv_ev_ts(&tr->ev[p]))
+            add(&q->before_launch, US(jv_ev_dur(tr, e)));
+        if (is_graph[p]) owned[p] = (isnan(owned[p]) ? 0 : owned[p]) + US(jv_ev_dur(tr, e));
     }
     for (size_t i = 0; i < tr->nev; i++) {
         if (!is_graph[i]) continue;

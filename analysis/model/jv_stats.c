@@ -79,9 +79,9 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
     for (size_t k = 0; ok && k < (sorted ? nall : nk); k++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            if (rows[i].n == nall) durs[m++] = (double)tr->ev[rows[i].ev[k]].dur / 1e3;
+            if (rows[i].n == nall) durs[m++] = (double)jv_ev_dur(tr, &tr->ev[rows[i].ev[k]]) / 1e3;
         const jv_event *e = &tr->ev[tmpl->ev[k]];
-        kentry x = {jv_trace_str(tr, e->name), tr->gpu[e->aux].stream, jv_stats_of(durs, m, 0), k};
+        kentry x = {jv_trace_str(tr, e->name), tr->gpu[jv_ev_aux(tr, e)].stream, jv_stats_of(durs, m, 0), k};
         if (!sorted) {
             ke[k] = x;
         } else if (nheap < nk) { /* sift up */

@@ -6,18 +6,6 @@
 
 #include "jv_pyrepr.h"
 
-uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
-    size_t lo = 0, hi = tr->nev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tr->ev[mid].uid < uid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < tr->nev && tr->ev[lo].uid == uid ? (uint32_t)lo : JV_NONE32;
-}
-
 static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t raw) {
     if (!raw) return;
     char *s = NULL;
@@ -29,19 +17,20 @@ static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t 
 static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t i, int depth, const char *mark) {
     const jv_event *e = &tr->ev[i];
     jv_kind k = (jv_kind)e->kind;
-    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", e->uid, jv_trace_str(tr, e->name), jv_kind_name(k),
-            (double)e->dur / 1e3);
-    if (jv_kind_is_gpu(k)) fprintf(f, ", device %d stream %d", tr->gpu[e->aux].device, tr->gpu[e->aux].stream);
+    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+            jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
+    if (jv_kind_is_gpu(k))
+        fprintf(f, ", device %d stream %d", tr->gpu[jv_ev_aux(tr, e)].device, tr->gpu[jv_ev_aux(tr, e)].stream);
     fputc(')', f);
     if (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) {
-        const jv_sig *s = &tr->sigs[tr->ops[e->aux].sig];
+        const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
         print_repr(f, tr, "Input Dims", s->dims);
         print_repr(f, tr, "Input type", s->types);
-        int32_t seq = tr->op_ids[e->aux].seq;
+        int32_t seq = tr->op_ids[jv_ev_aux(tr, e)].seq;
         uint32_t fwd;
         if (seq != JV_NONE32I && !strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36) &&
             jv_map_get(&t->fwd_of_seq, seq, &fwd))
-            fprintf(f, "  forward op: [%u] %s", tr->ev[fwd].uid, jv_trace_str(tr, tr->ev[fwd].name));
+            fprintf(f, "  forward op: [%u] %s", jv_trace_uid(tr, fwd), jv_trace_str(tr, tr->ev[fwd].name));
     }
     fputc('\n', f);
 }
@@ -107,7 +96,7 @@ jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint
         /* sort children by ts (small lists: insertion sort) */
         for (uint32_t x = 1; x < n; x++) {
             uint32_t v = kids[b + x], y = x;
-            while (y > 0 && tr->ev[kids[b + y - 1]].ts > tr->ev[v].ts) {
+            while (y > 0 && jv_ev_ts(&tr->ev[kids[b + y - 1]]) > jv_ev_ts(&tr->ev[v])) {
                 kids[b + y] = kids[b + y - 1];
                 y--;
             }

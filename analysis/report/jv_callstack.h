@@ -9,10 +9,6 @@
 #include "jv_trace.h"
 #include "jv_tree.h"
 
-/* Finds the event whose traceEvents index is uid; returns its index in tr->ev
- * or JV_NONE32 when uid is not a complete ('X') event. */
-uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid);
-
 /* Prints the chain from the root down to uid, then uid's subtree (at most
  * max_lines lines of it). JV_ERR_NOTFOUND when uid names no complete event. */
 jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t uid, size_t max_lines,

@@ -164,22 +164,23 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
     jv_kind k = (jv_kind)e->kind;
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    int ok = cJSON_AddNumberToObject(o, "uid", e->uid) &&
+    int ok = cJSON_AddNumberToObject(o, "uid", jv_trace_uid(tr, i)) &&
              cJSON_AddStringToObject(o, "name", jv_trace_str(tr, e->name)) &&
              cJSON_AddStringToObject(o, "kind", jv_kind_name(k)) &&
-             cJSON_AddNumberToObject(o, "dur_us", (double)e->dur / 1e3);
+             cJSON_AddNumberToObject(o, "dur_us", (double)jv_ev_dur(tr, e) / 1e3);
     if (ok && depth >= 0) {
         ok = cJSON_AddNumberToObject(o, "depth", depth) != NULL;
         uint32_t p = t->parent[i];
-        if (ok && depth > 0 && p != JV_NONE32) ok = cJSON_AddNumberToObject(o, "parent_uid", tr->ev[p].uid) != NULL;
+        if (ok && depth > 0 && p != JV_NONE32)
+            ok = cJSON_AddNumberToObject(o, "parent_uid", jv_trace_uid(tr, p)) != NULL;
     }
-    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && e->aux != JV_NONE32) {
-        const jv_sig *s = &tr->sigs[tr->ops[e->aux].sig];
+    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && jv_ev_aux(tr, e) != JV_NONE32) {
+        const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
         ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
     }
-    if (ok && jv_kind_is_gpu(k) && e->aux != JV_NONE32)
-        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[e->aux].device) &&
-             cJSON_AddNumberToObject(o, "stream", tr->gpu[e->aux].stream);
+    if (ok && jv_kind_is_gpu(k) && jv_ev_aux(tr, e) != JV_NONE32)
+        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[jv_ev_aux(tr, e)].device) &&
+             cJSON_AddNumberToObject(o, "stream", tr->gpu[jv_ev_aux(tr, e)].stream);
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -201,7 +202,7 @@ static int cmp_kid(const void *a, const void *b, void *ctx) {
     uint32_t ei = k->x->nodes[i].ev, ej = k->x->nodes[j].ev;
     uint32_t pi = k->t->parent[ei], pj = k->t->parent[ej];
     if (pi != pj) return pi < pj ? -1 : 1;
-    int64_t ti = k->tr->ev[ei].ts, tj = k->tr->ev[ej].ts;
+    int64_t ti = jv_ev_ts(&k->tr->ev[ei]), tj = jv_ev_ts(&k->tr->ev[ej]);
     if (ti != tj) return ti < tj ? -1 : 1;
     return i > j ? -1 : i < j;
 }
@@ -294,7 +295,7 @@ static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, c
         cJSON *nj = node_json(tr, t, nd->ev, (int)nd->depth);
         ok = nj && cJSON_AddItemToArray(sub, nj);
         if (jv_kind_is_gpu((jv_kind)tr->ev[nd->ev].kind)) {
-            kernel_us += (double)tr->ev[nd->ev].dur / 1e3;
+            kernel_us += (double)jv_ev_dur(tr, &tr->ev[nd->ev]) / 1e3;
             nkern++;
         }
     }

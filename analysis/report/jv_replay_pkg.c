@@ -194,7 +194,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         a->count++;
         for (uint32_t k = 0; k < in->kn; k++) {
             const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + k]];
-            a->xfer_ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)ke->dur;
+            a->xfer_ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)jv_ev_dur(tr, ke);
         }
         if (a->first_inst == UINT32_MAX) a->first_inst = (uint32_t)i;
     }
@@ -281,7 +281,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         if (!isnan(pm->perf.bytes)) cJSON_AddNumberToObject(x, "bytes", pm->perf.bytes);
         char spec[32];
         cJSON_AddStringToObject(x, "compute_spec", jv_perf_compute_spec(&pm->perf, spec, sizeof spec));
-        cJSON_AddNumberToObject(x, "ex_uid", tr->ev[first->ev].uid);
+        cJSON_AddNumberToObject(x, "ex_uid", jv_trace_uid(tr, first->ev));
         cJSON_AddStringToObject(x, "device", device);
         cJSON_AddItemToArray(ir, (cJSON *)entry);
         jv_opcall_free(&call);

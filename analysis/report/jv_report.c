@@ -299,7 +299,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     for (size_t r = 0; r < l->n; r++) {
         const jv_event *e = &tr->ev[l->rows[r].ev];
         const jv_thread *th = &tr->threads[e->thread];
-        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[e->aux].sig : 0;
+        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
         keys[r] = (ua_key){(uint32_t)r,
                            e->name,
                            sig,
@@ -322,7 +322,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
         g->direct_sum = 0;
         for (size_t k = i; k < j; k++)
             g->direct_sum += US(l->rows[keys[k].row].direct_ns);
-        g->ex_uid = tr->ev[l->rows[keys[i].row].ev].uid;
+        g->ex_uid = jv_trace_uid(tr, l->rows[keys[i].row].ev);
         i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ua_group);
@@ -460,10 +460,10 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         if (e->kind != JV_K_KERNEL) continue;
         ks_key *k = &keys[nk++];
         k->kname = jv_trace_str(tr, e->name);
-        k->stream = tr->gpu[e->aux].stream;
+        k->stream = tr->gpu[jv_ev_aux(tr, e)].stream;
         k->ev = (uint32_t)i;
-        all += US(e->dur);
-        uint32_t op = t->op_of_gpu[e->aux];
+        all += US(jv_ev_dur(tr, e));
+        uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
         if (op != JV_NONE32) {
             any_op = 1;
             const jv_launcher *row = jv_launchers_find(l, op);
@@ -491,7 +491,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         g->n = j - i;
         g->sum = 0;
         for (size_t k = i; k < j; k++)
-            g->sum += US(tr->ev[keys[k].ev].dur);
+            g->sum += US(jv_ev_dur(tr, &tr->ev[keys[k].ev]));
         i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ks_group);
@@ -517,7 +517,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             const ks_group *g = &groups[gi];
             const ks_key *k0 = &keys[g->begin];
             for (size_t k = 0; k < g->n; k++)
-                v[k] = US(tr->ev[keys[g->begin + k].ev].dur);
+                v[k] = US(jv_ev_dur(tr, &tr->ev[keys[g->begin + k].ev]));
             jv_stats st = jv_stats_of(v, g->n, 0);
             jv_sheet_str(&o, k0->cat);
             if (any_op) jv_sheet_str(&o, k0->parent);

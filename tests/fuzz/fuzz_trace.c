@@ -89,7 +89,7 @@ static void deep_checks(const jv_trace *tr, const jv_tree *t, int with_python) {
     if (g_null && tr->nev && with_python) { /* as jarvis-analyze --call-stack: a tree with python events */
         jv_err err;
         jv_err_clear(&err);
-        (void)jv_callstack_print(g_null, tr, t, tr->ev[tr->nev / 2].uid, 200, &err);
+        (void)jv_callstack_print(g_null, tr, t, jv_trace_uid(tr, (uint32_t)(tr->nev / 2)), 200, &err);
     }
 }
 

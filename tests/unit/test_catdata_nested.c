@@ -73,7 +73,7 @@ static size_t reference(const jv_trace *tr, const jv_tree *t, uint32_t ex, node 
         for (uint32_t a = t->parent[i]; a != JV_NONE32; a = t->parent[a], depth++)
             if (a == ex) {
                 if (n < CAP)
-                    out[n++] = (node){tr->ev[i].uid, depth};
+                    out[n++] = (node){jv_trace_uid(tr, i), depth};
                 else
                     ++*left_out;
                 break;

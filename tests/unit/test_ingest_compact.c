@@ -1,14 +1,23 @@
 /* test_ingest_compact: the compact forms of ingest. jv_flow: endpoints written with jv_flows_add read back
  * equal by jv_flow_next, in order, for extreme values (INT64_MIN/MAX ids and ts, differences that wrap, the
  * largest thread) and random ones. jv_upset: on random forests, the members are exactly the start events and
- * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. */
+ * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. jv_event (20
+ * bytes): on a generated trace of complete events among metadata, flow, instant, counter, timeless and
+ * non-object entries, jv_trace_uid gives each event's index in traceEvents and jv_trace_find_uid maps every
+ * index back (JV_NONE32 for the entries that are no event), jv_trace_aux gives each op, GPU event and launch
+ * the index of its record (JV_NONE32 for the others), jv_ev_ts every start (both halves, negative ones too), and
+ * jv_ev_dur every duration, those at and around the 32-bit escape (2^32 - 2, - 1, 2^32 ns) and beyond (2^40, 2^61 ns)
+ * among them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jv_flow.h"
+#include "jv_trace.h"
 #include "jv_tree.h"
+
+#include <unistd.h>
 
 #include "jv_check.h"
 
@@ -109,7 +118,106 @@ static void test_upset(void) {
     }
 }
 
+static void test_events(void) {
+    enum { N = 20000 };
+    char path[] = "/tmp/jv_evcompact.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    uint32_t *want_uid = malloc(N * sizeof *want_uid);
+    int64_t *want_dur = malloc(N * sizeof *want_dur), *want_ts = malloc(N * sizeof *want_ts);
+    uint8_t *is_ev = calloc(N, 1);
+    uint32_t *want_aux = malloc(N * sizeof *want_aux), nclass[3] = {0, 0, 0};
+    CHECK(f && want_uid && want_dur && want_ts && is_ev && want_aux);
+    if (!f || !want_uid || !want_dur || !want_ts || !is_ev || !want_aux) return;
+    static const int64_t edge[] = {(INT64_C(1) << 32) - 2, (INT64_C(1) << 32) - 1, INT64_C(1) << 32,
+                                   (INT64_C(1) << 32) + 1, INT64_C(1) << 40,       INT64_C(1) << 61};
+    size_t ne = sizeof edge / sizeof edge[0], nev = 0;
+    fputs("{\"traceEvents\": [\n", f);
+    for (uint32_t u = 0; u < N; u++) {
+        /* runs of non-events up to 300 long (several 64-bit words of marks), events in runs up to 200 */
+        int ev = u < 5 ? 0 : (u / 1000) % 3 == 1 ? (rnd64() % 300 == 0) : (u / 1000) % 3 == 2 ? 1 : rnd64() % 2;
+        if (u > 0) fputs(",\n", f);
+        if (ev) {
+            int64_t dur = nev < ne        ? edge[nev]
+                          : nev % 97 == 0 ? edge[rnd64() % (ne - 1)]
+                                          : (int64_t)(rnd64() % 5000000);
+            /* the four classes of jv_kind_aux_class: ops, GPU events, launches, none */
+            static const char *const cat[] = {"cpu_op", "kernel", "cuda_runtime", "python_function"};
+            static const int cls[] = {0, 1, 2, -1};
+            size_t c = rnd64() % 4;
+            /* starts that fill both 32-bit halves, negative ones too (|ts| < 2^62 ns, ts + dur too) */
+            int64_t ts = u % 3 == 0 ? (int64_t)u * 1001 : (int64_t)(rnd64() % (UINT64_C(1) << 61));
+            if (u % 3 == 2) ts = -ts;
+            uint64_t ats = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
+            fprintf(f,
+                    "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
+                    "\"ts\": %s%llu.%03llu, \"dur\": %lld.%03lld}",
+                    cat[c], u % 50, u % 3, ts < 0 ? "-" : "", (unsigned long long)(ats / 1000),
+                    (unsigned long long)(ats % 1000), (long long)(dur / 1000), (long long)(dur % 1000));
+            want_ts[nev] = ts;
+            want_aux[nev] = cls[c] < 0 ? JV_NONE32 : nclass[cls[c]]++;
+            want_uid[nev] = u;
+            want_dur[nev++] = dur;
+            is_ev[u] = 1;
+        } else {
+            switch (rnd64() % 6) {
+            case 0: fprintf(f, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": %u}", u % 3); break;
+            case 1: fprintf(f, "{\"ph\": \"s\", \"id\": %u, \"pid\": 1, \"tid\": 0, \"ts\": %u}", u, u); break;
+            case 2: fprintf(f, "{\"ph\": \"i\", \"name\": \"mark\", \"pid\": 1, \"tid\": 0, \"ts\": %u}", u); break;
+            case 3: fprintf(f, "{\"ph\": \"C\", \"name\": \"c\", \"pid\": 1, \"ts\": %u}", u); break;
+            case 4: fputs("{\"ph\": \"X\", \"name\": \"timeless\", \"pid\": 1, \"tid\": 0, \"dur\": 1}", f); break;
+            default: fputs("7", f); break;
+            }
+        }
+    }
+    fputs("\n]}\n", f);
+    CHECK(fclose(f) == 0);
+    jv_trace tr;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_load_opts lo = {0, 0, 1};
+    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "events: %s", err.msg);
+    unlink(path);
+    if (loaded) {
+        CHECK_MSG(tr.nev == nev && tr.counts.events_total == N, "events: %zu of %zu kept, %llu entries", tr.nev, nev,
+                  (unsigned long long)tr.counts.events_total);
+        size_t bad_uid = 0, bad_dur = 0, bad_find = 0, bad_aux = 0;
+        for (size_t i = 0; i < tr.nev && i < nev; i++) {
+            if (jv_trace_uid(&tr, (uint32_t)i) != want_uid[i]) bad_uid++;
+            if (jv_trace_aux(&tr, (uint32_t)i) != want_aux[i] || jv_ev_aux(&tr, &tr.ev[i]) != want_aux[i]) bad_aux++;
+            if (jv_ev_dur(&tr, &tr.ev[i]) != want_dur[i] || jv_ev_ts(&tr.ev[i]) != want_ts[i] ||
+                jv_ev_end(&tr, &tr.ev[i]) != want_ts[i] + want_dur[i])
+                bad_dur++;
+        }
+        for (uint32_t u = 0, i = 0; u < N + 100; u++) {
+            uint32_t got = jv_trace_find_uid(&tr, u);
+            if (u < N && is_ev[u] ? got != i++ : got != JV_NONE32) bad_find++;
+        }
+        CHECK_MSG(bad_uid == 0 && bad_dur == 0 && bad_find == 0 && bad_aux == 0,
+                  "events: %zu uids, %zu times, %zu finds, %zu record indices wrong", bad_uid, bad_dur, bad_find,
+                  bad_aux);
+        CHECK_MSG(tr.nops == nclass[0] && tr.ngpu == nclass[1] && tr.nlaunch == nclass[2],
+                  "events: %zu ops, %zu GPU events, %zu launches", tr.nops, tr.ngpu, tr.nlaunch);
+        /* the escape: exactly the durations of 2^32 - 1 ns and more are in the side table */
+        size_t nlong = 0;
+        for (size_t i = 0; i < nev; i++)
+            nlong += want_dur[i] >= (INT64_C(1) << 32) - 1;
+        CHECK_MSG(tr.nlong_dur == nlong && tr.ev[0].dur_ == UINT32_MAX - 1 && tr.ev[1].dur_ == JV_DUR_BIG,
+                  "events: %zu long durations, want %zu", tr.nlong_dur, nlong);
+        jv_trace_free(&tr);
+    }
+    free(want_uid);
+    free(want_dur);
+    free(is_ev);
+    free(want_aux);
+    free(want_ts);
+}
+
 int main(void) {
+    test_events();
     test_flows();
     test_upset();
     printf("test_ingest_compact: %d checks passed, %d failed\n", passed, failed);
