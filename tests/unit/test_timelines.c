@@ -1,6 +1,7 @@
 /* Unit test of analysis/model/jv_timelines: the GPU timelines computed once per trace. A generated trace with GPU
  * events on devices 0, 1 and 3 (overlapping kernels, a communication kernel, a memcpy, a kernel whose launch is not
- * in the trace, a DataLoader annotation in a gap) and the same trace on device 0 alone. Checked: the figures
+ * in the trace; in the gaps a DataLoader annotation, a runtime call cudaDeviceSynchronize and an annotation of that
+ * name) and the same trace on device 0 alone. Checked: the figures
  * worked out by hand (all devices merged, with the idle causes, and per device), and every timeline of the set,
  * field by field, against a recomputation by jv_timeline_compute with each option (unlinked kernels in or out,
  * a micro-idle threshold or none); the one-device set (whose dev[0] is copied from the merged one) included.
@@ -41,7 +42,11 @@ static int write_trace(const char *path, int one_device) {
                "\"tid\": 100, \"ts\": 0, \"dur\": 650, \"args\": {}},\n"
                "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
                "\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\", \"pid\": 100, \"tid\": 100, "
-               "\"ts\": 700, \"dur\": 100, \"args\": {}}");
+               "\"ts\": 700, \"dur\": 100, \"args\": {}},\n"
+               "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 100, "
+               "\"tid\": 100, \"ts\": 850, \"dur\": 50, \"args\": {}},\n"
+               "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 100, "
+               "\"tid\": 100, \"ts\": 950, \"dur\": 40, \"args\": {}}");
     for (int i = 0; i < NEV; i++) {
         const gpu_ev *e = &EV[i];
         if (one_device && e->dev != 0) continue;
@@ -135,9 +140,11 @@ static void test_trace(const char *path, int one_device) {
                 CHECK(a->busy == 235 * US && a->total == 905 * US && a->idle == 670 * US);
                 CHECK(a->idle_gaps == 3 && a->idle_gap_max == 400 * US && a->first_start == 100 * US);
                 CHECK(a->micro_idle == (micro ? 90 * US : 0) && a->macro_idle == (micro ? 580 * US : 0));
-                /* the gaps under the op [0, 650]: 90 + 180 + 50; the DataLoader's [700, 800]; the rest none */
-                CHECK(a->idle_cause[JV_IDLE_DATA] == 100 * US && a->idle_cause[JV_IDLE_HOST] == 320 * US);
-                CHECK(a->idle_cause[JV_IDLE_NONE] == 250 * US && a->idle_cause[JV_IDLE_SYNC] == 0);
+                /* the gaps under the op [0, 650]: 90 + 180 + 50, and under the annotation named like the runtime
+                 * call [950, 990] (host work, not a synchronisation: the class depends on the kind too); the
+                 * DataLoader's [700, 800]; the runtime call cudaDeviceSynchronize [850, 900]; the rest none */
+                CHECK(a->idle_cause[JV_IDLE_DATA] == 100 * US && a->idle_cause[JV_IDLE_HOST] == 360 * US);
+                CHECK(a->idle_cause[JV_IDLE_NONE] == 160 * US && a->idle_cause[JV_IDLE_SYNC] == 50 * US);
                 CHECK(d0->events == 4 && d0->busy == 130 * US && d0->total == 220 * US && d0->idle == 90 * US);
                 CHECK(d0->idle_cause[JV_IDLE_DATA] == 0 && d0->idle_cause[JV_IDLE_HOST] == 0);
                 CHECK(d1->events == 2 && d1->computation == 30 * US && d1->exposed_comm == 100 * US);
