@@ -34,6 +34,7 @@
 #include "jv_replay_pkg.h"
 #include "jv_report.h"
 #include "jv_stats.h"
+#include "jv_timelines.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
@@ -353,14 +354,13 @@ static jv_status launcher_job_end(const char *path, jv_launcher_job *j, jv_statu
 /* The model of the trace: the perf table, the digest (complete, replay entries included) and, for the target
  * (pkg not NULL), the replay package. */
 static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv_trace *tr, const jv_tree *t,
-                             const jv_hw *hw, const char *why, jv_perf_table *pt, jv_replay_pkg *pkg, jv_digest *dg,
-                             jv_err *err) {
-    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
+                             const jv_timelines *tls, const jv_hw *hw, const char *why, jv_perf_table *pt,
+                             jv_replay_pkg *pkg, jv_digest *dg, jv_err *err) {
     JV_CHECK(jv_perf_build(tr, t, pt, err));
     jv_mem_stage("perf table");
     JV_CHECK(jv_digest_init(dg, path, tr, hw, why, err));
     JV_CHECK(jv_digest_build(tr, pt, dg, err));
-    JV_CHECK(jv_digest_finish(dg, tr, t, pt, &to, err));
+    JV_CHECK(jv_digest_finish(dg, tr, t, pt, tls, err));
     jv_mem_stage("digest");
     if (!pkg) return JV_OK;
     jv_replay_pkg_opts rpo = {c->replay_top, c->replay_min_percent, path};
@@ -374,25 +374,25 @@ static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv
  * builds the model, unless c->threads is 1; the table is freed once its sheets are written. *nlaunchers gets
  * its rows. ref: the reference's digest for the comparison sheet, or NULL. */
 static jv_status write_reports(const jv_analyze_cli *c, const char *path, int target, const jv_trace *tr,
-                               const jv_tree *t, const jv_digest *ref, jv_digest *dg, size_t *nlaunchers, jv_err *err) {
+                               const jv_tree *t, const jv_timelines *tls, const jv_digest *ref, jv_digest *dg,
+                               size_t *nlaunchers, jv_err *err) {
     jv_launcher_job job = {.tr = tr, .t = t, .o = NULL, .threaded = c->threads != 1};
     jv_hw hwbuf;
     const jv_hw *hw;
     char why[256] = "";
     jv_status s = choose_hw(c, path, tr, &hwbuf, &hw, why, sizeof why, err);
-    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
     jv_book *book = NULL;
     char csvdir[4096], xlsx[4096];
     snprintf(csvdir, sizeof csvdir, "%s/perf_report_csvs", c->stage);
     snprintf(xlsx, sizeof xlsx, "%s/perf_report.xlsx", c->stage);
     if (s == JV_OK && target) s = jv_book_open(&book, csvdir, xlsx, err);
-    jv_report_opts ro = {book, to};
+    jv_report_opts ro = {book, tls};
     job.o = book ? &ro : NULL;
     if (s != JV_OK) job.threaded = 0;
     jv_launcher_job_start(&job);
     jv_perf_table pt = {0};
     jv_replay_pkg pkg = {0};
-    if (s == JV_OK) s = build_model(c, path, tr, t, hw, why, &pt, target ? &pkg : NULL, dg, err);
+    if (s == JV_OK) s = build_model(c, path, tr, t, tls, hw, why, &pt, target ? &pkg : NULL, dg, err);
     s = launcher_job_end(path, &job, s, err);
     jv_mem_stage("model, sheets joined");
     *nlaunchers = job.nlaunchers;
@@ -439,12 +439,16 @@ jv_status jv_analyze_one(const jv_analyze_cli *c, const char *path, int target, 
     jv_trace_drop_flows(&tr);
     jv_mem_stage("linking ids freed");
     warnings(c, path, &tr, &t);
-    if (rv) {
-        jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
-        s = jv_rank_collect(&tr, &t, &to, path, rv, err);
-    }
+    /* the GPU timelines, once, for the rank view, the sheets and the digest */
+    jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
+    jv_timelines tls;
+    if (jv_timelines_compute(&tr, &t, &to, &tls) != JV_OK)
+        s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory (GPU timeline)", path);
+    jv_mem_stage("timelines");
+    if (s == JV_OK && rv) s = jv_rank_collect(&tr, &t, &tls, path, rv, err);
     size_t nlaunchers = 0;
-    if (s == JV_OK) s = write_reports(c, path, target, &tr, &t, ref, dg, &nlaunchers, err);
+    if (s == JV_OK) s = write_reports(c, path, target, &tr, &t, &tls, ref, dg, &nlaunchers, err);
+    jv_timelines_free(&tls);
     if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
     jv_tree_free(&t);
     jv_trace_free(&tr);

@@ -77,11 +77,11 @@ static size_t iv_subtract(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, 
     return n;
 }
 
-/* the class of host event e for jv_idle_cause (JV_IDLE_HOST: none of the named ones) */
-static jv_idle_cause idle_class(jv_kind k, const char *name) {
+/* the class of a host event named name for jv_idle_cause (JV_IDLE_HOST: none of the named ones); runtime: the
+ * event is a runtime or driver call */
+static jv_idle_cause idle_class(int runtime, const char *name) {
     if (strstr(name, "DataLoader")) return JV_IDLE_DATA;
-    if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) &&
-        (strstr(name, "Synchronize") || !strcmp(name, "cudaMemcpy") || !strcmp(name, "hipMemcpy")))
+    if (runtime && (strstr(name, "Synchronize") || !strcmp(name, "cudaMemcpy") || !strcmp(name, "hipMemcpy")))
         return JV_IDLE_SYNC;
     if (!strcmp(name, "aten::item") || !strcmp(name, "aten::_local_scalar_dense")) return JV_IDLE_SYNC;
     if (!strncmp(name, "Optimizer.", 10)) return JV_IDLE_OPTIM;
@@ -106,12 +106,23 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
     jv_iv *cls[JV_IDLE_NONE] = {0}, *acc = NULL, *tmp = NULL;
     size_t n[JV_IDLE_NONE] = {0}, cap[JV_IDLE_NONE] = {0};
     jv_status st = JV_OK;
+    /* classify each distinct (name, runtime or not) once: a direct-mapped cache on the interned id */
+    enum { CACHE = 1024 };
+    uint32_t cache_id[CACHE][2];
+    uint8_t cache_cls[CACHE][2];
+    memset(cache_id, 0xFF, sizeof cache_id);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (!jv_kind_is_host(k) || jv_ev_dur(tr, e) <= 0) continue;
         jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
-        jv_idle_cause c = idle_class(k, jv_trace_str(tr, e->name));
+        int rt = k == JV_K_RUNTIME || k == JV_K_DRIVER;
+        uint32_t slot = e->name & (CACHE - 1);
+        if (cache_id[slot][rt] != e->name) {
+            cache_id[slot][rt] = e->name;
+            cache_cls[slot][rt] = (uint8_t)idle_class(rt, jv_trace_str(tr, e->name));
+        }
+        jv_idle_cause c = (jv_idle_cause)cache_cls[slot][rt];
         if (c != JV_IDLE_HOST && (st = JV_RESERVE(cls[c], cap[c], n[c] + 1)) == JV_OK) cls[c][n[c]++] = iv;
         if (st == JV_OK && (!t->parent || t->parent[i] == JV_NONE32) &&
             (st = JV_RESERVE(cls[JV_IDLE_HOST], cap[JV_IDLE_HOST], n[JV_IDLE_HOST] + 1)) == JV_OK)

@@ -199,8 +199,9 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
                 out->xfer_top = z;
             i = j;
         }
-        /* the computation intervals, as the timeline takes them */
-        for (size_t i = 0; i < tr->nev; i++) {
+        /* the computation intervals, as the timeline takes them; only the communication kernels' figures read
+         * them (x_ddp, x_wait, kept: all empty without one), so a trace without any skips this pass and its sort */
+        for (size_t i = 0; i < tr->nev && ncalls; i++) {
             const jv_event *e = &tr->ev[i];
             jv_kind k = (jv_kind)e->kind;
             if (!jv_kind_is_gpu(k) || (!opts->include_unlinked && t->parent[i] == JV_NONE32)) continue;

@@ -675,7 +675,7 @@ static void row_evaluate(const jv_digest *d, const jv_drow *r, jv_row_eval *e) {
 }
 
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
-                           const jv_timeline_opts *opts, jv_err *err) {
+                           const jv_timelines *tls, jv_err *err) {
     if (jv_sort_stable(d->rows, d->nrows, sizeof *d->rows, cmp_rows, NULL) != JV_OK)
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (report digest)");
     free(d->sheet_order);
@@ -706,9 +706,8 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
             seen = !strcmp(d->specs[k], sp);
         if (!seen) snprintf(d->specs[d->nspecs++], sizeof d->specs[0], "%s", sp);
     }
-    jv_timeline_opts to = *opts;
-    to.idle_causes = 1; /* what the host did while the GPU idled: the idle recommendation's evidence */
-    if (jv_timeline_compute(tr, t, &to, -1, &d->tl) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+    const jv_timeline_opts to = tls->opts;
+    d->tl = tls->all; /* with what the host did while the GPU idled: the idle recommendation's evidence */
     d->gpu_events = d->tl.events;
     JV_CHECK(jv_comm_evidence(tr, t, &to, d->tl.exposed_comm, &d->comm, err));
     /* the memcpy time by direction, over the timeline's events: what the exposed-memcpy advice rests on; and the

@@ -19,7 +19,7 @@
 #include "jv_opcall.h"
 #include "jv_quality.h"
 #include "jv_stats.h"
-#include "jv_timeline.h"
+#include "jv_timelines.h"
 #include "jv_trace.h"
 #include "jv_transfer.h"
 #include "jv_tree.h"
@@ -271,11 +271,11 @@ void jv_digest_set_replay(jv_digest *d, const int32_t *op_of_model, size_t nmode
 
 /* Completes the digest once every row is in: the order by time, category
  * totals, the trace's elementwise baseline, each row's evaluation (eval), the
- * GPU timeline (opts), the fusion candidates (through the tree; nn.Module python events when the
- * trace has them; else elementwise kernels repeated under one parent op) and, last, the findings
- * (jv_findings_model.h). */
+ * GPU timeline (tls->all, computed by jv_timelines_compute from the same tr and t), the fusion candidates (through the
+ * tree; nn.Module python events when the trace has them; else elementwise kernels repeated under one parent op) and,
+ * last, the findings (jv_findings_model.h). */
 jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, const struct jv_perf_table_ *pt,
-                           const jv_timeline_opts *opts, jv_err *err);
+                           const jv_timelines *tls, jv_err *err);
 
 /* Sets every row's nomodel and counts d->quality from the rows, trace tr and its tree t (a zeroed trace and
  * tree: the rows' counts alone). Called by jv_digest_finish before the rows are evaluated. Defined in

@@ -392,15 +392,15 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
     return st;
 }
 
-jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, const char *path,
+jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timelines *tls, const char *path,
                           jv_rank_view *rv, jv_err *err) {
     memset(rv, 0, sizeof *rv);
     rv->path = path;
     jv_dist_info(tr, &rv->rank, &rv->world_size);
     jv_status st = jv_intern_init(&rv->strings);
-    if (st == JV_OK) st = jv_timeline_compute(tr, t, opts, -1, &rv->tl);
+    rv->tl = tls->all;
     if (st == JV_OK) rv->comm_overlapped = rv->tl.total_comm - rv->tl.exposed_comm;
-    if (st == JV_OK) st = streams_and_bins(tr, t, opts, rv);
+    if (st == JV_OK) st = streams_and_bins(tr, t, &tls->opts, rv);
     if (st == JV_OK) st = jv_coll_collect(tr, t, rv->world_size, &rv->strings, &rv->calls, &rv->ncalls);
     if (st != JV_OK) {
         jv_rank_view_free(rv);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "jv_intern.h"
-#include "jv_timeline.h"
+#include "jv_timelines.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
@@ -91,9 +91,10 @@ typedef struct {
  * ended are HTA's "kernel wait" (its consecutive_kernel_delay default, 30 ns). */
 #define JV_KERNEL_WAIT_NS 30
 
-/* Fills rv from the loaded trace and its tree (the timeline with opts, as the rank's gpu_timeline sheet).
+/* Fills rv from the loaded trace, its tree and its timelines (jv_timelines_compute of the same tr and t: rv->tl is
+ * tls->all, as the rank's gpu_timeline sheet; tls->opts.include_unlinked for the bins too).
  * rv->path = path. JV_ERR_NOMEM on failure (rv freed). */
-jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *opts, const char *path,
+jv_status jv_rank_collect(const jv_trace *tr, const jv_tree *t, const jv_timelines *tls, const char *path,
                           jv_rank_view *rv, jv_err *err);
 
 /* The communication kernels of tr (jv_is_comm_kernel, linked or not), each with its metadata as jv_rank_view.calls

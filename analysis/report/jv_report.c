@@ -47,44 +47,25 @@ static void timeline_rows(jv_sheet *o, const jv_gpu_timeline *g, const jv_timeli
     }
 }
 
-static jv_status write_timeline(const jv_trace *tr, const jv_tree *t, const jv_report_opts *ro, jv_err *err) {
-    jv_gpu_timeline g;
-    if (jv_timeline_compute(tr, t, &ro->timeline, -1, &g) != JV_OK)
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
+static jv_status write_timeline(const jv_report_opts *ro, jv_err *err) {
+    const jv_timelines *tl = ro->timelines;
     jv_sheet o;
     JV_CHECK(jv_sheet_open(&o, ro->book, "gpu_timeline", err));
     static const char *const hdr[] = {"type", "time ms", "percent", NULL};
     jv_sheet_header(&o, hdr);
-    timeline_rows(&o, &g, &ro->timeline, NULL);
+    timeline_rows(&o, &tl->all, &tl->opts, NULL);
     JV_CHECK(jv_sheet_commit(&o, err));
-
-    int *devs;
-    size_t nd;
-    if (jv_timeline_devices(tr, &devs, &nd) != JV_OK) JV_FAIL(err, JV_ERR_NOMEM, "out of memory (devices)");
-    if (nd > 1) {
-        jv_status s = jv_sheet_open(&o, ro->book, "gpu_timeline_by_device", err);
-        if (s != JV_OK) {
-            free(devs);
-            return s;
-        }
-        static const char *const hdr2[] = {"device", "type", "time ms", "percent", NULL};
-        jv_sheet_header(&o, hdr2);
-        for (size_t i = 0; i < nd; i++) {
-            if (jv_timeline_compute(tr, t, &ro->timeline, devs[i], &g) != JV_OK) {
-                jv_sheet_abort(&o);
-                free(devs);
-                JV_FAIL(err, JV_ERR_NOMEM, "out of memory (timeline)");
-            }
-            if (!g.events) continue;
-            char d[16];
-            snprintf(d, sizeof d, "%d", devs[i]);
-            timeline_rows(&o, &g, &ro->timeline, d);
-        }
-        free(devs);
-        return jv_sheet_commit(&o, err);
+    if (tl->ndev <= 1) return JV_OK;
+    JV_CHECK(jv_sheet_open(&o, ro->book, "gpu_timeline_by_device", err));
+    static const char *const hdr2[] = {"device", "type", "time ms", "percent", NULL};
+    jv_sheet_header(&o, hdr2);
+    for (size_t i = 0; i < tl->ndev; i++) {
+        if (!tl->dev[i].events) continue;
+        char d[16];
+        snprintf(d, sizeof d, "%d", tl->devs[i]);
+        timeline_rows(&o, &tl->dev[i], &tl->opts, d);
     }
-    free(devs);
-    return JV_OK;
+    return jv_sheet_commit(&o, err);
 }
 
 /* ---------- ops_summary and ops_summary_by_category ---------- */
@@ -436,10 +417,7 @@ static int cmp_ks_group(const void *a, const void *b) {
 
 static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
                                       const jv_report_opts *ro, jv_err *err) {
-    /* the timeline first, so that its temporaries and the keys are not held at once */
-    jv_gpu_timeline tl;
-    jv_status ts = jv_timeline_compute(tr, t, &ro->timeline, -1, &tl);
-    if (ts != JV_OK) JV_FAIL(err, ts, "out of memory (timeline)");
+    const jv_gpu_timeline *tl = &ro->timelines->all;
     size_t nk = 0;
     for (size_t i = 0; i < tr->nev; i++)
         nk += tr->ev[i].kind == JV_K_KERNEL;
@@ -529,7 +507,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             jv_sheet_num(&o, st.min);
             jv_sheet_num(&o, st.max);
             jv_sheet_num(&o, all > 0 ? 100.0 * st.sum / all : 0);
-            jv_sheet_num(&o, tl.total > 0 ? 100.0 * st.sum / US(tl.total) : 0);
+            jv_sheet_num(&o, tl->total > 0 ? 100.0 * st.sum / US(tl->total) : 0);
             jv_sheet_end(&o);
         }
         s = jv_sheet_commit(&o, err);
@@ -540,9 +518,8 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     return s;
 }
 
-jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
-                              jv_err *err) {
-    JV_CHECK(write_timeline(tr, t, o, err));
+jv_status jv_report_write_ops(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *o, jv_err *err) {
+    JV_CHECK(write_timeline(o, err));
     JV_CHECK(write_ops_summary(tr, l, o, err));
     return write_unique_args(tr, l, o, err);
 }
@@ -568,7 +545,7 @@ static void launcher_job_run(jv_launcher_job *j) {
             j->most_direct = l.rows[i].ndirect > j->most_direct ? l.rows[i].ndirect : j->most_direct;
         }
     if (j->o) {
-        j->st = jv_report_write_ops(j->tr, j->t, &l, j->o, &j->err);
+        j->st = jv_report_write_ops(j->tr, &l, j->o, &j->err);
         jv_mem_stage("op sheets");
         if (j->st == JV_OK) j->st = jv_report_write_kernels(j->tr, j->t, &l, j->o, &j->err);
         jv_mem_stage("kernel sheet");

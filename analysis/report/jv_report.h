@@ -9,18 +9,17 @@
 
 #include "jv_ops.h"
 #include "jv_sheet.h"
-#include "jv_timeline.h"
+#include "jv_timelines.h"
 
 typedef struct {
-    jv_book *book; /* where sheets go */
-    jv_timeline_opts timeline;
+    jv_book *book;                 /* where sheets go */
+    const jv_timelines *timelines; /* the trace's GPU timelines (jv_timelines_compute; read only) */
 } jv_report_opts;
 
-/* Writes gpu_timeline (+ gpu_timeline_by_device), ops_summary,
+/* Writes gpu_timeline (+ gpu_timeline_by_device: o->timelines), ops_summary,
  * ops_summary_by_category and ops_unique_args. Each CSV file is written under
  * a temporary name and renamed, so a failure leaves no half-written sheet. */
-jv_status jv_report_write_ops(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,
-                              jv_err *err);
+jv_status jv_report_write_ops(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *o, jv_err *err);
 
 /* Writes kernel_summary (after the perf sheets, as TraceLens orders them). */
 jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, const jv_report_opts *o,

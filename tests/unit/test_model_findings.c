@@ -149,7 +149,9 @@ static void test_synthetic(void) {
     jv_perf_table pt;
     memset(&pt, 0, sizeof pt);
     jv_timeline_opts to = {0, 0, 0};
-    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &to, &err) == JV_OK, "%s", err.msg);
+    jv_timelines tls;
+    CHECK(jv_timelines_compute(&tr, &t, &to, &tls) == JV_OK);
+    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &tls, &err) == JV_OK, "%s", err.msg);
     const jv_dfindings *f = jv_digest_findings(&d);
     CHECK(f != NULL);
     if (!f) {
@@ -293,7 +295,9 @@ static int digest_of(jv_digest *d, const jv_hw *hw, const jv_drow *rs, int n) {
     jv_perf_table pt;
     memset(&pt, 0, sizeof pt);
     jv_timeline_opts to = {0, 0, 0};
-    return jv_digest_finish(d, &tr, &t, &pt, &to, &err) == JV_OK && jv_digest_findings(d);
+    jv_timelines tls;
+    if (jv_timelines_compute(&tr, &t, &to, &tls) != JV_OK) return 0; /* an empty trace: nothing allocated */
+    return jv_digest_finish(d, &tr, &t, &pt, &tls, &err) == JV_OK && jv_digest_findings(d);
 }
 
 /* an elementwise row of count calls moving bytes each in time_us, at pct % of its (memory) roofline */
@@ -403,10 +407,12 @@ static void test_fixture(const char *path) {
     CHECK(jv_hw_resolve("H200", &hw, &err) == JV_OK);
     jv_digest d;
     jv_timeline_opts to = {0, 0, 0};
+    jv_timelines tls;
+    CHECK(jv_timelines_compute(&tr, &t, &to, &tls) == JV_OK);
     CHECK(jv_perf_build(&tr, &t, &pt, &err) == JV_OK);
     CHECK(jv_digest_init(&d, path, &tr, &hw, "test", &err) == JV_OK);
     CHECK(jv_digest_build(&tr, &pt, &d, &err) == JV_OK);
-    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &to, &err) == JV_OK, "%s", err.msg);
+    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &tls, &err) == JV_OK, "%s", err.msg);
     const jv_dfindings *f = jv_digest_findings(&d);
     CHECK(f && f->nrows == d.nrows && f->nfusion == d.nfusion);
     if (f) {
@@ -438,6 +444,7 @@ static void test_fixture(const char *path) {
             CHECK(f->v[f->rank[i - 1]].gain_us >= f->v[f->rank[i]].gain_us);
     }
     jv_digest_free(&d);
+    jv_timelines_free(&tls);
     jv_perf_free(&pt);
     jv_tree_free(&t);
     jv_trace_free(&tr);
