@@ -14,6 +14,16 @@
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define JV_JSON_SWAR 1
 #endif
+#if !defined(JV_JSON_SSE2) && defined(JV_JSON_SWAR)
+#define SWAR_ONES UINT64_C(0x0101010101010101)
+#define SWAR_LOW7 UINT64_C(0x7F7F7F7F7F7F7F7F)
+#define SWAR_HIGH (~SWAR_LOW7)
+/* the high bit of each byte of x that equals b (an exact per-byte test: no carry crosses a byte) */
+static inline uint64_t swar_eq(uint64_t x, unsigned char b) {
+    uint64_t y = x ^ (SWAR_ONES * b);
+    return ~(((y & SWAR_LOW7) + SWAR_LOW7) | y) & SWAR_HIGH;
+}
+#endif
 
 void jv_json_init(jv_jcur *c, const char *p, const char *end, int final) {
     c->p = p;
@@ -52,16 +62,11 @@ static const char *skip_ws_run(const char *p, const char *end) {
         p += 16;
     }
 #elif defined(JV_JSON_SWAR)
-    const uint64_t ones = UINT64_C(0x0101010101010101), low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = ~low7;
     while (end - p >= 8) {
         uint64_t x;
         memcpy(&x, p, sizeof x);
-        /* exact per-byte tests (no carry crosses a byte): the high bit of a byte of eq(x, b) is set iff it is b */
-#define JV_EQ0(y) (~((((y)&low7) + low7) | (y)) & high)
-        uint64_t w = JV_EQ0(x ^ (ones * ' ')) | JV_EQ0(x ^ (ones * '\n')) | JV_EQ0(x ^ (ones * '\r')) |
-                     JV_EQ0(x ^ (ones * '\t'));
-#undef JV_EQ0
-        uint64_t m = ~w & high; /* the bytes that are not whitespace */
+        uint64_t w = swar_eq(x, ' ') | swar_eq(x, '\n') | swar_eq(x, '\r') | swar_eq(x, '\t');
+        uint64_t m = ~w & SWAR_HIGH; /* the bytes that are not whitespace */
         if (m) return p + __builtin_ctzll(m) / 8;
         p += 8;
     }
@@ -133,15 +138,11 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
             p += 16;
         }
 #elif defined(JV_JSON_SWAR)
-        const uint64_t ones = UINT64_C(0x0101010101010101), low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = ~low7;
         while (end - p >= 8) {
             uint64_t x;
             memcpy(&x, p, sizeof x);
-            /* exact per-byte tests: '"', '\\', and below 0x20 (high bit clear and low 7 bits + 0x60 < 0x80) */
-#define JV_EQ0(y) (~((((y)&low7) + low7) | (y)) & high)
-            uint64_t m =
-                JV_EQ0(x ^ (ones * '"')) | JV_EQ0(x ^ (ones * '\\')) | (~(((x & low7) + ones * 0x60) | x) & high);
-#undef JV_EQ0
+            /* '"', '\\', and below 0x20 (high bit clear and low 7 bits + 0x60 < 0x80) */
+            uint64_t m = swar_eq(x, '"') | swar_eq(x, '\\') | (~(((x & SWAR_LOW7) + SWAR_ONES * 0x60) | x) & SWAR_HIGH);
             if (m) {
                 p += __builtin_ctzll(m) / 8;
                 goto stop;

@@ -42,17 +42,26 @@ struct rn_plan {
     int vec; /* the storage code rn_vec_kernel runs (rn_vec_of), or -1: rn_kernel */
 };
 
+/* the offsets of row r in x, y and the residual (its index over the leading dims) */
+static __device__ __forceinline__ void rn_row(const rn_params &p, int64_t r, int64_t *xo, int64_t *yo, int64_t *ro) {
+    int64_t a = 0, b = 0, c = 0;
+    for (int i = p.nd - 1; i >= 0; i--) {
+        const int64_t k = r % p.shape[i];
+        r /= p.shape[i];
+        a += k * p.xst[i];
+        b += k * p.yst[i];
+        c += k * p.rst[i];
+    }
+    *xo = a;
+    *yo = b;
+    *ro = c;
+}
+
 __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
     __shared__ float s_rstd;
     for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
-        int64_t xo = 0, yo = 0, ro = 0, q = r;
-        for (int i = p.nd - 1; i >= 0; i--) {
-            const int64_t k = q % p.shape[i];
-            q /= p.shape[i];
-            xo += k * p.xst[i];
-            yo += k * p.yst[i];
-            ro += k * p.rst[i];
-        }
+        int64_t xo, yo, ro;
+        rn_row(p, r, &xo, &yo, &ro);
         float ss = 0.0f;
         for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
             float v = jv_gpu_load_f(p.xdt, p.x, xo + j);
@@ -85,14 +94,8 @@ template <int DT> __global__ void __launch_bounds__(RN_THREADS) rn_vec_kernel(rn
     __shared__ float s_rstd;
     const int64_t nv = p.size / V;
     for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
-        int64_t xo = 0, yo = 0, ro = 0, q = r;
-        for (int i = p.nd - 1; i >= 0; i--) {
-            const int64_t k = q % p.shape[i];
-            q /= p.shape[i];
-            xo += k * p.xst[i];
-            yo += k * p.yst[i];
-            ro += k * p.rst[i];
-        }
+        int64_t xo, yo, ro;
+        rn_row(p, r, &xo, &yo, &ro);
         const uint4 *xv = reinterpret_cast<const uint4 *>(static_cast<const char *>(p.x) + xo * ES);
         uint4 *rv = p.res ? reinterpret_cast<uint4 *>(static_cast<char *>(p.res) + ro * ES) : NULL;
         float ss = 0.0f;
