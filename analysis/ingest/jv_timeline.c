@@ -100,29 +100,44 @@ static int64_t idle_overlap(const jv_iv *busy, size_t nb, const jv_iv *x, size_t
     return in - jv_iv_overlap(busy, nb, x, nx);
 }
 
+/* A direct-mapped cache of one small value per key (an interned name id, or one with a flag bit), so that a
+ * pass over the events classifies each distinct name once, not each event. */
+enum { NAME_CACHE = 1024 };
+typedef struct {
+    uint64_t key[NAME_CACHE];
+    uint8_t val[NAME_CACHE];
+} name_cache;
+
+static void name_cache_init(name_cache *c) {
+    memset(c->key, 0xFF, sizeof c->key); /* no key is all ones: name ids are 32 bits */
+}
+
+/* the value slot of key; *hit is 0 when the slot held another key (it is key's now: the caller fills it) */
+static uint8_t *name_cache_slot(name_cache *c, uint64_t key, int *hit) {
+    size_t i = (size_t)(key ^ key >> 11) & (NAME_CACHE - 1);
+    *hit = c->key[i] == key;
+    c->key[i] = key;
+    return &c->val[i];
+}
+
 /* out->idle_cause from the merged busy list busy[0..nb) and the host events. Memory: the named classes' events
  * (few), and the root host events alone for "any host work" (a nested event lies inside its root) */
 static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *busy, size_t nb, jv_gpu_timeline *out) {
     jv_iv *cls[JV_IDLE_NONE] = {0}, *acc = NULL, *tmp = NULL;
     size_t n[JV_IDLE_NONE] = {0}, cap[JV_IDLE_NONE] = {0};
     jv_status st = JV_OK;
-    /* classify each distinct (name, runtime or not) once: a direct-mapped cache on the interned id */
-    enum { CACHE = 1024 };
-    uint32_t cache_id[CACHE][2];
-    uint8_t cache_cls[CACHE][2];
-    memset(cache_id, 0xFF, sizeof cache_id);
+    name_cache cc; /* each distinct (name, runtime or not) classified once */
+    name_cache_init(&cc);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (!jv_kind_is_host(k) || jv_ev_dur(tr, e) <= 0) continue;
         jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
         int rt = k == JV_K_RUNTIME || k == JV_K_DRIVER;
-        uint32_t slot = e->name & (CACHE - 1);
-        if (cache_id[slot][rt] != e->name) {
-            cache_id[slot][rt] = e->name;
-            cache_cls[slot][rt] = (uint8_t)idle_class(rt, jv_trace_str(tr, e->name));
-        }
-        jv_idle_cause c = (jv_idle_cause)cache_cls[slot][rt];
+        int hit;
+        uint8_t *cls_of = name_cache_slot(&cc, (uint64_t)e->name << 1 | (uint64_t)rt, &hit);
+        if (!hit) *cls_of = (uint8_t)idle_class(rt, jv_trace_str(tr, e->name));
+        jv_idle_cause c = (jv_idle_cause)*cls_of;
         if (c != JV_IDLE_HOST && (st = JV_RESERVE(cls[c], cap[c], n[c] + 1)) == JV_OK) cls[c][n[c]++] = iv;
         if (st == JV_OK && (!t->parent || t->parent[i] == JV_NONE32) &&
             (st = JV_RESERVE(cls[JV_IDLE_HOST], cap[JV_IDLE_HOST], n[JV_IDLE_HOST] + 1)) == JV_OK)
@@ -171,11 +186,8 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     jv_iv *comp = buf, *tmp = buf + n + 1;
     jv_iv *comm_end = buf + n + 1, *mem_end = buf + 2 * n + 2;
     size_t nc = 0, nk = 0, nm = 0;
-    /* classify each distinct kernel name once (direct-mapped cache on the interned id) */
-    enum { CACHE = 1024 };
-    uint32_t cache_id[CACHE];
-    uint8_t cache_comm[CACHE];
-    memset(cache_id, 0xFF, sizeof cache_id);
+    name_cache cc; /* each distinct kernel name classified once */
+    name_cache_init(&cc);
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
@@ -184,14 +196,12 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
         jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
         const char *name = jv_trace_str(tr, e->name);
-        uint32_t slot = e->name & (CACHE - 1);
-        if (cache_id[slot] != e->name) {
-            cache_id[slot] = e->name;
-            cache_comm[slot] = (uint8_t)jv_is_comm_kernel(name);
-        }
+        int hit;
+        uint8_t *comm = name_cache_slot(&cc, e->name, &hit);
+        if (!hit) *comm = (uint8_t)jv_is_comm_kernel(name);
         if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23))
             *(mem_end - ++nm) = iv;
-        else if (k == JV_K_KERNEL && cache_comm[slot])
+        else if (k == JV_K_KERNEL && *comm)
             *(comm_end - ++nk) = iv;
         else
             comp[nc++] = iv;

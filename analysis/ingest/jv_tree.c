@@ -281,8 +281,10 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id;
-        if (is_launch(tr, e) && jv_map_get(shared, tr->launch_corr[jv_ev_aux(tr, e)], &v)) {
-            int64_t key[2] = {pid_of(tr, (uint32_t)i), tr->launch_corr[jv_ev_aux(tr, e)]};
+        if (!is_launch(tr, e)) continue;
+        const int64_t corr = tr->launch_corr[jv_ev_aux(tr, e)];
+        if (jv_map_get(shared, corr, &v)) {
+            int64_t key[2] = {pid_of(tr, (uint32_t)i), corr};
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK) s = jv_map_put_first(&launch_of, id, (uint32_t)i);
         }
@@ -292,10 +294,10 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id, l;
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || tr->gpu_ids[jv_ev_aux(tr, e)].corr == JV_NONE64 ||
-            !jv_map_get(shared, tr->gpu_ids[jv_ev_aux(tr, e)].corr, &v))
-            continue;
-        int64_t key[2] = {0, tr->gpu_ids[jv_ev_aux(tr, e)].corr};
+        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        const int64_t corr = tr->gpu_ids[jv_ev_aux(tr, e)].corr;
+        if (corr == JV_NONE64 || !jv_map_get(shared, corr, &v)) continue;
+        int64_t key[2] = {0, corr};
         if (host_pid(tr, &host_of, (uint32_t)i, &key[0])) {
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
             if (s == JV_OK && jv_map_get(&launch_of, id, &l)) {
@@ -382,15 +384,16 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     if (s == JV_OK && missing) {
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if ((e->kind == JV_K_CPU_OP) && tr->op_ids[jv_ev_aux(tr, e)].ext != JV_NONE32I)
-                s = jv_map_put_first(&by_ext, tr->op_ids[jv_ev_aux(tr, e)].ext, (uint32_t)i);
+            if (e->kind != JV_K_CPU_OP) continue;
+            const int32_t ext = tr->op_ids[jv_ev_aux(tr, e)].ext;
+            if (ext != JV_NONE32I) s = jv_map_put_first(&by_ext, ext, (uint32_t)i);
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             uint32_t op;
             if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
-            if (tr->gpu_ids[jv_ev_aux(tr, e)].ext != JV_NONE32I &&
-                jv_map_get(&by_ext, tr->gpu_ids[jv_ev_aux(tr, e)].ext, &op)) {
+            const int32_t ext = tr->gpu_ids[jv_ev_aux(tr, e)].ext;
+            if (ext != JV_NONE32I && jv_map_get(&by_ext, ext, &op)) {
                 t->parent[i] = op;
                 t->counts.by_external_id++;
             }
@@ -444,14 +447,17 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         t->launcher[g] = launcher;
         if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
     }
-    for (size_t i = 0; i < tr->nev; i++)
-        if (is_launch_kind((jv_kind)tr->ev[i].kind) && cnt[jv_trace_aux(tr, i)] > 1) {
+    for (size_t i = 0; i < tr->nev; i++) {
+        if (!is_launch_kind((jv_kind)tr->ev[i].kind)) continue;
+        const uint32_t kernels = cnt[jv_trace_aux(tr, (uint32_t)i)];
+        if (kernels > 1) {
             const char *nm = jv_trace_str(tr, tr->ev[i].name);
             if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
                 t->counts.graph_launches++;
-                t->counts.graph_kernels += cnt[jv_trace_aux(tr, i)];
+                t->counts.graph_kernels += kernels;
             }
         }
+    }
     free(cnt);
     return JV_OK;
 }
@@ -462,8 +468,9 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         const jv_event *e = &tr->ev[i];
         if (e->kind != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
-        if (tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig].dims) t->counts.cpu_ops_with_shapes++;
-        int32_t seq = tr->op_ids[jv_ev_aux(tr, e)].seq;
+        const uint32_t a = jv_ev_aux(tr, e);
+        if (tr->sigs[tr->ops[a].sig].dims) t->counts.cpu_ops_with_shapes++;
+        int32_t seq = tr->op_ids[a].seq;
         if (seq == JV_NONE32I) continue;
         if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */

@@ -19,14 +19,17 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
     jv_kind k = (jv_kind)e->kind;
     fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
             jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
-    if (jv_kind_is_gpu(k))
-        fprintf(f, ", device %d stream %d", tr->gpu[jv_ev_aux(tr, e)].device, tr->gpu[jv_ev_aux(tr, e)].stream);
+    if (jv_kind_is_gpu(k)) {
+        const jv_gpuargs *g = &tr->gpu[jv_ev_aux(tr, e)];
+        fprintf(f, ", device %d stream %d", g->device, g->stream);
+    }
     fputc(')', f);
     if (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) {
-        const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
+        const uint32_t a = jv_ev_aux(tr, e);
+        const jv_sig *s = &tr->sigs[tr->ops[a].sig];
         print_repr(f, tr, "Input Dims", s->dims);
         print_repr(f, tr, "Input type", s->types);
-        int32_t seq = tr->op_ids[jv_ev_aux(tr, e)].seq;
+        int32_t seq = tr->op_ids[a].seq;
         uint32_t fwd;
         if (seq != JV_NONE32I && !strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36) &&
             jv_map_get(&t->fwd_of_seq, seq, &fwd))

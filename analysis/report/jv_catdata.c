@@ -174,13 +174,14 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
         if (ok && depth > 0 && p != JV_NONE32)
             ok = cJSON_AddNumberToObject(o, "parent_uid", jv_trace_uid(tr, p)) != NULL;
     }
-    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) && jv_ev_aux(tr, e) != JV_NONE32) {
+    if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT)) { /* every op and annotation has its record */
         const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
         ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
     }
-    if (ok && jv_kind_is_gpu(k) && jv_ev_aux(tr, e) != JV_NONE32)
-        ok = cJSON_AddNumberToObject(o, "device", tr->gpu[jv_ev_aux(tr, e)].device) &&
-             cJSON_AddNumberToObject(o, "stream", tr->gpu[jv_ev_aux(tr, e)].stream);
+    if (ok && jv_kind_is_gpu(k)) { /* and every GPU event */
+        const jv_gpuargs *g = &tr->gpu[jv_ev_aux(tr, e)];
+        ok = cJSON_AddNumberToObject(o, "device", g->device) && cJSON_AddNumberToObject(o, "stream", g->stream);
+    }
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

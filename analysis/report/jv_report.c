@@ -438,10 +438,11 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         if (e->kind != JV_K_KERNEL) continue;
         ks_key *k = &keys[nk++];
         k->kname = jv_trace_str(tr, e->name);
-        k->stream = tr->gpu[jv_ev_aux(tr, e)].stream;
+        const uint32_t g = jv_ev_aux(tr, e);
+        k->stream = tr->gpu[g].stream;
         k->ev = (uint32_t)i;
         all += US(jv_ev_dur(tr, e));
-        uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
+        uint32_t op = t->op_of_gpu[g];
         if (op != JV_NONE32) {
             any_op = 1;
             const jv_launcher *row = jv_launchers_find(l, op);

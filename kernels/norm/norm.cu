@@ -57,8 +57,17 @@ static __device__ __forceinline__ void rn_row(const rn_params &p, int64_t r, int
     *ro = c;
 }
 
-__global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
+/* 1 / sqrt(mean of squares + eps) of a row from each thread's partial sum of squares ss, in every thread of the
+ * block (every thread must call it; the caller syncs before the next row reuses the shared memory) */
+static __device__ __forceinline__ float rn_rstd(const rn_params &p, float ss) {
     __shared__ float s_rstd;
+    ss = jv_block_sum(ss);
+    if (threadIdx.x == 0) s_rstd = rsqrtf(ss / (float)p.size + p.eps);
+    __syncthreads();
+    return s_rstd;
+}
+
+__global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
     for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
         int64_t xo, yo, ro;
         rn_row(p, r, &xo, &yo, &ro);
@@ -71,16 +80,13 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
             }
             ss += v * v;
         }
-        ss = jv_block_sum(ss);
-        if (threadIdx.x == 0) s_rstd = rsqrtf(ss / (float)p.size + p.eps);
-        __syncthreads();
-        const float rstd = s_rstd;
+        const float rstd = rn_rstd(p, ss);
         for (int64_t j = threadIdx.x; j < p.size; j += blockDim.x) {
             const float v = p.res ? jv_gpu_load_f(p.rdt, p.res, ro + j) : jv_gpu_load_f(p.xdt, p.x, xo + j);
             const float w = p.w ? jv_gpu_load_f(p.wdt, p.w, j) : 1.0f;
             jv_gpu_store_f(p.ydt, p.y, yo + j, v * rstd * w);
         }
-        __syncthreads(); /* s_rstd and jv_block_sum's shared memory are reused by the next row */
+        __syncthreads(); /* rn_rstd's shared memory is reused by the next row */
     }
 }
 
@@ -91,7 +97,6 @@ __global__ void __launch_bounds__(RN_THREADS) rn_kernel(rn_params p) {
  * group the elements differently. */
 template <int DT> __global__ void __launch_bounds__(RN_THREADS) rn_vec_kernel(rn_params p) {
     constexpr int V = jv_gpu_vec<DT>::n, ES = DT == JV_GS_F32 ? 4 : 2;
-    __shared__ float s_rstd;
     const int64_t nv = p.size / V;
     for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
         int64_t xo, yo, ro;
@@ -114,10 +119,7 @@ template <int DT> __global__ void __launch_bounds__(RN_THREADS) rn_vec_kernel(rn
             for (int k = 0; k < V; k++)
                 ss += v[k] * v[k];
         }
-        ss = jv_block_sum(ss);
-        if (threadIdx.x == 0) s_rstd = rsqrtf(ss / (float)p.size + p.eps);
-        __syncthreads();
-        const float rstd = s_rstd;
+        const float rstd = rn_rstd(p, ss);
         const uint4 *wv = static_cast<const uint4 *>(p.w);
         uint4 *yv = reinterpret_cast<uint4 *>(static_cast<char *>(p.y) + yo * ES);
         for (int64_t j = threadIdx.x; j < nv; j += blockDim.x) {
@@ -135,7 +137,7 @@ template <int DT> __global__ void __launch_bounds__(RN_THREADS) rn_vec_kernel(rn
                 o[k] = v[k] * rstd * w[k];
             yv[j] = jv_gpu_pack16<DT>(o);
         }
-        __syncthreads(); /* s_rstd and jv_block_sum's shared memory are reused by the next row */
+        __syncthreads(); /* rn_rstd's shared memory is reused by the next row */
     }
 }
 

@@ -57,6 +57,21 @@ static __device__ __forceinline__ int64_t rp_offset(const rp_tensor &t, int64_t 
     return o;
 }
 
+/* the position at element po of positions (int64 or int32) */
+static __device__ __forceinline__ int64_t rp_pos(const rp_params &p, int64_t po) {
+    return p.pos64 ? static_cast<const int64_t *>(p.posb)[po] : (int64_t) static_cast<const int32_t *>(p.posb)[po];
+}
+
+/* rotates pair i of the head at element base of buffer b (storage code dt) by cos c and sin s: neox pairs
+ * (i, half + i), gptj pairs (2i, 2i + 1) */
+static __device__ __forceinline__ void rp_rotate(const rp_params &p, int dt, void *b, int64_t base, int64_t i, float c,
+                                                 float s) {
+    const int64_t xo = base + (p.neox ? i : 2 * i), yo = base + (p.neox ? p.half + i : 2 * i + 1);
+    const float x = jv_gpu_load_f(dt, b, xo), y = jv_gpu_load_f(dt, b, yo);
+    jv_gpu_store_f(dt, b, xo, x * c - y * s);
+    jv_gpu_store_f(dt, b, yo, y * c + x * s);
+}
+
 __global__ void __launch_bounds__(RP_THREADS) rp_kernel(rp_params p) {
     const int64_t per_tok = (p.hq + p.hk) * p.half, total = p.tokens * per_tok;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -67,17 +82,11 @@ __global__ void __launch_bounds__(RP_THREADS) rp_kernel(rp_params p) {
         const int64_t h = is_k ? hh - p.hq : hh, heads = is_k ? p.hk : p.hq;
         const rp_tensor &tt = is_k ? p.k : p.q;
         void *b = is_k ? p.kb : p.qb;
-        const int64_t po = rp_offset(p.pos, tok);
-        const int64_t pv =
-            p.pos64 ? static_cast<const int64_t *>(p.posb)[po] : (int64_t) static_cast<const int32_t *>(p.posb)[po];
+        const int64_t pv = rp_pos(p, rp_offset(p.pos, tok));
         if (pv < 0 || pv >= p.rows) continue;
         const float c = jv_gpu_load_f(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + i));
         const float s = jv_gpu_load_f(p.cache.dt, p.cacheb, rp_offset(p.cache, pv * p.rot + p.half + i));
-        const int64_t base = rp_offset(tt, (tok * heads + h) * p.hs); /* the head is dense from here */
-        const int64_t xo = base + (p.neox ? i : 2 * i), yo = base + (p.neox ? p.half + i : 2 * i + 1);
-        const float x = jv_gpu_load_f(tt.dt, b, xo), y = jv_gpu_load_f(tt.dt, b, yo);
-        jv_gpu_store_f(tt.dt, b, xo, x * c - y * s);
-        jv_gpu_store_f(tt.dt, b, yo, y * c + x * s);
+        rp_rotate(p, tt.dt, b, rp_offset(tt, (tok * heads + h) * p.hs), i, c, s); /* the head is dense from there */
     }
 }
 
@@ -93,9 +102,7 @@ __global__ void __launch_bounds__(RP_THREADS) rp_kernel_rows(rp_params p) {
         const uint32_t tok = t / per_tok, rem = t - tok * per_tok;
         const uint32_t hh = rem / half, i = rem - hh * half;
         const int is_k = hh >= hq;
-        const int64_t po = (int64_t)tok * p.pos_st;
-        const int64_t pv =
-            p.pos64 ? static_cast<const int64_t *>(p.posb)[po] : (int64_t) static_cast<const int32_t *>(p.posb)[po];
+        const int64_t pv = rp_pos(p, (int64_t)tok * p.pos_st);
         if (pv < 0 || pv >= p.rows) continue;
         const int64_t crow = pv * p.cache_row;
         const float c = jv_gpu_load_f(p.cache.dt, p.cacheb, crow + (int64_t)i * p.cache_col);
@@ -104,10 +111,7 @@ __global__ void __launch_bounds__(RP_THREADS) rp_kernel_rows(rp_params p) {
         void *b = is_k ? p.kb : p.qb;
         const int64_t base = is_k ? (int64_t)tok * p.k_tok + (int64_t)(hh - hq) * p.k_head
                                   : (int64_t)tok * p.q_tok + (int64_t)hh * p.q_head;
-        const int64_t xo = base + (p.neox ? i : 2 * i), yo = base + (p.neox ? half + i : 2 * i + 1);
-        const float x = jv_gpu_load_f(dt, b, xo), y = jv_gpu_load_f(dt, b, yo);
-        jv_gpu_store_f(dt, b, xo, x * c - y * s);
-        jv_gpu_store_f(dt, b, yo, y * c + x * s);
+        rp_rotate(p, dt, b, base, i, c, s);
     }
 }
 
