@@ -121,6 +121,32 @@ void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ct
     if (n > 1) intro_rec(base, n, size, cmp, ctx, depth);
 }
 
+static int cmp_str_ix(const void *a, const void *b, void *ctx) {
+    const char *const *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(s[x], s[y]);
+    if (c) return c;
+    return (x > y) - (x < y); /* a total order: the sort may be in place */
+}
+
+jv_status jv_str_ranks(const char *const *s, size_t n, uint32_t *rank) {
+    if (n == 0) return JV_OK;
+    if (n > UINT32_MAX || n > SIZE_MAX / sizeof(uint32_t)) return JV_ERR_NOMEM;
+    uint32_t *ix = malloc(n * sizeof *ix);
+    if (!ix) return JV_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        ix[i] = (uint32_t)i;
+    jv_sort_inplace(ix, n, sizeof *ix, cmp_str_ix, (void *)s);
+    uint32_t r = 0;
+    rank[ix[0]] = 0;
+    for (size_t k = 1; k < n; k++) {
+        if (strcmp(s[ix[k - 1]], s[ix[k]])) r++;
+        rank[ix[k]] = r;
+    }
+    free(ix);
+    return JV_OK;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

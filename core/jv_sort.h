@@ -6,6 +6,7 @@
 #define JV_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "jv_status.h"
 
@@ -24,5 +25,11 @@ double jv_median_sort(double *v, size_t n);
  * sorted sequence. O(n log n) in the worst case (introsort: quicksort with a median of three, heapsort past
  * 2 log2 n levels, insertion sort for 16 elements or fewer). */
 void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
+
+/* The dense ranks of n strings in strcmp order into rank[0..n): rank[i] < rank[j] exactly when
+ * strcmp(s[i], s[j]) < 0, and equal ranks for equal strings; ranks run from 0 to the number of distinct strings
+ * less one. For sorts that compared strings: comparing the ranks gives the same order. JV_ERR_NOMEM (rank
+ * unset) on failure. */
+jv_status jv_str_ranks(const char *const *s, size_t n, uint32_t *rank);
 
 #endif

@@ -125,6 +125,50 @@ static void test_sort_inplace(void) {
     }
 }
 
+/* jv_str_ranks against strcmp, pair by pair: the rank order is strcmp's sign for every pair (equal strings equal
+ * ranks), and the ranks are dense (0 .. distinct - 1). Strings of a 3-letter alphabet, 0-4 long: many duplicates,
+ * prefixes of one another ("" < "a" < "ab"), and bytes above 0x7f (strcmp compares them as unsigned char). */
+static void test_str_ranks(void) {
+    static const size_t sizes[] = {0, 1, 2, 17, 300};
+    static const char alpha[] = {'a', 'b', (char)0xc3};
+    uint64_t r = 777;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        char(*buf)[8] = calloc(n + 1, sizeof *buf);
+        const char **s = malloc((n + 1) * sizeof *s);
+        uint32_t *rank = malloc((n + 1) * sizeof *rank);
+        CHECK(buf && s && rank);
+        if (!buf || !s || !rank) return;
+        for (size_t i = 0; i < n; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            size_t len = (size_t)(r % 5);
+            for (size_t k = 0; k < len; k++)
+                buf[i][k] = alpha[(r >> (8 + 2 * k)) % 3];
+            s[i] = buf[i];
+        }
+        CHECK(jv_str_ranks(s, n, rank) == JV_OK);
+        int bad = 0;
+        uint32_t maxr = 0;
+        size_t distinct = 0;
+        for (size_t i = 0; i < n; i++) {
+            int first = 1;
+            for (size_t j = 0; j < n; j++) {
+                int c = strcmp(s[i], s[j]), d = (rank[i] > rank[j]) - (rank[i] < rank[j]);
+                bad += (c > 0) - (c < 0) != d;
+                if (j < i && !c) first = 0;
+            }
+            distinct += first;
+            if (rank[i] > maxr) maxr = rank[i];
+        }
+        CHECK_MSG(!bad, "jv_str_ranks: n %zu: %d pairs out of strcmp's order", n, bad);
+        CHECK_MSG(!n || maxr + 1 == distinct, "jv_str_ranks: n %zu: ranks 0..%u for %zu distinct strings", n,
+                  (unsigned)maxr, distinct);
+        free(buf);
+        free(s);
+        free(rank);
+    }
+}
+
 static void test_map(void) {
     jv_map m;
     jv_map_init(&m);
@@ -500,6 +544,7 @@ int main(void) {
     test_intern();
     test_map();
     test_sort_inplace();
+    test_str_ranks();
     test_pyfloat();
     test_pyrepr();
     test_intervals();
