@@ -147,6 +147,35 @@ jv_status jv_str_ranks(const char *const *s, size_t n, uint32_t *rank) {
     return JV_OK;
 }
 
+/* A stable merge sort of doubles (no NaN): equal values keep their order, as glibc's qsort (a merge sort) kept
+ * them, so a -0.0 and a 0.0 come out where they came before; compared inline, not through a function pointer. */
+static void dsort_ins(double *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void dsort_rec(double *v, double *tmp, size_t n) {
+    if (n <= 24) {
+        dsort_ins(v, n);
+        return;
+    }
+    size_t h = n / 2;
+    dsort_rec(v, tmp, h);
+    dsort_rec(v + h, tmp, n - h);
+    if (!(v[h - 1] > v[h])) return;
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = v[j] < v[i] ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    memcpy(v, tmp, j * sizeof *v); /* v[j..n) is in place */
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -154,6 +183,12 @@ static int cmp_double(const void *a, const void *b) {
 
 double jv_median_sort(double *v, size_t n) {
     if (!n) return 0;
-    qsort(v, n, sizeof *v, cmp_double);
+    double stack[256], *tmp = n <= 256 ? stack : malloc(n * sizeof *tmp);
+    if (tmp) {
+        dsort_rec(v, tmp, n);
+        if (tmp != stack) free(tmp);
+    } else {
+        qsort(v, n, sizeof *v, cmp_double); /* out of memory: qsort (its own fallback) */
+    }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -16,8 +16,9 @@ typedef int (*jv_cmp_ctx)(const void *a, const void *b, void *ctx);
  * elements. Allocates a scratch copy; JV_ERR_NOMEM (base unchanged) on failure. */
 jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
 
-/* Sorts v[0..n) ascending (no NaN) and returns its median: the middle value, or the mean of the two middle values
- * for an even n; 0 for n = 0. */
+/* Sorts v[0..n) ascending (no NaN), stably (equal values such as -0.0 and 0.0 keep their order, as with glibc's
+ * merge-sort qsort), and returns its median: the middle value, or the mean of the two middle values for an even
+ * n; 0 for n = 0. */
 double jv_median_sort(double *v, size_t n);
 
 /* Sorts n elements of size bytes at base by cmp in place, allocating nothing. Not stable: for orders in

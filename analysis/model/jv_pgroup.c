@@ -407,11 +407,24 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
 }
 
 void jv_perf_categories(const jv_trace *tr, const jv_perf_table *pt, const char **cat) {
+    /* jv_op_category once per (op name, first kernel name) pair: a map of the pairs to the instance that had the
+       pair first (without the map, out of memory, once per instance) */
+    jv_map memo;
+    jv_map_init(&memo);
+    int use_memo = jv_map_reserve(&memo, 1024) == JV_OK;
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
-        const char *first = in->kn ? jv_trace_str(tr, tr->ev[pt->kernels[in->kbegin]].name) : NULL;
-        cat[i] = jv_op_category(jv_trace_str(tr, tr->ev[in->ev].name), first);
+        uint32_t name = tr->ev[in->ev].name, first = in->kn ? tr->ev[pt->kernels[in->kbegin]].name : JV_NONE32;
+        int64_t key = (int64_t)((uint64_t)name << 32 | first);
+        uint32_t j;
+        if (use_memo && jv_map_get(&memo, key, &j)) {
+            cat[i] = cat[j];
+            continue;
+        }
+        cat[i] = jv_op_category(jv_trace_str(tr, name), first != JV_NONE32 ? jv_trace_str(tr, first) : NULL);
+        if (use_memo && jv_map_put(&memo, key, (uint32_t)i) != JV_OK) use_memo = 0;
     }
+    jv_map_free(&memo);
 }
 
 /* perf_params of model mi as a Python dict (malloc'd); NULL without params (or out of memory: *nomem) */
@@ -457,14 +470,13 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, j
     const jv_pgctx *g = &gc;
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)i;
-    /* the categories' ranks go where the sorted indices go next (idx's order is total: the index last, so the
-       sort is in place) */
+    /* the categories' ranks in buf (the statistics' scratch, not used before the groups are made) */
     uint32_t *cat_rank = (uint32_t *)(void *)buf, *thr_rank = NULL;
     _Static_assert(sizeof(double) >= sizeof(uint32_t), "buf holds the ranks");
     jv_status s = jv_str_ptr_ranks(cat, n, cat_rank);
     if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
     ukey_ctx uk = {g, cat_rank, thr_rank};
-    if (s == JV_OK) jv_sort_inplace(idx, n, sizeof *idx, cmp_unified, &uk);
+    if (s == JV_OK) s = jv_sort_stable(idx, n, sizeof *idx, cmp_unified, &uk); /* fewer comparisons than in place */
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;

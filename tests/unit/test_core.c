@@ -169,6 +169,55 @@ static void test_str_ranks(void) {
     }
 }
 
+/* jv_median_sort against a stable reference (qsort of value and position pairs), byte for byte: random values
+ * with many ties, -0.0 beside 0.0 (equal, told apart by their bytes: a stable sort keeps their order), sorted and
+ * reversed runs; sizes across the insertion-sort cutoff and the stack buffer (256). */
+typedef struct {
+    double v;
+    size_t pos;
+} dpos;
+
+static int cmp_dpos(const void *a, const void *b) {
+    const dpos *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static void test_median_sort(void) {
+    static const size_t sizes[] = {1, 2, 7, 24, 25, 100, 256, 257, 5000};
+    uint64_t r = 99;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        double *a = malloc(n * sizeof *a);
+        dpos *ref = malloc(n * sizeof *ref);
+        CHECK(a && ref);
+        if (!a || !ref) return;
+        for (int pattern = 0; pattern < 4; pattern++) {
+            for (size_t i = 0; i < n; i++) {
+                r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+                double x = pattern == 0   ? (double)(r % 7) - 3.0              /* ties, negatives */
+                           : pattern == 1 ? ((r >> 3) % 2 ? -0.0 : 0.0)        /* only zeros of both signs */
+                           : pattern == 2 ? (double)i + ((r % 3) ? 0.0 : -0.0) /* sorted */
+                                          : (double)(n - i) * 0.5;             /* reversed */
+                if (pattern == 0 && r % 5 == 0) x = (r >> 9) % 2 ? -0.0 : 0.0;
+                a[i] = x;
+                ref[i] = (dpos){x, i};
+            }
+            qsort(ref, n, sizeof *ref, cmp_dpos);
+            double med = jv_median_sort(a, n);
+            int bad = 0;
+            for (size_t i = 0; i < n; i++)
+                bad += memcmp(&a[i], &ref[i].v, sizeof a[i]) != 0;
+            double want = n % 2 ? ref[n / 2].v : (ref[n / 2 - 1].v + ref[n / 2].v) / 2;
+            CHECK_MSG(!bad, "jv_median_sort: n %zu pattern %d: %d values out of the stable order", n, pattern, bad);
+            CHECK_MSG(!memcmp(&med, &want, sizeof med), "jv_median_sort: n %zu pattern %d: median %g, want %g", n,
+                      pattern, med, want);
+        }
+        free(a);
+        free(ref);
+    }
+}
+
 static void test_map(void) {
     jv_map m;
     jv_map_init(&m);
@@ -545,6 +594,7 @@ int main(void) {
     test_map();
     test_sort_inplace();
     test_str_ranks();
+    test_median_sort();
     test_pyfloat();
     test_pyrepr();
     test_intervals();
