@@ -442,7 +442,7 @@ static jv_status write_reports(const jv_analyze_cli *c, const char *path, int ta
     s = launcher_job_end(path, &job, s, err);
     jv_mem_stage("model, sheets joined");
     *nlaunchers = job.nlaunchers;
-    catdata_job cd = {dg, tr, t, c->stage, JV_OK, {0}, 0, 0};
+    catdata_job cd = {.dg = dg, .tr = tr, .t = t, .dir = c->stage};
     if (s == JV_OK && target) catdata_job_start(&cd, c->threads != 1);
     if (s == JV_OK && target) s = jv_perf_write(tr, &pt, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
