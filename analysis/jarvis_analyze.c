@@ -374,7 +374,7 @@ static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv
 }
 
 /* The category data (jv_catdata_write) as a job beside the perf sheets and the commits: on a second thread when
- * threaded, else at jv_catdata_job_end. It reads the finished digest, the trace and the tree; the perf sheets
+ * threaded, else at catdata_job_end. It reads the finished digest, the trace and the tree; the perf sheets
  * and the commits read them too and write neither. */
 typedef struct {
     const jv_digest *dg;
