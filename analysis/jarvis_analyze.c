@@ -335,10 +335,13 @@ static void launcher_warning(const char *path, const jv_launcher_job *j) {
                 path, j->nbig, JV_KERNEL_DETAILS_MAX, (unsigned long long)j->most_direct, JV_KERNEL_DETAILS_MAX);
 }
 
-/* Ends job j and returns its status, the launcher table's first (as when it was built before everything else),
- * then the sheets'; s (the caller's own status, err its message) when the job succeeded. */
+/* Ends job j and returns its status: the timelines' first, the launcher table's next (as when they were made
+ * before everything else), then the sheets'; s (the caller's own status, err its message) when the job
+ * succeeded. */
 static jv_status launcher_job_end(const char *path, jv_launcher_job *j, jv_status s, jv_err *err) {
     jv_launcher_job_join(j);
+    if (j->tls_st != JV_OK)
+        return jv_err_set(err, j->tls_st, __FILE__, __LINE__, "%s: out of memory (GPU timeline)", path);
     if (j->launchers_st != JV_OK) {
         jv_err_set(err, j->launchers_st, __FILE__, __LINE__, "%s: out of memory grouping kernels by op", path);
         return j->launchers_st;
@@ -352,14 +355,15 @@ static jv_status launcher_job_end(const char *path, jv_launcher_job *j, jv_statu
 }
 
 /* The model of the trace: the perf table, the digest (complete, replay entries included) and, for the target
- * (pkg not NULL), the replay package. */
+ * (pkg not NULL), the replay package. The digest's end waits for job's timelines (tls). */
 static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv_trace *tr, const jv_tree *t,
-                             const jv_timelines *tls, const jv_hw *hw, const char *why, jv_perf_table *pt,
-                             jv_replay_pkg *pkg, jv_digest *dg, jv_err *err) {
+                             jv_launcher_job *job, const jv_timelines *tls, const jv_hw *hw, const char *why,
+                             jv_perf_table *pt, jv_replay_pkg *pkg, jv_digest *dg, jv_err *err) {
     JV_CHECK(jv_perf_build(tr, t, pt, err));
     jv_mem_stage("perf table");
     JV_CHECK(jv_digest_init(dg, path, tr, hw, why, err));
     JV_CHECK(jv_digest_build(tr, pt, dg, err));
+    if (jv_launcher_job_timelines(job) != JV_OK) return JV_ERR_NOMEM; /* launcher_job_end says so */
     JV_CHECK(jv_digest_finish(dg, tr, t, pt, tls, err));
     jv_mem_stage("digest");
     if (!pkg) return JV_OK;
@@ -369,14 +373,56 @@ static jv_status build_model(const jv_analyze_cli *c, const char *path, const jv
     return JV_OK;
 }
 
+/* The category data (jv_catdata_write) as a job beside the perf sheets and the commits: on a second thread when
+ * threaded, else at catdata_job_end. It reads the finished digest, the trace and the tree; the perf sheets
+ * and the commits read them too and write neither. */
+typedef struct {
+    const jv_digest *dg;
+    const jv_trace *tr;
+    const jv_tree *t;
+    const char *dir;
+    jv_status st;
+    jv_err err;
+    pthread_t thread;
+    int running;
+} catdata_job;
+
+static void *catdata_main(void *arg) {
+    catdata_job *j = arg;
+    j->st = jv_catdata_write(j->dg, j->tr, j->t, j->dir, &j->err);
+    return NULL;
+}
+
+static void catdata_job_start(catdata_job *j, int threaded) {
+    j->st = JV_OK;
+    jv_err_clear(&j->err);
+    j->running = threaded && pthread_create(&j->thread, NULL, catdata_main, j) == 0;
+}
+
+/* Ends j (running it here when it had no thread) and returns s when s is not JV_OK (the category data came after
+ * the sheets, whose error goes first), else the category data's status (err its message). */
+static jv_status catdata_job_end(catdata_job *j, jv_status s, jv_err *err) {
+    if (j->running) {
+        pthread_join(j->thread, NULL);
+        j->running = 0;
+    } else if (s == JV_OK) {
+        catdata_main(j);
+    }
+    if (s != JV_OK) return s;
+    if (j->st != JV_OK && err) *err = j->err;
+    return j->st;
+}
+
 /* The sheets, the package and the category data of the target (into OUTDIR), or only the digest of a reference
  * (target 0). The launcher table and its sheets (a jv_launcher_job) are made on a second thread while this one
- * builds the model, unless c->threads is 1; the table is freed once its sheets are written. *nlaunchers gets
- * its rows. ref: the reference's digest for the comparison sheet, or NULL. */
+ * builds the model, unless c->threads is 1; so are the GPU timelines first when to is not NULL (into *tls; else
+ * *tls is given); the table is freed once its sheets are written. The category data is then written on a
+ * second thread while this one writes the perf sheets and commits the book and the package. *nlaunchers gets
+ * the table's rows. ref: the reference's digest for the comparison sheet, or NULL. */
 static jv_status write_reports(const jv_analyze_cli *c, const char *path, int target, const jv_trace *tr,
-                               const jv_tree *t, const jv_timelines *tls, const jv_digest *ref, jv_digest *dg,
-                               size_t *nlaunchers, jv_err *err) {
-    jv_launcher_job job = {.tr = tr, .t = t, .o = NULL, .threaded = c->threads != 1};
+                               const jv_tree *t, jv_timelines *tls, const jv_timeline_opts *to, const jv_digest *ref,
+                               jv_digest *dg, size_t *nlaunchers, jv_err *err) {
+    jv_launcher_job job = {.tr = tr, .t = t, .o = NULL, .tl_opts = to, .tls = tls, .threaded = c->threads != 1};
     jv_hw hwbuf;
     const jv_hw *hw;
     char why[256] = "";
@@ -392,15 +438,18 @@ static jv_status write_reports(const jv_analyze_cli *c, const char *path, int ta
     jv_launcher_job_start(&job);
     jv_perf_table pt = {0};
     jv_replay_pkg pkg = {0};
-    if (s == JV_OK) s = build_model(c, path, tr, t, tls, hw, why, &pt, target ? &pkg : NULL, dg, err);
+    if (s == JV_OK) s = build_model(c, path, tr, t, &job, tls, hw, why, &pt, target ? &pkg : NULL, dg, err);
     s = launcher_job_end(path, &job, s, err);
     jv_mem_stage("model, sheets joined");
     *nlaunchers = job.nlaunchers;
+    catdata_job cd = {.dg = dg, .tr = tr, .t = t, .dir = c->stage};
+    if (s == JV_OK && target) catdata_job_start(&cd, c->threads != 1);
     if (s == JV_OK && target) s = jv_perf_write(tr, &pt, book, dg, err);
     if (s == JV_OK && target && ref) s = jv_compare_sheet(dg, ref, book, err);
     jv_perf_free(&pt);
     if (!target) return s;
     if (s != JV_OK) {
+        catdata_job_end(&cd, s, err);
         jv_replay_pkg_free(&pkg);
         if (book) jv_book_abort(book);
         return s;
@@ -418,7 +467,8 @@ static jv_status write_reports(const jv_analyze_cli *c, const char *path, int ta
     }
     jv_replay_pkg_free(&pkg);
     jv_mem_stage("sheets written");
-    if (s == JV_OK) s = jv_catdata_write(dg, tr, t, c->stage, err);
+    s = catdata_job_end(&cd, s, err);
+    jv_mem_stage("category data");
     return s;
 }
 
@@ -439,15 +489,18 @@ jv_status jv_analyze_one(const jv_analyze_cli *c, const char *path, int target, 
     jv_trace_drop_flows(&tr);
     jv_mem_stage("linking ids freed");
     warnings(c, path, &tr, &t);
-    /* the GPU timelines, once, for the rank view, the sheets and the digest */
+    /* the GPU timelines, once, for the rank view, the sheets and the digest: here for the rank view, else on the
+       launcher job's thread (write_reports) */
     jv_timeline_opts to = {c->include_unlinked, (int64_t)(c->micro_idle_us * 1e3 + 0.5), 0};
-    jv_timelines tls;
-    if (jv_timelines_compute(&tr, &t, &to, &tls) != JV_OK)
-        s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory (GPU timeline)", path);
-    jv_mem_stage("timelines");
-    if (s == JV_OK && rv) s = jv_rank_collect(&tr, &t, &tls, path, rv, err);
+    jv_timelines tls = {0};
+    if (rv) {
+        if (jv_timelines_compute(&tr, &t, &to, &tls) != JV_OK)
+            s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory (GPU timeline)", path);
+        jv_mem_stage("timelines");
+        if (s == JV_OK) s = jv_rank_collect(&tr, &t, &tls, path, rv, err);
+    }
     size_t nlaunchers = 0;
-    if (s == JV_OK) s = write_reports(c, path, target, &tr, &t, &tls, ref, dg, &nlaunchers, err);
+    if (s == JV_OK) s = write_reports(c, path, target, &tr, &t, &tls, rv ? NULL : &to, ref, dg, &nlaunchers, err);
     jv_timelines_free(&tls);
     if (s == JV_OK && target && !c->quiet) summary(c, &tr, &t, nlaunchers);
     jv_tree_free(&t);

@@ -121,6 +121,61 @@ void jv_sort_inplace(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ct
     if (n > 1) intro_rec(base, n, size, cmp, ctx, depth);
 }
 
+static int cmp_str_ix(const void *a, const void *b, void *ctx) {
+    const char *const *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(s[x], s[y]);
+    if (c) return c;
+    return (x > y) - (x < y); /* a total order: the sort may be in place */
+}
+
+jv_status jv_str_ranks(const char *const *s, size_t n, uint32_t *rank) {
+    if (n == 0) return JV_OK;
+    if (n > UINT32_MAX || n > SIZE_MAX / sizeof(uint32_t)) return JV_ERR_NOMEM;
+    uint32_t *ix = malloc(n * sizeof *ix);
+    if (!ix) return JV_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        ix[i] = (uint32_t)i;
+    jv_sort_inplace(ix, n, sizeof *ix, cmp_str_ix, (void *)s);
+    uint32_t r = 0;
+    rank[ix[0]] = 0;
+    for (size_t k = 1; k < n; k++) {
+        if (strcmp(s[ix[k - 1]], s[ix[k]])) r++;
+        rank[ix[k]] = r;
+    }
+    free(ix);
+    return JV_OK;
+}
+
+/* A stable merge sort of doubles (no NaN): equal values keep their order, as glibc's qsort (a merge sort) kept
+ * them, so a -0.0 and a 0.0 come out where they came before; compared inline, not through a function pointer. */
+static void dsort_ins(double *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void dsort_rec(double *v, double *tmp, size_t n) {
+    if (n <= 24) {
+        dsort_ins(v, n);
+        return;
+    }
+    size_t h = n / 2;
+    dsort_rec(v, tmp, h);
+    dsort_rec(v + h, tmp, n - h);
+    if (!(v[h - 1] > v[h])) return;
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = v[j] < v[i] ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    memcpy(v, tmp, j * sizeof *v); /* v[j..n) is in place */
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -128,6 +183,12 @@ static int cmp_double(const void *a, const void *b) {
 
 double jv_median_sort(double *v, size_t n) {
     if (!n) return 0;
-    qsort(v, n, sizeof *v, cmp_double);
+    double stack[256], *tmp = n <= 256 ? stack : malloc(n * sizeof *tmp);
+    if (tmp) {
+        dsort_rec(v, tmp, n);
+        if (tmp != stack) free(tmp);
+    } else {
+        qsort(v, n, sizeof *v, cmp_double); /* out of memory: qsort (its own fallback) */
+    }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

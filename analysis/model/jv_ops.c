@@ -189,12 +189,24 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     jv_upset_free(&up);
     if (s == JV_OK && !(scratch = malloc((ndirect ? ndirect : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
     if (s == JV_OK) {
+        /* jv_op_category once per (op name, first GPU event's name) pair: the pairs map to the row that had the
+           pair first (without the map, out of memory, once per row) */
+        jv_map catmemo;
+        jv_map_init(&catmemo);
+        int use_memo = jv_map_reserve(&catmemo, 1024) == JV_OK;
         for (size_t r = 0; s == JV_OK && r < out->n; r++) {
             jv_launcher *row = &out->rows[r];
             row->direct_ns = union_of(tr, out->gpu_list + row->gpu_begin, row->ndirect, scratch);
-            const char *fk = jv_trace_str(tr, tr->ev[row->first_gpu].name);
-            row->category = jv_op_category(jv_trace_str(tr, tr->ev[row->ev].name), fk);
+            uint32_t name = tr->ev[row->ev].name, fk = tr->ev[row->first_gpu].name, j;
+            int64_t key = (int64_t)((uint64_t)name << 32 | fk);
+            if (use_memo && jv_map_get(&catmemo, key, &j)) {
+                row->category = out->rows[j].category;
+                continue;
+            }
+            row->category = jv_op_category(jv_trace_str(tr, name), jv_trace_str(tr, fk));
+            if (use_memo && jv_map_put(&catmemo, key, (uint32_t)r) != JV_OK) use_memo = 0;
         }
+        jv_map_free(&catmemo);
     }
     /* 4. rows by ts */
     if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr->ev);

@@ -78,28 +78,79 @@ const char *jv_or_unknown(const char *s) {
     return s && *s ? s : "Unknown";
 }
 
-/* orders instances by the unified grouping key (name, synthetic kernel,
- * category, process, label, thread, args); 0 = same jv_pgroup */
-static int unified_key_cmp(const jv_pgctx *g, uint32_t x, uint32_t y) {
-    const jv_trace *tr = g->tr;
-    const jv_perf_inst *ix = &g->pt->inst[x], *iy = &g->pt->inst[y];
+jv_status jv_thread_ranks(const jv_trace *tr, uint32_t **rank) {
+    size_t n = tr->nthreads;
+    *rank = malloc((n ? 3 * n : 1) * sizeof **rank);
+    const char **str = malloc((n ? n : 1) * sizeof *str);
+    uint32_t *r = malloc((n ? n : 1) * sizeof *r);
+    jv_status s = *rank && str && r ? JV_OK : JV_ERR_NOMEM;
+    for (int part = 0; part < 3 && s == JV_OK; part++) {
+        for (size_t t = 0; t < n; t++) {
+            const jv_thread *th = &tr->threads[t];
+            str[t] = jv_or_unknown(part == 0   ? jv_trace_process_name(tr, th->pid)
+                                   : part == 1 ? jv_trace_process_labels(tr, th->pid)
+                                               : jv_trace_str(tr, th->name));
+        }
+        s = jv_str_ranks(str, n, r);
+        for (size_t t = 0; s == JV_OK && t < n; t++)
+            (*rank)[3 * t + (size_t)part] = r[t];
+    }
+    free(str);
+    free(r);
+    if (s != JV_OK) {
+        free(*rank);
+        *rank = NULL;
+    }
+    return s;
+}
+
+jv_status jv_str_ptr_ranks(const char *const *s, size_t n, uint32_t *rank) {
+    const char **d = NULL; /* the distinct pointers */
+    size_t nd = 0, cap = 0, last = 0;
+    jv_status st = JV_OK;
+    for (size_t i = 0; i < n && st == JV_OK; i++) {
+        size_t k = last < nd && d[last] == s[i] ? last : 0;
+        while (k < nd && d[k] != s[i])
+            k++;
+        if (k == nd) {
+            if ((st = JV_RESERVE(d, cap, nd + 1)) != JV_OK) break;
+            d[nd++] = s[i];
+        }
+        rank[i] = (uint32_t)k; /* the slot, for now */
+        last = k;
+    }
+    uint32_t *r = st == JV_OK ? malloc((nd ? nd : 1) * sizeof *r) : NULL;
+    if (st == JV_OK && !r) st = JV_ERR_NOMEM;
+    if (st == JV_OK) st = jv_str_ranks(d, nd, r);
+    for (size_t i = 0; st == JV_OK && i < n; i++)
+        rank[i] = r[rank[i]];
+    free(r);
+    free(d);
+    return st;
+}
+
+/* The unified grouping key's strings as ranks: the instances' categories (cat_rank, by instance) and their
+ * threads' process name, labels and thread name (thr_rank, jv_thread_ranks). */
+typedef struct {
+    const jv_pgctx *g;
+    const uint32_t *cat_rank, *thr_rank;
+} ukey_ctx;
+
+/* orders instances by the unified grouping key (name, synthetic kernel, category, process, label, thread, args),
+ * the strings compared by their ranks (the order of strcmp); 0 = same jv_pgroup */
+static int unified_key_cmp(const ukey_ctx *u, uint32_t x, uint32_t y) {
+    const jv_trace *tr = u->g->tr;
+    const jv_perf_inst *ix = &u->g->pt->inst[x], *iy = &u->g->pt->inst[y];
     const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
     if (ex->name != ey->name) return ex->name < ey->name ? -1 : 1;
     uint32_t kx = ix->kernel == JV_NONE32 ? 0 : tr->ev[ix->kernel].name + 1;
     uint32_t ky = iy->kernel == JV_NONE32 ? 0 : tr->ev[iy->kernel].name + 1;
     if (kx != ky) return kx < ky ? -1 : 1;
-    int c = strcmp(g->cat[x], g->cat[y]);
-    if (c) return c;
+    if (u->cat_rank[x] != u->cat_rank[y]) return u->cat_rank[x] < u->cat_rank[y] ? -1 : 1;
     if (ex->thread != ey->thread) {
-        const jv_thread *tx = &tr->threads[ex->thread], *ty = &tr->threads[ey->thread];
-        if ((c = strcmp(jv_or_unknown(jv_trace_process_name(tr, tx->pid)),
-                        jv_or_unknown(jv_trace_process_name(tr, ty->pid)))))
-            return c;
-        if ((c = strcmp(jv_or_unknown(jv_trace_process_labels(tr, tx->pid)),
-                        jv_or_unknown(jv_trace_process_labels(tr, ty->pid)))))
-            return c;
-        if ((c = strcmp(jv_or_unknown(jv_trace_str(tr, tx->name)), jv_or_unknown(jv_trace_str(tr, ty->name)))))
-            return c;
+        const uint32_t *tx = &u->thr_rank[3 * (size_t)ex->thread], *ty = &u->thr_rank[3 * (size_t)ey->thread];
+        for (int k = 0; k < 3; k++)
+            if (tx[k] != ty[k]) return tx[k] < ty[k] ? -1 : 1;
     }
     uint32_t sx = jv_inst_sig(tr, ix), sy = jv_inst_sig(tr, iy);
     return (sx > sy) - (sx < sy);
@@ -356,11 +407,24 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
 }
 
 void jv_perf_categories(const jv_trace *tr, const jv_perf_table *pt, const char **cat) {
+    /* jv_op_category once per (op name, first kernel name) pair: a map of the pairs to the instance that had the
+       pair first (without the map, out of memory, once per instance) */
+    jv_map memo;
+    jv_map_init(&memo);
+    int use_memo = jv_map_reserve(&memo, 1024) == JV_OK;
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
-        const char *first = in->kn ? jv_trace_str(tr, tr->ev[pt->kernels[in->kbegin]].name) : NULL;
-        cat[i] = jv_op_category(jv_trace_str(tr, tr->ev[in->ev].name), first);
+        uint32_t name = tr->ev[in->ev].name, first = in->kn ? tr->ev[pt->kernels[in->kbegin]].name : JV_NONE32;
+        int64_t key = (int64_t)((uint64_t)name << 32 | first);
+        uint32_t j;
+        if (use_memo && jv_map_get(&memo, key, &j)) {
+            cat[i] = cat[j];
+            continue;
+        }
+        cat[i] = jv_op_category(jv_trace_str(tr, name), first != JV_NONE32 ? jv_trace_str(tr, first) : NULL);
+        if (use_memo && jv_map_put(&memo, key, (uint32_t)i) != JV_OK) use_memo = 0;
     }
+    jv_map_free(&memo);
 }
 
 /* perf_params of model mi as a Python dict (malloc'd); NULL without params (or out of memory: *nomem) */
@@ -406,11 +470,17 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, j
     const jv_pgctx *g = &gc;
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)i;
-    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_unified, (void *)g);
+    /* the categories' ranks in buf (the statistics' scratch, not used before the groups are made) */
+    uint32_t *cat_rank = (uint32_t *)(void *)buf, *thr_rank = NULL;
+    _Static_assert(sizeof(double) >= sizeof(uint32_t), "buf holds the ranks");
+    jv_status s = jv_str_ptr_ranks(cat, n, cat_rank);
+    if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
+    ukey_ctx uk = {g, cat_rank, thr_rank};
+    if (s == JV_OK) s = jv_sort_stable(idx, n, sizeof *idx, cmp_unified, &uk); /* fewer comparisons than in place */
     size_t ng = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {
         size_t j = i + 1;
-        while (j < n && !unified_key_cmp(g, idx[i], idx[j]))
+        while (j < n && !unified_key_cmp(&uk, idx[i], idx[j]))
             j++;
         groups[ng].begin = i;
         groups[ng].n = j - i;
@@ -418,6 +488,7 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, j
         ng++;
         i = j;
     }
+    free(thr_rank);
     if (s != JV_OK) jv_err_set(err, s, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
     qsort(groups, ng, sizeof *groups, jv_pgroup_cmp);
     double total = 0, cum = 0;

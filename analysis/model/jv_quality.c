@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_arena.h"
 #include "jv_digest.h"
 #include "jv_family.h"
 
@@ -101,20 +102,30 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
     q->bad_time = tr->counts.bad_time;
     q->host_overlap = t->counts.dropped_overlap;
     if (!tr->nev || !t->parent) return JV_OK;
-    /* per graph-launch call: the GPU time of the events it owns (NaN: owns none yet) */
-    double *owned = malloc(tr->nev * sizeof *owned);
-    uint8_t *is_graph = calloc(tr->nev, 1);
-    if (!owned || !is_graph) {
-        free(owned);
-        free(is_graph);
+    /* the graph-launch calls (runtime or driver events with GraphLaunch in the name: the test once per name), in
+       event order, and per call the GPU time of the events it owns (NaN: owns none yet); a GPU event's parent is
+       looked up among them by binary search (a per-event array was 9 bytes an event) */
+    uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    uint32_t *graph = NULL;
+    double *owned = NULL;
+    size_t ng = 0, capg = 0;
+    jv_status s = memo ? JV_OK : JV_ERR_NOMEM;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        jv_kind k = jv_ev_kind(e);
+        if (k != JV_K_RUNTIME && k != JV_K_DRIVER) continue;
+        if (!memo[e->name]) memo[e->name] = (uint8_t)(1 + is_graph_launch(jv_trace_str(tr, e->name)));
+        if (memo[e->name] != 2) continue;
+        if ((s = JV_RESERVE(graph, capg, ng + 1)) == JV_OK) graph[ng++] = (uint32_t)i;
+    }
+    if (s == JV_OK && !(owned = malloc((ng ? ng : 1) * sizeof *owned))) s = JV_ERR_NOMEM;
+    if (s != JV_OK) {
+        free(memo);
+        free(graph);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (trace quality)");
     }
-    for (size_t i = 0; i < tr->nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        owned[i] = NAN;
-        jv_kind k = jv_ev_kind(e);
-        if ((k == JV_K_RUNTIME || k == JV_K_DRIVER) && is_graph_launch(jv_trace_str(tr, e->name))) is_graph[i] = 1;
-    }
+    for (size_t g = 0; g < ng; g++)
+        owned[g] = NAN;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu(jv_ev_kind(e))) continue;
@@ -125,20 +136,29 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
             continue;
         }
         jv_kind pk = jv_ev_kind(&tr->ev[p]);
-        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && jv_ev_ts(e) < jv_ev_ts(&tr->ev[p]))
-            add(&q->before_launch, US(jv_ev_dur(tr, e)));
-        if (is_graph[p]) owned[p] = (isnan(owned[p]) ? 0 : owned[p]) + US(jv_ev_dur(tr, e));
+        if (pk != JV_K_RUNTIME && pk != JV_K_DRIVER) continue;
+        if (jv_ev_ts(e) < jv_ev_ts(&tr->ev[p])) add(&q->before_launch, US(jv_ev_dur(tr, e)));
+        if (memo[tr->ev[p].name] != 2) continue;
+        size_t lo = 0, hi = ng; /* p is among graph[0..ng) */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (graph[mid] < p)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        owned[lo] = (isnan(owned[lo]) ? 0 : owned[lo]) + US(jv_ev_dur(tr, e));
     }
-    for (size_t i = 0; i < tr->nev; i++) {
-        if (!is_graph[i]) continue;
-        if (isnan(owned[i])) {
+    for (size_t g = 0; g < ng; g++) {
+        if (isnan(owned[g])) {
             add(&q->graph_launches, 0);
             add(&q->graph_unrecorded, 0);
         } else {
-            add(&q->graph_launches, owned[i]);
+            add(&q->graph_launches, owned[g]);
         }
     }
     free(owned);
-    free(is_graph);
+    free(graph);
+    free(memo);
     return JV_OK;
 }

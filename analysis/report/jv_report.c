@@ -11,6 +11,7 @@
 #include "jv_category.h"
 #include "jv_memstage.h"
 #include "jv_output.h"
+#include "jv_pgroup.h"
 #include "jv_pyrepr.h"
 #include "jv_sheet.h"
 #include "jv_sort.h"
@@ -198,29 +199,35 @@ typedef struct {
     const jv_launchers *l;
 } ua_ctx;
 
+/* The key of a row: its strings as ranks in strcmp order (jv_str_ptr_ranks, jv_thread_ranks) */
 typedef struct {
     uint32_t row;
     uint32_t name, sig;
-    const char *cat, *proc, *label, *thread;
+    uint32_t cat;        /* rank of the op category */
+    const uint32_t *thr; /* ranks of the process name, process labels and thread name (each "Unknown" when
+                            empty) */
 } ua_key;
 
 static const char *or_unknown(const char *s) {
     return s && *s ? s : "Unknown";
 }
 
-static int cmp_ua(const ua_key *x, const ua_key *y) {
+/* 0 when x and y are of one group */
+static int ua_key_cmp(const ua_key *x, const ua_key *y) {
     if (x->name != y->name) return x->name < y->name ? -1 : 1;
-    int c;
-    if ((c = strcmp(x->cat, y->cat))) return c;
-    if ((c = strcmp(x->proc, y->proc))) return c;
-    if ((c = strcmp(x->label, y->label))) return c;
-    if ((c = strcmp(x->thread, y->thread))) return c;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    if (x->thr != y->thr)
+        for (int k = 0; k < 3; k++)
+            if (x->thr[k] != y->thr[k]) return x->thr[k] < y->thr[k] ? -1 : 1;
     if (x->sig != y->sig) return x->sig < y->sig ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row); /* rows are in ts order */
+    return 0;
 }
 
-static int cmp_ua_q(const void *a, const void *b) {
-    return cmp_ua(a, b);
+static int cmp_ua(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    const ua_key *x = a, *y = b;
+    int c = ua_key_cmp(x, y);
+    return c ? c : (x->row > y->row) - (x->row < y->row); /* rows are in ts order */
 }
 
 typedef struct {
@@ -271,31 +278,33 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     ua_key *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
     ua_group *groups = malloc((l->n ? l->n : 1) * sizeof *groups);
     double *v = malloc((l->n ? l->n : 1) * sizeof *v);
-    if (!keys || !groups || !v) {
+    const char **cat = malloc((l->n ? l->n : 1) * sizeof *cat);
+    uint32_t *cat_rank = malloc((l->n ? l->n : 1) * sizeof *cat_rank), *thr_rank = NULL;
+    jv_status s = keys && groups && v && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
+    for (size_t r = 0; s == JV_OK && r < l->n; r++)
+        cat[r] = l->rows[r].category;
+    if (s == JV_OK) s = jv_str_ptr_ranks(cat, l->n, cat_rank);
+    if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
+    free(cat);
+    if (s != JV_OK) {
         free(keys);
         free(groups);
         free(v);
+        free(cat_rank);
+        free(thr_rank);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_unique_args)");
     }
     for (size_t r = 0; r < l->n; r++) {
         const jv_event *e = &tr->ev[l->rows[r].ev];
-        const jv_thread *th = &tr->threads[e->thread];
         uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
-        keys[r] = (ua_key){(uint32_t)r,
-                           e->name,
-                           sig,
-                           l->rows[r].category,
-                           or_unknown(jv_trace_process_name(tr, th->pid)),
-                           or_unknown(jv_trace_process_labels(tr, th->pid)),
-                           or_unknown(jv_trace_str(tr, th->name))};
+        keys[r] = (ua_key){(uint32_t)r, e->name, sig, cat_rank[r], &thr_rank[3 * (size_t)e->thread]};
     }
-    qsort(keys, l->n, sizeof *keys, cmp_ua_q);
+    free(cat_rank);
+    jv_sort_inplace(keys, l->n, sizeof *keys, cmp_ua, NULL); /* a total order (the row last) */
     size_t ng = 0;
     for (size_t i = 0; i < l->n;) {
         size_t j = i + 1;
-        while (j < l->n && keys[j].name == keys[i].name && keys[j].sig == keys[i].sig &&
-               !strcmp(keys[j].cat, keys[i].cat) && !strcmp(keys[j].proc, keys[i].proc) &&
-               !strcmp(keys[j].label, keys[i].label) && !strcmp(keys[j].thread, keys[i].thread))
+        while (j < l->n && !ua_key_cmp(&keys[j], &keys[i]))
             j++;
         ua_group *g = &groups[ng++];
         g->begin = i;
@@ -311,7 +320,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     for (size_t i = 0; i < ng; i++)
         total += groups[i].direct_sum;
     jv_sheet o;
-    jv_status s = jv_sheet_open(&o, ro->book, "ops_unique_args", err);
+    s = jv_sheet_open(&o, ro->book, "ops_unique_args", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {"name",
                                           "op category",
@@ -346,11 +355,12 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             const ua_group *g = &groups[gi];
             const ua_key *k0 = &keys[g->begin];
             const jv_sig *sg = &tr->sigs[k0->sig];
+            const jv_thread *th = &tr->threads[tr->ev[l->rows[k0->row].ev].thread];
             jv_sheet_str(&o, jv_trace_str(tr, k0->name));
-            jv_sheet_str(&o, k0->cat);
-            jv_sheet_str(&o, k0->proc);
-            jv_sheet_str(&o, k0->label);
-            jv_sheet_str(&o, k0->thread);
+            jv_sheet_str(&o, l->rows[k0->row].category);
+            jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
+            jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
+            jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
             csv_pyrepr(&o, tr, sg->dims);
             csv_pyrepr(&o, tr, sg->types);
             csv_pyrepr(&o, tr, sg->strides);
@@ -382,24 +392,26 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     free(keys);
     free(groups);
     free(v);
+    free(thr_rank);
     return s;
 }
 
 /* ---------- kernel_summary ---------- */
 
+/* The groups' strings as ranks in strcmp order (jv_str_ranks), so that the sort and the grouping compare
+ * integers: the order of TraceLens' groupby (category, parent op, kernel name, stream) and ties in event order. */
 typedef struct {
-    const char *cat, *parent, *kname;
-    int stream;
+    uint32_t cat, parent, kname; /* ranks of the strings */
+    int32_t stream;
     uint32_t ev;
 } ks_key;
 
 static int cmp_ks(const void *a, const void *b, void *ctx) {
     (void)ctx;
     const ks_key *x = a, *y = b;
-    int c;
-    if ((c = strcmp(x->cat, y->cat))) return c;
-    if ((c = strcmp(x->parent, y->parent))) return c;
-    if ((c = strcmp(x->kname, y->kname))) return c;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
+    if (x->kname != y->kname) return x->kname < y->kname ? -1 : 1;
     if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
     return (x->ev > y->ev) - (x->ev < y->ev);
 }
@@ -409,10 +421,102 @@ typedef struct {
     double sum;
 } ks_group;
 
-static int cmp_ks_group(const void *a, const void *b) {
+static int cmp_ks_group(const void *a, const void *b, void *ctx) {
+    (void)ctx;
     const ks_group *x = a, *y = b;
     if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
     return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* The distinct strings of kernel_summary's keys: names (interned ids, slot_of_id; slot 0 is "", the parent of
+ * kernels without one) and categories (pointers to constant strings, told apart by address), each slot with
+ * its string; ranks (jv_str_ranks) replace the slots once all are known. */
+typedef struct {
+    uint32_t *slot_of_id; /* by interned id: the name's slot, JV_NONE32 not yet seen */
+    const char **names;   /* by slot */
+    uint32_t *cat_alone;  /* by name slot: the category slot of an op without a launcher row, JV_NONE32 unknown */
+    uint32_t *cat_host;   /* by name slot: the category slot of a kernel under that host event, JV_NONE32 unknown */
+    size_t nnames, cap_names, cap_alone, cap_host;
+    const char **cats; /* by category slot */
+    size_t ncats, cap_cats;
+} ks_strs;
+
+static jv_status ks_name(ks_strs *k, const jv_trace *tr, uint32_t id, uint32_t *slot) {
+    if (k->slot_of_id[id] == JV_NONE32) {
+        if (JV_RESERVE(k->names, k->cap_names, k->nnames + 1) != JV_OK ||
+            JV_RESERVE(k->cat_alone, k->cap_alone, k->nnames + 1) != JV_OK ||
+            JV_RESERVE(k->cat_host, k->cap_host, k->nnames + 1) != JV_OK)
+            return JV_ERR_NOMEM;
+        k->names[k->nnames] = jv_trace_str(tr, id);
+        k->cat_alone[k->nnames] = k->cat_host[k->nnames] = JV_NONE32;
+        k->slot_of_id[id] = (uint32_t)k->nnames++;
+    }
+    *slot = k->slot_of_id[id];
+    return JV_OK;
+}
+
+static jv_status ks_cat(ks_strs *k, const char *cat, uint32_t *slot) {
+    size_t c;
+    for (c = 0; c < k->ncats && k->cats[c] != cat; c++) {
+    }
+    if (c == k->ncats) {
+        if (JV_RESERVE(k->cats, k->cap_cats, k->ncats + 1) != JV_OK) return JV_ERR_NOMEM;
+        k->cats[k->ncats++] = cat;
+    }
+    *slot = (uint32_t)c;
+    return JV_OK;
+}
+
+static void ks_strs_free(ks_strs *k) {
+    free(k->slot_of_id);
+    free(k->names);
+    free(k->cat_alone);
+    free(k->cat_host);
+    free(k->cats);
+}
+
+/* The keys of the kernels (nk of them) with slots for their strings (ks_strs). */
+static jv_status ks_keys(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, ks_strs *k, ks_key *keys,
+                         int *any_op, double *all) {
+    size_t nk = 0;
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind != JV_K_KERNEL) continue;
+        ks_key *kk = &keys[nk++];
+        const uint32_t g = jv_ev_aux(tr, e);
+        kk->stream = tr->gpu[g].stream;
+        kk->ev = (uint32_t)i;
+        *all += US(jv_ev_dur(tr, e));
+        if ((s = ks_name(k, tr, e->name, &kk->kname)) != JV_OK) break;
+        uint32_t op = t->op_of_gpu[g];
+        if (op != JV_NONE32) {
+            *any_op = 1;
+            const jv_launcher *row = jv_launchers_find(l, op);
+            if ((s = ks_name(k, tr, tr->ev[op].name, &kk->parent)) != JV_OK) break;
+            if (row) {
+                s = ks_cat(k, row->category, &kk->cat);
+            } else {
+                uint32_t *c = &k->cat_alone[kk->parent];
+                if (*c == JV_NONE32) s = ks_cat(k, jv_op_category(k->names[kk->parent], NULL), c);
+                kk->cat = *c;
+            }
+        } else if (t->parent[i] != JV_NONE32) {
+            if ((s = ks_name(k, tr, tr->ev[t->parent[i]].name, &kk->parent)) != JV_OK) break;
+            uint32_t *c = &k->cat_host[kk->parent];
+            if (*c == JV_NONE32) {
+                const char *p = k->names[kk->parent];
+                s = ks_cat(
+                    k, jv_contains_nocase(p, "cudagraph") || jv_contains_nocase(p, "graphlaunch") ? "graph" : "runtime",
+                    c);
+            }
+            kk->cat = *c;
+        } else {
+            kk->parent = 0; /* "" */
+            s = ks_cat(k, "", &kk->cat);
+        }
+    }
+    return s;
 }
 
 static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
@@ -422,60 +526,77 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     for (size_t i = 0; i < tr->nev; i++)
         nk += tr->ev[i].kind == JV_K_KERNEL;
     ks_key *keys = malloc((nk ? nk : 1) * sizeof *keys);
-    ks_group *groups = malloc((nk ? nk : 1) * sizeof *groups);
-    double *v = malloc((nk ? nk : 1) * sizeof *v);
-    if (!keys || !groups || !v) {
-        free(keys);
-        free(groups);
-        free(v);
-        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (kernel_summary)");
+    ks_strs k = {0};
+    k.slot_of_id = malloc((tr->strings.count ? tr->strings.count : 1) * sizeof *k.slot_of_id);
+    jv_status s = keys && k.slot_of_id ? JV_OK : JV_ERR_NOMEM;
+    for (size_t i = 0; s == JV_OK && i < tr->strings.count; i++)
+        k.slot_of_id[i] = JV_NONE32;
+    if (s == JV_OK && JV_RESERVE(k.names, k.cap_names, 1) == JV_OK &&
+        JV_RESERVE(k.cat_alone, k.cap_alone, 1) == JV_OK && JV_RESERVE(k.cat_host, k.cap_host, 1) == JV_OK) {
+        k.names[0] = ""; /* slot 0: no parent */
+        k.cat_alone[0] = k.cat_host[0] = JV_NONE32;
+        k.nnames = 1;
+    } else {
+        s = JV_ERR_NOMEM;
     }
     int any_op = 0;
-    nk = 0;
     double all = 0;
-    for (size_t i = 0; i < tr->nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        if (e->kind != JV_K_KERNEL) continue;
-        ks_key *k = &keys[nk++];
-        k->kname = jv_trace_str(tr, e->name);
-        const uint32_t g = jv_ev_aux(tr, e);
-        k->stream = tr->gpu[g].stream;
-        k->ev = (uint32_t)i;
-        all += US(jv_ev_dur(tr, e));
-        uint32_t op = t->op_of_gpu[g];
-        if (op != JV_NONE32) {
-            any_op = 1;
-            const jv_launcher *row = jv_launchers_find(l, op);
-            k->parent = jv_trace_str(tr, tr->ev[op].name);
-            k->cat = row ? row->category : jv_op_category(k->parent, NULL);
-        } else if (t->parent[i] != JV_NONE32) {
-            k->parent = jv_trace_str(tr, tr->ev[t->parent[i]].name);
-            k->cat = jv_contains_nocase(k->parent, "cudagraph") || jv_contains_nocase(k->parent, "graphlaunch")
-                         ? "graph"
-                         : "runtime";
-        } else {
-            k->parent = "";
-            k->cat = "";
+    if (s == JV_OK) s = ks_keys(tr, t, l, &k, keys, &any_op, &all);
+    free(k.slot_of_id);
+    k.slot_of_id = NULL;
+    /* slots to ranks; by rank, a string of that rank (the strings of one rank are equal) */
+    uint32_t *name_rank = NULL, *cat_rank = NULL;
+    const char **name_of = NULL, **cat_of = NULL;
+    if (s == JV_OK) {
+        name_rank = malloc(k.nnames * sizeof *name_rank);
+        cat_rank = malloc((k.ncats ? k.ncats : 1) * sizeof *cat_rank);
+        name_of = malloc(k.nnames * sizeof *name_of);
+        cat_of = malloc((k.ncats ? k.ncats : 1) * sizeof *cat_of);
+        if (!name_rank || !cat_rank || !name_of || !cat_of) s = JV_ERR_NOMEM;
+    }
+    if (s == JV_OK) s = jv_str_ranks(k.names, k.nnames, name_rank);
+    if (s == JV_OK) s = jv_str_ranks(k.cats, k.ncats, cat_rank);
+    if (s == JV_OK) {
+        for (size_t i = 0; i < k.nnames; i++)
+            name_of[name_rank[i]] = k.names[i];
+        for (size_t i = 0; i < k.ncats; i++)
+            cat_of[cat_rank[i]] = k.cats[i];
+        for (size_t i = 0; i < nk; i++) {
+            keys[i].kname = name_rank[keys[i].kname];
+            keys[i].parent = name_rank[keys[i].parent];
+            keys[i].cat = cat_rank[keys[i].cat];
         }
+    }
+    free(name_rank);
+    free(cat_rank);
+    ks_group *groups = NULL;
+    if (s == JV_OK && !(groups = malloc((nk ? nk : 1) * sizeof *groups))) s = JV_ERR_NOMEM;
+    if (s != JV_OK) {
+        free(keys);
+        free(groups);
+        free(name_of);
+        free(cat_of);
+        ks_strs_free(&k);
+        JV_FAIL(err, JV_ERR_NOMEM, "out of memory (kernel_summary)");
     }
     jv_sort_inplace(keys, nk, sizeof *keys, cmp_ks, NULL); /* a total order (ev last); qsort's copy was 2.9 MiB */
     size_t ng = 0;
     for (size_t i = 0; i < nk;) {
         size_t j = i + 1;
-        while (j < nk && keys[j].stream == keys[i].stream && !strcmp(keys[j].kname, keys[i].kname) &&
-               !strcmp(keys[j].parent, keys[i].parent) && !strcmp(keys[j].cat, keys[i].cat))
+        while (j < nk && keys[j].stream == keys[i].stream && keys[j].kname == keys[i].kname &&
+               keys[j].parent == keys[i].parent && keys[j].cat == keys[i].cat)
             j++;
         ks_group *g = &groups[ng++];
         g->begin = i;
         g->n = j - i;
         g->sum = 0;
-        for (size_t k = i; k < j; k++)
-            g->sum += US(jv_ev_dur(tr, &tr->ev[keys[k].ev]));
+        for (size_t q = i; q < j; q++)
+            g->sum += US(jv_ev_dur(tr, &tr->ev[keys[q].ev]));
         i = j;
     }
-    qsort(groups, ng, sizeof *groups, cmp_ks_group);
+    jv_sort_inplace(groups, ng, sizeof *groups, cmp_ks_group, NULL); /* a total order (begin last) */
     jv_sheet o;
-    jv_status s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
+    s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
     if (s == JV_OK) {
         static const char *const hdr[] = {"Parent op category",
                                           "Parent cpu_op",
@@ -495,12 +616,19 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         for (size_t gi = 0; gi < ng; gi++) {
             const ks_group *g = &groups[gi];
             const ks_key *k0 = &keys[g->begin];
-            for (size_t k = 0; k < g->n; k++)
-                v[k] = US(jv_ev_dur(tr, &tr->ev[keys[g->begin + k].ev]));
-            jv_stats st = jv_stats_of(v, g->n, 0);
-            jv_sheet_str(&o, k0->cat);
-            if (any_op) jv_sheet_str(&o, k0->parent);
-            jv_sheet_str(&o, k0->kname);
+            /* jv_stats_of's sum, mean, min and max (the same additions in the same order) without its sort for
+               the median, which this sheet does not show; the durations are never NaN */
+            double sum = 0, mn = INFINITY, mx = -INFINITY;
+            for (size_t q = 0; q < g->n; q++) {
+                double d = US(jv_ev_dur(tr, &tr->ev[keys[g->begin + q].ev]));
+                sum += d;
+                mn = d < mn ? d : mn;
+                mx = d > mx ? d : mx;
+            }
+            const jv_stats st = {.sum = sum, .mean = sum / (double)g->n, .min = mn, .max = mx, .n = g->n};
+            jv_sheet_str(&o, cat_of[k0->cat]);
+            if (any_op) jv_sheet_str(&o, name_of[k0->parent]);
+            jv_sheet_str(&o, name_of[k0->kname]);
             jv_sheet_int(&o, k0->stream);
             jv_sheet_num(&o, st.sum);
             jv_sheet_int(&o, (long long)g->n);
@@ -515,7 +643,9 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     }
     free(keys);
     free(groups);
-    free(v);
+    free(name_of);
+    free(cat_of);
+    ks_strs_free(&k);
     return s;
 }
 
@@ -532,10 +662,17 @@ jv_status jv_report_write_kernels(const jv_trace *tr, const jv_tree *t, const jv
 
 static void launcher_job_run(jv_launcher_job *j) {
     jv_launchers l = {0};
-    jv_err_clear(&j->err);
-    j->st = JV_OK;
-    j->nlaunchers = j->nbig = 0;
-    j->most_direct = 0;
+    if (j->tl_opts) {
+        j->tls_st = jv_timelines_compute(j->tr, j->t, j->tl_opts, j->tls);
+        jv_mem_stage("timelines");
+        if (j->running_) pthread_mutex_lock(&j->mu_);
+        j->tls_done_ = 1;
+        if (j->running_) {
+            pthread_cond_signal(&j->cv_);
+            pthread_mutex_unlock(&j->mu_);
+        }
+        if (j->tls_st != JV_OK) return;
+    }
     j->launchers_st = jv_launchers_build(j->tr, j->t, &l);
     jv_mem_stage("launcher table");
     if (j->launchers_st != JV_OK) return;
@@ -560,11 +697,42 @@ static void *launcher_job_main(void *arg) {
 }
 
 void jv_launcher_job_start(jv_launcher_job *j) {
-    j->running_ = j->threaded && pthread_create(&j->thread_, NULL, launcher_job_main, j) == 0;
+    /* the results are set here, before the thread starts: jv_launcher_job_timelines reads tls_st while it runs */
+    jv_err_clear(&j->err);
+    j->st = j->launchers_st = j->tls_st = JV_OK;
+    j->nlaunchers = j->nbig = 0;
+    j->most_direct = 0;
+    j->tls_done_ = 0;
+    j->running_ = 0;
+    if (j->threaded && pthread_mutex_init(&j->mu_, NULL) == 0) {
+        if (pthread_cond_init(&j->cv_, NULL) == 0) {
+            j->running_ = 1; /* before the thread starts: launcher_job_run reads it */
+            if (pthread_create(&j->thread_, NULL, launcher_job_main, j) != 0) {
+                j->running_ = 0;
+                pthread_cond_destroy(&j->cv_);
+            }
+        }
+        if (!j->running_) pthread_mutex_destroy(&j->mu_);
+    }
     if (!j->running_) launcher_job_run(j);
 }
 
+jv_status jv_launcher_job_timelines(jv_launcher_job *j) {
+    if (!j->tl_opts) return JV_OK;
+    if (j->running_) {
+        pthread_mutex_lock(&j->mu_);
+        while (!j->tls_done_)
+            pthread_cond_wait(&j->cv_, &j->mu_);
+        pthread_mutex_unlock(&j->mu_);
+    }
+    return j->tls_st;
+}
+
 void jv_launcher_job_join(jv_launcher_job *j) {
-    if (j->running_) pthread_join(j->thread_, NULL);
+    if (j->running_) {
+        pthread_join(j->thread_, NULL);
+        pthread_cond_destroy(&j->cv_);
+        pthread_mutex_destroy(&j->mu_);
+    }
     j->running_ = 0;
 }

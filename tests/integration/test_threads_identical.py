@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """test_threads_identical: jarvis-analyze gives the same outputs, stdout, stderr and exit status whatever the
 number of threads it uses for one trace: the default (the gzip read-ahead thread, the traceEvents array parsed
-on a second thread while the first interns and commits, the launcher table with its sheets made on a second
-thread beside the model) against everything on the main thread
+on a second thread while the first interns and commits, the GPU timelines then the launcher table with its
+sheets made on a second thread beside the model, the category data on a second thread beside the perf sheets
+and the commits) against everything on the main thread
 (JV_INFLATE_THREADS=0 JV_ANALYZE_THREADS=1). Every file is compared byte for byte; in the workbook and the
 replay package every member is compared but the time of the run (docProps/core.xml, manifest.json's
 "created"). Cases: generated traces (one with an op launching more than 10000 kernels, whose warning is

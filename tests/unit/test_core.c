@@ -125,6 +125,99 @@ static void test_sort_inplace(void) {
     }
 }
 
+/* jv_str_ranks against strcmp, pair by pair: the rank order is strcmp's sign for every pair (equal strings equal
+ * ranks), and the ranks are dense (0 .. distinct - 1). Strings of a 3-letter alphabet, 0-4 long: many duplicates,
+ * prefixes of one another ("" < "a" < "ab"), and bytes above 0x7f (strcmp compares them as unsigned char). */
+static void test_str_ranks(void) {
+    static const size_t sizes[] = {0, 1, 2, 17, 300};
+    static const char alpha[] = {'a', 'b', (char)0xc3};
+    uint64_t r = 777;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        char(*buf)[8] = calloc(n + 1, sizeof *buf);
+        const char **s = malloc((n + 1) * sizeof *s);
+        uint32_t *rank = malloc((n + 1) * sizeof *rank);
+        CHECK(buf && s && rank);
+        if (!buf || !s || !rank) return;
+        for (size_t i = 0; i < n; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            size_t len = (size_t)(r % 5);
+            for (size_t k = 0; k < len; k++)
+                buf[i][k] = alpha[(r >> (8 + 2 * k)) % 3];
+            s[i] = buf[i];
+        }
+        CHECK(jv_str_ranks(s, n, rank) == JV_OK);
+        int bad = 0;
+        uint32_t maxr = 0;
+        size_t distinct = 0;
+        for (size_t i = 0; i < n; i++) {
+            int first = 1;
+            for (size_t j = 0; j < n; j++) {
+                int c = strcmp(s[i], s[j]), d = (rank[i] > rank[j]) - (rank[i] < rank[j]);
+                bad += (c > 0) - (c < 0) != d;
+                if (j < i && !c) first = 0;
+            }
+            distinct += first;
+            if (rank[i] > maxr) maxr = rank[i];
+        }
+        CHECK_MSG(!bad, "jv_str_ranks: n %zu: %d pairs out of strcmp's order", n, bad);
+        CHECK_MSG(!n || maxr + 1 == distinct, "jv_str_ranks: n %zu: ranks 0..%u for %zu distinct strings", n,
+                  (unsigned)maxr, distinct);
+        free(buf);
+        free(s);
+        free(rank);
+    }
+}
+
+/* jv_median_sort against a stable reference (qsort of value and position pairs), byte for byte: random values
+ * with many ties, -0.0 beside 0.0 (equal, told apart by their bytes: a stable sort keeps their order), sorted and
+ * reversed runs; sizes across the insertion-sort cutoff and the stack buffer (256). */
+typedef struct {
+    double v;
+    size_t pos;
+} dpos;
+
+static int cmp_dpos(const void *a, const void *b) {
+    const dpos *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static void test_median_sort(void) {
+    static const size_t sizes[] = {1, 2, 7, 24, 25, 100, 256, 257, 5000};
+    uint64_t r = 99;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        double *a = malloc(n * sizeof *a);
+        dpos *ref = malloc(n * sizeof *ref);
+        CHECK(a && ref);
+        if (!a || !ref) return;
+        for (int pattern = 0; pattern < 4; pattern++) {
+            for (size_t i = 0; i < n; i++) {
+                r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+                double x = pattern == 0   ? (double)(r % 7) - 3.0              /* ties, negatives */
+                           : pattern == 1 ? ((r >> 3) % 2 ? -0.0 : 0.0)        /* only zeros of both signs */
+                           : pattern == 2 ? (double)i + ((r % 3) ? 0.0 : -0.0) /* sorted */
+                                          : (double)(n - i) * 0.5;             /* reversed */
+                if (pattern == 0 && r % 5 == 0) x = (r >> 9) % 2 ? -0.0 : 0.0;
+                a[i] = x;
+                ref[i] = (dpos){x, i};
+            }
+            qsort(ref, n, sizeof *ref, cmp_dpos);
+            double med = jv_median_sort(a, n);
+            int bad = 0;
+            for (size_t i = 0; i < n; i++)
+                bad += memcmp(&a[i], &ref[i].v, sizeof a[i]) != 0;
+            double want = n % 2 ? ref[n / 2].v : (ref[n / 2 - 1].v + ref[n / 2].v) / 2;
+            CHECK_MSG(!bad, "jv_median_sort: n %zu pattern %d: %d values out of the stable order", n, pattern, bad);
+            CHECK_MSG(!memcmp(&med, &want, sizeof med), "jv_median_sort: n %zu pattern %d: median %g, want %g", n,
+                      pattern, med, want);
+        }
+        free(a);
+        free(ref);
+    }
+}
+
 static void test_map(void) {
     jv_map m;
     jv_map_init(&m);
@@ -500,6 +593,8 @@ int main(void) {
     test_intern();
     test_map();
     test_sort_inplace();
+    test_str_ranks();
+    test_median_sort();
     test_pyfloat();
     test_pyrepr();
     test_intervals();
