@@ -231,7 +231,12 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
         tr->long_dur[tr->nlong_dur++] = (jv_longdur){(uint32_t)tr->nev, dur};
     }
-    tr->ev[tr->nev++] = ev;
+    /* the record is stored whole from a complete copy: a field-by-field store would read the word that holds
+       thread and kind first, and on a fresh page of ev that read maps the zero page, which the write then
+       copies (a page fault more, and with a second thread a TLB shootdown of the other CPUs) */
+    uint32_t words[sizeof ev / sizeof(uint32_t)];
+    memcpy(words, &ev, sizeof ev);
+    memcpy(&tr->ev[tr->nev++], words, sizeof words);
     n->x_events++;
     return JV_OK;
 }
