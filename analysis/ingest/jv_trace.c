@@ -768,7 +768,7 @@ uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {
     size_t w = u >> 6;
     uint64_t word = tr->kept[w] & (~UINT64_C(0) << (u & 63));
     for (;;) {
-        uint32_t c = (uint32_t)__builtin_popcountll(word);
+        uint32_t c = jv_popcount64(word);
         if (r < c) break;
         r -= c;
         word = tr->kept[++w];
@@ -793,10 +793,10 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
     uint32_t u = tr->kept_at[lo];
     size_t n = 0;
     for (size_t x = u >> 6; x < w; x++)
-        n += (size_t)__builtin_popcountll(tr->kept[x] & (x == u >> 6 ? ~UINT64_C(0) << (u & 63) : ~UINT64_C(0)));
+        n += (size_t)jv_popcount64(tr->kept[x] & (x == u >> 6 ? ~UINT64_C(0) << (u & 63) : ~UINT64_C(0)));
     uint64_t last = tr->kept[w] & ((UINT64_C(1) << (uid & 63)) - 1);
     if (w == u >> 6) last &= ~UINT64_C(0) << (u & 63);
-    n += (size_t)__builtin_popcountll(last);
+    n += (size_t)jv_popcount64(last);
     return (uint32_t)(lo * 64 + n);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "jv_bits.h"
 #include "jv_flow.h"
 #include "jv_intern.h"
 #include "jv_status.h"
@@ -239,7 +240,7 @@ static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
     int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
     if (c < 0) return JV_NONE32;
     const jv_auxblock *b = &tr->auxb[i >> 6];
-    return b->base[c] + (uint32_t)__builtin_popcountll(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
+    return b->base[c] + jv_popcount64(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
 }
 /* jv_trace_aux of the event e, which must point into tr->ev. */
 static inline uint32_t jv_ev_aux(const jv_trace *tr, const jv_event *e) {

@@ -104,7 +104,7 @@ static jv_status note_aux(jv_trace *tr, int cls) {
         jv_auxblock *x = &tr->auxb[b];
         for (int c = 0; c < 3; c++) {
             x->bits[c] = 0;
-            x->base[c] = b ? tr->auxb[b - 1].base[c] + (uint32_t)__builtin_popcountll(tr->auxb[b - 1].bits[c]) : 0;
+            x->base[c] = b ? tr->auxb[b - 1].base[c] + jv_popcount64(tr->auxb[b - 1].bits[c]) : 0;
         }
     }
     if (cls >= 0) tr->auxb[b].bits[cls] |= UINT64_C(1) << (tr->nev & 63);

@@ -551,7 +551,7 @@ void jv_upset_seal(jv_upset *u) {
     size_t n = 0;
     for (size_t w = 0; w < u->nwords; w++) {
         u->rank[w] = (uint32_t)n;
-        n += (size_t)__builtin_popcountll(u->bits[w]);
+        n += (size_t)jv_popcount64(u->bits[w]);
     }
     u->n = n;
 }
