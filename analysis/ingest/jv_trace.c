@@ -762,6 +762,18 @@ int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i) {
     return lo < tr->nlong_dur && tr->long_dur[lo].ev == i ? tr->long_dur[lo].dur : 0;
 }
 
+int64_t jv_trace_long_ts(const jv_trace *tr, uint32_t i) {
+    size_t lo = 0, hi = tr->nlong_ts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->long_ts[mid].ev < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < tr->nlong_ts && tr->long_ts[lo].ev == i ? tr->long_ts[lo].ts : 0;
+}
+
 uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {
     /* ev[i] is set bit number i % 64 (from 0) at or after the bit of ev[i - i % 64] */
     uint32_t u = tr->kept_at[i >> 6], r = i & 63;
@@ -811,6 +823,8 @@ void jv_trace_free(jv_trace *tr) {
     jv_intern_free(&tr->strings);
     free(tr->ev);
     free(tr->long_dur);
+    free(tr->ts_base);
+    free(tr->long_ts);
     free(tr->kept);
     free(tr->kept_at);
     free(tr->auxb);

@@ -111,6 +111,26 @@ static jv_status note_aux(jv_trace *tr, int cls) {
     return JV_OK;
 }
 
+/* Sets e->ts_ of the event tr->ev[tr->nev] that starts at ts (|ts| < JV_TIME_LIMIT_NS): the offset from its
+ * block's base (the first event of a block sets the base 2^31 ns before its start), or JV_TS_FAR with ts in
+ * tr->long_ts. */
+static jv_status note_ts(jv_trace *tr, int64_t ts, jv_event *e) {
+    size_t b = tr->nev >> 6;
+    if (!(tr->nev & 63)) {
+        JV_CHECK(JV_RESERVE(tr->ts_base, tr->cap_ts_base, b + 1));
+        tr->ts_base[b] = ts - (INT64_C(1) << 31);
+    }
+    uint64_t off = (uint64_t)ts - (uint64_t)tr->ts_base[b]; /* the difference modulo 2^64: exact below 2^32 */
+    if (off < JV_TS_FAR) {
+        e->ts_ = (uint32_t)off;
+        return JV_OK;
+    }
+    JV_CHECK(JV_RESERVE(tr->long_ts, tr->cap_long_ts, tr->nlong_ts + 1));
+    tr->long_ts[tr->nlong_ts++] = (jv_longts){(uint32_t)tr->nev, ts};
+    e->ts_ = JV_TS_FAR;
+    return JV_OK;
+}
+
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     jv_trace *tr = r->tr;
     jv_trace_counts *n = &tr->counts;
@@ -173,10 +193,6 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     r->pv->dur_sum += dur;
     if (e->has_dur && e->dur < 0) n->negative_dur++;
     jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG, .name = e->name, .kind = (uint32_t)e->kind};
-    uint64_t ts_bits;
-    memcpy(&ts_bits, &e->ts, sizeof ts_bits);
-    ev.ts_[0] = (uint32_t)ts_bits;
-    ev.ts_[1] = (uint32_t)(ts_bits >> 32);
     uint32_t thread;
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
     ev.thread = thread; /* < 2^24 (thread_index) */
@@ -225,6 +241,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                                               e->coll_dtype,     gs,      e->in_nelems, e->out_nelems};
     }
     JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    JV_CHECK(note_ts(tr, e->ts, &ev));
     JV_CHECK(keep_uid(tr, n->events_total - 1));
     JV_CHECK(note_aux(tr, jv_kind_aux_class(e->kind)));
     if (dur >= JV_DUR_BIG) {

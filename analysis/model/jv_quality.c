@@ -125,7 +125,7 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
             continue;
         }
         jv_kind pk = jv_ev_kind(&tr->ev[p]);
-        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && jv_ev_ts(e) < jv_ev_ts(&tr->ev[p]))
+        if ((pk == JV_K_RUNTIME || pk == JV_K_DRIVER) && jv_ev_ts(tr, e) < jv_ev_ts(tr, &tr->ev[p]))
             add(&q->before_launch, US(jv_ev_dur(tr, e)));
         if (is_graph[p]) owned[p] = (isnan(owned[p]) ? 0 : owned[p]) + US(jv_ev_dur(tr, e));
     }
