@@ -23,21 +23,23 @@ static void sort_rec(char *a, char *tmp, size_t n, size_t sz, jv_cmp_ctx cmp, vo
     sort_rec(a, tmp, h, sz, cmp, ctx);
     sort_rec(a + h * sz, tmp, n - h, sz, cmp, ctx);
     if (cmp(a + (h - 1) * sz, a + h * sz, ctx) <= 0) return;
+    /* the left run moves to tmp and the two merge into a from the front: the k-th output goes below the right
+       run's next unread element (k = i + j - h < j), and what is left of the right run is in place already */
+    memcpy(tmp, a, h * sz);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n) {
-        const char *src = cmp(a + j * sz, a + i * sz, ctx) < 0 ? a + j++ * sz : a + i++ * sz;
-        memcpy(tmp + k++ * sz, src, sz);
+        if (cmp(a + j * sz, tmp + i * sz, ctx) < 0)
+            memcpy(a + k++ * sz, a + j++ * sz, sz);
+        else
+            memcpy(a + k++ * sz, tmp + i++ * sz, sz);
     }
-    memcpy(tmp + k * sz, a + i * sz, (h - i) * sz);
-    k += h - i;
-    memcpy(tmp + k * sz, a + j * sz, (n - j) * sz);
-    memcpy(a, tmp, n * sz);
+    memcpy(a + k * sz, tmp + i * sz, (h - i) * sz);
 }
 
 jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx) {
     if (n < 2) return JV_OK;
     if (n > SIZE_MAX / size) return JV_ERR_NOMEM;
-    char *tmp = malloc(n * size);
+    char *tmp = malloc(n / 2 * size); /* the left run of a merge: at most half */
     if (!tmp) return JV_ERR_NOMEM;
     sort_rec(base, tmp, n, size, cmp, ctx);
     free(tmp);

@@ -13,7 +13,7 @@
 typedef int (*jv_cmp_ctx)(const void *a, const void *b, void *ctx);
 
 /* Sorts n elements of size bytes at base by cmp, keeping the order of equal
- * elements. Allocates a scratch copy; JV_ERR_NOMEM (base unchanged) on failure. */
+ * elements. Allocates a scratch buffer of half the array; JV_ERR_NOMEM (base unchanged) on failure. */
 jv_status jv_sort_stable(void *base, size_t n, size_t size, jv_cmp_ctx cmp, void *ctx);
 
 /* Sorts v[0..n) ascending (no NaN), stably (equal values such as -0.0 and 0.0 keep their order, as with glibc's

@@ -132,7 +132,7 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (!jv_kind_is_host(k) || jv_ev_dur(tr, e) <= 0) continue;
-        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
+        jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         int rt = k == JV_K_RUNTIME || k == JV_K_DRIVER;
         int hit;
         uint8_t *cls_of = name_cache_slot(&cc, (uint64_t)e->name << 1 | (uint64_t)rt, &hit);
@@ -194,7 +194,7 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
         if (!jv_kind_is_gpu(k)) continue;
         if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
         if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
-        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
+        jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         const char *name = jv_trace_str(tr, e->name);
         int hit;
         uint8_t *comm = name_cache_slot(&cc, e->name, &hit);

@@ -762,13 +762,25 @@ int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i) {
     return lo < tr->nlong_dur && tr->long_dur[lo].ev == i ? tr->long_dur[lo].dur : 0;
 }
 
+int64_t jv_trace_long_ts(const jv_trace *tr, uint32_t i) {
+    size_t lo = 0, hi = tr->nlong_ts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->long_ts[mid].ev < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < tr->nlong_ts && tr->long_ts[lo].ev == i ? tr->long_ts[lo].ts : 0;
+}
+
 uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {
     /* ev[i] is set bit number i % 64 (from 0) at or after the bit of ev[i - i % 64] */
     uint32_t u = tr->kept_at[i >> 6], r = i & 63;
     size_t w = u >> 6;
     uint64_t word = tr->kept[w] & (~UINT64_C(0) << (u & 63));
     for (;;) {
-        uint32_t c = (uint32_t)__builtin_popcountll(word);
+        uint32_t c = jv_popcount64(word);
         if (r < c) break;
         r -= c;
         word = tr->kept[++w];
@@ -793,10 +805,10 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
     uint32_t u = tr->kept_at[lo];
     size_t n = 0;
     for (size_t x = u >> 6; x < w; x++)
-        n += (size_t)__builtin_popcountll(tr->kept[x] & (x == u >> 6 ? ~UINT64_C(0) << (u & 63) : ~UINT64_C(0)));
+        n += (size_t)jv_popcount64(tr->kept[x] & (x == u >> 6 ? ~UINT64_C(0) << (u & 63) : ~UINT64_C(0)));
     uint64_t last = tr->kept[w] & ((UINT64_C(1) << (uid & 63)) - 1);
     if (w == u >> 6) last &= ~UINT64_C(0) << (u & 63);
-    n += (size_t)__builtin_popcountll(last);
+    n += (size_t)jv_popcount64(last);
     return (uint32_t)(lo * 64 + n);
 }
 
@@ -811,6 +823,8 @@ void jv_trace_free(jv_trace *tr) {
     jv_intern_free(&tr->strings);
     free(tr->ev);
     free(tr->long_dur);
+    free(tr->ts_base);
+    free(tr->long_ts);
     free(tr->kept);
     free(tr->kept_at);
     free(tr->auxb);

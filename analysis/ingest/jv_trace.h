@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "jv_bits.h"
 #include "jv_flow.h"
 #include "jv_intern.h"
 #include "jv_status.h"
@@ -54,19 +55,24 @@ enum { JV_TRACE_MAX_VALUE = 64 << 20 };
  * jv_trace.long_dur (read through jv_ev_dur). */
 #define JV_DUR_BIG UINT32_MAX
 
-/* A complete ('X') event. 20 bytes: thread and kind share a word (jv_trace_load refuses more than 2^24
- * threads); the start is two 32-bit halves (read with jv_ev_ts; the record is 4-byte aligned); the duration is
- * 32 bits with an escape (JV_DUR_BIG) to jv_trace.long_dur (jv_ev_dur); the index in traceEvents (TraceLens'
- * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into ops,
- * gpu or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb). */
+/* A start that lies 2^31 ns or more before, or 2^31 - 1 ns or more after, the start of the first event of its
+ * block of 64 is not kept in jv_event.ts_ but in jv_trace.long_ts (read through jv_ev_ts). */
+#define JV_TS_FAR UINT32_MAX
+
+/* A complete ('X') event. 16 bytes: thread and kind share a word (jv_trace_load refuses more than 2^24
+ * threads); the start is 32 bits above a base per block of 64 events (jv_trace.ts_base) with an escape
+ * (JV_TS_FAR) to jv_trace.long_ts, and the duration is 32 bits with an escape (JV_DUR_BIG) to jv_trace.long_dur:
+ * read them with jv_ev_ts and jv_ev_dur; the index in traceEvents (TraceLens' UID) is not stored: jv_trace_uid
+ * derives it from one bit per traceEvents entry; nor is the index into ops, gpu or launch_corr: jv_ev_aux counts
+ * the earlier events of its class (jv_trace.auxb). */
 typedef struct {
-    uint32_t ts_[2];      /* start, ns (as in the file: relative to baseTimeNanoseconds when present): jv_ev_ts */
+    uint32_t ts_;         /* start - ts_base[i / 64] (ns, modulo 2^64) when below JV_TS_FAR; read it with jv_ev_ts */
     uint32_t dur_;        /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
     uint32_t name;        /* interned name */
     uint32_t thread : 24; /* index into jv_trace.threads */
     uint32_t kind : 8;    /* jv_kind */
 } jv_event;
-_Static_assert(sizeof(jv_event) == 20, "jv_event is 20 bytes");
+_Static_assert(sizeof(jv_event) == 16, "jv_event is 16 bytes");
 
 /* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into ops, gpu or
  * launch_corr: bit k of bits[c] is set when ev[64 b + k] is of class c (0 ops, 1 GPU, 2 launch), base[c] counts
@@ -81,6 +87,12 @@ typedef struct {
     uint32_t ev; /* index into jv_trace.ev */
     int64_t dur; /* ns, >= JV_DUR_BIG */
 } jv_longdur;
+
+/* The start of an event that is JV_TS_FAR ns or more from its block's base (jv_ev_ts). */
+typedef struct {
+    uint32_t ev; /* index into jv_trace.ev */
+    int64_t ts;  /* ns, as in the file */
+} jv_longts;
 
 /* Arguments of a cpu op (or user annotation) that the analyses read. 4 bytes: there is one per op. */
 typedef struct {
@@ -185,6 +197,10 @@ typedef struct {
     size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
     jv_longdur *long_dur;       /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
     size_t nlong_dur, cap_long_dur;
+    int64_t *ts_base; /* per block of 64 events: the start of its first event - 2^31 ns (jv_ev_ts) */
+    size_t cap_ts_base;
+    jv_longts *long_ts; /* the starts of the events whose ts_ is JV_TS_FAR, ascending by ev (jv_ev_ts) */
+    size_t nlong_ts, cap_long_ts;
     uint64_t *kept; /* bit u: traceEvents entry u is an event of ev (jv_trace_uid); nkept_words words */
     size_t nkept_words, cap_kept;
     uint32_t *kept_at; /* the index in traceEvents of ev[64 k] */
@@ -217,9 +233,14 @@ typedef struct {
 /* The duration (ns, >= 0) of tr->ev[i] when it is JV_DUR_BIG ns or more (binary search in tr->long_dur). */
 int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i);
 
-/* The start (ns) of the event e. */
-static inline int64_t jv_ev_ts(const jv_event *e) {
-    uint64_t u = (uint64_t)e->ts_[1] << 32 | e->ts_[0];
+/* The start (ns) of tr->ev[i] when its ts_ is JV_TS_FAR (binary search in tr->long_ts). */
+int64_t jv_trace_long_ts(const jv_trace *tr, uint32_t i);
+
+/* The start (ns) of the event e, which must point into tr->ev. */
+static inline int64_t jv_ev_ts(const jv_trace *tr, const jv_event *e) {
+    uint32_t i = (uint32_t)(e - tr->ev);
+    if (e->ts_ == JV_TS_FAR) return jv_trace_long_ts(tr, i);
+    uint64_t u = (uint64_t)tr->ts_base[i >> 6] + e->ts_; /* two's complement, modulo 2^64 */
     int64_t v;
     memcpy(&v, &u, sizeof v);
     return v;
@@ -239,7 +260,7 @@ static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
     int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
     if (c < 0) return JV_NONE32;
     const jv_auxblock *b = &tr->auxb[i >> 6];
-    return b->base[c] + (uint32_t)__builtin_popcountll(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
+    return b->base[c] + jv_popcount64(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
 }
 /* jv_trace_aux of the event e, which must point into tr->ev. */
 static inline uint32_t jv_ev_aux(const jv_trace *tr, const jv_event *e) {
@@ -252,7 +273,7 @@ static inline int64_t jv_ev_dur(const jv_trace *tr, const jv_event *e) {
 }
 /* The end (ts + duration, ns) of the event e, which must point into tr->ev. */
 static inline int64_t jv_ev_end(const jv_trace *tr, const jv_event *e) {
-    return jv_ev_ts(e) + jv_ev_dur(tr, e);
+    return jv_ev_ts(tr, e) + jv_ev_dur(tr, e);
 }
 
 /* The index in traceEvents (TraceLens' UID) of tr->ev[i] (i < tr->nev). */

@@ -104,10 +104,30 @@ static jv_status note_aux(jv_trace *tr, int cls) {
         jv_auxblock *x = &tr->auxb[b];
         for (int c = 0; c < 3; c++) {
             x->bits[c] = 0;
-            x->base[c] = b ? tr->auxb[b - 1].base[c] + (uint32_t)__builtin_popcountll(tr->auxb[b - 1].bits[c]) : 0;
+            x->base[c] = b ? tr->auxb[b - 1].base[c] + jv_popcount64(tr->auxb[b - 1].bits[c]) : 0;
         }
     }
     if (cls >= 0) tr->auxb[b].bits[cls] |= UINT64_C(1) << (tr->nev & 63);
+    return JV_OK;
+}
+
+/* Sets e->ts_ of the event tr->ev[tr->nev] that starts at ts (|ts| < JV_TIME_LIMIT_NS): the offset from its
+ * block's base (the first event of a block sets the base 2^31 ns before its start), or JV_TS_FAR with ts in
+ * tr->long_ts. */
+static jv_status note_ts(jv_trace *tr, int64_t ts, jv_event *e) {
+    size_t b = tr->nev >> 6;
+    if (!(tr->nev & 63)) {
+        JV_CHECK(JV_RESERVE(tr->ts_base, tr->cap_ts_base, b + 1));
+        tr->ts_base[b] = ts - (INT64_C(1) << 31);
+    }
+    uint64_t off = (uint64_t)ts - (uint64_t)tr->ts_base[b]; /* the difference modulo 2^64: exact below 2^32 */
+    if (off < JV_TS_FAR) {
+        e->ts_ = (uint32_t)off;
+        return JV_OK;
+    }
+    JV_CHECK(JV_RESERVE(tr->long_ts, tr->cap_long_ts, tr->nlong_ts + 1));
+    tr->long_ts[tr->nlong_ts++] = (jv_longts){(uint32_t)tr->nev, ts};
+    e->ts_ = JV_TS_FAR;
     return JV_OK;
 }
 
@@ -173,10 +193,6 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     r->pv->dur_sum += dur;
     if (e->has_dur && e->dur < 0) n->negative_dur++;
     jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG, .name = e->name, .kind = (uint32_t)e->kind};
-    uint64_t ts_bits;
-    memcpy(&ts_bits, &e->ts, sizeof ts_bits);
-    ev.ts_[0] = (uint32_t)ts_bits;
-    ev.ts_[1] = (uint32_t)(ts_bits >> 32);
     uint32_t thread;
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
     ev.thread = thread; /* < 2^24 (thread_index) */
@@ -225,13 +241,19 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                                               e->coll_dtype,     gs,      e->in_nelems, e->out_nelems};
     }
     JV_CHECK(JV_RESERVE(tr->ev, tr->cap_ev, tr->nev + 1));
+    JV_CHECK(note_ts(tr, e->ts, &ev));
     JV_CHECK(keep_uid(tr, n->events_total - 1));
     JV_CHECK(note_aux(tr, jv_kind_aux_class(e->kind)));
     if (dur >= JV_DUR_BIG) {
         JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
         tr->long_dur[tr->nlong_dur++] = (jv_longdur){(uint32_t)tr->nev, dur};
     }
-    tr->ev[tr->nev++] = ev;
+    /* the record is stored whole from a complete copy: a field-by-field store would read the word that holds
+       thread and kind first, and on a fresh page of ev that read maps the zero page, which the write then
+       copies (a page fault more, and with a second thread a TLB shootdown of the other CPUs) */
+    uint32_t words[sizeof ev / sizeof(uint32_t)];
+    memcpy(words, &ev, sizeof ev);
+    memcpy(&tr->ev[tr->nev++], words, sizeof words);
     n->x_events++;
     return JV_OK;
 }

@@ -38,7 +38,7 @@ static int cmp_host(const void *a, const void *b, void *ctx) {
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
     const jv_event *x = &tr->ev[i], *y = &tr->ev[j];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    if (jv_ev_ts(x) != jv_ev_ts(y)) return jv_ev_ts(x) < jv_ev_ts(y) ? -1 : 1;
+    if (jv_ev_ts(tr, x) != jv_ev_ts(tr, y)) return jv_ev_ts(tr, x) < jv_ev_ts(tr, y) ? -1 : 1;
     int64_t dx = jv_ev_dur(tr, x), dy = jv_ev_dur(tr, y);
     if (dx != dy) return dx > dy ? -1 : 1;
     return i < j ? -1 : i > j;
@@ -74,7 +74,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             cur_thread = e->thread;
         }
         int64_t end = jv_ev_end(tr, e);
-        while (depth && jv_ev_ts(e) >= jv_ev_end(tr, &tr->ev[stack[depth - 1]]))
+        while (depth && jv_ev_ts(tr, e) >= jv_ev_end(tr, &tr->ev[stack[depth - 1]]))
             depth--;
         if (depth) {
             const jv_event *top = &tr->ev[stack[depth - 1]];
@@ -82,7 +82,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             if (end > top_end) {
                 /* ends after its parent: under 1 us of overlap it is a sibling of the top;
                    otherwise the nesting is broken and the event stays a root */
-                if (top_end - jv_ev_ts(e) < 1000 && depth >= 2) {
+                if (top_end - jv_ev_ts(tr, e) < 1000 && depth >= 2) {
                     depth--;
                 } else {
                     t->counts.dropped_overlap++;
@@ -192,10 +192,10 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
         const jv_event *e = &tr->ev[i];
         jv_kind k = (jv_kind)e->kind;
         if (jv_kind_is_gpu(k) && t->parent[i] == JV_NONE32) {
-            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(e)), (uint32_t)i);
+            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(tr, e)), (uint32_t)i);
             want++;
         } else if (k == JV_K_RUNTIME || k == JV_K_DRIVER) {
-            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(e)), (uint32_t)i);
+            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(tr, e)), (uint32_t)i);
         }
     }
     jv_flow_iter it;
@@ -235,7 +235,7 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             if (fl.phase != 'f') continue;
             if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl.thread, fl.ts), &g)) continue;
             if (t->parent[g] != JV_NONE32) continue;
-            if (tr->ev[g].thread != fl.thread || jv_ev_ts(&tr->ev[g]) != fl.ts) continue; /* hash collision */
+            if (tr->ev[g].thread != fl.thread || jv_ev_ts(tr, &tr->ev[g]) != fl.ts) continue; /* hash collision */
             int is_shared = shared.count && jv_map_get(&shared, fl.id, &v);
             if (is_shared != pass) continue;
             if (!is_shared) {
@@ -475,7 +475,7 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
         uint32_t prev;
-        if (jv_map_get(&t->fwd_of_seq, seq, &prev) && jv_ev_ts(&tr->ev[prev]) <= jv_ev_ts(e)) continue;
+        if (jv_map_get(&t->fwd_of_seq, seq, &prev) && jv_ev_ts(tr, &tr->ev[prev]) <= jv_ev_ts(tr, e)) continue;
         s = jv_map_put(&t->fwd_of_seq, seq, (uint32_t)i);
     }
     return s;
@@ -551,7 +551,7 @@ void jv_upset_seal(jv_upset *u) {
     size_t n = 0;
     for (size_t w = 0; w < u->nwords; w++) {
         u->rank[w] = (uint32_t)n;
-        n += (size_t)__builtin_popcountll(u->bits[w]);
+        n += (size_t)jv_popcount64(u->bits[w]);
     }
     u->n = n;
 }

@@ -85,7 +85,7 @@ static inline int jv_upset_has(const jv_upset *u, uint32_t x) {
 /* The rank of member x among the members (in event order), after jv_upset_seal: 0 .. u->n - 1. */
 static inline uint32_t jv_upset_ix(const jv_upset *u, uint32_t x) {
     uint64_t below = u->bits[x >> 6] & ((UINT64_C(1) << (x & 63)) - 1);
-    return u->rank[x >> 6] + (uint32_t)__builtin_popcountll(below);
+    return u->rank[x >> 6] + jv_popcount64(below);
 }
 
 /* 1 for a communication kernel: NCCL / RCCL / MSCCL, NVSHMEM, DeepEP dispatch and combine, custom all-reduce,

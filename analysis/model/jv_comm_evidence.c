@@ -58,7 +58,7 @@ static int in_ddp_sync(const jv_trace *tr, const jv_tree *t, uint32_t ev, const 
     const jv_event *le = &tr->ev[l];
     int sync = 0;
     for (size_t k = 0; k < nsp; k++) {
-        if (sp[k].thread != le->thread || sp[k].s > jv_ev_ts(le) || sp[k].e < jv_ev_end(tr, le)) continue;
+        if (sp[k].thread != le->thread || sp[k].s > jv_ev_ts(tr, le) || sp[k].e < jv_ev_end(tr, le)) continue;
         if (sp[k].init) return 0;
         sync = 1;
     }
@@ -160,7 +160,7 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
         int init = (cls & N_INIT) != 0;
         if (!init && !(cls & N_SYNC)) continue;
         if ((st = JV_RESERVE(sp, cap_sp, nsp + 1)) == JV_OK)
-            sp[nsp++] = (span){e->thread, jv_ev_ts(e), jv_ev_end(tr, e), init};
+            sp[nsp++] = (span){e->thread, jv_ev_ts(tr, e), jv_ev_end(tr, e), init};
     }
     if (st == JV_OK && (!(sc = malloc((ncalls + 1) * sizeof *sc)) || !(comp = malloc((ngpu + 1) * sizeof *comp)) ||
                         !(ddp = malloc((ncalls + 1) * sizeof *ddp)) || !(wait = malloc((ncalls + 1) * sizeof *wait)) ||
@@ -208,7 +208,7 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
             const char *name = jv_trace_str(tr, e->name);
             if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) continue;
             if (k == JV_K_KERNEL && (name_class(tr, &cache, e->name) & N_COMM)) continue;
-            comp[ncomp++] = (jv_iv){jv_ev_ts(e), jv_ev_end(tr, e)};
+            comp[ncomp++] = (jv_iv){jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         }
         ncomp = jv_iv_merge(comp, ncomp);
         nddp = jv_iv_merge(ddp, nddp);

@@ -263,14 +263,14 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
-            it[k++] = (sweep_item){jv_ev_ts(e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 0};
+            it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 0};
     }
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
         const jv_event *e = &tr->ev[in->ev];
-        it[k++] = (sweep_item){jv_ev_ts(e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 1};
+        it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 1};
     }
     n = k;
     jv_status s = jv_sort_stable(it, n, sizeof *it, cmp_sweep, NULL);
@@ -404,7 +404,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
     if (!v) return JV_ERR_NOMEM;
     for (size_t i = 0; i < pt->ninst; i++)
         if (holder[i] != JV_NONE32 && pt->inst[i].kernel == JV_NONE32)
-            v[n++] = (ainst){(uint32_t)i, holder[i], jv_ev_ts(&tr->ev[pt->inst[i].ev])};
+            v[n++] = (ainst){(uint32_t)i, holder[i], jv_ev_ts(tr, &tr->ev[pt->inst[i].ev])};
     jv_status s = jv_sort_stable(v, n, sizeof *v, cmp_ainst, NULL);
     size_t cap = 0;
     for (size_t i = 0; i < n && s == JV_OK;) {

@@ -9,7 +9,7 @@ static int cmp_thread_ts(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
     const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return (jv_ev_ts(x) > jv_ev_ts(y)) - (jv_ev_ts(x) < jv_ev_ts(y));
+    return (jv_ev_ts(tr, x) > jv_ev_ts(tr, y)) - (jv_ev_ts(tr, x) < jv_ev_ts(tr, y));
 }
 
 jv_status jv_enclose_build(const jv_trace *tr, int (*keep)(const jv_trace *tr, size_t i, void *ctx), void *ctx,
@@ -44,7 +44,7 @@ uint32_t jv_enclose_find(const jv_enclose *x, const jv_trace *tr, uint32_t ev, i
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const jv_event *a = &tr->ev[x->ev[mid]];
-        if (a->thread < e->thread || (a->thread == e->thread && jv_ev_ts(a) <= jv_ev_ts(e)))
+        if (a->thread < e->thread || (a->thread == e->thread && jv_ev_ts(tr, a) <= jv_ev_ts(tr, e)))
             lo = mid + 1;
         else
             hi = mid;

@@ -101,10 +101,10 @@ static const jv_commargs *comm_of(const jv_trace *tr, uint32_t ev) {
 }
 
 static int cmp_annot(const void *a, const void *b, void *ctx) {
-    const jv_event *ev = ctx;
-    const jv_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+    const jv_trace *tr = ctx;
+    const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return (jv_ev_ts(x) > jv_ev_ts(y)) - (jv_ev_ts(x) < jv_ev_ts(y));
+    return (jv_ev_ts(tr, x) > jv_ev_ts(tr, y)) - (jv_ev_ts(tr, x) < jv_ev_ts(tr, y));
 }
 
 /* the "nccl:<collective>" user annotation on launch's thread that encloses it, or JV_NONE32 (an[0..na): such
@@ -114,7 +114,7 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     while (lo < hi) { /* first annotation after (thread, ts) */
         size_t mid = (lo + hi) / 2;
         const jv_event *m = &tr->ev[an[mid]];
-        if (m->thread < launch->thread || (m->thread == launch->thread && jv_ev_ts(m) <= jv_ev_ts(launch)))
+        if (m->thread < launch->thread || (m->thread == launch->thread && jv_ev_ts(tr, m) <= jv_ev_ts(tr, launch)))
             lo = mid + 1;
         else
             hi = mid;
@@ -122,7 +122,7 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     for (size_t k = lo, steps = 0; k-- > 0 && steps < 8; steps++) {
         const jv_event *m = &tr->ev[an[k]];
         if (m->thread != launch->thread) break;
-        if (jv_ev_end(tr, m) >= jv_ev_ts(launch)) return an[k];
+        if (jv_ev_end(tr, m) >= jv_ev_ts(tr, launch)) return an[k];
     }
     return JV_NONE32;
 }
@@ -273,10 +273,10 @@ static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv
         uint32_t p = t->parent[i];
         int64_t launch = JV_NONE64;
         if (p != JV_NONE32 && ((jv_kind)tr->ev[p].kind == JV_K_RUNTIME || (jv_kind)tr->ev[p].kind == JV_K_DRIVER))
-            launch = jv_ev_ts(&tr->ev[p]);
-        g[ng++] = (gpu_ev){tr->gpu[jv_ev_aux(tr, e)].stream, jv_ev_ts(e), jv_ev_end(tr, e), launch};
+            launch = jv_ev_ts(tr, &tr->ev[p]);
+        g[ng++] = (gpu_ev){tr->gpu[jv_ev_aux(tr, e)].stream, jv_ev_ts(tr, e), jv_ev_end(tr, e), launch};
         if (!o->include_unlinked && p == JV_NONE32) continue;
-        jv_iv iv = {jv_ev_ts(e), jv_ev_end(tr, e)};
+        jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         if (is_memcpy(tr, e)) continue;
         if ((jv_kind)e->kind == JV_K_KERNEL && jv_is_comm_kernel(jv_trace_str(tr, e->name)))
             comm[nk++] = iv;
@@ -357,7 +357,7 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
             (st = JV_RESERVE(an, cap_an, na + 1)) == JV_OK)
             an[na++] = (uint32_t)i;
     }
-    if (st == JV_OK && na > 1) st = jv_sort_stable(an, na, sizeof *an, cmp_annot, (void *)tr->ev);
+    if (st == JV_OK && na > 1) st = jv_sort_stable(an, na, sizeof *an, cmp_annot, (void *)tr);
     enum { CACHE = 1024 };
     uint32_t cache_id[CACHE];
     uint8_t cache_comm[CACHE];
@@ -375,7 +375,7 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
         jv_coll_call *c = &(*calls)[(*ncalls)++];
         memset(c, 0, sizeof *c);
         c->ev = (uint32_t)i;
-        c->ts = jv_ev_ts(e);
+        c->ts = jv_ev_ts(tr, e);
         c->dur = jv_ev_dur(tr, e);
         c->in_nelems = c->out_nelems = -1;
         c->group_size = -1;

@@ -11,10 +11,10 @@
 #include "jv_timeline.h"
 
 static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
-    const jv_event *ev = ctx;
+    const jv_trace *tr = ctx;
     const jv_launcher *x = a, *y = b;
-    const jv_event *ex = &ev[x->ev], *ey = &ev[y->ev];
-    if (jv_ev_ts(ex) != jv_ev_ts(ey)) return jv_ev_ts(ex) < jv_ev_ts(ey) ? -1 : 1;
+    const jv_event *ex = &tr->ev[x->ev], *ey = &tr->ev[y->ev];
+    if (jv_ev_ts(tr, ex) != jv_ev_ts(tr, ey)) return jv_ev_ts(tr, ex) < jv_ev_ts(tr, ey) ? -1 : 1;
     return (x->ev > y->ev) - (x->ev < y->ev); /* the events are in uid order */
 }
 
@@ -86,7 +86,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
             sets[nsets] = (jv_ivset){0, 0, 0};
             *so = (uint32_t)nsets++;
         }
-        s = jv_ivset_add(&pool, &sets[*so], jv_ev_ts(e), jv_ev_end(tr, e));
+        s = jv_ivset_add(&pool, &sets[*so], jv_ev_ts(tr, e), jv_ev_end(tr, e));
     }
     /* deepest first: a node's set is complete when its turn comes */
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -114,7 +114,7 @@ static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_u
 static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv *scratch) {
     for (size_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[gpu[i]];
-        scratch[i] = (jv_iv){jv_ev_ts(e), jv_ev_end(tr, e)};
+        scratch[i] = (jv_iv){jv_ev_ts(tr, e), jv_ev_end(tr, e)};
     }
     return jv_iv_union_len(scratch, n);
 }
@@ -209,7 +209,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         jv_map_free(&catmemo);
     }
     /* 4. rows by ts */
-    if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr->ev);
+    if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr);
     for (size_t r = 0; s == JV_OK && r < out->n; r++)
         s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);

@@ -64,7 +64,7 @@ static jv_status is_comm(build_ctx *b, uint32_t name, int *out) {
 
 static int cmp_kernel_ts(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
-    int64_t x = jv_ev_ts(&tr->ev[*(const uint32_t *)a]), y = jv_ev_ts(&tr->ev[*(const uint32_t *)b]);
+    int64_t x = jv_ev_ts(tr, &tr->ev[*(const uint32_t *)a]), y = jv_ev_ts(tr, &tr->ev[*(const uint32_t *)b]);
     return (x > y) - (x < y);
 }
 
@@ -73,7 +73,7 @@ static int64_t busy_of(const jv_trace *tr, const uint32_t *k, uint32_t n) {
     int open = 0;
     for (uint32_t i = 0; i < n; i++) {
         const jv_event *e = &tr->ev[k[i]];
-        int64_t s = jv_ev_ts(e), en = jv_ev_end(tr, e);
+        int64_t s = jv_ev_ts(tr, e), en = jv_ev_end(tr, e);
         if (open && s <= ce) {
             if (en > ce) ce = en;
         } else {

@@ -137,7 +137,7 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         }
         jv_kind pk = jv_ev_kind(&tr->ev[p]);
         if (pk != JV_K_RUNTIME && pk != JV_K_DRIVER) continue;
-        if (jv_ev_ts(e) < jv_ev_ts(&tr->ev[p])) add(&q->before_launch, US(jv_ev_dur(tr, e)));
+        if (jv_ev_ts(tr, e) < jv_ev_ts(tr, &tr->ev[p])) add(&q->before_launch, US(jv_ev_dur(tr, e)));
         if (memo[tr->ev[p].name] != 2) continue;
         size_t lo = 0, hi = ng; /* p is among graph[0..ng) */
         while (lo < hi) {

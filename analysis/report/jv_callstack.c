@@ -99,7 +99,7 @@ jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint
         /* sort children by ts (small lists: insertion sort) */
         for (uint32_t x = 1; x < n; x++) {
             uint32_t v = kids[b + x], y = x;
-            while (y > 0 && jv_ev_ts(&tr->ev[kids[b + y - 1]]) > jv_ev_ts(&tr->ev[v])) {
+            while (y > 0 && jv_ev_ts(tr, &tr->ev[kids[b + y - 1]]) > jv_ev_ts(tr, &tr->ev[v])) {
                 kids[b + y] = kids[b + y - 1];
                 y--;
             }

@@ -203,7 +203,7 @@ static int cmp_kid(const void *a, const void *b, void *ctx) {
     uint32_t ei = k->x->nodes[i].ev, ej = k->x->nodes[j].ev;
     uint32_t pi = k->t->parent[ei], pj = k->t->parent[ej];
     if (pi != pj) return pi < pj ? -1 : 1;
-    int64_t ti = jv_ev_ts(&k->tr->ev[ei]), tj = jv_ev_ts(&k->tr->ev[ej]);
+    int64_t ti = jv_ev_ts(k->tr, &k->tr->ev[ei]), tj = jv_ev_ts(k->tr, &k->tr->ev[ej]);
     if (ti != tj) return ti < tj ? -1 : 1;
     return i > j ? -1 : i < j;
 }

@@ -57,7 +57,8 @@ static void test_intern(void) {
 
 /* jv_sort_inplace against qsort (byte for byte: the orders are total) on random arrays with many ties, sorted,
  * reversed, all-equal and organ-pipe inputs (quicksort's bad cases: the heapsort fallback), and elements of
- * 16 and 72 bytes (the swap's 64-byte chunks). */
+ * 16 and 72 bytes (the swap's 64-byte chunks); jv_sort_stable (its merge through a half-size buffer) by the key
+ * alone on the same inputs, against qsort by (key, input index). */
 typedef struct {
     int64_t k, v;
 } sort16;
@@ -74,6 +75,11 @@ static int cmp16(const void *a, const void *b) {
 static int cmp16_ctx(const void *a, const void *b, void *ctx) {
     (void)ctx;
     return cmp16(a, b);
+}
+static int cmp16_key_ctx(const void *a, const void *b, void *ctx) { /* the key alone: ties for the stable sort */
+    (void)ctx;
+    const sort16 *x = a, *y = b;
+    return (x->k > y->k) - (x->k < y->k);
 }
 static int cmp72(const void *a, const void *b) {
     const sort72 *x = a, *y = b;
@@ -114,6 +120,13 @@ static void test_sort_inplace(void) {
             jv_sort_inplace(a, n, sizeof *a, cmp16_ctx, NULL);
             if (n) qsort(b, n, sizeof *b, cmp16);
             CHECK_MSG(!n || !memcmp(a, b, n * sizeof *a), "jv_sort_inplace 16 B: n %zu pattern %d", n, pattern);
+            /* jv_sort_stable by the key alone keeps the input order of ties: as qsort by (key, input index) */
+            for (size_t i = 0; i < n; i++) /* the input again (c is not sorted yet), numbered */
+                a[i] = (sort16){c[i].k, (int64_t)i};
+            memcpy(b, a, n * sizeof *a);
+            CHECK(jv_sort_stable(a, n, sizeof *a, cmp16_key_ctx, NULL) == JV_OK);
+            if (n) qsort(b, n, sizeof *b, cmp16);
+            CHECK_MSG(!n || !memcmp(a, b, n * sizeof *a), "jv_sort_stable 16 B: n %zu pattern %d", n, pattern);
             jv_sort_inplace(c, n, sizeof *c, cmp72_ctx, NULL);
             if (n) qsort(d, n, sizeof *d, cmp72);
             CHECK_MSG(!n || !memcmp(c, d, n * sizeof *c), "jv_sort_inplace 72 B: n %zu pattern %d", n, pattern);

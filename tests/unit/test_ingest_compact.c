@@ -1,11 +1,13 @@
 /* test_ingest_compact: the compact forms of ingest. jv_flow: endpoints written with jv_flows_add read back
  * equal by jv_flow_next, in order, for extreme values (INT64_MIN/MAX ids and ts, differences that wrap, the
  * largest thread) and random ones. jv_upset: on random forests, the members are exactly the start events and
- * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. jv_event (20
+ * their ancestors (against a plain walk), and jv_upset_ix numbers them 0 .. n-1 in event order. jv_event (16
  * bytes): on a generated trace of complete events among metadata, flow, instant, counter, timeless and
  * non-object entries, jv_trace_uid gives each event's index in traceEvents and jv_trace_find_uid maps every
  * index back (JV_NONE32 for the entries that are no event), jv_trace_aux gives each op, GPU event and launch
- * the index of its record (JV_NONE32 for the others), jv_ev_ts every start (both halves, negative ones too), and
+ * the index of its record (JV_NONE32 for the others), jv_ev_ts every start (negative ones too; blocks of 64 with
+ * starts at and around the escape's edges, 2^31 ns before and 2^31 - 1 ns after the block's first start, and
+ * far apart, so that exactly the starts beyond those edges are in the side table long_ts), and
  * jv_ev_dur every duration, those at and around the 32-bit escape (2^32 - 2, - 1, 2^32 ns) and beyond (2^40, 2^61 ns)
  * among them. */
 #include <stdint.h>
@@ -134,6 +136,7 @@ static void test_events(void) {
     static const int64_t edge[] = {(INT64_C(1) << 32) - 2, (INT64_C(1) << 32) - 1, INT64_C(1) << 32,
                                    (INT64_C(1) << 32) + 1, INT64_C(1) << 40,       INT64_C(1) << 61};
     size_t ne = sizeof edge / sizeof edge[0], nev = 0;
+    int64_t block_t0 = 0;
     fputs("{\"traceEvents\": [\n", f);
     for (uint32_t u = 0; u < N; u++) {
         /* runs of non-events up to 300 long (several 64-bit words of marks), events in runs up to 200 */
@@ -148,8 +151,32 @@ static void test_events(void) {
             static const int cls[] = {0, 1, 2, -1};
             size_t c = rnd64() % 4;
             /* starts that fill both 32-bit halves, negative ones too (|ts| < 2^62 ns, ts + dur too) */
-            int64_t ts = u % 3 == 0 ? (int64_t)u * 1001 : (int64_t)(rnd64() % (UINT64_C(1) << 61));
-            if (u % 3 == 2) ts = -ts;
+            int64_t ts;
+            if (nev / 64 % 3 == 1) {
+                /* a block of 64 whose starts lie at and around the 32-bit escape's edges about its first start
+                   (2^31 ns before and 2^31 - 2 ns after it are kept in the record, one ns further is not): first
+                   starts negative, positive and near 0 (so that the block's base is negative) */
+                static const int64_t tsedge[] = {0,
+                                                 -(INT64_C(1) << 31),
+                                                 -(INT64_C(1) << 31) - 1,
+                                                 (INT64_C(1) << 31) - 2,
+                                                 (INT64_C(1) << 31) - 1,
+                                                 INT64_C(1) << 31,
+                                                 -1,
+                                                 1,
+                                                 INT64_C(1) << 32,
+                                                 -(INT64_C(1) << 32),
+                                                 (INT64_C(1) << 31) - 3,
+                                                 -(INT64_C(1) << 31) + 1};
+                if (nev % 64 == 0)
+                    block_t0 = nev / 64 % 9 == 4   ? 1000 + (int64_t)(rnd64() % 1000)
+                               : nev / 64 % 2 == 1 ? -(int64_t)(rnd64() % (UINT64_C(1) << 60))
+                                                   : (int64_t)(rnd64() % (UINT64_C(1) << 60));
+                ts = block_t0 + tsedge[nev % 64 % (sizeof tsedge / sizeof tsedge[0])];
+            } else {
+                ts = u % 3 == 0 ? (int64_t)u * 1001 : (int64_t)(rnd64() % (UINT64_C(1) << 61));
+                if (u % 3 == 2) ts = -ts;
+            }
             uint64_t ats = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
             fprintf(f,
                     "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
@@ -188,7 +215,7 @@ static void test_events(void) {
         for (size_t i = 0; i < tr.nev && i < nev; i++) {
             if (jv_trace_uid(&tr, (uint32_t)i) != want_uid[i]) bad_uid++;
             if (jv_trace_aux(&tr, (uint32_t)i) != want_aux[i] || jv_ev_aux(&tr, &tr.ev[i]) != want_aux[i]) bad_aux++;
-            if (jv_ev_dur(&tr, &tr.ev[i]) != want_dur[i] || jv_ev_ts(&tr.ev[i]) != want_ts[i] ||
+            if (jv_ev_dur(&tr, &tr.ev[i]) != want_dur[i] || jv_ev_ts(&tr, &tr.ev[i]) != want_ts[i] ||
                 jv_ev_end(&tr, &tr.ev[i]) != want_ts[i] + want_dur[i])
                 bad_dur++;
         }
@@ -207,6 +234,22 @@ static void test_events(void) {
             nlong += want_dur[i] >= (INT64_C(1) << 32) - 1;
         CHECK_MSG(tr.nlong_dur == nlong && tr.ev[0].dur_ == UINT32_MAX - 1 && tr.ev[1].dur_ == JV_DUR_BIG,
                   "events: %zu long durations, want %zu", tr.nlong_dur, nlong);
+        /* the start's escape: exactly the starts 2^31 ns or more before, or 2^31 - 1 ns or more after, the first
+           start of their block of 64 are in the side table; the edge blocks hold 4 such starts in every 12 */
+        size_t nfar = 0, bad_far = 0, edge_far = 0, edge_near = 0;
+        for (size_t i = 0; i < nev && i < tr.nev; i++) {
+            int64_t d = want_ts[i] - want_ts[i - i % 64]; /* |d| < 2^62 */
+            int far = d < -(INT64_C(1) << 31) || d > (INT64_C(1) << 31) - 2;
+            nfar += (size_t)far;
+            if (far != (tr.ev[i].ts_ == JV_TS_FAR)) bad_far++;
+            if (i / 64 % 3 == 1) {
+                edge_far += (size_t)far;
+                edge_near += (size_t)!far;
+            }
+        }
+        CHECK_MSG(tr.nlong_ts == nfar && bad_far == 0 && edge_far > 0 && edge_near > edge_far,
+                  "events: %zu far starts kept, want %zu; %zu escapes wrong (edge blocks: %zu far, %zu near)",
+                  tr.nlong_ts, nfar, bad_far, edge_far, edge_near);
         jv_trace_free(&tr);
     }
     free(want_uid);
