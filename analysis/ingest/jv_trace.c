@@ -31,6 +31,16 @@ const char *jv_kind_name(jv_kind k) {
 
 static jv_status refill(reader *r) {
     if (r->eof) return JV_OK;
+    if (r->borrowed) { /* the window was a segment of the store: the unparsed rest goes to the reader's own */
+        size_t rest = r->len - r->pos;
+        memcpy(r->own, r->buf + r->pos, rest);
+        r->buf = r->own;
+        r->cap = r->own_cap;
+        r->base += r->pos;
+        r->len = rest;
+        r->pos = 0;
+        r->borrowed = 0;
+    }
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
         r->len -= r->pos;

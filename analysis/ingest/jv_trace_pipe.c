@@ -417,8 +417,16 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
     res->guessed = 1;
     res->start = base + at;
     res->seg_end = base + len;
+    if (!sr->borrowed) { /* the window may have grown for a long entry */
+        sr->own = sr->buf;
+        sr->own_cap = sr->cap;
+    }
+    /* the segment itself is the window (no copy) until the scan needs the bytes after it */
+    sr->buf = (char *)(uintptr_t)(b + at);
+    sr->cap = sr->len = len - at;
+    sr->borrowed = 1;
     sr->base = res->start;
-    sr->pos = sr->len = 0;
+    sr->pos = 0;
     sr->eof = 0;
     sr->own_end = res->seg_end;
     sr->err = &res->err;
@@ -449,6 +457,7 @@ static void *split_main(void *arg) {
         cap *= 2;
     sr.cap = cap;
     sr.buf = malloc(cap);
+    sr.borrowed = 0;
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (!s->stop && sp->next_own >= sp->committed + (size_t)sp->nslot)
@@ -468,7 +477,7 @@ static void *split_main(void *arg) {
         pthread_mutex_unlock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    free(sr.buf);
+    free(sr.borrowed ? sr.own : sr.buf);
     return NULL;
 }
 

@@ -66,7 +66,10 @@ typedef struct {
     ev_tmp *cur_ev;     /* the entry being parsed (the base of jv_defer_req.field) */
     jv_segstore *store; /* set: refill reads the segments of the K-thread scan, not in (jv_segstore_read) */
     uint64_t own_end;   /* a scanner's segment ends here: past it, refills read a little at a time */
-    uint64_t bad_mark;  /* counts.bad_utf8 before the entry being parsed: a retry after a refill rewinds here */
+    int borrowed;       /* a scanner's window is its segment in the store (read only): refill moves to own */
+    char *own;          /* then the scanner's own window, own_cap bytes (at least a segment and a step) */
+    size_t own_cap;
+    uint64_t bad_mark; /* counts.bad_utf8 before the entry being parsed: a retry after a refill rewinds here */
 } reader;
 
 /* One traceEvents entry as parsed, before it becomes records. */
