@@ -180,7 +180,7 @@ int jv_trace_read_events_piped(reader *r, jv_status *st) {
  * or a nested array, or the segment held none) the committing thread scans that segment's entries again itself
  * from the true position, as the one-thread scan does. */
 
-enum { SEG_DEFAULT = 256 << 10, SPLIT_MAX_THREADS = 8, TAIL_STEP = 4096 };
+enum { SEG_DEFAULT = 256 << 10, SPLIT_MAX_THREADS = 8, TAIL_STEP = 4096, TAIL_CAP_MIN = 64 << 10 };
 
 typedef struct {
     char *buf;
@@ -207,6 +207,9 @@ struct jv_segstore {
     int solo;    /* the scanning threads are gone: the caller frees the segments behind it as it reads */
     char *spare[4];
     int nspare;
+    size_t next_own;  /* the next segment a scanner takes (those below may be in a scanner's hands) */
+    size_t tail_cap;  /* a scanner reads at most this far past its segment (then the committing side rescans) */
+    size_t tail_segs; /* the segments past its own that a scanner may read */
 };
 
 void jv_segstore_free(jv_segstore *s) {
@@ -223,6 +226,7 @@ void jv_segstore_free(jv_segstore *s) {
 }
 
 static void seg_release(jv_segstore *s, size_t m) { /* under the lock */
+    if (!s->s[m].buf) return;                       /* freed already (behind a long value, see jv_segstore_read) */
     if (s->nspare < 4)
         s->spare[s->nspare++] = s->s[m].buf;
     else
@@ -305,6 +309,18 @@ jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got) {
         JV_FAIL(r->err, JV_ERR_LIMIT, "%s: the scan was stopped", r->path); /* a result nobody takes */
     }
     if (have && off >= s->s[m].len) have = 0; /* the short last segment, read to its end */
+    int scanner = r->own_end != UINT64_MAX;
+    if (have && (scanner ? !s->s[m].buf || at >= r->own_end + s->tail_cap : !s->solo)) {
+        if (scanner) { /* a value too long for a scanner, or its bytes freed: the committing side scans it */
+            pthread_mutex_unlock(&s->mu);
+            r->gave_up = 1;
+            JV_FAIL(r->err, JV_ERR_LIMIT, "%s: a value too long for a scanning thread", r->path);
+        }
+        /* the committing thread in a long value (blanks, a long string): the segments wholly behind its window
+           that no scanner holds or can reach go, so that memory stays bounded as on one thread */
+        for (size_t y = s->next_own + s->tail_segs; y < m; y++)
+            if (s->base0 + (uint64_t)(y + 1) * s->seg <= r->base) seg_release(s, y);
+    }
     if (!have) {
         jv_status st = s->rst;
         if (st != JV_OK && r->err) *r->err = s->rerr;
@@ -371,7 +387,6 @@ typedef struct {
     reader tmpl; /* the scanners' readers start as copies of it */
     int nslot;
     seg_result *res;
-    size_t next_own;  /* the next segment a scanner takes */
     size_t committed; /* the segment the committing thread waits for */
     pthread_t th[SPLIT_MAX_THREADS];
     int nth;
@@ -409,7 +424,7 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
     const char *b = have > 0 ? s->s[m].buf : NULL;
     size_t len = have > 0 ? s->s[m].len : 0;
     pthread_mutex_unlock(&s->mu);
-    if (have <= 0) return; /* past the stream's end, or stopped: never taken */
+    if (have <= 0 || !b) return; /* past the stream's end, or stopped: never taken; freed: scanned again */
     uint64_t base = s->base0 + (uint64_t)m * s->seg;
     size_t at = 0;
     int first = m == 0;
@@ -431,6 +446,7 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
     sr->own_end = res->seg_end;
     sr->err = &res->err;
     sr->defer = &res->defer;
+    sr->gave_up = 0;
     while (sr->base + sr->pos <= res->seg_end) {
         if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
             res->st = JV_ERR_LIMIT; /* stopped: nobody takes this result */
@@ -446,6 +462,7 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
         res->req_end[res->n++] = res->defer.nreq;
     }
     res->next = sr->base + sr->pos;
+    if (sr->gave_up) res->guessed = 0; /* the committing thread scans the segment again */
 }
 
 static void *split_main(void *arg) {
@@ -460,10 +477,10 @@ static void *split_main(void *arg) {
     sr.borrowed = 0;
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        while (!s->stop && sp->next_own >= sp->committed + (size_t)sp->nslot)
+        while (!s->stop && s->next_own >= sp->committed + (size_t)sp->nslot)
             pthread_cond_wait(&s->cv, &s->mu);
         if (s->stop) break;
-        size_t m = sp->next_own++;
+        size_t m = s->next_own++;
         seg_result *res = &sp->res[m % (size_t)sp->nslot];
         pthread_mutex_unlock(&s->mu);
         if (sr.buf) {
@@ -528,9 +545,13 @@ static jv_status commit_split(split_scan *sp, reader *r) {
         int have = seg_have(s, j, 0);
         uint64_t seg_end = s->base0 + (uint64_t)j * s->seg + (have > 0 ? s->s[j].len : 0);
         pthread_mutex_unlock(&s->mu);
-        r->base = next;
-        r->pos = r->len = 0;
-        r->eof = 0;
+        if (next >= r->base && next <= r->base + r->len && r->buf) { /* the window holds it: keep it */
+            r->pos = (size_t)(next - r->base);
+        } else {
+            r->base = next;
+            r->pos = r->len = 0;
+            r->eof = 0;
+        }
         sp->nrescanned++;
         while (r->base + r->pos <= seg_end) {
             ev_tmp e;
@@ -556,6 +577,8 @@ int jv_trace_read_events_split(reader *r, int k, jv_status *st) {
     s->in = r->in;
     s->prog = &r->prog;
     s->seg = segment_size();
+    s->tail_cap = s->seg * 2 > TAIL_CAP_MIN ? s->seg * 2 : TAIL_CAP_MIN;
+    s->tail_segs = s->tail_cap / s->seg + 2;
     s->base0 = r->base + r->pos;
     s->in_eof = r->eof;
     s->npre = r->len - r->pos;

@@ -69,6 +69,7 @@ typedef struct {
     int borrowed;       /* a scanner's window is its segment in the store (read only): refill moves to own */
     char *own;          /* then the scanner's own window, own_cap bytes (at least a segment and a step) */
     size_t own_cap;
+    int gave_up;       /* a scanner's last entry ran too far past its segment (jv_segstore_read) */
     uint64_t bad_mark; /* counts.bad_utf8 before the entry being parsed: a retry after a refill rewinds here */
 } reader;
 

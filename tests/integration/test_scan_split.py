@@ -174,6 +174,14 @@ def main():
               at_marks, at_utf)
         compare('tricky_plain', plain, tmp, at_marks + at_marks1 + at_utf + [17, 97, 4096], want_rc=0)
         compare('tricky_gz', gz, tmp, [23, 211, 1500, 65536], ks=(2, 3, 5), want_rc=0)
+        # values longer than a scanner reads past its segment (a 300 KB name, 600 KB of blanks between two
+        # entries, a long string with '},{' inside): the committing thread scans them, memory stays bounded
+        cut = data.index(b'{"ph"', len(data) // 3)
+        longv = (data[:cut] + b'{"ph": "X", "name": "' + b'x},{y' * 60000 + b'", "pid": 1, "tid": 1, "ts": 5, "dur": 1}, '
+                 + b' ' * 600000 + data[cut:])
+        p = os.path.join(tmp, 'long_value.json')
+        g.write(p, longv, gz=False)
+        compare('long_value', p, tmp, [4096, 65536, 262144], ks=(2, 3), want_rc=0)
         # errors late in the array: in a speculative segment with these segment sizes
         n = len(data)
         bad_json = data[:n * 3 // 4] + data[n * 3 // 4:].replace(b'"ph"', b'"ph" "', 1)
