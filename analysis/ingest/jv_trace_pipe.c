@@ -210,6 +210,7 @@ struct jv_segstore {
     size_t next_own;  /* the next segment a scanner takes (those below may be in a scanner's hands) */
     size_t tail_cap;  /* a scanner reads at most this far past its segment (then the committing side rescans) */
     size_t tail_segs; /* the segments past its own that a scanner may read */
+    size_t freed_to;  /* the committing thread freed the segments from next_own + tail_segs up to here */
 };
 
 void jv_segstore_free(jv_segstore *s) {
@@ -297,9 +298,9 @@ static int seg_have(jv_segstore *s, size_t m, int scanner) {
     }
 }
 
-jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got) {
+/* One segment's part of jv_segstore_read: the bytes at stream offset at, up to the segment's end. */
+static jv_status seg_read_once(reader *r, uint64_t at, char *dst, size_t cap, size_t *got) {
     jv_segstore *s = r->store;
-    uint64_t at = r->base + r->len;
     size_t m = (size_t)((at - s->base0) / s->seg), off = (size_t)((at - s->base0) % s->seg);
     *got = 0;
     pthread_mutex_lock(&s->mu);
@@ -318,8 +319,10 @@ jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got) {
         }
         /* the committing thread in a long value (blanks, a long string): the segments wholly behind its window
            that no scanner holds or can reach go, so that memory stays bounded as on one thread */
-        for (size_t y = s->next_own + s->tail_segs; y < m; y++)
-            if (s->base0 + (uint64_t)(y + 1) * s->seg <= r->base) seg_release(s, y);
+        size_t y = s->next_own + s->tail_segs;
+        for (y = y > s->freed_to ? y : s->freed_to; y < m && s->base0 + (uint64_t)(y + 1) * s->seg <= r->base; y++)
+            seg_release(s, y);
+        if (y > s->freed_to) s->freed_to = y;
     }
     if (!have) {
         jv_status st = s->rst;
@@ -341,6 +344,20 @@ jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got) {
     }
     memcpy(dst, p, n);
     *got = n;
+    return JV_OK;
+}
+
+jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got) {
+    /* a scanner takes one segment's bytes at a time; the committing thread fills its window as the one-thread
+       scan does (a long value then costs as few refills) */
+    *got = 0;
+    do {
+        size_t n;
+        jv_status st = seg_read_once(r, r->base + r->len + *got, dst + *got, cap - *got, &n);
+        if (st != JV_OK) return *got ? JV_OK : st; /* the error again on the next call */
+        if (n == 0) break;
+        *got += n;
+    } while (*got < cap && r->own_end == UINT64_MAX);
     return JV_OK;
 }
 
