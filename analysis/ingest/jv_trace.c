@@ -31,6 +31,16 @@ const char *jv_kind_name(jv_kind k) {
 
 static jv_status refill(reader *r) {
     if (r->eof) return JV_OK;
+    if (r->borrowed) { /* the window was a segment of the store: the unparsed rest goes to the reader's own */
+        size_t rest = r->len - r->pos;
+        memcpy(r->own, r->buf + r->pos, rest);
+        r->buf = r->own;
+        r->cap = r->own_cap;
+        r->base += r->pos;
+        r->len = rest;
+        r->pos = 0;
+        r->borrowed = 0;
+    }
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
         r->len -= r->pos;
@@ -49,10 +59,14 @@ static jv_status refill(reader *r) {
         r->cap *= 2;
     }
     size_t got;
-    JV_CHECK(jv_input_read(r->in, r->buf + r->len, r->cap - r->len, &got, r->err));
+    if (r->store) {
+        JV_CHECK(jv_segstore_read(r, r->buf + r->len, r->cap - r->len, &got));
+    } else {
+        JV_CHECK(jv_input_read(r->in, r->buf + r->len, r->cap - r->len, &got, r->err));
+        jv_progress_update(&r->prog, jv_input_file_pos(r->in));
+    }
     if (got == 0) r->eof = 1;
     r->len += got;
-    jv_progress_update(&r->prog, jv_input_file_pos(r->in));
     return JV_OK;
 }
 
@@ -390,6 +404,8 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
     if (r->defer) { /* a retry after a refill: the strings recorded by the first try go */
         r->defer->nreq = r->defer->mark_req;
         r->defer->nbytes = r->defer->mark_bytes;
+    } else { /* and the invalid UTF-8 the first try counted (where the window ends must not change the count) */
+        r->tr->counts.bad_utf8 = r->bad_mark;
     }
     memset(e, 0, sizeof *e);
     e->pid = e->tid = e->id = JV_NONE64;
@@ -532,6 +548,8 @@ jv_status jv_trace_read_entry(reader *r, int *first, ev_tmp *e, int *end) {
     if (r->defer) {
         r->defer->mark_req = r->defer->nreq;
         r->defer->mark_bytes = r->defer->nbytes;
+    } else {
+        r->bad_mark = r->tr->counts.bad_utf8;
     }
     r->cur_ev = e;
     return run_unit(r, parse_event, e, NULL);
@@ -558,7 +576,11 @@ jv_status jv_trace_apply_defer(reader *r, ev_tmp *e, const jv_defer_req *q, size
 
 static jv_status read_events_array(reader *r) {
     jv_status st;
-    if (r->threads != 1 && jv_trace_read_events_piped(r, &st)) return st;
+    if (r->threads != 1) {
+        int k = jv_trace_scan_threads();
+        if (k >= 2 && jv_trace_read_events_split(r, k, &st)) return st;
+        if (jv_trace_read_events_piped(r, &st)) return st;
+    }
     int first = 1;
     for (;;) {
         ev_tmp e;
@@ -742,6 +764,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
 done:
     jv_progress_finish(&r.prog);
+    jv_segstore_free(r.store);
     jv_input_close(r.in);
     free(r.buf);
     free(r.scratch);

@@ -43,6 +43,9 @@ typedef struct {
 
 typedef struct ev_tmp_ ev_tmp;
 
+/* The decompressed stream cut into segments for the K-thread scan (jv_trace_pipe.c). */
+typedef struct jv_segstore jv_segstore;
+
 typedef struct {
     jv_input *in;
     const char *path;
@@ -58,9 +61,16 @@ typedef struct {
     jv_trace *tr;
     trace_priv *pv;
     jv_err *err;
-    int threads;     /* 1: the traceEvents array is scanned on the calling thread alone */
-    jv_defer *defer; /* the scanning thread of the two-thread scan: strings are recorded here, not interned */
-    ev_tmp *cur_ev;  /* the entry being parsed (the base of jv_defer_req.field) */
+    int threads;        /* 1: the traceEvents array is scanned on the calling thread alone */
+    jv_defer *defer;    /* the scanning thread of the two-thread scan: strings are recorded here, not interned */
+    ev_tmp *cur_ev;     /* the entry being parsed (the base of jv_defer_req.field) */
+    jv_segstore *store; /* set: refill reads the segments of the K-thread scan, not in (jv_segstore_read) */
+    uint64_t own_end;   /* a scanner's segment ends here: past it, refills read a little at a time */
+    int borrowed;       /* a scanner's window is its segment in the store (read only): refill moves to own */
+    char *own;          /* then the scanner's own window, own_cap bytes (at least a segment and a step) */
+    size_t own_cap;
+    int gave_up;       /* a scanner's last entry ran too far past its segment (jv_segstore_read) */
+    uint64_t bad_mark; /* counts.bad_utf8 before the entry being parsed: a retry after a refill rewinds here */
 } reader;
 
 /* One traceEvents entry as parsed, before it becomes records. */
@@ -104,5 +114,24 @@ jv_jres jv_defer_add(reader *r, jv_jcur *c, const char *p, size_t n, int escaped
 /* Scans the rest of the traceEvents array on two threads (jv_trace_pipe.c) into r->tr: 1 with *st the
  * status, or 0 (nothing read) when the second thread cannot be started. */
 int jv_trace_read_events_piped(reader *r, jv_status *st);
+
+/* Reads up to cap bytes of the stream at r->base + r->len from r->store (reading the next segment from the
+ * input when none holds them) into dst; *got = 0 at the end of the stream. An input error is reported where the
+ * one-thread scan meets it: when a byte past the last one read before it is asked for. In jv_trace_pipe.c. */
+jv_status jv_segstore_read(reader *r, char *dst, size_t cap, size_t *got);
+
+/* Frees a segment store (NULL is allowed). */
+void jv_segstore_free(jv_segstore *s);
+
+/* Scans the rest of the traceEvents array on k >= 2 scanning threads (jv_trace_pipe.c): segments of the stream
+ * parsed ahead from a guessed entry boundary, verified where the previous segment's last entry ends and taken
+ * in file order (a segment whose guess was wrong is scanned again on this thread); strings interned and entries
+ * committed here, as by the one-thread scan. 1 with *st the status (r then reads the rest of the document from
+ * r->store), or 0 (nothing read) when no scanning thread can be started. */
+int jv_trace_read_events_split(reader *r, int k, jv_status *st);
+
+/* The scanning threads the traceEvents array gets: JV_SCAN_THREADS when set (1: the two-thread scan), else the
+ * CPUs this process may run on (sched_getaffinity), at most 8. In jv_trace_pipe.c. */
+int jv_trace_scan_threads(void);
 
 #endif
