@@ -285,8 +285,9 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid);
 typedef struct {
     int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */
     int hash_file; /* 1: tr->file_sha256 gets the SHA-256 of the file, taken as it is read */
-    int threads;   /* 1: scan on the calling thread alone; else the traceEvents array on two threads where a
-                      second can be started (the same trace either way) */
+    int threads;   /* 1: scan on the calling thread alone; else the traceEvents array is parsed on
+                      jv_trace_scan_threads() scanning threads beside the calling one, which stores the records,
+                      where they can be started (the same trace either way) */
 } jv_load_opts;
 
 /* Reads the trace at path into *tr (which is initialised here). Plain or
