@@ -773,28 +773,25 @@ done:
     return s;
 }
 
-int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i) {
-    size_t lo = 0, hi = tr->nlong_dur;
+/* the value of event i in the side table a[0..n) (ascending by ev), 0 where it has none */
+static int64_t side_find(const jv_evside *a, size_t n, uint32_t i) {
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (tr->long_dur[mid].ev < i)
+        if (a[mid].ev < i)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < tr->nlong_dur && tr->long_dur[lo].ev == i ? tr->long_dur[lo].dur : 0;
+    return lo < n && a[lo].ev == i ? a[lo].v : 0;
+}
+
+int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i) {
+    return side_find(tr->long_dur, tr->nlong_dur, i);
 }
 
 int64_t jv_trace_long_ts(const jv_trace *tr, uint32_t i) {
-    size_t lo = 0, hi = tr->nlong_ts;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tr->long_ts[mid].ev < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < tr->nlong_ts && tr->long_ts[lo].ev == i ? tr->long_ts[lo].ts : 0;
+    return side_find(tr->long_ts, tr->nlong_ts, i);
 }
 
 uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {

@@ -82,17 +82,13 @@ typedef struct {
     uint32_t base[3];
 } jv_auxblock;
 
-/* The duration of an event of JV_DUR_BIG ns or more. */
+/* A value of event ev that its record cannot hold, kept beside the records in a table ascending by ev: a
+ * duration of JV_DUR_BIG ns or more (jv_trace.long_dur), or a start JV_TS_FAR ns or more from its block's base
+ * (jv_trace.long_ts, ns as in the file). */
 typedef struct {
     uint32_t ev; /* index into jv_trace.ev */
-    int64_t dur; /* ns, >= JV_DUR_BIG */
-} jv_longdur;
-
-/* The start of an event that is JV_TS_FAR ns or more from its block's base (jv_ev_ts). */
-typedef struct {
-    uint32_t ev; /* index into jv_trace.ev */
-    int64_t ts;  /* ns, as in the file */
-} jv_longts;
+    int64_t v;
+} jv_evside;
 
 /* Arguments of a cpu op (or user annotation) that the analyses read. 4 bytes: there is one per op. */
 typedef struct {
@@ -195,11 +191,11 @@ typedef struct {
     size_t cap_gpu_ids;
     int64_t *launch_corr;
     size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
-    jv_longdur *long_dur;       /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
+    jv_evside *long_dur;        /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
     size_t nlong_dur, cap_long_dur;
     int64_t *ts_base; /* per block of 64 events: the start of its first event - 2^31 ns (jv_ev_ts) */
     size_t cap_ts_base;
-    jv_longts *long_ts; /* the starts of the events whose ts_ is JV_TS_FAR, ascending by ev (jv_ev_ts) */
+    jv_evside *long_ts; /* the starts of the events whose ts_ is JV_TS_FAR, ascending by ev (jv_ev_ts) */
     size_t nlong_ts, cap_long_ts;
     uint64_t *kept; /* bit u: traceEvents entry u is an event of ev (jv_trace_uid); nkept_words words */
     size_t nkept_words, cap_kept;

@@ -126,7 +126,7 @@ static jv_status note_ts(jv_trace *tr, int64_t ts, jv_event *e) {
         return JV_OK;
     }
     JV_CHECK(JV_RESERVE(tr->long_ts, tr->cap_long_ts, tr->nlong_ts + 1));
-    tr->long_ts[tr->nlong_ts++] = (jv_longts){(uint32_t)tr->nev, ts};
+    tr->long_ts[tr->nlong_ts++] = (jv_evside){(uint32_t)tr->nev, ts};
     e->ts_ = JV_TS_FAR;
     return JV_OK;
 }
@@ -246,7 +246,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     JV_CHECK(note_aux(tr, jv_kind_aux_class(e->kind)));
     if (dur >= JV_DUR_BIG) {
         JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
-        tr->long_dur[tr->nlong_dur++] = (jv_longdur){(uint32_t)tr->nev, dur};
+        tr->long_dur[tr->nlong_dur++] = (jv_evside){(uint32_t)tr->nev, dur};
     }
     /* the record is stored whole from a complete copy: a field-by-field store would read the word that holds
        thread and kind first, and on a fresh page of ev that read maps the zero page, which the write then

@@ -17,10 +17,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: jvcheck
 from jvcheck import check, finish, skip_part  # noqa: E402
+from outdiff import differences  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -48,42 +48,6 @@ def run(trace, out, env_add):
         totals['taken'] += int(m.group(3))
         totals['again'] += int(m.group(4))
     return p.returncode, p.stdout.decode('utf-8', 'replace').replace(name, 'OUT'), STATS.sub('', err)
-
-
-def zip_members(path):
-    with zipfile.ZipFile(path) as z:
-        got = {}
-        for n in z.namelist():
-            data = z.read(n)
-            if n == 'docProps/core.xml':
-                data = re.sub(rb'<dcterms:(created|modified)[^<]*</dcterms:\w+>', b'', data)
-            if n == 'manifest.json':
-                data = re.sub(rb'"created":\s*"[^"]*"', b'', data)
-            got[n] = data
-        return got
-
-
-def files(root):
-    out = {}
-    for d, _, fs in os.walk(root):
-        for f in fs:
-            p = os.path.join(d, f)
-            out[os.path.relpath(p, root)] = p
-    return out
-
-
-def differences(a, b):
-    fa, fb = files(a), files(b)
-    diff = sorted(set(fa) ^ set(fb))
-    for rel in sorted(set(fa) & set(fb)):
-        if rel.endswith(('.xlsx', '.zip')):
-            if zip_members(fa[rel]) != zip_members(fb[rel]):
-                diff.append(rel)
-        else:
-            with open(fa[rel], 'rb') as x, open(fb[rel], 'rb') as y:
-                if x.read() != y.read():
-                    diff.append(rel)
-    return diff
 
 
 def compare(name, trace, tmp, segs, ks=(2,), want_rc=None):
