@@ -1,10 +1,11 @@
 /* Unit tests for core/ (interning, maps, number and Python-repr formatting)
- * and the interval arithmetic and op categories of analysis/. */
+ * and the interval arithmetic and op categories of analysis/; the bit count of core/jv_bits.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jv_bits.h"
 #include "jv_category.h"
 #include "jv_dtype.h"
 #include "jv_escape.h"
@@ -594,6 +595,36 @@ static void test_median(void) {
     CHECK(jv_median_sort(neg, 2) == 0.5);
 }
 
+/* jv_popcount64 (the instruction where the CPU has it) and jv_popcount64_swar (the path of CPUs without it,
+ * which this machine may never take) against a bit-by-bit count: single bits, all-ones runs, and pseudo-random
+ * words of every density. */
+static void test_popcount(void) {
+    uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+    int bad_hw = 0, bad_swar = 0;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v;
+        if (i < 64)
+            v = UINT64_C(1) << i;
+        else if (i < 129)
+            v = i == 128 ? 0 : ~UINT64_C(0) >> (i - 64);
+        else {
+            x ^= x << 13; /* xorshift64 */
+            x ^= x >> 7;
+            x ^= x << 17;
+            v = x;
+            for (int k = 0; k < i % 4; k++) /* sparser words too: and with more random words */
+                v &= x * UINT64_C(0xD1B54A32D192ED03) + (uint64_t)k;
+        }
+        uint32_t want = 0;
+        for (uint64_t w = v; w; w >>= 1)
+            want += (uint32_t)(w & 1);
+        bad_hw += jv_popcount64(v) != want;
+        bad_swar += jv_popcount64_swar(v) != want;
+    }
+    CHECK_MSG(!bad_hw, "jv_popcount64: %d of 20000 words miscounted", bad_hw);
+    CHECK_MSG(!bad_swar, "jv_popcount64_swar: %d of 20000 words miscounted", bad_swar);
+}
+
 int main(void) {
     test_median();
     test_strbuf();
@@ -608,6 +639,7 @@ int main(void) {
     test_sort_inplace();
     test_str_ranks();
     test_median_sort();
+    test_popcount();
     test_pyfloat();
     test_pyrepr();
     test_intervals();
