@@ -578,7 +578,9 @@ static jv_status read_events_array(reader *r) {
     jv_status st;
     if (r->threads != 1) {
         int k = jv_trace_scan_threads();
-        if (k >= 2 && jv_trace_read_events_split(r, k, &st)) return st;
+        /* a later traceEvents array (a repeated key) reads on from the segment store the first one left: the
+           two-thread scan takes it through that store (a second store would skip the bytes the first holds) */
+        if (k >= 2 && !r->store && jv_trace_read_events_split(r, k, &st)) return st;
         if (jv_trace_read_events_piped(r, &st)) return st;
     }
     int first = 1;

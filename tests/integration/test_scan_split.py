@@ -146,6 +146,12 @@ def main():
         p = os.path.join(tmp, 'long_value.json')
         g.write(p, longv, gz=False)
         compare('long_value', p, tmp, [4096, 65536, 262144], ks=(2, 3), want_rc=0)
+        # the traceEvents key twice: the second array is read on from the segments the first one's scan left
+        # (its scanners read ahead past the first array's end)
+        arr = data[start - 1:data.rindex(b'], "distributedInfo"') + 1]
+        p = os.path.join(tmp, 'two_arrays.json')
+        g.write(p, b'{"traceEvents": ' + arr + b', "other": [1, {"a": 2}], "traceEvents": ' + arr + b'}', gz=False)
+        compare('two_arrays', p, tmp, [31, 4096, 65536], ks=(2, 3), want_rc=0)
         # errors late in the array: in a speculative segment with these segment sizes
         n = len(data)
         bad_json = data[:n * 3 // 4] + data[n * 3 // 4:].replace(b'"ph"', b'"ph" "', 1)
