@@ -59,12 +59,15 @@ uint32_t jv_inst_sig(const jv_trace *tr, const jv_perf_inst *in);
 /* s, or "Unknown" when NULL or empty */
 const char *jv_or_unknown(const char *s);
 
-/* The grouping keys' strings as ranks in strcmp order (jv_str_ranks), for sorts that compared the strings:
- * jv_thread_ranks: rank[3 t + 0, 1, 2] = the ranks among the threads of tr of thread t's process name, process
- * labels and thread name, each as jv_or_unknown gives it (*rank malloc'd, 3 tr->nthreads entries);
- * jv_str_ptr_ranks: rank[i] = the rank of s[i] among s[0..n), for strings that are few and repeated by pointer
- * (op categories): the pointers are told apart first, the strings compared once each. JV_ERR_NOMEM on failure. */
+/* The grouping keys' strings of the threads as ranks in strcmp order (jv_str_ranks), for sorts that compared
+ * the strings: (*rank)[3 t + 0, 1, 2] = the ranks among the threads of tr of thread t's process name, process
+ * labels and thread name, each as jv_or_unknown gives it (*rank malloc'd, 3 tr->nthreads entries; the caller
+ * frees it). JV_ERR_NOMEM (*rank NULL) on failure. */
 jv_status jv_thread_ranks(const jv_trace *tr, uint32_t **rank);
+
+/* rank[i] = the rank of s[i] among s[0..n) in strcmp order (jv_str_ranks), for strings that are few and repeated
+ * by pointer (op categories): the pointers are told apart first, the strings compared once each. JV_ERR_NOMEM
+ * (rank unset) on failure. */
 jv_status jv_str_ptr_ranks(const char *const *s, size_t n, uint32_t *rank);
 
 /* qsort order of groups: by ksum, largest first, then uid_first */
