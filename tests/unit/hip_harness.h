@@ -10,6 +10,8 @@
 #include "jv_test_calls.h"
 #include "jv_test_cpu.h"
 
+#include "gemm_cases.h"
+
 /* ---- the paths under test, over jv_test_cpu.h's harness ---- */
 
 typedef enum { K_GEMM, K_CONV, K_CONV_GEMM, K_BN } kind;
@@ -97,42 +99,6 @@ static __attribute__((unused)) int run_quiet(pctx *pc, const jv_cpu_case *c, cha
 /* ---- the cases ---- */
 
 #define NO "\"\""
-
-static const jv_cpu_case GEMMS[] __attribute__((unused)) = {
-    {"mm fp32", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", NULL, NULL},
-    {"mm fp32, A transposed", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", "[[1, 64], [80, 1]]", NULL},
-    {"mm fp32 square, A transposed", "aten::mm", "[[64, 64], [64, 64]]", "[" FL ", " FL "]", "[[1, 64], [64, 1]]",
-     NULL},
-    {"mm fp32, both transposed", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", "[[1, 64], [1, 96]]", NULL},
-    {"mm bf16, B transposed", "aten::mm", "[[64, 96], [96, 80]]", "[" BF ", " BF "]", "[[96, 1], [1, 96]]", NULL},
-    {"mm fp16", "aten::mm", "[[64, 96], [96, 80]]", "[" HF ", " HF "]", NULL, NULL},
-    {"mm fp32, A row stride 128", "aten::mm", "[[64, 96], [96, 80]]", "[" FL ", " FL "]", "[[128, 1], [80, 1]]", NULL},
-    {"addmm fp32, [N] bias, B transposed", "aten::addmm", "[[80], [64, 96], [96, 80], [], []]", ADD_TYPES(FL),
-     "[[1], [96, 1], [1, 96], [], []]", BA("1", "1")},
-    {"addmm fp32, [M, N] bias, beta 0.5 alpha 2", "aten::addmm", "[[64, 80], [64, 96], [96, 80], [], []]",
-     ADD_TYPES(FL), "[[80, 1], [1, 64], [80, 1], [], []]", BA("0.5", "2")},
-    {"addmm fp32, [N] bias, beta 1 alpha 0.25", "aten::addmm", "[[80], [64, 96], [96, 80], [], []]", ADD_TYPES(FL),
-     "[[1], [96, 1], [80, 1], [], []]", BA("1", "0.25")},
-    {"addmm fp32, 0-d bias beta 2", "aten::addmm", "[[], [64, 96], [96, 80], [], []]", ADD_TYPES(FL),
-     "[[], [96, 1], [80, 1], [], []]", BA("2", "1")},
-    {"addmm bf16, [N] bias, A transposed", "aten::addmm", "[[80], [64, 96], [96, 80], [], []]", ADD_TYPES(BF),
-     "[[1], [1, 64], [80, 1], [], []]", BA("1", "1")},
-    {"addmm fp16, [M, N] bias beta 0.5", "aten::addmm", "[[64, 80], [64, 96], [96, 80], [], []]", ADD_TYPES(HF),
-     "[[80, 1], [96, 1], [1, 96], [], []]", BA("0.5", "2")},
-    {"bmm fp32, A transposed", "aten::bmm", "[[3, 64, 96], [3, 96, 80]]", "[" FL ", " FL "]",
-     "[[6144, 1, 64], [7680, 80, 1]]", NULL},
-    {"bmm bf16, B transposed", "aten::bmm", "[[3, 64, 96], [3, 96, 80]]", "[" BF ", " BF "]",
-     "[[6144, 96, 1], [7680, 1, 96]]", NULL},
-    {"baddbmm fp32, [B, M, N] self, beta 0.5 alpha 2", "aten::baddbmm",
-     "[[3, 64, 80], [3, 64, 96], [3, 96, 80], [], []]", ADD_TYPES(FL),
-     "[[5120, 80, 1], [6144, 96, 1], [7680, 1, 96], [], []]", BA("0.5", "2")},
-    {"baddbmm bf16, [N] self", "aten::baddbmm", "[[80], [3, 64, 96], [3, 96, 80], [], []]", ADD_TYPES(BF),
-     "[[1], [6144, 1, 64], [7680, 80, 1], [], []]", BA("1", "1")},
-    {"linear fp32, [B, M, K] input, bias", "aten::linear", "[[3, 64, 96], [80, 96], [80]]", "[" FL ", " FL ", " FL "]",
-     NULL, NULL},
-    {"linear bf16, no bias", "aten::linear", "[[64, 96], [80, 96], []]", "[" BF ", " BF ", " BF "]", NULL, NULL},
-};
-#define NGEMMS ((int)(sizeof GEMMS / sizeof GEMMS[0]))
 
 static const jv_cpu_case MM_F64
     __attribute__((unused)) = {"mm fp64", "aten::mm", "[[64, 96], [96, 80]]", "[" DB ", " DB "]", NULL, NULL};

@@ -35,17 +35,17 @@ int main(int argc, char **argv) {
     CHECK(strstr(line, "rocBLAS fake-rocblas (version 4.4.0-fake)") != NULL);
     CHECK(strstr(line, "MIOpen absent in this test") != NULL);
     F.lt_calls = F.rb_calls = 0;
-    run_all(&v, K_GEMM, GEMMS, NGEMMS, "hipBLASLt", "hipBLASLt");
-    CHECK(F.lt_calls == NGEMMS && F.rb_calls == 0);
+    run_all(&v, K_GEMM, GEMM_CASES, NGEMM_CASES, "hipBLASLt", "hipBLASLt");
+    CHECK(F.lt_calls == NGEMM_CASES && F.rb_calls == 0);
     /* fp64: hipBLASLt has none, rocBLAS takes it */
     run_all(&v, K_GEMM, &MM_F64, 1, "rocBLAS", "fallback");
     /* a swapped transpose fails (hipBLASLt's TRANSA flipped on the way in) */
     /* square: the flipped operand still fits, the numbers are wrong */
-    wrong_case(&v, K_GEMM, find_case(GEMMS, NGEMMS, "mm fp32 square, A transposed"), &F.flip_transa,
+    wrong_case(&v, K_GEMM, find_case(GEMM_CASES, NGEMM_CASES, "mm fp32 square, A transposed"), &F.flip_transa,
                "hipBLASLt TRANSA flipped (square)");
-    wrong_case(&v, K_GEMM, find_case(GEMMS, NGEMMS, "mm fp32, A transposed"), &F.flip_transa,
+    wrong_case(&v, K_GEMM, find_case(GEMM_CASES, NGEMM_CASES, "mm fp32, A transposed"), &F.flip_transa,
                "hipBLASLt TRANSA flipped");
-    wrong_case(&v, K_GEMM, find_case(GEMMS, NGEMMS, "bmm bf16, B transposed"), &F.flip_transa,
+    wrong_case(&v, K_GEMM, find_case(GEMM_CASES, NGEMM_CASES, "bmm bf16, B transposed"), &F.flip_transa,
                "hipBLASLt TRANSA flipped (bmm)");
     jv_hipv_close(&v);
 
@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
         F.lt_algos = 5, F.lt_refuse = 3, F.lt_big_ws = 4;
         memcpy(F.lt_cost, cost, sizeof cost);
         memset(F.lt_runs, 0, sizeof F.lt_runs);
-        const jv_cpu_case *mm = find_case(GEMMS, NGEMMS, "mm fp32");
+        const jv_cpu_case *mm = find_case(GEMM_CASES, NGEMM_CASES, "mm fp32");
         pctx pc = {&v, K_GEMM, ""};
         char msg[600];
         int ok = mm && run_quiet(&pc, mm, msg, sizeof msg);
@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
         int runs0 = F.lt_runs[0];
         ok = mm && run_quiet(&pc, mm, msg, sizeof msg); /* the same configuration: from the cache */
         CHECK(ok && F.lt_runs[0] == runs0 && cache.n == 1 && strstr(pc.impl, "heuristic's #2 12.0 us") != NULL);
-        run_all(&v, K_GEMM, GEMMS, NGEMMS, "searched", "search");
+        run_all(&v, K_GEMM, GEMM_CASES, NGEMM_CASES, "searched", "search");
         CHECK(F.lt_runs[3] == 0 && F.lt_last == 1);
         /* no candidate launches: rocBLAS runs it; without rocBLAS it is refused, naming the search */
         jv_gpu_cache_clear(&cache);
@@ -106,12 +106,12 @@ int main(int argc, char **argv) {
     F.lt_version = 0;
     jv_hipv_describe(&v, line, sizeof line);
     CHECK(strstr(line, "hipBLASLt fake-hipblaslt version 0.7.0 is older than hipBLASLt 0.10") != NULL);
-    run_all(&v, K_GEMM, GEMMS, 1, "rocBLAS", "old LT");
+    run_all(&v, K_GEMM, GEMM_CASES, 1, "rocBLAS", "old LT");
     jv_hipv_close(&v);
 
     fake_vendor(&v, 0, 1, 0);
-    run_all(&v, K_GEMM, GEMMS, NGEMMS, "rocBLAS", "rocBLAS");
-    CHECK(F.rb_calls >= NGEMMS);
+    run_all(&v, K_GEMM, GEMM_CASES, NGEMM_CASES, "rocBLAS", "rocBLAS");
+    CHECK(F.rb_calls >= NGEMM_CASES);
     jv_hipv_close(&v);
 
     fake_vendor(&v, 1, 0, 0);
@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
         CHECK(strstr(line, "hipBLASLt not found (tried libhipblaslt.so, libhipblaslt.so.1, libhipblaslt.so.0") != NULL);
         CHECK(strstr(line, "MIOpen not found (tried libMIOpen.so, libMIOpen.so.1") != NULL);
         jv_hipv_open(&v, FAKE_STREAM, NULL); /* nothing to open: still no failure */
-        refused(&v, K_GEMM, &GEMMS[0], "not replayed: no GEMM library (hipBLASLt: not found");
+        refused(&v, K_GEMM, &GEMM_CASES[0], "not replayed: no GEMM library (hipBLASLt: not found");
         refused(&v, K_CONV, &CONVS[0], "not replayed: no MIOpen (not found");
         refused(&v, K_BN, &BNS[0], "batch norm not on MIOpen: not found");
     }
@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
         printf("vendor line (ROCM_PATH=%s): %s\n", fake_rocm, line);
         CHECK(!v.lt_lib.found && strstr(v.lt_lib.why, "fake_rocm/lib/libhipblaslt.so lacks hipblasLtDestroy"));
         jv_hipv_open(&v, FAKE_STREAM, NULL);
-        refused(&v, K_GEMM, &GEMMS[0], "lacks hipblasLtDestroy (an older API): not used");
+        refused(&v, K_GEMM, &GEMM_CASES[0], "lacks hipblasLtDestroy (an older API): not used");
         jv_hipv_close(&v);
         unsetenv("ROCM_PATH");
     }
