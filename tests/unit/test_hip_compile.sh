@@ -7,6 +7,7 @@ src=${1:?usage: test_hip_compile.sh SOURCE_DIR}
 command -v hipcc >/dev/null || { echo "hipcc not found: HIP compile not checked"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp # hipcc leaves an empty folder per offload target in TMPDIR at every compile
 archs=${HIP_ARCHS:-gfx90a}
 n=0 fail=0
 shopt -s nullglob
