@@ -169,11 +169,10 @@ jv_status jv_gpu_gemm_bias(const char *backend, jv_gpu_gemm_map *p, const jv_ope
                     p->name);
         if (b->shape[i] != 1) p->bias_st[k] = b->strides[i];
     }
-    if (p->n > 1 && p->bias_st[2] != 1 && !(p->bias_st[2] == 0 && p->bias_st[1] == 0 && p->bias_st[0] == 0))
-        JV_FAIL(err, JV_ERR_NOTFOUND,
-                "%s backend: %s: a bias broadcast along N or strided in N is not supported (stride %lld)", backend,
+    if (p->n > 1 && p->bias_st[2] != 1 && p->bias_st[2] != 0)
+        JV_FAIL(err, JV_ERR_NOTFOUND, "%s backend: %s: a bias strided in N is not supported (stride %lld)", backend,
                 p->name, (long long)p->bias_st[2]);
-    if (p->bias_st[1] != 0 && p->bias_st[1] < p->n)
+    if (p->bias_st[1] != 0 && p->bias_st[2] != 0 && p->bias_st[1] < p->n)
         JV_FAIL(err, JV_ERR_NOTFOUND, "%s backend: %s: the bias rows overlap (row stride %lld < N %lld)", backend,
                 p->name, (long long)p->bias_st[1], (long long)p->n);
     if (epilogue_ok && p->beta == 1 && p->bias_st[0] == 0 && p->bias_st[1] == 0 && p->bias_st[2] == 1 && !p->f64 &&
@@ -209,6 +208,15 @@ jv_status jv_gpu_gemm_bias_copy(const jv_gpu_gemm_map *p, const char *bias, char
     for (int64_t b = 0; b < nb; b++) {
         char *ob = out + (size_t)b * bpitch;
         const char *bb = bias + (size_t)(b * st[0]) * es;
+        if (st[1] && !st[2]) { /* one value per output row ([M, 1]): column 0, then doubled along N */
+            JV_CHECK(copy2d(ctx, ob, pitch, bb, (size_t)st[1] * es, es, (size_t)p->m, err));
+            for (size_t have = es; have < row;) {
+                size_t n = have < row - have ? have : row - have;
+                JV_CHECK(copy2d(ctx, ob + have, pitch, ob, pitch, n, (size_t)p->m, err));
+                have += n;
+            }
+            continue;
+        }
         if (st[1]) { /* one bias row per output row */
             JV_CHECK(copy2d(ctx, ob, pitch, bb, (size_t)st[1] * es, row, (size_t)p->m, err));
             continue;

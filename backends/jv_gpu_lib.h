@@ -50,7 +50,7 @@ jv_status jv_gpu_gemm_map_of(const char *backend, const char *lib, const jv_desc
 /* Decides how p's bias reaches out: none (no bias or beta 0); the library's epilogue when epilogue_ok, the bias is
  * one row of N broadcast over M, beta is 1, not fp64 and not batched (beta becomes 0); else copied into out before
  * the call. JV_ERR_NOTFOUND (named as above) for a bias of another dtype than out, over 3 dims, not broadcasting
- * to [batch, M, N], strided or broadcast along N, or with overlapping rows. */
+ * to [batch, M, N], strided along N, or with overlapping rows. */
 jv_status jv_gpu_gemm_bias(const char *backend, jv_gpu_gemm_map *p, const jv_operands *ops, int epilogue_ok,
                            jv_err *err);
 
@@ -60,8 +60,9 @@ typedef jv_status (*jv_gpu_copy2d_fn)(void *ctx, void *dst, size_t dpitch, const
                                       size_t height, jv_err *err);
 
 /* Writes p's bias (device memory at bias), broadcast to [batch, M, N], into out (p->out_rs and p->out_bs elements
- * between rows and batches) with copy2d, doubling the copied rows: O(log M) copies per batch entry the bias tells
- * apart. Every copy's pitches hold its rows, as hipMemcpy2DAsync requires. */
+ * between rows and batches) with copy2d, doubling the copied rows (a bias of one value per row, [M, 1]: its column,
+ * then doubling the copied columns): O(log M) (O(log N)) copies per batch entry the bias tells apart. Every copy's
+ * pitches hold its rows, as hipMemcpy2DAsync requires. */
 jv_status jv_gpu_gemm_bias_copy(const jv_gpu_gemm_map *p, const char *bias, char *out, jv_gpu_copy2d_fn copy2d,
                                 void *ctx, jv_err *err);
 

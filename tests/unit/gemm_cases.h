@@ -1,6 +1,6 @@
 /* gemm_cases: the GEMM calls (trace form) that the CPU backend's test (test_cpu_gemm.c) and the HIP vendor
- * tests (hip_harness.h) both replay and verify against the GEMM family's reference: mm, addmm (a [N], [M, N]
- * and 0-d bias; beta/alpha; beta 0), bmm, baddbmm and linear, with transposed and strided operands, in
+ * tests (hip_harness.h) both replay and verify against the GEMM family's reference: mm, addmm (a [N], [M, N],
+ * [M, 1] and 0-d bias; beta/alpha; beta 0), bmm, baddbmm and linear, with transposed and strided operands, in
  * fp32, bf16 and fp16 (64 x 96 x 80, a batch of 3). "mm fp32" stays first: the HIP tests run GEMM_CASES[0]
  * alone. jv_cpu_case comes from jv_test_cpu.h, included first. */
 #ifndef GEMM_CASES_H
@@ -33,6 +33,8 @@ static const jv_cpu_case GEMM_CASES[] __attribute__((unused)) = {
      "[[1], [96, 1], [80, 1], [], []]", BA("0", "1.5")},
     {"addmm bf16, [M, N] bias, beta 0.5 alpha 2", "aten::addmm", "[[64, 80], [64, 96], [96, 80], [], []]",
      ADD_TYPES(BF), "[[80, 1], [96, 1], [1, 96], [], []]", BA("0.5", "2")},
+    {"addmm fp32, [M, 1] bias", "aten::addmm", "[[64, 1], [64, 96], [96, 80], [], []]", ADD_TYPES(FL),
+     "[[1, 1], [96, 1], [80, 1], [], []]", BA("1", "1")},
     {"bmm fp32, A transposed", "aten::bmm", "[[3, 64, 96], [3, 96, 80]]", "[" FL ", " FL "]",
      "[[6144, 1, 64], [7680, 80, 1]]", NULL},
     {"bmm bf16, B transposed", "aten::bmm", "[[3, 64, 96], [3, 96, 80]]", "[" BF ", " BF "]",
