@@ -1,21 +1,18 @@
-/* jv_package: the replay package zip, written through a temporary name and
- * read member by member into memory (never onto disk), after the whole
- * archive has been checked: a hostile archive is refused as a whole. */
+/* jv_package: reading the replay package zip (libzip) member by member into
+ * memory (never onto disk), after the whole archive has been checked: a
+ * hostile archive is refused as a whole. Writing it is jv_package_write.c
+ * (jv_zipw, no libzip). */
 #include "jv_package.h"
 
-#include "jv_output.h"
 #include "jv_sha256.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zip.h>
 
 #define MIB          ((uint64_t)1 << 20)
@@ -29,111 +26,6 @@
    ops kept (--replay-top 0), is 0.33 MB (nv_sampled_w128_rank1) */
 #define IR_LIMIT       ((size_t)JV_PACKAGE_IR_LIMIT)
 #define MANIFEST_LIMIT ((size_t)1 << 20)
-
-/* Why member name s is refused, or NULL when it is a plain relative name. */
-static const char *name_problem(const char *s) {
-    if (!s[0]) return "empty";
-    if (s[0] == '/') return "an absolute path";
-    if (isalpha((unsigned char)s[0]) && s[1] == ':') return "an absolute path (a drive letter)";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) return "a name with a control character";
-        if (*p == '\\') return "a name with a backslash";
-    }
-    for (const char *c = s; *c;) { /* each '/'-separated component */
-        const char *e = strchr(c, '/');
-        size_t n = e ? (size_t)(e - c) : strlen(c);
-        if (n == 2 && c[0] == '.' && c[1] == '.') return "a path that climbs out (\"..\")";
-        if (!e) break;
-        c = e + 1;
-    }
-    return NULL;
-}
-
-/* s made printable for a message (control bytes as '?'), at most cap-1 bytes */
-static const char *printable(char *buf, size_t cap, const char *s) {
-    size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++)
-        buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-    buf[i] = 0;
-    return buf;
-}
-
-jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv_err *err) {
-    if (n <= 0) JV_FAIL(err, JV_ERR_FORMAT, "%s: a package needs at least one member", path);
-    char pn[128];
-    for (int i = 0; i < n; i++) {
-        const char *nm = files[i].name ? files[i].name : "";
-        const char *why = name_problem(nm);
-        if (!why && nm[strlen(nm) - 1] == '/') why = "a directory name";
-        if (why) JV_FAIL(err, JV_ERR_FORMAT, "%s: member name '%s' is %s", path, printable(pn, sizeof pn, nm), why);
-        if (!files[i].data && files[i].len) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' has no data", path, nm);
-        for (int j = 0; j < i; j++)
-            if (!strcmp(files[j].name, nm)) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' given twice", path, nm);
-    }
-    /* The archive is built in memory (libzip writing a file would pick a random
-     * temporary name through libcrypto, whose start-up costs megabytes of
-     * resident memory), then written through jv_out: a temporary name in the
-     * same directory, flushed, renamed into place. */
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *mem = zip_source_buffer_create(NULL, 0, 0, &ze);
-    zip_t *za = NULL;
-    char *bytes = NULL;
-    jv_status st = JV_OK;
-    if (mem) {
-        zip_source_keep(mem);
-        za = zip_open_from_source(mem, ZIP_TRUNCATE, &ze);
-    }
-    if (!za) {
-        st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: cannot create the package: %s", path,
-                        zip_error_strerror(&ze));
-        goto out;
-    }
-    static const char empty[1] = {0};
-    for (int i = 0; i < n; i++) {
-        zip_source_t *src = zip_source_buffer(za, files[i].data ? files[i].data : empty, files[i].len, 0);
-        zip_int64_t idx = src ? zip_file_add(za, files[i].name, src, ZIP_FL_ENC_UTF_8) : -1;
-        if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) < 0) {
-            if (src && idx < 0) zip_source_free(src);
-            st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot add member '%s': %s", path, files[i].name,
-                            zip_strerror(za));
-            zip_discard(za);
-            goto out;
-        }
-    }
-    if (zip_close(za) < 0) {
-        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot build the package: %s", path, zip_strerror(za));
-        zip_discard(za);
-        goto out;
-    }
-    zip_stat_t zs;
-    zip_stat_init(&zs);
-    if (zip_source_stat(mem, &zs) < 0 || !(zs.valid & ZIP_STAT_SIZE) || zip_source_open(mem) < 0) {
-        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot read the built package back", path);
-        goto out;
-    }
-    bytes = malloc(zs.size ? (size_t)zs.size : 1);
-    zip_int64_t got = bytes ? zip_source_read(mem, bytes, zs.size) : -1;
-    zip_source_close(mem);
-    if (got < 0 || (zip_uint64_t)got != zs.size) {
-        st = jv_err_set(err, bytes ? JV_ERR_IO : JV_ERR_NOMEM, __FILE__, __LINE__,
-                        "%s: cannot read the built package back", path);
-        goto out;
-    }
-    jv_out o;
-    JV_CHECK_GOTO(jv_out_open(&o, path, err), st, out);
-    if (fwrite(bytes, 1, (size_t)got, o.f) != (size_t)got) {
-        jv_out_abort(&o);
-        st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: write error: %s", path, strerror(errno));
-        goto out;
-    }
-    st = jv_out_commit(&o, err);
-out:
-    free(bytes);
-    if (mem) zip_source_free(mem);
-    zip_error_fini(&ze);
-    return st;
-}
 
 /* Opens path read-only with consistency checks. */
 static jv_status open_zip(const char *path, zip_t **za, jv_err *err) {
@@ -174,8 +66,8 @@ static jv_status check_archive(const char *path, zip_t *za, const char *member, 
         zip_uint64_t need = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE;
         if ((st.valid & need) != need)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: member %lld has no name or size: refused", path, (long long)i);
-        const char *nm = printable(pn, sizeof pn, st.name);
-        const char *why = name_problem(st.name);
+        const char *nm = jv_package_printable(pn, sizeof pn, st.name);
+        const char *why = jv_package_name_problem(st.name);
         if (why) JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' is %s: archive refused", path, nm, why);
         if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
             JV_FAIL(err, JV_ERR_FORMAT, "%s: member '%s' is encrypted: archive refused", path, nm);
@@ -337,7 +229,7 @@ static jv_status check_members(const char *path, const char *manifest, const cha
         const cJSON *sha = cJSON_GetObjectItemCaseSensitive(m, "sha256");
         const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(m, "bytes");
         char pn[128];
-        const char *nm = printable(pn, sizeof pn, m->string);
+        const char *nm = jv_package_printable(pn, sizeof pn, m->string);
         if (!cJSON_IsString(sha) || strlen(sha->valuestring) != 64 || !cJSON_IsNumber(bytes)) {
             st = jv_err_set(err, JV_ERR_FORMAT, __FILE__, __LINE__,
                             "%s: manifest.json: member '%s' has no \"bytes\" and 64-digit \"sha256\": package refused",

@@ -1,5 +1,6 @@
-/* jv_package: the replay package, a flat zip (libzip) holding replay_ir.json,
- * manifest.json and a README. Reading never extracts to disk and refuses a
+/* jv_package: the replay package, a flat zip holding replay_ir.json,
+ * manifest.json and a README: written by jv_zipw (jv_package_write.c, zlib
+ * only), read by libzip (jv_package.c). Reading never extracts to disk and refuses a
  * hostile archive as a whole: member names that are absolute or climb out
  * ("../"), a member larger than the caller's limit, a compression ratio of a
  * zip bomb, an inconsistent archive. */
@@ -9,23 +10,31 @@
 #include <stddef.h>
 
 #include "jv_status.h"
+#include "jv_zipw.h"
 
 /* The largest replay IR read (a package member or a bare file): 16 MiB. */
 enum { JV_PACKAGE_IR_LIMIT = 16 << 20 };
 
-typedef struct {
-    const char *name; /* member name: relative, no "..", no backslash */
-    const void *data;
-    size_t len;
-} jv_pkg_file;
+/* a member: name (relative, no "..", no backslash), data, len */
+typedef jv_zipw_entry jv_pkg_file;
 
-/* Writes a zip holding files (n >= 1, deflated) at path, through a private
+/* Why member name s is refused (a static phrase: "empty", "an absolute path", ...), or NULL when it is a plain
+ * relative name: not absolute (no leading '/' or drive letter), no ".." component, no backslash, no control
+ * character. */
+const char *jv_package_name_problem(const char *s);
+
+/* s made printable for a message (control bytes as '?'), at most cap-1 bytes, in buf (cap >= 1); returns buf. */
+const char *jv_package_printable(char *buf, size_t cap, const char *s);
+
+/* Writes a zip holding files (n >= 1, in this order, deflated; jv_zipw) at path, through a private
  * temporary file in the same directory (jv_out: path.jv-tmp-<pid>-XXXXXX,
  * created O_EXCL, then renamed into place): path is never half-written and a
  * failed write leaves nothing.
- * JV_ERR_IO (naming path) on failure; JV_ERR_FORMAT (naming path) for no
- * members, a bad member name (empty, absolute, "..", backslash, control
- * character, a directory) or one given twice. */
+ * JV_ERR_IO (naming path) when the folder cannot take the file or a write,
+ * flush or rename fails (a full disk included); JV_ERR_FORMAT (naming path)
+ * for no members, a bad member name (empty, absolute, "..", backslash, control
+ * character, a directory) or one given twice; JV_ERR_LIMIT (naming path) for
+ * a package that would need ZIP64 (4 GiB); JV_ERR_NOMEM. */
 jv_status jv_package_write(const char *path, const jv_pkg_file *files, int n, jv_err *err);
 
 /* Reads member `member` of the zip at path into a malloc'ed buffer (*data,
