@@ -10,12 +10,35 @@
 #include "jv_sort.h"
 #include "jv_timeline.h"
 
+typedef struct {
+    const jv_trace *tr;
+    const jv_launcher *rows;
+} rows_ctx;
+
+/* row indices by their launcher's ts, then by event (the events are in uid order); ctx: a rows_ctx */
 static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
-    const jv_trace *tr = ctx;
-    const jv_launcher *x = a, *y = b;
-    const jv_event *ex = &tr->ev[x->ev], *ey = &tr->ev[y->ev];
-    if (jv_ev_ts(tr, ex) != jv_ev_ts(tr, ey)) return jv_ev_ts(tr, ex) < jv_ev_ts(tr, ey) ? -1 : 1;
-    return (x->ev > y->ev) - (x->ev < y->ev); /* the events are in uid order */
+    const rows_ctx *c = ctx;
+    const uint32_t x = c->rows[*(const uint32_t *)a].ev, y = c->rows[*(const uint32_t *)b].ev;
+    const int64_t tx = jv_ev_ts(c->tr, &c->tr->ev[x]), ty = jv_ev_ts(c->tr, &c->tr->ev[y]);
+    if (tx != ty) return tx < ty ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* rows[k] becomes the row at perm[k], for every k, in place (cycle by cycle); perm ends as the identity */
+static void rows_permute(jv_launcher *rows, uint32_t *perm, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (perm[i] == i) continue;
+        const jv_launcher first = rows[i];
+        size_t j = i;
+        while (perm[j] != i) {
+            const size_t k = perm[j];
+            rows[j] = rows[k];
+            perm[j] = (uint32_t)j;
+            j = k;
+        }
+        rows[j] = first;
+        perm[j] = (uint32_t)j;
+    }
 }
 
 #define UNRESOLVED (JV_NONE32 - 1) /* row_links: a member whose nearest row at or above is not known yet */
@@ -295,12 +318,16 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         jv_map_free(&catmemo);
     }
     free(scratch);
-    /* 4. rows by ts (a total order: the event last), in place; the rows in event order for jv_launchers_find */
-    if (s == JV_OK) jv_sort_inplace(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr);
+    /* 4. rows by ts (a total order: the event last): their indices merge-sorted (the rows come nearly in ts order,
+       which a merge sort takes in few comparisons), the rows moved in place; then the same indices, in event
+       order, for jv_launchers_find */
     if (s == JV_OK && !(out->by_ev = malloc((out->n ? out->n : 1) * sizeof *out->by_ev))) s = JV_ERR_NOMEM;
     for (size_t r = 0; s == JV_OK && r < out->n; r++)
         out->by_ev[r] = (uint32_t)r;
-    if (s == JV_OK) jv_sort_inplace(out->by_ev, out->n, sizeof *out->by_ev, cmp_rows_ev, out->rows);
+    const rows_ctx rc = {tr, out->rows};
+    if (s == JV_OK) s = jv_sort_stable(out->by_ev, out->n, sizeof *out->by_ev, cmp_rows_ts, (void *)&rc);
+    if (s == JV_OK) rows_permute(out->rows, out->by_ev, out->n);
+    if (s == JV_OK) s = jv_sort_stable(out->by_ev, out->n, sizeof *out->by_ev, cmp_rows_ev, out->rows);
     if (s != JV_OK) jv_launchers_free(out);
     return s;
 }

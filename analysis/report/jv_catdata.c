@@ -401,13 +401,12 @@ static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const 
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         /* a member is resolved with the members above it (as every event once was); a leaf's parent is a member */
         uint32_t p = t->parent[i];
-        if (jv_upset_has(&up, (uint32_t)i))
-            s = resolve(&c, (uint32_t)i);
-        else if (p != JV_NONE32)
-            s = resolve(&c, p);
-        if (s != JV_OK) break;
-        if (p == JV_NONE32 || c.incl[jv_upset_ix(&up, p)] == JV_NONE32) continue;
-        uint32_t r = c.incl[jv_upset_ix(&up, p)], depth = c.dist_incl[jv_upset_ix(&up, p)] + 1u;
+        if (jv_upset_has(&up, (uint32_t)i) && (s = resolve(&c, (uint32_t)i)) != JV_OK) break;
+        if (p == JV_NONE32) continue;
+        const uint32_t pi = jv_upset_ix(&up, p);
+        if (c.dist_incl[pi] == DIST_UNKNOWN && (s = resolve(&c, p)) != JV_OK) break;
+        if (c.incl[pi] == JV_NONE32) continue;
+        uint32_t r = c.incl[pi], depth = c.dist_incl[pi] + 1u;
         xs[r].desc++; /* i is a direct descendant of row r; the rows above get it through r below */
         for (; r != JV_NONE32 && xs[r].n < SUBTREE_CAP; r = xs[r].up) {
             texample *x = &xs[r];

@@ -233,16 +233,61 @@ static ua_key ua_key_of(const ua_ctx *c, uint32_t r) {
     return (ua_key){r, e->name, sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)e->thread]};
 }
 
-/* row indices by their keys, then by row (rows are in ts order); ctx: a ua_ctx */
-static int cmp_ua(const void *a, const void *b, void *ctx) {
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const ua_key kx = ua_key_of(ctx, x), ky = ua_key_of(ctx, y);
-    int c = ua_key_cmp(&kx, &ky);
-    return c ? c : (x > y) - (x < y);
+/* The groups of ops_unique_args made through a hash table (open addressing: a group's index + 1, 0 empty; at most
+ * half full), so that memory goes by the groups, not by the rows: first[g], the first row of group g (its key). */
+typedef struct {
+    uint32_t *first;
+    size_t n, cap;
+    uint32_t *table;
+    size_t tcap; /* a power of two */
+} ua_groups;
+
+static size_t ua_hash(const ua_key *k, size_t tcap) {
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h = k->name;
+    h = (h * m) ^ k->cat;
+    for (int q = 0; q < 3; q++)
+        h = (h * m) ^ k->thr[q];
+    h = (h * m) ^ k->sig;
+    h *= m;
+    return (size_t)(h ^ h >> 29) & (tcap - 1);
+}
+
+/* *g: the group of row r (made, with r its first row, when its key is new) */
+static jv_status ua_group_of(const ua_ctx *c, ua_groups *gs, uint32_t r, uint32_t *g) {
+    if ((gs->n + 1) * 2 > gs->tcap) { /* grow and rehash */
+        size_t nc = gs->tcap ? gs->tcap * 2 : 256;
+        uint32_t *nt = calloc(nc, sizeof *nt);
+        if (!nt) return JV_ERR_NOMEM;
+        for (size_t q = 0; q < gs->n; q++) {
+            const ua_key k = ua_key_of(c, gs->first[q]);
+            size_t i = ua_hash(&k, nc);
+            while (nt[i])
+                i = (i + 1) & (nc - 1);
+            nt[i] = (uint32_t)q + 1;
+        }
+        free(gs->table);
+        gs->table = nt;
+        gs->tcap = nc;
+    }
+    const ua_key k = ua_key_of(c, r);
+    size_t i = ua_hash(&k, gs->tcap);
+    for (; gs->table[i]; i = (i + 1) & (gs->tcap - 1)) {
+        const ua_key x = ua_key_of(c, gs->first[gs->table[i] - 1]);
+        if (!ua_key_cmp(&x, &k)) {
+            *g = gs->table[i] - 1;
+            return JV_OK;
+        }
+    }
+    JV_CHECK(JV_RESERVE(gs->first, gs->cap, gs->n + 1));
+    gs->first[gs->n] = r;
+    gs->table[i] = (uint32_t)++gs->n;
+    *g = (uint32_t)gs->n - 1;
+    return JV_OK;
 }
 
 typedef struct {
-    size_t begin, n; /* range in the sorted key array */
+    size_t begin, n; /* range in perm (write_unique_args): the group's rows in row order */
     double direct_sum;
     uint32_t ex_uid;
 } ua_group;
@@ -286,39 +331,50 @@ static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *
 }
 
 static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *ro, jv_err *err) {
-    uint32_t *perm = malloc((l->n ? l->n : 1) * sizeof *perm);
+    uint32_t *group_of = malloc((l->n ? l->n : 1) * sizeof *group_of);
     const char **cat = malloc((l->n ? l->n : 1) * sizeof *cat);
-    uint32_t *cat_rank = malloc((l->n ? l->n : 1) * sizeof *cat_rank), *thr_rank = NULL;
+    uint32_t *cat_rank = malloc((l->n ? l->n : 1) * sizeof *cat_rank), *thr_rank = NULL, *perm = NULL;
     ua_group *groups = NULL;
+    ua_groups gs = {0};
     double *v = NULL;
-    jv_status s = perm && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
+    jv_status s = group_of && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
     for (size_t r = 0; s == JV_OK && r < l->n; r++)
         cat[r] = l->rows[r].category;
     if (s == JV_OK) s = jv_str_ptr_ranks(cat, l->n, cat_rank);
     if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
     free(cat);
     const ua_ctx uc = {tr, l, cat_rank, thr_rank};
-    size_t ng = 0, most = 0;
+    for (size_t r = 0; s == JV_OK && r < l->n; r++)
+        s = ua_group_of(&uc, &gs, (uint32_t)r, &group_of[r]);
+    free(gs.table);
+    const size_t ng = gs.n;
+    size_t most = 0;
     if (s == JV_OK) {
-        for (size_t r = 0; r < l->n; r++)
-            perm[r] = (uint32_t)r;
-        jv_sort_inplace(perm, l->n, sizeof *perm, cmp_ua, (void *)&uc); /* a total order (the row last) */
-        /* the groups: runs of equal keys; v holds the largest one's values */
-        for (size_t i = 0; i < l->n;) {
-            const ua_key ki = ua_key_of(&uc, perm[i]);
-            size_t j = i + 1;
-            for (; j < l->n; j++) {
-                const ua_key kj = ua_key_of(&uc, perm[j]);
-                if (ua_key_cmp(&kj, &ki)) break;
-            }
-            ng++;
-            most = j - i > most ? j - i : most;
-            i = j;
-        }
         groups = malloc((ng ? ng : 1) * sizeof *groups);
-        v = malloc((most ? most : 1) * sizeof *v);
-        if (!groups || !v) s = JV_ERR_NOMEM;
+        perm = malloc((l->n ? l->n : 1) * sizeof *perm);
+        if (!groups || !perm) s = JV_ERR_NOMEM;
     }
+    if (s == JV_OK) {
+        /* perm: the rows by group, in row order within one (a counting sort); each group's range, sum, example */
+        for (size_t g = 0; g < ng; g++)
+            groups[g] = (ua_group){0, 0, 0, jv_trace_uid(tr, l->rows[gs.first[g]].ev)};
+        for (size_t r = 0; r < l->n; r++)
+            groups[group_of[r]].n++;
+        for (size_t g = 0, at = 0; g < ng; g++) {
+            groups[g].begin = at;
+            at += groups[g].n;
+            most = groups[g].n > most ? groups[g].n : most;
+            groups[g].n = 0;
+        }
+        for (size_t r = 0; r < l->n; r++) {
+            ua_group *g = &groups[group_of[r]];
+            perm[g->begin + g->n++] = (uint32_t)r;
+            g->direct_sum += US(l->rows[r].direct_ns);
+        }
+        if (!(v = malloc((most ? most : 1) * sizeof *v))) s = JV_ERR_NOMEM;
+    }
+    free(group_of);
+    free(gs.first);
     if (s != JV_OK) {
         free(perm);
         free(groups);
@@ -326,23 +382,6 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
         free(cat_rank);
         free(thr_rank);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_unique_args)");
-    }
-    ng = 0;
-    for (size_t i = 0; i < l->n;) {
-        const ua_key ki = ua_key_of(&uc, perm[i]);
-        size_t j = i + 1;
-        for (; j < l->n; j++) {
-            const ua_key kj = ua_key_of(&uc, perm[j]);
-            if (ua_key_cmp(&kj, &ki)) break;
-        }
-        ua_group *g = &groups[ng++];
-        g->begin = i;
-        g->n = j - i;
-        g->direct_sum = 0;
-        for (size_t k = i; k < j; k++)
-            g->direct_sum += US(l->rows[perm[k]].direct_ns);
-        g->ex_uid = jv_trace_uid(tr, l->rows[perm[i]].ev);
-        i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ua_group);
     double total = 0, cum = 0;
@@ -518,6 +557,8 @@ typedef struct {
     size_t nnames, cap_names, cap_alone, cap_host;
     const char **cats; /* by category slot */
     size_t ncats, cap_cats;
+    uint32_t last_op;              /* the op of the last jv_launchers_find (the kernels of one op come together) */
+    const jv_launcher *last_found; /* its row */
 } ks_strs;
 
 static jv_status ks_name(ks_strs *k, const jv_trace *tr, uint32_t id, uint32_t *slot) {
@@ -563,7 +604,11 @@ static jv_status ks_key_of(const jv_trace *tr, const jv_tree *t, const jv_launch
     *has_op = op != JV_NONE32;
     JV_CHECK(ks_name(k, tr, e->name, kname));
     if (op != JV_NONE32) {
-        const jv_launcher *row = jv_launchers_find(l, op);
+        if (op != k->last_op) {
+            k->last_op = op;
+            k->last_found = jv_launchers_find(l, op);
+        }
+        const jv_launcher *row = k->last_found;
         JV_CHECK(ks_name(k, tr, tr->ev[op].name, parent));
         if (row) return ks_cat(k, row->category, cat);
         uint32_t *c = &k->cat_alone[*parent];
@@ -590,6 +635,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
                                       const jv_report_opts *ro, jv_err *err) {
     const jv_gpu_timeline *tl = &ro->timelines->all;
     ks_strs k = {0};
+    k.last_op = JV_NONE32;
     ks_groups gs = {0};
     k.slot_of_id = malloc((tr->strings.count ? tr->strings.count : 1) * sizeof *k.slot_of_id);
     jv_status s = k.slot_of_id ? JV_OK : JV_ERR_NOMEM;
