@@ -199,14 +199,33 @@ typedef struct {
     jv_drowset rows; /* the rows of its elementwise ops */
 } fgroup;
 
+/* the sums of one holder event over its instances */
 typedef struct {
     uint32_t ew_kernels;
     double ew_us, total_us;
     uint32_t ops[8];
     int nops, more_ops;
-    int grouped;    /* already counted in its group */
-    uint32_t group; /* its group (once grouped) */
 } fholder;
+
+/* a holder's instances: perm[begin .. begin + n) in fusion_of */
+typedef struct {
+    uint32_t begin, n;
+} hrun;
+
+/* instance indices by their holder (ctx: holder by instance), then by index */
+static int cmp_by_holder(const void *a, const void *b, void *ctx) {
+    const uint32_t *holder = ctx;
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (holder[x] != holder[y]) return holder[x] < holder[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* runs by their first instance (ctx: perm; the instances are distinct) */
+static int cmp_run_first(const void *a, const void *b, void *ctx) {
+    const uint32_t *perm = ctx;
+    const uint32_t x = perm[((const hrun *)a)->begin], y = perm[((const hrun *)b)->begin];
+    return (x > y) - (x < y);
+}
 
 /* adds us of row (-1: none) to set s (rows beyond JV_DPATTERN_ROWS are not listed) */
 static void rowset_add(jv_drowset *s, int32_t row, double us) {
@@ -238,6 +257,21 @@ static void add_op(uint32_t *ops, int *nops, int *more, uint32_t name) {
         ops[(*nops)++] = name;
     else
         *more = 1;
+}
+
+/* *h: the sums of one holder over its instances run[0..n) (in instance order): all their kernel time, and the
+ * elementwise instances' kernels, time and distinct op names */
+static void holder_sums(const jv_trace *tr, const jv_perf_table *pt, const uint32_t *run, size_t n, fholder *h) {
+    memset(h, 0, sizeof *h);
+    for (size_t k = 0; k < n; k++) {
+        const jv_perf_inst *in = &pt->inst[run[k]];
+        h->total_us += (double)in->busy_ns / 1e3;
+        if (is_ew_inst(pt, in)) {
+            h->ew_kernels += in->kn;
+            h->ew_us += (double)in->busy_ns / 1e3;
+            add_op(h->ops, &h->nops, &h->more_ops, tr->ev[in->ev].name);
+        }
+    }
 }
 
 /* holder per perf instance: the innermost module event (by time on the same
@@ -313,38 +347,46 @@ static jv_status can_hold(const jv_trace *tr, jv_map *known, uint32_t p, int *ye
 }
 
 /* holder[i] for each op instance: its nearest ancestor that can hold a fusion group (elementwise composites
- * are passed). Per event, that holder at or above it is memoized (each event resolved once, top down, no
- * recursion), so all instances together take O(n), not O(n x depth). */
+ * are passed). Per event above an instance, that holder at or above it is memoized (each event resolved once,
+ * top down, no recursion), so all instances together take O(n), not O(n x depth); the memo is sized by those
+ * events (a jv_upset of the instances' parents: 4 bytes each), not by every event of the trace. */
 static jv_status holders_by_parent(const jv_trace *tr, const jv_tree *t, const jv_perf_table *pt, uint32_t *holder) {
-    uint32_t *at = malloc((tr->nev ? tr->nev : 1) * sizeof *at), *stack = NULL;
+    jv_upset up;
+    uint32_t *at = NULL, *stack = NULL;
     size_t cap = 0;
     jv_map known;
     jv_map_init(&known);
-    jv_status s = at ? JV_OK : JV_ERR_NOMEM;
-    for (size_t i = 0; s == JV_OK && i < tr->nev; i++)
-        at[i] = HOLD_UNKNOWN;
+    jv_status s = jv_upset_init(&up, tr);
+    if (s != JV_OK) return s;
+    for (size_t i = 0; i < pt->ninst; i++)
+        if (pt->inst[i].kernel == JV_NONE32) jv_upset_add(&up, t, t->parent[pt->inst[i].ev]);
+    jv_upset_seal(&up);
+    if (!(at = malloc((up.n ? up.n : 1) * sizeof *at))) s = JV_ERR_NOMEM;
+    for (size_t k = 0; s == JV_OK && k < up.n; k++)
+        at[k] = HOLD_UNKNOWN;
     for (size_t i = 0; s == JV_OK && i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
         uint32_t top = t->parent[in->ev];
         size_t n = 0;
-        for (; top != JV_NONE32 && at[top] == HOLD_UNKNOWN; top = t->parent[top]) {
+        for (; top != JV_NONE32 && at[jv_upset_ix(&up, top)] == HOLD_UNKNOWN; top = t->parent[top]) {
             if ((s = JV_RESERVE(stack, cap, n + 1)) != JV_OK) break;
             stack[n++] = top;
         }
-        uint32_t above = top == JV_NONE32 ? JV_NONE32 : at[top];
+        uint32_t above = top == JV_NONE32 ? JV_NONE32 : at[jv_upset_ix(&up, top)];
         while (s == JV_OK && n > 0) { /* from the highest unresolved event down */
             uint32_t q = stack[--n];
             int yes;
             if ((s = can_hold(tr, &known, q, &yes)) != JV_OK) break;
             if (yes) above = q;
-            at[q] = above;
+            at[jv_upset_ix(&up, q)] = above;
         }
-        if (s == JV_OK && t->parent[in->ev] != JV_NONE32) holder[i] = at[t->parent[in->ev]];
+        if (s == JV_OK && t->parent[in->ev] != JV_NONE32) holder[i] = at[jv_upset_ix(&up, t->parent[in->ev])];
     }
     free(at);
     free(stack);
+    jv_upset_free(&up);
     jv_map_free(&known);
     return s;
 }
@@ -488,37 +530,42 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         free(holder);
         return s;
     }
-    /* per holder event: the elementwise kernels and all kernel time inside */
-    jv_map hidx, gidx;
-    jv_map_init(&hidx);
-    jv_map_init(&gidx);
-    fholder *hs = NULL;
-    fgroup *gs = NULL;
-    size_t nh = 0, caph = 0, ng = 0, capg = 0;
-    for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
-        if (holder[i] == JV_NONE32) continue;
-        uint32_t h;
-        if (!jv_map_get(&hidx, holder[i], &h)) {
-            if ((s = JV_RESERVE(hs, caph, nh + 1)) != JV_OK) break;
-            memset(&hs[nh], 0, sizeof hs[nh]);
-            h = (uint32_t)nh++;
-            if ((s = jv_map_put(&hidx, holder[i], h)) != JV_OK) break;
-        }
-        const jv_perf_inst *in = &pt->inst[i];
-        hs[h].total_us += (double)in->busy_ns / 1e3;
-        if (is_ew_inst(pt, in)) {
-            hs[h].ew_kernels += in->kn;
-            hs[h].ew_us += (double)in->busy_ns / 1e3;
-            add_op(hs[h].ops, &hs[h].nops, &hs[h].more_ops, tr->ev[in->ev].name);
-        }
+    /* the instances with a holder, by holder (instance order within one); the holders with elementwise kernels
+       (their runs) in order of their first instance; each holder's sums recomputed from its run when needed
+       (holder_sums), so that no table is kept per holder */
+    uint32_t *perm = malloc((pt->ninst ? pt->ninst : 1) * sizeof *perm);
+    uint32_t *group_of = malloc((pt->ninst ? pt->ninst : 1) * sizeof *group_of); /* by instance, JV_NONE32 none */
+    hrun *runs = NULL;
+    size_t nin = 0, nr = 0, capr = 0;
+    if (!perm || !group_of) s = JV_ERR_NOMEM;
+    for (size_t i = 0; s == JV_OK && i < pt->ninst; i++) {
+        group_of[i] = JV_NONE32;
+        if (holder[i] != JV_NONE32) perm[nin++] = (uint32_t)i;
     }
+    if (s == JV_OK) jv_sort_inplace(perm, nin, sizeof *perm, cmp_by_holder, holder);
+    for (size_t i = 0; s == JV_OK && i < nin;) {
+        size_t j = i + 1;
+        while (j < nin && holder[perm[j]] == holder[perm[i]])
+            j++;
+        fholder h;
+        holder_sums(tr, pt, perm + i, j - i, &h);
+        if (h.ew_kernels) {
+            if ((s = JV_RESERVE(runs, capr, nr + 1)) != JV_OK) break;
+            runs[nr++] = (hrun){(uint32_t)i, (uint32_t)(j - i)};
+        }
+        i = j;
+    }
+    if (s == JV_OK) jv_sort_inplace(runs, nr, sizeof *runs, cmp_run_first, perm);
     /* holders -> groups by module class (interned through the trace's names) or parent op name */
-    for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
-        if (holder[i] == JV_NONE32) continue;
-        uint32_t h;
-        jv_map_get(&hidx, holder[i], &h);
-        if (!hs[h].ew_kernels || hs[h].grouped) continue;
-        const jv_event *he = &tr->ev[holder[i]];
+    jv_map gidx;
+    jv_map_init(&gidx);
+    fgroup *gs = NULL;
+    size_t ng = 0, capg = 0;
+    for (size_t r = 0; r < nr && s == JV_OK; r++) {
+        fholder h;
+        holder_sums(tr, pt, perm + runs[r].begin, runs[r].n, &h);
+        const uint32_t hev = holder[perm[runs[r].begin]];
+        const jv_event *he = &tr->ev[hev];
         uint32_t key = he->name;
         if (by_module) {
             /* the class: an arena copy keyed by the first holder name that has it */
@@ -538,7 +585,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = he->name;
-                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
+                gs[ng].example_uid = jv_trace_uid(tr, hev);
                 key = (uint32_t)ng++;
             }
         } else {
@@ -547,7 +594,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].key = key;
-                gs[ng].example_uid = jv_trace_uid(tr, holder[i]);
+                gs[ng].example_uid = jv_trace_uid(tr, hev);
                 g = (uint32_t)ng++;
                 if ((s = jv_map_put(&gidx, key, g)) != JV_OK) break;
             }
@@ -555,15 +602,17 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         }
         fgroup *g = &gs[key];
         g->instances++;
-        g->ew_kernels += hs[h].ew_kernels;
-        g->ew_us += hs[h].ew_us;
-        g->total_us += hs[h].total_us;
-        for (int k = 0; k < hs[h].nops; k++)
-            add_op(g->ops, &g->nops, &g->more_ops, hs[h].ops[k]);
-        if (hs[h].more_ops) g->more_ops = 1;
-        hs[h].grouped = 1;
-        hs[h].group = key;
+        g->ew_kernels += h.ew_kernels;
+        g->ew_us += h.ew_us;
+        g->total_us += h.total_us;
+        for (int k = 0; k < h.nops; k++)
+            add_op(g->ops, &g->nops, &g->more_ops, h.ops[k]);
+        if (h.more_ops) g->more_ops = 1;
+        for (uint32_t k = 0; k < runs[r].n; k++)
+            group_of[perm[runs[r].begin + k]] = key;
     }
+    free(perm);
+    free(runs);
     /* the rows of each group's elementwise ops */
     int32_t *row_of_model = malloc((pt->nmodels ? pt->nmodels : 1) * sizeof *row_of_model);
     if (!row_of_model && s == JV_OK) s = JV_ERR_NOMEM;
@@ -573,11 +622,8 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         if (d->rows[r].model >= 0 && (size_t)d->rows[r].model < pt->nmodels && row_of_model[d->rows[r].model] < 0)
             row_of_model[d->rows[r].model] = (int32_t)r;
     for (size_t i = 0; i < pt->ninst && s == JV_OK; i++) {
-        uint32_t h;
-        if (holder[i] == JV_NONE32 || !is_ew_inst(pt, &pt->inst[i]) || !jv_map_get(&hidx, holder[i], &h) ||
-            !hs[h].grouped)
-            continue;
-        rowset_add(&gs[hs[h].group].rows, row_of_inst(&pt->inst[i], row_of_model), (double)pt->inst[i].busy_ns / 1e3);
+        if (group_of[i] == JV_NONE32 || !is_ew_inst(pt, &pt->inst[i])) continue;
+        rowset_add(&gs[group_of[i]].rows, row_of_inst(&pt->inst[i], row_of_model), (double)pt->inst[i].busy_ns / 1e3);
     }
     /* keep groups whose instances run at least two elementwise kernels each on average */
     for (size_t g = 0; g < ng && s == JV_OK; g++) {
@@ -613,10 +659,9 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         if ((s = jv_reserve((void **)&d->fusion, &cap, d->nfusion + 1, sizeof *d->fusion)) != JV_OK) break;
         d->fusion[d->nfusion++] = f;
     }
-    jv_map_free(&hidx);
     jv_map_free(&gidx);
-    free(hs);
     free(gs);
+    free(group_of);
     if (s == JV_OK) s = attention_of(d, tr, pt, holder, by_module, row_of_model);
     free(row_of_model);
     free(holder);

@@ -140,6 +140,13 @@ jv_status jv_ivset_add(jv_ivpool *p, jv_ivset *set, int64_t s, int64_t e) {
     return JV_OK;
 }
 
+void jv_ivset_clear(jv_ivpool *p, jv_ivset *set) {
+    uint32_t cnt = 0;
+    int64_t len = 0, end = 0;
+    drop(p, set->root, &cnt, &len, &end);
+    *set = (jv_ivset){0, 0, 0};
+}
+
 /* every interval of t into set, t's nodes freed first (an insertion reuses them) */
 static jv_status pour(jv_ivpool *p, uint32_t t, jv_ivset *set) {
     if (!t) return JV_OK;

@@ -39,6 +39,9 @@ void jv_ivpool_free(jv_ivpool *p);
  * cannot grow (the set is then as before). */
 jv_status jv_ivset_add(jv_ivpool *p, jv_ivset *set, int64_t s, int64_t e);
 
+/* Empties *set: its nodes go back to the pool, for the sets that grow next (the pool's memory stays). */
+void jv_ivset_clear(jv_ivpool *p, jv_ivset *set);
+
 /* Moves every interval of *from into *into (the smaller set's intervals are
  * inserted into the larger one, which becomes *into); *from is left empty.
  * JV_ERR_NOMEM as for jv_ivset_add (then *into holds part of *from and

@@ -10,102 +10,201 @@
 #include "jv_sort.h"
 #include "jv_timeline.h"
 
+typedef struct {
+    const jv_trace *tr;
+    const jv_launcher *rows;
+} rows_ctx;
+
+/* row indices by their launcher's ts, then by event (the events are in uid order); ctx: a rows_ctx */
 static int cmp_rows_ts(const void *a, const void *b, void *ctx) {
-    const jv_trace *tr = ctx;
-    const jv_launcher *x = a, *y = b;
-    const jv_event *ex = &tr->ev[x->ev], *ey = &tr->ev[y->ev];
-    if (jv_ev_ts(tr, ex) != jv_ev_ts(tr, ey)) return jv_ev_ts(tr, ex) < jv_ev_ts(tr, ey) ? -1 : 1;
-    return (x->ev > y->ev) - (x->ev < y->ev); /* the events are in uid order */
+    const rows_ctx *c = ctx;
+    const uint32_t x = c->rows[*(const uint32_t *)a].ev, y = c->rows[*(const uint32_t *)b].ev;
+    const int64_t tx = jv_ev_ts(c->tr, &c->tr->ev[x]), ty = jv_ev_ts(c->tr, &c->tr->ev[y]);
+    if (tx != ty) return tx < ty ? -1 : 1;
+    return (x > y) - (x < y);
 }
 
-/* The union length of the GPU events under each row's launcher (every linked GPU event counts for every
- * launcher above it) into rows[].subtree_ns: each GPU event's interval goes into the set of its parent; the
- * nodes, deepest first, merge their set into their parent's (the smaller into the larger: jv_ivset), and a
- * launcher's set is read when its turn comes, complete. O(n log^2 n) at any nesting depth (the pairs of
- * every event with every launcher above it were O(n depth)). Only the events at or above the GPU events'
- * parents (up) take part: 2 x 4 bytes for each of them, not for every event. row_at: by jv_upset_ix, the row
- * of a launcher, JV_NONE32 for the other nodes. */
-static jv_status subtree_unions(const jv_trace *tr, const jv_tree *t, const jv_upset *up, const uint32_t *row_at,
-                                jv_launcher *rows) {
-    size_t n = up->n;
-    if (n == 0) return JV_OK;
+/* rows[k] becomes the row at perm[k], for every k, in place (cycle by cycle); perm ends as the identity */
+static void rows_permute(jv_launcher *rows, uint32_t *perm, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (perm[i] == i) continue;
+        const jv_launcher first = rows[i];
+        size_t j = i;
+        while (perm[j] != i) {
+            const size_t k = perm[j];
+            rows[j] = rows[k];
+            perm[j] = (uint32_t)j;
+            j = k;
+        }
+        rows[j] = first;
+        perm[j] = (uint32_t)j;
+    }
+}
+
+#define UNRESOLVED (JV_NONE32 - 1) /* row_links: a member whose nearest row at or above is not known yet */
+
+/* row indices by their launcher event (ctx: the rows; the events are distinct) */
+static int cmp_rows_ev(const void *a, const void *b, void *ctx) {
+    const jv_launcher *rows = ctx;
+    const uint32_t x = rows[*(const uint32_t *)a].ev, y = rows[*(const uint32_t *)b].ev;
+    return (x > y) - (x < y);
+}
+
+/* The links of the rows for their subtree unions. row_at (by jv_upset_ix over u: the row of a launcher, JV_NONE32
+ * for the other members) is overwritten with each member's nearest row at or above it (JV_NONE32: none), found by
+ * climbing each chain once, up to the first member already known. Then up[r] gets the nearest row above row r's
+ * launcher (JV_NONE32: none), and the linked GPU events, grouped by the nearest row at or above their parent (a
+ * counting sort, file order kept), go into *gpu (malloc'd): row r's are (*gpu)[(*begin)[r] .. (*begin)[r + 1]) when
+ * begin is given the offsets (*begin malloc'd, nrows + 1 of them); the GPU events with no row above count for no
+ * row and are left out. JV_ERR_NOMEM (*begin and *gpu NULL) on failure. */
+static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset *u, uint32_t *row_at,
+                           const jv_launcher *rows, size_t nrows, uint32_t *up, uint32_t **begin, uint32_t **gpu) {
     jv_status s = JV_OK;
-    uint32_t *depth = malloc(n * sizeof *depth), *order = malloc(n * sizeof *order), *path = NULL;
+    uint32_t *path = NULL;
     size_t path_cap = 0;
-    jv_ivset *sets = NULL;
-    size_t nsets = 0, sets_cap = 0;
-    jv_ivpool pool;
-    jv_ivpool_init(&pool);
-    if (!depth || !order) s = JV_ERR_NOMEM;
-    /* depths: each chain climbed once, up to the first node whose depth is known */
-    for (size_t i = 0; s == JV_OK && i < n; i++)
-        depth[i] = UINT32_MAX;
-    uint32_t maxd = 0;
+    *begin = *gpu = NULL;
+    for (size_t k = 0; k < u->n; k++)
+        if (row_at[k] == JV_NONE32) row_at[k] = UNRESOLVED;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
-        if (!jv_upset_has(up, (uint32_t)i)) continue;
+        if (!jv_upset_has(u, (uint32_t)i)) continue;
         size_t k = 0;
         uint32_t x = (uint32_t)i;
-        while (x != JV_NONE32 && depth[jv_upset_ix(up, x)] == UINT32_MAX) {
+        while (x != JV_NONE32 && row_at[jv_upset_ix(u, x)] == UNRESOLVED) {
             if ((s = JV_RESERVE(path, path_cap, k + 1)) != JV_OK) break;
             path[k++] = x;
             x = t->parent[x];
         }
-        uint32_t d = x == JV_NONE32 ? 0 : depth[jv_upset_ix(up, x)] + 1;
+        const uint32_t near = x == JV_NONE32 ? JV_NONE32 : row_at[jv_upset_ix(u, x)];
+        while (s == JV_OK && k > 0)
+            row_at[jv_upset_ix(u, path[--k])] = near;
+    }
+    free(path);
+    for (size_t r = 0; s == JV_OK && r < nrows; r++) {
+        const uint32_t pa = t->parent[rows[r].ev];
+        up[r] = pa == JV_NONE32 ? JV_NONE32 : row_at[jv_upset_ix(u, pa)];
+    }
+    if (s == JV_OK && !(*begin = calloc(nrows + 1, sizeof **begin))) s = JV_ERR_NOMEM;
+    size_t n = 0;
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        const uint32_t pa = t->parent[i];
+        if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
+        const uint32_t r = row_at[jv_upset_ix(u, pa)];
+        if (r == JV_NONE32) continue;
+        (*begin)[r + 1]++;
+        n++;
+    }
+    if (s == JV_OK && !(*gpu = malloc((n ? n : 1) * sizeof **gpu))) s = JV_ERR_NOMEM;
+    if (s == JV_OK) {
+        for (size_t r = 0; r < nrows; r++) /* (*begin)[r]: where row r's events start */
+            (*begin)[r + 1] += (*begin)[r];
+        for (size_t i = 0; i < tr->nev; i++) { /* (*begin)[r] moves to where row r's events end */
+            const uint32_t pa = t->parent[i];
+            if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
+            const uint32_t r = row_at[jv_upset_ix(u, pa)];
+            if (r != JV_NONE32) (*gpu)[(*begin)[r]++] = (uint32_t)i;
+        }
+        for (size_t r = nrows; r > 0; r--) /* back to the starts */
+            (*begin)[r] = (*begin)[r - 1];
+        (*begin)[0] = 0;
+    }
+    if (s != JV_OK) {
+        free(*begin);
+        free(*gpu);
+        *begin = *gpu = NULL;
+    }
+    return s;
+}
+
+/* The union length of the GPU events under each row's launcher (every linked GPU event counts for every
+ * launcher above it) into rows[].subtree_ns, from row_links' up, begin and gpu. The rows go deepest first (their
+ * depth in the tree of rows that up makes): a row's set, which holds its child rows' intervals by then, gets its
+ * own GPU events' intervals, is read, and is handed on to the row above (merged smaller into larger: jv_ivset),
+ * or emptied when there is none. So the pool holds only the intervals of the finished rows whose row above is not
+ * finished yet, never every GPU event's; a set is a slot of `sets` only while its row's turn is next or its
+ * intervals wait for the row above. O(n log^2 n) at any nesting depth. */
+static jv_status subtree_unions(const jv_trace *tr, jv_launcher *rows, size_t nrows, const uint32_t *up,
+                                const uint32_t *begin, const uint32_t *gpu) {
+    if (nrows == 0) return JV_OK;
+    jv_status s = JV_OK;
+    uint32_t *depth = malloc(nrows * sizeof *depth), *order = malloc(nrows * sizeof *order), *path = NULL;
+    size_t path_cap = 0;
+    jv_ivset *sets = NULL;
+    size_t nsets = 0, sets_cap = 0;
+    uint32_t free_slot = 0; /* a chain of free slots of sets through their root fields; 0 ends it */
+    jv_ivpool pool;
+    jv_ivpool_init(&pool);
+    if (!depth || !order) s = JV_ERR_NOMEM;
+    /* depths: each chain of rows climbed once, up to the first row whose depth is known */
+    for (size_t r = 0; s == JV_OK && r < nrows; r++)
+        depth[r] = UINT32_MAX;
+    uint32_t maxd = 0;
+    for (size_t r = 0; s == JV_OK && r < nrows; r++) {
+        size_t k = 0;
+        uint32_t x = (uint32_t)r;
+        while (x != JV_NONE32 && depth[x] == UINT32_MAX) {
+            if ((s = JV_RESERVE(path, path_cap, k + 1)) != JV_OK) break;
+            path[k++] = x;
+            x = up[x];
+        }
+        uint32_t d = x == JV_NONE32 ? 0 : depth[x] + 1;
         while (s == JV_OK && k > 0) {
-            depth[jv_upset_ix(up, path[--k])] = d;
+            depth[path[--k]] = d;
             if (d > maxd) maxd = d;
             d++;
         }
     }
-    /* the nodes by depth, deepest first (counting sort, event order within a depth); then depth[] holds each
-       node's set (0: none yet) */
+    free(path);
+    /* the rows by depth, deepest first (counting sort); then depth[] holds each row's set slot (0: none yet) */
     if (s == JV_OK) {
         uint32_t *start = calloc((size_t)maxd + 2, sizeof *start);
         if (!start) s = JV_ERR_NOMEM;
-        for (size_t i = 0; s == JV_OK && i < n; i++)
-            start[maxd - depth[i] + 1]++;
+        for (size_t r = 0; s == JV_OK && r < nrows; r++)
+            start[maxd - depth[r] + 1]++;
         for (uint32_t d = 1; s == JV_OK && d <= maxd + 1; d++)
             start[d] += start[d - 1];
-        for (size_t i = 0, j = 0; s == JV_OK && i < tr->nev; i++)
-            if (jv_upset_has(up, (uint32_t)i)) order[start[maxd - depth[j++]]++] = (uint32_t)i;
+        for (size_t r = 0; s == JV_OK && r < nrows; r++)
+            order[start[maxd - depth[r]]++] = (uint32_t)r;
         free(start);
     }
     uint32_t *set_of = depth;
-    for (size_t i = 0; s == JV_OK && i < n; i++)
-        set_of[i] = 0;
+    for (size_t r = 0; s == JV_OK && r < nrows; r++)
+        set_of[r] = 0;
     if (s == JV_OK) s = JV_RESERVE(sets, sets_cap, 1);
-    nsets = 1; /* set 0: none */
-    /* each linked GPU event into its parent's set */
-    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        uint32_t pa = t->parent[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || pa == JV_NONE32) continue;
-        uint32_t *so = &set_of[jv_upset_ix(up, pa)];
-        if (!*so) {
-            if ((s = JV_RESERVE(sets, sets_cap, nsets + 1)) != JV_OK) break;
-            sets[nsets] = (jv_ivset){0, 0, 0};
-            *so = (uint32_t)nsets++;
+    nsets = 1; /* slot 0: none */
+    for (size_t k = 0; s == JV_OK && k < nrows; k++) {
+        const uint32_t r = order[k];
+        if (!set_of[r]) {
+            if (free_slot) {
+                set_of[r] = free_slot;
+                free_slot = sets[free_slot].root;
+            } else {
+                if ((s = JV_RESERVE(sets, sets_cap, nsets + 1)) != JV_OK) break;
+                set_of[r] = (uint32_t)nsets++;
+            }
+            sets[set_of[r]] = (jv_ivset){0, 0, 0};
         }
-        s = jv_ivset_add(&pool, &sets[*so], jv_ev_ts(tr, e), jv_ev_end(tr, e));
-    }
-    /* deepest first: a node's set is complete when its turn comes */
-    for (size_t k = 0; s == JV_OK && k < n; k++) {
-        uint32_t x = order[k], xi = jv_upset_ix(up, x);
-        if (!set_of[xi]) continue;
-        if (row_at[xi] != JV_NONE32) rows[row_at[xi]].subtree_ns = sets[set_of[xi]].len;
-        uint32_t pa = t->parent[x];
-        if (pa == JV_NONE32) continue;
-        uint32_t pi = jv_upset_ix(up, pa);
-        if (!set_of[pi]) { /* the parent takes the set over */
-            set_of[pi] = set_of[xi];
+        jv_ivset *set = &sets[set_of[r]];
+        for (uint32_t q = begin[r]; s == JV_OK && q < begin[r + 1]; q++) {
+            const jv_event *e = &tr->ev[gpu[q]];
+            s = jv_ivset_add(&pool, set, jv_ev_ts(tr, e), jv_ev_end(tr, e));
+        }
+        if (s != JV_OK) break;
+        rows[r].subtree_ns = set->len;
+        const uint32_t p = up[r];
+        if (p != JV_NONE32 && !set_of[p]) { /* the row above takes the set over */
+            set_of[p] = set_of[r];
         } else {
-            s = jv_ivset_merge(&pool, &sets[set_of[pi]], &sets[set_of[xi]]);
+            if (p == JV_NONE32)
+                jv_ivset_clear(&pool, set);
+            else
+                s = jv_ivset_merge(&pool, &sets[set_of[p]], set);
+            sets[set_of[r]].root = free_slot; /* the slot is free */
+            free_slot = set_of[r];
         }
-        set_of[xi] = 0;
+        set_of[r] = 0;
     }
     jv_ivpool_free(&pool);
     free(sets);
-    free(path);
     free(order);
     free(depth);
     return s;
@@ -128,7 +227,6 @@ static int nccl_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
 
 jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers *out) {
     memset(out, 0, sizeof *out);
-    jv_map_init(&out->row_of);
     size_t cap_rows = 0, ndirect = 0;
     jv_iv *scratch = NULL;
     /* the events at or above the GPU events' parents (the launchers among them), and by their rank the row of
@@ -183,11 +281,22 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         }
         free(fill);
     }
+    free(memo);
     /* 3. subtree unions: every linked GPU event counts for every launcher above it */
-    if (s == JV_OK) s = subtree_unions(tr, t, &up, row_at, out->rows);
+    uint32_t *up_row = NULL, *begin = NULL, *gpu = NULL;
+    if (s == JV_OK && !(up_row = malloc((out->n ? out->n : 1) * sizeof *up_row))) s = JV_ERR_NOMEM;
+    if (s == JV_OK) s = row_links(tr, t, &up, row_at, out->rows, out->n, up_row, &begin, &gpu);
     free(row_at);
     jv_upset_free(&up);
-    if (s == JV_OK && !(scratch = malloc((ndirect ? ndirect : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
+    if (s == JV_OK) s = subtree_unions(tr, out->rows, out->n, up_row, begin, gpu);
+    free(up_row);
+    free(begin);
+    free(gpu);
+    /* direct unions: a scratch array as long as the longest direct list */
+    uint32_t most = 0;
+    for (size_t r = 0; s == JV_OK && r < out->n; r++)
+        most = out->rows[r].ndirect > most ? out->rows[r].ndirect : most;
+    if (s == JV_OK && !(scratch = malloc((most ? most : 1) * sizeof *scratch))) s = JV_ERR_NOMEM;
     if (s == JV_OK) {
         /* jv_op_category once per (op name, first GPU event's name) pair: the pairs map to the row that had the
            pair first (without the map, out of memory, once per row) */
@@ -208,12 +317,17 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         }
         jv_map_free(&catmemo);
     }
-    /* 4. rows by ts */
-    if (s == JV_OK) s = jv_sort_stable(out->rows, out->n, sizeof *out->rows, cmp_rows_ts, (void *)tr);
-    for (size_t r = 0; s == JV_OK && r < out->n; r++)
-        s = jv_map_put(&out->row_of, out->rows[r].ev, (uint32_t)r);
     free(scratch);
-    free(memo);
+    /* 4. rows by ts (a total order: the event last): their indices merge-sorted (the rows come nearly in ts order,
+       which a merge sort takes in few comparisons), the rows moved in place; then the same indices, in event
+       order, for jv_launchers_find */
+    if (s == JV_OK && !(out->by_ev = malloc((out->n ? out->n : 1) * sizeof *out->by_ev))) s = JV_ERR_NOMEM;
+    for (size_t r = 0; s == JV_OK && r < out->n; r++)
+        out->by_ev[r] = (uint32_t)r;
+    const rows_ctx rc = {tr, out->rows};
+    if (s == JV_OK) s = jv_sort_stable(out->by_ev, out->n, sizeof *out->by_ev, cmp_rows_ts, (void *)&rc);
+    if (s == JV_OK) rows_permute(out->rows, out->by_ev, out->n);
+    if (s == JV_OK) s = jv_sort_stable(out->by_ev, out->n, sizeof *out->by_ev, cmp_rows_ev, out->rows);
     if (s != JV_OK) jv_launchers_free(out);
     return s;
 }
@@ -221,11 +335,18 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
 void jv_launchers_free(jv_launchers *l) {
     free(l->rows);
     free(l->gpu_list);
-    jv_map_free(&l->row_of);
+    free(l->by_ev);
     memset(l, 0, sizeof *l);
 }
 
 const jv_launcher *jv_launchers_find(const jv_launchers *l, uint32_t ev) {
-    uint32_t r;
-    return jv_map_get(&l->row_of, ev, &r) ? &l->rows[r] : NULL;
+    size_t lo = 0, hi = l->n; /* the first row in event order whose event is not below ev */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->rows[l->by_ev[mid]].ev < ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->rows[l->by_ev[lo]].ev == ev ? &l->rows[l->by_ev[lo]] : NULL;
 }

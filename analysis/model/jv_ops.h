@@ -6,7 +6,6 @@
 #ifndef JV_OPS_H
 #define JV_OPS_H
 
-#include "jv_map.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
@@ -23,7 +22,7 @@ typedef struct {
     jv_launcher *rows; /* sorted by (ts, uid) */
     size_t n;
     uint32_t *gpu_list; /* direct GPU events of each row, file order */
-    jv_map row_of;      /* launcher event -> row index */
+    uint32_t *by_ev;    /* the row indices in launcher event order (jv_launchers_find's binary search) */
 } jv_launchers;
 
 /* Collects launchers; communication kernels are left out of direct lists (as

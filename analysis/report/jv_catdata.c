@@ -17,6 +17,7 @@
 #include "jv_sort.h"
 #include "jv_stats.h"
 #include "jv_strbuf.h"
+#include "jv_tree.h"
 
 #define SUBTREE_CAP 300 /* nodes kept per example subtree (the rest are counted) */
 
@@ -318,8 +319,9 @@ typedef struct {
     const jv_tree *t;
     texample *xs;
     const jv_map *slot;  /* example event -> its row (the first row naming it) */
-    uint32_t *incl;      /* per event: the nearest example row at or above it (JV_NONE32: none) */
-    uint16_t *dist_incl; /* per event: the steps up to that row's event (DIST_UNKNOWN until resolved); the depth of
+    const jv_upset *up;  /* the events that incl and dist_incl cover: every parent, every example, all above them */
+    uint32_t *incl;      /* per member (jv_upset_ix): the nearest example row at or above it (JV_NONE32: none) */
+    uint16_t *dist_incl; /* per member: the steps up to that row's event (DIST_UNKNOWN until resolved); the depth of
                             the tree (JV_TREE_MAX_DEPTH, plus a launch and a kernel) keeps it far below 2^16 - 1 */
     uint32_t *stack;     /* resolve()'s climb */
     size_t cap;
@@ -327,29 +329,30 @@ typedef struct {
     size_t nr;
 } sub_ctx;
 
-/* incl and dist_incl of event i and of its unresolved ancestors, each resolved once (top down, no recursion):
+/* incl and dist_incl of member i and of its unresolved ancestors, each resolved once (top down, no recursion):
  * O(n) over all events together */
 static jv_status resolve(sub_ctx *c, uint32_t i) {
     size_t n = 0;
     uint32_t p = i;
-    for (; p != JV_NONE32 && c->dist_incl[p] == DIST_UNKNOWN; p = c->t->parent[p]) {
+    for (; p != JV_NONE32 && c->dist_incl[jv_upset_ix(c->up, p)] == DIST_UNKNOWN; p = c->t->parent[p]) {
         JV_CHECK(JV_RESERVE(c->stack, c->cap, n + 1));
         c->stack[n++] = p;
     }
     while (n > 0) {
-        uint32_t q = c->stack[--n], pq = c->t->parent[q], r;
-        uint32_t above = pq == JV_NONE32 ? JV_NONE32 : c->incl[pq];
-        uint32_t steps = pq == JV_NONE32 ? 0 : c->dist_incl[pq] + 1u;
+        uint32_t q = c->stack[--n], pq = c->t->parent[q], r, qi = jv_upset_ix(c->up, q);
+        uint32_t pi = pq == JV_NONE32 ? 0 : jv_upset_ix(c->up, pq);
+        uint32_t above = pq == JV_NONE32 ? JV_NONE32 : c->incl[pi];
+        uint32_t steps = pq == JV_NONE32 ? 0 : c->dist_incl[pi] + 1u;
         if (jv_map_get(c->slot, q, &r)) {
             c->xs[r].up = above;
             c->xs[r].dist = steps;
             c->rorder[c->nr++] = r;
-            c->incl[q] = r;
-            c->dist_incl[q] = 0;
+            c->incl[qi] = r;
+            c->dist_incl[qi] = 0;
         } else {
             if (steps >= DIST_UNKNOWN) return JV_ERR_LIMIT; /* a deeper tree than jv_tree builds */
-            c->incl[q] = above;
-            c->dist_incl[q] = (uint16_t)steps;
+            c->incl[qi] = above;
+            c->dist_incl[qi] = (uint16_t)steps;
         }
     }
     return JV_OK;
@@ -359,7 +362,8 @@ static jv_status resolve(sub_ctx *c, uint32_t i) {
  * event's nearest example row above it is memoized (resolve), and the event is added to the examples above it,
  * nearest first, up to the first whose subtree is full: every node an example gets, the examples above it get
  * too until they are full, so above a full example all are full. The events left out of an example are counted
- * afterwards from the number of its descendants. O(n + the nodes kept), not O(n x depth). */
+ * afterwards from the number of its descendants. O(n + the nodes kept), not O(n x depth). The memo covers only
+ * the events a climb can pass (a jv_upset of every parent and every example: 6 bytes each), not the leaves. */
 static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const jv_tree *t, texample *xs,
                                   jv_map *slot) {
     size_t nslot = 0;
@@ -374,23 +378,35 @@ static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const 
         }
     }
     if (!slot->count) return JV_OK;
+    jv_upset up;
+    JV_CHECK(jv_upset_init(&up, tr));
+    for (size_t i = 0; i < tr->nev; i++)
+        jv_upset_add(&up, t, t->parent[i]);
+    for (size_t i = 0; i < d->nrows; i++)
+        jv_upset_add(&up, t, xs[i].ev);
+    jv_upset_seal(&up);
     sub_ctx c = {tr,
                  t,
                  xs,
                  slot,
-                 malloc(tr->nev * sizeof *c.incl),
-                 malloc(tr->nev * sizeof *c.dist_incl),
+                 &up,
+                 malloc((up.n ? up.n : 1) * sizeof *c.incl),
+                 malloc((up.n ? up.n : 1) * sizeof *c.dist_incl),
                  NULL,
                  0,
                  malloc(nslot * sizeof *c.rorder),
                  0};
     jv_status s = c.incl && c.dist_incl && c.rorder ? JV_OK : JV_ERR_NOMEM;
-    if (s == JV_OK) memset(c.dist_incl, 0xff, tr->nev * sizeof *c.dist_incl);
+    if (s == JV_OK) memset(c.dist_incl, 0xff, up.n * sizeof *c.dist_incl);
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
-        if ((s = resolve(&c, (uint32_t)i)) != JV_OK) break;
+        /* a member is resolved with the members above it (as every event once was); a leaf's parent is a member */
         uint32_t p = t->parent[i];
-        if (p == JV_NONE32 || c.incl[p] == JV_NONE32) continue;
-        uint32_t r = c.incl[p], depth = c.dist_incl[p] + 1u;
+        if (jv_upset_has(&up, (uint32_t)i) && (s = resolve(&c, (uint32_t)i)) != JV_OK) break;
+        if (p == JV_NONE32) continue;
+        const uint32_t pi = jv_upset_ix(&up, p);
+        if (c.dist_incl[pi] == DIST_UNKNOWN && (s = resolve(&c, p)) != JV_OK) break;
+        if (c.incl[pi] == JV_NONE32) continue;
+        uint32_t r = c.incl[pi], depth = c.dist_incl[pi] + 1u;
         xs[r].desc++; /* i is a direct descendant of row r; the rows above get it through r below */
         for (; r != JV_NONE32 && xs[r].n < SUBTREE_CAP; r = xs[r].up) {
             texample *x = &xs[r];
@@ -409,6 +425,7 @@ static jv_status collect_subtrees(const jv_digest *d, const jv_trace *tr, const 
     free(c.dist_incl);
     free(c.stack);
     free(c.rorder);
+    jv_upset_free(&up);
     JV_CHECK(s);
     /* rows that share an example (a synthetic row's parent op) share its subtree: copy it */
     for (size_t i = 0; i < d->nrows; i++) {

@@ -194,9 +194,12 @@ static jv_status write_ops_summary(const jv_trace *tr, const jv_launchers *l, co
 
 /* ---------- ops_unique_args ---------- */
 
+/* What a row's key is made from (ua_key_of): the rows sort as 4-byte indices, their keys made when compared */
 typedef struct {
     const jv_trace *tr;
     const jv_launchers *l;
+    const uint32_t *cat_rank; /* by row */
+    const uint32_t *thr_rank; /* by thread, 3 each (jv_thread_ranks) */
 } ua_ctx;
 
 /* The key of a row: its strings as ranks in strcmp order (jv_str_ptr_ranks, jv_thread_ranks) */
@@ -223,15 +226,68 @@ static int ua_key_cmp(const ua_key *x, const ua_key *y) {
     return 0;
 }
 
-static int cmp_ua(const void *a, const void *b, void *ctx) {
-    (void)ctx;
-    const ua_key *x = a, *y = b;
-    int c = ua_key_cmp(x, y);
-    return c ? c : (x->row > y->row) - (x->row < y->row); /* rows are in ts order */
+static ua_key ua_key_of(const ua_ctx *c, uint32_t r) {
+    const jv_trace *tr = c->tr;
+    const jv_event *e = &tr->ev[c->l->rows[r].ev];
+    uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    return (ua_key){r, e->name, sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)e->thread]};
+}
+
+/* The groups of ops_unique_args made through a hash table (open addressing: a group's index + 1, 0 empty; at most
+ * half full), so that memory goes by the groups, not by the rows: first[g], the first row of group g (its key). */
+typedef struct {
+    uint32_t *first;
+    size_t n, cap;
+    uint32_t *table;
+    size_t tcap; /* a power of two */
+} ua_groups;
+
+static size_t ua_hash(const ua_key *k, size_t tcap) {
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h = k->name;
+    h = (h * m) ^ k->cat;
+    for (int q = 0; q < 3; q++)
+        h = (h * m) ^ k->thr[q];
+    h = (h * m) ^ k->sig;
+    h *= m;
+    return (size_t)(h ^ h >> 29) & (tcap - 1);
+}
+
+/* *g: the group of row r (made, with r its first row, when its key is new) */
+static jv_status ua_group_of(const ua_ctx *c, ua_groups *gs, uint32_t r, uint32_t *g) {
+    if ((gs->n + 1) * 2 > gs->tcap) { /* grow and rehash */
+        size_t nc = gs->tcap ? gs->tcap * 2 : 256;
+        uint32_t *nt = calloc(nc, sizeof *nt);
+        if (!nt) return JV_ERR_NOMEM;
+        for (size_t q = 0; q < gs->n; q++) {
+            const ua_key k = ua_key_of(c, gs->first[q]);
+            size_t i = ua_hash(&k, nc);
+            while (nt[i])
+                i = (i + 1) & (nc - 1);
+            nt[i] = (uint32_t)q + 1;
+        }
+        free(gs->table);
+        gs->table = nt;
+        gs->tcap = nc;
+    }
+    const ua_key k = ua_key_of(c, r);
+    size_t i = ua_hash(&k, gs->tcap);
+    for (; gs->table[i]; i = (i + 1) & (gs->tcap - 1)) {
+        const ua_key x = ua_key_of(c, gs->first[gs->table[i] - 1]);
+        if (!ua_key_cmp(&x, &k)) {
+            *g = gs->table[i] - 1;
+            return JV_OK;
+        }
+    }
+    JV_CHECK(JV_RESERVE(gs->first, gs->cap, gs->n + 1));
+    gs->first[gs->n] = r;
+    gs->table[i] = (uint32_t)++gs->n;
+    *g = (uint32_t)gs->n - 1;
+    return JV_OK;
 }
 
 typedef struct {
-    size_t begin, n; /* range in the sorted key array */
+    size_t begin, n; /* range in perm (write_unique_args): the group's rows in row order */
     double direct_sum;
     uint32_t ex_uid;
 } ua_group;
@@ -256,12 +312,12 @@ static void csv_pyrepr(jv_sheet *o, const jv_trace *tr, uint32_t raw) {
 }
 
 /* kernel_details_summary and trunc_kernel_details of one group (unsorted, as TraceLens' ops_unique_args) */
-static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *l, const ua_key *keys, size_t n) {
+static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *l, const uint32_t *perm, size_t n) {
     jv_klist *rows = malloc((n ? n : 1) * sizeof *rows);
     char *full = NULL, *trunc = NULL;
     if (rows) {
         for (size_t i = 0; i < n; i++) {
-            const jv_launcher *row = &l->rows[keys[i].row];
+            const jv_launcher *row = &l->rows[perm[i]];
             rows[i].ev = l->gpu_list + row->gpu_begin;
             rows[i].n = row->ndirect;
         }
@@ -275,45 +331,57 @@ static void kernel_details(jv_sheet *o, const jv_trace *tr, const jv_launchers *
 }
 
 static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, const jv_report_opts *ro, jv_err *err) {
-    ua_key *keys = malloc((l->n ? l->n : 1) * sizeof *keys);
-    ua_group *groups = malloc((l->n ? l->n : 1) * sizeof *groups);
-    double *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    uint32_t *group_of = malloc((l->n ? l->n : 1) * sizeof *group_of);
     const char **cat = malloc((l->n ? l->n : 1) * sizeof *cat);
-    uint32_t *cat_rank = malloc((l->n ? l->n : 1) * sizeof *cat_rank), *thr_rank = NULL;
-    jv_status s = keys && groups && v && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
+    uint32_t *cat_rank = malloc((l->n ? l->n : 1) * sizeof *cat_rank), *thr_rank = NULL, *perm = NULL;
+    ua_group *groups = NULL;
+    ua_groups gs = {0};
+    double *v = NULL;
+    jv_status s = group_of && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
     for (size_t r = 0; s == JV_OK && r < l->n; r++)
         cat[r] = l->rows[r].category;
     if (s == JV_OK) s = jv_str_ptr_ranks(cat, l->n, cat_rank);
     if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
     free(cat);
+    const ua_ctx uc = {tr, l, cat_rank, thr_rank};
+    for (size_t r = 0; s == JV_OK && r < l->n; r++)
+        s = ua_group_of(&uc, &gs, (uint32_t)r, &group_of[r]);
+    free(gs.table);
+    const size_t ng = gs.n;
+    size_t most = 0;
+    if (s == JV_OK) {
+        groups = malloc((ng ? ng : 1) * sizeof *groups);
+        perm = malloc((l->n ? l->n : 1) * sizeof *perm);
+        if (!groups || !perm) s = JV_ERR_NOMEM;
+    }
+    if (s == JV_OK) {
+        /* perm: the rows by group, in row order within one (a counting sort); each group's range, sum, example */
+        for (size_t g = 0; g < ng; g++)
+            groups[g] = (ua_group){0, 0, 0, jv_trace_uid(tr, l->rows[gs.first[g]].ev)};
+        for (size_t r = 0; r < l->n; r++)
+            groups[group_of[r]].n++;
+        for (size_t g = 0, at = 0; g < ng; g++) {
+            groups[g].begin = at;
+            at += groups[g].n;
+            most = groups[g].n > most ? groups[g].n : most;
+            groups[g].n = 0;
+        }
+        for (size_t r = 0; r < l->n; r++) {
+            ua_group *g = &groups[group_of[r]];
+            perm[g->begin + g->n++] = (uint32_t)r;
+            g->direct_sum += US(l->rows[r].direct_ns);
+        }
+        if (!(v = malloc((most ? most : 1) * sizeof *v))) s = JV_ERR_NOMEM;
+    }
+    free(group_of);
+    free(gs.first);
     if (s != JV_OK) {
-        free(keys);
+        free(perm);
         free(groups);
         free(v);
         free(cat_rank);
         free(thr_rank);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (ops_unique_args)");
-    }
-    for (size_t r = 0; r < l->n; r++) {
-        const jv_event *e = &tr->ev[l->rows[r].ev];
-        uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
-        keys[r] = (ua_key){(uint32_t)r, e->name, sig, cat_rank[r], &thr_rank[3 * (size_t)e->thread]};
-    }
-    free(cat_rank);
-    jv_sort_inplace(keys, l->n, sizeof *keys, cmp_ua, NULL); /* a total order (the row last) */
-    size_t ng = 0;
-    for (size_t i = 0; i < l->n;) {
-        size_t j = i + 1;
-        while (j < l->n && !ua_key_cmp(&keys[j], &keys[i]))
-            j++;
-        ua_group *g = &groups[ng++];
-        g->begin = i;
-        g->n = j - i;
-        g->direct_sum = 0;
-        for (size_t k = i; k < j; k++)
-            g->direct_sum += US(l->rows[keys[k].row].direct_ns);
-        g->ex_uid = jv_trace_uid(tr, l->rows[keys[i].row].ev);
-        i = j;
     }
     qsort(groups, ng, sizeof *groups, cmp_ua_group);
     double total = 0, cum = 0;
@@ -353,11 +421,11 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
         jv_sheet_header(&o, hdr);
         for (size_t gi = 0; gi < ng; gi++) {
             const ua_group *g = &groups[gi];
-            const ua_key *k0 = &keys[g->begin];
-            const jv_sig *sg = &tr->sigs[k0->sig];
-            const jv_thread *th = &tr->threads[tr->ev[l->rows[k0->row].ev].thread];
-            jv_sheet_str(&o, jv_trace_str(tr, k0->name));
-            jv_sheet_str(&o, l->rows[k0->row].category);
+            const ua_key k0 = ua_key_of(&uc, perm[g->begin]);
+            const jv_sig *sg = &tr->sigs[k0.sig];
+            const jv_thread *th = &tr->threads[tr->ev[l->rows[k0.row].ev].thread];
+            jv_sheet_str(&o, jv_trace_str(tr, k0.name));
+            jv_sheet_str(&o, l->rows[k0.row].category);
             jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
@@ -368,10 +436,10 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             jv_sheet_int(&o, (long long)g->n);
             jv_stats sd, ss;
             for (size_t k = 0; k < g->n; k++)
-                v[k] = US(l->rows[keys[g->begin + k].row].direct_ns);
+                v[k] = US(l->rows[perm[g->begin + k]].direct_ns);
             sd = jv_stats_of(v, g->n, 1);
             for (size_t k = 0; k < g->n; k++)
-                v[k] = US(l->rows[keys[g->begin + k].row].subtree_ns);
+                v[k] = US(l->rows[perm[g->begin + k]].subtree_ns);
             ss = jv_stats_of(v, g->n, 1);
             double pairs[6][2] = {{sd.mean, ss.mean}, {sd.median, ss.median}, {sd.std, ss.std},
                                   {sd.min, ss.min},   {sd.max, ss.max},       {sd.sum, ss.sum}};
@@ -380,7 +448,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
                 jv_sheet_num(&o, pairs[p][1]);
             }
             jv_sheet_int(&o, g->ex_uid);
-            kernel_details(&o, tr, l, keys + g->begin, g->n);
+            kernel_details(&o, tr, l, perm + g->begin, g->n);
             double pct = total > 0 ? 100.0 * g->direct_sum / total : 0;
             cum += pct;
             jv_sheet_num(&o, pct);
@@ -389,7 +457,8 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
         }
         s = jv_sheet_commit(&o, err);
     }
-    free(keys);
+    free(perm);
+    free(cat_rank);
     free(groups);
     free(v);
     free(thr_rank);
@@ -398,34 +467,83 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
 
 /* ---------- kernel_summary ---------- */
 
-/* The groups' strings as ranks in strcmp order (jv_str_ranks), so that the sort and the grouping compare
- * integers: the order of TraceLens' groupby (category, parent op, kernel name, stream) and ties in event order. */
+/* A group of TraceLens' groupby (category, parent op, kernel name, stream): its key, first as slots of its strings
+ * (ks_strs), then as their ranks in strcmp order (jv_str_ranks), so that the sort compares integers; and its
+ * kernels' durations, added in event order as they come (the sum, minimum and maximum of jv_stats_of, without its
+ * sort for the median, which this sheet does not show; the durations are never NaN). */
 typedef struct {
-    uint32_t cat, parent, kname; /* ranks of the strings */
+    uint32_t cat, parent, kname;
     int32_t stream;
-    uint32_t ev;
-} ks_key;
-
-static int cmp_ks(const void *a, const void *b, void *ctx) {
-    (void)ctx;
-    const ks_key *x = a, *y = b;
-    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
-    if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
-    if (x->kname != y->kname) return x->kname < y->kname ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    return (x->ev > y->ev) - (x->ev < y->ev);
-}
-
-typedef struct {
-    size_t begin, n;
-    double sum;
+    uint32_t n;
+    double sum, mn, mx;
 } ks_group;
 
+/* by kernel time, largest first; ties in the groupby's order (the keys of two groups differ) */
 static int cmp_ks_group(const void *a, const void *b, void *ctx) {
     (void)ctx;
     const ks_group *x = a, *y = b;
     if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
-    return (x->begin > y->begin) - (x->begin < y->begin);
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
+    if (x->kname != y->kname) return x->kname < y->kname ? -1 : 1;
+    return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* The groups and a hash table of them (open addressing: a group's index + 1, 0 empty; at most half full), so that
+ * memory goes by the groups, not by the kernels. */
+typedef struct {
+    ks_group *g;
+    size_t n, cap;
+    uint32_t *table;
+    size_t tcap; /* a power of two */
+} ks_groups;
+
+static size_t ks_hash(uint32_t cat, uint32_t parent, uint32_t kname, int32_t stream, size_t tcap) {
+    uint64_t h = cat;
+    h = (h * 0x9e3779b97f4a7c15ull) ^ parent;
+    h = (h * 0x9e3779b97f4a7c15ull) ^ kname;
+    h = (h * 0x9e3779b97f4a7c15ull) ^ (uint32_t)stream;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(h ^ h >> 29) & (tcap - 1);
+}
+
+/* adds duration us to the group of the key (made when new) */
+static jv_status ks_add(ks_groups *gs, uint32_t cat, uint32_t parent, uint32_t kname, int32_t stream, double us) {
+    if ((gs->n + 1) * 2 > gs->tcap) { /* grow and rehash */
+        size_t nc = gs->tcap ? gs->tcap * 2 : 256;
+        uint32_t *nt = calloc(nc, sizeof *nt);
+        if (!nt) return JV_ERR_NOMEM;
+        for (size_t q = 0; q < gs->n; q++) {
+            const ks_group *g = &gs->g[q];
+            size_t i = ks_hash(g->cat, g->parent, g->kname, g->stream, nc);
+            while (nt[i])
+                i = (i + 1) & (nc - 1);
+            nt[i] = (uint32_t)q + 1;
+        }
+        free(gs->table);
+        gs->table = nt;
+        gs->tcap = nc;
+    }
+    size_t i = ks_hash(cat, parent, kname, stream, gs->tcap);
+    ks_group *g = NULL;
+    for (; gs->table[i]; i = (i + 1) & (gs->tcap - 1)) {
+        ks_group *x = &gs->g[gs->table[i] - 1];
+        if (x->cat == cat && x->parent == parent && x->kname == kname && x->stream == stream) {
+            g = x;
+            break;
+        }
+    }
+    if (!g) {
+        JV_CHECK(JV_RESERVE(gs->g, gs->cap, gs->n + 1));
+        g = &gs->g[gs->n];
+        *g = (ks_group){cat, parent, kname, stream, 0, 0, INFINITY, -INFINITY};
+        gs->table[i] = (uint32_t)++gs->n;
+    }
+    g->n++;
+    g->sum += us;
+    g->mn = us < g->mn ? us : g->mn;
+    g->mx = us > g->mx ? us : g->mx;
+    return JV_OK;
 }
 
 /* The distinct strings of kernel_summary's keys: names (interned ids, slot_of_id; slot 0 is "", the parent of
@@ -439,6 +557,8 @@ typedef struct {
     size_t nnames, cap_names, cap_alone, cap_host;
     const char **cats; /* by category slot */
     size_t ncats, cap_cats;
+    uint32_t last_op;              /* the op of the last jv_launchers_find (the kernels of one op come together) */
+    const jv_launcher *last_found; /* its row */
 } ks_strs;
 
 static jv_status ks_name(ks_strs *k, const jv_trace *tr, uint32_t id, uint32_t *slot) {
@@ -475,60 +595,50 @@ static void ks_strs_free(ks_strs *k) {
     free(k->cats);
 }
 
-/* The keys of the kernels (nk of them) with slots for their strings (ks_strs). */
-static jv_status ks_keys(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, ks_strs *k, ks_key *keys,
-                         int *any_op, double *all) {
-    size_t nk = 0;
-    jv_status s = JV_OK;
-    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
-        const jv_event *e = &tr->ev[i];
-        if (e->kind != JV_K_KERNEL) continue;
-        ks_key *kk = &keys[nk++];
-        const uint32_t g = jv_ev_aux(tr, e);
-        kk->stream = tr->gpu[g].stream;
-        kk->ev = (uint32_t)i;
-        *all += US(jv_ev_dur(tr, e));
-        if ((s = ks_name(k, tr, e->name, &kk->kname)) != JV_OK) break;
-        uint32_t op = t->op_of_gpu[g];
-        if (op != JV_NONE32) {
-            *any_op = 1;
-            const jv_launcher *row = jv_launchers_find(l, op);
-            if ((s = ks_name(k, tr, tr->ev[op].name, &kk->parent)) != JV_OK) break;
-            if (row) {
-                s = ks_cat(k, row->category, &kk->cat);
-            } else {
-                uint32_t *c = &k->cat_alone[kk->parent];
-                if (*c == JV_NONE32) s = ks_cat(k, jv_op_category(k->names[kk->parent], NULL), c);
-                kk->cat = *c;
-            }
-        } else if (t->parent[i] != JV_NONE32) {
-            if ((s = ks_name(k, tr, tr->ev[t->parent[i]].name, &kk->parent)) != JV_OK) break;
-            uint32_t *c = &k->cat_host[kk->parent];
-            if (*c == JV_NONE32) {
-                const char *p = k->names[kk->parent];
-                s = ks_cat(
-                    k, jv_contains_nocase(p, "cudagraph") || jv_contains_nocase(p, "graphlaunch") ? "graph" : "runtime",
-                    c);
-            }
-            kk->cat = *c;
-        } else {
-            kk->parent = 0; /* "" */
-            s = ks_cat(k, "", &kk->cat);
+/* The key of kernel event i as slots of its strings (ks_strs: made when new): *cat, *parent, *kname; *has_op: its
+ * GPU event has an op. */
+static jv_status ks_key_of(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, ks_strs *k, uint32_t i,
+                           uint32_t *cat, uint32_t *parent, uint32_t *kname, int *has_op) {
+    const jv_event *e = &tr->ev[i];
+    const uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
+    *has_op = op != JV_NONE32;
+    JV_CHECK(ks_name(k, tr, e->name, kname));
+    if (op != JV_NONE32) {
+        if (op != k->last_op) {
+            k->last_op = op;
+            k->last_found = jv_launchers_find(l, op);
         }
+        const jv_launcher *row = k->last_found;
+        JV_CHECK(ks_name(k, tr, tr->ev[op].name, parent));
+        if (row) return ks_cat(k, row->category, cat);
+        uint32_t *c = &k->cat_alone[*parent];
+        if (*c == JV_NONE32) JV_CHECK(ks_cat(k, jv_op_category(k->names[*parent], NULL), c));
+        *cat = *c;
+    } else if (t->parent[i] != JV_NONE32) {
+        JV_CHECK(ks_name(k, tr, tr->ev[t->parent[i]].name, parent));
+        uint32_t *c = &k->cat_host[*parent];
+        if (*c == JV_NONE32) {
+            const char *p = k->names[*parent];
+            JV_CHECK(ks_cat(
+                k, jv_contains_nocase(p, "cudagraph") || jv_contains_nocase(p, "graphlaunch") ? "graph" : "runtime",
+                c));
+        }
+        *cat = *c;
+    } else {
+        *parent = 0; /* "" */
+        return ks_cat(k, "", cat);
     }
-    return s;
+    return JV_OK;
 }
 
 static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, const jv_launchers *l,
                                       const jv_report_opts *ro, jv_err *err) {
     const jv_gpu_timeline *tl = &ro->timelines->all;
-    size_t nk = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        nk += tr->ev[i].kind == JV_K_KERNEL;
-    ks_key *keys = malloc((nk ? nk : 1) * sizeof *keys);
     ks_strs k = {0};
+    k.last_op = JV_NONE32;
+    ks_groups gs = {0};
     k.slot_of_id = malloc((tr->strings.count ? tr->strings.count : 1) * sizeof *k.slot_of_id);
-    jv_status s = keys && k.slot_of_id ? JV_OK : JV_ERR_NOMEM;
+    jv_status s = k.slot_of_id ? JV_OK : JV_ERR_NOMEM;
     for (size_t i = 0; s == JV_OK && i < tr->strings.count; i++)
         k.slot_of_id[i] = JV_NONE32;
     if (s == JV_OK && JV_RESERVE(k.names, k.cap_names, 1) == JV_OK &&
@@ -539,11 +649,16 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     } else {
         s = JV_ERR_NOMEM;
     }
-    int any_op = 0;
+    /* pass 1: the slots of every key's strings */
+    int any_op = 0, has_op;
     double all = 0;
-    if (s == JV_OK) s = ks_keys(tr, t, l, &k, keys, &any_op, &all);
-    free(k.slot_of_id);
-    k.slot_of_id = NULL;
+    uint32_t cat, parent, kname;
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        if (tr->ev[i].kind != JV_K_KERNEL) continue;
+        all += US(jv_ev_dur(tr, &tr->ev[i]));
+        s = ks_key_of(tr, t, l, &k, (uint32_t)i, &cat, &parent, &kname, &has_op);
+        any_op |= has_op;
+    }
     /* slots to ranks; by rank, a string of that rank (the strings of one rank are equal) */
     uint32_t *name_rank = NULL, *cat_rank = NULL;
     const char **name_of = NULL, **cat_of = NULL;
@@ -561,40 +676,26 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
             name_of[name_rank[i]] = k.names[i];
         for (size_t i = 0; i < k.ncats; i++)
             cat_of[cat_rank[i]] = k.cats[i];
-        for (size_t i = 0; i < nk; i++) {
-            keys[i].kname = name_rank[keys[i].kname];
-            keys[i].parent = name_rank[keys[i].parent];
-            keys[i].cat = cat_rank[keys[i].cat];
-        }
+    }
+    /* pass 2: every kernel into the group of its key's ranks (the slots all known now), in event order */
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (e->kind != JV_K_KERNEL) continue;
+        if ((s = ks_key_of(tr, t, l, &k, (uint32_t)i, &cat, &parent, &kname, &has_op)) != JV_OK) break;
+        s = ks_add(&gs, cat_rank[cat], name_rank[parent], name_rank[kname], tr->gpu[jv_ev_aux(tr, e)].stream,
+                   US(jv_ev_dur(tr, e)));
     }
     free(name_rank);
     free(cat_rank);
-    ks_group *groups = NULL;
-    if (s == JV_OK && !(groups = malloc((nk ? nk : 1) * sizeof *groups))) s = JV_ERR_NOMEM;
+    free(gs.table);
     if (s != JV_OK) {
-        free(keys);
-        free(groups);
+        free(gs.g);
         free(name_of);
         free(cat_of);
         ks_strs_free(&k);
         JV_FAIL(err, JV_ERR_NOMEM, "out of memory (kernel_summary)");
     }
-    jv_sort_inplace(keys, nk, sizeof *keys, cmp_ks, NULL); /* a total order (ev last); qsort's copy was 2.9 MiB */
-    size_t ng = 0;
-    for (size_t i = 0; i < nk;) {
-        size_t j = i + 1;
-        while (j < nk && keys[j].stream == keys[i].stream && keys[j].kname == keys[i].kname &&
-               keys[j].parent == keys[i].parent && keys[j].cat == keys[i].cat)
-            j++;
-        ks_group *g = &groups[ng++];
-        g->begin = i;
-        g->n = j - i;
-        g->sum = 0;
-        for (size_t q = i; q < j; q++)
-            g->sum += US(jv_ev_dur(tr, &tr->ev[keys[q].ev]));
-        i = j;
-    }
-    jv_sort_inplace(groups, ng, sizeof *groups, cmp_ks_group, NULL); /* a total order (begin last) */
+    jv_sort_inplace(gs.g, gs.n, sizeof *gs.g, cmp_ks_group, NULL); /* a total order (the keys differ) */
     jv_sheet o;
     s = jv_sheet_open(&o, ro->book, "kernel_summary", err);
     if (s == JV_OK) {
@@ -613,36 +714,24 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         for (const char *const *h = hdr; *h; h++)
             if (any_op || h != &hdr[1]) jv_sheet_str(&o, *h);
         jv_sheet_end(&o);
-        for (size_t gi = 0; gi < ng; gi++) {
-            const ks_group *g = &groups[gi];
-            const ks_key *k0 = &keys[g->begin];
-            /* jv_stats_of's sum, mean, min and max (the same additions in the same order) without its sort for
-               the median, which this sheet does not show; the durations are never NaN */
-            double sum = 0, mn = INFINITY, mx = -INFINITY;
-            for (size_t q = 0; q < g->n; q++) {
-                double d = US(jv_ev_dur(tr, &tr->ev[keys[g->begin + q].ev]));
-                sum += d;
-                mn = d < mn ? d : mn;
-                mx = d > mx ? d : mx;
-            }
-            const jv_stats st = {.sum = sum, .mean = sum / (double)g->n, .min = mn, .max = mx, .n = g->n};
-            jv_sheet_str(&o, cat_of[k0->cat]);
-            if (any_op) jv_sheet_str(&o, name_of[k0->parent]);
-            jv_sheet_str(&o, name_of[k0->kname]);
-            jv_sheet_int(&o, k0->stream);
-            jv_sheet_num(&o, st.sum);
+        for (size_t gi = 0; gi < gs.n; gi++) {
+            const ks_group *g = &gs.g[gi];
+            jv_sheet_str(&o, cat_of[g->cat]);
+            if (any_op) jv_sheet_str(&o, name_of[g->parent]);
+            jv_sheet_str(&o, name_of[g->kname]);
+            jv_sheet_int(&o, g->stream);
+            jv_sheet_num(&o, g->sum);
             jv_sheet_int(&o, (long long)g->n);
-            jv_sheet_num(&o, st.mean);
-            jv_sheet_num(&o, st.min);
-            jv_sheet_num(&o, st.max);
-            jv_sheet_num(&o, all > 0 ? 100.0 * st.sum / all : 0);
-            jv_sheet_num(&o, tl->total > 0 ? 100.0 * st.sum / US(tl->total) : 0);
+            jv_sheet_num(&o, g->sum / (double)g->n);
+            jv_sheet_num(&o, g->mn);
+            jv_sheet_num(&o, g->mx);
+            jv_sheet_num(&o, all > 0 ? 100.0 * g->sum / all : 0);
+            jv_sheet_num(&o, tl->total > 0 ? 100.0 * g->sum / US(tl->total) : 0);
             jv_sheet_end(&o);
         }
         s = jv_sheet_commit(&o, err);
     }
-    free(keys);
-    free(groups);
+    free(gs.g);
     free(name_of);
     free(cat_of);
     ks_strs_free(&k);
