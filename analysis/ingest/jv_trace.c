@@ -17,8 +17,9 @@
 #include "jv_utf8.h"
 
 /* The window holds at least one whole traceEvents entry (or top-level member): an entry over
-   JV_TRACE_MAX_VALUE is refused (the largest in the 38 fixture traces is 6.9 KB). */
-enum { WINDOW_INIT = 1 << 20, WINDOW_MAX = JV_TRACE_MAX_VALUE };
+   JV_TRACE_MAX_VALUE is refused (the largest in the 38 fixture traces is 6.9 KB). It starts at 128 KiB and grows
+   only for a longer value: with the K-thread scan it holds the document's head and the entries scanned again. */
+enum { WINDOW_INIT = 1 << 17, WINDOW_MAX = JV_TRACE_MAX_VALUE };
 
 const char *jv_kind_name(jv_kind k) {
     static const char *const names[JV_K_COUNT] = {
