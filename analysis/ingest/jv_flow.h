@@ -1,8 +1,9 @@
 /* jv_flow: a trace's launch flow endpoints ('s' and 'f' events of ac2g/async flows), kept only to link GPU
  * events that carry no usable correlation id. They are many (one pair per launch in current traces) and
- * rarely read, so they are kept delta-encoded: per endpoint, a varint of (thread << 1 | is_f) and zigzag
- * varints of the id and ts differences to the previous endpoint of the same phase (5-7 bytes in a Kineto
- * trace instead of 24; at most 30 for any values). Read back in order with jv_flow_next. */
+ * rarely read, so they are kept delta-encoded: per endpoint, a varint of (thread << 2 | in_us << 1 | is_f) and
+ * zigzag varints of the id and ts differences to the previous endpoint of the same phase, the ts difference in
+ * microseconds when it is a whole number of them (in_us; about 4 bytes in a Kineto trace instead of 24; at most
+ * 30 for any values). Read back in order with jv_flow_next. */
 #ifndef JV_FLOW_H
 #define JV_FLOW_H
 

@@ -119,10 +119,17 @@ typedef struct {
     int32_t device; /* args.device, else pid */
 } jv_gpuargs;
 
-/* The ids of a kernel, memcpy or memset that only linking reads (jv_tree_build; freed by jv_trace_drop_flows). */
+/* A correlation id as kept (jv_gpuids.corr_, jv_trace.launch_corr_): the id itself when it lies in
+ * [0, JV_CORR_FAR), JV_CORR_NONE when absent, JV_CORR_FAR when the id (negative, or JV_CORR_FAR or more) is in
+ * the side table jv_trace.long_corr. Read it with jv_trace_corr. */
+#define JV_CORR_NONE UINT32_MAX
+#define JV_CORR_FAR  (UINT32_MAX - 1)
+
+/* The ids of a kernel, memcpy or memset that only linking reads (jv_tree_build; freed by jv_trace_drop_flows).
+ * 8 bytes: there is one per GPU event. */
 typedef struct {
-    int64_t corr; /* correlation, JV_NONE64 when absent */
-    int32_t ext;  /* External id / external id, JV_NONE32I when absent or beyond 32 bits */
+    uint32_t corr_; /* correlation (JV_CORR_NONE, JV_CORR_FAR): read it with jv_trace_corr */
+    int32_t ext;    /* External id / external id, JV_NONE32I when absent or beyond 32 bits */
 } jv_gpuids;
 
 /* Collective metadata of a cpu op (record_param_comms) or a kernel (NCCL kernels of newer traces), as the
@@ -189,9 +196,11 @@ typedef struct {
     size_t ngpu, cap_gpu;
     jv_gpuids *gpu_ids; /* ngpu of them (freed by jv_trace_drop_flows) */
     size_t cap_gpu_ids;
-    int64_t *launch_corr;
-    size_t nlaunch, cap_launch; /* correlation of RUNTIME/DRIVER events (freed by jv_trace_drop_flows) */
-    jv_evside *long_dur;        /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
+    uint32_t *launch_corr_;     /* correlation of RUNTIME/DRIVER events as kept (jv_trace_corr reads it) */
+    size_t nlaunch, cap_launch; /* (freed by jv_trace_drop_flows) */
+    jv_evside *long_corr;       /* the correlation ids kept as JV_CORR_FAR, ascending by ev (jv_trace_corr) */
+    size_t nlong_corr, cap_long_corr;
+    jv_evside *long_dur; /* durations of JV_DUR_BIG ns or more, ascending by ev (jv_ev_dur) */
     size_t nlong_dur, cap_long_dur;
     int64_t *ts_base; /* per block of 64 events: the start of its first event - 2^31 ns (jv_ev_ts) */
     size_t cap_ts_base;
@@ -263,6 +272,19 @@ static inline uint32_t jv_ev_aux(const jv_trace *tr, const jv_event *e) {
     return jv_trace_aux(tr, (uint32_t)(e - tr->ev));
 }
 
+/* The correlation id of tr->ev[i] when its record holds JV_CORR_FAR (binary search in tr->long_corr). */
+int64_t jv_trace_long_corr(const jv_trace *tr, uint32_t i);
+
+/* The correlation id of tr->ev[i], a launch (RUNTIME, DRIVER) or a GPU event, as the file gives it; JV_NONE64
+ * when it has none. Only until jv_trace_drop_flows. */
+static inline int64_t jv_trace_corr(const jv_trace *tr, uint32_t i) {
+    int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
+    uint32_t a = jv_trace_aux(tr, i);
+    uint32_t v = c == 1 ? tr->gpu_ids[a].corr_ : tr->launch_corr_[a];
+    if (v < JV_CORR_FAR) return (int64_t)v;
+    return v == JV_CORR_NONE ? JV_NONE64 : jv_trace_long_corr(tr, i);
+}
+
 /* The duration (ns, >= 0) of the event e, which must point into tr->ev. */
 static inline int64_t jv_ev_dur(const jv_trace *tr, const jv_event *e) {
     return e->dur_ != JV_DUR_BIG ? (int64_t)e->dur_ : jv_trace_long_dur(tr, (uint32_t)(e - tr->ev));
@@ -296,8 +318,8 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
 void jv_trace_free(jv_trace *tr);
 
 /* Frees what only linking and the call tree read (jv_tree_build): the flow endpoints, the launches'
- * correlation ids (launch_corr) and the ids of the ops and GPU events (op_ids, gpu_ids), lowering peak memory
- * for the reports. */
+ * correlation ids (launch_corr_, long_corr) and the ids of the ops and GPU events (op_ids, gpu_ids), lowering peak
+ * memory for the reports. */
 void jv_trace_drop_flows(jv_trace *tr);
 
 /* Text of an interned id. */

@@ -29,6 +29,10 @@ int64_t jv_trace_long_ts(const jv_trace *tr, uint32_t i) {
     return side_find(tr->long_ts, tr->nlong_ts, i);
 }
 
+int64_t jv_trace_long_corr(const jv_trace *tr, uint32_t i) {
+    return side_find(tr->long_corr, tr->nlong_corr, i);
+}
+
 uint32_t jv_trace_uid(const jv_trace *tr, uint32_t i) {
     /* ev[i] is set bit number i % 64 (from 0) at or after the bit of ev[i - i % 64] */
     uint32_t u = tr->kept_at[i >> 6], r = i & 63;
@@ -87,7 +91,8 @@ void jv_trace_free(jv_trace *tr) {
     free(tr->op_ids);
     free(tr->gpu);
     free(tr->gpu_ids);
-    free(tr->launch_corr);
+    free(tr->launch_corr_);
+    free(tr->long_corr);
     jv_flows_free(&tr->flows);
     free(tr->comm);
     free(tr->sigs);
@@ -101,9 +106,12 @@ void jv_trace_free(jv_trace *tr) {
 
 void jv_trace_drop_flows(jv_trace *tr) {
     jv_flows_free(&tr->flows);
-    free(tr->launch_corr);
-    tr->launch_corr = NULL;
+    free(tr->launch_corr_);
+    tr->launch_corr_ = NULL;
     tr->nlaunch = tr->cap_launch = 0;
+    free(tr->long_corr);
+    tr->long_corr = NULL;
+    tr->nlong_corr = tr->cap_long_corr = 0;
     free(tr->op_ids);
     tr->op_ids = NULL;
     tr->cap_op_ids = 0;

@@ -131,6 +131,21 @@ static jv_status note_ts(jv_trace *tr, int64_t ts, jv_event *e) {
     return JV_OK;
 }
 
+/* The kept form (JV_CORR_NONE, JV_CORR_FAR) of the correlation id corr of the event tr->ev[tr->nev]; an id that 32
+ * bits cannot hold goes to tr->long_corr. */
+static jv_status note_corr(jv_trace *tr, int64_t corr, uint32_t *out) {
+    if (corr == JV_NONE64) {
+        *out = JV_CORR_NONE;
+    } else if (corr >= 0 && corr < (int64_t)JV_CORR_FAR) {
+        *out = (uint32_t)corr;
+    } else {
+        JV_CHECK(JV_RESERVE(tr->long_corr, tr->cap_long_corr, tr->nlong_corr + 1));
+        tr->long_corr[tr->nlong_corr++] = (jv_evside){(uint32_t)tr->nev, corr};
+        *out = JV_CORR_FAR;
+    }
+    return JV_OK;
+}
+
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     jv_trace *tr = r->tr;
     jv_trace_counts *n = &tr->counts;
@@ -217,14 +232,16 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                       : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
                                                                          : 0;
         tr->gpu[tr->ngpu] = (jv_gpuargs){stream_of(tr, e), dev};
-        tr->gpu_ids[tr->ngpu] = (jv_gpuids){e->corr, jv_id32(e->ext)};
+        uint32_t corr;
+        JV_CHECK(note_corr(tr, e->corr, &corr));
+        tr->gpu_ids[tr->ngpu] = (jv_gpuids){corr, jv_id32(e->ext)};
         tr->ngpu++;
         break;
     }
     case JV_K_RUNTIME:
     case JV_K_DRIVER: {
-        JV_CHECK(JV_RESERVE(tr->launch_corr, tr->cap_launch, tr->nlaunch + 1));
-        tr->launch_corr[tr->nlaunch] = e->corr;
+        JV_CHECK(JV_RESERVE(tr->launch_corr_, tr->cap_launch, tr->nlaunch + 1));
+        JV_CHECK(note_corr(tr, e->corr, &tr->launch_corr_[tr->nlaunch]));
         tr->nlaunch++;
         if (!tr->is_amd) {
             const char *nm = jv_trace_str(tr, e->name);

@@ -52,18 +52,10 @@ static int in_tree(jv_kind k, int with_python) {
            (with_python && (k == JV_K_USER_ANNOT || k == JV_K_PYTHON));
 }
 
-static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_err *err) {
-    size_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        n += in_tree((jv_kind)tr->ev[i].kind, with_python);
-    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    uint32_t *stack = NULL;
-    size_t cap_stack = 0;
-    if (!idx) return JV_ERR_NOMEM;
-    n = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        if (in_tree((jv_kind)tr->ev[i].kind, with_python)) idx[n++] = (uint32_t)i;
-    jv_status s = jv_sort_stable(idx, n, sizeof *idx, cmp_host, (void *)tr);
+/* Nests the host events idx[0..n), sorted by cmp_host, with the stack *stack (*cap_stack entries). */
+static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx, size_t n, uint32_t **stack,
+                             size_t *cap_stack, jv_err *err) {
+    jv_status s = JV_OK;
     size_t depth = 0;
     uint32_t cur_thread = JV_NONE32;
     for (size_t k = 0; s == JV_OK && k < n; k++) {
@@ -74,10 +66,10 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
             cur_thread = e->thread;
         }
         int64_t end = jv_ev_end(tr, e);
-        while (depth && jv_ev_ts(tr, e) >= jv_ev_end(tr, &tr->ev[stack[depth - 1]]))
+        while (depth && jv_ev_ts(tr, e) >= jv_ev_end(tr, &tr->ev[(*stack)[depth - 1]]))
             depth--;
         if (depth) {
-            const jv_event *top = &tr->ev[stack[depth - 1]];
+            const jv_event *top = &tr->ev[(*stack)[depth - 1]];
             int64_t top_end = jv_ev_end(tr, top);
             if (end > top_end) {
                 /* ends after its parent: under 1 us of overlap it is a sibling of the top;
@@ -90,23 +82,62 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
                 }
             }
         }
-        t->parent[i] = depth ? stack[depth - 1] : JV_NONE32;
+        t->parent[i] = depth ? (*stack)[depth - 1] : JV_NONE32;
         if (depth >= JV_TREE_MAX_DEPTH) {
             char key[2][64];
             const jv_thread *th = &tr->threads[e->thread];
-            s = jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
-                           "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
-                           "%d levels (the deepest of the fixture traces: 53)",
-                           jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
-                           jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
-                           jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
-            break;
+            return jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
+                              "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
+                              "%d levels (the deepest of the fixture traces: 53)",
+                              jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+                              jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
+                              jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
         }
-        if ((s = JV_RESERVE(stack, cap_stack, depth + 1)) != JV_OK) break;
-        stack[depth++] = i;
+        if ((s = JV_RESERVE(*stack, *cap_stack, depth + 1)) != JV_OK) break;
+        (*stack)[depth++] = i;
+    }
+    return s;
+}
+
+/* The threads' host events are sorted and nested a batch of consecutive threads at a time, in thread order (the
+ * order of one sort of them all): the index holds at most the busiest thread's events or an eighth of all, not
+ * every host event of the trace, and the sort's scratch half of that. */
+enum { HOST_BATCHES = 8 };
+
+static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_err *err) {
+    size_t nth = tr->nthreads ? tr->nthreads : 1, n = 0, most = 0;
+    uint32_t *cnt = calloc(nth, sizeof *cnt); /* host events per thread */
+    if (!cnt) return JV_ERR_NOMEM;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (in_tree((jv_kind)tr->ev[i].kind, with_python)) {
+            cnt[tr->ev[i].thread]++;
+            n++;
+        }
+    for (size_t th = 0; th < tr->nthreads; th++)
+        if (cnt[th] > most) most = cnt[th];
+    size_t cap = most > n / HOST_BATCHES ? most : n / HOST_BATCHES;
+    uint32_t *idx = malloc((cap ? cap : 1) * sizeof *idx);
+    uint32_t *stack = NULL;
+    size_t cap_stack = 0;
+    jv_status s = idx ? JV_OK : JV_ERR_NOMEM;
+    /* each batch but the last is followed by a thread that would overflow it: two batches in a row hold more than
+       cap events, so there are at most 2 n / cap + 1 batches (passes over the events) */
+    for (size_t lo = 0; lo < tr->nthreads && s == JV_OK;) {
+        size_t hi = lo, m = 0;
+        while (hi < tr->nthreads && m + cnt[hi] <= cap)
+            m += cnt[hi++];
+        m = 0;
+        for (size_t i = 0; i < tr->nev && hi > lo; i++) {
+            const jv_event *e = &tr->ev[i];
+            if (e->thread >= lo && e->thread < hi && in_tree((jv_kind)e->kind, with_python)) idx[m++] = (uint32_t)i;
+        }
+        s = jv_sort_stable(idx, m, sizeof *idx, cmp_host, (void *)tr);
+        if (s == JV_OK) s = nest_sorted(tr, t, idx, m, &stack, &cap_stack, err);
+        lo = hi;
     }
     free(stack);
     free(idx);
+    free(cnt);
     return s;
 }
 
@@ -118,13 +149,13 @@ static int64_t pid_of(const jv_trace *tr, uint32_t i) {
     return tr->threads[tr->ev[i].thread].pid;
 }
 
-/* 1 for the kinds whose aux indexes launch_corr */
+/* 1 for the kinds whose aux indexes launch_corr_ */
 static int is_launch_kind(jv_kind k) {
     return k == JV_K_RUNTIME || k == JV_K_DRIVER;
 }
 
 static int is_launch(const jv_trace *tr, const jv_event *e) {
-    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr[jv_ev_aux(tr, e)] != JV_NONE64;
+    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr_[jv_ev_aux(tr, e)] != JV_CORR_NONE;
 }
 
 /* host_of: GPU pid -> the host process (pid) that launched its GPU events linked so far; JV_NONE32 marks a GPU
@@ -282,7 +313,7 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
         const jv_event *e = &tr->ev[i];
         uint32_t v, id;
         if (!is_launch(tr, e)) continue;
-        const int64_t corr = tr->launch_corr[jv_ev_aux(tr, e)];
+        const int64_t corr = jv_trace_corr(tr, (uint32_t)i);
         if (jv_map_get(shared, corr, &v)) {
             int64_t key[2] = {pid_of(tr, (uint32_t)i), corr};
             s = jv_intern_add(&keys, (const char *)key, sizeof key, &id);
@@ -295,7 +326,7 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
         const jv_event *e = &tr->ev[i];
         uint32_t v, id, l;
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-        const int64_t corr = tr->gpu_ids[jv_ev_aux(tr, e)].corr;
+        const int64_t corr = jv_trace_corr(tr, (uint32_t)i);
         if (corr == JV_NONE64 || !jv_map_get(shared, corr, &v)) continue;
         int64_t key[2] = {0, corr};
         if (host_pid(tr, &host_of, (uint32_t)i, &key[0])) {
@@ -316,8 +347,7 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
 
 static int cmp_launch_corr(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
-    int64_t x = tr->launch_corr[jv_trace_aux(tr, *(const uint32_t *)a)],
-            y = tr->launch_corr[jv_trace_aux(tr, *(const uint32_t *)b)];
+    int64_t x = jv_trace_corr(tr, *(const uint32_t *)a), y = jv_trace_corr(tr, *(const uint32_t *)b);
     return (x > y) - (x < y);
 }
 
@@ -327,12 +357,12 @@ static uint32_t launch_of_corr(const jv_trace *tr, const uint32_t *by_corr, size
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (tr->launch_corr[jv_trace_aux(tr, by_corr[mid])] < corr)
+        if (jv_trace_corr(tr, by_corr[mid]) < corr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && tr->launch_corr[jv_trace_aux(tr, by_corr[lo])] == corr ? by_corr[lo] : JV_NONE32;
+    return lo < n && jv_trace_corr(tr, by_corr[lo]) == corr ? by_corr[lo] : JV_NONE32;
 }
 
 static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
@@ -352,9 +382,9 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         if (is_launch(tr, &tr->ev[i])) by_corr[nlaunch++] = (uint32_t)i;
     jv_status s = jv_sort_stable(by_corr, nlaunch, sizeof *by_corr, cmp_launch_corr, (void *)tr);
     for (size_t k = 0, first = 0; k < nlaunch && s == JV_OK; k++) {
-        int64_t corr = tr->launch_corr[jv_trace_aux(tr, by_corr[k])];
+        int64_t corr = jv_trace_corr(tr, by_corr[k]);
         uint32_t v;
-        if (!k || corr != tr->launch_corr[jv_trace_aux(tr, by_corr[first])])
+        if (!k || corr != jv_trace_corr(tr, by_corr[first]))
             first = k;
         else if (pid_of(tr, by_corr[first]) != pid_of(tr, by_corr[k]) && !jv_map_get(&shared, corr, &v)) {
             s = jv_map_put(&shared, corr, 1);
@@ -367,7 +397,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         t->counts.gpu_events++;
         uint32_t l, v;
-        int64_t corr = tr->gpu_ids[jv_ev_aux(tr, e)].corr;
+        int64_t corr = jv_trace_corr(tr, (uint32_t)i);
         if (corr != JV_NONE64 && shared.count && jv_map_get(&shared, corr, &v)) continue; /* below */
         if (corr != JV_NONE64 && (l = launch_of_corr(tr, by_corr, nlaunch, corr)) != JV_NONE32) {
             t->parent[i] = l;

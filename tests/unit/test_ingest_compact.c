@@ -9,7 +9,9 @@
  * starts at and around the escape's edges, 2^31 ns before and 2^31 - 1 ns after the block's first start, and
  * far apart, so that exactly the starts beyond those edges are in the side table long_ts), and
  * jv_ev_dur every duration, those at and around the 32-bit escape (2^32 - 2, - 1, 2^32 ns) and beyond (2^40, 2^61 ns)
- * among them. */
+ * among them. jv_flow's ts differences in whole microseconds at the int64 edges, and a Kineto run's size (3 bytes an
+ * endpoint). Correlation ids kept in 32 bits with an escape to a side table: test_corr. The host tree sorted and
+ * nested a batch of threads at a time: test_tree_batches. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +44,11 @@ static void test_flows(void) {
     jv_flow *want = malloc(N * sizeof *want);
     CHECK(want != NULL);
     if (!want) return;
-    static const int64_t edge[] = {INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1, INT64_MAX - 1};
+    /* with the whole-microsecond ones (differences in us) at the edges: INT64_MAX - 807 and INT64_MIN + 808 are
+       the multiples of 1000 nearest the ends */
+    static const int64_t edge[] = {
+        INT64_MIN, INT64_MAX,       0, -1, 1, INT64_MIN + 1, INT64_MAX - 1, INT64_MAX - 807, INT64_MIN + 808, -1000,
+        1000,      INT64_MIN + 1808};
     size_t ne = sizeof edge / sizeof edge[0];
     jv_flows f;
     memset(&f, 0, sizeof f);
@@ -51,9 +57,10 @@ static void test_flows(void) {
         if (i < ne * ne) { /* every pair of edge values, as id and ts, after every other */
             e.id = edge[i % ne];
             e.ts = edge[i / ne];
-        } else if (i % 3) { /* a Kineto-like run: ids and times that grow a little */
+        } else if (i % 3) { /* a Kineto-like run: ids and times that grow a little (whole us, or not, or back) */
             e.id = as_i64((uint64_t)want[i - 1].id + rnd64() % 4); /* wrapping, as the encoder's differences */
-            e.ts = as_i64((uint64_t)want[i - 1].ts + rnd64() % 100000);
+            uint64_t d = i % 3 == 1 ? rnd64() % 100000 : (rnd64() % 100) * 1000;
+            e.ts = as_i64((uint64_t)want[i - 1].ts + (i % 5 ? d : 0 - d));
         } else {
             e.id = as_i64(rnd64());
             e.ts = as_i64(rnd64());
@@ -76,6 +83,15 @@ static void test_flows(void) {
     }
     CHECK_MSG(k == N && bad == 0, "flows: %zu read back, %zu differ", k, bad);
     CHECK(f.len < (size_t)N * 30); /* at most 30 bytes each */
+    jv_flows_free(&f);
+    /* a Kineto run (a launch's 's' then its kernel's 'f', ids + 1, whole us apart, under 64 us) takes 3 bytes an
+       endpoint: the ts difference in us fits one byte */
+    for (size_t i = 0; i < 1000; i++) {
+        jv_flow e = {(int64_t)(i / 2) + 5000, INT64_C(1689179601896088000) + (int64_t)(i / 2) * 37000 + (i % 2) * 21000,
+                     i % 2 ? 9u : 3u, i % 2 ? 'f' : 's'};
+        CHECK(jv_flows_add(&f, &e) == JV_OK);
+    }
+    CHECK_MSG(f.len <= 3 * 1000 + 2 * 30, "flows: a Kineto run of 1000 endpoints takes %zu bytes", f.len);
     jv_flows_free(&f);
     CHECK(f.bytes == NULL && f.n == 0);
     jv_flow_iter_init(&it, &f); /* an empty set reads nothing */
@@ -259,8 +275,197 @@ static void test_events(void) {
     free(want_ts);
 }
 
+/* Correlation ids kept in 32 bits with an escape: launches and kernels whose ids lie at and around the edges (0,
+ * 2^32 - 3 .. 2^32 + 1, negative, INT64_MAX, quoted) or are absent read back equal through jv_trace_corr, exactly
+ * the ids outside [0, 2^32 - 2) are in the side table, and the call tree links each kernel to the launch of its id
+ * (the ids 2^32 - 2 and 2^32 - 1, the escape's and the absent mark's, to theirs, not to each other's). */
+static void test_corr(void) {
+    static const int64_t edge[] = {0,
+                                   1,
+                                   (INT64_C(1) << 32) - 3,
+                                   (INT64_C(1) << 32) - 2,
+                                   (INT64_C(1) << 32) - 1,
+                                   INT64_C(1) << 32,
+                                   (INT64_C(1) << 32) + 1,
+                                   -1,
+                                   -(INT64_C(1) << 32) + 2,
+                                   INT64_MAX,
+                                   INT64_MIN + 1,
+                                   INT64_C(1) << 31,
+                                   JV_NONE64 /* absent */};
+    enum { NE = sizeof edge / sizeof edge[0], REP = 40, N = NE * REP };
+    char path[] = "/tmp/jv_corr.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    /* launch k, then (after a few) its kernel: launches and kernels alternate out of step; each id once a round,
+       rounds apart in time; ids far out differ per round (toward 0 by the round), the edges' own repeat (first launch)
+     */
+    int64_t want[2 * N];
+    size_t nfar = 0;
+    fputs("{\"traceEvents\": [\n", f);
+    for (size_t k = 0; k < N; k++) {
+        int64_t id = edge[k % NE];
+        if (id != JV_NONE64 && (id > (INT64_C(1) << 33) || id < -2))
+            id += id < 0 ? (int64_t)(k / NE) : -(int64_t)(k / NE);
+        if (id != JV_NONE64 && (id < 0 || id >= (INT64_C(1) << 32) - 2)) nfar += 2;
+        char num[64];
+        if (id == JV_NONE64)
+            snprintf(num, sizeof num, "%s", "null");
+        else
+            snprintf(num, sizeof num, k % 3 == 2 ? "\"%lld\"" : "%lld", (long long)id);
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 5, \"tid\": "
+                "5, \"ts\": %zu, \"dur\": 4, \"args\": {\"correlation\": %s}},\n",
+                10 * k, num);
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %zu, "
+                "\"dur\": 3, \"args\": {\"correlation\": %s, \"stream\": 7}}%s\n",
+                10 * k + 6, num, k + 1 < N ? "," : "");
+        want[2 * k] = want[2 * k + 1] = id;
+    }
+    fputs("]}\n", f);
+    CHECK(fclose(f) == 0);
+    jv_trace tr;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_load_opts lo = {0, 0, 1};
+    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "corr: %s", err.msg);
+    unlink(path);
+    if (!loaded) return;
+    CHECK_MSG(tr.nev == 2 * N, "corr: %zu events", tr.nev);
+    size_t bad = 0, bad_link = 0, linked = 0;
+    for (size_t i = 0; i < tr.nev && i < 2 * N; i++)
+        if (jv_trace_corr(&tr, (uint32_t)i) != want[i]) bad++;
+    CHECK_MSG(bad == 0 && tr.nlong_corr == nfar, "corr: %zu ids read back wrong, %zu in the side table, want %zu", bad,
+              tr.nlong_corr, nfar);
+    jv_tree t;
+    if (jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK) {
+        for (size_t k = 0; k < N && 2 * k + 1 < tr.nev; k++) {
+            /* the first launch of the id: this round's, or the first round's for the edges that repeat */
+            int64_t id = want[2 * k];
+            size_t first = k;
+            for (size_t j = 0; j < k; j++)
+                if (want[2 * j] == id) {
+                    first = j;
+                    break;
+                }
+            uint32_t p = t.parent[2 * k + 1], wantp = id == JV_NONE64 ? JV_NONE32 : (uint32_t)(2 * first);
+            if (p != wantp) bad_link++;
+            linked += p != JV_NONE32;
+        }
+        CHECK_MSG(bad_link == 0 && linked == N - REP, "corr: %zu kernels linked wrong, %zu linked", bad_link, linked);
+        jv_tree_free(&t);
+    } else {
+        CHECK_MSG(0, "corr: tree: %s", err.msg);
+    }
+    jv_trace_drop_flows(&tr);
+    CHECK(tr.long_corr == NULL && tr.nlong_corr == 0 && tr.launch_corr_ == NULL && tr.gpu_ids == NULL);
+    jv_trace_free(&tr);
+}
+
+/* A forest of host events on thread th under parent (generated index, or -1), inside [t0, t1] (us): children
+ * within their parent (one may start with it), siblings one after another; after some events one that overlaps
+ * their end (parent -2: dropped, a root). */
+typedef struct {
+    int64_t ts, dur;
+    int thread, parent;
+} gen_ev;
+
+static void gen_forest(gen_ev *g, size_t *n, size_t cap, int th, int parent, int64_t t0, int64_t t1, int depth) {
+    int64_t c = t0;
+    while (*n < cap && depth < 6 && c + 2 <= t1 && rnd64() % 8) {
+        int64_t len = 1 + (int64_t)(rnd64() % (uint64_t)(t1 - c));
+        if (c + len > t1) len = t1 - c;
+        size_t me = (*n)++;
+        g[me] = (gen_ev){c, len, th, parent};
+        gen_forest(g, n, cap, th, (int)me, c, c + len - 1, depth + 1);
+        if (*n < cap && len >= 3 && rnd64() % 5 == 0) /* 1 us before its end, 1 us past it: broken nesting, a root */
+            g[(*n)++] = (gen_ev){c + len - 1, 2, th, -2};
+        c += len + (int64_t)(rnd64() % 3);
+    }
+}
+
+/* The host tree built a batch of threads at a time (jv_tree.c, build_host): on threads of very different sizes
+ * (some with no host events, one far larger than the others), written in shuffled order, every host event gets
+ * the parent it was generated under. */
+static void test_tree_batches(void) {
+    enum { T = 23, CAP = 6000 };
+    gen_ev *g = malloc(CAP * sizeof *g);
+    size_t *perm = malloc(CAP * sizeof *perm), *pos = malloc(CAP * sizeof *pos);
+    CHECK(g && perm && pos);
+    if (!g || !perm || !pos) return;
+    size_t n = 0;
+    for (int th = 0; th < T; th++) {
+        if (th % 5 == 3) continue;                                 /* no host events on this thread */
+        size_t cap = th == 7 ? n + 2000 : n + 40 + (size_t)th * 9; /* thread 7: the most events */
+        if (cap > CAP) cap = CAP;
+        for (int64_t t = 1000; n < cap && t < 900000; t += 50000)
+            gen_forest(g, &n, cap, th, -1, t, t + 40000, 0);
+    }
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n; i > 1; i--) { /* file order: shuffled */
+        size_t j = rnd64() % i, x = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = x;
+    }
+    char path[] = "/tmp/jv_treeb.XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"traceEvents\": [\n", f);
+    for (size_t k = 0; k < n; k++) {
+        const gen_ev *e = &g[perm[k]];
+        pos[perm[k]] = k;
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"e\", \"pid\": 1, \"tid\": %d, \"ts\": %lld, \"dur\": "
+                "%lld}%s\n",
+                k % 3 ? "cpu_op" : "cuda_runtime", 100 + e->thread, (long long)e->ts, (long long)e->dur,
+                k + 1 < n ? "," : "");
+    }
+    fputs("]}\n", f);
+    CHECK(fclose(f) == 0);
+    jv_trace tr;
+    jv_err err;
+    jv_err_clear(&err);
+    jv_load_opts lo = {0, 0, 1};
+    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "tree batches: %s", err.msg);
+    unlink(path);
+    if (loaded) {
+        jv_tree t;
+        CHECK_MSG(tr.nev == n && jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK, "tree batches: %zu events, %s", tr.nev,
+                  err.msg);
+        if (tr.nev == n) {
+            size_t bad = 0, nested = 0, dropped = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t want = g[i].parent < 0 ? JV_NONE32 : (uint32_t)pos[g[i].parent];
+                bad += t.parent[pos[i]] != want;
+                nested += g[i].parent >= 0;
+                dropped += g[i].parent == -2;
+            }
+            CHECK_MSG(bad == 0 && nested > n / 2 && dropped > 50 && t.counts.dropped_overlap == dropped,
+                      "tree batches: %zu of %zu parents wrong (%zu nested), %llu dropped, want %zu", bad, n, nested,
+                      (unsigned long long)t.counts.dropped_overlap, dropped);
+            jv_tree_free(&t);
+        }
+        jv_trace_free(&tr);
+    }
+    free(g);
+    free(perm);
+    free(pos);
+}
+
 int main(void) {
     test_events();
+    test_corr();
+    test_tree_batches();
     test_flows();
     test_upset();
     printf("test_ingest_compact: %d checks passed, %d failed\n", passed, failed);
