@@ -233,6 +233,27 @@ static ua_key ua_key_of(const ua_ctx *c, uint32_t r) {
     return (ua_key){r, e->name, sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)e->thread]};
 }
 
+/* The index table of a group hash (open addressing: a group's index + 1, 0 empty): doubled (from 256) and
+ * refilled with groups 0 .. n-1 when one more would make it over half full; hash(ctx, q, cap) places group q in
+ * a table of cap slots. JV_ERR_NOMEM leaves it as it was. */
+static jv_status gtab_room(uint32_t **table, size_t *tcap, size_t n, size_t (*hash)(const void *, size_t, size_t),
+                           const void *ctx) {
+    if ((n + 1) * 2 <= *tcap) return JV_OK;
+    size_t nc = *tcap ? *tcap * 2 : 256;
+    uint32_t *nt = calloc(nc, sizeof *nt);
+    if (!nt) return JV_ERR_NOMEM;
+    for (size_t q = 0; q < n; q++) {
+        size_t i = hash(ctx, q, nc);
+        while (nt[i])
+            i = (i + 1) & (nc - 1);
+        nt[i] = (uint32_t)q + 1;
+    }
+    free(*table);
+    *table = nt;
+    *tcap = nc;
+    return JV_OK;
+}
+
 /* The groups of ops_unique_args made through a hash table (open addressing: a group's index + 1, 0 empty; at most
  * half full), so that memory goes by the groups, not by the rows: first[g], the first row of group g (its key). */
 typedef struct {
@@ -253,23 +274,21 @@ static size_t ua_hash(const ua_key *k, size_t tcap) {
     return (size_t)(h ^ h >> 29) & (tcap - 1);
 }
 
+typedef struct {
+    const ua_ctx *c;
+    const ua_groups *gs;
+} ua_rehash;
+
+static size_t ua_hash_group(const void *ctx, size_t q, size_t cap) {
+    const ua_rehash *x = ctx;
+    const ua_key k = ua_key_of(x->c, x->gs->first[q]);
+    return ua_hash(&k, cap);
+}
+
 /* *g: the group of row r (made, with r its first row, when its key is new) */
 static jv_status ua_group_of(const ua_ctx *c, ua_groups *gs, uint32_t r, uint32_t *g) {
-    if ((gs->n + 1) * 2 > gs->tcap) { /* grow and rehash */
-        size_t nc = gs->tcap ? gs->tcap * 2 : 256;
-        uint32_t *nt = calloc(nc, sizeof *nt);
-        if (!nt) return JV_ERR_NOMEM;
-        for (size_t q = 0; q < gs->n; q++) {
-            const ua_key k = ua_key_of(c, gs->first[q]);
-            size_t i = ua_hash(&k, nc);
-            while (nt[i])
-                i = (i + 1) & (nc - 1);
-            nt[i] = (uint32_t)q + 1;
-        }
-        free(gs->table);
-        gs->table = nt;
-        gs->tcap = nc;
-    }
+    const ua_rehash rh = {c, gs};
+    JV_CHECK(gtab_room(&gs->table, &gs->tcap, gs->n, ua_hash_group, &rh));
     const ua_key k = ua_key_of(c, r);
     size_t i = ua_hash(&k, gs->tcap);
     for (; gs->table[i]; i = (i + 1) & (gs->tcap - 1)) {
@@ -507,23 +526,14 @@ static size_t ks_hash(uint32_t cat, uint32_t parent, uint32_t kname, int32_t str
     return (size_t)(h ^ h >> 29) & (tcap - 1);
 }
 
+static size_t ks_hash_group(const void *ctx, size_t q, size_t cap) {
+    const ks_group *g = &((const ks_groups *)ctx)->g[q];
+    return ks_hash(g->cat, g->parent, g->kname, g->stream, cap);
+}
+
 /* adds duration us to the group of the key (made when new) */
 static jv_status ks_add(ks_groups *gs, uint32_t cat, uint32_t parent, uint32_t kname, int32_t stream, double us) {
-    if ((gs->n + 1) * 2 > gs->tcap) { /* grow and rehash */
-        size_t nc = gs->tcap ? gs->tcap * 2 : 256;
-        uint32_t *nt = calloc(nc, sizeof *nt);
-        if (!nt) return JV_ERR_NOMEM;
-        for (size_t q = 0; q < gs->n; q++) {
-            const ks_group *g = &gs->g[q];
-            size_t i = ks_hash(g->cat, g->parent, g->kname, g->stream, nc);
-            while (nt[i])
-                i = (i + 1) & (nc - 1);
-            nt[i] = (uint32_t)q + 1;
-        }
-        free(gs->table);
-        gs->table = nt;
-        gs->tcap = nc;
-    }
+    JV_CHECK(gtab_room(&gs->table, &gs->tcap, gs->n, ks_hash_group, gs));
     size_t i = ks_hash(cat, parent, kname, stream, gs->tcap);
     ks_group *g = NULL;
     for (; gs->table[i]; i = (i + 1) & (gs->tcap - 1)) {

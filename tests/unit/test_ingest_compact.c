@@ -136,6 +136,19 @@ static void test_upset(void) {
     }
 }
 
+/* Closes f, loads the trace written to path (one thread) into *tr and removes the file; 1 when it loaded, else
+ * 0 with a failed check naming what. */
+static int load_written(FILE *f, const char *path, jv_trace *tr, const char *what) {
+    CHECK(fclose(f) == 0);
+    jv_err err;
+    jv_err_clear(&err);
+    jv_load_opts lo = {0, 0, 1};
+    int loaded = jv_trace_load(path, &lo, tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "%s: %s", what, err.msg);
+    unlink(path);
+    return loaded;
+}
+
 static void test_events(void) {
     enum { N = 20000 };
     char path[] = "/tmp/jv_evcompact.XXXXXX";
@@ -216,14 +229,8 @@ static void test_events(void) {
         }
     }
     fputs("\n]}\n", f);
-    CHECK(fclose(f) == 0);
     jv_trace tr;
-    jv_err err;
-    jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
-    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
-    CHECK_MSG(loaded, "events: %s", err.msg);
-    unlink(path);
+    int loaded = load_written(f, path, &tr, "events");
     if (loaded) {
         CHECK_MSG(tr.nev == nev && tr.counts.events_total == N, "events: %zu of %zu kept, %llu entries", tr.nev, nev,
                   (unsigned long long)tr.counts.events_total);
@@ -328,14 +335,8 @@ static void test_corr(void) {
         want[2 * k] = want[2 * k + 1] = id;
     }
     fputs("]}\n", f);
-    CHECK(fclose(f) == 0);
     jv_trace tr;
-    jv_err err;
-    jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
-    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
-    CHECK_MSG(loaded, "corr: %s", err.msg);
-    unlink(path);
+    int loaded = load_written(f, path, &tr, "corr");
     if (!loaded) return;
     CHECK_MSG(tr.nev == 2 * N, "corr: %zu events", tr.nev);
     size_t bad = 0, bad_link = 0, linked = 0;
@@ -344,6 +345,8 @@ static void test_corr(void) {
     CHECK_MSG(bad == 0 && tr.nlong_corr == nfar, "corr: %zu ids read back wrong, %zu in the side table, want %zu", bad,
               tr.nlong_corr, nfar);
     jv_tree t;
+    jv_err err;
+    jv_err_clear(&err);
     if (jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK) {
         for (size_t k = 0; k < N && 2 * k + 1 < tr.nev; k++) {
             /* the first launch of the id: this round's, or the first round's for the edges that repeat */
@@ -430,16 +433,12 @@ static void test_tree_batches(void) {
                 k + 1 < n ? "," : "");
     }
     fputs("]}\n", f);
-    CHECK(fclose(f) == 0);
     jv_trace tr;
-    jv_err err;
-    jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
-    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
-    CHECK_MSG(loaded, "tree batches: %s", err.msg);
-    unlink(path);
+    int loaded = load_written(f, path, &tr, "tree batches");
     if (loaded) {
         jv_tree t;
+        jv_err err;
+        jv_err_clear(&err);
         CHECK_MSG(tr.nev == n && jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK, "tree batches: %zu events, %s", tr.nev,
                   err.msg);
         if (tr.nev == n) {
