@@ -476,8 +476,10 @@ jv_status jv_analyze_one(const jv_analyze_cli *c, const char *path, int target, 
                          jv_rank_view *rv, jv_err *err) {
     jv_trace tr;
     jv_tree t;
-    /* the target's file hash (its replay package's manifest) is taken while the file is read */
-    jv_load_opts lo = {.progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads};
+    /* the target's file hash (its replay package's manifest) is taken while the file is read; the heap is trimmed
+       after the read only where no other rank's thread may be reading too (rv: a rank of a job) */
+    jv_load_opts lo = {
+        .progress = !c->quiet && jv_progress_tty(), .hash_file = target, .threads = c->threads, .trim = rv == NULL};
     JV_CHECK(jv_trace_load(path, &lo, &tr, err));
     jv_mem_stage("trace read");
     jv_status s = tree_build(path, &tr, 0, c->threads, &t, err);

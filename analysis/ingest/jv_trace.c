@@ -779,8 +779,9 @@ done:
 #ifdef __GLIBC__
     /* the scanning threads' blocks under the mmap threshold (their entries per segment, strings) came from
        glibc's per-thread arenas, whose freed pages stay resident: 0.4-0.5 MiB more in every later stage on the
-       bench trace, its peak (the launcher table) included, until given back here */
-    malloc_trim(0);
+       bench trace, its peak (the launcher table) included, until given back here (the scanning and inflating
+       threads are joined by now) */
+    if (opts && opts->trim) malloc_trim(0);
 #endif
     return s;
 }

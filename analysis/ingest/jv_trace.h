@@ -306,6 +306,10 @@ typedef struct {
     int threads;   /* 1: scan on the calling thread alone; else the traceEvents array is parsed on
                       jv_trace_scan_threads() scanning threads beside the calling one, which stores the records,
                       where they can be started (the same trace either way) */
+    int trim;      /* 1: the heap the read freed is handed back to the system as it ends (glibc's malloc_trim). Only
+                      for a caller that no other thread runs beside: where glibc does not provide malloc (a
+                      sanitizer's, a preloaded one), the first malloc_trim sets glibc's heap up, and two at once
+                      crash (a SEGV in mtrim under ASan with --jobs) */
 } jv_load_opts;
 
 /* Reads the trace at path into *tr (which is initialised here). Plain or

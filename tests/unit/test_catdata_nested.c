@@ -113,7 +113,7 @@ int main(void) {
     CHECK(write_trace(trace));
     jv_err err;
     jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
+    jv_load_opts lo = {.threads = 1};
     jv_trace tr;
     jv_tree t;
     jv_hw hw;

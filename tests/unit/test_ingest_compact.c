@@ -142,7 +142,7 @@ static int load_written(FILE *f, const char *path, jv_trace *tr, const char *wha
     CHECK(fclose(f) == 0);
     jv_err err;
     jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
+    jv_load_opts lo = {.threads = 1};
     int loaded = jv_trace_load(path, &lo, tr, &err) == JV_OK;
     CHECK_MSG(loaded, "%s: %s", what, err.msg);
     unlink(path);

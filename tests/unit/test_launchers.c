@@ -97,7 +97,7 @@ static int is_nccl(const jv_trace *tr, uint32_t i) {
 static void check_trace(const char *path, int round) {
     jv_err err;
     jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
+    jv_load_opts lo = {.threads = 1};
     jv_trace tr;
     jv_tree t;
     int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;

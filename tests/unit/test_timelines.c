@@ -111,7 +111,7 @@ static jv_timelines check_set(const jv_trace *tr, const jv_tree *t, const jv_tim
 static void test_trace(const char *path, int one_device) {
     jv_err err;
     jv_err_clear(&err);
-    jv_load_opts lo = {0, 0, 1};
+    jv_load_opts lo = {.threads = 1};
     jv_trace tr;
     jv_tree t;
     int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
