@@ -16,6 +16,7 @@
 #include "jv_family.h"
 #include "jv_perf.h"
 #include "jv_sort.h"
+#include "jv_test_digest.h"
 #include "jv_timelines.h"
 #include "jv_tree.h"
 
@@ -56,28 +57,12 @@ static int cmp_ew_desc(const void *a, const void *b, void *ctx) {
 
 /* the number of parent-op candidates checked (-1: the trace holds module events: not this test's path) */
 static int check_trace(const char *path) {
-    jv_err err;
-    jv_err_clear(&err);
     jv_trace tr;
     jv_tree t;
     jv_perf_table pt;
-    memset(&pt, 0, sizeof pt);
-    jv_load_opts lo = {0};
-    if (jv_trace_load(path, &lo, &tr, &err) != JV_OK) {
-        CHECK_MSG(0, "%s: %s", path, err.msg);
-        return 0;
-    }
-    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
-    jv_hw hw;
-    CHECK(jv_hw_resolve("H100", &hw, &err) == JV_OK);
-    jv_digest d;
-    jv_timeline_opts to = {0, 0, 0};
     jv_timelines tls;
-    CHECK(jv_timelines_compute(&tr, &t, &to, &tls) == JV_OK);
-    CHECK(jv_perf_build(&tr, &t, &pt, &err) == JV_OK);
-    CHECK(jv_digest_init(&d, path, &tr, &hw, "test", &err) == JV_OK);
-    CHECK(jv_digest_build(&tr, &pt, &d, &err) == JV_OK);
-    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &tls, &err) == JV_OK, "%s", err.msg);
+    jv_digest d;
+    if (!jv_test_digest(path, "H100", &tr, &t, &pt, &tls, &d)) return 0;
     int modules = 0;
     for (size_t i = 0; i < tr.nev && !modules; i++)
         modules = tr.ev[i].kind == JV_K_PYTHON && !strncmp(jv_trace_str(&tr, tr.ev[i].name), "nn.Module: ", 11);
@@ -137,11 +122,7 @@ static int check_trace(const char *path) {
         free(order);
         free(g);
     }
-    jv_digest_free(&d);
-    jv_timelines_free(&tls);
-    jv_perf_free(&pt);
-    jv_tree_free(&t);
-    jv_trace_free(&tr);
+    jv_test_digest_free(&tr, &t, &pt, &tls, &d);
     return checked;
 }
 

@@ -14,6 +14,7 @@
 #include "jv_digest.h"
 #include "jv_findings_model.h"
 #include "jv_perf.h"
+#include "jv_test_digest.h"
 #include "jv_transfer.h"
 
 /* a equals b up to rounding */
@@ -391,28 +392,12 @@ static void test_transfer_rows(void) {
 
 /* the whole model on a fixture: ResNet-50 training on an H200 (bf16 autocast, channels_last) */
 static void test_fixture(const char *path) {
-    jv_err err;
-    jv_err_clear(&err);
     jv_trace tr;
     jv_tree t;
     jv_perf_table pt;
-    memset(&pt, 0, sizeof pt);
-    jv_load_opts lo = {0};
-    if (jv_trace_load(path, &lo, &tr, &err) != JV_OK) {
-        CHECK_MSG(0, "%s: %s", path, err.msg);
-        return;
-    }
-    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
-    jv_hw hw;
-    CHECK(jv_hw_resolve("H200", &hw, &err) == JV_OK);
-    jv_digest d;
-    jv_timeline_opts to = {0, 0, 0};
     jv_timelines tls;
-    CHECK(jv_timelines_compute(&tr, &t, &to, &tls) == JV_OK);
-    CHECK(jv_perf_build(&tr, &t, &pt, &err) == JV_OK);
-    CHECK(jv_digest_init(&d, path, &tr, &hw, "test", &err) == JV_OK);
-    CHECK(jv_digest_build(&tr, &pt, &d, &err) == JV_OK);
-    CHECK_MSG(jv_digest_finish(&d, &tr, &t, &pt, &tls, &err) == JV_OK, "%s", err.msg);
+    jv_digest d;
+    if (!jv_test_digest(path, "H200", &tr, &t, &pt, &tls, &d)) return;
     const jv_dfindings *f = jv_digest_findings(&d);
     CHECK(f && f->nrows == d.nrows && f->nfusion == d.nfusion);
     if (f) {
@@ -443,11 +428,7 @@ static void test_fixture(const char *path) {
         for (size_t i = 1; i < f->nrank; i++)
             CHECK(f->v[f->rank[i - 1]].gain_us >= f->v[f->rank[i]].gain_us);
     }
-    jv_digest_free(&d);
-    jv_timelines_free(&tls);
-    jv_perf_free(&pt);
-    jv_tree_free(&t);
-    jv_trace_free(&tr);
+    jv_test_digest_free(&tr, &t, &pt, &tls, &d);
 }
 
 int main(int argc, char **argv) {
