@@ -2,7 +2,7 @@
  * default cuda). Every case is a
  * call in trace form (as tests/unit/test_family_*.c spell them), small and at a
  * traced size, for gemm (mm bf16 with a transposed operand, addmm fp32 with
- * the epilogue bias and with beta/alpha, bmm fp16), conv (fp16 NCHW, fp16
+ * the epilogue bias, an [M, 1] bias and beta/alpha, bmm fp16), conv (fp16 NCHW, fp16
  * channels_last grouped and strided, convolution_backward bf16), batch norm
  * (training and eval fp32 NCHW, bf16 channels_last, backward) and
  * elementwise ops (add, mul by a Scalar, relu_, copy_ fp32->bf16,
@@ -60,6 +60,9 @@ static const gcase CASES[] = {
     {"addmm fp32, [M, N] bias (small)", "aten::addmm", "[[64, 48], [64, 32], [32, 48], [], []]",
      "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[48, 1], [32, 1], [48, 1], [], []]",
      "[\"\", \"\", \"\", \"1\", \"1\"]"},
+    {"addmm fp32, [M, 1] bias (small; the bias column doubled along N)", "aten::addmm",
+     "[[64, 1], [64, 32], [32, 48], [], []]", "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]",
+     "[[1, 1], [32, 1], [48, 1], [], []]", "[\"\", \"\", \"\", \"1\", \"1\"]"},
     {"addmm fp32 (traced resnet fc)", "aten::addmm", "[[1000], [512, 512], [512, 1000], [], []]",
      "[" FL ", " FL ", " FL ", \"Scalar\", \"Scalar\"]", "[[1], [512, 1], [1, 512], [], []]",
      "[\"\", \"\", \"\", \"1\", \"1\"]"},
