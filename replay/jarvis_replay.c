@@ -49,8 +49,9 @@ static void usage(FILE *f) {
           "                           default auto: a GPU backend when one is built in and finds a device,\n"
           "                           else the CPU backend (it says so)\n"
           "  --list                   print the package's ops and exit\n"
-          "  --op N                   replay only op N (its id in --list)\n"
-          "  --print-repro            print the reproducer commands of op N (with --op; else of every op):\n"
+          "  --op LIST                replay only these ops: ids in --list, comma-separated, ranges N-M\n"
+          "                           (--op 3,7,10-12; repeatable)\n"
+          "  --print-repro            print the reproducer commands of the --op ops (else of every op):\n"
           "                           the AMD vendor tool line (hipblaslt-bench / rocblas-bench, MIOpenDriver)\n"
           "                           and a PyTorch snippet, as the package's reproduce.md has them; opens no\n"
           "                           device\n"
@@ -172,7 +173,6 @@ static int parse_cli(int argc, char **argv, jv_replay_cli *c) {
                                          {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->backend = "auto";
-    c->op = -1;
     c->cache = "both";
     c->peak_gemm = -1;
     c->bench_fmt = "json";
@@ -213,10 +213,14 @@ static int parse_cli(int argc, char **argv, jv_replay_cli *c) {
             c->backend = optarg;
             break;
         case 3: c->list = 1; break;
-        case 4:
-            if (!parse_long(optarg, 0, &v) || v > 100000000) goto bad;
-            c->op = (int)v;
+        case 4: {
+            jv_err e = {0};
+            if (jv_opsel_parse(&c->ops, optarg, &e) != JV_OK) {
+                fprintf(stderr, "jarvis-replay: %s (see --help)\n", e.msg);
+                return 2;
+            }
             break;
+        }
         case 5:
             if (!parse_long(optarg, 1, &v) || v > 100000000) goto bad;
             c->iterations = (int)v;
@@ -332,16 +336,20 @@ static void list_ops(const jv_ir *ir) {
     }
 }
 
-/* --print-repro: op's reproducer section (op -1: the whole reproduce.md) on stdout; 0, or 1 with the reason on
- * stderr when the op has no reproducer */
-static int print_repro(const jv_ir *ir, int op, const char *package) {
+/* --print-repro: the reproducer sections of the ops of sel in order (none named: the whole reproduce.md) on
+ * stdout; 0, or 1 with the reason on stderr when one of them has no reproducer (nothing printed) */
+static int print_repro(const jv_ir *ir, const jv_opsel *sel, const char *package) {
     jv_repro_opts o;
     jv_repro_opts_default(&o);
     jv_err err = {0};
     char *text = NULL;
     jv_strbuf b = JV_STRBUF_INIT;
-    jv_status st = op >= 0 ? jv_repro_op(&ir->ops[op], &o, &b, &err) : jv_repro_doc(ir, &o, 0, &text, &err);
-    if (st == JV_OK) fputs(op >= 0 ? (b.buf ? b.buf : "") : text, stdout);
+    jv_status st = JV_OK;
+    int some = jv_opsel_max(sel) >= 0;
+    for (int i = 0; some && i < ir->n && st == JV_OK; i++)
+        if (jv_opsel_has(sel, i)) st = jv_repro_op(&ir->ops[i], &o, &b, &err);
+    if (!some) st = jv_repro_doc(ir, &o, 0, &text, &err);
+    if (st == JV_OK) fputs(some ? (b.buf ? b.buf : "") : text, stdout);
     jv_sb_free(&b);
     free(text);
     if (st != JV_OK) {
@@ -408,9 +416,10 @@ int jv_replay_one(const jv_replay_cli *c, const char *argv0, const jv_replay_env
                     "manifest.json, or one without \"members\": made by hand or by an older jarvis), so damage or "
                     "edits cannot be detected\n",
                     env->who, c->package);
-        if (c->op >= ir.n) {
-            fprintf(stderr, "%s: %s: no op %d (the package has %d: see --list)\n", env->who, c->package, c->op, ir.n);
-            snprintf(fatal, sizeof fatal, "%s: no op %d (the package has %d)", c->package, c->op, ir.n);
+        int top = jv_opsel_max(&c->ops);
+        if (top >= ir.n) {
+            fprintf(stderr, "%s: %s: no op %d (the package has %d: see --list)\n", env->who, c->package, top, ir.n);
+            snprintf(fatal, sizeof fatal, "%s: no op %d (the package has %d)", c->package, top, ir.n);
             rc = 2;
             goto out;
         }
@@ -421,7 +430,7 @@ int jv_replay_one(const jv_replay_cli *c, const char *argv0, const jv_replay_env
         return 0;
     }
     if (c->print_repro) {
-        int prc = print_repro(&ir, c->op, c->package);
+        int prc = print_repro(&ir, &c->ops, c->package);
         jv_ir_free(&ir);
         return prc;
     }
@@ -507,7 +516,7 @@ int jv_replay_one(const jv_replay_cli *c, const char *argv0, const jv_replay_env
         jv_status bs = jv_baseline_run(be, ctx, &run.props, &o, c->baseline_bytes, gn,
                                        run.props.is_gpu ? JV_DT_BF16 : JV_DT_F32, base, &err);
         if (bs == JV_ERR_DEVICE) { /* the device is gone: no op can run; what was measured is still written */
-            if (jv_session_stop(&ses, c->peak ? NULL : &ir, c->op, 0, -1, NULL, &err, &err) != JV_OK) {
+            if (jv_session_stop(&ses, c->peak ? NULL : &ir, &c->ops, 0, -1, NULL, &err, &err) != JV_OK) {
                 say(env, fatal, sizeof fatal, "out of memory");
                 rc = 1;
                 goto out;
@@ -527,7 +536,7 @@ int jv_replay_one(const jv_replay_cli *c, const char *argv0, const jv_replay_env
     if (!c->peak && c->package) {
         jv_session_cfg sc = {be,   ctx,    &run.props, &o,
                              base, run.ds, stderr,     c->deadline > 0 ? t_start + c->deadline : 0};
-        if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, c->op, &err) != JV_OK) {
+        if (!ses.stopped && jv_session_ops(&ses, &sc, &ir, &c->ops, &err) != JV_OK) {
             say(env, fatal, sizeof fatal, err.msg);
             rc = 1;
             goto out;

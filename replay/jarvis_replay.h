@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "jv_fleet.h"
+#include "jv_session.h"
 
 /* The command line. */
 typedef struct {
@@ -15,7 +16,7 @@ typedef struct {
     int device;
     const char *backend; /* "auto" or a name of backends/backends.def */
     int list, peak, no_baseline, quiet;
-    int op; /* -1: all */
+    jv_opsel ops; /* --op LIST (repeatable): the ops replayed; none named: all */
     int iterations;
     const char *cache; /* hot, cold, both */
     int64_t baseline_bytes, max_bytes;
@@ -33,7 +34,7 @@ typedef struct {
     const char *out;                               /* -o OUT: a folder for the outputs (and the fleet report) */
     double fleet_k, fleet_min_band, fleet_timeout; /* the band and rank 0's wait (fleet mode) */
     int fleet_best;                                /* --fleet-stat best */
-    int print_repro; /* --print-repro: print reproducer commands (op N with --op) and exit */
+    int print_repro; /* --print-repro: print reproducer commands (of the --op ops, else all) and exit */
 } jv_replay_cli;
 
 /* Where one replay runs and what it also records (fleet mode). */

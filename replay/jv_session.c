@@ -1,6 +1,7 @@
 /* jv_session: the op loop of a replay run (see jv_session.h). */
 #include "jv_session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +21,59 @@ static jv_status grow(jv_session *s, jv_err *err) {
     return JV_OK;
 }
 
-/* one JV_RES_NOT_RUN result, with `reason`, for every op of ir from `from` on (only `only` when >= 0) */
-static jv_status not_run(jv_session *s, const jv_ir *ir, int only, int from, const char *reason, jv_err *err) {
+jv_status jv_opsel_parse(jv_opsel *sel, const char *text, jv_err *err) {
+    jv_opsel t = *sel;
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        long long lo = -1, hi = -1;
+        int used = 0;
+        char part[64];
+        if (len == 0 || len >= sizeof part)
+            JV_FAIL(err, JV_ERR_USAGE, "--op %s: %s part '%.*s'", text, len ? "a too long" : "an empty",
+                    (int)(len > 40 ? 40 : len), p);
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (sscanf(part, "%lld-%lld%n", &lo, &hi, &used) == 2 && used == (int)len && part[0] != '-') {
+            /* N-M */
+        } else if (sscanf(part, "%lld%n", &lo, &used) == 1 && used == (int)len && part[0] != '-' && part[0] != '+') {
+            hi = lo;
+        } else {
+            JV_FAIL(err, JV_ERR_USAGE, "--op %s: '%s' is not an op index N or a range N-M", text, part);
+        }
+        if (lo < 0 || hi > 100000000 || hi < lo)
+            JV_FAIL(err, JV_ERR_USAGE, "--op %s: '%s': want 0 <= N <= M <= 100000000", text, part);
+        if (t.n >= JV_OPSEL_MAX) JV_FAIL(err, JV_ERR_USAGE, "--op: more than %d ranges", JV_OPSEL_MAX);
+        t.lo[t.n] = (int)lo;
+        t.hi[t.n] = (int)hi;
+        t.n++;
+        if (!end) break;
+        p = end + 1;
+    }
+    *sel = t;
+    return JV_OK;
+}
+
+int jv_opsel_has(const jv_opsel *sel, int i) {
+    if (!sel || sel->n == 0) return 1;
+    for (int k = 0; k < sel->n; k++)
+        if (i >= sel->lo[k] && i <= sel->hi[k]) return 1;
+    return 0;
+}
+
+int jv_opsel_max(const jv_opsel *sel) {
+    int m = -1;
+    for (int k = 0; sel && k < sel->n; k++)
+        if (sel->hi[k] > m) m = sel->hi[k];
+    return m;
+}
+
+/* one JV_RES_NOT_RUN result, with `reason`, for every op of ir from `from` on (only those of sel) */
+static jv_status not_run(jv_session *s, const jv_ir *ir, const jv_opsel *sel, int from, const char *reason,
+                         jv_err *err) {
     for (int i = from < 0 ? 0 : from; ir && i < ir->n; i++) {
-        if (only >= 0 && i != only) continue;
+        if (!jv_opsel_has(sel, i)) continue;
         JV_CHECK(grow(s, err));
         jv_op_result *r = &s->res[s->n];
         jv_desc d;
@@ -38,7 +88,7 @@ static jv_status not_run(jv_session *s, const jv_ir *ir, int only, int from, con
     return JV_OK;
 }
 
-jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, int at, const char *label,
+jv_status jv_session_stop(jv_session *s, const jv_ir *ir, const jv_opsel *sel, int from, int at, const char *label,
                           const jv_err *e, jv_err *err) {
     s->stopped = 1;
     s->failed = 1;
@@ -50,20 +100,20 @@ jv_status jv_session_stop(jv_session *s, const jv_ir *ir, int only, int from, in
         snprintf(reason, sizeof reason, "not run: the device context became unusable at op %d", at);
     else
         snprintf(reason, sizeof reason, "not run: the device context became unusable at the baseline");
-    return not_run(s, ir, only, from, reason, err);
+    return not_run(s, ir, sel, from, reason, err);
 }
 
-jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *ir, int only, jv_err *err) {
+jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *ir, const jv_opsel *sel, jv_err *err) {
     const jv_backend *be = cfg->be;
     jv_run_opts *o = cfg->o;
     int verbose = cfg->log && !o->quiet;
     for (int i = 0; i < ir->n; i++) {
-        if (only >= 0 && i != only) continue;
+        if (!jv_opsel_has(sel, i)) continue;
         if (cfg->deadline > 0 && jv_now() > cfg->deadline) {
             s->late = 1;
             s->failed = 1;
             int before = s->not_run;
-            JV_CHECK(not_run(s, ir, only, i, "not run: the --deadline passed before it started", err));
+            JV_CHECK(not_run(s, ir, sel, i, "not run: the --deadline passed before it started", err));
             if (cfg->log)
                 fprintf(cfg->log, "jarvis-replay: the --deadline passed at op %d: %d op%s not run\n", i,
                         s->not_run - before, s->not_run - before == 1 ? "" : "s");
@@ -86,7 +136,7 @@ jv_status jv_session_ops(jv_session *s, const jv_session_cfg *cfg, const jv_ir *
             s->n++;
             if (r->status == JV_RES_WRONG || r->status == JV_RES_REFUSED || r->status == JV_RES_ERROR) s->failed = 1;
             if (st == JV_ERR_DEVICE) /* nothing more reaches the device */
-                return jv_session_stop(s, ir, only, i + 1, i, r->label, &e, err);
+                return jv_session_stop(s, ir, sel, i + 1, i, r->label, &e, err);
             if (r->status != JV_RES_OK && cfg->log && (r->status != JV_RES_SKIPPED || verbose))
                 fprintf(cfg->log, "jarvis-replay: op %d (%s): %s: %s\n", i, r->label, jv_res_status_str(r->status),
                         r->reason);

@@ -132,6 +132,20 @@ def main():
         ops4 = [b for b in d4['benchmarks'] if b['name'].startswith('op')]
         check(len(ops4) == 1 and ops4[0]['iterations'] == 1, '--iterations 1: one launch of one op')
         check(not [b for b in d4['benchmarks'] if b['name'].startswith('baseline')], 'no baseline with --iterations')
+    # --op LIST: exactly the ops named (a list, a range, repeated), bad lists exit 2 naming the part, an op past
+    # the package's end exits 2 naming it
+    if len(ir) >= 3:
+        for args, want in ((['--op', '0,2'], {0, 2}), (['--op', '0', '--op', '1-2'], {0, 1, 2}), (['--op', '2-2'], {2})):
+            sel = os.path.join(tmp, 'sel.json')
+            ps = run(rep, pkg, '--backend', 'cpu', *args, '--iterations', '1', '--benchmark_out', sel, '-q')
+            got = {int(b['name'].split('/')[0][2:]) for b in json.load(open(sel))['benchmarks']
+                   if b['name'].startswith('op')} if ps.returncode == 0 else None
+            check(got == want, f'{" ".join(args)}: ops {got}, want {want}: {ps.stderr[-300:]}')
+    for bad in ('3-1', 'x', '1,,2', '-1'):
+        pb = run(rep, pkg, '--op', bad, '--iterations', '1')
+        check(pb.returncode == 2 and '--op' in pb.stderr and bad in pb.stderr, f'--op {bad}: {pb.returncode} {pb.stderr}')
+    po = run(rep, pkg, '--op', f'0,{len(ir)}', '--iterations', '1')
+    check(po.returncode == 2 and f'no op {len(ir)}' in po.stderr, f'--op past the end: {po.returncode} {po.stderr}')
     # --peak
     pk = run(rep, '--peak', *FAST)
     check(pk.returncode == 0 and 'measured bandwidth ceiling' in pk.stdout and 'compute ceiling' in pk.stdout,

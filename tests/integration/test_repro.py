@@ -696,6 +696,11 @@ def main():
     check(p.returncode == 2 and 'no op' in p.stderr, 'op out of range: exit 2 with a message', p.returncode, p.stderr)
     p = run(rep, irp, '--print-repro')
     check(p.returncode == 0 and p.stdout.count('\n## op ') == len(CASES), 'no --op: every op', p.returncode)
+    # --op LIST: the sections of those ops, in IR order, each once
+    p = run(rep, irp, '--print-repro', '--op', '2,0', '--op', '1-2')
+    heads = [l for l in p.stdout.splitlines() if l.startswith('## op ')]
+    check(p.returncode == 0 and [h.split(':')[0] for h in heads] == ['## op 0', '## op 1', '## op 2'],
+          '--op 2,0 --op 1-2: ops 0, 1, 2 once each, in order', p.returncode, heads)
 
     # the package of a real trace: reproduce.md listed in the manifest, every op checked
     out = os.path.join(tmp, 'out')

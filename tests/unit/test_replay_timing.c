@@ -608,7 +608,7 @@ static void test_sticky(const jv_ir *ir) {
         jv_session s;
         memset(&s, 0, sizeof s);
         jv_session_cfg sc = {&FAKE, g.ctx, &g.p, &g.o, NULL, NULL, NULL, 0};
-        CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK);
+        CHECK(jv_session_ops(&s, &sc, ir, NULL, &err) == JV_OK);
         CHECK(s.stopped && s.failed && s.stop_op == op_at[c] && s.n == 3 && s.not_run == 2 - op_at[c]);
         CHECK(g.f->launches == at[c] && g.f->calls_dead == 0); /* no call after the failing launch */
         for (int i = 0; i < 3; i++) {
@@ -636,20 +636,20 @@ static void test_sticky(const jv_ir *ir) {
     memset(&s, 0, sizeof s);
     jv_session_cfg sc = {&soft, g.ctx, &g.p, &g.o, NULL, NULL, NULL, 0};
     g.o.max_bytes = 1; /* every op skipped: the loop visits all */
-    CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && !s.stopped && s.n == 3 && !s.failed);
+    CHECK(jv_session_ops(&s, &sc, ir, NULL, &err) == JV_OK && !s.stopped && s.n == 3 && !s.failed);
     jv_session_free(&s);
     /* --deadline: one in the past starts nothing (every op not run, the session failed); a far one changes
      * nothing; neither is a device stop */
     g.o.max_bytes = 0;
     sc.deadline = jv_now() - 1;
     int before = g.f->launches;
-    CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && s.late && s.failed && !s.stopped && s.n == 3 &&
+    CHECK(jv_session_ops(&s, &sc, ir, NULL, &err) == JV_OK && s.late && s.failed && !s.stopped && s.n == 3 &&
           s.not_run == 3 && g.f->launches == before);
     for (int i = 0; i < 3; i++)
         CHECK(s.res[i].status == JV_RES_NOT_RUN && strstr(s.res[i].reason, "--deadline") && s.res[i].index == i);
     jv_session_free(&s);
     sc.deadline = jv_now() + 3600;
-    CHECK(jv_session_ops(&s, &sc, ir, -1, &err) == JV_OK && !s.late && !s.failed && s.n == 3 && s.not_run == 0 &&
+    CHECK(jv_session_ops(&s, &sc, ir, NULL, &err) == JV_OK && !s.late && !s.failed && s.n == 3 && s.not_run == 0 &&
           s.res[2].status == JV_RES_OK);
     jv_session_free(&s);
     g.o.max_bytes = 1;
@@ -659,11 +659,56 @@ static void test_sticky(const jv_ir *ir) {
     jv_err be = {0};
     g.o.max_bytes = 0;
     CHECK(jv_baseline_run(&FAKE, g.ctx, &g.p, &g.o, 1 << 20, 0, JV_DT_F32, &b, &be) == JV_ERR_DEVICE);
-    CHECK(jv_session_stop(&s, ir, -1, 0, -1, NULL, &be, &err) == JV_OK && s.n == 3 && s.not_run == 3 &&
+    CHECK(jv_session_stop(&s, ir, NULL, 0, -1, NULL, &be, &err) == JV_OK && s.n == 3 && s.not_run == 3 &&
           s.res[0].status == JV_RES_NOT_RUN);
     char msg[1024];
     jv_session_stop_message(&s, g.p.name, "r.md", msg, sizeof msg);
     CHECK(strstr(msg, "after the baseline on fake GPU") && strstr(msg, "3 ops not run"));
+    jv_session_free(&s);
+    rig_close(&g);
+}
+
+/* --op LIST: jv_opsel_parse / has / max, and a session over a selection (only those ops replayed, and under a
+ * passed deadline only those reported not run) */
+static void test_opsel(const jv_ir *ir) {
+    jv_opsel sel = {0};
+    jv_err err = {0};
+    CHECK(jv_opsel_max(&sel) == -1 && jv_opsel_has(&sel, 0) && jv_opsel_has(&sel, 99) && jv_opsel_has(NULL, 5));
+    CHECK(jv_opsel_parse(&sel, "3,7,10-12", &err) == JV_OK && sel.n == 3 && jv_opsel_max(&sel) == 12);
+    int want[14] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 1, 0};
+    int same = 1;
+    for (int i = 0; i < 14; i++)
+        same &= jv_opsel_has(&sel, i) == want[i];
+    CHECK(same);
+    CHECK(jv_opsel_parse(&sel, "0", &err) == JV_OK && sel.n == 4 && jv_opsel_has(&sel, 0) && !jv_opsel_has(&sel, 1));
+    const char *bad[] = {"", ",", "1,,2", "3-1", "a", "1-", "-1", "1-2-3", "+1", "1.5", "100000001", "2,x"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        jv_opsel t = sel;
+        jv_err e = {0};
+        CHECK(jv_opsel_parse(&t, bad[k], &e) == JV_ERR_USAGE && strstr(e.msg, "--op") && t.n == sel.n);
+    }
+    jv_opsel full = {0};
+    char many[512] = "";
+    for (int k = 0; k < JV_OPSEL_MAX; k++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d", k ? "," : "", k);
+    CHECK(jv_opsel_parse(&full, many, &err) == JV_OK && full.n == JV_OPSEL_MAX);
+    CHECK(jv_opsel_parse(&full, "70", &err) == JV_ERR_USAGE && full.n == JV_OPSEL_MAX);
+
+    rig g;
+    rig_open(&g, 10, 0.001, 0);
+    jv_opsel two = {0};
+    CHECK(jv_opsel_parse(&two, "0,2", &err) == JV_OK);
+    jv_session s;
+    memset(&s, 0, sizeof s);
+    jv_session_cfg sc = {&FAKE, g.ctx, &g.p, &g.o, NULL, NULL, NULL, 0};
+    CHECK(jv_session_ops(&s, &sc, ir, &two, &err) == JV_OK && s.n == 2 && !s.failed && s.res[0].index == 0 &&
+          s.res[1].index == 2 && s.res[1].status == JV_RES_OK);
+    jv_session_free(&s);
+    jv_opsel mid = {0};
+    CHECK(jv_opsel_parse(&mid, "1-1", &err) == JV_OK);
+    sc.deadline = jv_now() - 1;
+    CHECK(jv_session_ops(&s, &sc, ir, &mid, &err) == JV_OK && s.late && s.n == 1 && s.not_run == 1 &&
+          s.res[0].index == 1 && s.res[0].status == JV_RES_NOT_RUN);
     jv_session_free(&s);
     rig_close(&g);
 }
@@ -682,6 +727,7 @@ int main(void) {
     test_hold(&ir);
     test_clocks(&ir);
     test_sticky(&ir);
+    test_opsel(&ir);
     jv_ir_free(&ir);
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
