@@ -646,6 +646,10 @@ void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x) {
         u->bits[x >> 6] |= UINT64_C(1) << (x & 63);
 }
 
+void jv_upset_add_one(jv_upset *u, uint32_t x) {
+    if (x != JV_NONE32) u->bits[x >> 6] |= UINT64_C(1) << (x & 63);
+}
+
 void jv_upset_seal(jv_upset *u) {
     size_t n = 0;
     for (size_t w = 0; w < u->nwords; w++) {

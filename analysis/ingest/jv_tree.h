@@ -71,6 +71,9 @@ jv_status jv_upset_init(jv_upset *u, const jv_trace *tr);
 /* Adds x and every event above it in t (x may be JV_NONE32: nothing). Before jv_upset_seal only. */
 void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x);
 
+/* Adds x alone, not the events above it (x may be JV_NONE32: nothing). Before jv_upset_seal only. */
+void jv_upset_add_one(jv_upset *u, uint32_t x);
+
 /* Ends the adding: the ranks and u->n. */
 void jv_upset_seal(jv_upset *u);
 
