@@ -53,11 +53,48 @@ int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
     return s;
 }
 
-/* merged union of two merged lists into dst (capacity na + nb) */
-static size_t union2(const jv_iv *a, size_t na, const jv_iv *b, size_t nb, jv_iv *dst) {
-    memcpy(dst, a, na * sizeof *a);
-    memcpy(dst + na, b, nb * sizeof *b);
-    return jv_iv_merge(dst, na + nb);
+/* The merged union of two merged lists a and b, read one interval at a time (no list is built). */
+typedef struct {
+    const jv_iv *a, *b;
+    size_t na, nb, i, j;
+} union_iter;
+
+/* the next interval of the union into *out; 0 at the end */
+static int union_next(union_iter *u, jv_iv *out) {
+    if (u->i == u->na && u->j == u->nb) return 0;
+    int from_a = u->j == u->nb || (u->i < u->na && u->a[u->i].start <= u->b[u->j].start);
+    *out = from_a ? u->a[u->i++] : u->b[u->j++];
+    for (;;) { /* take in every interval of either list that starts at or before the end so far */
+        if (u->i < u->na && u->a[u->i].start <= out->end) {
+            if (u->a[u->i].end > out->end) out->end = u->a[u->i].end;
+            u->i++;
+        } else if (u->j < u->nb && u->b[u->j].start <= out->end) {
+            if (u->b[u->j].end > out->end) out->end = u->b[u->j].end;
+            u->j++;
+        } else {
+            return 1;
+        }
+    }
+}
+
+/* the length of the intersection of merged list x with the union of merged lists a and b (jv_iv_overlap of x
+ * and jv_iv_merge of a and b together, without that list) */
+static int64_t overlap_union(const jv_iv *x, size_t nx, const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
+    union_iter u = {a, b, na, nb, 0, 0};
+    jv_iv y;
+    int64_t s = 0;
+    size_t i = 0;
+    int more = union_next(&u, &y);
+    while (i < nx && more) {
+        int64_t lo = x[i].start > y.start ? x[i].start : y.start;
+        int64_t hi = x[i].end < y.end ? x[i].end : y.end;
+        if (hi > lo) s += hi - lo;
+        if (x[i].end < y.end)
+            i++;
+        else
+            more = union_next(&u, &y);
+    }
+    return s;
 }
 
 /* a \ b for merged lists into out (capacity na + nb): merged */
@@ -171,76 +208,70 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
     return st;
 }
 
+/* the class of GPU event e (kind k) of tr for the timeline: 0 computation, 1 communication, 2 memcpy; cc caches
+ * per kernel name 2 for a copy kernel's name, 1 for a collective's, else 0 */
+static int gpu_class(const jv_trace *tr, const jv_event *e, jv_kind k, name_cache *cc) {
+    if (k == JV_K_MEMCPY) return 2;
+    int hit;
+    uint8_t *v = name_cache_slot(cc, e->name, &hit);
+    if (!hit) {
+        const char *name = jv_trace_str(tr, e->name);
+        *v = !strncmp(name, "__amd_rocclr_copyBuffer", 23) ? 2 : (uint8_t)jv_is_comm_kernel(name);
+    }
+    return *v == 2 ? 2 : *v == 1 && k == JV_K_KERNEL;
+}
+
 jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *o, int dev,
                               jv_gpu_timeline *out) {
     memset(out, 0, sizeof *out);
     out->device = dev;
-    size_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
-    /* one buffer of 2n: computation grows from the front, communication from the
-       back of the first half, memcpy from the back of the second; the free second
-       half serves the unions */
-    jv_iv *buf = malloc((2 * n + 2) * sizeof *buf);
-    if (!buf) return JV_ERR_NOMEM;
-    jv_iv *comp = buf, *tmp = buf + n + 1;
-    jv_iv *comm_end = buf + n + 1, *mem_end = buf + 2 * n + 2;
-    size_t nc = 0, nk = 0, nm = 0;
+    /* the selected GPU events counted by class, then one buffer of them all: computation, then communication,
+       then memcpy; each class is merged in place, and their union (busy) too once the exposed times are taken */
+    size_t cnt[3] = {0, 0, 0}, at[3];
+    jv_iv *buf = NULL;
     name_cache cc; /* each distinct kernel name classified once */
     name_cache_init(&cc);
-    for (size_t i = 0; i < tr->nev; i++) {
-        const jv_event *e = &tr->ev[i];
-        jv_kind k = (jv_kind)e->kind;
-        if (!jv_kind_is_gpu(k)) continue;
-        if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
-        if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
-        jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
-        const char *name = jv_trace_str(tr, e->name);
-        int hit;
-        uint8_t *comm = name_cache_slot(&cc, e->name, &hit);
-        if (!hit) *comm = (uint8_t)jv_is_comm_kernel(name);
-        if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23))
-            *(mem_end - ++nm) = iv;
-        else if (k == JV_K_KERNEL && *comm)
-            *(comm_end - ++nk) = iv;
-        else
-            comp[nc++] = iv;
-        out->events++;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < tr->nev; i++) {
+            const jv_event *e = &tr->ev[i];
+            jv_kind k = (jv_kind)e->kind;
+            if (!jv_kind_is_gpu(k)) continue;
+            if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
+            if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
+            int c = gpu_class(tr, e, k, &cc);
+            if (pass == 0)
+                cnt[c]++;
+            else
+                buf[at[c]++] = (jv_iv){jv_ev_ts(tr, e), jv_ev_end(tr, e)};
+        }
+        out->events = cnt[0] + cnt[1] + cnt[2];
+        if (out->events == 0) return JV_OK;
+        if (pass == 0 && !(buf = malloc(out->events * sizeof *buf))) return JV_ERR_NOMEM;
+        at[0] = 0, at[1] = cnt[0], at[2] = cnt[0] + cnt[1];
     }
-    if (out->events == 0) {
-        free(buf);
-        return JV_OK;
-    }
-    /* move communication and memcpy intervals to their own spots: comm right after
-       comp in the first half, mem at the start of the second half */
-    jv_iv *comm = comp + nc, *mem = tmp;
-    memmove(comm, comm_end - nk, nk * sizeof *comm);
-    memmove(mem, mem_end - nm, nm * sizeof *mem);
-    nc = jv_iv_merge(comp, nc);
-    memmove(comp + nc, comm, nk * sizeof *comm); /* keep comm adjacent to the merged comp */
-    comm = comp + nc;
-    nk = jv_iv_merge(comm, nk);
-    nm = jv_iv_merge(mem, nm);
-    /* mem lives at tmp; move it to the end of the second half so tmp is free for unions */
-    jv_iv *mem2 = mem_end - nm;
-    memmove(mem2, mem, nm * sizeof *mem);
-    mem = mem2;
+    size_t nc = jv_iv_merge(buf, cnt[0]);
+    jv_iv *comp = buf, *comm = buf + nc, *mem;
+    memmove(comm, buf + cnt[0], cnt[1] * sizeof *comm); /* each merged list right after the one before */
+    size_t nk = jv_iv_merge(comm, cnt[1]);
+    mem = comm + nk;
+    memmove(mem, buf + cnt[0] + cnt[1], cnt[2] * sizeof *mem);
+    size_t nm = jv_iv_merge(mem, cnt[2]);
     out->computation = jv_iv_len(comp, nc);
     out->total_comm = jv_iv_len(comm, nk);
     out->total_memcpy = jv_iv_len(mem, nm);
     out->exposed_comm = out->total_comm - jv_iv_overlap(comm, nk, comp, nc);
-    size_t nck = union2(comp, nc, comm, nk, tmp);
-    out->exposed_memcpy = out->total_memcpy - jv_iv_overlap(mem, nm, tmp, nck);
-    /* all = (comp U comm) U mem; reuse comp+comm storage which is free now */
-    size_t na = union2(tmp, nck, mem, nm, comp);
-    out->busy = jv_iv_len(comp, na);
-    out->first_start = comp[0].start;
-    out->total = comp[na - 1].end - comp[0].start;
+    out->exposed_memcpy = out->total_memcpy - overlap_union(mem, nm, comp, nc, comm, nk);
+    /* busy: the three lists, side by side in buf, merged into one */
+    size_t na = nk || nm ? jv_iv_merge(buf, nc + nk + nm) : nc;
+    const jv_iv *busy = buf;
+    out->busy = jv_iv_len(busy, na);
+    out->first_start = busy[0].start;
+    out->total = busy[na - 1].end - busy[0].start;
     out->idle = out->total - out->busy;
     jv_status st = JV_OK;
-    if (o->idle_causes && dev < 0) st = idle_causes(tr, t, comp, na, out);
+    if (o->idle_causes && dev < 0) st = idle_causes(tr, t, busy, na, out);
     for (size_t i = 1; i < na; i++) { /* the gaps between the merged busy intervals */
-        int64_t gap = comp[i].start - comp[i - 1].end;
+        int64_t gap = busy[i].start - busy[i - 1].end;
         out->idle_gaps++;
         if (gap > out->idle_gap_max) out->idle_gap_max = gap;
         if (o->micro_idle_ns <= 0) continue;

@@ -52,12 +52,21 @@ static int in_tree(jv_kind k, int with_python) {
            (with_python && (k == JV_K_USER_ANNOT || k == JV_K_PYTHON));
 }
 
-/* Nests the host events idx[0..n), sorted by cmp_host, with the stack *stack (*cap_stack entries). */
-static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx, size_t n, uint32_t **stack,
-                             size_t *cap_stack, jv_err *err) {
+/* The nesting state that one batch of host events hands on to the next: the stack of open events (*depth of
+ * them, of thread cur_thread). */
+typedef struct {
+    uint32_t *stack;
+    size_t cap, depth;
+    uint32_t cur_thread;
+} nest_state;
+
+/* Nests the host events idx[0..n), sorted by cmp_host and following the events nested before with ns. */
+static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx, size_t n, nest_state *ns,
+                             jv_err *err) {
     jv_status s = JV_OK;
-    size_t depth = 0;
-    uint32_t cur_thread = JV_NONE32;
+    size_t depth = ns->depth;
+    uint32_t cur_thread = ns->cur_thread, **stack = &ns->stack;
+    size_t *cap_stack = &ns->cap;
     for (size_t k = 0; s == JV_OK && k < n; k++) {
         uint32_t i = idx[k];
         const jv_event *e = &tr->ev[i];
@@ -96,47 +105,94 @@ static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx
         if ((s = JV_RESERVE(*stack, *cap_stack, depth + 1)) != JV_OK) break;
         (*stack)[depth++] = i;
     }
+    ns->depth = depth;
+    ns->cur_thread = cur_thread;
     return s;
 }
 
-/* The threads' host events are sorted and nested a batch of consecutive threads at a time, in thread order (the
- * order of one sort of them all): the index holds at most the busiest thread's events or an eighth of all, not
- * every host event of the trace, and the sort's scratch half of that. */
-enum { HOST_BATCHES = 8 };
+/* The host events are sorted and nested a batch at a time, in the order of one sort of them all, the nesting
+ * state handed on from batch to batch: a batch is a run of consecutive units, a unit being a thread's events, or,
+ * for a thread with more than an eighth of all host events, the events of one of HOST_BUCKETS equal ranges of
+ * its start times (monotone in ts: a bucket's events sort before the next bucket's). Batches hold at most an
+ * eighth of the host events unless one unit alone has more (a burst); the index holds the largest batch and the
+ * sort's scratch half of that, not the busiest thread's events. */
+enum { HOST_BATCHES = 8, HOST_BUCKETS = 64 };
+
+/* The start-time buckets of a thread: split 0 (one unit), or 1 with the first start lo and the scale */
+typedef struct {
+    int64_t lo, hi;
+    double scale;
+    uint32_t split, first_unit;
+} host_thread;
+
+/* the unit of host event e of thread th */
+static uint32_t unit_of(const jv_trace *tr, const host_thread *th, const jv_event *e) {
+    if (!th->split) return th->first_unit;
+    size_t b = (size_t)((double)(jv_ev_ts(tr, e) - th->lo) * th->scale);
+    return th->first_unit + (uint32_t)(b < HOST_BUCKETS ? b : HOST_BUCKETS - 1);
+}
 
 static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_err *err) {
-    size_t nth = tr->nthreads ? tr->nthreads : 1, n = 0, most = 0;
-    uint32_t *cnt = calloc(nth, sizeof *cnt); /* host events per thread */
-    if (!cnt) return JV_ERR_NOMEM;
-    for (size_t i = 0; i < tr->nev; i++)
-        if (in_tree((jv_kind)tr->ev[i].kind, with_python)) {
-            cnt[tr->ev[i].thread]++;
-            n++;
-        }
-    for (size_t th = 0; th < tr->nthreads; th++)
-        if (cnt[th] > most) most = cnt[th];
-    size_t cap = most > n / HOST_BATCHES ? most : n / HOST_BATCHES;
-    uint32_t *idx = malloc((cap ? cap : 1) * sizeof *idx);
-    uint32_t *stack = NULL;
-    size_t cap_stack = 0;
-    jv_status s = idx ? JV_OK : JV_ERR_NOMEM;
-    /* each batch but the last is followed by a thread that would overflow it: two batches in a row hold more than
-       cap events, so there are at most 2 n / cap + 1 batches (passes over the events) */
-    for (size_t lo = 0; lo < tr->nthreads && s == JV_OK;) {
-        size_t hi = lo, m = 0;
-        while (hi < tr->nthreads && m + cnt[hi] <= cap)
-            m += cnt[hi++];
+    size_t nth = tr->nthreads ? tr->nthreads : 1, n = 0, nunits = 0;
+    uint32_t *cnt = calloc(nth, sizeof *cnt); /* host events per thread, then per unit */
+    host_thread *ht = calloc(nth, sizeof *ht);
+    uint32_t *ucnt = NULL, *idx = NULL;
+    nest_state ns = {NULL, 0, 0, JV_NONE32};
+    jv_status s = cnt && ht ? JV_OK : JV_ERR_NOMEM;
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (!in_tree((jv_kind)e->kind, with_python)) continue;
+        host_thread *h = &ht[e->thread];
+        const int64_t ts = jv_ev_ts(tr, e);
+        if (!cnt[e->thread]++ || ts < h->lo) h->lo = ts;
+        if (cnt[e->thread] == 1 || ts > h->hi) h->hi = ts;
+        n++;
+    }
+    const size_t cap = n / HOST_BATCHES ? n / HOST_BATCHES : 1;
+    for (size_t th = 0; s == JV_OK && th < tr->nthreads; th++) {
+        ht[th].first_unit = (uint32_t)nunits;
+        ht[th].split = cnt[th] > cap && ht[th].hi > ht[th].lo;
+        if (ht[th].split) ht[th].scale = HOST_BUCKETS / ((double)(ht[th].hi - ht[th].lo) + 1.0);
+        nunits += ht[th].split ? HOST_BUCKETS : 1;
+    }
+    if (s == JV_OK && !(ucnt = calloc(nunits ? nunits : 1, sizeof *ucnt))) s = JV_ERR_NOMEM;
+    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
+        const jv_event *e = &tr->ev[i];
+        if (in_tree((jv_kind)e->kind, with_python)) ucnt[unit_of(tr, &ht[e->thread], e)]++;
+    }
+    /* the batches (runs of units) and the largest of them */
+    size_t most = 1;
+    for (size_t u = 0; s == JV_OK && u < nunits;) {
+        size_t m = 0;
+        while (u < nunits && (m == 0 || m + ucnt[u] <= cap))
+            m += ucnt[u++];
+        if (m > most) most = m;
+    }
+    if (s == JV_OK && !(idx = malloc(most * sizeof *idx))) s = JV_ERR_NOMEM;
+    for (size_t ua = 0, th_a = 0; s == JV_OK && ua < nunits;) {
+        size_t ub = ua, m = 0;
+        while (ub < nunits && (m == 0 || m + ucnt[ub] <= cap))
+            m += ucnt[ub++];
+        while (th_a + 1 < tr->nthreads && ht[th_a + 1].first_unit <= ua) /* the threads of units ua .. ub - 1 */
+            th_a++;
+        size_t th_b = th_a;
+        while (th_b + 1 < tr->nthreads && ht[th_b + 1].first_unit < ub)
+            th_b++;
         m = 0;
-        for (size_t i = 0; i < tr->nev && hi > lo; i++) {
+        for (size_t i = 0; i < tr->nev && m < most; i++) {
             const jv_event *e = &tr->ev[i];
-            if (e->thread >= lo && e->thread < hi && in_tree((jv_kind)e->kind, with_python)) idx[m++] = (uint32_t)i;
+            if (e->thread < th_a || e->thread > th_b || !in_tree((jv_kind)e->kind, with_python)) continue;
+            const uint32_t u = unit_of(tr, &ht[e->thread], e);
+            if (u >= ua && u < ub) idx[m++] = (uint32_t)i;
         }
         s = jv_sort_stable(idx, m, sizeof *idx, cmp_host, (void *)tr);
-        if (s == JV_OK) s = nest_sorted(tr, t, idx, m, &stack, &cap_stack, err);
-        lo = hi;
+        if (s == JV_OK) s = nest_sorted(tr, t, idx, m, &ns, err);
+        ua = ub;
     }
-    free(stack);
+    free(ns.stack);
     free(idx);
+    free(ucnt);
+    free(ht);
     free(cnt);
     return s;
 }
@@ -438,24 +494,47 @@ static int is_execute(const jv_trace *tr, const jv_event *e) {
     return e->kind == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, e->name), "execute");
 }
 
+/* 1 when the interned name id names a graph launch (...GraphLaunch..., ...graphLaunch...); memo[id]: 0 not yet
+ * known, 1 no, 2 yes (one scan of each distinct name, not one per event) */
+static int graph_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
+    if (!memo[id]) {
+        const char *nm = jv_trace_str(tr, id);
+        memo[id] = (uint8_t)(1 + (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")));
+    }
+    return memo[id] == 2;
+}
+
 /* The op a GPU event is attributed to: nearest cpu_op above its launch
  * (python functions, annotations and "execute" wrappers are looked through);
- * the launch itself when no op is above it. */
+ * the launch itself when no op is above it. Graph launches (a launch of more than one GPU event whose name names a
+ * graph launch) are counted from a map of the graph-named launches' GPU events (none in most traces), not from a
+ * count per launch. */
 static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
-    /* per launch (the aux of a RUNTIME/DRIVER event): its GPU events, for graph launches */
-    uint32_t *cnt = calloc(tr->nlaunch ? tr->nlaunch : 1, sizeof *cnt);
-    if (!cnt) return JV_ERR_NOMEM;
-    for (size_t i = 0; i < tr->nev; i++) {
+    uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1);
+    if (!memo) return JV_ERR_NOMEM;
+    jv_map per_graph; /* a graph-named launch -> its GPU events so far */
+    jv_map_init(&per_graph);
+    jv_status s = JV_OK;
+    for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
-        uint32_t g = jv_ev_aux(tr, e), p = t->parent[i];
+        uint32_t g = jv_ev_aux(tr, e), p = t->parent[i], k = 0;
         t->launcher[g] = JV_NONE32;
         t->op_of_gpu[g] = JV_NONE32;
         if (p == JV_NONE32) {
             t->counts.unlinked++;
             continue;
         }
-        if (is_launch_kind((jv_kind)tr->ev[p].kind)) cnt[jv_trace_aux(tr, p)]++;
+        if (is_launch_kind((jv_kind)tr->ev[p].kind) && graph_named(tr, tr->ev[p].name, memo)) {
+            jv_map_get(&per_graph, p, &k);
+            if ((s = jv_map_put(&per_graph, p, k + 1)) != JV_OK) break;
+            if (k == 1) { /* its second GPU event: a graph launch of two so far */
+                t->counts.graph_launches++;
+                t->counts.graph_kernels += 2;
+            } else if (k > 1) {
+                t->counts.graph_kernels++;
+            }
+        }
         if (tr->ev[p].kind == JV_K_CPU_OP) {
             t->launcher[g] = p;
             t->op_of_gpu[g] = p;
@@ -477,19 +556,9 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         t->launcher[g] = launcher;
         if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
     }
-    for (size_t i = 0; i < tr->nev; i++) {
-        if (!is_launch_kind((jv_kind)tr->ev[i].kind)) continue;
-        const uint32_t kernels = cnt[jv_trace_aux(tr, (uint32_t)i)];
-        if (kernels > 1) {
-            const char *nm = jv_trace_str(tr, tr->ev[i].name);
-            if (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")) {
-                t->counts.graph_launches++;
-                t->counts.graph_kernels += kernels;
-            }
-        }
-    }
-    free(cnt);
-    return JV_OK;
+    jv_map_free(&per_graph);
+    free(memo);
+    return s;
 }
 
 static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
@@ -575,6 +644,10 @@ jv_status jv_upset_init(jv_upset *u, const jv_trace *tr) {
 void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x) {
     for (; x != JV_NONE32 && !jv_upset_has(u, x); x = t->parent[x]) /* each member climbed through once */
         u->bits[x >> 6] |= UINT64_C(1) << (x & 63);
+}
+
+void jv_upset_add_one(jv_upset *u, uint32_t x) {
+    if (x != JV_NONE32) u->bits[x >> 6] |= UINT64_C(1) << (x & 63);
 }
 
 void jv_upset_seal(jv_upset *u) {

@@ -54,7 +54,8 @@ static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint3
     return t->parent[i] != JV_NONE32 && jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
 }
 
-/* A set of events closed upwards in the tree (some start events and every event above them), with each
+/* A set of events, closed upwards in the tree when built with jv_upset_add (some start events and every event above
+ * them) or any events with jv_upset_add_one, with each
  * member's rank among the members (jv_upset_ix), so that a stage's per-node arrays are sized by the members
  * rather than by every event: the launchers and perf instances above GPU events are a third of the events of
  * a training trace. 1 bit + 4 bytes per 64 events for the set itself. */
@@ -70,6 +71,9 @@ jv_status jv_upset_init(jv_upset *u, const jv_trace *tr);
 
 /* Adds x and every event above it in t (x may be JV_NONE32: nothing). Before jv_upset_seal only. */
 void jv_upset_add(jv_upset *u, const jv_tree *t, uint32_t x);
+
+/* Adds x alone, not the events above it (x may be JV_NONE32: nothing). Before jv_upset_seal only. */
+void jv_upset_add_one(jv_upset *u, uint32_t x);
 
 /* Ends the adding: the ranks and u->n. */
 void jv_upset_seal(jv_upset *u);

@@ -41,8 +41,6 @@ static void rows_permute(jv_launcher *rows, uint32_t *perm, size_t n) {
     }
 }
 
-#define UNRESOLVED (JV_NONE32 - 1) /* row_links: a member whose nearest row at or above is not known yet */
-
 /* row indices by their launcher event (ctx: the rows; the events are distinct) */
 static int cmp_rows_ev(const void *a, const void *b, void *ctx) {
     const jv_launcher *rows = ctx;
@@ -50,45 +48,35 @@ static int cmp_rows_ev(const void *a, const void *b, void *ctx) {
     return (x > y) - (x < y);
 }
 
-/* The links of the rows for their subtree unions. row_at (by jv_upset_ix over u: the row of a launcher, JV_NONE32
- * for the other members) is overwritten with each member's nearest row at or above it (JV_NONE32: none), found by
- * climbing each chain once, up to the first member already known. Then up[r] gets the nearest row above row r's
- * launcher (JV_NONE32: none), and the linked GPU events, grouped by the nearest row at or above their parent (a
- * counting sort, file order kept), go into *gpu (malloc'd): row r's are (*gpu)[(*begin)[r] .. (*begin)[r + 1]) when
- * begin is given the offsets (*begin malloc'd, nrows + 1 of them); the GPU events with no row above count for no
- * row and are left out. JV_ERR_NOMEM (*begin and *gpu NULL) on failure. */
-static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset *u, uint32_t *row_at,
+/* the nearest row at or above event x (JV_NONE32: none): the first member of u (the rows' launchers) met climbing
+ * from x, by its row in row_at (by jv_upset_ix over u) */
+static uint32_t row_above(const jv_tree *t, const jv_upset *u, const uint32_t *row_at, uint32_t x) {
+    while (x != JV_NONE32 && !jv_upset_has(u, x))
+        x = t->parent[x];
+    return x == JV_NONE32 ? JV_NONE32 : row_at[jv_upset_ix(u, x)];
+}
+
+/* The links of the rows for their subtree unions. u holds the rows' launchers, row_at (by jv_upset_ix over u)
+ * their rows. up[r] gets the nearest row above row r's launcher (JV_NONE32: none), and the linked GPU events,
+ * grouped by the nearest row at or above their parent (a counting sort, file order kept), go into *gpu (malloc'd):
+ * row r's are (*gpu)[(*begin)[r] .. (*begin)[r + 1]) when begin is given the offsets (*begin malloc'd, nrows + 1 of
+ * them); the GPU events with no row above count for no row and are left out. The nearest rows are found by
+ * climbing (at most JV_TREE_MAX_DEPTH events): no per-event array of them. JV_ERR_NOMEM (*begin and *gpu NULL) on
+ * failure. */
+static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset *u, const uint32_t *row_at,
                            const jv_launcher *rows, size_t nrows, uint32_t *up, uint32_t **begin, uint32_t **gpu) {
     jv_status s = JV_OK;
-    uint32_t *path = NULL;
-    size_t path_cap = 0;
     *begin = *gpu = NULL;
-    for (size_t k = 0; k < u->n; k++)
-        if (row_at[k] == JV_NONE32) row_at[k] = UNRESOLVED;
-    for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
-        if (!jv_upset_has(u, (uint32_t)i)) continue;
-        size_t k = 0;
-        uint32_t x = (uint32_t)i;
-        while (x != JV_NONE32 && row_at[jv_upset_ix(u, x)] == UNRESOLVED) {
-            if ((s = JV_RESERVE(path, path_cap, k + 1)) != JV_OK) break;
-            path[k++] = x;
-            x = t->parent[x];
-        }
-        const uint32_t near = x == JV_NONE32 ? JV_NONE32 : row_at[jv_upset_ix(u, x)];
-        while (s == JV_OK && k > 0)
-            row_at[jv_upset_ix(u, path[--k])] = near;
-    }
-    free(path);
-    for (size_t r = 0; s == JV_OK && r < nrows; r++) {
+    for (size_t r = 0; r < nrows; r++) {
         const uint32_t pa = t->parent[rows[r].ev];
-        up[r] = pa == JV_NONE32 ? JV_NONE32 : row_at[jv_upset_ix(u, pa)];
+        up[r] = row_above(t, u, row_at, pa);
     }
     if (s == JV_OK && !(*begin = calloc(nrows + 1, sizeof **begin))) s = JV_ERR_NOMEM;
     size_t n = 0;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const uint32_t pa = t->parent[i];
         if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
-        const uint32_t r = row_at[jv_upset_ix(u, pa)];
+        const uint32_t r = row_above(t, u, row_at, pa);
         if (r == JV_NONE32) continue;
         (*begin)[r + 1]++;
         n++;
@@ -100,7 +88,7 @@ static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset 
         for (size_t i = 0; i < tr->nev; i++) { /* (*begin)[r] moves to where row r's events end */
             const uint32_t pa = t->parent[i];
             if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
-            const uint32_t r = row_at[jv_upset_ix(u, pa)];
+            const uint32_t r = row_above(t, u, row_at, pa);
             if (r != JV_NONE32) (*gpu)[(*begin)[r]++] = (uint32_t)i;
         }
         for (size_t r = nrows; r > 0; r--) /* back to the starts */
@@ -229,21 +217,24 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     memset(out, 0, sizeof *out);
     size_t cap_rows = 0, ndirect = 0;
     jv_iv *scratch = NULL;
-    /* the events at or above the GPU events' parents (the launchers among them), and by their rank the row of
-       each launcher (row_at: a quarter of a hash map's memory) */
-    jv_upset up;
+    /* the launchers of direct GPU events (the rows' events), and by their rank the row of each (row_at: a quarter
+       of a hash map's memory) */
+    jv_upset up = {0};
     uint32_t *row_at = NULL;
-    jv_status s = jv_upset_init(&up, tr);
+    uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1);
+    jv_status s = memo ? jv_upset_init(&up, tr) : JV_ERR_NOMEM;
     if (s == JV_OK) {
-        for (size_t i = 0; i < tr->nev; i++)
-            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&up, t, t->parent[i]);
+        for (size_t i = 0; i < tr->nev; i++) {
+            const jv_event *e = &tr->ev[i];
+            if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+            uint32_t l = t->launcher[jv_ev_aux(tr, e)];
+            if (l != JV_NONE32 && !nccl_named(tr, e->name, memo)) jv_upset_add_one(&up, l);
+        }
         jv_upset_seal(&up);
         if (!(row_at = malloc((up.n ? up.n : 1) * sizeof *row_at))) s = JV_ERR_NOMEM;
         for (size_t k = 0; s == JV_OK && k < up.n; k++)
             row_at[k] = JV_NONE32;
     }
-    uint8_t *memo = calloc(tr->strings.count ? tr->strings.count : 1, 1);
-    if (!memo) s = JV_ERR_NOMEM;
 
     /* 1. rows in order of first direct GPU event */
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
@@ -252,7 +243,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         uint32_t l = t->launcher[jv_ev_aux(tr, e)];
         if (l == JV_NONE32) continue;
         if (nccl_named(tr, e->name, memo)) continue;
-        uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is at or above the GPU event's parent */
+        uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is a member: a launcher of a direct GPU event */
         if (*r == JV_NONE32) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
             *r = (uint32_t)out->n++;

@@ -34,8 +34,16 @@ static const gpu_ev EV[] = {
 };
 enum { NEV = sizeof EV / sizeof EV[0] };
 
-/* the trace; one_device: device 0's events alone */
-static int write_trace(const char *path, int one_device) {
+/* a memcpy whose exposed time needs the union of computation and communication: computation [100, 110] [130, 140]
+ * [200, 205], communication [108, 135] [150, 160], memcpy [105, 170] [180, 190] [203, 210]: busy [100, 170]
+ * [180, 190] [200, 210] */
+static const gpu_ev EV_COPY[] = {
+    {0, 0, 1, 1, 105, 65}, {0, 1, 0, 1, 150, 10}, {0, 0, 0, 1, 130, 10}, {0, 1, 0, 1, 108, 27},
+    {0, 0, 0, 1, 100, 10}, {0, 0, 1, 1, 180, 10}, {0, 0, 0, 1, 200, 5},  {0, 0, 1, 1, 203, 7},
+};
+
+/* the trace of the GPU events ev[0..nev); one_device: device 0's events alone */
+static int write_trace(const char *path, const gpu_ev *ev, int nev, int one_device) {
     FILE *f = fopen(path, "w");
     if (!f) return 0;
     fprintf(f, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::foo\", \"pid\": 100, "
@@ -47,8 +55,8 @@ static int write_trace(const char *path, int one_device) {
                "\"tid\": 100, \"ts\": 850, \"dur\": 50, \"args\": {}},\n"
                "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 100, "
                "\"tid\": 100, \"ts\": 950, \"dur\": 40, \"args\": {}}");
-    for (int i = 0; i < NEV; i++) {
-        const gpu_ev *e = &EV[i];
+    for (int i = 0; i < nev; i++) {
+        const gpu_ev *e = &ev[i];
         if (one_device && e->dev != 0) continue;
         int corr = e->linked ? i + 1 : 900 + i;
         if (e->linked)
@@ -160,16 +168,45 @@ static void test_trace(const char *path, int one_device) {
     jv_trace_free(&tr);
 }
 
+/* EV_COPY: the memcpy's time under computation or communication ([100, 140] [150, 160] [200, 205]): [105, 140]
+ * [150, 160] of [105, 170], [203, 205] of [203, 210]: 47 of 82 µs, 35 exposed; communication exposed: [110, 130] [140,
+ * 150] of 37 */
+static void test_copy(const char *path) {
+    jv_err err;
+    jv_err_clear(&err);
+    jv_load_opts lo = {.threads = 1};
+    jv_trace tr;
+    jv_tree t;
+    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "%s", err.msg);
+    if (!loaded) return;
+    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
+    jv_timeline_opts opts = {0, 0, 0};
+    jv_timelines s = check_set(&tr, &t, &opts);
+    const jv_gpu_timeline *a = &s.all;
+    CHECK(a->events == 8 && a->computation == 25 * US && a->total_comm == 37 * US && a->exposed_comm == 30 * US);
+    CHECK_MSG(a->total_memcpy == 82 * US && a->exposed_memcpy == 35 * US, "memcpy %lld exposed %lld",
+              (long long)a->total_memcpy, (long long)a->exposed_memcpy);
+    CHECK(a->busy == 90 * US && a->total == 110 * US && a->idle == 20 * US && a->idle_gaps == 2);
+    jv_timelines_free(&s);
+    jv_tree_free(&t);
+    jv_trace_free(&tr);
+}
+
 int main(void) {
     char dir[] = "/tmp/jv_timelines.XXXXXX";
     if (!mkdtemp(dir)) return 1;
     char path[2][256];
     for (int one = 0; one < 2; one++) {
         snprintf(path[one], sizeof path[one], "%s/%s.json", dir, one ? "one_device" : "three_devices");
-        CHECK(write_trace(path[one], one));
+        CHECK(write_trace(path[one], EV, NEV, one));
         test_trace(path[one], one);
         unlink(path[one]);
     }
+    snprintf(path[0], sizeof path[0], "%s/copy.json", dir);
+    CHECK(write_trace(path[0], EV_COPY, sizeof EV_COPY / sizeof EV_COPY[0], 0));
+    test_copy(path[0]);
+    unlink(path[0]);
     rmdir(dir);
     printf("%d checks passed, %d failed\n", passed, failed);
     return failed != 0;
