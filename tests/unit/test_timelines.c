@@ -116,16 +116,22 @@ static jv_timelines check_set(const jv_trace *tr, const jv_tree *t, const jv_tim
     return s;
 }
 
-static void test_trace(const char *path, int one_device) {
+/* path loaded on one thread into *tr and its call tree built into *t; 0 (a check failed) when it does not load */
+static int load_tree(const char *path, jv_trace *tr, jv_tree *t) {
     jv_err err;
     jv_err_clear(&err);
     jv_load_opts lo = {.threads = 1};
+    int loaded = jv_trace_load(path, &lo, tr, &err) == JV_OK;
+    CHECK_MSG(loaded, "%s", err.msg);
+    if (!loaded) return 0;
+    CHECK(jv_tree_build(tr, 0, 1, t, &err) == JV_OK);
+    return 1;
+}
+
+static void test_trace(const char *path, int one_device) {
     jv_trace tr;
     jv_tree t;
-    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
-    CHECK_MSG(loaded, "%s", err.msg);
-    if (!loaded) return;
-    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
+    if (!load_tree(path, &tr, &t)) return;
     for (int unlinked = 0; unlinked < 2; unlinked++)
         for (int micro = 0; micro < 2; micro++) {
             jv_timeline_opts opts = {unlinked, micro ? 100 * US : 0, 0};
@@ -172,15 +178,9 @@ static void test_trace(const char *path, int one_device) {
  * [150, 160] of [105, 170], [203, 205] of [203, 210]: 47 of 82 µs, 35 exposed; communication exposed: [110, 130] [140,
  * 150] of 37 */
 static void test_copy(const char *path) {
-    jv_err err;
-    jv_err_clear(&err);
-    jv_load_opts lo = {.threads = 1};
     jv_trace tr;
     jv_tree t;
-    int loaded = jv_trace_load(path, &lo, &tr, &err) == JV_OK;
-    CHECK_MSG(loaded, "%s", err.msg);
-    if (!loaded) return;
-    CHECK(jv_tree_build(&tr, 0, 1, &t, &err) == JV_OK);
+    if (!load_tree(path, &tr, &t)) return;
     jv_timeline_opts opts = {0, 0, 0};
     jv_timelines s = check_set(&tr, &t, &opts);
     const jv_gpu_timeline *a = &s.all;
