@@ -38,21 +38,6 @@ int64_t jv_iv_union_len(jv_iv *iv, size_t n) {
     return jv_iv_len(iv, jv_iv_merge(iv, n));
 }
 
-int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
-    int64_t s = 0;
-    size_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
-        int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
-        if (hi > lo) s += hi - lo;
-        if (a[i].end < b[j].end)
-            i++;
-        else
-            j++;
-    }
-    return s;
-}
-
 /* The merged union of two merged lists a and b, read one interval at a time (no list is built). */
 typedef struct {
     const jv_iv *a, *b;
@@ -77,8 +62,8 @@ static int union_next(union_iter *u, jv_iv *out) {
     }
 }
 
-/* the length of the intersection of merged list x with the union of merged lists a and b (jv_iv_overlap of x
- * and jv_iv_merge of a and b together, without that list) */
+/* the length of the intersection of merged list x with the union of merged lists a and b (b may be empty: then
+ * with a), read on the fly: no union list is built */
 static int64_t overlap_union(const jv_iv *x, size_t nx, const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
     union_iter u = {a, b, na, nb, 0, 0};
     jv_iv y;
@@ -95,6 +80,10 @@ static int64_t overlap_union(const jv_iv *x, size_t nx, const jv_iv *a, size_t n
             more = union_next(&u, &y);
     }
     return s;
+}
+
+int64_t jv_iv_overlap(const jv_iv *a, size_t na, const jv_iv *b, size_t nb) {
+    return overlap_union(a, na, b, nb, NULL, 0); /* the union of b and of nothing */
 }
 
 /* a \ b for merged lists into out (capacity na + nb): merged */

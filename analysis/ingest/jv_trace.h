@@ -331,6 +331,13 @@ static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) {
     return jv_intern_str(&tr->strings, id);
 }
 
+/* 1 when the interned string id satisfies pred, which is called once per distinct string: memo holds one byte per
+ * interned string (tr->strings.count of them, zeroed by the caller): 0 not tested yet, 1 no, 2 yes. */
+static inline int jv_name_memo(const jv_trace *tr, uint32_t id, uint8_t *memo, int (*pred)(const char *name)) {
+    if (!memo[id]) memo[id] = (uint8_t)(1 + (pred(jv_trace_str(tr, id)) != 0));
+    return memo[id] == 2;
+}
+
 /* Event kind. */
 static inline jv_kind jv_ev_kind(const jv_event *e) {
     return (jv_kind)e->kind;

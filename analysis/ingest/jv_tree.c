@@ -132,6 +132,15 @@ static uint32_t unit_of(const jv_trace *tr, const host_thread *th, const jv_even
     return th->first_unit + (uint32_t)(b < HOST_BUCKETS ? b : HOST_BUCKETS - 1);
 }
 
+/* The end of the batch that starts at unit u: units are added while the batch holds at most cap host events (the
+ * first unit always, however many it holds); *m gets the batch's events. */
+static size_t batch_end(const uint32_t *ucnt, size_t nunits, size_t u, size_t cap, size_t *m) {
+    *m = 0;
+    while (u < nunits && (*m == 0 || *m + ucnt[u] <= cap))
+        *m += ucnt[u++];
+    return u;
+}
+
 static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_err *err) {
     size_t nth = tr->nthreads ? tr->nthreads : 1, n = 0, nunits = 0;
     uint32_t *cnt = calloc(nth, sizeof *cnt); /* host events per thread, then per unit */
@@ -163,23 +172,21 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
     /* the batches (runs of units) and the largest of them */
     size_t most = 1;
     for (size_t u = 0; s == JV_OK && u < nunits;) {
-        size_t m = 0;
-        while (u < nunits && (m == 0 || m + ucnt[u] <= cap))
-            m += ucnt[u++];
+        size_t m;
+        u = batch_end(ucnt, nunits, u, cap, &m);
         if (m > most) most = m;
     }
     if (s == JV_OK && !(idx = malloc(most * sizeof *idx))) s = JV_ERR_NOMEM;
     for (size_t ua = 0, th_a = 0; s == JV_OK && ua < nunits;) {
-        size_t ub = ua, m = 0;
-        while (ub < nunits && (m == 0 || m + ucnt[ub] <= cap))
-            m += ucnt[ub++];
+        size_t want; /* the batch's events: the scan below stops once it has them */
+        const size_t ub = batch_end(ucnt, nunits, ua, cap, &want);
         while (th_a + 1 < tr->nthreads && ht[th_a + 1].first_unit <= ua) /* the threads of units ua .. ub - 1 */
             th_a++;
         size_t th_b = th_a;
         while (th_b + 1 < tr->nthreads && ht[th_b + 1].first_unit < ub)
             th_b++;
-        m = 0;
-        for (size_t i = 0; i < tr->nev && m < most; i++) {
+        size_t m = 0;
+        for (size_t i = 0; i < tr->nev && m < want; i++) {
             const jv_event *e = &tr->ev[i];
             if (e->thread < th_a || e->thread > th_b || !in_tree((jv_kind)e->kind, with_python)) continue;
             const uint32_t u = unit_of(tr, &ht[e->thread], e);
@@ -494,14 +501,10 @@ static int is_execute(const jv_trace *tr, const jv_event *e) {
     return e->kind == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, e->name), "execute");
 }
 
-/* 1 when the interned name id names a graph launch (...GraphLaunch..., ...graphLaunch...); memo[id]: 0 not yet
- * known, 1 no, 2 yes (one scan of each distinct name, not one per event) */
-static int graph_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
-    if (!memo[id]) {
-        const char *nm = jv_trace_str(tr, id);
-        memo[id] = (uint8_t)(1 + (strstr(nm, "GraphLaunch") || strstr(nm, "graphLaunch")));
-    }
-    return memo[id] == 2;
+/* 1 for a graph launch's name (...GraphLaunch..., ...graphLaunch...; tested once per distinct name through
+ * jv_name_memo) */
+static int is_graph_named(const char *name) {
+    return strstr(name, "GraphLaunch") || strstr(name, "graphLaunch");
 }
 
 /* The op a GPU event is attributed to: nearest cpu_op above its launch
@@ -525,7 +528,7 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
             t->counts.unlinked++;
             continue;
         }
-        if (is_launch_kind((jv_kind)tr->ev[p].kind) && graph_named(tr, tr->ev[p].name, memo)) {
+        if (is_launch_kind((jv_kind)tr->ev[p].kind) && jv_name_memo(tr, tr->ev[p].name, memo, is_graph_named)) {
             jv_map_get(&per_graph, p, &k);
             if ((s = jv_map_put(&per_graph, p, k + 1)) != JV_OK) break;
             if (k == 1) { /* its second GPU event: a graph launch of two so far */

@@ -206,11 +206,9 @@ static int64_t union_of(const jv_trace *tr, const uint32_t *gpu, size_t n, jv_iv
     return jv_iv_union_len(scratch, n);
 }
 
-/* 1 when the interned name id names an NCCL kernel; memo[id]: 0 not yet known, 1 no, 2 yes (one scan of each
- * distinct name, not one per event) */
-static int nccl_named(const jv_trace *tr, uint32_t id, uint8_t *memo) {
-    if (!memo[id]) memo[id] = (uint8_t)(1 + jv_contains_nocase(jv_trace_str(tr, id), "nccl"));
-    return memo[id] == 2;
+/* 1 for an NCCL kernel's name (tested once per distinct name through jv_name_memo) */
+static int is_nccl(const char *name) {
+    return jv_contains_nocase(name, "nccl");
 }
 
 jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers *out) {
@@ -228,7 +226,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
             const jv_event *e = &tr->ev[i];
             if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
             uint32_t l = t->launcher[jv_ev_aux(tr, e)];
-            if (l != JV_NONE32 && !nccl_named(tr, e->name, memo)) jv_upset_add_one(&up, l);
+            if (l != JV_NONE32 && !jv_name_memo(tr, e->name, memo, is_nccl)) jv_upset_add_one(&up, l);
         }
         jv_upset_seal(&up);
         if (!(row_at = malloc((up.n ? up.n : 1) * sizeof *row_at))) s = JV_ERR_NOMEM;
@@ -242,7 +240,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
         uint32_t l = t->launcher[jv_ev_aux(tr, e)];
         if (l == JV_NONE32) continue;
-        if (nccl_named(tr, e->name, memo)) continue;
+        if (jv_name_memo(tr, e->name, memo, is_nccl)) continue;
         uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is a member: a launcher of a direct GPU event */
         if (*r == JV_NONE32) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
@@ -266,7 +264,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
             const jv_event *e = &tr->ev[i];
             if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
             uint32_t l = t->launcher[jv_ev_aux(tr, e)];
-            if (l == JV_NONE32 || nccl_named(tr, e->name, memo)) continue;
+            if (l == JV_NONE32 || jv_name_memo(tr, e->name, memo, is_nccl)) continue;
             uint32_t r = row_at[jv_upset_ix(&up, l)];
             out->gpu_list[out->rows[r].gpu_begin + fill[r]++] = (uint32_t)i;
         }

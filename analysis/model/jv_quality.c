@@ -114,8 +114,7 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         const jv_event *e = &tr->ev[i];
         jv_kind k = jv_ev_kind(e);
         if (k != JV_K_RUNTIME && k != JV_K_DRIVER) continue;
-        if (!memo[e->name]) memo[e->name] = (uint8_t)(1 + is_graph_launch(jv_trace_str(tr, e->name)));
-        if (memo[e->name] != 2) continue;
+        if (!jv_name_memo(tr, e->name, memo, is_graph_launch)) continue;
         if ((s = JV_RESERVE(graph, capg, ng + 1)) == JV_OK) graph[ng++] = (uint32_t)i;
     }
     if (s == JV_OK && !(owned = malloc((ng ? ng : 1) * sizeof *owned))) s = JV_ERR_NOMEM;
