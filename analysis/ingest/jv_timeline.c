@@ -156,13 +156,13 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
     name_cache_init(&cc);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        jv_kind k = (jv_kind)e->kind;
+        jv_kind k = jv_ev_kind(tr, e);
         if (!jv_kind_is_host(k) || jv_ev_dur(tr, e) <= 0) continue;
         jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         int rt = k == JV_K_RUNTIME || k == JV_K_DRIVER;
         int hit;
-        uint8_t *cls_of = name_cache_slot(&cc, (uint64_t)e->name << 1 | (uint64_t)rt, &hit);
-        if (!hit) *cls_of = (uint8_t)idle_class(rt, jv_trace_str(tr, e->name));
+        uint8_t *cls_of = name_cache_slot(&cc, (uint64_t)jv_ev_name(tr, e) << 1 | (uint64_t)rt, &hit);
+        if (!hit) *cls_of = (uint8_t)idle_class(rt, jv_trace_str(tr, jv_ev_name(tr, e)));
         jv_idle_cause c = (jv_idle_cause)*cls_of;
         if (c != JV_IDLE_HOST && (st = JV_RESERVE(cls[c], cap[c], n[c] + 1)) == JV_OK) cls[c][n[c]++] = iv;
         if (st == JV_OK && (!t->parent || t->parent[i] == JV_NONE32) &&
@@ -202,9 +202,9 @@ static jv_status idle_causes(const jv_trace *tr, const jv_tree *t, const jv_iv *
 static int gpu_class(const jv_trace *tr, const jv_event *e, jv_kind k, name_cache *cc) {
     if (k == JV_K_MEMCPY) return 2;
     int hit;
-    uint8_t *v = name_cache_slot(cc, e->name, &hit);
+    uint8_t *v = name_cache_slot(cc, jv_ev_name(tr, e), &hit);
     if (!hit) {
-        const char *name = jv_trace_str(tr, e->name);
+        const char *name = jv_trace_str(tr, jv_ev_name(tr, e));
         *v = !strncmp(name, "__amd_rocclr_copyBuffer", 23) ? 2 : (uint8_t)jv_is_comm_kernel(name);
     }
     return *v == 2 ? 2 : *v == 1 && k == JV_K_KERNEL;
@@ -223,7 +223,7 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < tr->nev; i++) {
             const jv_event *e = &tr->ev[i];
-            jv_kind k = (jv_kind)e->kind;
+            jv_kind k = jv_ev_kind(tr, e);
             if (!jv_kind_is_gpu(k)) continue;
             if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
             if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;

@@ -59,20 +59,29 @@ enum { JV_TRACE_MAX_VALUE = 64 << 20 };
  * block of 64 is not kept in jv_event.ts_ but in jv_trace.long_ts (read through jv_ev_ts). */
 #define JV_TS_FAR UINT32_MAX
 
-/* A complete ('X') event. 16 bytes: thread and kind share a word (jv_trace_load refuses more than 2^24
- * threads); the start is 32 bits above a base per block of 64 events (jv_trace.ts_base) with an escape
- * (JV_TS_FAR) to jv_trace.long_ts, and the duration is 32 bits with an escape (JV_DUR_BIG) to jv_trace.long_dur:
- * read them with jv_ev_ts and jv_ev_dur; the index in traceEvents (TraceLens' UID) is not stored: jv_trace_uid
- * derives it from one bit per traceEvents entry; nor is the index into ops, gpu or launch_corr: jv_ev_aux counts
- * the earlier events of its class (jv_trace.auxb). */
+/* What a complete event shares with others: its name, thread and kind. Each distinct triple is kept once
+ * (jv_trace.keys, in order of first appearance) and an event holds its index: a trace has few of them (198 for
+ * the 679,932 events of bench/'s generated trace), so that an event needs 12 bytes, not 16. jv_trace_load
+ * refuses more than 2^24 threads. */
 typedef struct {
-    uint32_t ts_;         /* start - ts_base[i / 64] (ns, modulo 2^64) when below JV_TS_FAR; read it with jv_ev_ts */
-    uint32_t dur_;        /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
     uint32_t name;        /* interned name */
     uint32_t thread : 24; /* index into jv_trace.threads */
     uint32_t kind : 8;    /* jv_kind */
+} jv_evkey;
+_Static_assert(sizeof(jv_evkey) == 8, "jv_evkey is 8 bytes");
+
+/* A complete ('X') event. 12 bytes: its name, thread and kind are the triple jv_trace.keys[key] (read them with
+ * jv_ev_name, jv_ev_thread and jv_ev_kind); the start is 32 bits above a base per block of 64 events
+ * (jv_trace.ts_base) with an escape (JV_TS_FAR) to jv_trace.long_ts, and the duration is 32 bits with an escape
+ * (JV_DUR_BIG) to jv_trace.long_dur: read them with jv_ev_ts and jv_ev_dur; the index in traceEvents (TraceLens'
+ * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into ops, gpu
+ * or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb). */
+typedef struct {
+    uint32_t ts_;  /* start - ts_base[i / 64] (ns, modulo 2^64) when below JV_TS_FAR; read it with jv_ev_ts */
+    uint32_t dur_; /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
+    uint32_t key;  /* index into jv_trace.keys: name, thread and kind */
 } jv_event;
-_Static_assert(sizeof(jv_event) == 16, "jv_event is 16 bytes");
+_Static_assert(sizeof(jv_event) == 12, "jv_event is 12 bytes");
 
 /* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into ops, gpu or
  * launch_corr: bit k of bits[c] is set when ev[64 b + k] is of class c (0 ops, 1 GPU, 2 launch), base[c] counts
@@ -188,6 +197,8 @@ typedef struct {
     jv_intern strings;
     jv_event *ev;
     size_t nev, cap_ev;
+    jv_evkey *keys; /* the distinct (name, thread, kind) triples of ev, in order of first appearance */
+    size_t nkeys, cap_keys;
     jv_opargs *ops;
     size_t nops, cap_ops;
     jv_opids *op_ids; /* nops of them (freed by jv_trace_drop_flows) */
@@ -235,6 +246,19 @@ typedef struct {
     void *priv_;                /* reader-internal lookup tables */
 } jv_trace;
 
+/* The kind of the event e, which must point into tr->ev (or be one of its copies). */
+static inline jv_kind jv_ev_kind(const jv_trace *tr, const jv_event *e) {
+    return (jv_kind)tr->keys[e->key].kind;
+}
+/* The interned name of the event e. */
+static inline uint32_t jv_ev_name(const jv_trace *tr, const jv_event *e) {
+    return tr->keys[e->key].name;
+}
+/* The thread (index into tr->threads) of the event e. */
+static inline uint32_t jv_ev_thread(const jv_trace *tr, const jv_event *e) {
+    return tr->keys[e->key].thread;
+}
+
 /* The duration (ns, >= 0) of tr->ev[i] when it is JV_DUR_BIG ns or more (binary search in tr->long_dur). */
 int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i);
 
@@ -262,7 +286,7 @@ static inline int jv_kind_aux_class(jv_kind k) {
 /* The index of tr->ev[i]'s record in ops (CPU_OP, USER_ANNOT), gpu (GPU kinds) or launch_corr (RUNTIME,
  * DRIVER); JV_NONE32 for the other kinds. */
 static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
-    int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
+    int c = jv_kind_aux_class(jv_ev_kind(tr, &tr->ev[i]));
     if (c < 0) return JV_NONE32;
     const jv_auxblock *b = &tr->auxb[i >> 6];
     return b->base[c] + jv_popcount64(b->bits[c] & ((UINT64_C(1) << (i & 63)) - 1));
@@ -278,7 +302,7 @@ int64_t jv_trace_long_corr(const jv_trace *tr, uint32_t i);
 /* The correlation id of tr->ev[i], a launch (RUNTIME, DRIVER) or a GPU event, as the file gives it; JV_NONE64
  * when it has none. Only until jv_trace_drop_flows. */
 static inline int64_t jv_trace_corr(const jv_trace *tr, uint32_t i) {
-    int c = jv_kind_aux_class((jv_kind)tr->ev[i].kind);
+    int c = jv_kind_aux_class(jv_ev_kind(tr, &tr->ev[i]));
     uint32_t a = jv_trace_aux(tr, i);
     uint32_t v = c == 1 ? tr->gpu_ids[a].corr_ : tr->launch_corr_[a];
     if (v < JV_CORR_FAR) return (int64_t)v;
@@ -336,11 +360,6 @@ static inline const char *jv_trace_str(const jv_trace *tr, uint32_t id) {
 static inline int jv_name_memo(const jv_trace *tr, uint32_t id, uint8_t *memo, int (*pred)(const char *name)) {
     if (!memo[id]) memo[id] = (uint8_t)(1 + (pred(jv_trace_str(tr, id)) != 0));
     return memo[id] == 2;
-}
-
-/* Event kind. */
-static inline jv_kind jv_ev_kind(const jv_event *e) {
-    return (jv_kind)e->kind;
 }
 
 /* Writes a pid or tid key as text (number, or the original string) into buf. */

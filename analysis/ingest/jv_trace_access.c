@@ -77,10 +77,12 @@ void jv_trace_free(jv_trace *tr) {
         jv_map_free(&pv->sig_of_text);
         jv_map_free(&pv->proc_of_pid);
         jv_map_free(&pv->thread_of_key);
+        jv_map_free(&pv->key_of);
         free(pv);
     }
     jv_intern_free(&tr->strings);
     free(tr->ev);
+    free(tr->keys);
     free(tr->long_dur);
     free(tr->ts_base);
     free(tr->long_ts);

@@ -31,6 +31,28 @@ static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out
     return JV_OK;
 }
 
+/* The index into tr->keys of the triple (name, thread, kind), added when new (thread < 2^24, kind < 2^8). */
+static jv_status event_key(reader *r, uint32_t name, uint32_t thread, jv_kind kind, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    int64_t packed = (int64_t)(((uint64_t)name << 32) | ((uint64_t)thread << 8) | (uint64_t)kind);
+    int64_t *slot = r->pv->key_cache[(name * 0x9E3779B1u + thread * 31u + (uint32_t)kind) >> 26];
+    if (slot[0] == packed + 1) {
+        *out = (uint32_t)slot[1];
+        return JV_OK;
+    }
+    uint32_t k;
+    if (!jv_map_get(&r->pv->key_of, packed, &k)) {
+        JV_CHECK(JV_RESERVE(tr->keys, tr->cap_keys, tr->nkeys + 1));
+        k = (uint32_t)tr->nkeys; /* nkeys <= nev < UINT32_MAX - 1 */
+        tr->keys[tr->nkeys++] = (jv_evkey){name, thread, (uint32_t)kind};
+        JV_CHECK(jv_map_put(&r->pv->key_of, packed, k));
+    }
+    slot[0] = packed + 1;
+    slot[1] = k;
+    *out = k;
+    return JV_OK;
+}
+
 static jv_status process_index(reader *r, int64_t pid, size_t *out) {
     jv_trace *tr = r->tr;
     uint32_t idx;
@@ -207,10 +229,10 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
                 (long long)dur);
     r->pv->dur_sum += dur;
     if (e->has_dur && e->dur < 0) n->negative_dur++;
-    jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG, .name = e->name, .kind = (uint32_t)e->kind};
+    jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG};
     uint32_t thread;
-    JV_CHECK(thread_index(r, e->pid, e->tid, &thread));
-    ev.thread = thread; /* < 2^24 (thread_index) */
+    JV_CHECK(thread_index(r, e->pid, e->tid, &thread)); /* < 2^24 */
+    JV_CHECK(event_key(r, e->name, thread, e->kind, &ev.key));
     switch (e->kind) {
     case JV_K_CPU_OP:
     case JV_K_USER_ANNOT: {
@@ -265,12 +287,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
         JV_CHECK(JV_RESERVE(tr->long_dur, tr->cap_long_dur, tr->nlong_dur + 1));
         tr->long_dur[tr->nlong_dur++] = (jv_evside){(uint32_t)tr->nev, dur};
     }
-    /* the record is stored whole from a complete copy: a field-by-field store would read the word that holds
-       thread and kind first, and on a fresh page of ev that read maps the zero page, which the write then
-       copies (a page fault more, and with a second thread a TLB shootdown of the other CPUs) */
-    uint32_t words[sizeof ev / sizeof(uint32_t)];
-    memcpy(words, &ev, sizeof ev);
-    memcpy(&tr->ev[tr->nev++], words, sizeof words);
+    tr->ev[tr->nev++] = ev;
     n->x_events++;
     return JV_OK;
 }

@@ -37,7 +37,7 @@ static int cmp_host(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
     const jv_event *x = &tr->ev[i], *y = &tr->ev[j];
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (jv_ev_thread(tr, x) != jv_ev_thread(tr, y)) return jv_ev_thread(tr, x) < jv_ev_thread(tr, y) ? -1 : 1;
     if (jv_ev_ts(tr, x) != jv_ev_ts(tr, y)) return jv_ev_ts(tr, x) < jv_ev_ts(tr, y) ? -1 : 1;
     int64_t dx = jv_ev_dur(tr, x), dy = jv_ev_dur(tr, y);
     if (dx != dy) return dx > dy ? -1 : 1;
@@ -70,9 +70,9 @@ static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx
     for (size_t k = 0; s == JV_OK && k < n; k++) {
         uint32_t i = idx[k];
         const jv_event *e = &tr->ev[i];
-        if (e->thread != cur_thread) {
+        if (jv_ev_thread(tr, e) != cur_thread) {
             depth = 0;
-            cur_thread = e->thread;
+            cur_thread = jv_ev_thread(tr, e);
         }
         int64_t end = jv_ev_end(tr, e);
         while (depth && jv_ev_ts(tr, e) >= jv_ev_end(tr, &tr->ev[(*stack)[depth - 1]]))
@@ -94,11 +94,11 @@ static jv_status nest_sorted(const jv_trace *tr, jv_tree *t, const uint32_t *idx
         t->parent[i] = depth ? (*stack)[depth - 1] : JV_NONE32;
         if (depth >= JV_TREE_MAX_DEPTH) {
             char key[2][64];
-            const jv_thread *th = &tr->threads[e->thread];
+            const jv_thread *th = &tr->threads[jv_ev_thread(tr, e)];
             return jv_err_set(err, JV_ERR_LIMIT, __FILE__, __LINE__,
                               "event %u (\"%.80s\", pid %s, tid %s) nests %d levels deep: the call tree is limited to "
                               "%d levels (the deepest of the fixture traces: 53)",
-                              jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
+                              jv_trace_uid(tr, i), jv_trace_str(tr, jv_ev_name(tr, e)),
                               jv_trace_key_str(tr, th->pid, key[0], sizeof key[0]),
                               jv_trace_key_str(tr, th->tid, key[1], sizeof key[1]), (int)depth + 1, JV_TREE_MAX_DEPTH);
         }
@@ -150,11 +150,11 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
     jv_status s = cnt && ht ? JV_OK : JV_ERR_NOMEM;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!in_tree((jv_kind)e->kind, with_python)) continue;
-        host_thread *h = &ht[e->thread];
+        if (!in_tree(jv_ev_kind(tr, e), with_python)) continue;
+        host_thread *h = &ht[jv_ev_thread(tr, e)];
         const int64_t ts = jv_ev_ts(tr, e);
-        if (!cnt[e->thread]++ || ts < h->lo) h->lo = ts;
-        if (cnt[e->thread] == 1 || ts > h->hi) h->hi = ts;
+        if (!cnt[jv_ev_thread(tr, e)]++ || ts < h->lo) h->lo = ts;
+        if (cnt[jv_ev_thread(tr, e)] == 1 || ts > h->hi) h->hi = ts;
         n++;
     }
     const size_t cap = n / HOST_BATCHES ? n / HOST_BATCHES : 1;
@@ -167,7 +167,7 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
     if (s == JV_OK && !(ucnt = calloc(nunits ? nunits : 1, sizeof *ucnt))) s = JV_ERR_NOMEM;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (in_tree((jv_kind)e->kind, with_python)) ucnt[unit_of(tr, &ht[e->thread], e)]++;
+        if (in_tree(jv_ev_kind(tr, e), with_python)) ucnt[unit_of(tr, &ht[jv_ev_thread(tr, e)], e)]++;
     }
     /* the batches (runs of units) and the largest of them */
     size_t most = 1;
@@ -188,8 +188,9 @@ static jv_status build_host(const jv_trace *tr, jv_tree *t, int with_python, jv_
         size_t m = 0;
         for (size_t i = 0; i < tr->nev && m < want; i++) {
             const jv_event *e = &tr->ev[i];
-            if (e->thread < th_a || e->thread > th_b || !in_tree((jv_kind)e->kind, with_python)) continue;
-            const uint32_t u = unit_of(tr, &ht[e->thread], e);
+            if (jv_ev_thread(tr, e) < th_a || jv_ev_thread(tr, e) > th_b || !in_tree(jv_ev_kind(tr, e), with_python))
+                continue;
+            const uint32_t u = unit_of(tr, &ht[jv_ev_thread(tr, e)], e);
             if (u >= ua && u < ub) idx[m++] = (uint32_t)i;
         }
         s = jv_sort_stable(idx, m, sizeof *idx, cmp_host, (void *)tr);
@@ -209,7 +210,7 @@ static uint64_t thread_ts_key(uint32_t thread, int64_t ts) {
 }
 
 static int64_t pid_of(const jv_trace *tr, uint32_t i) {
-    return tr->threads[tr->ev[i].thread].pid;
+    return tr->threads[jv_ev_thread(tr, &tr->ev[i])].pid;
 }
 
 /* 1 for the kinds whose aux indexes launch_corr_ */
@@ -218,7 +219,7 @@ static int is_launch_kind(jv_kind k) {
 }
 
 static int is_launch(const jv_trace *tr, const jv_event *e) {
-    return is_launch_kind((jv_kind)e->kind) && tr->launch_corr_[jv_ev_aux(tr, e)] != JV_CORR_NONE;
+    return is_launch_kind(jv_ev_kind(tr, e)) && tr->launch_corr_[jv_ev_aux(tr, e)] != JV_CORR_NONE;
 }
 
 /* host_of: GPU pid -> the host process (pid) that launched its GPU events linked so far; JV_NONE32 marks a GPU
@@ -227,8 +228,8 @@ static jv_status gpu_hosts(const jv_trace *tr, const jv_tree *t, jv_map *host_of
     jv_status s = JV_OK;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         uint32_t l = t->parent[i], have;
-        if (!jv_kind_is_gpu((jv_kind)tr->ev[i].kind) || l == JV_NONE32) continue;
-        uint32_t th = tr->ev[l].thread;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i])) || l == JV_NONE32) continue;
+        uint32_t th = jv_ev_thread(tr, &tr->ev[l]);
         if (!jv_map_get(host_of, pid_of(tr, (uint32_t)i), &have))
             s = jv_map_put(host_of, pid_of(tr, (uint32_t)i), th);
         else if (have != JV_NONE32 && tr->threads[have].pid != tr->threads[th].pid)
@@ -278,18 +279,18 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
     size_t want = 0;
     /* nothing to do (and no maps to build) when every GPU event is linked already */
     for (size_t i = 0; i < tr->nev && !want; i++)
-        want = jv_kind_is_gpu((jv_kind)tr->ev[i].kind) && t->parent[i] == JV_NONE32;
+        want = jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i])) && t->parent[i] == JV_NONE32;
     if (!want || !tr->flows.n) return JV_OK;
     jv_status s = jv_intern_init(&keys);
     want = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        jv_kind k = (jv_kind)e->kind;
+        jv_kind k = jv_ev_kind(tr, e);
         if (jv_kind_is_gpu(k) && t->parent[i] == JV_NONE32) {
-            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(tr, e)), (uint32_t)i);
+            s = jv_map_put_first(&gpu_at, (int64_t)thread_ts_key(jv_ev_thread(tr, e), jv_ev_ts(tr, e)), (uint32_t)i);
             want++;
         } else if (k == JV_K_RUNTIME || k == JV_K_DRIVER) {
-            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(e->thread, jv_ev_ts(tr, e)), (uint32_t)i);
+            s = jv_map_put_first(&launch_at, (int64_t)thread_ts_key(jv_ev_thread(tr, e), jv_ev_ts(tr, e)), (uint32_t)i);
         }
     }
     jv_flow_iter it;
@@ -329,7 +330,8 @@ static jv_status link_by_flows(const jv_trace *tr, jv_tree *t) {
             if (fl.phase != 'f') continue;
             if (!jv_map_get(&gpu_at, (int64_t)thread_ts_key(fl.thread, fl.ts), &g)) continue;
             if (t->parent[g] != JV_NONE32) continue;
-            if (tr->ev[g].thread != fl.thread || jv_ev_ts(tr, &tr->ev[g]) != fl.ts) continue; /* hash collision */
+            if (jv_ev_thread(tr, &tr->ev[g]) != fl.thread || jv_ev_ts(tr, &tr->ev[g]) != fl.ts)
+                continue; /* hash collision */
             int is_shared = shared.count && jv_map_get(&shared, fl.id, &v);
             if (is_shared != pass) continue;
             if (!is_shared) {
@@ -388,7 +390,7 @@ static jv_status link_shared_ids(const jv_trace *tr, jv_tree *t, const jv_map *s
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
         uint32_t v, id, l;
-        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         const int64_t corr = jv_trace_corr(tr, (uint32_t)i);
         if (corr == JV_NONE64 || !jv_map_get(shared, corr, &v)) continue;
         int64_t key[2] = {0, corr};
@@ -457,7 +459,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     size_t missing = 0;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         t->counts.gpu_events++;
         uint32_t l, v;
         int64_t corr = jv_trace_corr(tr, (uint32_t)i);
@@ -477,14 +479,14 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
     if (s == JV_OK && missing) {
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if (e->kind != JV_K_CPU_OP) continue;
+            if (jv_ev_kind(tr, e) != JV_K_CPU_OP) continue;
             const int32_t ext = tr->op_ids[jv_ev_aux(tr, e)].ext;
             if (ext != JV_NONE32I) s = jv_map_put_first(&by_ext, ext, (uint32_t)i);
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
             uint32_t op;
-            if (!jv_kind_is_gpu((jv_kind)e->kind) || t->parent[i] != JV_NONE32) continue;
+            if (!jv_kind_is_gpu(jv_ev_kind(tr, e)) || t->parent[i] != JV_NONE32) continue;
             const int32_t ext = tr->gpu_ids[jv_ev_aux(tr, e)].ext;
             if (ext != JV_NONE32I && jv_map_get(&by_ext, ext, &op)) {
                 t->parent[i] = op;
@@ -498,7 +500,7 @@ static jv_status link_gpu(const jv_trace *tr, jv_tree *t) {
 }
 
 static int is_execute(const jv_trace *tr, const jv_event *e) {
-    return e->kind == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, e->name), "execute");
+    return jv_ev_kind(tr, e) == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, jv_ev_name(tr, e)), "execute");
 }
 
 /* 1 for a graph launch's name (...GraphLaunch..., ...graphLaunch...; tested once per distinct name through
@@ -520,7 +522,7 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
     jv_status s = JV_OK;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         uint32_t g = jv_ev_aux(tr, e), p = t->parent[i], k = 0;
         t->launcher[g] = JV_NONE32;
         t->op_of_gpu[g] = JV_NONE32;
@@ -528,7 +530,8 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
             t->counts.unlinked++;
             continue;
         }
-        if (is_launch_kind((jv_kind)tr->ev[p].kind) && jv_name_memo(tr, tr->ev[p].name, memo, is_graph_named)) {
+        if (is_launch_kind(jv_ev_kind(tr, &tr->ev[p])) &&
+            jv_name_memo(tr, jv_ev_name(tr, &tr->ev[p]), memo, is_graph_named)) {
             jv_map_get(&per_graph, p, &k);
             if ((s = jv_map_put(&per_graph, p, k + 1)) != JV_OK) break;
             if (k == 1) { /* its second GPU event: a graph launch of two so far */
@@ -538,7 +541,7 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
                 t->counts.graph_kernels++;
             }
         }
-        if (tr->ev[p].kind == JV_K_CPU_OP) {
+        if (jv_ev_kind(tr, &tr->ev[p]) == JV_K_CPU_OP) {
             t->launcher[g] = p;
             t->op_of_gpu[g] = p;
             t->counts.with_cpu_op++;
@@ -547,13 +550,13 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         uint32_t launcher = p;
         for (uint32_t a = t->parent[p]; a != JV_NONE32; a = t->parent[a]) {
             const jv_event *ae = &tr->ev[a];
-            if (ae->kind == JV_K_CPU_OP) {
+            if (jv_ev_kind(tr, ae) == JV_K_CPU_OP) {
                 if (t->op_of_gpu[g] == JV_NONE32) t->op_of_gpu[g] = a;
                 if (is_execute(tr, ae)) continue;
                 launcher = a;
                 break;
             }
-            if (ae->kind == JV_K_PYTHON || ae->kind == JV_K_USER_ANNOT) continue;
+            if (jv_ev_kind(tr, ae) == JV_K_PYTHON || jv_ev_kind(tr, ae) == JV_K_USER_ANNOT) continue;
             break;
         }
         t->launcher[g] = launcher;
@@ -568,13 +571,13 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
     jv_status s = JV_OK;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if (e->kind != JV_K_CPU_OP) continue;
+        if (jv_ev_kind(tr, e) != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
         const uint32_t a = jv_ev_aux(tr, e);
         if (tr->sigs[tr->ops[a].sig].dims) t->counts.cpu_ops_with_shapes++;
         int32_t seq = tr->op_ids[a].seq;
         if (seq == JV_NONE32I) continue;
-        if (!strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36)) continue;
+        if (!strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "autograd::engine::evaluate_function:", 36)) continue;
         /* the outermost forward op carrying the number: keep the earliest (it encloses the others) */
         uint32_t prev;
         if (jv_map_get(&t->fwd_of_seq, seq, &prev) && jv_ev_ts(tr, &tr->ev[prev]) <= jv_ev_ts(tr, e)) continue;

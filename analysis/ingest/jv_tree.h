@@ -51,7 +51,7 @@ void jv_tree_free(jv_tree *t);
 
 /* 1 when GPU event i (an index into tr->ev) is linked to a launch or op. */
 static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint32_t i) {
-    return t->parent[i] != JV_NONE32 && jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
+    return t->parent[i] != JV_NONE32 && jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]));
 }
 
 /* A set of events, closed upwards in the tree when built with jv_upset_add (some start events and every event above

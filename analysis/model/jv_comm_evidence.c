@@ -58,7 +58,7 @@ static int in_ddp_sync(const jv_trace *tr, const jv_tree *t, uint32_t ev, const 
     const jv_event *le = &tr->ev[l];
     int sync = 0;
     for (size_t k = 0; k < nsp; k++) {
-        if (sp[k].thread != le->thread || sp[k].s > jv_ev_ts(tr, le) || sp[k].e < jv_ev_end(tr, le)) continue;
+        if (sp[k].thread != jv_ev_thread(tr, le) || sp[k].s > jv_ev_ts(tr, le) || sp[k].e < jv_ev_end(tr, le)) continue;
         if (sp[k].init) return 0;
         sync = 1;
     }
@@ -154,13 +154,13 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
     memset(cache.id, 0xFF, sizeof cache.id);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        ngpu += jv_kind_is_gpu((jv_kind)e->kind);
-        if (!jv_kind_is_host((jv_kind)e->kind)) continue;
-        uint8_t cls = name_class(tr, &cache, e->name);
+        ngpu += jv_kind_is_gpu(jv_ev_kind(tr, e));
+        if (!jv_kind_is_host(jv_ev_kind(tr, e))) continue;
+        uint8_t cls = name_class(tr, &cache, jv_ev_name(tr, e));
         int init = (cls & N_INIT) != 0;
         if (!init && !(cls & N_SYNC)) continue;
         if ((st = JV_RESERVE(sp, cap_sp, nsp + 1)) == JV_OK)
-            sp[nsp++] = (span){e->thread, jv_ev_ts(tr, e), jv_ev_end(tr, e), init};
+            sp[nsp++] = (span){jv_ev_thread(tr, e), jv_ev_ts(tr, e), jv_ev_end(tr, e), init};
     }
     if (st == JV_OK && (!(sc = malloc((ncalls + 1) * sizeof *sc)) || !(comp = malloc((ngpu + 1) * sizeof *comp)) ||
                         !(ddp = malloc((ncalls + 1) * sizeof *ddp)) || !(wait = malloc((ncalls + 1) * sizeof *wait)) ||
@@ -203,11 +203,11 @@ jv_status jv_comm_evidence(const jv_trace *tr, const jv_tree *t, const jv_timeli
          * them (x_ddp, x_wait, kept: all empty without one), so a trace without any skips this pass and its sort */
         for (size_t i = 0; i < tr->nev && ncalls; i++) {
             const jv_event *e = &tr->ev[i];
-            jv_kind k = (jv_kind)e->kind;
+            jv_kind k = jv_ev_kind(tr, e);
             if (!jv_kind_is_gpu(k) || (!opts->include_unlinked && t->parent[i] == JV_NONE32)) continue;
-            const char *name = jv_trace_str(tr, e->name);
+            const char *name = jv_trace_str(tr, jv_ev_name(tr, e));
             if (k == JV_K_MEMCPY || !strncmp(name, "__amd_rocclr_copyBuffer", 23)) continue;
-            if (k == JV_K_KERNEL && (name_class(tr, &cache, e->name) & N_COMM)) continue;
+            if (k == JV_K_KERNEL && (name_class(tr, &cache, jv_ev_name(tr, e)) & N_COMM)) continue;
             comp[ncomp++] = (jv_iv){jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         }
         ncomp = jv_iv_merge(comp, ncomp);

@@ -269,7 +269,7 @@ static void holder_sums(const jv_trace *tr, const jv_perf_table *pt, const uint3
         if (is_ew_inst(pt, in)) {
             h->ew_kernels += in->kn;
             h->ew_us += (double)in->busy_ns / 1e3;
-            add_op(h->ops, &h->nops, &h->more_ops, tr->ev[in->ev].name);
+            add_op(h->ops, &h->nops, &h->more_ops, jv_ev_name(tr, &tr->ev[in->ev]));
         }
     }
 }
@@ -280,7 +280,8 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     size_t nmod = 0;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
+        if (jv_ev_kind(tr, e) == JV_K_PYTHON &&
+            !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
             nmod++;
     }
     *found = nmod > 0;
@@ -296,15 +297,16 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
     size_t k = 0;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (e->kind == JV_K_PYTHON && !strncmp(jv_trace_str(tr, e->name), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
-            it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 0};
+        if (jv_ev_kind(tr, e) == JV_K_PYTHON &&
+            !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), MODULE_PREFIX, sizeof MODULE_PREFIX - 1))
+            it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), jv_ev_thread(tr, e), (uint32_t)i, 0};
     }
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
         holder[i] = JV_NONE32;
         if (in->kernel != JV_NONE32) continue;
         const jv_event *e = &tr->ev[in->ev];
-        it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), e->thread, (uint32_t)i, 1};
+        it[k++] = (sweep_item){jv_ev_ts(tr, e), jv_ev_end(tr, e), jv_ev_thread(tr, e), (uint32_t)i, 1};
     }
     n = k;
     jv_status s = jv_sort_stable(it, n, sizeof *it, cmp_sweep, NULL);
@@ -330,17 +332,17 @@ static jv_status holders_by_module(const jv_trace *tr, const jv_perf_table *pt, 
 /* 1 when event p can hold a fusion group: a cpu op or user annotation that is not an elementwise composite;
  * the answer per name memoized in known (name id -> 1 + answer) */
 static jv_status can_hold(const jv_trace *tr, jv_map *known, uint32_t p, int *yes) {
-    jv_kind k = (jv_kind)tr->ev[p].kind;
+    jv_kind k = jv_ev_kind(tr, &tr->ev[p]);
     if (k != JV_K_CPU_OP && k != JV_K_USER_ANNOT) {
         *yes = 0;
         return JV_OK;
     }
     uint32_t v;
-    if (!jv_map_get(known, tr->ev[p].name, &v)) {
+    if (!jv_map_get(known, jv_ev_name(tr, &tr->ev[p]), &v)) {
         jv_match how;
-        int fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
+        int fam = jv_family_find(jv_trace_str(tr, jv_ev_name(tr, &tr->ev[p])), &how);
         v = 1u + !(fam >= 0 && jv_family_get(fam)->report == JV_REPORT_ELEMENTWISE);
-        JV_CHECK(jv_map_put(known, tr->ev[p].name, v));
+        JV_CHECK(jv_map_put(known, jv_ev_name(tr, &tr->ev[p]), v));
     }
     *yes = v == 2;
     return JV_OK;
@@ -415,7 +417,7 @@ static int cmp_ainst(const void *a, const void *b, void *ctx) {
 
 /* the group text of holder event h: its module class or op name (*len: its length) */
 static const char *holder_text(const jv_trace *tr, uint32_t h, int by_module, size_t *len) {
-    const char *n = jv_trace_str(tr, tr->ev[h].name);
+    const char *n = jv_trace_str(tr, jv_ev_name(tr, &tr->ev[h]));
     if (!by_module) return *len = strlen(n), n;
     const char *cls;
     *len = module_class(n, &cls);
@@ -485,7 +487,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                     break;
                 }
                 const jv_event *ae = &tr->ev[pt->inst[v[a].inst].ev];
-                const jv_sig *sg = ae->kind == JV_K_CPU_OP ? &tr->sigs[tr->ops[jv_ev_aux(tr, ae)].sig] : NULL;
+                const jv_sig *sg = jv_ev_kind(tr, ae) == JV_K_CPU_OP ? &tr->sigs[tr->ops[jv_ev_aux(tr, ae)].sig] : NULL;
                 jv_dattention x = {name,
                                    by_module,
                                    0,
@@ -566,11 +568,11 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
         holder_sums(tr, pt, perm + runs[r].begin, runs[r].n, &h);
         const uint32_t hev = holder[perm[runs[r].begin]];
         const jv_event *he = &tr->ev[hev];
-        uint32_t key = he->name;
+        uint32_t key = jv_ev_name(tr, he);
         if (by_module) {
             /* the class: an arena copy keyed by the first holder name that has it */
             const char *cls;
-            size_t cn = module_class(jv_trace_str(tr, he->name), &cls);
+            size_t cn = module_class(jv_trace_str(tr, jv_ev_name(tr, he)), &cls);
             /* find a group with the same class text */
             key = JV_NONE32;
             for (size_t g = 0; g < ng; g++) {
@@ -584,7 +586,7 @@ static jv_status fusion_of(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
             if (key == JV_NONE32) {
                 if ((s = JV_RESERVE(gs, capg, ng + 1)) != JV_OK) break;
                 memset(&gs[ng], 0, sizeof gs[ng]);
-                gs[ng].key = he->name;
+                gs[ng].key = jv_ev_name(tr, he);
                 gs[ng].example_uid = jv_trace_uid(tr, hev);
                 key = (uint32_t)ng++;
             }
@@ -761,13 +763,13 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     int beyond = 0;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e)) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
         int dev = tr->gpu[jv_ev_aux(tr, e)].device;
         if (dev >= 0 && dev < 64)
             seen |= 1ull << dev;
         else
             beyond = 1;
-        jv_xfer x = jv_transfer_of((jv_kind)e->kind, jv_trace_str(tr, e->name));
+        jv_xfer x = jv_transfer_of(jv_ev_kind(tr, e), jv_trace_str(tr, jv_ev_name(tr, e)));
         if (x != JV_XFER_NONE && x != JV_XFER_MEMSET) d->memcpy_us[x] += (double)jv_ev_dur(tr, e) / 1e3;
     }
     for (int b = 0; b < 64; b++)

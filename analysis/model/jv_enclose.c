@@ -8,7 +8,7 @@
 static int cmp_thread_ts(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
     const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (jv_ev_thread(tr, x) != jv_ev_thread(tr, y)) return jv_ev_thread(tr, x) < jv_ev_thread(tr, y) ? -1 : 1;
     return (jv_ev_ts(tr, x) > jv_ev_ts(tr, y)) - (jv_ev_ts(tr, x) < jv_ev_ts(tr, y));
 }
 
@@ -44,15 +44,17 @@ uint32_t jv_enclose_find(const jv_enclose *x, const jv_trace *tr, uint32_t ev, i
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const jv_event *a = &tr->ev[x->ev[mid]];
-        if (a->thread < e->thread || (a->thread == e->thread && jv_ev_ts(tr, a) <= jv_ev_ts(tr, e)))
+        if (jv_ev_thread(tr, a) < jv_ev_thread(tr, e) ||
+            (jv_ev_thread(tr, a) == jv_ev_thread(tr, e) && jv_ev_ts(tr, a) <= jv_ev_ts(tr, e)))
             lo = mid + 1;
         else
             hi = mid;
     }
     for (size_t k = lo, seen = 0; k-- > 0 && seen < (size_t)look; seen++) {
         const jv_event *a = &tr->ev[x->ev[k]];
-        if (a->thread != e->thread) break;
-        if (jv_ev_end(tr, a) >= jv_ev_end(tr, e) && (!accept || accept(jv_trace_str(tr, a->name)))) return x->ev[k];
+        if (jv_ev_thread(tr, a) != jv_ev_thread(tr, e)) break;
+        if (jv_ev_end(tr, a) >= jv_ev_end(tr, e) && (!accept || accept(jv_trace_str(tr, jv_ev_name(tr, a)))))
+            return x->ev[k];
     }
     return JV_NONE32;
 }

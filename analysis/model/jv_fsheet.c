@@ -69,10 +69,10 @@ static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr,
     const jv_perf_table *pt = g->pt;
     const jv_perf_inst *in = &pt->inst[gr->first];
     const jv_event *e = &tr->ev[in->ev];
-    const jv_thread *th = &tr->threads[e->thread];
+    const jv_thread *th = &tr->threads[jv_ev_thread(tr, e)];
     int nomem = 0;
     memset(r, 0, sizeof *r);
-    r->name = jv_trace_str(tr, e->name);
+    r->name = jv_trace_str(tr, jv_ev_name(tr, e));
     r->params = &ps[in->model];
     jv_pgroup_metrics(g, idx, gr, hw, &r->m);
     r->tbs = jv_pgroup_stats(g, idx, gr, hw, 2, 1, buf);
@@ -81,7 +81,7 @@ static int fill_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgroup *gr,
     r->process_label = jv_or_unknown(jv_trace_process_labels(tr, th->pid));
     r->thread_name = jv_or_unknown(jv_trace_str(tr, th->name));
     uint32_t rg = jv_enclose_find(regions, tr, in->ev, 4, NULL);
-    r->region = rg == JV_NONE32 ? NULL : jv_trace_str(tr, tr->ev[rg].name);
+    r->region = rg == JV_NONE32 ? NULL : jv_trace_str(tr, jv_ev_name(tr, &tr->ev[rg]));
     r->pct = (jv_stats){NAN, NAN, NAN, NAN, NAN, 0, 0};
     if (hw) r->pct = jv_pgroup_stats(g, idx, gr, hw, 4, 1, buf);
     r->band_pct = judge_hw && judge_hw != hw ? jv_pgroup_stats(g, idx, gr, judge_hw, 4, 1, buf).mean : r->pct.mean;
@@ -114,7 +114,8 @@ void jv_fsheet_free(jv_fsheet *s) {
 
 static int is_region(const jv_trace *tr, size_t i, void *ctx) {
     (void)ctx;
-    return tr->ev[i].kind == JV_K_CPU_OP && !strncmp(jv_trace_str(tr, tr->ev[i].name), "Torch-Compiled Region", 21);
+    return jv_ev_kind(tr, &tr->ev[i]) == JV_K_CPU_OP &&
+           !strncmp(jv_trace_str(tr, jv_ev_name(tr, &tr->ev[i])), "Torch-Compiled Region", 21);
 }
 
 jv_status jv_fsheet_regions(const jv_trace *tr, jv_enclose *out) {

@@ -103,7 +103,7 @@ static const jv_commargs *comm_of(const jv_trace *tr, uint32_t ev) {
 static int cmp_annot(const void *a, const void *b, void *ctx) {
     const jv_trace *tr = ctx;
     const jv_event *x = &tr->ev[*(const uint32_t *)a], *y = &tr->ev[*(const uint32_t *)b];
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (jv_ev_thread(tr, x) != jv_ev_thread(tr, y)) return jv_ev_thread(tr, x) < jv_ev_thread(tr, y) ? -1 : 1;
     return (jv_ev_ts(tr, x) > jv_ev_ts(tr, y)) - (jv_ev_ts(tr, x) < jv_ev_ts(tr, y));
 }
 
@@ -114,14 +114,15 @@ static uint32_t annot_of(const jv_trace *tr, const uint32_t *an, size_t na, cons
     while (lo < hi) { /* first annotation after (thread, ts) */
         size_t mid = (lo + hi) / 2;
         const jv_event *m = &tr->ev[an[mid]];
-        if (m->thread < launch->thread || (m->thread == launch->thread && jv_ev_ts(tr, m) <= jv_ev_ts(tr, launch)))
+        if (jv_ev_thread(tr, m) < jv_ev_thread(tr, launch) ||
+            (jv_ev_thread(tr, m) == jv_ev_thread(tr, launch) && jv_ev_ts(tr, m) <= jv_ev_ts(tr, launch)))
             lo = mid + 1;
         else
             hi = mid;
     }
     for (size_t k = lo, steps = 0; k-- > 0 && steps < 8; steps++) {
         const jv_event *m = &tr->ev[an[k]];
-        if (m->thread != launch->thread) break;
+        if (jv_ev_thread(tr, m) != jv_ev_thread(tr, launch)) break;
         if (jv_ev_end(tr, m) >= jv_ev_ts(tr, launch)) return an[k];
     }
     return JV_NONE32;
@@ -166,11 +167,11 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
     uint32_t launch = t->parent[i];
     uint32_t a = JV_NONE32;
     if (launch != JV_NONE32 && na) {
-        jv_kind lk = (jv_kind)tr->ev[launch].kind;
+        jv_kind lk = jv_ev_kind(tr, &tr->ev[launch]);
         if (lk == JV_K_RUNTIME || lk == JV_K_DRIVER) a = annot_of(tr, an, na, &tr->ev[launch]);
     }
     if (a != JV_NONE32) {
-        const char *an_name = jv_trace_str(tr, tr->ev[a].name);
+        const char *an_name = jv_trace_str(tr, jv_ev_name(tr, &tr->ev[a]));
         jv_coll_kind ak = jv_coll_kind_of(an_name);
         if (kind == JV_COLL_UNKNOWN) kind = ak;
         if (!c->name && ak != JV_COLL_UNKNOWN) JV_CHECK(keep(rv, jv_coll_kind_name(ak), &c->name));
@@ -200,7 +201,7 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
         if (!c->meta_from) c->meta_from = JV_META_ANNOTATION;
     }
     if (kind == JV_COLL_UNKNOWN) {
-        kind = jv_coll_kind_of(jv_trace_str(tr, e->name));
+        kind = jv_coll_kind_of(jv_trace_str(tr, jv_ev_name(tr, e)));
         if (kind != JV_COLL_UNKNOWN && !c->meta_from) c->meta_from = JV_META_KERNEL;
     }
     if (!c->name && kind != JV_COLL_UNKNOWN) JV_CHECK(keep(rv, jv_coll_kind_name(kind), &c->name));
@@ -227,7 +228,8 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
 }
 
 static int is_memcpy(const jv_trace *tr, const jv_event *e) {
-    return (jv_kind)e->kind == JV_K_MEMCPY || !strncmp(jv_trace_str(tr, e->name), "__amd_rocclr_copyBuffer", 23);
+    return jv_ev_kind(tr, e) == JV_K_MEMCPY ||
+           !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "__amd_rocclr_copyBuffer", 23);
 }
 
 /* adds merged list iv[0..n) into bins (shares of [first, last] slices) */
@@ -261,7 +263,7 @@ static int cmp_gpu_ev(const void *a, const void *b) {
 static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv_timeline_opts *o, jv_rank_view *rv) {
     size_t n = 0;
     for (size_t i = 0; i < tr->nev; i++)
-        n += jv_kind_is_gpu((jv_kind)tr->ev[i].kind);
+        n += jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]));
     gpu_ev *g = malloc((n ? n : 1) * sizeof *g);
     jv_iv *comp = malloc((n ? n : 1) * sizeof *comp), *comm = malloc((n ? n : 1) * sizeof *comm);
     jv_status st = JV_OK;
@@ -269,16 +271,16 @@ static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv
     size_t ng = 0, nc = 0, nk = 0, cap_streams = 0;
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         uint32_t p = t->parent[i];
         int64_t launch = JV_NONE64;
-        if (p != JV_NONE32 && ((jv_kind)tr->ev[p].kind == JV_K_RUNTIME || (jv_kind)tr->ev[p].kind == JV_K_DRIVER))
+        if (p != JV_NONE32 && (jv_ev_kind(tr, &tr->ev[p]) == JV_K_RUNTIME || jv_ev_kind(tr, &tr->ev[p]) == JV_K_DRIVER))
             launch = jv_ev_ts(tr, &tr->ev[p]);
         g[ng++] = (gpu_ev){tr->gpu[jv_ev_aux(tr, e)].stream, jv_ev_ts(tr, e), jv_ev_end(tr, e), launch};
         if (!o->include_unlinked && p == JV_NONE32) continue;
         jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         if (is_memcpy(tr, e)) continue;
-        if ((jv_kind)e->kind == JV_K_KERNEL && jv_is_comm_kernel(jv_trace_str(tr, e->name)))
+        if (jv_ev_kind(tr, e) == JV_K_KERNEL && jv_is_comm_kernel(jv_trace_str(tr, jv_ev_name(tr, e))))
             comm[nk++] = iv;
         else
             comp[nc++] = iv;
@@ -353,7 +355,7 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
     size_t na = 0, cap_an = 0, cap_calls = 0;
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if ((jv_kind)e->kind == JV_K_USER_ANNOT && !strncmp(jv_trace_str(tr, e->name), "nccl:", 5) &&
+        if (jv_ev_kind(tr, e) == JV_K_USER_ANNOT && !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "nccl:", 5) &&
             (st = JV_RESERVE(an, cap_an, na + 1)) == JV_OK)
             an[na++] = (uint32_t)i;
     }
@@ -364,11 +366,11 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
     memset(cache_id, 0xFF, sizeof cache_id);
     for (size_t i = 0; i < tr->nev && st == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if ((jv_kind)e->kind != JV_K_KERNEL) continue;
-        uint32_t slot = e->name & (CACHE - 1);
-        if (cache_id[slot] != e->name) {
-            cache_id[slot] = e->name;
-            cache_comm[slot] = (uint8_t)jv_is_comm_kernel(jv_trace_str(tr, e->name));
+        if (jv_ev_kind(tr, e) != JV_K_KERNEL) continue;
+        uint32_t slot = jv_ev_name(tr, e) & (CACHE - 1);
+        if (cache_id[slot] != jv_ev_name(tr, e)) {
+            cache_id[slot] = jv_ev_name(tr, e);
+            cache_comm[slot] = (uint8_t)jv_is_comm_kernel(jv_trace_str(tr, jv_ev_name(tr, e)));
         }
         if (!cache_comm[slot]) continue;
         if ((st = JV_RESERVE(*calls, cap_calls, *ncalls + 1)) != JV_OK) break;

@@ -75,7 +75,7 @@ static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset 
     size_t n = 0;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const uint32_t pa = t->parent[i];
-        if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
+        if (pa == JV_NONE32 || !jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]))) continue;
         const uint32_t r = row_above(t, u, row_at, pa);
         if (r == JV_NONE32) continue;
         (*begin)[r + 1]++;
@@ -87,7 +87,7 @@ static jv_status row_links(const jv_trace *tr, const jv_tree *t, const jv_upset 
             (*begin)[r + 1] += (*begin)[r];
         for (size_t i = 0; i < tr->nev; i++) { /* (*begin)[r] moves to where row r's events end */
             const uint32_t pa = t->parent[i];
-            if (pa == JV_NONE32 || !jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) continue;
+            if (pa == JV_NONE32 || !jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]))) continue;
             const uint32_t r = row_above(t, u, row_at, pa);
             if (r != JV_NONE32) (*gpu)[(*begin)[r]++] = (uint32_t)i;
         }
@@ -224,9 +224,9 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     if (s == JV_OK) {
         for (size_t i = 0; i < tr->nev; i++) {
             const jv_event *e = &tr->ev[i];
-            if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+            if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
             uint32_t l = t->launcher[jv_ev_aux(tr, e)];
-            if (l != JV_NONE32 && !jv_name_memo(tr, e->name, memo, is_nccl)) jv_upset_add_one(&up, l);
+            if (l != JV_NONE32 && !jv_name_memo(tr, jv_ev_name(tr, e), memo, is_nccl)) jv_upset_add_one(&up, l);
         }
         jv_upset_seal(&up);
         if (!(row_at = malloc((up.n ? up.n : 1) * sizeof *row_at))) s = JV_ERR_NOMEM;
@@ -237,10 +237,10 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
     /* 1. rows in order of first direct GPU event */
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         uint32_t l = t->launcher[jv_ev_aux(tr, e)];
         if (l == JV_NONE32) continue;
-        if (jv_name_memo(tr, e->name, memo, is_nccl)) continue;
+        if (jv_name_memo(tr, jv_ev_name(tr, e), memo, is_nccl)) continue;
         uint32_t *r = &row_at[jv_upset_ix(&up, l)]; /* l is a member: a launcher of a direct GPU event */
         if (*r == JV_NONE32) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
@@ -262,9 +262,9 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         }
         for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
             const jv_event *e = &tr->ev[i];
-            if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+            if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
             uint32_t l = t->launcher[jv_ev_aux(tr, e)];
-            if (l == JV_NONE32 || jv_name_memo(tr, e->name, memo, is_nccl)) continue;
+            if (l == JV_NONE32 || jv_name_memo(tr, jv_ev_name(tr, e), memo, is_nccl)) continue;
             uint32_t r = row_at[jv_upset_ix(&up, l)];
             out->gpu_list[out->rows[r].gpu_begin + fill[r]++] = (uint32_t)i;
         }
@@ -295,7 +295,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         for (size_t r = 0; s == JV_OK && r < out->n; r++) {
             jv_launcher *row = &out->rows[r];
             row->direct_ns = union_of(tr, out->gpu_list + row->gpu_begin, row->ndirect, scratch);
-            uint32_t name = tr->ev[row->ev].name, fk = tr->ev[row->first_gpu].name, j;
+            uint32_t name = jv_ev_name(tr, &tr->ev[row->ev]), fk = jv_ev_name(tr, &tr->ev[row->first_gpu]), j;
             int64_t key = (int64_t)((uint64_t)name << 32 | fk);
             if (use_memo && jv_map_get(&catmemo, key, &j)) {
                 row->category = out->rows[j].category;

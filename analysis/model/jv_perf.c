@@ -104,8 +104,8 @@ jv_status jv_perf_model_call(const jv_trace *tr, const jv_perf_model *m, jv_opca
 /* a user_annotation that some family reads (jv_family.annotation) */
 static int read_annotation(const jv_trace *tr, size_t i, void *ctx) {
     (void)ctx;
-    if (tr->ev[i].kind != JV_K_USER_ANNOT) return 0;
-    const char *name = jv_trace_str(tr, tr->ev[i].name);
+    if (jv_ev_kind(tr, &tr->ev[i]) != JV_K_USER_ANNOT) return 0;
+    const char *name = jv_trace_str(tr, jv_ev_name(tr, &tr->ev[i]));
     for (int f = 0; f < jv_family_count(); f++)
         if (jv_family_get(f)->annotation && jv_family_get(f)->annotation(name)) return 1;
     return 0;
@@ -127,7 +127,7 @@ static uint32_t annotation_of(const build_ctx *b, uint32_t ev, int fam) {
     int (*reads)(const char *) = jv_family_get(fam)->annotation;
     if (!reads) return 0;
     uint32_t a = jv_enclose_find(&b->annots, b->tr, ev, 4, reads);
-    return a == JV_NONE32 ? 0 : b->tr->ev[a].name;
+    return a == JV_NONE32 ? 0 : jv_ev_name(b->tr, &b->tr->ev[a]);
 }
 
 /* the model of (name, sig): parsed once per distinct pair; a call sized by an annotation around it, once per
@@ -136,8 +136,8 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
                           int32_t *out) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[ev];
-    uint32_t sig = e->kind == JV_K_CPU_OP ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
-    int64_t key = ((int64_t)e->name << 32) | sig;
+    uint32_t sig = jv_ev_kind(tr, e) == JV_K_CPU_OP ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    int64_t key = ((int64_t)jv_ev_name(tr, e) << 32) | sig;
     uint32_t mi, annot = annotation_of(b, ev, fam);
     if (!annot && jv_map_get(idx, key, &mi)) {
         *out = (int32_t)mi;
@@ -152,7 +152,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
     }
     jv_perf_model *m = &pt->models[pt->nmodels];
     memset(m, 0, sizeof *m);
-    m->name = e->name;
+    m->name = jv_ev_name(tr, e);
     m->sig = sig;
     m->annot = annot;
     m->family = fam;
@@ -199,10 +199,10 @@ static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t
     uint32_t above = p == JV_NONE32 ? JV_NONE32 : b->top[jv_upset_ix(&b->up, p)];
     while (n > 0) { /* from the highest unknown node down: the outermost match above wins, else the node itself */
         uint32_t q = b->stack[--n];
-        if (above == JV_NONE32 && b->tr->ev[q].kind == JV_K_CPU_OP) {
+        if (above == JV_NONE32 && jv_ev_kind(b->tr, &b->tr->ev[q]) == JV_K_CPU_OP) {
             int f;
             jv_match how;
-            JV_CHECK(family_of(b, b->tr->ev[q].name, &f, &how));
+            JV_CHECK(family_of(b, jv_ev_name(b->tr, &b->tr->ev[q]), &f, &how));
             if (how == JV_MATCH_STRONG) above = q;
         }
         b->top[jv_upset_ix(&b->up, q)] = above;
@@ -224,9 +224,9 @@ static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, ui
     jv_match how;
     JV_CHECK(top_strong(b, t, L, &claim));
     if (claim != JV_NONE32) {
-        JV_CHECK(family_of(b, tr->ev[claim].name, &claim_fam, &how));
-    } else if (L != JV_NONE32 && tr->ev[L].kind == JV_K_CPU_OP && !KL_GET(kl, L)) {
-        JV_CHECK(family_of(b, tr->ev[L].name, &claim_fam, &how));
+        JV_CHECK(family_of(b, jv_ev_name(tr, &tr->ev[claim]), &claim_fam, &how));
+    } else if (L != JV_NONE32 && jv_ev_kind(tr, &tr->ev[L]) == JV_K_CPU_OP && !KL_GET(kl, L)) {
+        JV_CHECK(family_of(b, jv_ev_name(tr, &tr->ev[L]), &claim_fam, &how));
         if (how == JV_MATCH_WEAK)
             claim = L;
         else
@@ -243,7 +243,7 @@ static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, ui
     else
         *target = L;
     if (claim == JV_NONE32 && !*synthetic) {
-        JV_CHECK(family_of(b, tr->ev[L].name, fam, &how));
+        JV_CHECK(family_of(b, jv_ev_name(tr, &tr->ev[L]), fam, &how));
         if (how == JV_MATCH_WEAK) *fam = -1; /* a weak op that launches beside kernel-launching children */
     }
     return JV_OK;
@@ -254,9 +254,9 @@ static jv_status counted(build_ctx *b, const jv_tree *t, uint32_t i, int *yes) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[i];
     *yes = 0;
-    if (!jv_kind_is_gpu((jv_kind)e->kind) || !jv_tree_gpu_linked(t, tr, i)) return JV_OK;
+    if (!jv_kind_is_gpu(jv_ev_kind(tr, e)) || !jv_tree_gpu_linked(t, tr, i)) return JV_OK;
     int c;
-    JV_CHECK(is_comm(b, e->name, &c));
+    JV_CHECK(is_comm(b, jv_ev_name(tr, e), &c));
     *yes = !c;
     return JV_OK;
 }
@@ -274,7 +274,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
         uint32_t L = t->op_of_gpu[jv_trace_aux(tr, i)];
         if (L == JV_NONE32) continue;
         for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
-            if (tr->ev[p].kind != JV_K_CPU_OP) continue;
+            if (jv_ev_kind(tr, &tr->ev[p]) != JV_K_CPU_OP) continue;
             if (KL_GET(kl, p)) break;
             KL_SET(kl, p);
         }
@@ -375,7 +375,7 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     jv_status s = jv_upset_init(&b.up, tr);
     if (s == JV_OK) {
         for (size_t i = 0; i < tr->nev; i++)
-            if (jv_kind_is_gpu((jv_kind)tr->ev[i].kind)) jv_upset_add(&b.up, t, t->op_of_gpu[jv_trace_aux(tr, i)]);
+            if (jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]))) jv_upset_add(&b.up, t, t->op_of_gpu[jv_trace_aux(tr, i)]);
         jv_upset_seal(&b.up);
         if (!(b.top = malloc((b.up.n ? b.up.n : 1) * sizeof *b.top))) s = JV_ERR_NOMEM;
         for (size_t k = 0; s == JV_OK && k < b.up.n; k++)

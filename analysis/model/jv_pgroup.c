@@ -23,7 +23,7 @@ jv_xfer jv_inst_transfer(const jv_trace *tr, const jv_perf_table *pt, const jv_p
     double ns[JV_XFER_COUNT] = {0};
     for (uint32_t q = 0; q < in->kn; q++) {
         const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + q]];
-        ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)jv_ev_dur(tr, ke);
+        ns[jv_transfer_of(jv_ev_kind(tr, ke), jv_trace_str(tr, jv_ev_name(tr, ke)))] += (double)jv_ev_dur(tr, ke);
     }
     return jv_transfer_mostly(ns);
 }
@@ -71,7 +71,7 @@ uint32_t jv_inst_uid(const jv_trace *tr, const jv_perf_inst *in) {
 
 uint32_t jv_inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
     const jv_event *e = &tr->ev[in->ev];
-    return e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    return jv_ev_kind(tr, e) == JV_K_CPU_OP || jv_ev_kind(tr, e) == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
 }
 
 const char *jv_or_unknown(const char *s) {
@@ -142,13 +142,14 @@ static int unified_key_cmp(const ukey_ctx *u, uint32_t x, uint32_t y) {
     const jv_trace *tr = u->g->tr;
     const jv_perf_inst *ix = &u->g->pt->inst[x], *iy = &u->g->pt->inst[y];
     const jv_event *ex = &tr->ev[ix->ev], *ey = &tr->ev[iy->ev];
-    if (ex->name != ey->name) return ex->name < ey->name ? -1 : 1;
-    uint32_t kx = ix->kernel == JV_NONE32 ? 0 : tr->ev[ix->kernel].name + 1;
-    uint32_t ky = iy->kernel == JV_NONE32 ? 0 : tr->ev[iy->kernel].name + 1;
+    if (jv_ev_name(tr, ex) != jv_ev_name(tr, ey)) return jv_ev_name(tr, ex) < jv_ev_name(tr, ey) ? -1 : 1;
+    uint32_t kx = ix->kernel == JV_NONE32 ? 0 : jv_ev_name(tr, &tr->ev[ix->kernel]) + 1;
+    uint32_t ky = iy->kernel == JV_NONE32 ? 0 : jv_ev_name(tr, &tr->ev[iy->kernel]) + 1;
     if (kx != ky) return kx < ky ? -1 : 1;
     if (u->cat_rank[x] != u->cat_rank[y]) return u->cat_rank[x] < u->cat_rank[y] ? -1 : 1;
-    if (ex->thread != ey->thread) {
-        const uint32_t *tx = &u->thr_rank[3 * (size_t)ex->thread], *ty = &u->thr_rank[3 * (size_t)ey->thread];
+    if (jv_ev_thread(tr, ex) != jv_ev_thread(tr, ey)) {
+        const uint32_t *tx = &u->thr_rank[3 * (size_t)jv_ev_thread(tr, ex)],
+                       *ty = &u->thr_rank[3 * (size_t)jv_ev_thread(tr, ey)];
         for (int k = 0; k < 3; k++)
             if (tx[k] != ty[k]) return tx[k] < ty[k] ? -1 : 1;
     }
@@ -265,7 +266,7 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     jv_drow r;
     memset(&r, 0, sizeof r);
     r.name = jv_digest_str(dg, u->name);
-    r.op_name = jv_digest_str(dg, jv_trace_str(tr, tr->ev[in->ev].name));
+    r.op_name = jv_digest_str(dg, jv_trace_str(tr, jv_ev_name(tr, &tr->ev[in->ev])));
     r.op_category = jv_digest_str(dg, g->cat[gr->first]);
     r.family = jv_digest_str(dg, pm ? jv_family_get(pm->family)->name : "");
     r.family_id = pm ? pm->family : -1;
@@ -282,7 +283,7 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     jv_opcall call;
     jv_err cerr;
     jv_err_clear(&cerr);
-    jv_status cs = jv_perf_call_of(tr, tr->ev[in->ev].name, jv_inst_sig(tr, in), &call, &cerr);
+    jv_status cs = jv_perf_call_of(tr, jv_ev_name(tr, &tr->ev[in->ev]), jv_inst_sig(tr, in), &call, &cerr);
     if (pm)
         r.facts = pm->facts; /* read from this call when the model parsed it */
     else
@@ -322,7 +323,7 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
     r.model = pm ? in->model : -1;
     r.replay_op = -1;
     /* the cells of unified_perf_summary that nothing else reads */
-    const jv_thread *th = &tr->threads[tr->ev[in->ev].thread];
+    const jv_thread *th = &tr->threads[jv_ev_thread(tr, &tr->ev[in->ev])];
     const jv_sig *sg = &tr->sigs[jv_inst_sig(tr, in)];
     r.process_name = jv_digest_str(dg, jv_or_unknown(jv_trace_process_name(tr, th->pid)));
     r.process_label = jv_digest_str(dg, jv_or_unknown(jv_trace_process_labels(tr, th->pid)));
@@ -358,15 +359,15 @@ static jv_status digest_row(const jv_pgctx *g, const uint32_t *idx, const jv_pgr
         for (uint32_t q = 0; q < ik->kn && s == JV_OK; q++) {
             const jv_event *ke = &tr->ev[pt->kernels[ik->kbegin + q]];
             uint32_t sl;
-            if (!jv_map_get(&slot, ke->name, &sl)) {
+            if (!jv_map_get(&slot, jv_ev_name(tr, ke), &sl)) {
                 if ((s = JV_RESERVE(ks, capk, nk + 1)) != JV_OK || (s = JV_RESERVE(knames, capn, nk + 1)) != JV_OK)
                     break;
                 sl = (uint32_t)nk++;
                 memset(&ks[sl], 0, sizeof ks[sl]);
-                knames[sl] = ke->name;
-                ks[sl].layout = jv_is_layout_kernel(jv_trace_str(tr, ke->name));
-                ks[sl].xfer = jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name));
-                if ((s = jv_map_put(&slot, ke->name, sl)) != JV_OK) break;
+                knames[sl] = jv_ev_name(tr, ke);
+                ks[sl].layout = jv_is_layout_kernel(jv_trace_str(tr, jv_ev_name(tr, ke)));
+                ks[sl].xfer = jv_transfer_of(jv_ev_kind(tr, ke), jv_trace_str(tr, jv_ev_name(tr, ke)));
+                if ((s = jv_map_put(&slot, jv_ev_name(tr, ke), sl)) != JV_OK) break;
             }
             ks[sl].total_us += US(jv_ev_dur(tr, ke));
             ks[sl].count++;
@@ -414,7 +415,8 @@ void jv_perf_categories(const jv_trace *tr, const jv_perf_table *pt, const char 
     int use_memo = jv_map_reserve(&memo, 1024) == JV_OK;
     for (size_t i = 0; i < pt->ninst; i++) {
         const jv_perf_inst *in = &pt->inst[i];
-        uint32_t name = tr->ev[in->ev].name, first = in->kn ? tr->ev[pt->kernels[in->kbegin]].name : JV_NONE32;
+        uint32_t name = jv_ev_name(tr, &tr->ev[in->ev]),
+                 first = in->kn ? jv_ev_name(tr, &tr->ev[pt->kernels[in->kbegin]]) : JV_NONE32;
         int64_t key = (int64_t)((uint64_t)name << 32 | first);
         uint32_t j;
         if (use_memo && jv_map_get(&memo, key, &j)) {
@@ -501,15 +503,15 @@ jv_status jv_digest_build(const jv_trace *tr, const struct jv_perf_table_ *pt, j
         char *nm = NULL;
         if (in->kernel != JV_NONE32) {
             jv_strbuf sb = JV_STRBUF_INIT;
-            if (!jv_sb_printf(&sb, "%s->%s (Synthetic Op)", jv_trace_str(tr, e->name),
-                              jv_trace_str(tr, tr->ev[in->kernel].name)) ||
+            if (!jv_sb_printf(&sb, "%s->%s (Synthetic Op)", jv_trace_str(tr, jv_ev_name(tr, e)),
+                              jv_trace_str(tr, jv_ev_name(tr, &tr->ev[in->kernel]))) ||
                 !(nm = jv_sb_take(&sb))) {
                 jv_sb_free(&sb);
                 s = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory (unified_perf_summary)");
                 break;
             }
         }
-        urow u = {.name = nm ? nm : jv_trace_str(tr, e->name)};
+        urow u = {.name = nm ? nm : jv_trace_str(tr, jv_ev_name(tr, e))};
         const jv_sig *sg = &tr->sigs[jv_inst_sig(tr, in)];
         const uint32_t raw[4] = {sg->dims, sg->types, sg->strides, sg->concrete};
         char *atmp[4];

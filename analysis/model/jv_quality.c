@@ -112,9 +112,9 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
     jv_status s = memo ? JV_OK : JV_ERR_NOMEM;
     for (size_t i = 0; i < tr->nev && s == JV_OK; i++) {
         const jv_event *e = &tr->ev[i];
-        jv_kind k = jv_ev_kind(e);
+        jv_kind k = jv_ev_kind(tr, e);
         if (k != JV_K_RUNTIME && k != JV_K_DRIVER) continue;
-        if (!jv_name_memo(tr, e->name, memo, is_graph_launch)) continue;
+        if (!jv_name_memo(tr, jv_ev_name(tr, e), memo, is_graph_launch)) continue;
         if ((s = JV_RESERVE(graph, capg, ng + 1)) == JV_OK) graph[ng++] = (uint32_t)i;
     }
     if (s == JV_OK && !(owned = malloc((ng ? ng : 1) * sizeof *owned))) s = JV_ERR_NOMEM;
@@ -127,17 +127,17 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         owned[g] = NAN;
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (!jv_kind_is_gpu(jv_ev_kind(e))) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         q->gpu_events++;
         uint32_t p = t->parent[i];
         if (p == JV_NONE32) {
             add(&q->unlinked, US(jv_ev_dur(tr, e)));
             continue;
         }
-        jv_kind pk = jv_ev_kind(&tr->ev[p]);
+        jv_kind pk = jv_ev_kind(tr, &tr->ev[p]);
         if (pk != JV_K_RUNTIME && pk != JV_K_DRIVER) continue;
         if (jv_ev_ts(tr, e) < jv_ev_ts(tr, &tr->ev[p])) add(&q->before_launch, US(jv_ev_dur(tr, e)));
-        if (memo[tr->ev[p].name] != 2) continue;
+        if (memo[jv_ev_name(tr, &tr->ev[p])] != 2) continue;
         size_t lo = 0, hi = ng; /* p is among graph[0..ng) */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;

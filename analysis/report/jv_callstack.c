@@ -16,9 +16,9 @@ static void print_repr(FILE *f, const jv_trace *tr, const char *label, uint32_t 
 
 static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t i, int depth, const char *mark) {
     const jv_event *e = &tr->ev[i];
-    jv_kind k = (jv_kind)e->kind;
-    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i), jv_trace_str(tr, e->name),
-            jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
+    jv_kind k = jv_ev_kind(tr, e);
+    fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i),
+            jv_trace_str(tr, jv_ev_name(tr, e)), jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
     if (jv_kind_is_gpu(k)) {
         const jv_gpuargs *g = &tr->gpu[jv_ev_aux(tr, e)];
         fprintf(f, ", device %d stream %d", g->device, g->stream);
@@ -31,9 +31,10 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
         print_repr(f, tr, "Input type", s->types);
         int32_t seq = tr->op_ids[a].seq;
         uint32_t fwd;
-        if (seq != JV_NONE32I && !strncmp(jv_trace_str(tr, e->name), "autograd::engine::evaluate_function:", 36) &&
+        if (seq != JV_NONE32I &&
+            !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "autograd::engine::evaluate_function:", 36) &&
             jv_map_get(&t->fwd_of_seq, seq, &fwd))
-            fprintf(f, "  forward op: [%u] %s", jv_trace_uid(tr, fwd), jv_trace_str(tr, tr->ev[fwd].name));
+            fprintf(f, "  forward op: [%u] %s", jv_trace_uid(tr, fwd), jv_trace_str(tr, jv_ev_name(tr, &tr->ev[fwd])));
     }
     fputc('\n', f);
 }
@@ -56,7 +57,7 @@ jv_status jv_callstack_print(FILE *f, const jv_trace *tr, const jv_tree *t, uint
         chain[depth++] = a;
     }
     char th[64], pid[64];
-    const jv_thread *thr = &tr->threads[tr->ev[i].thread];
+    const jv_thread *thr = &tr->threads[jv_ev_thread(tr, &tr->ev[i])];
     fprintf(f, "# call stack of UID %u on pid %s tid %s\n# parent chain (root first):\n", uid,
             jv_trace_key_str(tr, thr->pid, pid, sizeof pid), jv_trace_key_str(tr, thr->tid, th, sizeof th));
     for (size_t d = depth; d-- > 0;)

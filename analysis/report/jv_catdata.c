@@ -162,11 +162,11 @@ static int add_repr(cJSON *o, const jv_trace *tr, const char *key, uint32_t raw)
 /* one node: uid, name, kind, dur; shapes for ops; device and stream for GPU events */
 static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int depth) {
     const jv_event *e = &tr->ev[i];
-    jv_kind k = (jv_kind)e->kind;
+    jv_kind k = jv_ev_kind(tr, e);
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     int ok = cJSON_AddNumberToObject(o, "uid", jv_trace_uid(tr, i)) &&
-             cJSON_AddStringToObject(o, "name", jv_trace_str(tr, e->name)) &&
+             cJSON_AddStringToObject(o, "name", jv_trace_str(tr, jv_ev_name(tr, e))) &&
              cJSON_AddStringToObject(o, "kind", jv_kind_name(k)) &&
              cJSON_AddNumberToObject(o, "dur_us", (double)jv_ev_dur(tr, e) / 1e3);
     if (ok && depth >= 0) {
@@ -296,7 +296,7 @@ static cJSON *example_json(const jv_digest *d, const jv_drow *r, size_t rowno, c
         const tnode *nd = &x->nodes[order[k]];
         cJSON *nj = node_json(tr, t, nd->ev, (int)nd->depth);
         ok = nj && cJSON_AddItemToArray(sub, nj);
-        if (jv_kind_is_gpu((jv_kind)tr->ev[nd->ev].kind)) {
+        if (jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[nd->ev]))) {
             kernel_us += (double)jv_ev_dur(tr, &tr->ev[nd->ev]) / 1e3;
             nkern++;
         }

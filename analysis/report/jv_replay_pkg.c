@@ -56,7 +56,7 @@ static jv_status model_details(const jv_trace *tr, const jv_perf_table *pt, cons
         if (in->model != g->model || in->kernel != JV_NONE32) continue;
         v[n++] = in->busy_ns;
         for (uint32_t k = 0; k < in->kn && nseen < MAX_KERNEL_NAMES; k++) {
-            uint32_t nm = tr->ev[pt->kernels[in->kbegin + k]].name;
+            uint32_t nm = jv_ev_name(tr, &tr->ev[pt->kernels[in->kbegin + k]]);
             int dup = 0;
             for (int j = 0; j < nseen; j++)
                 dup |= seen[j] == nm;
@@ -167,7 +167,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         if (in->model >= 0) {
             a = &g[in->model];
         } else { /* an op without a perf model, by name */
-            uint32_t nm = tr->ev[in->ev].name, k;
+            uint32_t nm = jv_ev_name(tr, &tr->ev[in->ev]), k;
             if (!jv_map_get(&byname, nm, &k)) {
                 if (ng == cap) {
                     agg *ng2 = realloc(g, 2 * cap * sizeof *g);
@@ -194,7 +194,8 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
         a->count++;
         for (uint32_t k = 0; k < in->kn; k++) {
             const jv_event *ke = &tr->ev[pt->kernels[in->kbegin + k]];
-            a->xfer_ns[jv_transfer_of((jv_kind)ke->kind, jv_trace_str(tr, ke->name))] += (double)jv_ev_dur(tr, ke);
+            a->xfer_ns[jv_transfer_of(jv_ev_kind(tr, ke), jv_trace_str(tr, jv_ev_name(tr, ke)))] +=
+                (double)jv_ev_dur(tr, ke);
         }
         if (a->first_inst == UINT32_MAX) a->first_inst = (uint32_t)i;
     }
@@ -269,7 +270,7 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
             st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
             goto done;
         }
-        const char *k0 = first->kn ? jv_trace_str(tr, tr->ev[pt->kernels[first->kbegin]].name) : NULL;
+        const char *k0 = first->kn ? jv_trace_str(tr, jv_ev_name(tr, &tr->ev[pt->kernels[first->kbegin]])) : NULL;
         cJSON_AddStringToObject(x, "family", fam->name);
         cJSON_AddStringToObject(x, "category", jv_op_category(jv_trace_str(tr, pm->name), k0));
         cJSON_AddNumberToObject(x, "count", (double)a->count);

@@ -95,8 +95,8 @@ static jv_status group_rows(const jv_trace *tr, const jv_launchers *l, int by_ca
     jv_status s = JV_OK;
     for (size_t r = 0; r < l->n && s == JV_OK; r++) {
         const jv_launcher *row = &l->rows[r];
-        const char *key = by_category ? row->category : jv_trace_str(tr, tr->ev[row->ev].name);
-        int64_t k = by_category ? (int64_t)(intptr_t)row->category : (int64_t)tr->ev[row->ev].name;
+        const char *key = by_category ? row->category : jv_trace_str(tr, jv_ev_name(tr, &tr->ev[row->ev]));
+        int64_t k = by_category ? (int64_t)(intptr_t)row->category : (int64_t)jv_ev_name(tr, &tr->ev[row->ev]);
         uint32_t gi;
         if (!jv_map_get(&idx, k, &gi)) {
             gi = (uint32_t)n++;
@@ -229,8 +229,9 @@ static int ua_key_cmp(const ua_key *x, const ua_key *y) {
 static ua_key ua_key_of(const ua_ctx *c, uint32_t r) {
     const jv_trace *tr = c->tr;
     const jv_event *e = &tr->ev[c->l->rows[r].ev];
-    uint32_t sig = e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
-    return (ua_key){r, e->name, sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)e->thread]};
+    uint32_t sig =
+        jv_ev_kind(tr, e) == JV_K_CPU_OP || jv_ev_kind(tr, e) == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    return (ua_key){r, jv_ev_name(tr, e), sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)jv_ev_thread(tr, e)]};
 }
 
 /* The index table of a group hash (open addressing: a group's index + 1, 0 empty): doubled (from 256) and
@@ -442,7 +443,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             const ua_group *g = &groups[gi];
             const ua_key k0 = ua_key_of(&uc, perm[g->begin]);
             const jv_sig *sg = &tr->sigs[k0.sig];
-            const jv_thread *th = &tr->threads[tr->ev[l->rows[k0.row].ev].thread];
+            const jv_thread *th = &tr->threads[jv_ev_thread(tr, &tr->ev[l->rows[k0.row].ev])];
             jv_sheet_str(&o, jv_trace_str(tr, k0.name));
             jv_sheet_str(&o, l->rows[k0.row].category);
             jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
@@ -612,20 +613,20 @@ static jv_status ks_key_of(const jv_trace *tr, const jv_tree *t, const jv_launch
     const jv_event *e = &tr->ev[i];
     const uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
     *has_op = op != JV_NONE32;
-    JV_CHECK(ks_name(k, tr, e->name, kname));
+    JV_CHECK(ks_name(k, tr, jv_ev_name(tr, e), kname));
     if (op != JV_NONE32) {
         if (op != k->last_op) {
             k->last_op = op;
             k->last_found = jv_launchers_find(l, op);
         }
         const jv_launcher *row = k->last_found;
-        JV_CHECK(ks_name(k, tr, tr->ev[op].name, parent));
+        JV_CHECK(ks_name(k, tr, jv_ev_name(tr, &tr->ev[op]), parent));
         if (row) return ks_cat(k, row->category, cat);
         uint32_t *c = &k->cat_alone[*parent];
         if (*c == JV_NONE32) JV_CHECK(ks_cat(k, jv_op_category(k->names[*parent], NULL), c));
         *cat = *c;
     } else if (t->parent[i] != JV_NONE32) {
-        JV_CHECK(ks_name(k, tr, tr->ev[t->parent[i]].name, parent));
+        JV_CHECK(ks_name(k, tr, jv_ev_name(tr, &tr->ev[t->parent[i]]), parent));
         uint32_t *c = &k->cat_host[*parent];
         if (*c == JV_NONE32) {
             const char *p = k->names[*parent];
@@ -664,7 +665,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     double all = 0;
     uint32_t cat, parent, kname;
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
-        if (tr->ev[i].kind != JV_K_KERNEL) continue;
+        if (jv_ev_kind(tr, &tr->ev[i]) != JV_K_KERNEL) continue;
         all += US(jv_ev_dur(tr, &tr->ev[i]));
         s = ks_key_of(tr, t, l, &k, (uint32_t)i, &cat, &parent, &kname, &has_op);
         any_op |= has_op;
@@ -690,7 +691,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
     /* pass 2: every kernel into the group of its key's ranks (the slots all known now), in event order */
     for (size_t i = 0; s == JV_OK && i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
-        if (e->kind != JV_K_KERNEL) continue;
+        if (jv_ev_kind(tr, e) != JV_K_KERNEL) continue;
         if ((s = ks_key_of(tr, t, l, &k, (uint32_t)i, &cat, &parent, &kname, &has_op)) != JV_OK) break;
         s = ks_add(&gs, cat_rank[cat], name_rank[parent], name_rank[kname], tr->gpu[jv_ev_aux(tr, e)].stream,
                    US(jv_ev_dur(tr, e)));

@@ -40,10 +40,10 @@ static int is_ew_inst(const jv_perf_table *pt, const jv_perf_inst *in) {
 /* the nearest ancestor of op event ev that is a cpu op or annotation and not an elementwise composite */
 static uint32_t holder_of(const jv_trace *tr, const jv_tree *t, uint32_t ev) {
     for (uint32_t p = t->parent[ev]; p != JV_NONE32; p = t->parent[p]) {
-        jv_kind k = (jv_kind)tr->ev[p].kind;
+        jv_kind k = jv_ev_kind(tr, &tr->ev[p]);
         if (k != JV_K_CPU_OP && k != JV_K_USER_ANNOT) continue;
         jv_match how;
-        int fam = jv_family_find(jv_trace_str(tr, tr->ev[p].name), &how);
+        int fam = jv_family_find(jv_trace_str(tr, jv_ev_name(tr, &tr->ev[p])), &how);
         if (!(fam >= 0 && jv_family_get(fam)->report == JV_REPORT_ELEMENTWISE)) return p;
     }
     return JV_NONE32;
@@ -65,7 +65,8 @@ static int check_trace(const char *path) {
     if (!jv_test_digest(path, "H100", &tr, &t, &pt, &tls, &d)) return 0;
     int modules = 0;
     for (size_t i = 0; i < tr.nev && !modules; i++)
-        modules = tr.ev[i].kind == JV_K_PYTHON && !strncmp(jv_trace_str(&tr, tr.ev[i].name), "nn.Module: ", 11);
+        modules = jv_ev_kind(&tr, &tr.ev[i]) == JV_K_PYTHON &&
+                  !strncmp(jv_trace_str(&tr, jv_ev_name(&tr, &tr.ev[i])), "nn.Module: ", 11);
     int checked = -1;
     if (!modules) {
         ref_holder *h = malloc((tr.nev + 1) * sizeof *h);
@@ -95,9 +96,10 @@ static int check_trace(const char *path) {
             const ref_holder *x = &h[order[k]];
             if (!x->ew_kernels) continue;
             size_t q = 0;
-            while (q < ng && g[q].name != tr.ev[order[k]].name)
+            while (q < ng && g[q].name != jv_ev_name(&tr, &tr.ev[order[k]]))
                 q++;
-            if (q == ng) g[ng++] = (ref_group){tr.ev[order[k]].name, 0, 0, jv_trace_uid(&tr, order[k]), 0, 0};
+            if (q == ng)
+                g[ng++] = (ref_group){jv_ev_name(&tr, &tr.ev[order[k]]), 0, 0, jv_trace_uid(&tr, order[k]), 0, 0};
             g[q].instances++;
             g[q].ew_kernels += x->ew_kernels;
             g[q].ew_us += x->ew_us;

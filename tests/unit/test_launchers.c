@@ -91,7 +91,7 @@ static int64_t union_len(jv_iv *iv, size_t n) {
 }
 
 static int is_nccl(const jv_trace *tr, uint32_t i) {
-    return strstr(jv_trace_str(tr, tr->ev[i].name), "nccl") != NULL;
+    return strstr(jv_trace_str(tr, jv_ev_name(tr, &tr->ev[i])), "nccl") != NULL;
 }
 
 static void check_trace(const char *path, int round) {
@@ -113,7 +113,7 @@ static void check_trace(const char *path, int round) {
     size_t nlaunchers = 0, nested = 0;
     for (size_t i = 0; i < tr.nev; i++) {
         const jv_event *e = &tr.ev[i];
-        if (!jv_kind_is_gpu((jv_kind)e->kind) || is_nccl(&tr, (uint32_t)i)) continue;
+        if (!jv_kind_is_gpu(jv_ev_kind(&tr, e)) || is_nccl(&tr, (uint32_t)i)) continue;
         uint32_t ln = t.launcher[jv_ev_aux(&tr, e)];
         if (ln != JV_NONE32 && !is_launcher[ln]) {
             is_launcher[ln] = 1;
@@ -128,7 +128,7 @@ static void check_trace(const char *path, int round) {
         size_t m = 0, md = 0;
         for (size_t i = 0; i < tr.nev; i++) {
             const jv_event *e = &tr.ev[i];
-            if (!jv_kind_is_gpu((jv_kind)e->kind)) continue;
+            if (!jv_kind_is_gpu(jv_ev_kind(&tr, e))) continue;
             for (uint32_t a = t.parent[i]; a != JV_NONE32; a = t.parent[a])
                 if (a == row->ev) {
                     iv[m++] = (jv_iv){jv_ev_ts(&tr, e), jv_ev_end(&tr, e)};
@@ -138,7 +138,7 @@ static void check_trace(const char *path, int round) {
         if (union_len(iv, m) != row->subtree_ns) sub_ok = 0;
         for (size_t i = 0; i < tr.nev; i++) {
             const jv_event *e = &tr.ev[i];
-            if (jv_kind_is_gpu((jv_kind)e->kind) && !is_nccl(&tr, (uint32_t)i) &&
+            if (jv_kind_is_gpu(jv_ev_kind(&tr, e)) && !is_nccl(&tr, (uint32_t)i) &&
                 t.launcher[jv_ev_aux(&tr, e)] == row->ev)
                 iv[md++] = (jv_iv){jv_ev_ts(&tr, e), jv_ev_end(&tr, e)};
         }
