@@ -711,6 +711,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     trace_priv *pv = calloc(1, sizeof *pv);
     tr->priv_ = pv;
     r.pv = pv;
+    if (s == JV_OK && pv) s = jv_intern_init(&pv->key_ids);
     if (s != JV_OK || !pv) {
         jv_trace_free(tr);
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
@@ -718,7 +719,6 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     jv_map_init(&pv->sig_of_text);
     jv_map_init(&pv->proc_of_pid);
     jv_map_init(&pv->thread_of_key);
-    jv_map_init(&pv->key_of);
     /* sig 0 = no shape arguments */
     if (JV_RESERVE(tr->sigs, tr->cap_sigs, 1) != JV_OK) {
         jv_trace_free(tr);
@@ -770,7 +770,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     tr->counts.file_bytes = jv_input_file_size(r.in);
     jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
 done:
-    jv_map_free(&pv->key_of); /* only the reader looks triples up */
+    jv_intern_free(&pv->key_ids); /* only the reader looks keys up */
     jv_progress_finish(&r.prog);
     jv_segstore_free(r.store);
     jv_input_close(r.in);

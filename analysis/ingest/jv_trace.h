@@ -59,31 +59,32 @@ enum { JV_TRACE_MAX_VALUE = 64 << 20 };
  * block of 64 is not kept in jv_event.ts_ but in jv_trace.long_ts (read through jv_ev_ts). */
 #define JV_TS_FAR UINT32_MAX
 
-/* What a complete event shares with others: its name, thread and kind. Each distinct triple is kept once
- * (jv_trace.keys, in order of first appearance) and an event holds its index: a trace has few of them (198 for
- * the 679,932 events of bench/'s generated trace), so that an event needs 12 bytes, not 16. jv_trace_load
- * refuses more than 2^24 threads. */
+/* What a complete event shares with others: its name, thread, kind and, for a cpu op or user annotation, its shape
+ * arguments. Each distinct key is kept once (jv_trace.keys, in order of first appearance) and an event holds its
+ * index: a trace has few of them (198 for the 679,932 events of bench/'s generated trace), so that an event needs
+ * 12 bytes and an op no record of its own. jv_trace_load refuses more than 2^24 threads. */
 typedef struct {
     uint32_t name;        /* interned name */
     uint32_t thread : 24; /* index into jv_trace.threads */
     uint32_t kind : 8;    /* jv_kind */
+    uint32_t sig;         /* index into jv_trace.sigs: the shape arguments of a cpu op or user annotation, else 0 */
 } jv_evkey;
-_Static_assert(sizeof(jv_evkey) == 8, "jv_evkey is 8 bytes");
+_Static_assert(sizeof(jv_evkey) == 12, "jv_evkey is 12 bytes");
 
-/* A complete ('X') event. 12 bytes: its name, thread and kind are the triple jv_trace.keys[key] (read them with
- * jv_ev_name, jv_ev_thread and jv_ev_kind); the start is 32 bits above a base per block of 64 events
+/* A complete ('X') event. 12 bytes: its name, thread, kind and shape arguments are jv_trace.keys[key] (read them
+ * with jv_ev_name, jv_ev_thread, jv_ev_kind and jv_ev_sig); the start is 32 bits above a base per block of 64 events
  * (jv_trace.ts_base) with an escape (JV_TS_FAR) to jv_trace.long_ts, and the duration is 32 bits with an escape
  * (JV_DUR_BIG) to jv_trace.long_dur: read them with jv_ev_ts and jv_ev_dur; the index in traceEvents (TraceLens'
- * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into ops, gpu
+ * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into op_ids, gpu
  * or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb). */
 typedef struct {
     uint32_t ts_;  /* start - ts_base[i / 64] (ns, modulo 2^64) when below JV_TS_FAR; read it with jv_ev_ts */
     uint32_t dur_; /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
-    uint32_t key;  /* index into jv_trace.keys: name, thread and kind */
+    uint32_t key;  /* index into jv_trace.keys: name, thread, kind and shape arguments */
 } jv_event;
 _Static_assert(sizeof(jv_event) == 12, "jv_event is 12 bytes");
 
-/* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into ops, gpu or
+/* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into op_ids, gpu or
  * launch_corr: bit k of bits[c] is set when ev[64 b + k] is of class c (0 ops, 1 GPU, 2 launch), base[c] counts
  * the events of class c before ev[64 b]. */
 typedef struct {
@@ -99,20 +100,15 @@ typedef struct {
     int64_t v;
 } jv_evside;
 
-/* Arguments of a cpu op (or user annotation) that the analyses read. 4 bytes: there is one per op. */
-typedef struct {
-    uint32_t sig; /* index into jv_trace.sigs: the op's shape arguments */
-} jv_opargs;
-
 /* The ids of a cpu op (or user annotation) that only the call tree reads (jv_tree_build, the call stack):
- * kept apart from jv_opargs so that jv_trace_drop_flows can free them. */
+ * kept apart from jv_evkey so that jv_trace_drop_flows can free them. */
 typedef struct {
     int32_t ext; /* External id (or 2021's "external id"), JV_NONE32I when absent or beyond 32 bits */
     int32_t seq; /* Sequence number, JV_NONE32I when absent or beyond 32 bits */
 } jv_opids;
 
 #define JV_NONE32I INT32_MIN
-/* Narrows an id read as int64 (JV_NONE64 when absent) to the 32-bit form of jv_opargs. */
+/* Narrows an id read as int64 (JV_NONE64 when absent) to the 32-bit form of jv_opids. */
 static inline int32_t jv_id32(int64_t v) {
     return v > INT32_MIN && v <= INT32_MAX ? (int32_t)v : JV_NONE32I;
 }
@@ -197,10 +193,9 @@ typedef struct {
     jv_intern strings;
     jv_event *ev;
     size_t nev, cap_ev;
-    jv_evkey *keys; /* the distinct (name, thread, kind) triples of ev, in order of first appearance */
+    jv_evkey *keys; /* the distinct keys (name, thread, kind, shape arguments) of ev, in order of first appearance */
     size_t nkeys, cap_keys;
-    jv_opargs *ops;
-    size_t nops, cap_ops;
+    size_t nops;      /* cpu ops and user annotations */
     jv_opids *op_ids; /* nops of them (freed by jv_trace_drop_flows) */
     size_t cap_op_ids;
     jv_gpuargs *gpu;
@@ -258,6 +253,10 @@ static inline uint32_t jv_ev_name(const jv_trace *tr, const jv_event *e) {
 static inline uint32_t jv_ev_thread(const jv_trace *tr, const jv_event *e) {
     return tr->keys[e->key].thread;
 }
+/* The shape arguments (index into tr->sigs) of the event e: 0 (none) unless it is a cpu op or user annotation. */
+static inline uint32_t jv_ev_sig(const jv_trace *tr, const jv_event *e) {
+    return tr->keys[e->key].sig;
+}
 
 /* The duration (ns, >= 0) of tr->ev[i] when it is JV_DUR_BIG ns or more (binary search in tr->long_dur). */
 int64_t jv_trace_long_dur(const jv_trace *tr, uint32_t i);
@@ -275,7 +274,7 @@ static inline int64_t jv_ev_ts(const jv_trace *tr, const jv_event *e) {
     return v;
 }
 
-/* The class of a kind whose events have a record in ops (0), gpu (1) or launch_corr (2); -1: none. */
+/* The class of a kind whose events have a record in op_ids (0), gpu (1) or launch_corr (2); -1: none. */
 static inline int jv_kind_aux_class(jv_kind k) {
     return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT ? 0
            : jv_kind_is_gpu(k)                      ? 1
@@ -283,7 +282,7 @@ static inline int jv_kind_aux_class(jv_kind k) {
                                                     : -1;
 }
 
-/* The index of tr->ev[i]'s record in ops (CPU_OP, USER_ANNOT), gpu (GPU kinds) or launch_corr (RUNTIME,
+/* The index of tr->ev[i]'s record in op_ids (CPU_OP, USER_ANNOT), gpu (GPU kinds) or launch_corr (RUNTIME,
  * DRIVER); JV_NONE32 for the other kinds. */
 static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
     int c = jv_kind_aux_class(jv_ev_kind(tr, &tr->ev[i]));

@@ -77,7 +77,7 @@ void jv_trace_free(jv_trace *tr) {
         jv_map_free(&pv->sig_of_text);
         jv_map_free(&pv->proc_of_pid);
         jv_map_free(&pv->thread_of_key);
-        jv_map_free(&pv->key_of);
+        jv_intern_free(&pv->key_ids);
         free(pv);
     }
     jv_intern_free(&tr->strings);
@@ -89,7 +89,6 @@ void jv_trace_free(jv_trace *tr) {
     free(tr->kept);
     free(tr->kept_at);
     free(tr->auxb);
-    free(tr->ops);
     free(tr->op_ids);
     free(tr->gpu);
     free(tr->gpu_ids);

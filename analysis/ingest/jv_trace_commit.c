@@ -31,25 +31,30 @@ static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out
     return JV_OK;
 }
 
-/* The index into tr->keys of the triple (name, thread, kind), added when new (thread < 2^24, kind < 2^8). */
-static jv_status event_key(reader *r, uint32_t name, uint32_t thread, jv_kind kind, uint32_t *out) {
+static int same_key(const jv_evkey *a, const jv_evkey *b) {
+    return a->name == b->name && a->thread == b->thread && a->kind == b->kind && a->sig == b->sig;
+}
+
+/* The index into tr->keys of want, added when new. */
+static jv_status event_key(reader *r, const jv_evkey *want, uint32_t *out) {
     jv_trace *tr = r->tr;
-    int64_t packed = (int64_t)(((uint64_t)name << 32) | ((uint64_t)thread << 8) | (uint64_t)kind);
-    int64_t *slot = r->pv->key_cache[(name * 0x9E3779B1u + thread * 31u + (uint32_t)kind) >> 26];
-    if (slot[0] == packed + 1) {
-        *out = (uint32_t)slot[1];
+    trace_priv *pv = r->pv;
+    uint32_t *slot =
+        &pv->key_cache[(want->name * 0x9E3779B1u + want->thread * 31u + want->kind + want->sig * 7u) >> 26];
+    if (*slot && same_key(&tr->keys[*slot - 1], want)) {
+        *out = *slot - 1;
         return JV_OK;
     }
-    uint32_t k;
-    if (!jv_map_get(&r->pv->key_of, packed, &k)) {
+    /* the key's 12 bytes interned: id i + 1 is key i (id 0 is the empty string) */
+    const uint32_t words[3] = {want->name, want->thread | (uint32_t)want->kind << 24, want->sig};
+    uint32_t id;
+    JV_CHECK(jv_intern_add(&pv->key_ids, (const char *)words, sizeof words, &id));
+    if (id > tr->nkeys) { /* new: nkeys <= nev < UINT32_MAX - 1 */
         JV_CHECK(JV_RESERVE(tr->keys, tr->cap_keys, tr->nkeys + 1));
-        k = (uint32_t)tr->nkeys; /* nkeys <= nev < UINT32_MAX - 1 */
-        tr->keys[tr->nkeys++] = (jv_evkey){name, thread, (uint32_t)kind};
-        JV_CHECK(jv_map_put(&r->pv->key_of, packed, k));
+        tr->keys[tr->nkeys++] = *want;
     }
-    slot[0] = packed + 1;
-    slot[1] = k;
-    *out = k;
+    *slot = id;
+    *out = id - 1;
     return JV_OK;
 }
 
@@ -230,17 +235,14 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     r->pv->dur_sum += dur;
     if (e->has_dur && e->dur < 0) n->negative_dur++;
     jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG};
-    uint32_t thread;
+    uint32_t thread, sig = 0;
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread)); /* < 2^24 */
-    JV_CHECK(event_key(r, e->name, thread, e->kind, &ev.key));
+    if (e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT) JV_CHECK(sig_index(r, e, &sig));
+    JV_CHECK(event_key(r, &(jv_evkey){e->name, thread, (uint32_t)e->kind, sig}, &ev.key));
     switch (e->kind) {
     case JV_K_CPU_OP:
     case JV_K_USER_ANNOT: {
-        uint32_t sig;
-        JV_CHECK(sig_index(r, e, &sig));
-        JV_CHECK(JV_RESERVE(tr->ops, tr->cap_ops, tr->nops + 1));
         JV_CHECK(JV_RESERVE(tr->op_ids, tr->cap_op_ids, tr->nops + 1));
-        tr->ops[tr->nops] = (jv_opargs){sig};
         tr->op_ids[tr->nops] = (jv_opids){jv_id32(e->ext), jv_id32(e->seq)};
         tr->nops++;
         break;

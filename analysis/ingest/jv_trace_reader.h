@@ -16,13 +16,13 @@
 #include "jv_trace.h"
 
 typedef struct {
-    jv_map sig_of_text;       /* interned combined text -> sig index */
-    jv_map proc_of_pid;       /* pid key -> process index */
-    jv_map thread_of_key;     /* interned id of the (pid, tid) bytes -> thread index */
-    size_t last_thread;       /* cache for thread lookups */
-    jv_map key_of;            /* (name, thread, kind) packed as in event_key -> index into jv_trace.keys */
-    int64_t key_cache[64][2]; /* direct-mapped cache in front of key_of: packed triple + 1 (0: empty), key */
-    int64_t dur_sum;          /* durations of the events kept so far (< JV_TIME_LIMIT_NS) */
+    jv_map sig_of_text;     /* interned combined text -> sig index */
+    jv_map proc_of_pid;     /* pid key -> process index */
+    jv_map thread_of_key;   /* interned id of the (pid, tid) bytes -> thread index */
+    size_t last_thread;     /* cache for thread lookups */
+    jv_intern key_ids;      /* the jv_evkey of each key as 12 bytes: id k + 1 is tr->keys[k] (event_key) */
+    uint32_t key_cache[64]; /* direct-mapped cache in front of key_ids: a key's index + 1 (0: empty) */
+    int64_t dur_sum;        /* durations of the events kept so far (< JV_TIME_LIMIT_NS) */
 } trace_priv;
 
 /* A string of an entry whose interning waits for the committing thread (the two-thread scan, jv_trace_pipe.c):

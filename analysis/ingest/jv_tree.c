@@ -574,7 +574,7 @@ static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
         if (jv_ev_kind(tr, e) != JV_K_CPU_OP) continue;
         t->counts.cpu_ops++;
         const uint32_t a = jv_ev_aux(tr, e);
-        if (tr->sigs[tr->ops[a].sig].dims) t->counts.cpu_ops_with_shapes++;
+        if (tr->sigs[jv_ev_sig(tr, e)].dims) t->counts.cpu_ops_with_shapes++;
         int32_t seq = tr->op_ids[a].seq;
         if (seq == JV_NONE32I) continue;
         if (!strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "autograd::engine::evaluate_function:", 36)) continue;

@@ -487,7 +487,7 @@ static jv_status attention_of(jv_digest *d, const jv_trace *tr, const jv_perf_ta
                     break;
                 }
                 const jv_event *ae = &tr->ev[pt->inst[v[a].inst].ev];
-                const jv_sig *sg = jv_ev_kind(tr, ae) == JV_K_CPU_OP ? &tr->sigs[tr->ops[jv_ev_aux(tr, ae)].sig] : NULL;
+                const jv_sig *sg = jv_ev_kind(tr, ae) == JV_K_CPU_OP ? &tr->sigs[jv_ev_sig(tr, ae)] : NULL;
                 jv_dattention x = {name,
                                    by_module,
                                    0,

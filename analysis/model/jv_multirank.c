@@ -176,7 +176,7 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
         if (kind == JV_COLL_UNKNOWN) kind = ak;
         if (!c->name && ak != JV_COLL_UNKNOWN) JV_CHECK(keep(rv, jv_coll_kind_name(ak), &c->name));
         if (c->in_nelems < 0 || !c->dtype) {
-            const jv_sig *sg = &tr->sigs[tr->ops[jv_trace_aux(tr, a)].sig];
+            const jv_sig *sg = &tr->sigs[jv_ev_sig(tr, &tr->ev[a])];
             jv_opcall oc;
             jv_err ignore;
             if (sg->dims &&

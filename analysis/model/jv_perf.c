@@ -136,7 +136,7 @@ static jv_status model_of(build_ctx *b, jv_perf_table *pt, jv_map *idx, size_t *
                           int32_t *out) {
     const jv_trace *tr = b->tr;
     const jv_event *e = &tr->ev[ev];
-    uint32_t sig = jv_ev_kind(tr, e) == JV_K_CPU_OP ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    uint32_t sig = jv_ev_kind(tr, e) == JV_K_CPU_OP ? jv_ev_sig(tr, e) : 0;
     int64_t key = ((int64_t)jv_ev_name(tr, e) << 32) | sig;
     uint32_t mi, annot = annotation_of(b, ev, fam);
     if (!annot && jv_map_get(idx, key, &mi)) {

@@ -71,7 +71,7 @@ uint32_t jv_inst_uid(const jv_trace *tr, const jv_perf_inst *in) {
 
 uint32_t jv_inst_sig(const jv_trace *tr, const jv_perf_inst *in) {
     const jv_event *e = &tr->ev[in->ev];
-    return jv_ev_kind(tr, e) == JV_K_CPU_OP || jv_ev_kind(tr, e) == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
+    return jv_ev_sig(tr, e) /* 0 unless an op or annotation */;
 }
 
 const char *jv_or_unknown(const char *s) {

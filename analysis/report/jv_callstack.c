@@ -25,11 +25,10 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
     }
     fputc(')', f);
     if (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT) {
-        const uint32_t a = jv_ev_aux(tr, e);
-        const jv_sig *s = &tr->sigs[tr->ops[a].sig];
+        const jv_sig *s = &tr->sigs[jv_ev_sig(tr, e)];
         print_repr(f, tr, "Input Dims", s->dims);
         print_repr(f, tr, "Input type", s->types);
-        int32_t seq = tr->op_ids[a].seq;
+        int32_t seq = tr->op_ids[jv_ev_aux(tr, e)].seq;
         uint32_t fwd;
         if (seq != JV_NONE32I &&
             !strncmp(jv_trace_str(tr, jv_ev_name(tr, e)), "autograd::engine::evaluate_function:", 36) &&

@@ -176,7 +176,7 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
             ok = cJSON_AddNumberToObject(o, "parent_uid", jv_trace_uid(tr, p)) != NULL;
     }
     if (ok && (k == JV_K_CPU_OP || k == JV_K_USER_ANNOT)) { /* every op and annotation has its record */
-        const jv_sig *s = &tr->sigs[tr->ops[jv_ev_aux(tr, e)].sig];
+        const jv_sig *s = &tr->sigs[jv_ev_sig(tr, e)];
         ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
     }
     if (ok && jv_kind_is_gpu(k)) { /* and every GPU event */

@@ -229,9 +229,8 @@ static int ua_key_cmp(const ua_key *x, const ua_key *y) {
 static ua_key ua_key_of(const ua_ctx *c, uint32_t r) {
     const jv_trace *tr = c->tr;
     const jv_event *e = &tr->ev[c->l->rows[r].ev];
-    uint32_t sig =
-        jv_ev_kind(tr, e) == JV_K_CPU_OP || jv_ev_kind(tr, e) == JV_K_USER_ANNOT ? tr->ops[jv_ev_aux(tr, e)].sig : 0;
-    return (ua_key){r, jv_ev_name(tr, e), sig, c->cat_rank[r], &c->thr_rank[3 * (size_t)jv_ev_thread(tr, e)]};
+    return (ua_key){r, jv_ev_name(tr, e), jv_ev_sig(tr, e) /* 0 unless an op or annotation */, c->cat_rank[r],
+                    &c->thr_rank[3 * (size_t)jv_ev_thread(tr, e)]};
 }
 
 /* The index table of a group hash (open addressing: a group's index + 1, 0 empty): doubled (from 256) and

@@ -160,11 +160,14 @@ static void test_events(void) {
     int64_t *want_dur = malloc(N * sizeof *want_dur), *want_ts = malloc(N * sizeof *want_ts);
     uint8_t *is_ev = calloc(N, 1);
     uint32_t *want_aux = malloc(N * sizeof *want_aux), nclass[3] = {0, 0, 0};
-    uint16_t *want_key = malloc(N * sizeof *want_key); /* name * 12 + tid * 4 + category: 600 triples */
-    uint8_t seen_key[600] = {0};
+    /* name * 12 + tid * 4 + category, and the shape arguments of some cpu ops (Input Dims [[1]] .. [[7]]): 600
+       triples, 4800 keys at most */
+    uint16_t *want_key = malloc(N * sizeof *want_key);
+    uint8_t *want_dims = calloc(N, 1);
+    uint8_t seen_key[600 * 8] = {0};
     size_t nkeys = 0;
-    CHECK(f && want_uid && want_dur && want_ts && is_ev && want_aux && want_key);
-    if (!f || !want_uid || !want_dur || !want_ts || !is_ev || !want_aux || !want_key) return;
+    CHECK(f && want_uid && want_dur && want_ts && is_ev && want_aux && want_key && want_dims);
+    if (!f || !want_uid || !want_dur || !want_ts || !is_ev || !want_aux || !want_key || !want_dims) return;
     static const int64_t edge[] = {(INT64_C(1) << 32) - 2, (INT64_C(1) << 32) - 1, INT64_C(1) << 32,
                                    (INT64_C(1) << 32) + 1, INT64_C(1) << 40,       INT64_C(1) << 61};
     size_t ne = sizeof edge / sizeof edge[0], nev = 0;
@@ -210,14 +213,17 @@ static void test_events(void) {
                 if (u % 3 == 2) ts = -ts;
             }
             uint64_t ats = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
+            want_dims[nev] = c == 0 && u % 5 == 0 ? (uint8_t)(1 + u / 5 % 7) : 0;
+            char args[48] = "";
+            if (want_dims[nev]) snprintf(args, sizeof args, ", \"args\": {\"Input Dims\": [[%u]]}", want_dims[nev]);
             fprintf(f,
                     "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
-                    "\"ts\": %s%llu.%03llu, \"dur\": %lld.%03lld}",
+                    "\"ts\": %s%llu.%03llu, \"dur\": %lld.%03lld%s}",
                     cat[c], u % 50, u % 3, ts < 0 ? "-" : "", (unsigned long long)(ats / 1000),
-                    (unsigned long long)(ats % 1000), (long long)(dur / 1000), (long long)(dur % 1000));
+                    (unsigned long long)(ats % 1000), (long long)(dur / 1000), (long long)(dur % 1000), args);
             want_ts[nev] = ts;
             want_key[nev] = (uint16_t)(u % 50 * 12 + u % 3 * 4 + c);
-            nkeys += !seen_key[want_key[nev]]++;
+            nkeys += !seen_key[want_key[nev] * 8 + want_dims[nev]]++;
             want_aux[nev] = cls[c] < 0 ? JV_NONE32 : nclass[cls[c]]++;
             want_uid[nev] = u;
             want_dur[nev++] = dur;
@@ -241,12 +247,16 @@ static void test_events(void) {
                   (unsigned long long)tr.counts.events_total);
         size_t bad_uid = 0, bad_dur = 0, bad_find = 0, bad_aux = 0, bad_key = 0;
         for (size_t i = 0; i < tr.nev && i < nev; i++) {
-            /* name, thread and kind through the table of distinct triples (600 of them, past its cache's 64) */
+            /* name, thread, kind and shape arguments through the table of distinct keys (past its cache's 64) */
             static const jv_kind kind_of[] = {JV_K_CPU_OP, JV_K_KERNEL, JV_K_RUNTIME, JV_K_PYTHON};
             char nm[16];
             snprintf(nm, sizeof nm, "op%u", want_key[i] / 12u);
             const jv_event *e = &tr.ev[i];
+            char dims[16] = "";
+            if (want_dims[i]) snprintf(dims, sizeof dims, "[[%u]]", want_dims[i]);
+            const uint32_t sig = jv_ev_sig(&tr, e);
             if (strcmp(jv_trace_str(&tr, jv_ev_name(&tr, e)), nm) || jv_ev_kind(&tr, e) != kind_of[want_key[i] % 4] ||
+                sig >= tr.nsigs || (sig ? strcmp(jv_trace_str(&tr, tr.sigs[sig].dims), dims) : want_dims[i] != 0) ||
                 jv_ev_thread(&tr, e) >= tr.nthreads || tr.threads[jv_ev_thread(&tr, e)].tid != want_key[i] % 12 / 4)
                 bad_key++;
             if (jv_trace_uid(&tr, (uint32_t)i) != want_uid[i]) bad_uid++;
@@ -262,8 +272,8 @@ static void test_events(void) {
         CHECK_MSG(bad_uid == 0 && bad_dur == 0 && bad_find == 0 && bad_aux == 0,
                   "events: %zu uids, %zu times, %zu finds, %zu record indices wrong", bad_uid, bad_dur, bad_find,
                   bad_aux);
-        CHECK_MSG(bad_key == 0 && tr.nkeys == nkeys, "events: %zu names, threads or kinds wrong; %zu triples, want %zu",
-                  bad_key, tr.nkeys, nkeys);
+        CHECK_MSG(bad_key == 0 && tr.nkeys == nkeys && nkeys > 600,
+                  "events: %zu names, threads, kinds or shapes wrong; %zu keys, want %zu", bad_key, tr.nkeys, nkeys);
         CHECK_MSG(tr.nops == nclass[0] && tr.ngpu == nclass[1] && tr.nlaunch == nclass[2],
                   "events: %zu ops, %zu GPU events, %zu launches", tr.nops, tr.ngpu, tr.nlaunch);
         /* the escape: exactly the durations of 2^32 - 1 ns and more are in the side table */
@@ -296,6 +306,7 @@ static void test_events(void) {
     free(want_aux);
     free(want_ts);
     free(want_key);
+    free(want_dims);
 }
 
 /* Correlation ids kept in 32 bits with an escape: launches and kernels whose ids lie at and around the edges (0,
