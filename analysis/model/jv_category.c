@@ -86,26 +86,38 @@ int jv_op_is_backward(const char *name) {
            in_list(name, SDPA_BWD);
 }
 
-const char *jv_op_category(const char *name, const char *first_kernel) {
-    if (in_list(name, GEMM) || starts_with(name, "primus_turbo::grouped_gemm")) return "GEMM";
-    if (in_list(name, MOE_FUSED)) return "MoE_fused";
-    if (in_list(name, CONV_FWD)) return "CONV_fwd";
-    if (in_list(name, CONV_BWD)) return "CONV_bwd";
-    if (is_norm(name)) return jv_op_is_backward(name) ? "NORM_bwd" : "NORM_fwd";
+jv_opcat jv_op_category_id(const char *name, const char *first_kernel) {
+    if (in_list(name, GEMM) || starts_with(name, "primus_turbo::grouped_gemm")) return JV_OPCAT_GEMM;
+    if (in_list(name, MOE_FUSED)) return JV_OPCAT_MOE_FUSED;
+    if (in_list(name, CONV_FWD)) return JV_OPCAT_CONV_FWD;
+    if (in_list(name, CONV_BWD)) return JV_OPCAT_CONV_BWD;
+    if (is_norm(name)) return jv_op_is_backward(name) ? JV_OPCAT_NORM_BWD : JV_OPCAT_NORM_FWD;
     if (in_list(name, SDPA) || starts_with(name, "aiter::_flash_attn_") || starts_with(name, "aiter::wrapper_fmha_v3_"))
-        return jv_op_is_backward(name) ? "SDPA_bwd" : "SDPA_fwd";
-    if (in_list(name, BINARY)) return "elementwise";
-    if (in_list(name, REDUCE)) return "reduce";
-    if (starts_with(name, "triton")) return "triton";
-    if (starts_with(name, "_C_cache_ops::")) return "InferenceAttention";
-    if (starts_with(name, "record_param_comms")) return "record_param_comms";
-    if (in_list(name, UNARY)) return "elementwise";
+        return jv_op_is_backward(name) ? JV_OPCAT_SDPA_BWD : JV_OPCAT_SDPA_FWD;
+    if (in_list(name, BINARY)) return JV_OPCAT_ELEMENTWISE;
+    if (in_list(name, REDUCE)) return JV_OPCAT_REDUCE;
+    if (starts_with(name, "triton")) return JV_OPCAT_TRITON;
+    if (starts_with(name, "_C_cache_ops::")) return JV_OPCAT_INFERENCE_ATTENTION;
+    if (starts_with(name, "record_param_comms")) return JV_OPCAT_RECORD_PARAM_COMMS;
+    if (in_list(name, UNARY)) return JV_OPCAT_ELEMENTWISE;
     /* resampling reads and writes each element once: TraceLens files it with elementwise */
-    if (starts_with(name, "aten::upsample_")) return "elementwise";
+    if (starts_with(name, "aten::upsample_")) return JV_OPCAT_ELEMENTWISE;
     if (first_kernel && starts_with(first_kernel, "void at::native")) {
-        if (strstr(first_kernel, "elementwise")) return "elementwise";
-        if (strstr(first_kernel, "reduce")) return "reduce";
-        if (strstr(first_kernel, "multi_tensor_apply")) return "multi_tensor_apply";
+        if (strstr(first_kernel, "elementwise")) return JV_OPCAT_ELEMENTWISE;
+        if (strstr(first_kernel, "reduce")) return JV_OPCAT_REDUCE;
+        if (strstr(first_kernel, "multi_tensor_apply")) return JV_OPCAT_MULTI_TENSOR_APPLY;
     }
-    return "other";
+    return JV_OPCAT_OTHER;
+}
+
+const char *jv_opcat_name(jv_opcat c) {
+    static const char *const names[JV_OPCAT_COUNT] = {
+        "GEMM",     "MoE_fused",          "CONV_fwd",           "CONV_bwd",           "NORM_fwd",
+        "NORM_bwd", "SDPA_fwd",           "SDPA_bwd",           "elementwise",        "reduce",
+        "triton",   "InferenceAttention", "record_param_comms", "multi_tensor_apply", "other"};
+    return (unsigned)c < JV_OPCAT_COUNT ? names[c] : names[JV_OPCAT_OTHER];
+}
+
+const char *jv_op_category(const char *name, const char *first_kernel) {
+    return jv_opcat_name(jv_op_category_id(name, first_kernel));
 }

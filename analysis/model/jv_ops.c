@@ -245,7 +245,7 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         if (*r == JV_NONE32) {
             if ((s = JV_RESERVE(out->rows, cap_rows, out->n + 1)) != JV_OK) break;
             *r = (uint32_t)out->n++;
-            out->rows[*r] = (jv_launcher){l, 0, (uint32_t)i, 0, 0, 0, NULL};
+            out->rows[*r] = (jv_launcher){l, 0, 0, JV_OPCAT_OTHER, 0, 0};
         }
         out->rows[*r].ndirect++;
         ndirect++;
@@ -295,13 +295,14 @@ jv_status jv_launchers_build(const jv_trace *tr, const jv_tree *t, jv_launchers 
         for (size_t r = 0; s == JV_OK && r < out->n; r++) {
             jv_launcher *row = &out->rows[r];
             row->direct_ns = union_of(tr, out->gpu_list + row->gpu_begin, row->ndirect, scratch);
-            uint32_t name = jv_ev_name(tr, &tr->ev[row->ev]), fk = jv_ev_name(tr, &tr->ev[row->first_gpu]), j;
+            const uint32_t first = out->gpu_list[row->gpu_begin]; /* ndirect >= 1 */
+            uint32_t name = jv_ev_name(tr, &tr->ev[row->ev]), fk = jv_ev_name(tr, &tr->ev[first]), j;
             int64_t key = (int64_t)((uint64_t)name << 32 | fk);
             if (use_memo && jv_map_get(&catmemo, key, &j)) {
-                row->category = out->rows[j].category;
+                row->cat = out->rows[j].cat;
                 continue;
             }
-            row->category = jv_op_category(jv_trace_str(tr, name), jv_trace_str(tr, fk));
+            row->cat = (uint8_t)jv_op_category_id(jv_trace_str(tr, name), jv_trace_str(tr, fk));
             if (use_memo && jv_map_put(&catmemo, key, (uint32_t)r) != JV_OK) use_memo = 0;
         }
         jv_map_free(&catmemo);

@@ -6,17 +6,24 @@
 #ifndef JV_OPS_H
 #define JV_OPS_H
 
+#include "jv_category.h"
 #include "jv_trace.h"
 #include "jv_tree.h"
 
+/* A launcher row: 32 bytes (a training trace has tens of thousands). */
 typedef struct {
     uint32_t ev;        /* the launcher event */
-    uint32_t ndirect;   /* direct GPU events */
-    uint32_t first_gpu; /* first direct GPU event (file order) */
+    uint32_t ndirect;   /* direct GPU events (>= 1): gpu_list[gpu_begin] is the first, in file order */
     uint32_t gpu_begin; /* range in jv_launchers.gpu_list */
+    uint8_t cat;        /* jv_opcat of the launcher (read it with jv_launcher_category) */
     int64_t direct_ns, subtree_ns;
-    const char *category; /* jv_op_category of the launcher */
 } jv_launcher;
+_Static_assert(sizeof(jv_launcher) <= 32, "a launcher row is at most 32 bytes");
+
+/* The category name (jv_opcat_name) of row r: one static pointer per category. */
+static inline const char *jv_launcher_category(const jv_launcher *r) {
+    return jv_opcat_name((jv_opcat)r->cat);
+}
 
 typedef struct {
     jv_launcher *rows; /* sorted by (ts, uid) */

@@ -95,8 +95,9 @@ static jv_status group_rows(const jv_trace *tr, const jv_launchers *l, int by_ca
     jv_status s = JV_OK;
     for (size_t r = 0; r < l->n && s == JV_OK; r++) {
         const jv_launcher *row = &l->rows[r];
-        const char *key = by_category ? row->category : jv_trace_str(tr, jv_ev_name(tr, &tr->ev[row->ev]));
-        int64_t k = by_category ? (int64_t)(intptr_t)row->category : (int64_t)jv_ev_name(tr, &tr->ev[row->ev]);
+        const char *key = by_category ? jv_launcher_category(row) : jv_trace_str(tr, jv_ev_name(tr, &tr->ev[row->ev]));
+        int64_t k =
+            by_category ? (int64_t)(intptr_t)jv_launcher_category(row) : (int64_t)jv_ev_name(tr, &tr->ev[row->ev]);
         uint32_t gi;
         if (!jv_map_get(&idx, k, &gi)) {
             gi = (uint32_t)n++;
@@ -108,9 +109,9 @@ static jv_status group_rows(const jv_trace *tr, const jv_launchers *l, int by_ca
         g[gi].subtree_us += US(row->subtree_ns);
         g[gi].count++;
         int c;
-        for (c = 0; c < g[gi].ncats && strcmp(g[gi].cats[c], row->category); c++) {
+        for (c = 0; c < g[gi].ncats && strcmp(g[gi].cats[c], jv_launcher_category(row)); c++) {
         }
-        if (c == g[gi].ncats && c < 4) g[gi].cats[g[gi].ncats++] = row->category;
+        if (c == g[gi].ncats && c < 4) g[gi].cats[g[gi].ncats++] = jv_launcher_category(row);
     }
     jv_map_free(&idx);
     if (s != JV_OK) {
@@ -358,7 +359,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
     double *v = NULL;
     jv_status s = group_of && cat && cat_rank ? JV_OK : JV_ERR_NOMEM;
     for (size_t r = 0; s == JV_OK && r < l->n; r++)
-        cat[r] = l->rows[r].category;
+        cat[r] = jv_launcher_category(&l->rows[r]);
     if (s == JV_OK) s = jv_str_ptr_ranks(cat, l->n, cat_rank);
     if (s == JV_OK) s = jv_thread_ranks(tr, &thr_rank);
     free(cat);
@@ -444,7 +445,7 @@ static jv_status write_unique_args(const jv_trace *tr, const jv_launchers *l, co
             const jv_sig *sg = &tr->sigs[k0.sig];
             const jv_thread *th = &tr->threads[jv_ev_thread(tr, &tr->ev[l->rows[k0.row].ev])];
             jv_sheet_str(&o, jv_trace_str(tr, k0.name));
-            jv_sheet_str(&o, l->rows[k0.row].category);
+            jv_sheet_str(&o, jv_launcher_category(&l->rows[k0.row]));
             jv_sheet_str(&o, or_unknown(jv_trace_process_name(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_process_labels(tr, th->pid)));
             jv_sheet_str(&o, or_unknown(jv_trace_str(tr, th->name)));
@@ -620,7 +621,7 @@ static jv_status ks_key_of(const jv_trace *tr, const jv_tree *t, const jv_launch
         }
         const jv_launcher *row = k->last_found;
         JV_CHECK(ks_name(k, tr, jv_ev_name(tr, &tr->ev[op]), parent));
-        if (row) return ks_cat(k, row->category, cat);
+        if (row) return ks_cat(k, jv_launcher_category(row), cat);
         uint32_t *c = &k->cat_alone[*parent];
         if (*c == JV_NONE32) JV_CHECK(ks_cat(k, jv_op_category(k->names[*parent], NULL), c));
         *cat = *c;
