@@ -525,7 +525,6 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         if (!jv_kind_is_gpu(jv_ev_kind(tr, e))) continue;
         uint32_t g = jv_ev_aux(tr, e), p = t->parent[i], k = 0;
         t->launcher[g] = JV_NONE32;
-        t->op_of_gpu[g] = JV_NONE32;
         if (p == JV_NONE32) {
             t->counts.unlinked++;
             continue;
@@ -543,15 +542,14 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
         }
         if (jv_ev_kind(tr, &tr->ev[p]) == JV_K_CPU_OP) {
             t->launcher[g] = p;
-            t->op_of_gpu[g] = p;
             t->counts.with_cpu_op++;
             continue;
         }
-        uint32_t launcher = p;
+        uint32_t launcher = p, op = JV_NONE32;
         for (uint32_t a = t->parent[p]; a != JV_NONE32; a = t->parent[a]) {
             const jv_event *ae = &tr->ev[a];
             if (jv_ev_kind(tr, ae) == JV_K_CPU_OP) {
-                if (t->op_of_gpu[g] == JV_NONE32) t->op_of_gpu[g] = a;
+                if (op == JV_NONE32) op = a; /* jv_tree_op_of_gpu */
                 if (is_execute(tr, ae)) continue;
                 launcher = a;
                 break;
@@ -560,11 +558,24 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
             break;
         }
         t->launcher[g] = launcher;
-        if (t->op_of_gpu[g] != JV_NONE32) t->counts.with_cpu_op++;
+        if (op != JV_NONE32) t->counts.with_cpu_op++;
     }
     jv_map_free(&per_graph);
     free(memo);
     return s;
+}
+
+uint32_t jv_tree_op_of_gpu(const jv_trace *tr, const jv_tree *t, uint32_t i) {
+    const uint32_t p = t->parent[i];
+    if (p == JV_NONE32) return JV_NONE32;
+    if (jv_ev_kind(tr, &tr->ev[p]) == JV_K_CPU_OP) return p;
+    uint32_t a = t->parent[p];
+    for (int d = 0; a != JV_NONE32 && d < JV_TREE_MAX_DEPTH; d++, a = t->parent[a]) {
+        const jv_kind k = jv_ev_kind(tr, &tr->ev[a]);
+        if (k == JV_K_CPU_OP) return a;
+        if (k != JV_K_PYTHON && k != JV_K_USER_ANNOT) break;
+    }
+    return JV_NONE32;
 }
 
 static jv_status link_fwd_bwd(const jv_trace *tr, jv_tree *t) {
@@ -607,9 +618,8 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, int threads, jv_tre
     size_t n = tr->nev ? tr->nev : 1, ng = tr->ngpu ? tr->ngpu : 1;
     t->parent = malloc(n * sizeof *t->parent);
     t->launcher = malloc(ng * sizeof *t->launcher);
-    t->op_of_gpu = malloc(ng * sizeof *t->op_of_gpu);
     jv_status s = JV_ERR_NOMEM;
-    if (t->parent && t->launcher && t->op_of_gpu) {
+    if (t->parent && t->launcher) {
         memset(t->parent, 0xFF, n * sizeof *t->parent);
         link_job j = {tr, t, JV_OK};
         pthread_t th;
@@ -632,7 +642,6 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, int threads, jv_tre
 void jv_tree_free(jv_tree *t) {
     free(t->parent);
     free(t->launcher);
-    free(t->op_of_gpu);
     jv_map_free(&t->fwd_of_seq);
     memset(t, 0, sizeof *t);
 }

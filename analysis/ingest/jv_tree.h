@@ -27,10 +27,9 @@ typedef struct {
 } jv_link_counts;
 
 typedef struct {
-    uint32_t *parent;    /* per event: host parent, or for GPU events the launch (or op) event; JV_NONE32 = none */
-    uint32_t *launcher;  /* per GPU event (index jv_event.aux): the op it is attributed to, JV_NONE32 when unlinked */
-    uint32_t *op_of_gpu; /* per GPU event: nearest cpu_op ancestor (plain walk), JV_NONE32 when none */
-    jv_map fwd_of_seq;   /* Sequence number -> forward op event index */
+    uint32_t *parent;   /* per event: host parent, or for GPU events the launch (or op) event; JV_NONE32 = none */
+    uint32_t *launcher; /* per GPU event (index jv_event.aux): the op it is attributed to, JV_NONE32 when unlinked */
+    jv_map fwd_of_seq;  /* Sequence number -> forward op event index */
     jv_link_counts counts;
 } jv_tree;
 
@@ -48,6 +47,11 @@ jv_status jv_tree_build(const jv_trace *tr, int with_python, int threads, jv_tre
 
 /* Frees the tree. */
 void jv_tree_free(jv_tree *t);
+
+/* The op of GPU event i (an index into tr->ev): its parent when that is a cpu op, else the nearest cpu op above its
+ * launch reached through python functions and user annotations only; JV_NONE32 when unlinked or none. Climbs at
+ * most JV_TREE_MAX_DEPTH events (computed when asked: no per-GPU-event array). */
+uint32_t jv_tree_op_of_gpu(const jv_trace *tr, const jv_tree *t, uint32_t i);
 
 /* 1 when GPU event i (an index into tr->ev) is linked to a launch or op. */
 static inline int jv_tree_gpu_linked(const jv_tree *t, const jv_trace *tr, uint32_t i) {

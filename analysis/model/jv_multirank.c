@@ -143,7 +143,7 @@ static jv_status call_meta(const jv_trace *tr, const jv_tree *t, const uint32_t 
                            call_sink *rv, jv_coll_call *c) {
     const jv_event *e = &tr->ev[i];
     const jv_commargs *ca = comm_of(tr, i);
-    uint32_t op = t->op_of_gpu ? t->op_of_gpu[jv_ev_aux(tr, e)] : JV_NONE32;
+    uint32_t op = t->parent ? jv_tree_op_of_gpu(tr, t, i) : JV_NONE32;
     for (int d = 0; !ca && op != JV_NONE32 && d < JV_TREE_MAX_DEPTH; d++, op = t->parent[op])
         ca = comm_of(tr, op);
     jv_coll_kind kind = JV_COLL_UNKNOWN;

@@ -24,7 +24,7 @@ typedef struct {
     jv_map fam;        /* name id -> 1 + family*4 + jv_match, 0 never stored */
     jv_map comm;       /* name id -> 1 + is_comm */
     jv_enclose annots; /* the user_annotation events some family reads (jv_family.annotation) */
-    jv_upset up;     /* the GPU events' ops (jv_tree.op_of_gpu) and the events above them: top's and inst_of's index */
+    jv_upset up;     /* the GPU events' ops (jv_tree_op_of_gpu) and the events above them: top's and inst_of's index */
     uint32_t *top;   /* per member of up: its outermost strongly matched cpu_op ancestor-or-self, JV_NONE32 when
                         none, TOP_UNKNOWN until computed (each computed once: O(n) for all kernels together) */
     uint32_t *stack; /* top_strong's climb */
@@ -218,8 +218,7 @@ static jv_status top_strong(build_ctx *b, const jv_tree *t, uint32_t o, uint32_t
 static jv_status target_of(build_ctx *b, const jv_tree *t, const uint8_t *kl, uint32_t i, uint32_t *target,
                            int *synthetic, int *fam) {
     const jv_trace *tr = b->tr;
-    const jv_event *e = &tr->ev[i];
-    uint32_t L = t->op_of_gpu[jv_ev_aux(tr, e)], claim;
+    uint32_t L = jv_tree_op_of_gpu(tr, t, i), claim;
     int claim_fam = -1;
     jv_match how;
     JV_CHECK(top_strong(b, t, L, &claim));
@@ -271,7 +270,7 @@ static jv_status build(build_ctx *b, const jv_tree *t, jv_perf_table *pt, uint8_
         JV_CHECK(counted(b, t, (uint32_t)i, &yes));
         if (!yes) continue;
         ngpu++;
-        uint32_t L = t->op_of_gpu[jv_trace_aux(tr, i)];
+        uint32_t L = jv_tree_op_of_gpu(tr, t, (uint32_t)i);
         if (L == JV_NONE32) continue;
         for (uint32_t p = t->parent[L]; p != JV_NONE32; p = t->parent[p]) {
             if (jv_ev_kind(tr, &tr->ev[p]) != JV_K_CPU_OP) continue;
@@ -375,7 +374,8 @@ jv_status jv_perf_build(const jv_trace *tr, const jv_tree *t, jv_perf_table *pt,
     jv_status s = jv_upset_init(&b.up, tr);
     if (s == JV_OK) {
         for (size_t i = 0; i < tr->nev; i++)
-            if (jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i]))) jv_upset_add(&b.up, t, t->op_of_gpu[jv_trace_aux(tr, i)]);
+            if (jv_kind_is_gpu(jv_ev_kind(tr, &tr->ev[i])))
+                jv_upset_add(&b.up, t, jv_tree_op_of_gpu(tr, t, (uint32_t)i));
         jv_upset_seal(&b.up);
         if (!(b.top = malloc((b.up.n ? b.up.n : 1) * sizeof *b.top))) s = JV_ERR_NOMEM;
         for (size_t k = 0; s == JV_OK && k < b.up.n; k++)

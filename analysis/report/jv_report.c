@@ -611,7 +611,7 @@ static void ks_strs_free(ks_strs *k) {
 static jv_status ks_key_of(const jv_trace *tr, const jv_tree *t, const jv_launchers *l, ks_strs *k, uint32_t i,
                            uint32_t *cat, uint32_t *parent, uint32_t *kname, int *has_op) {
     const jv_event *e = &tr->ev[i];
-    const uint32_t op = t->op_of_gpu[jv_ev_aux(tr, e)];
+    const uint32_t op = jv_tree_op_of_gpu(tr, t, i);
     *has_op = op != JV_NONE32;
     JV_CHECK(ks_name(k, tr, jv_ev_name(tr, e), kname));
     if (op != JV_NONE32) {

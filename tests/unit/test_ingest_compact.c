@@ -488,10 +488,81 @@ static void test_tree_batches(void) {
     free(pos);
 }
 
+/* jv_tree_op_of_gpu: a kernel's op is its parent when that is a cpu op (a 2021 external-id link), else the nearest
+ * cpu op above its launch through user annotations and python functions only; none above another kind of event, and
+ * none for an unlinked kernel. */
+static void test_op_of_gpu(void) {
+    char path[] = "/tmp/jv_opofgpu.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    static const char *const host[] = {
+        /* an op, an annotation in it, the launch of kernel 1 in that */
+        "\"cat\": \"cpu_op\", \"name\": \"op_a\", \"ts\": 0, \"dur\": 100",
+        "\"cat\": \"user_annotation\", \"name\": \"ann\", \"ts\": 10, \"dur\": 50",
+        "\"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 20, \"dur\": 5, \"args\": "
+        "{\"correlation\": 1}",
+        /* a python function, an op in it, a python function in that, the launch of kernel 2 */
+        "\"cat\": \"python_function\", \"name\": \"py\", \"ts\": 300, \"dur\": 100",
+        "\"cat\": \"cpu_op\", \"name\": \"op_d\", \"ts\": 310, \"dur\": 80",
+        "\"cat\": \"python_function\", \"name\": \"inner\", \"ts\": 320, \"dur\": 40",
+        "\"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 330, \"dur\": 5, \"args\": "
+        "{\"correlation\": 2}",
+        /* an op, a runtime call in it, the driver launch of kernel 3 in that: no op (the climb stops at the call) */
+        "\"cat\": \"cpu_op\", \"name\": \"op_x\", \"ts\": 490, \"dur\": 100",
+        "\"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"ts\": 500, \"dur\": 50",
+        "\"cat\": \"cuda_driver\", \"name\": \"cuLaunchKernel\", \"ts\": 510, \"dur\": 5, \"args\": {\"correlation\": "
+        "3}",
+        /* an op that kernel 4 names by external id alone */
+        "\"cat\": \"cpu_op\", \"name\": \"op_g\", \"ts\": 700, \"dur\": 50, \"args\": {\"External id\": 7}",
+    };
+    static const char *const gpu[] = {"\"correlation\": 1", "\"correlation\": 2", "\"correlation\": 3",
+                                      "\"External id\": 7", "\"correlation\": 99"};
+    static const char *const want[] = {"op_a", "op_d", NULL, "op_g", NULL};
+    fputs("{\"traceEvents\": [\n", f);
+    for (size_t k = 0; k < sizeof host / sizeof host[0]; k++)
+        fprintf(f, "{\"ph\": \"X\", \"pid\": 1, \"tid\": 1, %s},\n", host[k]);
+    for (size_t k = 0; k < sizeof gpu / sizeof gpu[0]; k++)
+        fprintf(
+            f,
+            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%zu\", \"pid\": 0, \"tid\": 7, \"ts\": %zu, \"dur\": 3, "
+            "\"args\": {\"stream\": 7, %s}}%s\n",
+            k, 1000 + 10 * k, gpu[k], k + 1 < sizeof gpu / sizeof gpu[0] ? "," : "");
+    fputs("]}\n", f);
+    jv_trace tr;
+    if (!load_written(f, path, &tr, "op of GPU")) return;
+    jv_tree t;
+    jv_err err;
+    jv_err_clear(&err);
+    if (jv_tree_build(&tr, 1, 1, &t, &err) == JV_OK) {
+        size_t k = 0, bad = 0;
+        for (uint32_t i = 0; i < tr.nev; i++) {
+            if (!jv_kind_is_gpu(jv_ev_kind(&tr, &tr.ev[i]))) continue;
+            uint32_t op = jv_tree_op_of_gpu(&tr, &t, i);
+            const char *got = op == JV_NONE32 ? NULL : jv_trace_str(&tr, jv_ev_name(&tr, &tr.ev[op]));
+            int ok = k < 5 && (want[k] ? got && !strcmp(got, want[k]) : !got);
+            CHECK_MSG(ok, "op of GPU: kernel %zu's op is %s, want %s", k, got ? got : "none",
+                      k < 5 && want[k] ? want[k] : "none");
+            bad += !ok;
+            k++;
+        }
+        CHECK_MSG(k == 5 && bad == 0 && t.counts.with_cpu_op == 3, "op of GPU: %zu kernels, %zu wrong, %llu with an op",
+                  k, bad, (unsigned long long)t.counts.with_cpu_op);
+        jv_tree_free(&t);
+    } else {
+        CHECK_MSG(0, "op of GPU: tree: %s", err.msg);
+    }
+    jv_trace_free(&tr);
+}
+
 int main(void) {
     test_events();
     test_corr();
     test_tree_batches();
+    test_op_of_gpu();
     test_flows();
     test_upset();
     printf("test_ingest_compact: %d checks passed, %d failed\n", passed, failed);
