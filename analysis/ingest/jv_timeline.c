@@ -225,7 +225,7 @@ jv_status jv_timeline_compute(const jv_trace *tr, const jv_tree *t, const jv_tim
             const jv_event *e = &tr->ev[i];
             jv_kind k = jv_ev_kind(tr, e);
             if (!jv_kind_is_gpu(k)) continue;
-            if (dev >= 0 && tr->gpu[jv_ev_aux(tr, e)].device != dev) continue;
+            if (dev >= 0 && jv_ev_gpu(tr, e)->device != dev) continue;
             if (!o->include_unlinked && t->parent[i] == JV_NONE32) continue;
             int c = gpu_class(tr, e, k, &cc);
             if (pass == 0)
@@ -282,7 +282,7 @@ jv_status jv_timeline_devices(const jv_trace *tr, int **devs, size_t *n) {
     *devs = NULL;
     *n = 0;
     size_t cap = 0;
-    for (size_t g = 0; g < tr->ngpu; g++) {
+    for (size_t g = 0; g < tr->ngpuargs; g++) { /* in order of first appearance, as the devices' */
         int d = tr->gpu[g].device;
         size_t k;
         for (k = 0; k < *n && (*devs)[k] != d; k++) {

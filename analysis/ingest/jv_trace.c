@@ -719,6 +719,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     jv_map_init(&pv->sig_of_text);
     jv_map_init(&pv->proc_of_pid);
     jv_map_init(&pv->thread_of_key);
+    jv_map_init(&pv->gpuargs_of);
     /* sig 0 = no shape arguments */
     if (JV_RESERVE(tr->sigs, tr->cap_sigs, 1) != JV_OK) {
         jv_trace_free(tr);
@@ -771,6 +772,7 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
 done:
     jv_intern_free(&pv->key_ids); /* only the reader looks keys up */
+    jv_map_free(&pv->gpuargs_of);
     jv_progress_finish(&r.prog);
     jv_segstore_free(r.store);
     jv_input_close(r.in);

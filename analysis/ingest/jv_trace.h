@@ -60,14 +60,16 @@ enum { JV_TRACE_MAX_VALUE = 64 << 20 };
 #define JV_TS_FAR UINT32_MAX
 
 /* What a complete event shares with others: its name, thread, kind and, for a cpu op or user annotation, its shape
- * arguments. Each distinct key is kept once (jv_trace.keys, in order of first appearance) and an event holds its
- * index: a trace has few of them (198 for the 679,932 events of bench/'s generated trace), so that an event needs
- * 12 bytes and an op no record of its own. jv_trace_load refuses more than 2^24 threads. */
+ * arguments, for a kernel, memcpy or memset its stream and device. Each distinct key is kept once (jv_trace.keys, in
+ * order of first appearance) and an event holds its index: a trace has few of them (198 for the 679,932 events of
+ * bench/'s generated trace), so that an event needs 12 bytes and neither an op nor a GPU event a record of its own.
+ * jv_trace_load refuses more than 2^24 threads. */
 typedef struct {
     uint32_t name;        /* interned name */
     uint32_t thread : 24; /* index into jv_trace.threads */
     uint32_t kind : 8;    /* jv_kind */
-    uint32_t sig;         /* index into jv_trace.sigs: the shape arguments of a cpu op or user annotation, else 0 */
+    uint32_t arg;         /* a cpu op's or user annotation's index into jv_trace.sigs (jv_ev_sig), a GPU event's into
+                             jv_trace.gpu (jv_ev_gpu), else 0 */
 } jv_evkey;
 _Static_assert(sizeof(jv_evkey) == 12, "jv_evkey is 12 bytes");
 
@@ -198,8 +200,9 @@ typedef struct {
     size_t nops;      /* cpu ops and user annotations */
     jv_opids *op_ids; /* nops of them (freed by jv_trace_drop_flows) */
     size_t cap_op_ids;
-    jv_gpuargs *gpu;
-    size_t ngpu, cap_gpu;
+    jv_gpuargs *gpu; /* the distinct (stream, device) pairs of the GPU events, in order of first appearance */
+    size_t ngpuargs, cap_gpu;
+    size_t ngpu;        /* kernels, memcpys and memsets */
     jv_gpuids *gpu_ids; /* ngpu of them (freed by jv_trace_drop_flows) */
     size_t cap_gpu_ids;
     uint32_t *launch_corr_;     /* correlation of RUNTIME/DRIVER events as kept (jv_trace_corr reads it) */
@@ -255,7 +258,12 @@ static inline uint32_t jv_ev_thread(const jv_trace *tr, const jv_event *e) {
 }
 /* The shape arguments (index into tr->sigs) of the event e: 0 (none) unless it is a cpu op or user annotation. */
 static inline uint32_t jv_ev_sig(const jv_trace *tr, const jv_event *e) {
-    return tr->keys[e->key].sig;
+    const jv_evkey *k = &tr->keys[e->key];
+    return k->kind == JV_K_CPU_OP || k->kind == JV_K_USER_ANNOT ? k->arg : 0;
+}
+/* The stream and device of the event e, a kernel, memcpy or memset (jv_kind_is_gpu). */
+static inline const jv_gpuargs *jv_ev_gpu(const jv_trace *tr, const jv_event *e) {
+    return &tr->gpu[tr->keys[e->key].arg];
 }
 
 /* The duration (ns, >= 0) of tr->ev[i] when it is JV_DUR_BIG ns or more (binary search in tr->long_dur). */

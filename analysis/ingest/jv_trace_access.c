@@ -78,6 +78,7 @@ void jv_trace_free(jv_trace *tr) {
         jv_map_free(&pv->proc_of_pid);
         jv_map_free(&pv->thread_of_key);
         jv_intern_free(&pv->key_ids);
+        jv_map_free(&pv->gpuargs_of);
         free(pv);
     }
     jv_intern_free(&tr->strings);

@@ -32,7 +32,7 @@ static jv_status thread_index(reader *r, int64_t pid, int64_t tid, uint32_t *out
 }
 
 static int same_key(const jv_evkey *a, const jv_evkey *b) {
-    return a->name == b->name && a->thread == b->thread && a->kind == b->kind && a->sig == b->sig;
+    return a->name == b->name && a->thread == b->thread && a->kind == b->kind && a->arg == b->arg;
 }
 
 /* The index into tr->keys of want, added when new. */
@@ -40,13 +40,13 @@ static jv_status event_key(reader *r, const jv_evkey *want, uint32_t *out) {
     jv_trace *tr = r->tr;
     trace_priv *pv = r->pv;
     uint32_t *slot =
-        &pv->key_cache[(want->name * 0x9E3779B1u + want->thread * 31u + want->kind + want->sig * 7u) >> 26];
+        &pv->key_cache[(want->name * 0x9E3779B1u + want->thread * 31u + want->kind + want->arg * 7u) >> 26];
     if (*slot && same_key(&tr->keys[*slot - 1], want)) {
         *out = *slot - 1;
         return JV_OK;
     }
     /* the key's 12 bytes interned: id i + 1 is key i (id 0 is the empty string) */
-    const uint32_t words[3] = {want->name, want->thread | (uint32_t)want->kind << 24, want->sig};
+    const uint32_t words[3] = {want->name, want->thread | (uint32_t)want->kind << 24, want->arg};
     uint32_t id;
     JV_CHECK(jv_intern_add(&pv->key_ids, (const char *)words, sizeof words, &id));
     if (id > tr->nkeys) { /* new: nkeys <= nev < UINT32_MAX - 1 */
@@ -173,6 +173,31 @@ static jv_status note_corr(jv_trace *tr, int64_t corr, uint32_t *out) {
     return JV_OK;
 }
 
+/* The index into tr->gpu of the stream and device of GPU event e, added when new. */
+static jv_status gpuargs_index(reader *r, const ev_tmp *e, uint32_t *out) {
+    jv_trace *tr = r->tr;
+    const int32_t dev = e->device != JV_NONE64                             ? (int32_t)e->device
+                        : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
+                                                                           : 0;
+    const jv_gpuargs want = {stream_of(tr, e), dev};
+    const size_t last = r->pv->last_gpuargs;
+    if (last < tr->ngpuargs && tr->gpu[last].stream == want.stream && tr->gpu[last].device == want.device) {
+        *out = (uint32_t)last;
+        return JV_OK;
+    }
+    const int64_t key = (int64_t)(((uint64_t)(uint32_t)want.stream << 32) | (uint32_t)want.device); /* exact */
+    uint32_t k;
+    if (!jv_map_get(&r->pv->gpuargs_of, key, &k)) {
+        JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpuargs + 1));
+        k = (uint32_t)tr->ngpuargs; /* <= ngpu < 2^32 */
+        JV_CHECK(jv_map_put(&r->pv->gpuargs_of, key, k));
+        tr->gpu[tr->ngpuargs++] = want;
+    }
+    r->pv->last_gpuargs = k;
+    *out = k;
+    return JV_OK;
+}
+
 jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     jv_trace *tr = r->tr;
     jv_trace_counts *n = &tr->counts;
@@ -235,10 +260,11 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     r->pv->dur_sum += dur;
     if (e->has_dur && e->dur < 0) n->negative_dur++;
     jv_event ev = {.dur_ = dur < JV_DUR_BIG ? (uint32_t)dur : JV_DUR_BIG};
-    uint32_t thread, sig = 0;
+    uint32_t thread, arg = 0;                           /* jv_evkey.arg */
     JV_CHECK(thread_index(r, e->pid, e->tid, &thread)); /* < 2^24 */
-    if (e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT) JV_CHECK(sig_index(r, e, &sig));
-    JV_CHECK(event_key(r, &(jv_evkey){e->name, thread, (uint32_t)e->kind, sig}, &ev.key));
+    if (e->kind == JV_K_CPU_OP || e->kind == JV_K_USER_ANNOT) JV_CHECK(sig_index(r, e, &arg));
+    if (jv_kind_is_gpu(e->kind)) JV_CHECK(gpuargs_index(r, e, &arg));
+    JV_CHECK(event_key(r, &(jv_evkey){e->name, thread, (uint32_t)e->kind, arg}, &ev.key));
     switch (e->kind) {
     case JV_K_CPU_OP:
     case JV_K_USER_ANNOT: {
@@ -250,12 +276,7 @@ jv_status jv_trace_commit_event(reader *r, const ev_tmp *e) {
     case JV_K_KERNEL:
     case JV_K_MEMCPY:
     case JV_K_MEMSET: {
-        JV_CHECK(JV_RESERVE(tr->gpu, tr->cap_gpu, tr->ngpu + 1));
         JV_CHECK(JV_RESERVE(tr->gpu_ids, tr->cap_gpu_ids, tr->ngpu + 1));
-        int32_t dev = e->device != JV_NONE64                             ? (int32_t)e->device
-                      : (e->pid != JV_NONE64 && e->pid < JV_STRKEY_BASE) ? (int32_t)e->pid
-                                                                         : 0;
-        tr->gpu[tr->ngpu] = (jv_gpuargs){stream_of(tr, e), dev};
         uint32_t corr;
         JV_CHECK(note_corr(tr, e->corr, &corr));
         tr->gpu_ids[tr->ngpu] = (jv_gpuids){corr, jv_id32(e->ext)};

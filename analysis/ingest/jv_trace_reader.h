@@ -20,6 +20,8 @@ typedef struct {
     jv_map proc_of_pid;     /* pid key -> process index */
     jv_map thread_of_key;   /* interned id of the (pid, tid) bytes -> thread index */
     size_t last_thread;     /* cache for thread lookups */
+    jv_map gpuargs_of;      /* (stream, device) of a GPU event, packed in 64 bits -> index into jv_trace.gpu */
+    size_t last_gpuargs;    /* cache for gpuargs lookups */
     jv_intern key_ids;      /* the jv_evkey of each key as 12 bytes: id k + 1 is tr->keys[k] (event_key) */
     uint32_t key_cache[64]; /* direct-mapped cache in front of key_ids: a key's index + 1 (0: empty) */
     int64_t dur_sum;        /* durations of the events kept so far (< JV_TIME_LIMIT_NS) */

@@ -764,7 +764,7 @@ jv_status jv_digest_finish(jv_digest *d, const jv_trace *tr, const jv_tree *t, c
     for (size_t i = 0; i < tr->nev; i++) {
         const jv_event *e = &tr->ev[i];
         if (!jv_kind_is_gpu(jv_ev_kind(tr, e)) || (!to.include_unlinked && t->parent[i] == JV_NONE32)) continue;
-        int dev = tr->gpu[jv_ev_aux(tr, e)].device;
+        int dev = jv_ev_gpu(tr, e)->device;
         if (dev >= 0 && dev < 64)
             seen |= 1ull << dev;
         else

@@ -276,7 +276,7 @@ static jv_status streams_and_bins(const jv_trace *tr, const jv_tree *t, const jv
         int64_t launch = JV_NONE64;
         if (p != JV_NONE32 && (jv_ev_kind(tr, &tr->ev[p]) == JV_K_RUNTIME || jv_ev_kind(tr, &tr->ev[p]) == JV_K_DRIVER))
             launch = jv_ev_ts(tr, &tr->ev[p]);
-        g[ng++] = (gpu_ev){tr->gpu[jv_ev_aux(tr, e)].stream, jv_ev_ts(tr, e), jv_ev_end(tr, e), launch};
+        g[ng++] = (gpu_ev){jv_ev_gpu(tr, e)->stream, jv_ev_ts(tr, e), jv_ev_end(tr, e), launch};
         if (!o->include_unlinked && p == JV_NONE32) continue;
         jv_iv iv = {jv_ev_ts(tr, e), jv_ev_end(tr, e)};
         if (is_memcpy(tr, e)) continue;
@@ -381,7 +381,7 @@ jv_status jv_coll_collect(const jv_trace *tr, const jv_tree *t, int world_size, 
         c->dur = jv_ev_dur(tr, e);
         c->in_nelems = c->out_nelems = -1;
         c->group_size = -1;
-        c->stream = tr->gpu[jv_ev_aux(tr, e)].stream;
+        c->stream = jv_ev_gpu(tr, e)->stream;
         st = call_meta(tr, t, an, na, (uint32_t)i, &sink, c);
     }
     free(an);

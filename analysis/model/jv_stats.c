@@ -81,7 +81,7 @@ int jv_kernel_details(const jv_trace *tr, const jv_klist *rows, size_t n, int so
         for (size_t i = 0; i < n; i++)
             if (rows[i].n == nall) durs[m++] = (double)jv_ev_dur(tr, &tr->ev[rows[i].ev[k]]) / 1e3;
         const jv_event *e = &tr->ev[tmpl->ev[k]];
-        kentry x = {jv_trace_str(tr, jv_ev_name(tr, e)), tr->gpu[jv_ev_aux(tr, e)].stream, jv_stats_of(durs, m, 0), k};
+        kentry x = {jv_trace_str(tr, jv_ev_name(tr, e)), jv_ev_gpu(tr, e)->stream, jv_stats_of(durs, m, 0), k};
         if (!sorted) {
             ke[k] = x;
         } else if (nheap < nk) { /* sift up */

@@ -20,7 +20,7 @@ static void print_event(FILE *f, const jv_trace *tr, const jv_tree *t, uint32_t 
     fprintf(f, "%s%*s[%u] %s  (%s, %.3f us", mark, depth * 2, "", jv_trace_uid(tr, i),
             jv_trace_str(tr, jv_ev_name(tr, e)), jv_kind_name(k), (double)jv_ev_dur(tr, e) / 1e3);
     if (jv_kind_is_gpu(k)) {
-        const jv_gpuargs *g = &tr->gpu[jv_ev_aux(tr, e)];
+        const jv_gpuargs *g = jv_ev_gpu(tr, e);
         fprintf(f, ", device %d stream %d", g->device, g->stream);
     }
     fputc(')', f);

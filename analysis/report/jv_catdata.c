@@ -180,7 +180,7 @@ static cJSON *node_json(const jv_trace *tr, const jv_tree *t, uint32_t i, int de
         ok = add_repr(o, tr, "Input Dims", s->dims) && add_repr(o, tr, "Input type", s->types);
     }
     if (ok && jv_kind_is_gpu(k)) { /* and every GPU event */
-        const jv_gpuargs *g = &tr->gpu[jv_ev_aux(tr, e)];
+        const jv_gpuargs *g = jv_ev_gpu(tr, e);
         ok = cJSON_AddNumberToObject(o, "device", g->device) && cJSON_AddNumberToObject(o, "stream", g->stream);
     }
     if (!ok) {

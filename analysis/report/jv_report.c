@@ -693,7 +693,7 @@ static jv_status write_kernel_summary(const jv_trace *tr, const jv_tree *t, cons
         const jv_event *e = &tr->ev[i];
         if (jv_ev_kind(tr, e) != JV_K_KERNEL) continue;
         if ((s = ks_key_of(tr, t, l, &k, (uint32_t)i, &cat, &parent, &kname, &has_op)) != JV_OK) break;
-        s = ks_add(&gs, cat_rank[cat], name_rank[parent], name_rank[kname], tr->gpu[jv_ev_aux(tr, e)].stream,
+        s = ks_add(&gs, cat_rank[cat], name_rank[parent], name_rank[kname], jv_ev_gpu(tr, e)->stream,
                    US(jv_ev_dur(tr, e)));
     }
     free(name_rank);

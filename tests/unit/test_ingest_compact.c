@@ -160,8 +160,8 @@ static void test_events(void) {
     int64_t *want_dur = malloc(N * sizeof *want_dur), *want_ts = malloc(N * sizeof *want_ts);
     uint8_t *is_ev = calloc(N, 1);
     uint32_t *want_aux = malloc(N * sizeof *want_aux), nclass[3] = {0, 0, 0};
-    /* name * 12 + tid * 4 + category, and the shape arguments of some cpu ops (Input Dims [[1]] .. [[7]]): 600
-       triples, 4800 keys at most */
+    /* name * 12 + tid * 4 + category, and the shape arguments of some cpu ops (Input Dims [[1]] .. [[7]]) or the
+       stream and device of a kernel (7 pairs): 600 triples, 4800 keys at most */
     uint16_t *want_key = malloc(N * sizeof *want_key);
     uint8_t *want_dims = calloc(N, 1);
     uint8_t seen_key[600 * 8] = {0};
@@ -213,9 +213,14 @@ static void test_events(void) {
                 if (u % 3 == 2) ts = -ts;
             }
             uint64_t ats = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
-            want_dims[nev] = c == 0 && u % 5 == 0 ? (uint8_t)(1 + u / 5 % 7) : 0;
-            char args[48] = "";
-            if (want_dims[nev]) snprintf(args, sizeof args, ", \"args\": {\"Input Dims\": [[%u]]}", want_dims[nev]);
+            /* an op's Input Dims [[1]] .. [[7]], or a kernel's stream 21 .. 27 on device 0 .. 2 */
+            want_dims[nev] = c == 0 && u % 5 == 0 ? (uint8_t)(1 + u / 5 % 7) : c == 1 ? (uint8_t)(1 + u / 3 % 7) : 0;
+            char args[64] = "";
+            if (c == 0 && want_dims[nev])
+                snprintf(args, sizeof args, ", \"args\": {\"Input Dims\": [[%u]]}", want_dims[nev]);
+            if (c == 1)
+                snprintf(args, sizeof args, ", \"args\": {\"stream\": %u, \"device\": %u}", 20u + want_dims[nev],
+                         want_dims[nev] % 3u);
             fprintf(f,
                     "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op%u\", \"pid\": 1, \"tid\": %u, "
                     "\"ts\": %s%llu.%03llu, \"dur\": %lld.%03lld%s}",
@@ -247,16 +252,21 @@ static void test_events(void) {
                   (unsigned long long)tr.counts.events_total);
         size_t bad_uid = 0, bad_dur = 0, bad_find = 0, bad_aux = 0, bad_key = 0;
         for (size_t i = 0; i < tr.nev && i < nev; i++) {
-            /* name, thread, kind and shape arguments through the table of distinct keys (past its cache's 64) */
+            /* name, thread, kind, shape arguments, stream and device through the table of distinct keys (past its
+               cache's 64) */
             static const jv_kind kind_of[] = {JV_K_CPU_OP, JV_K_KERNEL, JV_K_RUNTIME, JV_K_PYTHON};
             char nm[16];
             snprintf(nm, sizeof nm, "op%u", want_key[i] / 12u);
             const jv_event *e = &tr.ev[i];
+            const int op = want_key[i] % 4 == 0, kernel = want_key[i] % 4 == 1;
             char dims[16] = "";
-            if (want_dims[i]) snprintf(dims, sizeof dims, "[[%u]]", want_dims[i]);
+            if (op && want_dims[i]) snprintf(dims, sizeof dims, "[[%u]]", want_dims[i]);
             const uint32_t sig = jv_ev_sig(&tr, e);
+            if (kernel &&
+                (jv_ev_gpu(&tr, e)->stream != 20 + want_dims[i] || jv_ev_gpu(&tr, e)->device != want_dims[i] % 3))
+                bad_key++;
             if (strcmp(jv_trace_str(&tr, jv_ev_name(&tr, e)), nm) || jv_ev_kind(&tr, e) != kind_of[want_key[i] % 4] ||
-                sig >= tr.nsigs || (sig ? strcmp(jv_trace_str(&tr, tr.sigs[sig].dims), dims) : want_dims[i] != 0) ||
+                sig >= tr.nsigs || (sig ? strcmp(jv_trace_str(&tr, tr.sigs[sig].dims), dims) : op && want_dims[i]) ||
                 jv_ev_thread(&tr, e) >= tr.nthreads || tr.threads[jv_ev_thread(&tr, e)].tid != want_key[i] % 12 / 4)
                 bad_key++;
             if (jv_trace_uid(&tr, (uint32_t)i) != want_uid[i]) bad_uid++;
@@ -272,8 +282,10 @@ static void test_events(void) {
         CHECK_MSG(bad_uid == 0 && bad_dur == 0 && bad_find == 0 && bad_aux == 0,
                   "events: %zu uids, %zu times, %zu finds, %zu record indices wrong", bad_uid, bad_dur, bad_find,
                   bad_aux);
-        CHECK_MSG(bad_key == 0 && tr.nkeys == nkeys && nkeys > 600,
-                  "events: %zu names, threads, kinds or shapes wrong; %zu keys, want %zu", bad_key, tr.nkeys, nkeys);
+        CHECK_MSG(bad_key == 0 && tr.nkeys == nkeys && nkeys > 600 && tr.ngpuargs == 7,
+                  "events: %zu names, threads, kinds, shapes, streams or devices wrong; %zu keys, want %zu; %zu "
+                  "(stream, device) pairs, want 7",
+                  bad_key, tr.nkeys, nkeys, tr.ngpuargs);
         CHECK_MSG(tr.nops == nclass[0] && tr.ngpu == nclass[1] && tr.nlaunch == nclass[2],
                   "events: %zu ops, %zu GPU events, %zu launches", tr.nops, tr.ngpu, tr.nlaunch);
         /* the escape: exactly the durations of 2^32 - 1 ns and more are in the side table */
