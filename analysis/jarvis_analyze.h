@@ -4,7 +4,6 @@
 #ifndef JARVIS_ANALYZE_H
 #define JARVIS_ANALYZE_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,17 +22,15 @@ typedef struct {
     int quiet;
     int include_unlinked;
     double micro_idle_us;
-    long long call_stack_uid;   /* -1: none */
-    const char *gpu_arch;       /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
-    int no_roofline;            /* --gpu-arch none */
-    int replay_top;             /* --replay-top N (0: no limit) */
-    double replay_min_percent;  /* --replay-min-percent P */
-    const char *reference;      /* --reference REF: comparative analysis against this trace */
-    int64_t max_memory;         /* --max-memory SIZE: the address-space budget (0: none) */
-    int threads;                /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else two
-                                   threads for the scan, the tree, and the launcher sheets beside the model */
-    pthread_mutex_t *book_lock; /* ranks in threads: held around the workbook's close (libxlsxwriter stamps its
-                                   creation date with gmtime, which is not thread-safe); NULL for one trace */
+    long long call_stack_uid;  /* -1: none */
+    const char *gpu_arch;      /* --gpu-arch NAME|FILE, or NULL: from deviceProperties */
+    int no_roofline;           /* --gpu-arch none */
+    int replay_top;            /* --replay-top N (0: no limit) */
+    double replay_min_percent; /* --replay-min-percent P */
+    const char *reference;     /* --reference REF: comparative analysis against this trace */
+    int64_t max_memory;        /* --max-memory SIZE: the address-space budget (0: none) */
+    int threads;               /* 1: every stage of one trace on the main thread (JV_ANALYZE_THREADS=1); else two
+                                  threads for the scan, the tree, and the launcher sheets beside the model */
 } jv_analyze_cli;
 
 /* Reads the trace at path and fills dg; the target's (target 1) sheets, package and category data go to

@@ -96,9 +96,8 @@ typedef struct {
 typedef struct {
     rank_task *t;
     size_t n, next;
-    pthread_mutex_t mu;   /* next */
-    pthread_mutex_t book; /* cli.book_lock */
-    const jv_job *job;    /* NULL: the ranks are analysed (rank_run); else their reports written (rank_finish) */
+    pthread_mutex_t mu; /* next */
+    const jv_job *job;  /* NULL: the ranks are analysed (rank_run); else their reports written (rank_finish) */
 } rank_pool;
 
 /* The fair and rough reports, findings and html page of digest dg into dir. */
@@ -228,8 +227,7 @@ jv_status jv_analyze_ranks(const jv_analyze_cli *cl, const jv_pathlist *in, jv_e
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = cl->jobs > 0 ? (size_t)cl->jobs : cpus > 0 ? (size_t)(cpus < 8 ? cpus : 8) : 1;
     if (nthreads > n) nthreads = n;
-    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL};
-    cs.book_lock = &pool.book;
+    rank_pool pool = {t, n, 0, PTHREAD_MUTEX_INITIALIZER, NULL};
     if (s == JV_OK) {
         if (!cl->quiet) fprintf(stderr, "jarvis-analyze: %zu traces, %zu at a time\n", n, nthreads);
         pool_run(&pool, nthreads);

@@ -25,7 +25,7 @@ jv_status jv_out_open(jv_out *o, const char *path, jv_err *err);
 
 /* Creates the private temporary file of path as jv_out_open does: *tmp
  * (malloc'ed name) and *fd (open for writing, close-on-exec). For writers that
- * open the file themselves (libxlsxwriter): the name exists, belongs to this
+ * open the file themselves (jv_xlsx, via jv_sheet): the name exists, belongs to this
  * process and is renamed onto path by the caller. */
 jv_status jv_out_temp(const char *path, char **tmp, int *fd, jv_err *err);
 

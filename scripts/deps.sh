@@ -2,7 +2,7 @@
 # Installs the Debian packages jarvis needs to build and test, when missing.
 # Sourced by example.sh and test.sh; safe to run again (installs nothing twice).
 jv_deps() {
-  local pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcjson-dev libxlsxwriter-dev libzip-dev libdnnl-dev libisal-dev python3 gzip)
+  local pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcjson-dev libzip-dev libdnnl-dev libisal-dev python3 gzip)
   # test: also what the tests run (Open MPI: the fleet replay is built and run under mpirun, ctest fleet_mpi)
   [ "${1:-}" = test ] && pkgs+=(clang libclang-rt-14-dev python3-openpyxl libbenchmark-tools python3-scipy python3-numpy hipcc python3-markdown-it chromium patchelf unzip python3-pip libopenmpi-dev openmpi-bin)
   local missing=()

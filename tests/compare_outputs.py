@@ -9,8 +9,15 @@ per differing file, its path and a bounded unified diff excerpt. Exit status 0 i
 Every file is compared byte for byte first; only when the bytes differ are the masks applied and the
 file compared again, so a mask can hide nothing in a file whose bytes match:
 - text files: byte-identical after MASKS (below);
-- *.xlsx: member by member; worksheets by cell value (shared strings resolved); a sheet whose values
-  match but whose XML does not (styles, widths) is reported too;
+- *.xlsx: worksheets by cell value, whatever the writer put where (shared or inline strings, OOXML's
+  _xHHHH_ escapes decoded), as a reader sees them. Which writer made each side is told by the members
+  that are not worksheets (libxlsxwriter: docProps/, xl/theme/ and maybe xl/sharedStrings.xml;
+  jarvis' own jv_xlsx: none of them). Both sides by the same writer: every member is compared (masked),
+  and a sheet whose values match but whose XML does not (styles, widths) is reported too. Two different
+  writers (a build before and one after the writer changed): only what the writers do not decide is
+  compared: the sheet names in order and every sheet's cells, numbers at the coarser writer's precision
+  (libxlsxwriter printed 16 significant digits: "%.16G"), its infinity "INF" read as jv_xlsx's #NUM!
+  error; styles, properties and themes are the writer's own and are not compared;
 - *.zip (replay_package.zip): member by member, each as a text file (manifest.json's date masked);
 - replay/benchmark.json: only the deterministic fields (op list, statuses, verification numbers);
 - replay/report.md and replay/stderr: every decimal number masked (times, rates, ratios).
@@ -153,7 +160,24 @@ def sheet_names(z):
     return names
 
 
-def cell_dump(xml, sst):
+ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def ooxml_text(s):
+    """a string as readers show it: ECMA-376 Part 1, 22.9.2.19 (ST_Xstring), _xHHHH_ is U+HHHH"""
+    return ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), s) if "_x" in s else s
+
+
+def coarse_number(text):
+    """a number cell's value as libxlsxwriter printed it (16 significant digits); its INF as #NUM!"""
+    try:
+        v = float(text)
+    except ValueError:
+        return text
+    return "#NUM!" if v in (float("inf"), float("-inf")) else "%.16G" % v
+
+
+def cell_dump(xml, sst, coarse=False):
     """one line per row: 'ROW<TAB>A=value<TAB>B=value', values as Excel shows their content"""
     root = ET.fromstring(xml)
     lines = []
@@ -165,16 +189,49 @@ def cell_dump(xml, sst):
             f = c.find("m:f", NS)
             if t == "s" and v is not None:
                 val = sst[int(v.text)] if v.text and int(v.text) < len(sst) else "<bad sst %s>" % v.text
+                val = ooxml_text(val)
             elif t == "inlineStr":
-                val = "".join(x.text or "" for x in c.iter("{%s}t" % NS["m"]))
+                val = ooxml_text("".join(x.text or "" for x in c.iter("{%s}t" % NS["m"])))
             else:
                 val = v.text if v is not None and v.text is not None else ""
+                if coarse and t == "n" and val:
+                    val = coarse_number(val)
             if f is not None:
                 val = "=%s -> %s" % (f.text or "", val)
             col = re.sub(r"\d+$", "", c.get("r", "?"))
             cells.append("%s=%s" % (col, val.replace("\n", "\\n")))
         lines.append("%s\t%s" % (row.get("r", "?"), "\t".join(cells)))
     return lines
+
+
+def writer_of(names):
+    """the members a writer adds beside the worksheets: equal sets, the same writer"""
+    return frozenset(n for n in names if not (n.startswith("xl/worksheets/") and n.endswith(".xml")))
+
+
+def sheet_list(z):
+    """[(sheet name, worksheet member)] in the workbook's order"""
+    member = {name: m for m, name in sheet_names(z).items()}
+    order = [s.get("name") for s in ET.fromstring(z.read("xl/workbook.xml")).iter("{%s}sheet" % NS["m"])]
+    return [(n, member[n]) for n in order]
+
+
+def compare_across_writers(za, zb, name, max_lines):
+    """two writers: the sheet names in order and each sheet's cells, at the coarser precision"""
+    diffs = []
+    la, lb = sheet_list(za), sheet_list(zb)
+    if [n for n, _ in la] != [n for n, _ in lb]:
+        diffs.append(("%s (worksheets)" % name, excerpt([n for n, _ in la], [n for n, _ in lb], "sheets", max_lines)))
+    sst_a, sst_b = shared_strings(za), shared_strings(zb)
+    members_b = dict(lb)
+    for sheet, ma in la:
+        mb = members_b.get(sheet)
+        if mb is None:
+            continue
+        da, db = cell_dump(za.read(ma), sst_a, True), cell_dump(zb.read(mb), sst_b, True)
+        if da != db:
+            diffs.append(("%s!%s (sheet %s, two writers)" % (name, ma, sheet), excerpt(da, db, ma, max_lines)))
+    return diffs
 
 
 def compare_xlsx(pa, pb, name, strips, max_lines):
@@ -185,6 +242,11 @@ def compare_xlsx(pa, pb, name, strips, max_lines):
         return [("%s" % name, ["not a readable xlsx: %s" % e])]
     with za, zb:
         na, nb = set(za.namelist()), set(zb.namelist())
+        if writer_of(na) != writer_of(nb):
+            try:
+                return compare_across_writers(za, zb, name, max_lines)
+            except (KeyError, ValueError, ET.ParseError) as e:
+                return [(name, ["two writers, and one workbook is unreadable: %s" % e])]
         for n in sorted(na - nb):
             diffs.append(("%s!%s" % (name, n), ["only in old"]))
         for n in sorted(nb - na):

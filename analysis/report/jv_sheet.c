@@ -1,17 +1,17 @@
 /* jv_sheet: CSV + xlsx twin writer. */
 #include "jv_sheet.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xlsxwriter.h>
+
+#include "jv_xlsx.h"
 
 struct jv_book {
     char *csv_dir;
-    char *xlsx_path, *xlsx_tmp, *xlsx_dir; /* xlsx_dir: libxlsxwriter's tmpdir, kept until the close */
-    lxw_workbook *wb;
+    char *xlsx_path, *xlsx_tmp;
+    jv_xlsx *wb;
     int failed; /* a cell could not be written */
 };
 
@@ -41,7 +41,7 @@ jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path
             jv_book_abort(b);
             JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
         }
-        /* the workbook's temporary: a private name created here (libxlsxwriter reopens it); its worksheet
+        /* the workbook's temporary: a private name created here (jv_xlsx reopens it); its worksheet
          * temporaries go to the same folder, not to the shared /tmp */
         int fd;
         s = jv_out_temp(xlsx_path, &b->xlsx_tmp, &fd, err);
@@ -50,19 +50,11 @@ jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path
             return s;
         }
         close(fd);
-        b->xlsx_dir = dup_str(strrchr(xlsx_path, '/') ? xlsx_path : "./");
-        if (!b->xlsx_dir) {
+        s = jv_xlsx_open(&b->wb, b->xlsx_tmp, err);
+        if (s != JV_OK) {
             unlink(b->xlsx_tmp);
             jv_book_abort(b);
-            JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");
-        }
-        *strrchr(b->xlsx_dir, '/') = '\0';
-        lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = b->xlsx_dir, .use_zip64 = LXW_TRUE};
-        b->wb = workbook_new_opt(b->xlsx_tmp, &opt);
-        if (!b->wb) {
-            unlink(b->xlsx_tmp);
-            jv_book_abort(b);
-            JV_FAIL(err, JV_ERR_IO, "%s: cannot create the workbook", xlsx_path);
+            return s;
         }
     }
     *out = b;
@@ -73,19 +65,19 @@ static void book_free(jv_book *b) {
     free(b->csv_dir);
     free(b->xlsx_path);
     free(b->xlsx_tmp);
-    free(b->xlsx_dir);
     free(b);
 }
 
 jv_status jv_book_commit(jv_book *b, jv_err *err) {
     jv_status s = JV_OK;
     if (b->wb) {
-        lxw_error e = workbook_close(b->wb);
+        jv_err e = {0};
+        jv_status ws = jv_xlsx_close(b->wb, &e);
         b->wb = NULL;
-        if (e != LXW_NO_ERROR || b->failed) {
+        if (ws != JV_OK || b->failed) {
             unlink(b->xlsx_tmp);
-            s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot write the workbook: %s", b->xlsx_path,
-                           b->failed ? "a cell was refused" : lxw_strerror(e));
+            s = jv_err_set(err, ws != JV_OK ? ws : JV_ERR_IO, __FILE__, __LINE__, "%s: cannot write the workbook: %s",
+                           b->xlsx_path, b->failed ? "a cell was refused" : e.msg);
         } else if (rename(b->xlsx_tmp, b->xlsx_path) != 0) {
             unlink(b->xlsx_tmp);
             s = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: cannot rename the workbook into place",
@@ -98,10 +90,7 @@ jv_status jv_book_commit(jv_book *b, jv_err *err) {
 
 void jv_book_abort(jv_book *b) {
     if (!b) return;
-    if (b->wb) {
-        workbook_close(b->wb); /* libxlsxwriter has no discard: close, then remove */
-        unlink(b->xlsx_tmp);
-    }
+    jv_xlsx_discard(b->wb); /* removes the temporary */
     book_free(b);
 }
 
@@ -113,11 +102,13 @@ jv_status jv_sheet_open(jv_sheet *s, jv_book *b, const char *name, jv_err *err) 
     if (n < 0 || (size_t)n >= sizeof path) JV_FAIL(err, JV_ERR_IO, "%s/%s.csv: path too long", b->csv_dir, name);
     JV_CHECK(jv_out_open(&s->csv, path, err));
     if (b->wb) {
-        s->ws = workbook_add_worksheet(b->wb, name);
-        if (!s->ws) {
+        jv_xlsx_sheet *ws;
+        jv_status st = jv_xlsx_add_sheet(b->wb, name, &ws, err);
+        if (st != JV_OK) {
             jv_out_abort(&s->csv);
-            JV_FAIL(err, JV_ERR_INTERNAL, "%s: cannot add worksheet %s", b->xlsx_path, name);
+            return st;
         }
+        s->ws = ws;
     }
     return JV_OK;
 }
@@ -136,42 +127,30 @@ void jv_sheet_abort(jv_sheet *s) {
 void jv_sheet_str(jv_sheet *s, const char *v) {
     jv_csv_str(&s->csv, v);
     if (s->ws && *v) {
-        lxw_error e;
         size_t len = strlen(v);
         if (len > XLSX_STR_MAX) {
-            size_t cut = XLSX_STR_MAX;
-            while (cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80)
-                cut--;
-            char *t = malloc(cut + 1);
-            if (!t) {
-                s->book->failed = 1;
-                s->col++;
-                return;
-            }
-            memcpy(t, v, cut);
-            t[cut] = 0;
-            e = worksheet_write_string(s->ws, s->row, s->col, t, NULL);
-            free(t);
-        } else {
-            e = worksheet_write_string(s->ws, s->row, s->col, v, NULL);
+            len = XLSX_STR_MAX;
+            while (len > 0 && ((unsigned char)v[len] & 0xC0) == 0x80)
+                len--;
         }
-        if (e != LXW_NO_ERROR) s->book->failed = 1;
+        if (jv_xlsx_str(s->ws, s->row, s->col, v, len, NULL) != JV_OK) s->book->failed = 1; /* err: the flag */
     }
+    s->col++;
+}
+
+static void sheet_num(jv_sheet *s, double v) {
+    if (s->ws && jv_xlsx_num(s->ws, s->row, s->col, v, NULL) != JV_OK) s->book->failed = 1;
     s->col++;
 }
 
 void jv_sheet_num(jv_sheet *s, double v) {
     jv_csv_num(&s->csv, v);
-    if (s->ws && !isnan(v)) {
-        if (worksheet_write_number(s->ws, s->row, s->col, v, NULL) != LXW_NO_ERROR) s->book->failed = 1;
-    }
-    s->col++;
+    sheet_num(s, v); /* NaN: no cell */
 }
 
 void jv_sheet_int(jv_sheet *s, long long v) {
     jv_csv_int(&s->csv, v);
-    if (s->ws && worksheet_write_number(s->ws, s->row, s->col, (double)v, NULL) != LXW_NO_ERROR) s->book->failed = 1;
-    s->col++;
+    sheet_num(s, (double)v);
 }
 
 void jv_sheet_empty(jv_sheet *s) {

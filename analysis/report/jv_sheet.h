@@ -1,6 +1,5 @@
 /* jv_sheet: a report sheet written at once as a CSV file and as a worksheet
- * of one xlsx workbook (libxlsxwriter, constant-memory mode: rows stream to
- * disk). Numbers stay numbers in the workbook; NaN is an empty cell. Both
+ * of one xlsx workbook (jv_xlsx: rows stream to disk). Numbers stay numbers in the workbook; NaN is an empty cell. Both
  * outputs are written under temporary names and appear only on commit. */
 #ifndef JV_SHEET_H
 #define JV_SHEET_H
@@ -23,7 +22,7 @@ void jv_book_abort(jv_book *b);
 
 typedef struct {
     jv_out csv;
-    void *ws; /* lxw_worksheet, or NULL */
+    void *ws; /* jv_xlsx_sheet, or NULL */
     uint32_t row;
     uint16_t col;
     jv_book *book;

@@ -15,7 +15,9 @@
  * entries written by libzip itself (same mtime) give the same file, byte for
  * byte (the package writer used libzip before). Failures: a write error (/dev/full)
  * names the file; ZIP64 sizes are refused (JV_ERR_LIMIT), and through
- * jv_package_write such a failure leaves no file at all. Without python3 or
+ * jv_package_write such a failure leaves no file at all. Entries streamed from
+ * a file (src) give, at every level, the archive their bytes in memory give,
+ * and read back everywhere; a source that cannot be read is JV_ERR_IO. Without python3 or
  * unzip those readers are skipped (said on stderr). */
 #include <dirent.h>
 #include <stdint.h>
@@ -217,15 +219,18 @@ static int libzip_bytes_equal(const char *ours, const jv_zipw_entry *e, int n, t
 }
 
 /* One archive written and read back by every reader: one check per reader. */
+static void read_back(const char *what, const char *path, const jv_zipw_entry *e, int n, time_t mtime) {
+    CHECK_MSG(libzip_matches(path, e, n), "%s: libzip", what);
+    if (n > 0) CHECK_MSG(package_read_matches(path, e, n), "%s: jv_package_read", what);
+    CHECK_MSG(tools_match(path, e, n, mtime), "%s: python3 / unzip", what);
+}
+
 static void round_trip(const char *what, const jv_zipw_entry *e, int n, time_t mtime, size_t prefix) {
     char path[128];
     path_in(path, sizeof path, what);
     int wrote = write_zip(path, e, n, mtime, prefix);
     CHECK_MSG(wrote, "%s: written", what);
-    if (!wrote) return;
-    CHECK_MSG(libzip_matches(path, e, n), "%s: libzip", what);
-    if (n > 0) CHECK_MSG(package_read_matches(path, e, n), "%s: jv_package_read", what);
-    CHECK_MSG(tools_match(path, e, n, mtime), "%s: python3 / unzip", what);
+    if (wrote) read_back(what, path, e, n, mtime);
 }
 
 /* reproducible bytes: text-like (compressible) or random (not) */
@@ -268,6 +273,84 @@ static void test_round_trips(void) {
     round_trip("one_empty.zip", mixed, 1, (time_t)0, 0); /* before 1980: the date is 1980-01-01 */
     round_trip("no_entries.zip", mixed, 0, mtime, 0);
     free(ir);
+    free(rnd);
+    free(big);
+}
+
+/* the file's bytes, or NULL (*len its length) */
+static unsigned char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *p = NULL;
+    *len = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+        if (p && (fseek(f, 0, SEEK_SET) != 0 || fread(p, 1, (size_t)n, f) != (size_t)n)) {
+            free(p);
+            p = NULL;
+        }
+        *len = p ? (size_t)n : 0;
+    }
+    if (f) fclose(f);
+    return p;
+}
+
+/* Entries streamed from files (jv_xlsx's worksheets): the data and sizes are known only after the read. Each
+ * entry keeps data/len (what the readers compare with) and gets src, a file of the same bytes. */
+static void test_streamed(void) {
+    time_t mtime = 1764244801;
+    unsigned char *rnd = fill(300000, 0, 5), *big = fill(5u << 20, 1, 6);
+    jv_zipw_entry e[5] = {{"empty.xml", NULL, 0},
+                          {"one", "x", 1},
+                          {"random.bin", rnd, 300000},
+                          {"xl/worksheets/sheet1.xml", big, 5u << 20},
+                          {"exact_chunk", big, 32768}};
+    jv_zipw_item it[5], mem[5];
+    for (int i = 0; i < 5; i++) {
+        it[i] = (jv_zipw_item){e[i], tmpfile(), 0};
+        if (it[i].src && e[i].len) fwrite(e[i].data, 1, e[i].len, it[i].src);
+        mem[i] = (jv_zipw_item){e[i], NULL, 0};
+    }
+    for (int level = 0; level <= 9; level += 3) { /* 0: the default (9), then 3, 6, 9 */
+        char name[64], spath[128], mpath[128];
+        for (int i = 0; i < 5; i++) {
+            it[i].level = mem[i].level = level;
+            if (it[i].src) rewind(it[i].src);
+        }
+        snprintf(name, sizeof name, "streamed_l%d.zip", level);
+        path_in(spath, sizeof spath, name);
+        snprintf(name, sizeof name, "memory_l%d.zip", level);
+        path_in(mpath, sizeof mpath, name);
+        jv_err err;
+        jv_err_clear(&err);
+        FILE *fs = fopen(spath, "wb"), *fm = fopen(mpath, "wb");
+        jv_status ss = fs ? jv_zipw_write_items(fs, spath, it, 5, mtime, &err) : JV_ERR_IO;
+        jv_status sm = fm ? jv_zipw_write_items(fm, mpath, mem, 5, mtime, &err) : JV_ERR_IO;
+        int closed = (!fs || fclose(fs) == 0) & (!fm || fclose(fm) == 0);
+        CHECK_MSG(ss == JV_OK && sm == JV_OK && closed, "level %d: %s", level, err.msg);
+        read_back(spath, spath, e, 5, mtime);
+        /* the same bytes as from memory at the same level */
+        size_t na, nb;
+        unsigned char *a = slurp(mpath, &na), *b = slurp(spath, &nb);
+        CHECK_MSG(a && b && na == nb && !memcmp(a, b, na), "level %d: streamed and in-memory archives differ", level);
+        free(a);
+        free(b);
+    }
+    for (int i = 0; i < 5; i++)
+        if (it[i].src) fclose(it[i].src);
+    /* a read error of the source is an I/O error naming the archive and the entry */
+    char path[128];
+    path_in(path, sizeof path, "unreadable.zip");
+    FILE *wo = fopen(path, "wb"), *f = fopen(path, "wb");
+    jv_zipw_item bad[1] = {{{"sheet.xml", NULL, 0}, wo, 0}};
+    jv_err err;
+    jv_err_clear(&err);
+    jv_status st = f && wo ? jv_zipw_write_items(f, path, bad, 1, 0, &err) : JV_ERR_INTERNAL;
+    CHECK_MSG(st == JV_ERR_IO && strstr(err.msg, path) && strstr(err.msg, "sheet.xml"), "unreadable source: %d '%s'",
+              (int)st, err.msg);
+    if (f) fclose(f);
+    if (wo) fclose(wo);
+    unlink(path);
     free(rnd);
     free(big);
 }
@@ -341,6 +424,7 @@ int main(void) {
     snprintf(script, sizeof script, "%s/check.py", dir);
     if (have_python && !write_file(script, PY, sizeof PY - 1)) have_python = 0;
     test_round_trips();
+    test_streamed();
     test_failures();
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
