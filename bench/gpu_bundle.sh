@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (the development machine, with nvcc): builds what a GPU session needs into one relocatable folder,
 # gpu-bundle/ (ignored by git), that the device tool carries to a GPU machine, whose image has nvcc, PyTorch
-# and NVIDIA's pip wheels (cuBLAS, cuDNN, cudart) but not cJSON, libzip or libxlsxwriter. Then, on the device:
+# and NVIDIA's pip wheels (cuBLAS, cuDNN, cudart) but not cJSON or libzip. Then, on the device:
 #   run(command="bash bench/gpu_session.sh", carry=["gpu-bundle"])
 # With --backend hip the bundle is for an AMD GPU (ROCm, MI300X): built with hipcc, the HIP backend alone; the
 # GPU machine's ROCm provides libamdhip64 and the libraries loaded at run time (hipBLASLt, rocBLAS, MIOpen,
