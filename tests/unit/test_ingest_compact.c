@@ -149,13 +149,21 @@ static int load_written(FILE *f, const char *path, jv_trace *tr, const char *wha
     return loaded;
 }
 
+/* Opens the new temporary trace file named by template path (its XXXXXX replaced) for writing; NULL, a failed
+ * check, when it cannot. */
+static FILE *new_trace_file(char *path) {
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f && fd >= 0) close(fd);
+    return f;
+}
+
 static void test_events(void) {
     enum { N = 20000 };
     char path[] = "/tmp/jv_evcompact.XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0) return;
-    FILE *f = fdopen(fd, "w");
+    FILE *f = new_trace_file(path);
+    if (!f) return;
     uint32_t *want_uid = malloc(N * sizeof *want_uid);
     int64_t *want_dur = malloc(N * sizeof *want_dur), *want_ts = malloc(N * sizeof *want_ts);
     uint8_t *is_ev = calloc(N, 1);
@@ -341,11 +349,7 @@ static void test_corr(void) {
                                    JV_NONE64 /* absent */};
     enum { NE = sizeof edge / sizeof edge[0], REP = 40, N = NE * REP };
     char path[] = "/tmp/jv_corr.XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0) return;
-    FILE *f = fdopen(fd, "w");
-    CHECK(f != NULL);
+    FILE *f = new_trace_file(path);
     if (!f) return;
     /* launch k, then (after a few) its kernel: launches and kernels alternate out of step; each id once a round,
        rounds apart in time; ids far out differ per round (toward 0 by the round), the edges' own repeat (first launch)
@@ -457,9 +461,7 @@ static void test_tree_batches(void) {
         perm[j] = x;
     }
     char path[] = "/tmp/jv_treeb.XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    CHECK(f != NULL);
+    FILE *f = new_trace_file(path);
     if (!f) return;
     fputs("{\"traceEvents\": [\n", f);
     for (size_t k = 0; k < n; k++) {
@@ -505,11 +507,7 @@ static void test_tree_batches(void) {
  * none for an unlinked kernel. */
 static void test_op_of_gpu(void) {
     char path[] = "/tmp/jv_opofgpu.XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0) return;
-    FILE *f = fdopen(fd, "w");
-    CHECK(f != NULL);
+    FILE *f = new_trace_file(path);
     if (!f) return;
     static const char *const host[] = {
         /* an op, an annotation in it, the launch of kernel 1 in that */

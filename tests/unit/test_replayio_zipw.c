@@ -33,6 +33,7 @@
 #include "jv_zipw.h"
 
 #include "jv_check.h"
+#include "jv_test_fs.h"
 
 static char dir[64];
 static int have_python, have_unzip;
@@ -60,17 +61,6 @@ static const char PY[] =
 
 static void path_in(char *buf, size_t cap, const char *name) {
     snprintf(buf, cap, "%s/%s", dir, name);
-}
-
-static int dir_count(const char *d) {
-    DIR *dp = opendir(d);
-    if (!dp) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(dp);
-    return n;
 }
 
 static int write_file(const char *path, const void *data, size_t len) {
@@ -391,12 +381,12 @@ static void test_failures(void) {
     snprintf(path, sizeof path, "%s/replay_package.zip", sub);
     jv_err_clear(&err);
     st = jv_package_write(path, huge, 2, &err);
-    CHECK_MSG(st == JV_ERR_LIMIT && strstr(err.msg, path) && dir_count(sub) == 0,
-              "package of a 5 GiB member: status %d, '%s', %d files left", (int)st, err.msg, dir_count(sub));
+    CHECK_MSG(st == JV_ERR_LIMIT && strstr(err.msg, path) && jv_test_dir_count(sub) == 0,
+              "package of a 5 GiB member: status %d, '%s', %d files left", (int)st, err.msg, jv_test_dir_count(sub));
     /* and a good one is read back by jarvis-replay's loader */
     jv_pkg_file good[2] = {{"replay_ir.json", "[]", 2}, {"manifest.json", "{}", 2}};
     jv_err_clear(&err);
-    CHECK_MSG(jv_package_write(path, good, 2, &err) == JV_OK && dir_count(sub) == 1, "package: %s", err.msg);
+    CHECK_MSG(jv_package_write(path, good, 2, &err) == JV_OK && jv_test_dir_count(sub) == 1, "package: %s", err.msg);
     char *irt = NULL, *man = NULL;
     size_t irn = 0;
     jv_err_clear(&err);

@@ -24,17 +24,7 @@
 #include "jv_xlsx.h"
 
 #include "jv_check.h"
-
-static int dir_count(const char *d) {
-    DIR *dp = opendir(d);
-    if (!dp) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(dp);
-    return n;
-}
+#include "jv_test_fs.h"
 
 static void test_refs(void) {
     static const struct {
@@ -204,7 +194,7 @@ static void test_refusals(const char *dir) {
     CHECK(jv_xlsx_str(ws, 1048576, 0, "no", 2, &err) == JV_ERR_LIMIT);                    /* row 1,048,577 */
     CHECK(jv_xlsx_num(ws, 1048576, 0, NAN, &err) == JV_ERR_LIMIT);
     jv_xlsx_discard(x);
-    CHECK_MSG(access(path, F_OK) != 0 && dir_count(dir) == 0, "discard left %d files", dir_count(dir));
+    CHECK_MSG(access(path, F_OK) != 0 && jv_test_dir_count(dir) == 0, "discard left %d files", jv_test_dir_count(dir));
 }
 
 /* the same cells, the same bytes; nothing but the workbook in the folder */
@@ -217,7 +207,7 @@ static void test_deterministic(const char *dir) {
     int ok = write_book(p1) && write_book(p2);
     expect = keep;
     CHECK(ok);
-    CHECK_MSG(dir_count(dir) == 2, "%d files beside the two workbooks", dir_count(dir) - 2);
+    CHECK_MSG(jv_test_dir_count(dir) == 2, "%d files beside the two workbooks", jv_test_dir_count(dir) - 2);
     FILE *a = fopen(p1, "rb"), *b = fopen(p2, "rb");
     int same = a && b;
     long n = 0;
@@ -251,7 +241,8 @@ static void test_sheet(const char *dir, const char *keep_dir) {
     CHECK(jv_sheet_commit(&s, &err) == JV_OK);
     jv_err_clear(&err);
     CHECK_MSG(jv_book_commit(bk, &err) != JV_OK && strstr(err.msg, "a cell was refused"), "commit: '%s'", err.msg);
-    CHECK_MSG(access(xlsx, F_OK) != 0 && dir_count(dir) == 1, "a refused workbook left %d files", dir_count(dir));
+    CHECK_MSG(access(xlsx, F_OK) != 0 && jv_test_dir_count(dir) == 1, "a refused workbook left %d files",
+              jv_test_dir_count(dir));
 
     CHECK(jv_book_open(&bk, sub, xlsx, &err) == JV_OK);
     CHECK(jv_sheet_open(&s, bk, "aborted", &err) == JV_OK);
@@ -259,7 +250,7 @@ static void test_sheet(const char *dir, const char *keep_dir) {
     jv_sheet_end(&s);
     jv_sheet_abort(&s);
     jv_book_abort(bk);
-    CHECK_MSG(access(xlsx, F_OK) != 0 && dir_count(dir) == 1, "abort left %d files", dir_count(dir));
+    CHECK_MSG(access(xlsx, F_OK) != 0 && jv_test_dir_count(dir) == 1, "abort left %d files", jv_test_dir_count(dir));
 
     /* 32766 ASCII bytes, then a 3-byte character across the 32767-byte limit: the cut keeps 32766 */
     size_t n = 40000;
