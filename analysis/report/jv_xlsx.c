@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jv_output.h"
+#include "jv_strbuf.h"
 #include "jv_zipw.h"
 
 /* Deflate level of the members (1..9): see jv_xlsx_close */
@@ -245,51 +246,19 @@ jv_status jv_xlsx_num(jv_xlsx_sheet *ws, uint32_t row, uint32_t col, double v, j
 
 /* ---- the small members, built in memory ---- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) {
-    if (b->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = 1;
-            return;
-        }
-        if (b->p && (size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? 2 * b->cap : 1024) + (size_t)n + 1;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
 /* A sheet name as an XML attribute value (&, <, >, " escaped) */
-static void sb_attr(sbuf *b, const char *s) {
+static void sb_attr(jv_strbuf *b, const char *s) {
     for (; *s; s++) {
         if (*s == '&')
-            sb_add(b, "&amp;");
+            jv_sb_puts(b, "&amp;");
         else if (*s == '<')
-            sb_add(b, "&lt;");
+            jv_sb_puts(b, "&lt;");
         else if (*s == '>')
-            sb_add(b, "&gt;");
+            jv_sb_puts(b, "&gt;");
         else if (*s == '"')
-            sb_add(b, "&quot;");
+            jv_sb_puts(b, "&quot;");
         else
-            sb_add(b, "%c", *s);
+            jv_sb_append(b, s, 1);
     }
 }
 
@@ -307,28 +276,31 @@ static const char ROOT_RELS[] =
              "/officeDocument\" Target=\"xl/workbook.xml\"/></Relationships>";
 
 /* [Content_Types].xml, xl/workbook.xml and its relationships */
-static void build_parts(const jv_xlsx *x, sbuf *types, sbuf *wb, sbuf *rels) {
-    sb_add(types, XML_DECL
-           "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
-           "<Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>"
-           "<Default Extension=\"xml\" ContentType=\"application/xml\"/>"
-           "<Override PartName=\"/xl/workbook.xml\" ContentType=\"" CT_BASE "sheet.main+xml\"/>"
-           "<Override PartName=\"/xl/styles.xml\" ContentType=\"" CT_BASE "styles+xml\"/>");
-    sb_add(wb, XML_DECL "<workbook xmlns=\"" NS_MAIN "\" xmlns:r=\"" NS_REL "\"><sheets>");
-    sb_add(rels, XML_DECL "<Relationships xmlns=\"" NS_PKGREL "\">");
+static void build_parts(const jv_xlsx *x, jv_strbuf *types, jv_strbuf *wb, jv_strbuf *rels) {
+    jv_sb_printf(
+        types, XML_DECL
+        "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
+        "<Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>"
+        "<Default Extension=\"xml\" ContentType=\"application/xml\"/>"
+        "<Override PartName=\"/xl/workbook.xml\" ContentType=\"" CT_BASE "sheet.main+xml\"/>"
+        "<Override PartName=\"/xl/styles.xml\" ContentType=\"" CT_BASE "styles+xml\"/>");
+    jv_sb_printf(wb, XML_DECL "<workbook xmlns=\"" NS_MAIN "\" xmlns:r=\"" NS_REL "\"><sheets>");
+    jv_sb_printf(rels, XML_DECL "<Relationships xmlns=\"" NS_PKGREL "\">");
     for (int i = 0; i < x->n; i++) {
-        sb_add(types, "<Override PartName=\"/xl/worksheets/sheet%d.xml\" ContentType=\"" CT_BASE "worksheet+xml\"/>",
-               i + 1);
-        sb_add(wb, "<sheet name=\"");
+        jv_sb_printf(types,
+                     "<Override PartName=\"/xl/worksheets/sheet%d.xml\" ContentType=\"" CT_BASE "worksheet+xml\"/>",
+                     i + 1);
+        jv_sb_printf(wb, "<sheet name=\"");
         sb_attr(wb, x->sheets[i]->name);
-        sb_add(wb, "\" sheetId=\"%d\" r:id=\"rId%d\"/>", i + 1, i + 1);
-        sb_add(rels, "<Relationship Id=\"rId%d\" Type=\"" NS_REL "/worksheet\" Target=\"worksheets/sheet%d.xml\"/>",
-               i + 1, i + 1);
+        jv_sb_printf(wb, "\" sheetId=\"%d\" r:id=\"rId%d\"/>", i + 1, i + 1);
+        jv_sb_printf(rels,
+                     "<Relationship Id=\"rId%d\" Type=\"" NS_REL "/worksheet\" Target=\"worksheets/sheet%d.xml\"/>",
+                     i + 1, i + 1);
     }
-    sb_add(types, "</Types>");
-    sb_add(wb, "</sheets></workbook>");
-    sb_add(rels, "<Relationship Id=\"rId%d\" Type=\"" NS_REL "/styles\" Target=\"styles.xml\"/></Relationships>",
-           x->n + 1);
+    jv_sb_printf(types, "</Types>");
+    jv_sb_printf(wb, "</sheets></workbook>");
+    jv_sb_printf(rels, "<Relationship Id=\"rId%d\" Type=\"" NS_REL "/styles\" Target=\"styles.xml\"/></Relationships>",
+                 x->n + 1);
 }
 
 static void book_free(jv_xlsx *x) {
@@ -365,21 +337,21 @@ jv_status jv_xlsx_close(jv_xlsx *x, jv_err *err) {
     /* a workbook has at least one worksheet (ECMA-376's CT_Sheets): an empty "Sheet1", as libxlsxwriter added */
     jv_status st = x->n ? JV_OK : jv_xlsx_add_sheet(x, "Sheet1", &first, err);
     if (st == JV_OK) st = finish_sheets(x, err);
-    sbuf types = {0}, wb = {0}, rels = {0};
+    jv_strbuf types = JV_STRBUF_INIT, wb = JV_STRBUF_INIT, rels = JV_STRBUF_INIT;
     jv_zipw_item *e = NULL;
     char(*names)[40] = NULL;
     if (st == JV_OK) {
         build_parts(x, &types, &wb, &rels);
         e = calloc((size_t)x->n + 5, sizeof *e);
         names = calloc((size_t)x->n + 1, sizeof *names);
-        if (types.failed || wb.failed || rels.failed || !e || !names)
+        if (types.bad || wb.bad || rels.bad || !e || !names)
             st = jv_err_set(err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory (workbook)", x->path);
     }
     if (st == JV_OK) {
-        e[0] = (jv_zipw_item){{"[Content_Types].xml", types.p, types.len}, NULL, LEVEL};
+        e[0] = (jv_zipw_item){{"[Content_Types].xml", types.buf, types.len}, NULL, LEVEL};
         e[1] = (jv_zipw_item){{"_rels/.rels", ROOT_RELS, sizeof ROOT_RELS - 1}, NULL, LEVEL};
-        e[2] = (jv_zipw_item){{"xl/workbook.xml", wb.p, wb.len}, NULL, LEVEL};
-        e[3] = (jv_zipw_item){{"xl/_rels/workbook.xml.rels", rels.p, rels.len}, NULL, LEVEL};
+        e[2] = (jv_zipw_item){{"xl/workbook.xml", wb.buf, wb.len}, NULL, LEVEL};
+        e[3] = (jv_zipw_item){{"xl/_rels/workbook.xml.rels", rels.buf, rels.len}, NULL, LEVEL};
         e[4] = (jv_zipw_item){{"xl/styles.xml", STYLES, sizeof STYLES - 1}, NULL, LEVEL};
         for (int i = 0; i < x->n; i++) {
             snprintf(names[i], sizeof names[i], "xl/worksheets/sheet%d.xml", i + 1);
@@ -394,9 +366,9 @@ jv_status jv_xlsx_close(jv_xlsx *x, jv_err *err) {
         if (fclose(f) != 0)
             st = jv_err_set(err, JV_ERR_IO, __FILE__, __LINE__, "%s: write error: %s", x->path, strerror(errno));
     }
-    free(types.p);
-    free(wb.p);
-    free(rels.p);
+    jv_sb_free(&types);
+    jv_sb_free(&wb);
+    jv_sb_free(&rels);
     free(e);
     free(names);
     book_free(x);

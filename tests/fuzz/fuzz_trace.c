@@ -112,8 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     for (size_t i = 0; i < tr.nev; i++) {
-        if (tr.ev[i].thread >= tr.nthreads) {
-            fprintf(stderr, "fuzz_trace: event %zu has thread %u of %zu\n", i, tr.ev[i].thread, tr.nthreads);
+        const jv_event *e = &tr.ev[i];
+        if (e->key >= tr.nkeys || jv_ev_thread(&tr, e) >= tr.nthreads ||
+            (jv_kind_is_gpu(jv_ev_kind(&tr, e)) && tr.keys[e->key].arg >= tr.ngpuargs) ||
+            jv_ev_sig(&tr, e) >= tr.nsigs) {
+            fprintf(stderr, "fuzz_trace: event %zu has key %u of %zu, thread %u of %zu\n", i, e->key, tr.nkeys,
+                    e->key < tr.nkeys ? jv_ev_thread(&tr, e) : 0u, tr.nthreads);
             abort();
         }
     }

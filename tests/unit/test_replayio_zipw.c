@@ -316,7 +316,8 @@ static void test_streamed(void) {
         FILE *fs = fopen(spath, "wb"), *fm = fopen(mpath, "wb");
         jv_status ss = fs ? jv_zipw_write_items(fs, spath, it, 5, mtime, &err) : JV_ERR_IO;
         jv_status sm = fm ? jv_zipw_write_items(fm, mpath, mem, 5, mtime, &err) : JV_ERR_IO;
-        int closed = (!fs || fclose(fs) == 0) & (!fm || fclose(fm) == 0);
+        int closed_s = !fs || fclose(fs) == 0, closed_m = !fm || fclose(fm) == 0; /* both closed */
+        int closed = closed_s && closed_m;
         CHECK_MSG(ss == JV_OK && sm == JV_OK && closed, "level %d: %s", level, err.msg);
         read_back(spath, spath, e, 5, mtime);
         /* the same bytes as from memory at the same level */
