@@ -73,20 +73,21 @@ typedef struct {
 } jv_evkey;
 _Static_assert(sizeof(jv_evkey) == 12, "jv_evkey is 12 bytes");
 
-/* A complete ('X') event. 12 bytes: its name, thread, kind and shape arguments are jv_trace.keys[key] (read them
- * with jv_ev_name, jv_ev_thread, jv_ev_kind and jv_ev_sig); the start is 32 bits above a base per block of 64 events
- * (jv_trace.ts_base) with an escape (JV_TS_FAR) to jv_trace.long_ts, and the duration is 32 bits with an escape
- * (JV_DUR_BIG) to jv_trace.long_dur: read them with jv_ev_ts and jv_ev_dur; the index in traceEvents (TraceLens'
- * UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor is the index into op_ids, gpu
- * or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb). */
+/* A complete ('X') event. 12 bytes: its name, thread, kind and shape arguments or stream and device are
+ * jv_trace.keys[key] (read them with jv_ev_name, jv_ev_thread, jv_ev_kind, jv_ev_sig and jv_ev_gpu); the start is 32
+ * bits above a base per block of 64 events (jv_trace.ts_base) with an escape (JV_TS_FAR) to jv_trace.long_ts, and the
+ * duration is 32 bits with an escape (JV_DUR_BIG) to jv_trace.long_dur: read them with jv_ev_ts and jv_ev_dur; the
+ * index in traceEvents (TraceLens' UID) is not stored: jv_trace_uid derives it from one bit per traceEvents entry; nor
+ * is the index into op_ids, gpu_ids or launch_corr: jv_ev_aux counts the earlier events of its class (jv_trace.auxb).
+ */
 typedef struct {
     uint32_t ts_;  /* start - ts_base[i / 64] (ns, modulo 2^64) when below JV_TS_FAR; read it with jv_ev_ts */
     uint32_t dur_; /* duration, ns, when below JV_DUR_BIG; read it with jv_ev_dur */
-    uint32_t key;  /* index into jv_trace.keys: name, thread, kind and shape arguments */
+    uint32_t key;  /* index into jv_trace.keys: name, thread, kind, shape arguments or stream and device */
 } jv_event;
 _Static_assert(sizeof(jv_event) == 12, "jv_event is 12 bytes");
 
-/* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into op_ids, gpu or
+/* The records of 64 events (ev[64 b] .. ev[64 b + 63]) that give each its index into op_ids, gpu_ids or
  * launch_corr: bit k of bits[c] is set when ev[64 b + k] is of class c (0 ops, 1 GPU, 2 launch), base[c] counts
  * the events of class c before ev[64 b]. */
 typedef struct {
@@ -195,7 +196,7 @@ typedef struct {
     jv_intern strings;
     jv_event *ev;
     size_t nev, cap_ev;
-    jv_evkey *keys; /* the distinct keys (name, thread, kind, shape arguments) of ev, in order of first appearance */
+    jv_evkey *keys; /* the distinct keys of ev (jv_evkey), in order of first appearance */
     size_t nkeys, cap_keys;
     size_t nops;      /* cpu ops and user annotations */
     jv_opids *op_ids; /* nops of them (freed by jv_trace_drop_flows) */
@@ -282,7 +283,7 @@ static inline int64_t jv_ev_ts(const jv_trace *tr, const jv_event *e) {
     return v;
 }
 
-/* The class of a kind whose events have a record in op_ids (0), gpu (1) or launch_corr (2); -1: none. */
+/* The class of a kind whose events have a record in op_ids (0), gpu_ids (1) or launch_corr (2); -1: none. */
 static inline int jv_kind_aux_class(jv_kind k) {
     return k == JV_K_CPU_OP || k == JV_K_USER_ANNOT ? 0
            : jv_kind_is_gpu(k)                      ? 1
@@ -290,7 +291,7 @@ static inline int jv_kind_aux_class(jv_kind k) {
                                                     : -1;
 }
 
-/* The index of tr->ev[i]'s record in op_ids (CPU_OP, USER_ANNOT), gpu (GPU kinds) or launch_corr (RUNTIME,
+/* The index of tr->ev[i]'s record in op_ids (CPU_OP, USER_ANNOT), gpu_ids (GPU kinds) or launch_corr (RUNTIME,
  * DRIVER); JV_NONE32 for the other kinds. */
 static inline uint32_t jv_trace_aux(const jv_trace *tr, uint32_t i) {
     int c = jv_kind_aux_class(jv_ev_kind(tr, &tr->ev[i]));

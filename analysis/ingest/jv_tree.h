@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
     uint32_t *parent;   /* per event: host parent, or for GPU events the launch (or op) event; JV_NONE32 = none */
-    uint32_t *launcher; /* per GPU event (index jv_event.aux): the op it is attributed to, JV_NONE32 when unlinked */
+    uint32_t *launcher; /* per GPU event (index jv_ev_aux): the op it is attributed to, JV_NONE32 when unlinked */
     jv_map fwd_of_seq;  /* Sequence number -> forward op event index */
     jv_link_counts counts;
 } jv_tree;

@@ -22,7 +22,7 @@ void jv_book_abort(jv_book *b);
 
 typedef struct {
     jv_out csv;
-    void *ws; /* jv_xlsx_sheet, or NULL */
+    struct jv_xlsx_sheet *ws; /* its worksheet (jv_xlsx), or NULL */
     uint32_t row;
     uint16_t col;
     jv_book *book;
