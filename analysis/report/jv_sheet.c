@@ -15,17 +15,10 @@ struct jv_book {
     int failed; /* a cell could not be written */
 };
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path, jv_err *err) {
     *out = NULL;
     jv_book *b = calloc(1, sizeof *b);
-    if (!b || !csv_dir || !(b->csv_dir = dup_str(csv_dir))) {
+    if (!b || !csv_dir || !(b->csv_dir = strdup(csv_dir))) {
         free(b);
         JV_FAIL(err, b ? JV_ERR_INTERNAL : JV_ERR_NOMEM, "%s",
                 b ? "a workbook without CSV files" : "out of memory (workbook)");
@@ -36,7 +29,7 @@ jv_status jv_book_open(jv_book **out, const char *csv_dir, const char *xlsx_path
         return s;
     }
     if (xlsx_path) {
-        b->xlsx_path = dup_str(xlsx_path);
+        b->xlsx_path = strdup(xlsx_path);
         if (!b->xlsx_path) {
             jv_book_abort(b);
             JV_FAIL(err, JV_ERR_NOMEM, "out of memory (workbook)");

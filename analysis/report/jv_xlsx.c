@@ -99,17 +99,10 @@ static void put_text(FILE *f, const char *s, size_t len, int attr) {
 
 /* ---- the workbook ---- */
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 jv_status jv_xlsx_open(jv_xlsx **out, const char *path, jv_err *err) {
     *out = NULL;
     jv_xlsx *x = calloc(1, sizeof *x);
-    if (!x || !(x->path = dup_str(path)) || !(x->dir = dup_str(strrchr(path, '/') ? path : "./"))) {
+    if (!x || !(x->path = strdup(path)) || !(x->dir = strdup(strrchr(path, '/') ? path : "./"))) {
         if (x) free(x->path);
         free(x);
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory (workbook)", path);
