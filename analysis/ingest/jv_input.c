@@ -3,7 +3,7 @@
  * compressed buffer (in->zin, in->zavail) and follow the same rules between members (after_member).
  * On a machine with two or more cores a gzip'd file is inflated ahead by a second thread into a ring of
  * RING_SLOTS chunks that jv_input_read hands out in order, so that inflating overlaps the caller's scan (a plain
- * file that is hashed is read and hashed ahead the same way);
+ * file hashed as it is read is read and hashed ahead the same way; one hashed in the background is not);
  * the bytes, and an error where the data holds one, reach the caller as the synchronous decoder gives them
  * (JV_INFLATE_THREADS=0 turns the thread off). */
 #include "jv_input.h"
@@ -59,7 +59,8 @@ struct jv_input {
     uint64_t pos, size;
     int hash; /* the file's bytes go through sha as they are read */
     jv_sha256 sha;
-    ring *rg; /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
+    jv_filehash *bg; /* or the background hash (until jv_input_take_filehash) */
+    ring *rg;        /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
 };
 
 static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err);
@@ -93,13 +94,19 @@ static int engine_start(jv_input *in) {
     return inflateReset(&in->z) == Z_OK ? 0 : -1;
 }
 
-jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err) {
+/* 1 where a plain file of size bytes is hashed in the background (jv_hash_mode) */
+static int hash_in_background(uint64_t size) {
+    const char *e = getenv("JV_HASH_THREAD");
+    if (e && !strcmp(e, "0")) return 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return ncpu >= 2 && pages > 0 && page > 0 && size <= (uint64_t)pages / 4 * (uint64_t)page;
+}
+
+jv_status jv_input_open(const char *path, jv_hash_mode hash, jv_input **out, jv_err *err) {
     *out = NULL;
     jv_input *in = calloc(1, sizeof *in);
     if (!in) JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     in->path = path;
-    in->hash = hash;
-    if (hash) jv_sha256_init(&in->sha);
     in->f = fopen(path, "rb");
     if (!in->f) {
         free(in);
@@ -117,6 +124,16 @@ jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err)
     int c0 = fgetc(in->f), c1 = fgetc(in->f);
     in->gz = c0 == 0x1f && c1 == 0x8b;
     rewind(in->f);
+    if (hash == JV_HASH_BACKGROUND && !in->gz && hash_in_background(in->size)) {
+        jv_status hs = jv_filehash_start(fileno(in->f), path, &in->bg, err);
+        if (hs != JV_OK) {
+            jv_input_close(in);
+            return hs;
+        }
+    } else if (hash != JV_HASH_NONE) {
+        in->hash = 1;
+        jv_sha256_init(&in->sha);
+    }
     if (in->gz) {
         in->isal = want_isal();
         in->zbuf = malloc(IN_CHUNK);
@@ -129,12 +146,19 @@ jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err)
     /* the read-ahead thread inflates a gzip'd file; for a plain one it pays only where the file is hashed: it
        then reads and hashes while the caller scans (without a hash it would add a copy and save nothing) */
     const char *t = getenv("JV_INFLATE_THREADS");
-    if ((in->gz || hash) && sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && !strcmp(t, "0")) && ring_start(in) != JV_OK) {
+    if ((in->gz || in->hash) && sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && !strcmp(t, "0")) &&
+        ring_start(in) != JV_OK) {
         jv_input_close(in);
         JV_FAIL(err, JV_ERR_NOMEM, "%s: cannot start the read-ahead thread", path);
     }
     *out = in;
     return JV_OK;
+}
+
+jv_filehash *jv_input_take_filehash(jv_input *in) {
+    jv_filehash *h = in->bg;
+    in->bg = NULL;
+    return h;
 }
 
 int jv_input_is_gzip(const jv_input *in) {
@@ -403,6 +427,7 @@ void jv_input_close(jv_input *in) {
     free(in->st);
 #endif
     free(in->zbuf);
+    jv_filehash_free(in->bg);
     if (in->f) fclose(in->f);
     free(in);
 }

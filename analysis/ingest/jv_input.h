@@ -8,17 +8,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jv_filehash.h"
 #include "jv_status.h"
 
 typedef struct jv_input jv_input;
 
-/* Opens path; *out receives the source. hash: 1 to take the SHA-256 of the file's bytes as they are read
- * (jv_input_sha256). JV_ERR_IO when it cannot be opened. */
-jv_status jv_input_open(const char *path, int hash, jv_input **out, jv_err *err);
+/* How jv_input_open hashes the file: not at all; as it is read (jv_input_sha256); or, for a plain file, on a
+ * background thread (jv_input_take_filehash), where the machine has two or more cores, the file is at most a
+ * quarter of its memory (so that it is read again from the page cache, not from the disk) and JV_HASH_THREAD=0
+ * is not set; otherwise as it is read. */
+typedef enum { JV_HASH_NONE = 0, JV_HASH_INLINE, JV_HASH_BACKGROUND } jv_hash_mode;
+
+/* Opens path; *out receives the source, its file's SHA-256 taken as hash says. JV_ERR_IO when it cannot be
+ * opened. */
+jv_status jv_input_open(const char *path, jv_hash_mode hash, jv_input **out, jv_err *err);
 
 /* The SHA-256 of the file's bytes read so far (the whole file once jv_input_read has returned the end of the
- * input) into hex, and their count into *bytes; "" and 0 unless opened with hash. */
+ * input) into hex, and their count into *bytes; "" and 0 unless the file is hashed as it is read. */
 void jv_input_sha256(const jv_input *in, char hex[65], uint64_t *bytes);
+
+/* The background hash of the file (JV_HASH_BACKGROUND), now the caller's to end and free; NULL when the file
+ * is hashed as it is read, or not at all. */
+jv_filehash *jv_input_take_filehash(jv_input *in);
 
 /* Reads up to cap bytes of (decompressed) content into buf; *n = 0 means end of
  * input. JV_ERR_TRUNCATED for a gzip stream that ends early, JV_ERR_FORMAT for a

@@ -726,7 +726,10 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
         JV_FAIL(err, JV_ERR_NOMEM, "%s: out of memory", path);
     }
     tr->sigs[tr->nsigs++] = (jv_sig){0, 0, 0, 0};
-    JV_CHECK_GOTO(jv_input_open(path, opts && opts->hash_file, &r.in, err), s, done);
+    jv_hash_mode hm = !opts || !opts->hash_file ? JV_HASH_NONE
+                      : opts->threads == 1      ? JV_HASH_INLINE
+                                                : JV_HASH_BACKGROUND;
+    JV_CHECK_GOTO(jv_input_open(path, hm, &r.in, err), s, done);
     r.cap = WINDOW_INIT;
     r.buf = malloc(r.cap);
     if (!r.buf) {
@@ -769,7 +772,9 @@ jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr
     }
     tr->counts.uncompressed_bytes = r.base + r.len;
     tr->counts.file_bytes = jv_input_file_size(r.in);
-    jv_input_sha256(r.in, tr->file_sha256, &tr->file_sha256_bytes);
+    jv_input_sha256(r.in, tr->file_sha256_, &tr->file_sha256_bytes_);
+    if ((tr->file_hash_ = jv_input_take_filehash(r.in)) != NULL) tr->file_sha256_bytes_ = r.base + r.len;
+    jv_filehash_run(tr->file_hash_); /* now: the scan had the cores to itself */
 done:
     jv_intern_free(&pv->key_ids); /* only the reader looks keys up */
     jv_map_free(&pv->gpuargs_of);

@@ -240,9 +240,11 @@ typedef struct {
     char *runtime_version;  /* e.g. "cuda 12.4" or "hip 6.2", or NULL */
     int is_amd;             /* AMD/ROCm trace (hip/roctracer/rocprofiler keys or hip* launches) */
     jv_trace_counts counts;
-    char file_sha256[65];       /* SHA-256 of the file's bytes (jv_load_opts.hash_file), else "" */
-    uint64_t file_sha256_bytes; /* the bytes it covers */
-    void *priv_;                /* reader-internal lookup tables */
+    /* the file's SHA-256 (jv_load_opts.hash_file): read it through jv_trace_file_sha256 */
+    char file_sha256_[65];          /* taken as the file was read, else "" */
+    uint64_t file_sha256_bytes_;    /* the bytes read */
+    struct jv_filehash *file_hash_; /* or being taken in the background (a plain file) */
+    void *priv_;                    /* reader-internal lookup tables */
 } jv_trace;
 
 /* The kind of the event e, which must point into tr->ev (or be one of its copies). */
@@ -334,7 +336,8 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid);
 
 typedef struct {
     int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */
-    int hash_file; /* 1: tr->file_sha256 gets the SHA-256 of the file, taken as it is read */
+    int hash_file; /* 1: the SHA-256 of the file is taken (jv_trace_file_sha256): a gzip'd file's as it is read, a
+                      plain one's in the background (jv_filehash), unless threads is 1 */
     int threads;   /* 1: scan on the calling thread alone; else the traceEvents array is parsed on
                       jv_trace_scan_threads() scanning threads beside the calling one, which stores the records,
                       where they can be started (the same trace either way) */
@@ -350,7 +353,12 @@ typedef struct {
  * and the problem (with the byte offset for malformed JSON). */
 jv_status jv_trace_load(const char *path, const jv_load_opts *opts, jv_trace *tr, jv_err *err);
 
-/* Frees everything held by tr. */
+/* The SHA-256 of the trace file (jv_load_opts.hash_file) into hex and the bytes it covers into *bytes: waits for
+ * the background hash (jv_filehash_result) where there is one. hex "" and 0 when the file was not hashed. Errors
+ * (the file changed while it was analysed, a read error) name the file; a second call gives the same. */
+jv_status jv_trace_file_sha256(const jv_trace *tr, char hex[65], uint64_t *bytes, jv_err *err);
+
+/* Frees everything held by tr (and stops its background hash). */
 void jv_trace_free(jv_trace *tr);
 
 /* Frees what only linking and the call tree read (jv_tree_build): the flow endpoints, the launches'

@@ -71,7 +71,15 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid) {
     return (uint32_t)(lo * 64 + n);
 }
 
+jv_status jv_trace_file_sha256(const jv_trace *tr, char hex[65], uint64_t *bytes, jv_err *err) {
+    if (tr->file_hash_) return jv_filehash_result(tr->file_hash_, tr->file_sha256_bytes_, hex, bytes, err);
+    memcpy(hex, tr->file_sha256_, sizeof tr->file_sha256_);
+    *bytes = tr->file_sha256_bytes_;
+    return JV_OK;
+}
+
 void jv_trace_free(jv_trace *tr) {
+    jv_filehash_free(tr->file_hash_);
     trace_priv *pv = tr->priv_;
     if (pv) {
         jv_map_free(&pv->sig_of_text);

@@ -295,10 +295,8 @@ jv_status jv_replay_pkg_build(const jv_trace *tr, const jv_perf_table *pt, const
     /* manifest */
     char sha[65] = "";
     uint64_t size = 0;
-    if (tr->file_sha256[0]) { /* taken while the trace was read */
-        memcpy(sha, tr->file_sha256, sizeof sha);
-        size = tr->file_sha256_bytes;
-    } else {
+    JV_CHECK_GOTO(jv_trace_file_sha256(tr, sha, &size, err), st, done); /* taken while the trace was analysed */
+    if (!sha[0]) {
         JV_CHECK_GOTO(jv_sha256_file(o->trace, sha, &size, err), st, done);
     }
     const char *base = strrchr(o->trace, '/');
