@@ -503,10 +503,8 @@ static int is_execute(const jv_trace *tr, const jv_event *e) {
     return jv_ev_kind(tr, e) == JV_K_CPU_OP && !strcmp(jv_trace_str(tr, jv_ev_name(tr, e)), "execute");
 }
 
-/* 1 for a graph launch's name (...GraphLaunch..., ...graphLaunch...; tested once per distinct name through
- * jv_name_memo) */
-static int is_graph_named(const char *name) {
-    return strstr(name, "GraphLaunch") || strstr(name, "graphLaunch");
+int jv_is_graph_launch_name(const char *name) {
+    return jv_contains_nocase(name, "GraphLaunch");
 }
 
 /* The op a GPU event is attributed to: nearest cpu_op above its launch
@@ -530,7 +528,7 @@ static jv_status find_launchers(const jv_trace *tr, jv_tree *t) {
             continue;
         }
         if (is_launch_kind(jv_ev_kind(tr, &tr->ev[p])) &&
-            jv_name_memo(tr, jv_ev_name(tr, &tr->ev[p]), memo, is_graph_named)) {
+            jv_name_memo(tr, jv_ev_name(tr, &tr->ev[p]), memo, jv_is_graph_launch_name)) {
             jv_map_get(&per_graph, p, &k);
             if ((s = jv_map_put(&per_graph, p, k + 1)) != JV_OK) break;
             if (k == 1) { /* its second GPU event: a graph launch of two so far */

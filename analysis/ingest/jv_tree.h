@@ -100,6 +100,10 @@ static inline uint32_t jv_upset_ix(const jv_upset *u, uint32_t x) {
  * all-gather, reduce-scatter and all-to-all kernels (by name, any case; the list in jv_tree.c). */
 int jv_is_comm_kernel(const char *name);
 
+/* 1 for the name of a graph launch call: cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch and their variants
+ * ("GraphLaunch" anywhere in the name, any case). The call tree and the trace-quality checks use this one test. */
+int jv_is_graph_launch_name(const char *name);
+
 /* 1 when an event name contains needle, ignoring ASCII case. */
 int jv_contains_nocase(const char *hay, const char *needle);
 

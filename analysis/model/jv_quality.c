@@ -26,11 +26,6 @@ const char *jv_nomodel_str(jv_nomodel why) {
     }
 }
 
-/* 1 for a cudaGraphLaunch / hipGraphLaunch call (and their driver-level names) */
-static int is_graph_launch(const char *name) {
-    return jv_contains_nocase(name, "GraphLaunch");
-}
-
 /* 1 for a kernel-launch runtime or driver call (cudaLaunchKernel, hipLaunchKernel, hipModuleLaunchKernel,
  * cuLaunchKernel, hipExtModuleLaunchKernel, ...): a synthetic row under one is a kernel no op launched */
 static int is_kernel_launch(const char *name) {
@@ -64,7 +59,7 @@ static jv_nomodel unsizable(const char *op) {
 static jv_nomodel why_of(const jv_drow *r) {
     int has = !(r->model < 0 && isnan(r->flops)) && !(isnan(r->flops) && isnan(r->bytes));
     if (has) return JV_NOMODEL_NONE;
-    if (r->synthetic && r->op_name && is_graph_launch(r->op_name)) return JV_NOMODEL_GRAPH;
+    if (r->synthetic && r->op_name && jv_is_graph_launch_name(r->op_name)) return JV_NOMODEL_GRAPH;
     if (r->synthetic && r->op_name && is_kernel_launch(r->op_name)) return JV_NOMODEL_NO_OP;
     /* an unsizable op, a family's model of it refused (serving attention without its step annotation), or its
      * own kernels (a synthetic row under it: it also called kernel-launching ops) */
@@ -114,7 +109,7 @@ jv_status jv_quality_compute(jv_digest *d, const jv_trace *tr, const jv_tree *t,
         const jv_event *e = &tr->ev[i];
         jv_kind k = jv_ev_kind(tr, e);
         if (k != JV_K_RUNTIME && k != JV_K_DRIVER) continue;
-        if (!jv_name_memo(tr, jv_ev_name(tr, e), memo, is_graph_launch)) continue;
+        if (!jv_name_memo(tr, jv_ev_name(tr, e), memo, jv_is_graph_launch_name)) continue;
         if ((s = JV_RESERVE(graph, capg, ng + 1)) == JV_OK) graph[ng++] = (uint32_t)i;
     }
     if (s == JV_OK && !(owned = malloc((ng ? ng : 1) * sizeof *owned))) s = JV_ERR_NOMEM;

@@ -568,7 +568,20 @@ static void test_op_of_gpu(void) {
     jv_trace_free(&tr);
 }
 
+/* the one graph-launch name test of the call tree and the trace-quality checks */
+static void test_graph_names(void) {
+    static const char *const yes[] = {"cudaGraphLaunch",      "cuGraphLaunch",  "hipGraphLaunch", "hipGraphLaunch_spt",
+                                      "cudaGraphLaunch_ptsz", "HIPGRAPHLAUNCH", "hipgraphlaunch"};
+    static const char *const no[] = {
+        "cudaLaunchKernel", "cudaGraphInstantiate", "hipGraphExecDestroy", "Graph", "GraphLaunc", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        CHECK_MSG(jv_is_graph_launch_name(yes[i]), "%s is a graph launch", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        CHECK_MSG(!jv_is_graph_launch_name(no[i]), "%s is not a graph launch", no[i]);
+}
+
 int main(void) {
+    test_graph_names();
     test_events();
     test_corr();
     test_tree_batches();
