@@ -423,14 +423,6 @@ static jv_status read_arg(rctx *x, const cJSON *a, const numflags *nf, texts *T)
     return st;
 }
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
-}
-
-/* Fills op from entry e. On failure op may hold a name and a partial call (freed by the caller). */
 /* our "jarvis" keys of an entry (x: its object, or NULL), typed */
 static void read_traced(const cJSON *x, jv_ir_traced *t) {
     memset(t, 0, sizeof *t);
@@ -452,11 +444,12 @@ static void read_traced(const cJSON *x, jv_ir_traced *t) {
     }
 }
 
+/* Fills op from entry e. On failure op may hold a name and a partial call (freed by the caller). */
 static jv_status read_entry(rctx *x, const cJSON *e, const numflags *nf, jv_ir_op *op) {
     if (!cJSON_IsObject(e)) return rfail(x, "not an object");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
     if (!cJSON_IsString(name) || !name->valuestring[0]) return rfail(x, "no op_name");
-    op->op_name = dup_str(name->valuestring);
+    op->op_name = strdup(name->valuestring);
     if (!op->op_name) JV_FAIL(x->err, JV_ERR_NOMEM, "%s: out of memory", x->src);
     x->op = op->op_name;
     const cJSON *ir = cJSON_GetObjectItemCaseSensitive(e, "replay_ir");
