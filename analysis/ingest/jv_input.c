@@ -59,8 +59,10 @@ struct jv_input {
     uint64_t pos, size;
     int hash; /* the file's bytes go through sha as they are read */
     jv_sha256 sha;
-    jv_filehash *bg; /* or the background hash (until jv_input_take_filehash) */
-    ring *rg;        /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
+    jv_filehash *bg;       /* or the background hash (until jv_input_take_filehash) */
+    unsigned char peek[2]; /* the file's first bytes, read to tell gzip from JSON: file_read gives them first */
+    size_t npeek, peek_off;
+    ring *rg; /* the read-ahead thread's ring (NULL: decoded on the caller's thread) */
 };
 
 static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err);
@@ -113,6 +115,7 @@ jv_status jv_input_open(const char *path, jv_hash_mode hash, jv_input **out, jv_
         JV_FAIL(err, JV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
     struct stat st;
+    int regular = 0; /* a regular file (pread reads it again from its start: the background hash) */
     if (fstat(fileno(in->f), &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             fclose(in->f);
@@ -120,11 +123,12 @@ jv_status jv_input_open(const char *path, jv_hash_mode hash, jv_input **out, jv_
             JV_FAIL(err, JV_ERR_IO, "%s: is a directory, not a trace file", path);
         }
         in->size = (uint64_t)st.st_size;
+        regular = S_ISREG(st.st_mode);
     }
-    int c0 = fgetc(in->f), c1 = fgetc(in->f);
-    in->gz = c0 == 0x1f && c1 == 0x8b;
-    rewind(in->f);
-    if (hash == JV_HASH_BACKGROUND && !in->gz && hash_in_background(in->size)) {
+    /* the first two bytes say gzip or not; they are kept and read first (a pipe cannot be rewound) */
+    in->npeek = fread(in->peek, 1, sizeof in->peek, in->f);
+    in->gz = in->npeek == 2 && in->peek[0] == 0x1f && in->peek[1] == 0x8b;
+    if (hash == JV_HASH_BACKGROUND && !in->gz && regular && hash_in_background(in->size)) {
         jv_status hs = jv_filehash_start(fileno(in->f), path, &in->bg, err);
         if (hs != JV_OK) {
             jv_input_close(in);
@@ -184,9 +188,18 @@ void jv_input_sha256(const jv_input *in, char hex[65], uint64_t *bytes) {
     *bytes = in->pos;
 }
 
+/* fread of the file, the bytes jv_input_open looked at first */
+static size_t file_read(jv_input *in, void *buf, size_t cap) {
+    size_t k = in->npeek - in->peek_off;
+    if (k > cap) k = cap;
+    memcpy(buf, in->peek + in->peek_off, k);
+    in->peek_off += k;
+    return k + (cap > k ? fread((char *)buf + k, 1, cap - k, in->f) : 0);
+}
+
 /* Refills the compressed buffer; *got = 0 at the end of the file. */
 static jv_status fill(jv_input *in, size_t *got, jv_err *err) {
-    *got = fread(in->zbuf, 1, IN_CHUNK, in->f);
+    *got = file_read(in, in->zbuf, IN_CHUNK);
     if (*got == 0 && ferror(in->f)) JV_FAIL(err, JV_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
     in->pos += *got;
     if (in->hash) jv_sha256_update(&in->sha, in->zbuf, *got);
@@ -386,7 +399,7 @@ jv_status jv_input_read(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *
 static jv_status read_direct(jv_input *in, char *buf, size_t cap, size_t *n, jv_err *err) {
     *n = 0;
     if (!in->gz) {
-        size_t got = fread(buf, 1, cap, in->f);
+        size_t got = file_read(in, buf, cap);
         if (got == 0 && ferror(in->f)) JV_FAIL(err, JV_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
         in->pos += got;
         if (in->hash) jv_sha256_update(&in->sha, buf, got);

@@ -14,8 +14,8 @@
 typedef struct jv_input jv_input;
 
 /* How jv_input_open hashes the file: not at all; as it is read (jv_input_sha256); or, for a plain file, on a
- * background thread (jv_input_take_filehash), where the machine has two or more cores, the file is at most a
- * quarter of its memory (so that it is read again from the page cache, not from the disk) and JV_HASH_THREAD=0
+ * background thread (jv_input_take_filehash), where it is a regular file, the machine has two or more cores, it is at
+ * most a quarter of its memory (so that it is read again from the page cache, not from the disk) and JV_HASH_THREAD=0
  * is not set; otherwise as it is read. */
 typedef enum { JV_HASH_NONE = 0, JV_HASH_INLINE, JV_HASH_BACKGROUND } jv_hash_mode;
 
