@@ -480,8 +480,13 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
             res->st = jv_err_set(&res->err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", sr->path);
             break;
         }
-        res->st = jv_trace_read_entry(sr, &first, &res->ev[res->n], &res->end);
-        if (res->st != JV_OK || res->end) break;
+        int end = 0;
+        jv_status st = jv_trace_read_entry(sr, &first, &res->ev[res->n], &end);
+        if (st != JV_OK || end) {
+            res->st = st;
+            res->end = end;
+            break;
+        }
         res->req_end[res->n++] = res->defer.nreq;
     }
     res->next = sr->base + sr->pos;
