@@ -14,10 +14,12 @@
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define JV_JSON_SWAR 1
 #endif
-#if !defined(JV_JSON_SSE2) && defined(JV_JSON_SWAR)
+#ifdef JV_JSON_SWAR
 #define SWAR_ONES UINT64_C(0x0101010101010101)
 #define SWAR_LOW7 UINT64_C(0x7F7F7F7F7F7F7F7F)
 #define SWAR_HIGH (~SWAR_LOW7)
+#endif
+#if !defined(JV_JSON_SSE2) && defined(JV_JSON_SWAR)
 /* the high bit of each byte of x that equals b (an exact per-byte test: no carry crosses a byte) */
 static inline uint64_t swar_eq(uint64_t x, unsigned char b) {
     uint64_t y = x ^ (SWAR_ONES * b);
@@ -50,7 +52,7 @@ static inline int is_ws(unsigned char ch) {
 
 /* The first byte of [p, end) that is not JSON whitespace (space, \n, \r, \t), or end: 16 bytes a step with SSE2,
  * 8 with the word-at-a-time path, then byte by byte. Kineto indents its traces: runs of 5-13 blanks. */
-static const char *skip_ws_run(const char *p, const char *end) {
+static inline __attribute__((always_inline)) const char *skip_ws_run(const char *p, const char *end) {
 #ifdef JV_JSON_SSE2
     const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
     while (end - p >= 16) {
@@ -118,9 +120,10 @@ static inline int hexval(unsigned char ch) {
     return -1;
 }
 
-/* c->p at the opening quote. */
-static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
-    const char *p = c->p + 1, *end = c->end;
+/* c->p at the opening quote; the bytes from there to from are plain (neither a quote, a backslash nor a control
+ * byte): the scan goes on at from. */
+static jv_jres scan_string(jv_jcur *c, jv_jstr *out, const char *from) {
+    const char *p = from, *end = c->end;
     int escaped = 0;
     for (;;) {
         /* fast path: plain bytes, 16 at a time where the CPU has SSE2 (every x86-64), then one at a time */
@@ -190,11 +193,48 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out) {
     return JV_J_OK;
 }
 
+/* scan_string for c->p at the opening quote, inline for the common short string: one that ends, unescaped,
+ * within the 16 bytes (SSE2) or 8 bytes (word at a time) after the quote; any other goes on in scan_string from
+ * the first byte it must look at. Keys and most values of a trace entry are short. */
+static inline jv_jres scan_string_short(jv_jcur *c, jv_jstr *out) {
+    const char *p = c->p + 1;
+    unsigned i;
+#ifdef JV_JSON_SSE2
+    if (c->end - p < 16) return scan_string(c, out, p);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p), ctl = _mm_set1_epi8(0x1F);
+    __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                     _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+    unsigned m = (unsigned)_mm_movemask_epi8(hit);
+    if (!m) return scan_string(c, out, p + 16);
+    i = (unsigned)__builtin_ctz(m);
+#elif defined(JV_JSON_SWAR)
+    if (c->end - p < 8) return scan_string(c, out, p);
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    uint64_t m = swar_eq(x, '"') | swar_eq(x, '\\') | (~(((x & SWAR_LOW7) + SWAR_ONES * 0x60) | x) & SWAR_HIGH);
+    if (!m) return scan_string(c, out, p + 8);
+    i = (unsigned)__builtin_ctzll(m) / 8;
+#else
+    return scan_string(c, out, p);
+#endif
+#if defined(JV_JSON_SSE2) || defined(JV_JSON_SWAR)
+    if (p[i] != '"') return scan_string(c, out, p + i); /* an escape or a control byte */
+    if (out) {
+        out->s = p;
+        out->n = i;
+        out->escaped = 0;
+    }
+    c->p = p + i + 1;
+    return JV_J_OK;
+#endif
+}
+
 jv_jres jv_json_string(jv_jcur *c, jv_jstr *out) {
     jv_jres r = ws(c);
     if (r != JV_J_OK) return r;
     if (*c->p != '"') return bad(c, c->p, "expected a string");
-    return scan_string(c, out);
+    return scan_string_short(c, out);
 }
 
 /* c->p at the first byte of a number. */
@@ -252,6 +292,29 @@ jv_jres jv_json_number(jv_jcur *c, const char **s, size_t *n) {
     return JV_J_OK;
 }
 
+#ifdef JV_JSON_SWAR
+/* The count k (0 to 8) of the ASCII digits that begin the 8 bytes at p, and in *v the value of those k digits
+ * (0 when k is 0): one little-endian word, the per-byte digit test exact (no carry crosses a byte), then D.
+ * Lemire's 8-digit conversion of the k digits shifted to the word's end behind zero digits. */
+static inline unsigned digits_word(const char *p, uint32_t *v) {
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    uint64_t d = x ^ UINT64_C(0x3030303030303030);                                   /* a digit's byte is now 0 to 9 */
+    uint64_t m = (((d & SWAR_LOW7) + UINT64_C(0x7676767676767676)) | d) & SWAR_HIGH; /* bytes above 9 */
+    unsigned k = m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
+    if (k == 0) {
+        *v = 0;
+        return 0;
+    }
+    d <<= 8 * (8 - k);
+    d = d * 10 + (d >> 8); /* 2-digit values in bytes 0, 2, 4, 6 */
+    const uint64_t mask = UINT64_C(0x000000FF000000FF);
+    d = ((d & mask) * UINT64_C(0x000F424000000064) + ((d >> 16) & mask) * UINT64_C(0x0000271000000001)) >> 32;
+    *v = (uint32_t)d;
+    return k;
+}
+#endif
+
 jv_jres jv_json_number_u(jv_jcur *c, const char **s, size_t *n, uint64_t *v, int *plain) {
     jv_jres r = ws(c);
     if (r != JV_J_OK) return r;
@@ -259,6 +322,16 @@ jv_jres jv_json_number_u(jv_jcur *c, const char **s, size_t *n, uint64_t *v, int
     *plain = 0;
     if (*p >= '1' && *p <= '9') { /* digits and their value in one pass: a delimiter follows, or the input ends */
         uint64_t x = 0;
+#ifdef JV_JSON_SWAR
+        static const uint32_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        while (end - q >= 8 && q - p <= 8) { /* a word at a time (16-digit timestamps: two), then byte by byte */
+            uint32_t w;
+            unsigned k = digits_word(q, &w);
+            x = x * pow10[k] + w;
+            q += k;
+            if (k < 8) break;
+        }
+#endif
         while (q < end && q - p <= 18 && (unsigned char)(*q - '0') <= 9)
             x = x * 10 + (uint64_t)(*q++ - '0');
         if (q - p <= 18 &&
@@ -290,6 +363,14 @@ jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n) {
     jv_jres r = ws(c);
     if (r != JV_J_OK) return r;
     const char *start = c->p;
+    char ch0 = *start;
+    if (ch0 == '"' || ch0 == '-' || (ch0 >= '0' && ch0 <= '9')) { /* a scalar: no stack (the loop's first step) */
+        r = ch0 == '"' ? scan_string_short(c, NULL) : scan_number(c);
+        if (r != JV_J_OK) return r;
+        if (s) *s = start;
+        if (n) *n = (size_t)(c->p - start);
+        return JV_J_OK;
+    }
     for (;;) {
         r = ws(c);
         if (r != JV_J_OK) return r;
@@ -316,7 +397,7 @@ jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n) {
                     if (r != JV_J_OK) return r;
                 }
                 continue;
-            case '"': r = scan_string(c, NULL); break;
+            case '"': r = scan_string_short(c, NULL); break;
             case 't': r = scan_literal(c, "true", 4); break;
             case 'f': r = scan_literal(c, "false", 5); break;
             case 'n': r = scan_literal(c, "null", 4); break;
@@ -354,7 +435,7 @@ jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n) {
     return JV_J_OK;
 }
 
-jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key) {
+static inline jv_jres member(jv_jcur *c, int *first, jv_jstr *key) {
     jv_jres r = ws(c);
     if (r != JV_J_OK) return r;
     if (*c->p == '}') {
@@ -372,6 +453,19 @@ jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key) {
     else if ((r = jv_json_expect(c, ':')) != JV_J_OK)
         return r;
     *first = 0;
+    return JV_J_OK;
+}
+
+jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key) {
+    return member(c, first, key);
+}
+
+jv_jres jv_json_member_value(jv_jcur *c, int *first, jv_jstr *key, char *ch) {
+    jv_jres r = member(c, first, key);
+    if (r != JV_J_OK) return r;
+    r = ws(c);
+    if (r != JV_J_OK) return r;
+    *ch = *c->p;
     return JV_J_OK;
 }
 

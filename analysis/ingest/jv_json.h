@@ -62,6 +62,10 @@ jv_jres jv_json_skip(jv_jcur *c, const char **s, size_t *n);
  * Returns JV_J_OK with the key read and the ':' consumed, JV_J_END after '}'. */
 jv_jres jv_json_member(jv_jcur *c, int *first, jv_jstr *key);
 
+/* jv_json_member, then the whitespace after the ':': *ch gets the value's first byte (not consumed), as
+ * jv_json_peek would. An entry's members (the window holds the whole entry): the value's blanks must fit too. */
+jv_jres jv_json_member_value(jv_jcur *c, int *first, jv_jstr *key, char *ch);
+
 /* Array iteration: call with *first = 1 right after '['. Returns JV_J_OK when
  * a value follows (not consumed), JV_J_END after ']'. */
 jv_jres jv_json_element(jv_jcur *c, int *first);

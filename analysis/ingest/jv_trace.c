@@ -160,11 +160,10 @@ static jv_jres intern_key(reader *r, jv_jcur *c, const jv_jstr *s, int64_t *key)
     return JV_J_OK;
 }
 
-/* Reads a pid/tid/id value: a number, or a string (numeric strings read as numbers). */
-static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
-    char ch;
-    jv_jres x = jv_json_peek(c, &ch);
-    if (x != JV_J_OK) return x;
+/* Reads a pid/tid/id value: a number, or a string (numeric strings read as numbers). ch: the value's first byte
+ * (at c->p: jv_json_member_value). */
+static jv_jres read_key(reader *r, jv_jcur *c, char ch, int64_t *key) {
+    jv_jres x;
     if (ch == '"') {
         jv_jstr s;
         x = jv_json_string(c, &s);
@@ -192,10 +191,9 @@ static jv_jres read_key(reader *r, jv_jcur *c, int64_t *key) {
     return jv_json_skip(c, NULL, NULL);
 }
 
-static jv_jres read_int(jv_jcur *c, int64_t *v) {
-    char ch;
-    jv_jres x = jv_json_peek(c, &ch);
-    if (x != JV_J_OK) return x;
+/* ch: the value's first byte (at c->p) */
+static jv_jres read_int(jv_jcur *c, char ch, int64_t *v) {
+    jv_jres x;
     if (ch == '-' || (ch >= '0' && ch <= '9')) {
         const char *s;
         size_t n;
@@ -268,11 +266,9 @@ static jv_kind kind_of_cat(const jv_jstr *cat) {
 
 /* ---------- one traceEvents entry ---------- */
 
-/* A string argument interned into *id (other JSON values are skipped). */
-static jv_jres read_str_arg(reader *r, jv_jcur *c, uint32_t *id) {
-    char ch;
-    jv_jres x = jv_json_peek(c, &ch);
-    if (x != JV_J_OK) return x;
+/* A string argument interned into *id (other JSON values are skipped); ch: its first byte (at c->p). */
+static jv_jres read_str_arg(reader *r, jv_jcur *c, char ch, uint32_t *id) {
+    jv_jres x;
     if (ch != '"') return jv_json_skip(c, NULL, NULL);
     jv_jstr v;
     x = jv_json_string(c, &v);
@@ -280,24 +276,24 @@ static jv_jres read_str_arg(reader *r, jv_jcur *c, uint32_t *id) {
 }
 
 /* The collective metadata keys of args (jv_commargs); *handled = 0 for any other key (nothing consumed). */
-static jv_jres parse_comm_arg(reader *r, jv_jcur *c, ev_tmp *e, const char *s, size_t n, int *handled) {
+static jv_jres parse_comm_arg(reader *r, jv_jcur *c, char ch, ev_tmp *e, const char *s, size_t n, int *handled) {
     jv_jres x = JV_J_OK;
     if (n == 15 && !memcmp(s, "Collective name", 15))
-        x = read_str_arg(r, c, &e->coll);
+        x = read_str_arg(r, c, ch, &e->coll);
     else if (n == 18 && !memcmp(s, "Process Group Name", 18))
-        x = read_str_arg(r, c, &e->pg);
+        x = read_str_arg(r, c, ch, &e->pg);
     else if (n == 16 && !memcmp(s, "Process Group ID", 16) && !e->pg) {
         x = read_raw(r, c, &e->pg); /* older traces: a number, kept as its text */
     } else if (n == 19 && !memcmp(s, "Process Group Ranks", 19))
         x = read_raw(r, c, &e->pg_ranks);
     else if (n == 5 && !memcmp(s, "dtype", 5))
-        x = read_str_arg(r, c, &e->coll_dtype);
+        x = read_str_arg(r, c, ch, &e->coll_dtype);
     else if (n == 10 && !memcmp(s, "Group size", 10))
-        x = read_int(c, &e->group_size);
+        x = read_int(c, ch, &e->group_size);
     else if (n == 13 && !memcmp(s, "In msg nelems", 13))
-        x = read_int(c, &e->in_nelems);
+        x = read_int(c, ch, &e->in_nelems);
     else if (n == 14 && !memcmp(s, "Out msg nelems", 14))
-        x = read_int(c, &e->out_nelems);
+        x = read_int(c, ch, &e->out_nelems);
     else {
         *handled = 0;
         return JV_J_OK;
@@ -317,20 +313,21 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
     }
     int first = 1;
     jv_jstr k;
-    while ((x = jv_json_member(c, &first, &k)) == JV_J_OK) {
+    char ch;
+    while ((x = jv_json_member_value(c, &first, &k, &ch)) == JV_J_OK) {
         const char *s = k.s;
         size_t n = k.n;
         int handled = 1;
         if (n == 11 && !memcmp(s, "correlation", 11))
-            x = read_int(c, &e->corr);
+            x = read_int(c, ch, &e->corr);
         else if ((n == 11 && (!memcmp(s, "External id", 11) || !memcmp(s, "external id", 11))))
-            x = read_int(c, &e->ext);
+            x = read_int(c, ch, &e->ext);
         else if (n == 15 && !memcmp(s, "Sequence number", 15))
-            x = read_int(c, &e->seq);
+            x = read_int(c, ch, &e->seq);
         else if (n == 6 && !memcmp(s, "stream", 6))
-            x = read_int(c, &e->stream);
+            x = read_int(c, ch, &e->stream);
         else if (n == 6 && !memcmp(s, "device", 6))
-            x = read_int(c, &e->device);
+            x = read_int(c, ch, &e->device);
         else if (n == 10 && (!memcmp(s, "Input Dims", 10) || !memcmp(s, "Input dims", 10)))
             x = read_raw(r, c, &e->dims);
         else if (n == 10 && !memcmp(s, "Input type", 10))
@@ -341,27 +338,11 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
             x = read_raw(r, c, &e->concrete);
         else if (n >= 5 && n <= 18 &&
                  (s[0] == 'C' || s[0] == 'P' || s[0] == 'I' || s[0] == 'O' || s[0] == 'G' || s[0] == 'd'))
-            x = parse_comm_arg(r, c, e, s, n, &handled);
+            x = parse_comm_arg(r, c, ch, e, s, n, &handled);
         else if (e->ph == 'M' && n == 4 && !memcmp(s, "name", 4)) {
-            jv_jstr v;
-            char ch;
-            x = jv_json_peek(c, &ch);
-            if (x == JV_J_OK && ch == '"') {
-                x = jv_json_string(c, &v);
-                if (x == JV_J_OK) x = intern_str(r, c, &v, &e->arg_name);
-            } else if (x == JV_J_OK) {
-                x = jv_json_skip(c, NULL, NULL);
-            }
+            x = read_str_arg(r, c, ch, &e->arg_name);
         } else if (e->ph == 'M' && n == 6 && !memcmp(s, "labels", 6)) {
-            jv_jstr v;
-            char ch;
-            x = jv_json_peek(c, &ch);
-            if (x == JV_J_OK && ch == '"') {
-                x = jv_json_string(c, &v);
-                if (x == JV_J_OK) x = intern_str(r, c, &v, &e->arg_labels);
-            } else if (x == JV_J_OK) {
-                x = jv_json_skip(c, NULL, NULL);
-            }
+            x = read_str_arg(r, c, ch, &e->arg_labels);
         } else
             handled = 0;
         if (!handled) x = jv_json_skip(c, NULL, NULL);
@@ -370,10 +351,9 @@ static jv_jres parse_args(reader *r, jv_jcur *c, ev_tmp *e) {
     return x == JV_J_END ? JV_J_OK : x;
 }
 
-static jv_jres parse_time(jv_jcur *c, int64_t *out, int *has, int *bad) {
-    char ch;
-    jv_jres x = jv_json_peek(c, &ch);
-    if (x != JV_J_OK) return x;
+/* ch: the value's first byte (at c->p) */
+static jv_jres parse_time(jv_jcur *c, char ch, int64_t *out, int *has, int *bad) {
+    jv_jres x;
     const char *s;
     size_t n;
     if (ch == '"') { /* tolerate quoted numbers */
@@ -426,7 +406,7 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
     /* args may come before ph; parse_args only needs ph for 'M' names, so
        remember where args was and parse it after the loop when ph was late */
     const char *args_at = NULL;
-    while ((x = jv_json_member(c, &first, &k)) == JV_J_OK) {
+    while ((x = jv_json_member_value(c, &first, &k, &ch)) == JV_J_OK) {
         const char *s = k.s;
         size_t n = k.n;
         if (n == 2 && s[0] == 'p' && s[1] == 'h') {
@@ -435,46 +415,41 @@ static jv_jres parse_event(reader *r, jv_jcur *c, void *ctx) {
             if (x == JV_J_OK) e->ph = v.n ? v.s[0] : '?';
         } else if (n == 3 && !memcmp(s, "cat", 3)) {
             jv_jstr v;
-            x = jv_json_peek(c, &ch);
-            if (x == JV_J_OK && ch == '"') {
+            if (ch == '"') {
                 x = jv_json_string(c, &v);
                 if (x == JV_J_OK) {
                     e->kind = kind_of_cat(&v);
-                    e->launch_flow =
-                        jv_jstr_eq(&v, "ac2g") || jv_jstr_eq(&v, "async") || jv_jstr_eq(&v, "async_cpu_to_gpu");
+                    e->launch_flow = (v.n == 4 && !memcmp(v.s, "ac2g", 4)) || (v.n == 5 && !memcmp(v.s, "async", 5)) ||
+                                     (v.n == 16 && !memcmp(v.s, "async_cpu_to_gpu", 16));
                 }
-            } else if (x == JV_J_OK) {
+            } else {
                 x = jv_json_skip(c, NULL, NULL);
             }
         } else if (n == 4 && !memcmp(s, "name", 4)) {
             jv_jstr v;
-            x = jv_json_peek(c, &ch);
-            if (x == JV_J_OK && ch == '"') {
+            if (ch == '"') {
                 x = jv_json_string(c, &v);
                 if (x == JV_J_OK) x = intern_str(r, c, &v, &e->name);
-            } else if (x == JV_J_OK) {
+            } else {
                 const char *raw;
                 size_t rn;
                 x = jv_json_skip(c, &raw, &rn);
                 if (x == JV_J_OK) x = intern_text(r, c, raw, rn, &e->name);
             }
         } else if (n == 3 && !memcmp(s, "pid", 3)) {
-            x = read_key(r, c, &e->pid);
+            x = read_key(r, c, ch, &e->pid);
         } else if (n == 3 && !memcmp(s, "tid", 3)) {
-            x = read_key(r, c, &e->tid);
+            x = read_key(r, c, ch, &e->tid);
         } else if (n == 2 && s[0] == 't' && s[1] == 's') {
-            x = parse_time(c, &e->ts, &e->has_ts, &e->bad_time);
+            x = parse_time(c, ch, &e->ts, &e->has_ts, &e->bad_time);
         } else if (n == 3 && !memcmp(s, "dur", 3)) {
-            x = parse_time(c, &e->dur, &e->has_dur, &e->bad_time);
+            x = parse_time(c, ch, &e->dur, &e->has_dur, &e->bad_time);
         } else if (n == 2 && s[0] == 'i' && s[1] == 'd') {
-            x = read_key(r, c, &e->id);
+            x = read_key(r, c, ch, &e->id);
         } else if (n == 4 && !memcmp(s, "args", 4)) {
             if (e->ph == 0) {
-                x = jv_json_peek(c, &ch);
-                if (x == JV_J_OK) {
-                    args_at = c->p;
-                    x = jv_json_skip(c, NULL, NULL);
-                }
+                args_at = c->p;
+                x = jv_json_skip(c, NULL, NULL);
             } else {
                 x = parse_args(r, c, e);
             }

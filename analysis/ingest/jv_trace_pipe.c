@@ -18,8 +18,9 @@
 jv_jres jv_defer_add(reader *r, jv_jcur *c, const char *p, size_t n, int escaped, void *dst, int key,
                      const char *err_p) {
     jv_defer *d = r->defer;
-    if (JV_RESERVE(d->req, d->cap_req, d->nreq + 1) != JV_OK ||
-        JV_RESERVE(d->bytes, d->cap_bytes, d->nbytes + n + 1) != JV_OK) {
+    if ((d->nreq >= d->cap_req || d->cap_bytes - d->nbytes <= n) && /* (no call while there is room) */
+        (JV_RESERVE(d->req, d->cap_req, d->nreq + 1) != JV_OK ||
+         JV_RESERVE(d->bytes, d->cap_bytes, d->nbytes + n + 1) != JV_OK)) {
         c->err = "out of memory (string table)";
         return JV_J_BAD;
     }
@@ -467,17 +468,25 @@ static void scan_segment(split_scan *sp, reader *sr, size_t m, seg_result *res) 
     sr->defer = &res->defer;
     sr->gave_up = 0;
     while (sr->base + sr->pos <= res->seg_end) {
-        if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-            res->st = JV_ERR_LIMIT; /* stopped: nobody takes this result */
+        /* stopped: nobody takes this result (looked at every 64 entries: the flag shares a cache line with the
+           store's lock, which the other threads write) */
+        if (res->n % 64 == 0 && __atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+            res->st = JV_ERR_LIMIT;
             break;
         }
-        if (JV_RESERVE(res->ev, res->cap, res->n + 1) != JV_OK ||
-            JV_RESERVE(res->req_end, res->cap_req, res->n + 1) != JV_OK) {
+        if ((res->n >= res->cap || res->n >= res->cap_req) &&
+            (JV_RESERVE(res->ev, res->cap, res->n + 1) != JV_OK ||
+             JV_RESERVE(res->req_end, res->cap_req, res->n + 1) != JV_OK)) {
             res->st = jv_err_set(&res->err, JV_ERR_NOMEM, __FILE__, __LINE__, "%s: out of memory", sr->path);
             break;
         }
-        res->st = jv_trace_read_entry(sr, &first, &res->ev[res->n], &res->end);
-        if (res->st != JV_OK || res->end) break;
+        int end = 0;
+        jv_status st = jv_trace_read_entry(sr, &first, &res->ev[res->n], &end);
+        if (st != JV_OK || end) {
+            res->st = st;
+            res->end = end;
+            break;
+        }
         res->req_end[res->n++] = res->defer.nreq;
     }
     res->next = sr->base + sr->pos;

@@ -621,6 +621,94 @@ static void test_number_u(void) {
     }
 }
 
+/* jv_json_number_u's word-at-a-time digits: 1 to 21 digits (zeros inside) ended by each kind of byte, with 0 to 9
+ * bytes after the stop, so that the number starts at each offset of a word and its end falls in the word path
+ * and in the byte-by-byte tail: the value and end agree with jv_json_number + jv_json_int64. */
+static void test_number_words(void) {
+    static const unsigned char stops[] = {',', ' ', '}', ']',  '\n', '.',  'e',  'E',  ':',
+                                          '/', '-', 'x', 0x00, 0x80, 0xB0, 0xB9, 0xFF, 0x3A};
+    unsigned seed = 12345;
+    for (size_t nd = 1; nd <= 21; nd++) {
+        for (size_t j = 0; j < sizeof stops; j++) {
+            for (size_t pad = 0; pad <= 9; pad++) {
+                char txt[48];
+                for (size_t k = 0; k < nd; k++) {
+                    seed = seed * 1103515245u + 12345u;
+                    txt[k] = (char)('0' + (seed >> 16) % 10);
+                }
+                txt[0] = (char)('1' + (nd * 7 + j) % 9);
+                txt[nd] = (char)stops[j];
+                for (size_t k = 1; k <= pad; k++)
+                    txt[nd + k] = k % 2 ? '9' : ' '; /* digits after a stop must not be read as the number's */
+                size_t len = nd + 1 + pad;
+                char *b = dup_n(txt, len);
+                jv_jcur c1, c2;
+                jv_json_init(&c1, b, b + len, 1);
+                jv_json_init(&c2, b, b + len, 1);
+                const char *s1 = NULL, *s2 = NULL;
+                size_t n1 = 0, n2 = 0;
+                uint64_t v = 0;
+                int plain = -1;
+                jv_jres r1 = jv_json_number(&c1, &s1, &n1);
+                jv_jres r2 = jv_json_number_u(&c2, &s2, &n2, &v, &plain);
+                int same = r1 == r2 && c1.p == c2.p && (r1 != JV_J_OK || (s1 == s2 && n1 == n2));
+                if (same && r1 == JV_J_BAD) same = c1.err == c2.err && c1.err_p == c2.err_p;
+                CHECK_MSG(same, "%zu digits, stop 0x%02x, pad %zu: number_u %s, number %s", nd, stops[j], pad,
+                          res_name(r2), res_name(r1));
+                int want_plain = r1 == JV_J_OK && n1 <= 18 && n1 == nd;
+                CHECK_MSG(plain == (r1 == JV_J_OK ? want_plain : 0), "%zu digits, stop 0x%02x, pad %zu: plain %d", nd,
+                          stops[j], pad, plain);
+                int64_t w = 0;
+                if (plain == 1)
+                    CHECK_MSG(jv_json_int64(b, nd, &w) && (uint64_t)w == v, "%zu digits '%.*s': value %llu, want %lld",
+                              nd, (int)nd, b, (unsigned long long)v, (long long)w);
+                free(b);
+            }
+        }
+    }
+}
+
+/* jv_json_member_value: the key, then c->p and *ch at the value's first byte after blanks of each length; a
+ * truncation after the ':' needs more input (final: the truncation message at the end); a scalar skipped
+ * after it gives its raw text. */
+static void test_member_value(void) {
+    for (size_t len = 0; len <= 20; len++) {
+        char txt[256];
+        char run[32];
+        memset(run, ' ', len);
+        run[len] = '\0';
+        if (len > 1) run[0] = '\n';
+        int n = snprintf(txt, sizeof txt, "{%s\"ts\":%s1689179654785946%s,%s\"cat\":%s\"kernel\"}", run, run, run, run,
+                         run);
+        char *b = dup_n(txt, (size_t)n);
+        jv_jcur c;
+        jv_json_init(&c, b, b + n, 1);
+        int first = 1, ok;
+        jv_jstr k;
+        char ch = 0;
+        const char *v;
+        size_t vn;
+        ok = jv_json_expect(&c, '{') == JV_J_OK && jv_json_member_value(&c, &first, &k, &ch) == JV_J_OK &&
+             jv_jstr_eq(&k, "ts") && ch == '1' && *c.p == '1';
+        ok = ok && jv_json_skip(&c, &v, &vn) == JV_J_OK && vn == 16 && v[0] == '1' && v[15] == '6';
+        ok = ok && jv_json_member_value(&c, &first, &k, &ch) == JV_J_OK && jv_jstr_eq(&k, "cat") && ch == '"';
+        ok = ok && jv_json_skip(&c, &v, &vn) == JV_J_OK && vn == 8 && v[0] == '"' && v[7] == '"';
+        ok = ok && jv_json_member_value(&c, &first, &k, &ch) == JV_J_END && c.p == b + n;
+        CHECK_MSG(ok, "member_value with runs of %zu blanks: %s", len, txt);
+        /* cut after the ':' and its blanks: more input, or at the end a truncation */
+        size_t cut = (size_t)(strchr(txt, ':') - txt) + 1 + len;
+        for (int final = 0; final <= 1; final++) {
+            jv_json_init(&c, b, b + cut, final);
+            first = 1;
+            jv_jres r = jv_json_expect(&c, '{');
+            r = r == JV_J_OK ? jv_json_member_value(&c, &first, &k, &ch) : r;
+            CHECK_MSG(final ? r == JV_J_BAD && c.err_p == b + cut && strstr(c.err, "unexpected end") : r == JV_J_MORE,
+                      "member_value cut after ':' and %zu blanks (final %d): %s", len, final, res_name(r));
+        }
+        free(b);
+    }
+}
+
 /* ---------- whitespace runs (the SSE2 / word-at-a-time skip) ---------- */
 
 /* Runs of 0..40 blanks (every mix of the four, so that each 8- and 16-byte block boundary falls inside a run)
@@ -698,6 +786,8 @@ int main(void) {
     test_ws_runs();
     test_numbers();
     test_number_u();
+    test_number_words();
+    test_member_value();
     test_us_to_ns();
     test_int64();
     printf("%d passed, %d failed\n", passed, failed);
