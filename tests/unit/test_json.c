@@ -563,6 +563,26 @@ static void test_int64(void) {
 }
 /* jv_json_number_u against jv_json_number + jv_json_int64: the same result, end and text on every prefix of
  * each input (a number cut by the end of the range), and the value exactly when the number is plain digits. */
+/* jv_json_number and jv_json_number_u over the same len bytes at b: 1 when they agree (result, end, span, and the
+ * message and its place for a rejection); *r1, the span (*s1, *n1), *v and *plain from them */
+static int numbers_agree(const char *b, size_t len, int final, jv_jres *r1, const char **s1, size_t *n1, uint64_t *v,
+                         int *plain) {
+    jv_jcur c1, c2;
+    jv_json_init(&c1, b, b + len, final);
+    jv_json_init(&c2, b, b + len, final);
+    const char *s2 = NULL;
+    size_t n2 = 0;
+    *s1 = NULL;
+    *n1 = 0;
+    *v = 0;
+    *plain = -1;
+    *r1 = jv_json_number(&c1, s1, n1);
+    jv_jres r2 = jv_json_number_u(&c2, &s2, &n2, v, plain);
+    int same = *r1 == r2 && c1.p == c2.p && (*r1 != JV_J_OK || (*s1 == s2 && *n1 == n2));
+    if (same && *r1 == JV_J_BAD) same = c1.err == c2.err && c1.err_p == c2.err_p;
+    return same;
+}
+
 static void test_number_u(void) {
     static const char *const cases[] = {"7,",
                                         "0,",
@@ -592,18 +612,13 @@ static void test_number_u(void) {
         for (size_t cut = 1; cut <= len; cut++) {
             for (int final = 0; final <= 1; final++) {
                 char *b = dup_n(cases[i], cut);
-                jv_jcur c1, c2;
-                jv_json_init(&c1, b, b + cut, final);
-                jv_json_init(&c2, b, b + cut, final);
-                const char *s1 = NULL, *s2 = NULL;
-                size_t n1 = 0, n2 = 0;
-                uint64_t v = 0;
-                int plain = -1;
-                jv_jres r1 = jv_json_number(&c1, &s1, &n1);
-                jv_jres r2 = jv_json_number_u(&c2, &s2, &n2, &v, &plain);
-                int same = r1 == r2 && c1.p == c2.p && (r1 != JV_J_OK || (s1 == s2 && n1 == n2));
-                if (same && r1 == JV_J_BAD) same = c1.err == c2.err && c1.err_p == c2.err_p;
-                CHECK_MSG(same, "'%.*s' (final %d): number_u %s, number %s", (int)cut, cases[i], final, res_name(r2),
+                jv_jres r1;
+                const char *s1;
+                size_t n1;
+                uint64_t v;
+                int plain;
+                CHECK_MSG(numbers_agree(b, cut, final, &r1, &s1, &n1, &v, &plain),
+                          "'%.*s' (final %d): number_u and number differ (number: %s)", (int)cut, cases[i], final,
                           res_name(r1));
                 if (r1 == JV_J_OK) {
                     int want_plain = n1 >= 1 && n1 <= 18 && s1[0] != '0' && s1[0] != '-';
@@ -642,19 +657,14 @@ static void test_number_words(void) {
                     txt[nd + k] = k % 2 ? '9' : ' '; /* digits after a stop must not be read as the number's */
                 size_t len = nd + 1 + pad;
                 char *b = dup_n(txt, len);
-                jv_jcur c1, c2;
-                jv_json_init(&c1, b, b + len, 1);
-                jv_json_init(&c2, b, b + len, 1);
-                const char *s1 = NULL, *s2 = NULL;
-                size_t n1 = 0, n2 = 0;
-                uint64_t v = 0;
-                int plain = -1;
-                jv_jres r1 = jv_json_number(&c1, &s1, &n1);
-                jv_jres r2 = jv_json_number_u(&c2, &s2, &n2, &v, &plain);
-                int same = r1 == r2 && c1.p == c2.p && (r1 != JV_J_OK || (s1 == s2 && n1 == n2));
-                if (same && r1 == JV_J_BAD) same = c1.err == c2.err && c1.err_p == c2.err_p;
-                CHECK_MSG(same, "%zu digits, stop 0x%02x, pad %zu: number_u %s, number %s", nd, stops[j], pad,
-                          res_name(r2), res_name(r1));
+                jv_jres r1;
+                const char *s1;
+                size_t n1;
+                uint64_t v;
+                int plain;
+                CHECK_MSG(numbers_agree(b, len, 1, &r1, &s1, &n1, &v, &plain),
+                          "%zu digits, stop 0x%02x, pad %zu: number_u and number differ (number: %s)", nd, stops[j],
+                          pad, res_name(r1));
                 int want_plain = r1 == JV_J_OK && n1 <= 18 && n1 == nd;
                 CHECK_MSG(plain == (r1 == JV_J_OK ? want_plain : 0), "%zu digits, stop 0x%02x, pad %zu: plain %d", nd,
                           stops[j], pad, plain);
