@@ -57,9 +57,16 @@ static void *hash_main(void *arg) {
     jv_filehash *h = arg;
     /* this thread only: the hash takes the cores the analysis leaves idle (SCHED_IDLE, else nice 19); lowering
        one's own priority needs no privilege, and a failure only costs speed */
+    int lowered = 0;
+#ifdef SCHED_IDLE
     struct sched_param sp = {0};
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
-        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    lowered = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0;
+#endif
+#ifdef SYS_gettid
+    if (!lowered) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#else
+    (void)lowered;
+#endif
     unsigned char *buf = malloc(CHUNK);
     if (buf) hash_on(h, buf, 1); /* no buffer: jv_filehash_result hashes it all */
     free(buf);

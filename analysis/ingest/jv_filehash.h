@@ -1,12 +1,13 @@
 /* jv_filehash: the SHA-256 of a trace file taken on a background thread, for the replay package's manifest.
  *
- * A plain .json trace is hashed after it has been read instead of by the threads that read it: the hash costs a
- * third of what the scan does (one core's SHA extensions take about 0.13 s for 240 MB), and on the reading
- * threads it made the read of the bench trace 0.42 s instead of 0.24 on two cores. The thread runs at the
- * lowest priority (SCHED_IDLE) and reads the file a second time, from the page cache, with pread on a duplicate
- * of the reader's descriptor: it takes the cores that the stages after the read leave idle. Whoever asks for
- * the result first (jv_filehash_result) takes over what is left of the work on its own thread, at its own
- * priority, so a busy machine delays the hash no more than hashing on the reading thread would. */
+ * A plain .json trace is hashed after it has been read instead of by the threads that read it. One core's SHA
+ * extensions hash about 1.8 GB/s (0.13 s for the 240 MB bench trace, 40 % of the scan's own CPU) and one
+ * stream's hash cannot be split: on the reading threads it made the scan 0.31 s instead of 0.18 on two cores
+ * (bench/results/ingest-2026-11-27-s15.md). The thread runs at the lowest priority (SCHED_IDLE) and reads the
+ * file a second time, from the page cache, with pread on a duplicate of the reader's descriptor: it takes the
+ * cores that the stages after the read leave idle. Whoever asks for the result first (jv_filehash_result) takes
+ * over what is left of the work on its own thread, at its own priority, so a busy machine delays the hash no
+ * more than hashing on the reading thread would. */
 #ifndef JV_FILEHASH_H
 #define JV_FILEHASH_H
 
@@ -22,8 +23,8 @@ typedef struct jv_filehash jv_filehash;
  * JV_ERR_NOMEM, naming path. */
 jv_status jv_filehash_start(int fd, const char *path, jv_filehash **out, jv_err *err);
 
-/* Starts the hashing thread (once; NULL is allowed). Where it cannot be started, jv_filehash_result takes the
- * whole hash. */
+/* Starts the hashing thread (once; NULL is allowed), on the thread that made h and before any
+ * jv_filehash_result. Where it cannot be started, jv_filehash_result takes the whole hash. */
 void jv_filehash_run(jv_filehash *h);
 
 /* The SHA-256 of the file's bytes (hex: 64 lowercase digits and a NUL) and how many there are (*bytes): waits

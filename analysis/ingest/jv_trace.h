@@ -336,8 +336,8 @@ uint32_t jv_trace_find_uid(const jv_trace *tr, uint32_t uid);
 
 typedef struct {
     int progress;  /* show progress on stderr (caller decides: tty and not --quiet) */
-    int hash_file; /* 1: the SHA-256 of the file is taken (jv_trace_file_sha256): a gzip'd file's as it is read, a
-                      plain one's in the background (jv_filehash), unless threads is 1 */
+    int hash_file; /* 1: the SHA-256 of the file is taken (jv_trace_file_sha256): as it is read, or, for a plain
+                      file where jv_hash_mode allows and threads is not 1, after the read (jv_filehash) */
     int threads;   /* 1: scan on the calling thread alone; else the traceEvents array is parsed on
                       jv_trace_scan_threads() scanning threads beside the calling one, which stores the records,
                       where they can be started (the same trace either way) */

@@ -51,7 +51,7 @@ def run(src, out, env_extra=None, feed=None):
                     f.write(feed)
             except BrokenPipeError:
                 pass
-        writer = threading.Thread(target=write)
+        writer = threading.Thread(target=write, daemon=True)  # blocked in open() if jarvis never opens the pipe
         writer.start()
     p = subprocess.run([BIN, src, '-o', out, '-q'], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=300)
