@@ -26,7 +26,6 @@ struct jv_filehash {
     int read_errno;   /* pread failed (0: no) */
     int handoff;      /* atomic: the thread stops at its next chunk (the caller takes over, or frees) */
     int has_thread;   /* the thread was started and not yet joined */
-    int ran;          /* jv_filehash_run started it */
     pthread_t thread; /* works on sha, off, eof and read_errno until joined: nobody else touches them before */
     pthread_mutex_t mu;
     int finished; /* the result below is final */
@@ -145,8 +144,7 @@ jv_status jv_filehash_result(jv_filehash *h, uint64_t expect_bytes, char hex[65]
 }
 
 void jv_filehash_run(jv_filehash *h) {
-    if (h && !h->has_thread && !h->finished && !h->ran)
-        h->ran = h->has_thread = pthread_create(&h->thread, NULL, hash_main, h) == 0;
+    if (h && !h->has_thread && !h->finished) h->has_thread = pthread_create(&h->thread, NULL, hash_main, h) == 0;
 }
 
 void jv_filehash_free(jv_filehash *h) {

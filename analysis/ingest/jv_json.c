@@ -120,6 +120,26 @@ static inline int hexval(unsigned char ch) {
     return -1;
 }
 
+/* The bytes a string scan must stop at (a quote, a backslash, a control byte below 0x20) among the 16 bytes at p
+ * with SSE2 (bit k: byte k), or the 8 at p on the word-at-a-time path (the high bit of byte k); for scan_string
+ * and scan_string_short alike. */
+#ifdef JV_JSON_SSE2
+static inline unsigned stop_mask(const char *p) {
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                               _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* byte <= 0x1F */
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#elif defined(JV_JSON_SWAR)
+static inline uint64_t stop_mask(const char *p) {
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    /* '"', '\\', and below 0x20 (high bit clear and low 7 bits + 0x60 < 0x80) */
+    return swar_eq(x, '"') | swar_eq(x, '\\') | (~(((x & SWAR_LOW7) + SWAR_ONES * 0x60) | x) & SWAR_HIGH);
+}
+#endif
+
 /* c->p at the opening quote; the bytes from there to from are plain (neither a quote, a backslash nor a control
  * byte): the scan goes on at from. */
 static jv_jres scan_string(jv_jcur *c, jv_jstr *out, const char *from) {
@@ -128,24 +148,17 @@ static jv_jres scan_string(jv_jcur *c, jv_jstr *out, const char *from) {
     for (;;) {
         /* fast path: plain bytes, 16 at a time where the CPU has SSE2 (every x86-64), then one at a time */
 #ifdef JV_JSON_SSE2
-        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
         while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* byte <= 0x1F */
-            int m = _mm_movemask_epi8(hit);
+            unsigned m = stop_mask(p);
             if (m) {
-                p += __builtin_ctz((unsigned)m);
+                p += __builtin_ctz(m);
                 goto stop;
             }
             p += 16;
         }
 #elif defined(JV_JSON_SWAR)
         while (end - p >= 8) {
-            uint64_t x;
-            memcpy(&x, p, sizeof x);
-            /* '"', '\\', and below 0x20 (high bit clear and low 7 bits + 0x60 < 0x80) */
-            uint64_t m = swar_eq(x, '"') | swar_eq(x, '\\') | (~(((x & SWAR_LOW7) + SWAR_ONES * 0x60) | x) & SWAR_HIGH);
+            uint64_t m = stop_mask(p);
             if (m) {
                 p += __builtin_ctzll(m) / 8;
                 goto stop;
@@ -201,18 +214,12 @@ static inline jv_jres scan_string_short(jv_jcur *c, jv_jstr *out) {
     unsigned i;
 #ifdef JV_JSON_SSE2
     if (c->end - p < 16) return scan_string(c, out, p);
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p), ctl = _mm_set1_epi8(0x1F);
-    __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                     _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-    unsigned m = (unsigned)_mm_movemask_epi8(hit);
+    unsigned m = stop_mask(p);
     if (!m) return scan_string(c, out, p + 16);
     i = (unsigned)__builtin_ctz(m);
 #elif defined(JV_JSON_SWAR)
     if (c->end - p < 8) return scan_string(c, out, p);
-    uint64_t x;
-    memcpy(&x, p, sizeof x);
-    uint64_t m = swar_eq(x, '"') | swar_eq(x, '\\') | (~(((x & SWAR_LOW7) + SWAR_ONES * 0x60) | x) & SWAR_HIGH);
+    uint64_t m = stop_mask(p);
     if (!m) return scan_string(c, out, p + 8);
     i = (unsigned)__builtin_ctzll(m) / 8;
 #else

@@ -62,33 +62,34 @@ static int is_hex(unsigned char c) {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
 }
 
-/* Writes s[0..len) as XML character data in OOXML's string form: &, <, > as entities (and " too with attr), CR
- * as a character reference, the C0 controls XML 1.0 forbids as _xHHHH_ (ECMA-376 Part 1, 22.9.2.19 ST_Xstring), and the
- * '_' that starts a literal _xHHHH_ as _x005F_ so that readers, which decode every _xHHHH_, give the text back as
- * written. */
-static void put_text(FILE *f, const char *s, size_t len, int attr) {
+/* The replacement of byte i of s[0..len) in OOXML's string form, NULL to keep it: &, <, > as entities (and " too in
+ * an attribute), CR as a character reference, the C0 controls XML 1.0 forbids as _xHHHH_ (ECMA-376 Part 1,
+ * 22.9.2.19 ST_Xstring; into hex), and the '_' that starts a literal _xHHHH_ as _x005F_ so that readers, which
+ * decode every _xHHHH_, give the text back as written. The one rule for cell text and sheet names. */
+static const char *xml_rep(const char *s, size_t i, size_t len, int attr, char hex[8]) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '&') return "&amp;";
+    if (c == '<') return "&lt;";
+    if (c == '>') return "&gt;";
+    if (c == '"' && attr) return "&quot;";
+    if (c == '\r') return "&#13;"; /* a literal CR would read back as LF (XML's end-of-line handling) */
+    if (c < 0x20 && c != '\t' && c != '\n') {
+        snprintf(hex, 8, "_x%04X_", c);
+        return hex;
+    }
+    if (c == '_' && i + 6 < len && s[i + 1] == 'x' && is_hex((unsigned char)s[i + 2]) &&
+        is_hex((unsigned char)s[i + 3]) && is_hex((unsigned char)s[i + 4]) && is_hex((unsigned char)s[i + 5]) &&
+        s[i + 6] == '_')
+        return "_x005F_";
+    return NULL;
+}
+
+/* Writes s[0..len) as XML character data (xml_rep). */
+static void put_text(FILE *f, const char *s, size_t len) {
     const char *run = s; /* bytes written as they are, pending */
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        const char *rep = NULL;
         char hex[8];
-        if (c == '&')
-            rep = "&amp;";
-        else if (c == '<')
-            rep = "&lt;";
-        else if (c == '>')
-            rep = "&gt;";
-        else if (c == '"' && attr)
-            rep = "&quot;";
-        else if (c == '\r')
-            rep = "&#13;"; /* a literal CR would read back as LF (XML's end-of-line handling) */
-        else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-            snprintf(hex, sizeof hex, "_x%04X_", c);
-            rep = hex;
-        } else if (c == '_' && i + 6 < len && s[i + 1] == 'x' && is_hex((unsigned char)s[i + 2]) &&
-                   is_hex((unsigned char)s[i + 3]) && is_hex((unsigned char)s[i + 4]) &&
-                   is_hex((unsigned char)s[i + 5]) && s[i + 6] == '_')
-            rep = "_x005F_";
+        const char *rep = xml_rep(s, i, len, 0, hex);
         if (!rep) continue;
         fwrite(run, 1, (size_t)(s + i - run), f);
         fputs(rep, f);
@@ -215,7 +216,7 @@ jv_status jv_xlsx_str(jv_xlsx_sheet *ws, uint32_t row, uint32_t col, const char 
     JV_CHECK(cell_start(ws, row, col, ref, err));
     row_to(ws, row, col);
     fprintf(ws->f, "<c r=\"%s\" t=\"inlineStr\"><is><t xml:space=\"preserve\">", ref);
-    put_text(ws->f, s, len, 0);
+    put_text(ws->f, s, len);
     fputs("</t></is></c>", ws->f);
     return JV_OK;
 }
@@ -239,19 +240,16 @@ jv_status jv_xlsx_num(jv_xlsx_sheet *ws, uint32_t row, uint32_t col, double v, j
 
 /* ---- the small members, built in memory ---- */
 
-/* A sheet name as an XML attribute value (&, <, >, " escaped) */
+/* A sheet name as an XML attribute value (xml_rep) */
 static void sb_attr(jv_strbuf *b, const char *s) {
-    for (; *s; s++) {
-        if (*s == '&')
-            jv_sb_puts(b, "&amp;");
-        else if (*s == '<')
-            jv_sb_puts(b, "&lt;");
-        else if (*s == '>')
-            jv_sb_puts(b, "&gt;");
-        else if (*s == '"')
-            jv_sb_puts(b, "&quot;");
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len; i++) {
+        char hex[8];
+        const char *rep = xml_rep(s, i, len, 1, hex);
+        if (rep)
+            jv_sb_puts(b, rep);
         else
-            jv_sb_append(b, s, 1);
+            jv_sb_append(b, s + i, 1);
     }
 }
 
